@@ -1,0 +1,226 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse as parseDotenv } from 'dotenv';
+import { MatchcastError } from './domain/index.js';
+
+/**
+ * Every setting of matchcast, read once from the environment (and an optional `.env`) and
+ * validated. An invalid value stops start-up with a message naming the setting.
+ */
+export interface Config {
+  /** HTTP port. Default `8000` (spec §4.1). */
+  port: number;
+  /** Interface to bind. Default `0.0.0.0`. */
+  host: string;
+  /** The API key for `/predict/*`. Default unset: `serve` refuses to start, `start` generates one. */
+  apiKey: string | undefined;
+  /** Allowed CORS origins, comma-separated. Default empty = no cross-origin access. */
+  corsAllowedOrigins: string[];
+  /** Prediction cache TTL in seconds. Default `3600` (spec §3.3). */
+  predictionCacheTtl: number;
+  /** PostgreSQL URL. Default unset = PGlite under `<DATA_DIR>/db`. */
+  databaseUrl: string | undefined;
+  /** Redis URL for BullMQ and the cache. Default unset = in-process queue and memory cache. */
+  redisUrl: string | undefined;
+  /** Redis URL for the prediction cache only. Default = `REDIS_URL`. */
+  cacheUrl: string | undefined;
+  /** S3 endpoint. Default unset = folder store under `<DATA_DIR>/objects`. */
+  s3Endpoint: string | undefined;
+  /** S3 region. Default `us-east-1`. */
+  s3Region: string;
+  /** S3 access key id. Default unset (SDK default chain). */
+  s3AccessKeyId: string | undefined;
+  /** S3 secret access key. Default unset (SDK default chain). */
+  s3SecretAccessKey: string | undefined;
+  /** Prefix prepended to every bucket name on S3 (e.g. `matchcast-`). Default empty. */
+  s3BucketPrefix: string;
+  /** Path-style S3 addressing (MinIO, s3rver). Default `true`. */
+  s3ForcePathStyle: boolean;
+  /** Folder for embedded state: PGlite, folder store, generated key. Default `var`. */
+  dataDir: string;
+  /** Registered model name in the registry. Default `matchcast-1x2`. */
+  modelName: string;
+  /** pino log level. Default `info`. */
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Maximum validation log-loss increase over the champion for a new version to become candidate. Default `0.005`. */
+  promotionTolerance: number;
+  /** Minimum edge (`p × odd − 1`) to place a simulated bet. Default `0.05`. */
+  edgeThreshold: number;
+  /** Hard bound on a synchronous wait for a worker, ms. Default `30000` (spec §8). */
+  predictTimeoutMs: number;
+  /** Task queue name. Default `ml` (spec §1). */
+  queueName: string;
+  /** Tasks a worker runs at once. Default `4`. */
+  workerConcurrency: number;
+  /** Worker threads of the embedded in-process queue. Default `1`. */
+  embeddedWorkerThreads: number;
+  /** Bookmaker link of a match card; `{match_id}`, `{home}`, `{away}` are substituted. */
+  bookmakerUrlTemplate: string;
+  /** How often serving views poll the store for changed artifacts, ms. Default `5000`. */
+  viewRefreshMs: number;
+  /** How often the ROI file is re-checked against the store, ms. Default `60000` (spec §4.6). */
+  roiRecheckMs: number;
+  /** How often workers and the API re-resolve aliases, ms. Default `3000`. */
+  aliasRefreshMs: number;
+  /** Lifetime of report URLs, seconds. Default `3600` (spec §8). */
+  reportUrlTtl: number;
+  /** Secret for HMAC-signed URLs of the folder store. Default unset = generated and kept under `DATA_DIR`. */
+  urlSigningSecret: string | undefined;
+  /** Public base URL used in signed links. Default `http://localhost:<PORT>`. */
+  publicBaseUrl: string;
+  /** Put `/monitoring/*` behind the API key (spec §5 rule 5, planned). Default `false`. */
+  monitoringRequireKey: boolean;
+  /** Maximum request body, bytes. Default `16384`. */
+  bodyLimitBytes: number;
+  /** Bound on graceful shutdown, ms. Default `10000`. */
+  shutdownTimeoutMs: number;
+  /** Default `limit` of `/livescores/`. Default `100`. */
+  livescoresDefaultLimit: number;
+  /** Timeout of a database call made by a request, ms. Default `2000`. */
+  dbTimeoutMs: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+class SettingError extends MatchcastError {
+  constructor(name: string, reason: string) {
+    super('MC_ERR_CONFIG', `Invalid setting ${name}: ${reason}`);
+  }
+}
+
+function str(env: Env, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+function int(env: Env, name: string, def: number, min: number, max: number): number {
+  const raw = str(env, name);
+  if (raw === undefined) return def;
+  if (!/^-?\d+$/.test(raw)) throw new SettingError(name, `expected an integer, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new SettingError(name, `expected ${min}..${max}, got ${n}`);
+  return n;
+}
+
+function num(env: Env, name: string, def: number, min: number, max: number): number {
+  const raw = str(env, name);
+  if (raw === undefined) return def;
+  const n = Number(raw);
+  if (!Number.isFinite(n)) throw new SettingError(name, `expected a number, got "${raw}"`);
+  if (n < min || n > max) throw new SettingError(name, `expected ${min}..${max}, got ${n}`);
+  return n;
+}
+
+function bool(env: Env, name: string, def: boolean): boolean {
+  const raw = str(env, name)?.toLowerCase();
+  if (raw === undefined) return def;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  throw new SettingError(name, `expected true or false, got "${raw}"`);
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = str(env, name);
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new SettingError(name, 'not a valid URL');
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new SettingError(name, `expected a ${protocols.join(' or ')} URL`);
+  }
+  return raw;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** Reads `.env` from `cwd` when present; real environment variables win over it. */
+export function loadEnv(cwd = process.cwd(), env: Env = process.env): Env {
+  const file = path.join(cwd, '.env');
+  if (!existsSync(file)) return { ...env };
+  return { ...parseDotenv(readFileSync(file)), ...env };
+}
+
+/** Parses and validates every setting. Throws a {@link MatchcastError} naming the first bad setting. */
+export function parseConfig(env: Env = loadEnv()): Config {
+  const port = int(env, 'PORT', 8000, 0, 65535);
+  const logLevel = (str(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new SettingError('LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}`);
+  }
+  const apiKey = str(env, 'API_KEY');
+  if (apiKey !== undefined && (apiKey.length < 16 || !/^[\x21-\x7e]+$/.test(apiKey))) {
+    throw new SettingError('API_KEY', 'expected at least 16 printable ASCII characters');
+  }
+  const origins = (str(env, 'CORS_ALLOWED_ORIGINS') ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
+  for (const o of origins) {
+    if (o !== '*' && !/^https?:\/\/[^/\s]+$/.test(o)) {
+      throw new SettingError('CORS_ALLOWED_ORIGINS', `"${o}" is not an origin like https://example.com`);
+    }
+  }
+  const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
+  const queueName = str(env, 'QUEUE_NAME') ?? 'ml';
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(queueName)) throw new SettingError('QUEUE_NAME', 'expected [A-Za-z0-9_-]{1,64}');
+  const modelName = str(env, 'MODEL_NAME') ?? 'matchcast-1x2';
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(modelName)) {
+    throw new SettingError('MODEL_NAME', 'expected [A-Za-z0-9_.-]{1,64}');
+  }
+  const bucketPrefix = str(env, 'S3_BUCKET_PREFIX') ?? '';
+  if (!/^[a-z0-9.-]{0,30}$/.test(bucketPrefix)) throw new SettingError('S3_BUCKET_PREFIX', 'expected [a-z0-9.-]{0,30}');
+  const template = str(env, 'BOOKMAKER_URL_TEMPLATE') ?? 'https://www.oddsportal.com/search/{home}-{away}/';
+  if (!/^https?:\/\//.test(template)) throw new SettingError('BOOKMAKER_URL_TEMPLATE', 'expected an http(s) URL template');
+
+  return {
+    port,
+    host: str(env, 'HOST') ?? '0.0.0.0',
+    apiKey,
+    corsAllowedOrigins: origins,
+    predictionCacheTtl: int(env, 'PREDICTION_CACHE_TTL', 3600, 1, 30 * 86400),
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl,
+    cacheUrl: url(env, 'CACHE_URL', ['redis:', 'rediss:']) ?? redisUrl,
+    s3Endpoint: url(env, 'S3_ENDPOINT', ['http:', 'https:']),
+    s3Region: str(env, 'S3_REGION') ?? 'us-east-1',
+    s3AccessKeyId: str(env, 'S3_ACCESS_KEY_ID'),
+    s3SecretAccessKey: str(env, 'S3_SECRET_ACCESS_KEY'),
+    s3BucketPrefix: bucketPrefix,
+    s3ForcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', true),
+    dataDir: path.resolve(str(env, 'DATA_DIR') ?? 'var'),
+    modelName,
+    logLevel: logLevel as Config['logLevel'],
+    promotionTolerance: num(env, 'PROMOTION_TOLERANCE', 0.005, 0, 1),
+    edgeThreshold: num(env, 'EDGE_THRESHOLD', 0.05, 0, 10),
+    predictTimeoutMs: int(env, 'PREDICT_TIMEOUT_MS', 30_000, 10, 30_000),
+    queueName,
+    workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1, 256),
+    embeddedWorkerThreads: int(env, 'EMBEDDED_WORKER_THREADS', 1, 1, 64),
+    bookmakerUrlTemplate: template,
+    viewRefreshMs: int(env, 'VIEW_REFRESH_MS', 5000, 50, 3_600_000),
+    roiRecheckMs: int(env, 'ROI_RECHECK_MS', 60_000, 50, 3_600_000),
+    aliasRefreshMs: int(env, 'ALIAS_REFRESH_MS', 3000, 10, 600_000),
+    reportUrlTtl: int(env, 'REPORT_URL_TTL', 3600, 1, 7 * 86400),
+    urlSigningSecret: str(env, 'URL_SIGNING_SECRET'),
+    publicBaseUrl: (url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/$/, ''),
+    monitoringRequireKey: bool(env, 'MONITORING_REQUIRE_KEY', false),
+    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 16_384, 256, 10_485_760),
+    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 100, 120_000),
+    livescoresDefaultLimit: int(env, 'LIVESCORES_DEFAULT_LIMIT', 100, 1, 10_000),
+    dbTimeoutMs: int(env, 'DB_TIMEOUT_MS', 2000, 50, 60_000),
+  };
+}
+
+/** Names of every setting, for docs and for deploy-file tests. */
+export const SETTING_NAMES = [
+  'PORT', 'HOST', 'API_KEY', 'CORS_ALLOWED_ORIGINS', 'PREDICTION_CACHE_TTL', 'DATABASE_URL', 'REDIS_URL',
+  'CACHE_URL', 'S3_ENDPOINT', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_BUCKET_PREFIX',
+  'S3_FORCE_PATH_STYLE', 'DATA_DIR', 'MODEL_NAME', 'LOG_LEVEL', 'PROMOTION_TOLERANCE', 'EDGE_THRESHOLD',
+  'PREDICT_TIMEOUT_MS', 'QUEUE_NAME', 'WORKER_CONCURRENCY', 'EMBEDDED_WORKER_THREADS', 'BOOKMAKER_URL_TEMPLATE',
+  'VIEW_REFRESH_MS', 'ROI_RECHECK_MS', 'ALIAS_REFRESH_MS', 'REPORT_URL_TTL', 'URL_SIGNING_SECRET',
+  'PUBLIC_BASE_URL', 'MONITORING_REQUIRE_KEY', 'BODY_LIMIT_BYTES', 'SHUTDOWN_TIMEOUT_MS',
+  'LIVESCORES_DEFAULT_LIMIT', 'DB_TIMEOUT_MS',
+] as const;

@@ -1,0 +1,29 @@
+/** Match outcome classes as the spec numbers them (§2.1): 0 home win, 1 draw, 2 away win. */
+export const OUTCOMES = [0, 1, 2] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+/** Human-readable labels, indexed by {@link Outcome}. */
+export const OUTCOME_LABELS = ['home_win', 'draw', 'away_win'] as const;
+export type OutcomeLabel = (typeof OUTCOME_LABELS)[number];
+
+/** Three probabilities in outcome order: home, draw, away. */
+export type Probabilities = readonly [number, number, number];
+
+export function outcomeLabel(outcome: Outcome): OutcomeLabel {
+  return OUTCOME_LABELS[outcome];
+}
+
+/** Argmax over the three probabilities; ties go to the lower class so the result is deterministic. */
+export function predictedClass(p: Probabilities): Outcome {
+  let best: Outcome = 0;
+  if (p[1] > p[best]) best = 1;
+  if (p[2] > p[best]) best = 2;
+  return best;
+}
+
+/** The outcome of a finished match from its score. */
+export function outcomeFromScore(homeScore: number, awayScore: number): Outcome {
+  if (homeScore > awayScore) return 0;
+  if (homeScore === awayScore) return 1;
+  return 2;
+}

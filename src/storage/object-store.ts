@@ -1,0 +1,45 @@
+import type { Bucket } from '../domain/index.js';
+
+/** Metadata of a stored object. */
+export interface ObjectInfo {
+  key: string;
+  size: number;
+  /** Opaque version tag; changes whenever the content changes. */
+  etag: string;
+  lastModified: Date;
+}
+
+export interface StoredObject extends ObjectInfo {
+  body: Buffer;
+  contentType: string | undefined;
+}
+
+export interface PutOptions {
+  contentType?: string;
+  /** Write only if the object does not exist yet (create-exclusive). Throws MC_ERR_CONFLICT otherwise. */
+  ifNoneMatch?: '*';
+  /** Write only if the current etag equals this one (compare-and-swap). Throws MC_ERR_CONFLICT otherwise. */
+  ifMatch?: string;
+}
+
+/**
+ * The object store port (ARCHITECTURE §3). Keys are validated by every driver: no `..` segment, no
+ * absolute path, no backslash, no NUL; an invalid key throws MC_ERR_INVALID_KEY. Writes are atomic:
+ * a reader sees the old object or the new one, never a partial one. A store that cannot be reached
+ * throws MC_ERR_STORE_UNAVAILABLE (bounded by a timeout), never hangs.
+ */
+export interface ObjectStore {
+  readonly kind: 'fs' | 's3';
+  put(bucket: Bucket, key: string, body: Buffer | string, options?: PutOptions): Promise<ObjectInfo>;
+  /** Null when the object does not exist. */
+  get(bucket: Bucket, key: string): Promise<StoredObject | null>;
+  /** Null when the object does not exist. */
+  head(bucket: Bucket, key: string): Promise<ObjectInfo | null>;
+  /** Objects whose key starts with `prefix`, sorted by key. */
+  list(bucket: Bucket, prefix?: string): Promise<ObjectInfo[]>;
+  /** Deleting an absent object is not an error. */
+  delete(bucket: Bucket, key: string): Promise<void>;
+  /** A URL that lets a browser GET the object for `ttlSeconds` without credentials. */
+  presign(bucket: Bucket, key: string, ttlSeconds: number): Promise<string>;
+  close(): Promise<void>;
+}
