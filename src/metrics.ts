@@ -1,0 +1,93 @@
+import client from 'prom-client';
+
+/**
+ * The Prometheus registry and every metric of spec §4.2. Default Node metrics are registered too,
+ * except the `nodejs_active_*_total` gauges that promtool rejects (gauges named like counters).
+ */
+export const registry = new client.Registry();
+
+client.collectDefaultMetrics({ register: registry });
+for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
+  registry.removeSingleMetric(name);
+}
+
+export const httpRequestsTotal = new client.Counter({
+  name: 'http_requests_total',
+  help: 'HTTP requests by method, route template and status code',
+  labelNames: ['method', 'path', 'status_code'] as const,
+  registers: [registry],
+});
+
+export const httpRequestDuration = new client.Histogram({
+  name: 'http_request_duration_seconds',
+  help: 'HTTP request latency in seconds',
+  buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [registry],
+});
+
+export const predictionRequestsTotal = new client.Counter({
+  name: 'prediction_requests_total',
+  help: 'Prediction tasks dispatched to the ml queue, by source (sync or async)',
+  labelNames: ['source'] as const,
+  registers: [registry],
+});
+
+export const predictionDuration = new client.Histogram({
+  name: 'prediction_duration_seconds',
+  help: 'Live prediction latency including the queue round trip, in seconds',
+  buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [registry],
+});
+
+export const inferenceDuration = new client.Histogram({
+  name: 'inference_duration_seconds',
+  help: 'Model inference time inside the worker, in seconds',
+  buckets: [0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1],
+  registers: [registry],
+});
+
+export const predictionConfidence = new client.Histogram({
+  name: 'prediction_confidence',
+  help: 'Predicted probability per outcome class',
+  labelNames: ['outcome'] as const,
+  buckets: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1],
+  registers: [registry],
+});
+
+export const modelInfo = new client.Gauge({
+  name: 'model_info',
+  help: '1 when a worker has this model loaded; 0 means workers run with no model',
+  labelNames: ['model_name', 'version', 'stage'] as const,
+  registers: [registry],
+});
+
+export const modelRegisteredAt = new client.Gauge({
+  name: 'model_registered_at_seconds',
+  help: 'Unix time the worker last loaded the model version',
+  labelNames: ['model_name'] as const,
+  registers: [registry],
+});
+
+export const modelFeatureDriftScore = new client.Gauge({
+  name: 'model_feature_drift_score',
+  help: 'Share of drifted features in the latest drift report; refreshed by GET /monitoring/drift',
+  registers: [registry],
+});
+
+export const predictionTimeoutsTotal = new client.Counter({
+  name: 'prediction_timeouts_total',
+  help: 'Synchronous predictions that timed out (504 responses)',
+  registers: [registry],
+});
+
+export const artifactLoadFailuresTotal = new client.Counter({
+  name: 'matchcast_artifact_load_failures_total',
+  help: 'Artifacts (predictions, odds, ROI, features) that failed to load and were not swapped in',
+  labelNames: ['artifact'] as const,
+  registers: [registry],
+});
+
+// Zero-valued series exist from the start so that dashboards and promtool see every metric.
+predictionRequestsTotal.labels('sync').inc(0);
+predictionRequestsTotal.labels('async').inc(0);
+predictionTimeoutsTotal.inc(0);

@@ -1,0 +1,41 @@
+import type { Stage } from '../domain/index.js';
+
+/** One registered model version (spec §2.7, ARCHITECTURE §4). */
+export interface ModelVersion {
+  model_name: string;
+  /** Version number as a string: "1", "2", … */
+  version: string;
+  run_id: string;
+  /** ISO 8601 without zone, UTC (spec §2.7), e.g. `2026-11-22T10:00:00.123`. */
+  created_at: string;
+  /** Out-of-sample metrics: log_loss, roc_auc_ovr, brier, rps, accuracy, and market_* for the odds. */
+  metrics: Record<string, number>;
+  params: Record<string, string>;
+  feature_names: string[];
+  /** `models/<run_id>/model.json` */
+  artifact_uri: string;
+  /** Matches that kicked off before this instant (ISO 8601 UTC) were the training data. */
+  training_cutoff: string;
+}
+
+/** One alias move in the append-only history. */
+export interface AliasEvent {
+  seq: number;
+  at: string;
+  actor: string;
+  alias: Stage;
+  from_version: string | null;
+  to_version: string | null;
+  reason?: string;
+}
+
+/** The model registry port; stored as JSON documents in the object store. */
+export interface Registry {
+  readonly modelName: string;
+  listVersions(): Promise<ModelVersion[]>;
+  getVersion(version: string): Promise<ModelVersion | null>;
+  /** Current alias → version map. */
+  aliases(): Promise<Partial<Record<Stage, string>>>;
+  /** The version an alias points at, or null when the alias is not assigned. */
+  resolve(stage: Stage): Promise<ModelVersion | null>;
+}
