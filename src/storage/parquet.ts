@@ -1,0 +1,184 @@
+import type { SchemaElement } from 'hyparquet';
+import { parquetMetadata, parquetReadObjects } from 'hyparquet';
+import { ByteWriter, parquetWrite } from 'hyparquet-writer';
+
+/** Column types a matchcast Parquet file may hold. Every column is nullable. */
+export type ParquetColumnType = 'int32' | 'int64' | 'double' | 'boolean' | 'string' | 'timestamp';
+
+/** One column of a Parquet file. */
+export interface ParquetColumn {
+  name: string;
+  /**
+   * `int64` is written as INT64 and read back as a JS `number` (values must be safe integers);
+   * `timestamp` is INT64 milliseconds with `isAdjustedToUTC: true` (DuckDB: TIMESTAMP WITH TIME ZONE)
+   * and is read back as a JS `Date`.
+   */
+  type: ParquetColumnType;
+}
+
+export type ParquetRow = Record<string, unknown>;
+
+/** Options of {@link writeParquet}. */
+export interface WriteParquetOptions {
+  /** Rows per row group. Default `100000` (one group for every artifact we write today). */
+  rowGroupSize?: number;
+  /** Extra key/value metadata stored in the footer. Default none. */
+  metadata?: Record<string, string>;
+}
+
+function schemaElement(col: ParquetColumn): SchemaElement {
+  const base = { name: col.name, repetition_type: 'OPTIONAL' } as const;
+  switch (col.type) {
+    case 'int32':
+      return { ...base, type: 'INT32' };
+    case 'int64':
+      return { ...base, type: 'INT64' };
+    case 'double':
+      return { ...base, type: 'DOUBLE' };
+    case 'boolean':
+      return { ...base, type: 'BOOLEAN' };
+    case 'string':
+      return { ...base, type: 'BYTE_ARRAY', converted_type: 'UTF8', logical_type: { type: 'STRING' } };
+    case 'timestamp':
+      // The converted type is kept beside the logical type for old readers; TIMESTAMP_MILLIS is by
+      // definition UTC-adjusted, so both say the same thing.
+      return {
+        ...base,
+        type: 'INT64',
+        converted_type: 'TIMESTAMP_MILLIS',
+        logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MILLIS' },
+      };
+  }
+}
+
+function bad(col: ParquetColumn, row: number, value: unknown): never {
+  throw new TypeError(
+    `parquet column "${col.name}" (${col.type}), row ${row}: unsupported value ${String(value)}`,
+  );
+}
+
+/** Converts one column to the physical values the writer expects, validating as it goes. */
+function columnData(col: ParquetColumn, rows: readonly ParquetRow[]): unknown[] {
+  const out = new Array<unknown>(rows.length);
+  const name = col.name;
+  switch (col.type) {
+    case 'int32':
+      for (let i = 0; i < rows.length; i++) {
+        const v = rows[i]?.[name];
+        if (v === null || v === undefined) out[i] = null;
+        else if (typeof v === 'number' && Number.isInteger(v) && v >= -2147483648 && v <= 2147483647)
+          out[i] = v;
+        else bad(col, i, v);
+      }
+      return out;
+    case 'int64':
+      for (let i = 0; i < rows.length; i++) {
+        const v = rows[i]?.[name];
+        if (v === null || v === undefined) out[i] = null;
+        else if (typeof v === 'number' && Number.isSafeInteger(v)) out[i] = BigInt(v);
+        else if (typeof v === 'bigint') out[i] = v;
+        else bad(col, i, v);
+      }
+      return out;
+    case 'double':
+      for (let i = 0; i < rows.length; i++) {
+        const v = rows[i]?.[name];
+        if (v === null || v === undefined) out[i] = null;
+        else if (typeof v === 'number') out[i] = v;
+        else bad(col, i, v);
+      }
+      return out;
+    case 'boolean':
+      for (let i = 0; i < rows.length; i++) {
+        const v = rows[i]?.[name];
+        if (v === null || v === undefined) out[i] = null;
+        else if (typeof v === 'boolean') out[i] = v;
+        else bad(col, i, v);
+      }
+      return out;
+    case 'string':
+      for (let i = 0; i < rows.length; i++) {
+        const v = rows[i]?.[name];
+        if (v === null || v === undefined) out[i] = null;
+        else if (typeof v === 'string') out[i] = v;
+        else bad(col, i, v);
+      }
+      return out;
+    case 'timestamp':
+      for (let i = 0; i < rows.length; i++) {
+        const v = rows[i]?.[name];
+        if (v === null || v === undefined) {
+          out[i] = null;
+          continue;
+        }
+        const ms = v instanceof Date ? v.getTime() : typeof v === 'number' ? v : Number.NaN;
+        if (!Number.isSafeInteger(ms)) bad(col, i, v);
+        out[i] = BigInt(ms);
+      }
+      return out;
+  }
+}
+
+/**
+ * Writes rows to a Parquet file (snappy) with an explicit schema, so that DuckDB, pyarrow and
+ * Spark see real column types. A missing or `undefined` field is written as null. Throws a
+ * `TypeError` naming the column and row for a value that does not fit its column type.
+ */
+export function writeParquet(
+  columns: readonly ParquetColumn[],
+  rows: readonly ParquetRow[],
+  options: WriteParquetOptions = {},
+): Buffer {
+  const names = new Set<string>();
+  for (const c of columns) {
+    if (names.has(c.name)) throw new TypeError(`parquet column "${c.name}" appears twice`);
+    names.add(c.name);
+  }
+  const schema: SchemaElement[] = [
+    { name: 'root', num_children: columns.length },
+    ...columns.map(schemaElement),
+  ];
+  const writer = new ByteWriter();
+  parquetWrite({
+    writer,
+    schema,
+    columnData: columns.map((c) => ({ name: c.name, data: columnData(c, rows) as never })),
+    rowGroupSize: options.rowGroupSize ?? 100_000,
+    kvMetadata: Object.entries(options.metadata ?? {}).map(([key, value]) => ({ key, value })),
+    createdBy: 'matchcast',
+  });
+  const ab = writer.getBuffer();
+  return Buffer.from(ab, 0, ab.byteLength);
+}
+
+/**
+ * Reads every row of a Parquet file as plain objects: INT64 columns become `number` (a value
+ * outside the safe-integer range throws rather than silently losing precision), timestamps become
+ * `Date`, nulls stay `null`.
+ */
+export async function readParquet(buf: Buffer | Uint8Array): Promise<ParquetRow[]> {
+  // hyparquet reads from an ArrayBuffer; copy only when the Buffer is a view into a larger pool.
+  const file =
+    buf.byteOffset === 0 && buf.byteLength === buf.buffer.byteLength
+      ? (buf.buffer as ArrayBuffer)
+      : (buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer);
+  const rows = (await parquetReadObjects({ file, utf8: true })) as ParquetRow[];
+  for (const row of rows) {
+    for (const k in row) {
+      const v = row[k];
+      if (typeof v === 'bigint') {
+        if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER)) {
+          throw new RangeError(`parquet column "${k}": ${v} is outside the safe integer range`);
+        }
+        row[k] = Number(v);
+      }
+    }
+  }
+  return rows;
+}
+
+/** Number of rows in a Parquet file, from its footer only. */
+export function parquetRowCount(buf: Buffer | Uint8Array): number {
+  const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer;
+  return Number(parquetMetadata(ab).num_rows);
+}
