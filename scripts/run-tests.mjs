@@ -16,7 +16,9 @@ function collect(dir) {
 }
 
 const args = process.argv.slice(2);
-const files = (args.length ? args : ['test']).flatMap((a) => (statSync(a).isDirectory() ? collect(a) : [a])).sort();
+const files = (args.length ? args : ['test'])
+  .flatMap((a) => (statSync(a).isDirectory() ? collect(a) : [a]))
+  .sort();
 const concurrency = process.env.TEST_CONCURRENCY ?? '3';
 for (const v of ['REDIS_URL', 'DATABASE_URL']) {
   if (!process.env[v]) console.log(`# ${v} is not set: tests against the real service will be skipped`);

@@ -165,15 +165,18 @@ export function parseConfig(env: Env = loadEnv()): Config {
   }
   const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
   const queueName = str(env, 'QUEUE_NAME') ?? 'ml';
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(queueName)) throw new SettingError('QUEUE_NAME', 'expected [A-Za-z0-9_-]{1,64}');
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(queueName))
+    throw new SettingError('QUEUE_NAME', 'expected [A-Za-z0-9_-]{1,64}');
   const modelName = str(env, 'MODEL_NAME') ?? 'matchcast-1x2';
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(modelName)) {
     throw new SettingError('MODEL_NAME', 'expected [A-Za-z0-9_.-]{1,64}');
   }
   const bucketPrefix = str(env, 'S3_BUCKET_PREFIX') ?? '';
-  if (!/^[a-z0-9.-]{0,30}$/.test(bucketPrefix)) throw new SettingError('S3_BUCKET_PREFIX', 'expected [a-z0-9.-]{0,30}');
+  if (!/^[a-z0-9.-]{0,30}$/.test(bucketPrefix))
+    throw new SettingError('S3_BUCKET_PREFIX', 'expected [a-z0-9.-]{0,30}');
   const template = str(env, 'BOOKMAKER_URL_TEMPLATE') ?? 'https://www.oddsportal.com/search/{home}-{away}/';
-  if (!/^https?:\/\//.test(template)) throw new SettingError('BOOKMAKER_URL_TEMPLATE', 'expected an http(s) URL template');
+  if (!/^https?:\/\//.test(template))
+    throw new SettingError('BOOKMAKER_URL_TEMPLATE', 'expected an http(s) URL template');
 
   return {
     port,
@@ -205,7 +208,10 @@ export function parseConfig(env: Env = loadEnv()): Config {
     aliasRefreshMs: int(env, 'ALIAS_REFRESH_MS', 3000, 10, 600_000),
     reportUrlTtl: int(env, 'REPORT_URL_TTL', 3600, 1, 7 * 86400),
     urlSigningSecret: str(env, 'URL_SIGNING_SECRET'),
-    publicBaseUrl: (url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/$/, ''),
+    publicBaseUrl: (url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(
+      /\/$/,
+      '',
+    ),
     monitoringRequireKey: bool(env, 'MONITORING_REQUIRE_KEY', false),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 16_384, 256, 10_485_760),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 100, 120_000),
@@ -216,11 +222,39 @@ export function parseConfig(env: Env = loadEnv()): Config {
 
 /** Names of every setting, for docs and for deploy-file tests. */
 export const SETTING_NAMES = [
-  'PORT', 'HOST', 'API_KEY', 'CORS_ALLOWED_ORIGINS', 'PREDICTION_CACHE_TTL', 'DATABASE_URL', 'REDIS_URL',
-  'CACHE_URL', 'S3_ENDPOINT', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_BUCKET_PREFIX',
-  'S3_FORCE_PATH_STYLE', 'DATA_DIR', 'MODEL_NAME', 'LOG_LEVEL', 'PROMOTION_TOLERANCE', 'EDGE_THRESHOLD',
-  'PREDICT_TIMEOUT_MS', 'QUEUE_NAME', 'WORKER_CONCURRENCY', 'EMBEDDED_WORKER_THREADS', 'BOOKMAKER_URL_TEMPLATE',
-  'VIEW_REFRESH_MS', 'ROI_RECHECK_MS', 'ALIAS_REFRESH_MS', 'REPORT_URL_TTL', 'URL_SIGNING_SECRET',
-  'PUBLIC_BASE_URL', 'MONITORING_REQUIRE_KEY', 'BODY_LIMIT_BYTES', 'SHUTDOWN_TIMEOUT_MS',
-  'LIVESCORES_DEFAULT_LIMIT', 'DB_TIMEOUT_MS',
+  'PORT',
+  'HOST',
+  'API_KEY',
+  'CORS_ALLOWED_ORIGINS',
+  'PREDICTION_CACHE_TTL',
+  'DATABASE_URL',
+  'REDIS_URL',
+  'CACHE_URL',
+  'S3_ENDPOINT',
+  'S3_REGION',
+  'S3_ACCESS_KEY_ID',
+  'S3_SECRET_ACCESS_KEY',
+  'S3_BUCKET_PREFIX',
+  'S3_FORCE_PATH_STYLE',
+  'DATA_DIR',
+  'MODEL_NAME',
+  'LOG_LEVEL',
+  'PROMOTION_TOLERANCE',
+  'EDGE_THRESHOLD',
+  'PREDICT_TIMEOUT_MS',
+  'QUEUE_NAME',
+  'WORKER_CONCURRENCY',
+  'EMBEDDED_WORKER_THREADS',
+  'BOOKMAKER_URL_TEMPLATE',
+  'VIEW_REFRESH_MS',
+  'ROI_RECHECK_MS',
+  'ALIAS_REFRESH_MS',
+  'REPORT_URL_TTL',
+  'URL_SIGNING_SECRET',
+  'PUBLIC_BASE_URL',
+  'MONITORING_REQUIRE_KEY',
+  'BODY_LIMIT_BYTES',
+  'SHUTDOWN_TIMEOUT_MS',
+  'LIVESCORES_DEFAULT_LIMIT',
+  'DB_TIMEOUT_MS',
 ] as const;

@@ -7,7 +7,11 @@ import client from 'prom-client';
 export const registry = new client.Registry();
 
 client.collectDefaultMetrics({ register: registry });
-for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
+for (const name of [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+]) {
   registry.removeSingleMetric(name);
 }
 

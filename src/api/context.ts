@@ -2,10 +2,10 @@ import type { PredictionCache } from '../cache/index.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/index.js';
 import type { Logger } from '../logger.js';
+import type { TaskQueue } from '../queue/index.js';
 import type { Registry } from '../registry/index.js';
 import type { ServingViews } from '../serving/index.js';
 import type { ObjectStore } from '../storage/index.js';
-import type { TaskQueue } from '../queue/index.js';
 
 /** Everything a route needs, built once by the composition root (src/runtime.ts). */
 export interface AppContext {

@@ -1,1 +1,4 @@
+export * from './create-task-queue.js';
+export * from './task-errors.js';
 export * from './task-queue.js';
+export * from './task-types.js';

@@ -14,6 +14,11 @@ export interface TaskStatus {
 export interface PredictMatchPayload {
   match_id: number;
   stage: 'champion' | 'challenger';
+  /**
+   * The run id the caller resolved for `stage` (optional). A worker whose loaded model differs
+   * re-resolves the alias before predicting, so a fresh promotion is served at once.
+   */
+  run_id?: string;
 }
 
 export interface ModelInfoPayload {

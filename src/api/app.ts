@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import cors from '@fastify/cors';
+import helmet from '@fastify/helmet';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { AppContext } from './context.js';
+import { registerAuth } from './plugins/auth.js';
+import { registerDocs } from './plugins/docs.js';
+import { registerErrorHandling } from './plugins/errors.js';
+import { registerObservability, requestIdFrom } from './plugins/observability.js';
+import { ROUTE_MODULES } from './routes/index.js';
+import { SERVICE_VERSION } from './version.js';
+
+/** Options of {@link buildApp}. */
+export interface BuildAppOptions {
+  /** Log every request as a JSON line. Default `true`. */
+  logRequests?: boolean;
+}
+
+/**
+ * Builds the Fastify app with the contract every route shares (spec §1, §5, §7, §9): API key on
+ * `/predict/*`, strict validation (unknown query and body fields rejected, 422 with the fields),
+ * `{detail}` errors, X-Request-Id on every response, metrics per route template, CORS, security
+ * headers and the OpenAPI description.
+ */
+export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  // pino's Logger is wider than FastifyBaseLogger; the cast keeps route modules on the plain instance type.
+  const app = Fastify({
+    loggerInstance: options.logRequests === false ? ctx.log.child({}, { level: 'warn' }) : ctx.log,
+    disableRequestLogging: true,
+    genReqId: (req) => requestIdFrom(req.headers['x-request-id'], randomUUID),
+    bodyLimit: ctx.config.bodyLimitBytes,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    ajv: {
+      customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true, useDefaults: true },
+    },
+  }) as unknown as FastifyInstance;
+
+  registerObservability(app);
+  registerErrorHandling(app);
+  await app.register(helmet, {
+    // Strict CSP that still lets /docs (swagger-ui, staticCSP) and /ui/ (bundled, no inline script) work.
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        fontSrc: ["'self'"],
+        objectSrc: ["'none'"],
+        frameAncestors: ["'none'"],
+        upgradeInsecureRequests: null,
+      },
+    },
+    crossOriginResourcePolicy: { policy: 'same-origin' },
+  });
+  await app.register(cors, {
+    origin: ctx.config.corsAllowedOrigins.length === 0 ? false : ctx.config.corsAllowedOrigins,
+    methods: ['GET', 'POST', 'OPTIONS'],
+    allowedHeaders: ['X-API-Key', 'Content-Type', 'X-Request-Id'],
+    exposedHeaders: ['X-Request-Id', 'ETag'],
+  });
+  registerAuth(app, { apiKey: ctx.config.apiKey, protectMonitoring: ctx.config.monitoringRequireKey });
+  await registerDocs(app, SERVICE_VERSION);
+
+  for (const register of ROUTE_MODULES) await register(app, ctx);
+  return app;
+}

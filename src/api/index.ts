@@ -1,0 +1,3 @@
+export { type BuildAppOptions, buildApp } from './app.js';
+export type { AppContext } from './context.js';
+export { isProtectedPath, keysMatch } from './plugins/auth.js';

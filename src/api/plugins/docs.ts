@@ -1,0 +1,28 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+
+/** OpenAPI 3 description at `/openapi.json` (and `/docs/json`), interactive docs at `/docs`. */
+export async function registerDocs(app: FastifyInstance, version: string): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'matchcast',
+        description: 'Football match-outcome probabilities (home win, draw, away win) with model lineage.',
+        version,
+      },
+      components: {
+        securitySchemes: { ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+      },
+      tags: [
+        { name: 'predict', description: 'Predictions (X-API-Key required)' },
+        { name: 'livescores', description: 'Matches from the database' },
+        { name: 'monitoring', description: 'Queue, worker, task and drift monitoring' },
+        { name: 'service', description: 'Liveness, metrics, landing' },
+      ],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}

@@ -1,0 +1,40 @@
+import type { FastifyInstance } from 'fastify';
+import { httpRequestDuration, httpRequestsTotal } from '../../metrics.js';
+
+/** Fastify's `/predict/:match_id` → the spec's `/predict/{match_id}`; unmatched URLs share one label. */
+export function routeTemplate(url: string | undefined): string {
+  if (!url) return 'unmatched';
+  return url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\*$/, '{path}');
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** Accepts a caller's X-Request-Id only when it is short and plain, so logs cannot be forged or flooded. */
+export function requestIdFrom(header: string | string[] | undefined, fallback: () => string): string {
+  return typeof header === 'string' && REQUEST_ID.test(header) ? header : fallback();
+}
+
+/** Every response carries X-Request-Id; one metrics sample and one log line per request. */
+export function registerObservability(app: FastifyInstance): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    const path = routeTemplate(request.routeOptions.url);
+    const seconds = reply.elapsedTime / 1000;
+    httpRequestsTotal.inc({ method: request.method, path, status_code: String(reply.statusCode) });
+    httpRequestDuration.observe(seconds);
+    request.log.info(
+      {
+        request_id: request.id,
+        method: request.method,
+        route: path,
+        status: reply.statusCode,
+        ms: reply.elapsedTime,
+      },
+      'request',
+    );
+    done();
+  });
+}

@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { isProtectedPath, keysMatch } from '../../src/api/index.js';
+
+test('keysMatch accepts only the exact key, whatever the lengths', () => {
+  const key = 'a'.repeat(64);
+  assert.equal(keysMatch(key, key), true);
+  assert.equal(keysMatch('', key), false);
+  assert.equal(keysMatch('a', key), false);
+  assert.equal(keysMatch(`${key}a`, key), false);
+  assert.equal(keysMatch('b'.repeat(64), key), false);
+  assert.equal(keysMatch('é'.repeat(10), key), false);
+  assert.equal(keysMatch('x'.repeat(100_000), key), false);
+});
+
+test('every /predict path is protected by prefix, case-insensitively; exempt routes stay open', () => {
+  for (const p of [
+    '/predict',
+    '/predict/',
+    '/predict/1',
+    '/predict/predictions/',
+    '/PREDICT/1',
+    '/predict/async/',
+  ]) {
+    assert.equal(isProtectedPath(p, false), true, p);
+  }
+  for (const p of [
+    '/',
+    '/healthcheck/',
+    '/metrics',
+    '/livescores/',
+    '/monitoring/drift',
+    '/docs',
+    '/predictx',
+  ]) {
+    assert.equal(isProtectedPath(p, false), false, p);
+  }
+  assert.equal(isProtectedPath('/monitoring/drift', true), true);
+});
+
+test('keysMatch takes about the same time for a wrong key of any length', () => {
+  const key = 'k'.repeat(64);
+  const time = (candidate: string) => {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < 20_000; i++) keysMatch(candidate, key);
+    return Number(process.hrtime.bigint() - t0);
+  };
+  time('warm-up');
+  const short = time('k');
+  const sameLengthPrefix = time(`${'k'.repeat(63)}x`);
+  const ratio = Math.max(short, sameLengthPrefix) / Math.min(short, sameLengthPrefix);
+  // Hashing first makes the comparison independent of where or whether the keys differ.
+  assert.ok(ratio < 3, `timing ratio ${ratio.toFixed(2)}`);
+});
