@@ -1,0 +1,38 @@
+import type { Outcome } from '../domain/index.js';
+import type { FeatureName } from './feature-names.js';
+
+/** The identifying and label columns of a feature row. */
+export interface FeatureRowMeta {
+  match_id: number;
+  start_time_utc: Date;
+  region_id: number;
+  season: string;
+  home_team_name: string;
+  away_team_name: string;
+  /** Outcome of a match finished before `as_of`; null for future, unfinished or after-as-of matches. */
+  label: Outcome | null;
+  /** Kick-off at or after `as_of`. */
+  is_future: boolean;
+  as_of: Date;
+}
+
+/** One match's point-in-time features: the meta columns plus every {@link FeatureName} (null = missing). */
+export type FeatureRow = FeatureRowMeta & Record<FeatureName, number | null>;
+
+/**
+ * THE conversion from a stored feature row to a model input vector: training, batch predict and the
+ * live worker all call this. Missing values (null, undefined, non-finite) become NaN; the model's
+ * preprocessing imputes them.
+ */
+export function toModelInput(
+  row: FeatureRow | Record<string, unknown>,
+  featureNames: readonly string[],
+): Float64Array {
+  const out = new Float64Array(featureNames.length);
+  const r = row as Record<string, unknown>;
+  for (let j = 0; j < featureNames.length; j++) {
+    const v = r[featureNames[j]];
+    out[j] = typeof v === 'number' && Number.isFinite(v) ? v : Number.NaN;
+  }
+  return out;
+}

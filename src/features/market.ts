@@ -1,0 +1,53 @@
+/** How the bookmaker margin is removed from 1X2 odds. */
+export type DemarginMethod = 'proportional' | 'power';
+
+/**
+ * De-margined probabilities from three decimal odds, or null when any odd is missing or invalid
+ * (missing odds are never invented). `power` finds k with Σ (1/o_i)^k = 1, which shrinks long
+ * shots more than favourites (the favourite-long-shot bias); `proportional` divides by the book sum.
+ */
+export function demargin(
+  home: number | null | undefined,
+  draw: number | null | undefined,
+  away: number | null | undefined,
+  method: DemarginMethod = 'power',
+): [number, number, number] | null {
+  if (!valid(home) || !valid(draw) || !valid(away)) return null;
+  const r0 = 1 / home;
+  const r1 = 1 / draw;
+  const r2 = 1 / away;
+  const book = r0 + r1 + r2;
+  if (method === 'proportional' || book <= 1) return [r0 / book, r1 / book, r2 / book];
+  // Σ r_i^k − 1 is decreasing and convex in k: Newton from k = 1 converges monotonically in a few steps.
+  const l0 = Math.log(r0);
+  const l1 = Math.log(r1);
+  const l2 = Math.log(r2);
+  let k = 1;
+  for (let it = 0; it < 50; it++) {
+    const a = Math.exp(k * l0);
+    const b = Math.exp(k * l1);
+    const c = Math.exp(k * l2);
+    const step = (a + b + c - 1) / (a * l0 + b * l1 + c * l2);
+    k -= step;
+    if (Math.abs(step) < 1e-13) break;
+  }
+  const p0 = r0 ** k;
+  const p1 = r1 ** k;
+  const p2 = r2 ** k;
+  const s = p0 + p1 + p2;
+  return [p0 / s, p1 / s, p2 / s];
+}
+
+/** Overround (book sum − 1), or null when any odd is missing. */
+export function overround(
+  home: number | null | undefined,
+  draw: number | null | undefined,
+  away: number | null | undefined,
+): number | null {
+  if (!valid(home) || !valid(draw) || !valid(away)) return null;
+  return 1 / home + 1 / draw + 1 / away - 1;
+}
+
+function valid(o: number | null | undefined): o is number {
+  return typeof o === 'number' && Number.isFinite(o) && o > 1;
+}

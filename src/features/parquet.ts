@@ -1,0 +1,53 @@
+import type { Outcome } from '../domain/index.js';
+import type { ParquetColumn } from '../storage/index.js';
+import { readParquet, writeParquet } from '../storage/index.js';
+import { FEATURE_NAMES } from './feature-names.js';
+import type { FeatureRow } from './feature-row.js';
+
+/** Column contract of `features/match_features.parquet` (docs/dev/TEAM.md). */
+export const FEATURE_PARQUET_COLUMNS: readonly ParquetColumn[] = [
+  { name: 'match_id', type: 'int64' },
+  { name: 'start_time_utc', type: 'timestamp' },
+  { name: 'region_id', type: 'int32' },
+  { name: 'season', type: 'string' },
+  { name: 'home_team_name', type: 'string' },
+  { name: 'away_team_name', type: 'string' },
+  { name: 'label', type: 'int32' },
+  { name: 'is_future', type: 'boolean' },
+  ...FEATURE_NAMES.map((name) => ({ name, type: 'double' as const })),
+  { name: 'as_of', type: 'timestamp' },
+];
+
+/** Serialises feature rows to Parquet with the agreed column types. */
+export function featureRowsToParquet(rows: readonly FeatureRow[]): Buffer {
+  return writeParquet(FEATURE_PARQUET_COLUMNS, rows as unknown as Record<string, unknown>[]);
+}
+
+/** Reads feature rows back; a feature column absent from the file reads as null (missing). */
+export async function featureRowsFromParquet(buf: Buffer | Uint8Array): Promise<FeatureRow[]> {
+  const raw = await readParquet(buf);
+  return raw.map((r) => {
+    const row: Record<string, unknown> = {
+      match_id: Number(r.match_id),
+      start_time_utc: asDate(r.start_time_utc),
+      region_id: Number(r.region_id),
+      season: String(r.season ?? ''),
+      home_team_name: String(r.home_team_name ?? ''),
+      away_team_name: String(r.away_team_name ?? ''),
+      label: r.label === null || r.label === undefined ? null : (Number(r.label) as Outcome),
+      is_future: Boolean(r.is_future),
+      as_of: asDate(r.as_of),
+    };
+    for (const name of FEATURE_NAMES) {
+      const v = r[name];
+      row[name] = typeof v === 'number' ? v : null;
+    }
+    return row as unknown as FeatureRow;
+  });
+}
+
+function asDate(v: unknown): Date {
+  if (v instanceof Date) return v;
+  if (typeof v === 'number' || typeof v === 'string') return new Date(v);
+  return new Date(Number.NaN);
+}
