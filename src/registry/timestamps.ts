@@ -1,0 +1,12 @@
+/**
+ * ISO 8601 without a zone designator, in UTC, millisecond precision (spec §2.7 `created_at`):
+ * `2026-11-22T10:00:00.123`.
+ */
+export function isoWithoutZone(date: Date): string {
+  return date.toISOString().replace(/Z$/, '');
+}
+
+/** Reads a zone-less registry timestamp back as UTC. Accepts a zoned one too. */
+export function parseRegistryTime(value: string): Date {
+  return new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(value) ? value : `${value}Z`);
+}
