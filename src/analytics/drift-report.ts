@@ -1,0 +1,93 @@
+import type { DriftSummary, DriftThresholds, FeatureDrift } from './drift.js';
+
+/** Everything the drift stage measured; rendered as HTML and summarised in drift_latest.json. */
+export interface DriftReport {
+  generated_at: string;
+  as_of: string;
+  /** Current window: matches kicking off in [start, as_of) plus every future one. */
+  window: { start: string; end: string; days: number; includes_future: boolean };
+  reference: {
+    description: string;
+    model_version: string | null;
+    model_run_id: string | null;
+    training_cutoff: string | null;
+    n_rows: number;
+  };
+  current: { n_rows: number; n_finished: number; n_future: number };
+  thresholds: DriftThresholds;
+  /** Feature drift; its drift_score is the dataset drift score. */
+  features: DriftSummary;
+  /** Drift of the predicted probabilities (proba_home/draw/away); null without predictions. */
+  predictions: DriftSummary | null;
+  /** The model on finished matches of the window, beside its validation log loss. */
+  performance: {
+    n_matches: number;
+    log_loss: number | null;
+    accuracy: number | null;
+    validation_log_loss: number | null;
+  };
+}
+
+/** The figures of drift_latest.json (and of `GET /monitoring/drift`). */
+export interface DriftLatest {
+  drift_score: number | null;
+  n_features: number;
+  n_drifted: number;
+  n_skipped: number;
+  drifted_features: string[];
+  /** Feature → its score (normalised Wasserstein or Jensen–Shannon distance; null when not tested). */
+  feature_scores: Record<string, number | null>;
+  features: Array<Omit<FeatureDrift, 'histogram'>>;
+  prediction_drift: {
+    drift_score: number | null;
+    n_drifted: number;
+    scores: Record<string, number | null>;
+  } | null;
+  performance: DriftReport['performance'];
+  window: DriftReport['window'];
+  reference: DriftReport['reference'];
+  current: DriftReport['current'];
+  thresholds: DriftThresholds;
+  generated_at: string;
+  as_of: string;
+  report_filename: string;
+  data_quality_filename: string;
+  data_quality_status: string;
+}
+
+function strip(f: FeatureDrift): Omit<FeatureDrift, 'histogram'> {
+  const { histogram: _h, ...rest } = f;
+  return rest;
+}
+
+export function driftLatest(
+  r: DriftReport,
+  files: { report: string; dataQuality: string; dataQualityStatus: string },
+): DriftLatest {
+  return {
+    drift_score: r.features.drift_score,
+    n_features: r.features.n_features,
+    n_drifted: r.features.n_drifted,
+    n_skipped: r.features.n_skipped,
+    drifted_features: r.features.features.filter((f) => f.drifted).map((f) => f.feature),
+    feature_scores: Object.fromEntries(r.features.features.map((f) => [f.feature, f.score])),
+    features: r.features.features.map(strip),
+    prediction_drift: r.predictions
+      ? {
+          drift_score: r.predictions.drift_score,
+          n_drifted: r.predictions.n_drifted,
+          scores: Object.fromEntries(r.predictions.features.map((f) => [f.feature, f.score])),
+        }
+      : null,
+    performance: r.performance,
+    window: r.window,
+    reference: r.reference,
+    current: r.current,
+    thresholds: r.thresholds,
+    generated_at: r.generated_at,
+    as_of: r.as_of,
+    report_filename: files.report,
+    data_quality_filename: files.dataQuality,
+    data_quality_status: files.dataQualityStatus,
+  };
+}

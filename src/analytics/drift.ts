@@ -1,0 +1,249 @@
+import {
+  chiSquaredHomogeneity,
+  jensenShannonDistance,
+  ksPValue,
+  ksStatistic,
+  quantileSorted,
+  sorted,
+  std,
+  wasserstein1,
+} from './stats.js';
+
+/** A row of named values; null/undefined/non-finite = missing. */
+export type ValueRow = Readonly<Record<string, unknown>>;
+
+/** Thresholds of the drift tests; see docs/analytics.md for why these values. */
+export interface DriftThresholds {
+  /** Numeric: Wasserstein-1 distance divided by the reference std above which a feature may drift. Default `0.1`. */
+  wassersteinNorm: number;
+  /** Categorical/binary: Jensen–Shannon distance (log 2) above which a feature may drift. Default `0.1`. */
+  jensenShannon: number;
+  /** The difference must also be significant (KS or chi-squared p-value below this). Default `0.01`. */
+  pValue: number;
+  /** Fewer non-missing values than this on either side: the feature is not tested. Default `30`. */
+  minSamples: number;
+  /** Integer-valued features with at most this many levels are treated as categorical. Default `10`. */
+  maxCategoricalLevels: number;
+}
+
+export const DEFAULT_DRIFT_THRESHOLDS: DriftThresholds = {
+  wassersteinNorm: 0.1,
+  jensenShannon: 0.1,
+  pValue: 0.01,
+  minSamples: 30,
+  maxCategoricalLevels: 10,
+};
+
+/** Reference-vs-current histogram, as shares of each side's non-missing values. */
+export interface Histogram {
+  /** Bin labels (a level for categorical features, the bin's lower edge otherwise). */
+  labels: string[];
+  /** Bin edges (length labels + 1) for numeric features; empty for categorical ones. */
+  edges: number[];
+  reference: number[];
+  current: number[];
+}
+
+export interface FeatureDrift {
+  feature: string;
+  kind: 'numeric' | 'categorical';
+  /** `wasserstein_ks` for numeric, `jensen_shannon_chi2` for categorical/binary, `none` when not tested. */
+  test: 'wasserstein_ks' | 'jensen_shannon_chi2' | 'none';
+  /** Normalised Wasserstein (numeric) or Jensen–Shannon distance (categorical); null when not tested. */
+  score: number | null;
+  threshold: number;
+  /** KS p-value (numeric) or chi-squared p-value (categorical). */
+  p_value: number | null;
+  /** KS statistic D, numeric features only. */
+  ks_statistic: number | null;
+  drifted: boolean;
+  /** Why the feature was not tested, when it was not. */
+  skipped: string | null;
+  n_reference: number;
+  n_current: number;
+  missing_reference: number;
+  missing_current: number;
+  mean_reference: number | null;
+  mean_current: number | null;
+  histogram: Histogram;
+}
+
+export interface DriftSummary {
+  /** Share of tested features that drifted (0 … 1); null when no feature could be tested. */
+  drift_score: number | null;
+  n_features: number;
+  n_drifted: number;
+  n_skipped: number;
+  features: FeatureDrift[];
+}
+
+function values(rows: readonly ValueRow[], name: string): { xs: number[]; missing: number } {
+  const xs: number[] = [];
+  let missing = 0;
+  for (const r of rows) {
+    const v = r[name];
+    if (typeof v === 'number' && Number.isFinite(v)) xs.push(v);
+    else if (typeof v === 'boolean') xs.push(v ? 1 : 0);
+    else missing++;
+  }
+  return { xs, missing };
+}
+
+function isCategorical(ref: readonly number[], cur: readonly number[], maxLevels: number): number[] | null {
+  const levels = new Set<number>();
+  for (const xs of [ref, cur]) {
+    for (const x of xs) {
+      if (!Number.isInteger(x)) return null;
+      levels.add(x);
+      if (levels.size > maxLevels) return null;
+    }
+  }
+  return [...levels].sort((a, b) => a - b);
+}
+
+function shares(counts: readonly number[]): number[] {
+  const n = counts.reduce((s, c) => s + c, 0);
+  return counts.map((c) => (n > 0 ? c / n : 0));
+}
+
+function numericHistogram(ref: Float64Array, cur: Float64Array, bins: number): Histogram {
+  // Clip to the 0.5–99.5 % range of both samples so a single outlier does not flatten the chart.
+  const all = sorted([...ref, ...cur]);
+  let lo = quantileSorted(all, 0.005);
+  let hi = quantileSorted(all, 0.995);
+  if (!(hi > lo)) {
+    lo = all[0] - 0.5;
+    hi = all[all.length - 1] + 0.5;
+  }
+  const width = (hi - lo) / bins;
+  const edges = Array.from({ length: bins + 1 }, (_, i) => lo + i * width);
+  const count = (xs: Float64Array): number[] => {
+    const c = new Array<number>(bins).fill(0);
+    for (const x of xs) c[Math.min(bins - 1, Math.max(0, Math.floor((x - lo) / width)))]++;
+    return c;
+  };
+  return {
+    labels: edges.slice(0, -1).map((e) => formatNumber(e)),
+    edges,
+    reference: shares(count(ref)),
+    current: shares(count(cur)),
+  };
+}
+
+export function formatNumber(x: number): string {
+  if (!Number.isFinite(x)) return String(x);
+  const a = Math.abs(x);
+  if (a !== 0 && (a < 0.01 || a >= 1e5)) return x.toExponential(2);
+  return String(Number(x.toFixed(3)));
+}
+
+function avg(xs: readonly number[]): number | null {
+  return xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : null;
+}
+
+/** Drift of one column between a reference and a current sample (pure). */
+export function featureDrift(
+  name: string,
+  reference: readonly ValueRow[],
+  current: readonly ValueRow[],
+  thresholds: DriftThresholds = DEFAULT_DRIFT_THRESHOLDS,
+  bins = 20,
+): FeatureDrift {
+  const r = values(reference, name);
+  const c = values(current, name);
+  const levels = isCategorical(r.xs, c.xs, thresholds.maxCategoricalLevels);
+  const kind = levels ? 'categorical' : 'numeric';
+  const base = {
+    feature: name,
+    kind,
+    n_reference: r.xs.length,
+    n_current: c.xs.length,
+    missing_reference: reference.length ? r.missing / reference.length : 0,
+    missing_current: current.length ? c.missing / current.length : 0,
+    mean_reference: avg(r.xs),
+    mean_current: avg(c.xs),
+    threshold: levels ? thresholds.jensenShannon : thresholds.wassersteinNorm,
+  } as const;
+
+  let histogram: Histogram;
+  let counts: { ref: number[]; cur: number[] } | null = null;
+  if (levels) {
+    const idx = new Map(levels.map((l, i) => [l, i]));
+    const ref = new Array<number>(levels.length).fill(0);
+    const cur = new Array<number>(levels.length).fill(0);
+    for (const x of r.xs) ref[idx.get(x)!]++;
+    for (const x of c.xs) cur[idx.get(x)!]++;
+    counts = { ref, cur };
+    histogram = { labels: levels.map(String), edges: [], reference: shares(ref), current: shares(cur) };
+  } else if (r.xs.length && c.xs.length) {
+    histogram = numericHistogram(sorted(r.xs), sorted(c.xs), bins);
+  } else {
+    histogram = { labels: [], edges: [], reference: [], current: [] };
+  }
+
+  if (r.xs.length < thresholds.minSamples || c.xs.length < thresholds.minSamples) {
+    return {
+      ...base,
+      test: 'none',
+      score: null,
+      p_value: null,
+      ks_statistic: null,
+      drifted: false,
+      skipped: `fewer than ${thresholds.minSamples} non-missing values (reference ${r.xs.length}, current ${c.xs.length})`,
+      histogram,
+    };
+  }
+  if (counts) {
+    const js = jensenShannonDistance(counts.ref, counts.cur);
+    const chi = chiSquaredHomogeneity(counts.ref, counts.cur);
+    return {
+      ...base,
+      test: 'jensen_shannon_chi2',
+      score: js,
+      p_value: chi.pValue,
+      ks_statistic: null,
+      drifted: js > thresholds.jensenShannon && chi.pValue < thresholds.pValue,
+      skipped: null,
+      histogram,
+    };
+  }
+  const sd = std(r.xs);
+  const w = wasserstein1(r.xs, c.xs);
+  // A constant reference has no spread to normalise by; the raw distance keeps the score finite (JSON).
+  const wn = sd > 1e-12 ? w / sd : w;
+  const d = ksStatistic(r.xs, c.xs);
+  const p = ksPValue(d, r.xs.length, c.xs.length);
+  return {
+    ...base,
+    test: 'wasserstein_ks',
+    score: wn,
+    p_value: p,
+    ks_statistic: d,
+    drifted: wn > thresholds.wassersteinNorm && p < thresholds.pValue,
+    skipped: null,
+    histogram,
+  };
+}
+
+/**
+ * Per-feature drift between reference and current rows (pure); `drift_score` is the share of tested
+ * features that drifted.
+ */
+export function computeDrift(
+  reference: readonly ValueRow[],
+  current: readonly ValueRow[],
+  featureNames: readonly string[],
+  thresholds: Partial<DriftThresholds> = {},
+): DriftSummary {
+  const t = { ...DEFAULT_DRIFT_THRESHOLDS, ...thresholds };
+  const features = featureNames.map((f) => featureDrift(f, reference, current, t));
+  const tested = features.filter((f) => f.test !== 'none');
+  const nDrifted = tested.filter((f) => f.drifted).length;
+  return {
+    drift_score: tested.length ? nDrifted / tested.length : null,
+    n_features: tested.length,
+    n_drifted: nDrifted,
+    n_skipped: features.length - tested.length,
+    features,
+  };
+}

@@ -1,0 +1,17 @@
+export * from './data-quality.js';
+export { renderDataQualityReport } from './data-quality-html.js';
+export * from './drift.js';
+export * from './drift-report.js';
+export { renderDriftReport } from './drift-report-html.js';
+export { escapeHtml } from './html.js';
+export * from './report-names.js';
+export * from './roi-csv.js';
+export * from './simulation.js';
+export {
+  chiSquaredHomogeneity,
+  jensenShannonDistance,
+  ksPValue,
+  ksStatistic,
+  wasserstein1,
+} from './stats.js';
+export { histogramSvg } from './svg.js';

@@ -1,0 +1,22 @@
+/** Names of the HTML reports in the `reports` bucket; the monitoring routes serve nothing else. */
+export const REPORT_FILENAME_PATTERN = /^(drift_report|data_quality)_[0-9TZ]+\.html$/;
+
+export function isReportFilename(name: string): boolean {
+  return REPORT_FILENAME_PATTERN.test(name);
+}
+
+/** Compact UTC timestamp used in report names: `20261122T041530Z`. */
+export function compactTimestamp(d: Date): string {
+  return d
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/[-:]/g, '');
+}
+
+export function driftReportFilename(d: Date): string {
+  return `drift_report_${compactTimestamp(d)}.html`;
+}
+
+export function dataQualityFilename(d: Date): string {
+  return `data_quality_${compactTimestamp(d)}.html`;
+}

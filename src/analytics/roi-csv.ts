@@ -1,0 +1,49 @@
+import type { RegionRoi, RegionSeasonRoi, SimulationResult, StrategyResult } from './simulation.js';
+
+/** The exact header of `reports/roi_by_region.csv` (spec §2.6). */
+export const ROI_BY_REGION_COLUMNS = ['region_name', 'roi_pct', 'n_bets', 'hit_rate', 'region_id'] as const;
+
+function cell(v: string | number | null | undefined): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'number') return Number.isFinite(v) ? String(Number(v.toFixed(6))) : '';
+  return /[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
+}
+
+function toCsv(
+  header: readonly string[],
+  rows: ReadonlyArray<ReadonlyArray<string | number | null>>,
+): string {
+  return [header.join(','), ...rows.map((r) => r.map(cell).join(','))].join('\n') + '\n';
+}
+
+/** `roi_by_region.csv`: one row per region; a region without a bet has n_bets 0 and empty roi_pct/hit_rate. */
+export function roiByRegionCsv(rows: readonly RegionRoi[]): string {
+  return toCsv(
+    ROI_BY_REGION_COLUMNS,
+    rows.map((r) => [r.region_name, r.roi_pct, r.n_bets, r.hit_rate, r.region_id]),
+  );
+}
+
+/** `roi_by_region_season.csv`: the model's figures per region and season. */
+export function roiByRegionSeasonCsv(rows: readonly RegionSeasonRoi[]): string {
+  return toCsv(
+    ['region_name', 'season', 'roi_pct', 'n_bets', 'hit_rate', 'profit', 'region_id'],
+    rows.map((r) => [r.region_name, r.season, r.roi_pct, r.n_bets, r.hit_rate, r.profit, r.region_id]),
+  );
+}
+
+/**
+ * `roi_baselines.csv`: model, favourite and home strategies side by side, per region and in total
+ * (region_name `ALL`, empty region_id), all on the same candidate matches.
+ */
+export function roiBaselinesCsv(sim: SimulationResult): string {
+  const strategies: StrategyResult[] = [sim.model, sim.baselines.favourite, sim.baselines.home];
+  const rows: Array<Array<string | number | null>> = [];
+  for (const s of strategies) {
+    rows.push([s.strategy, 'ALL', s.total.roi_pct, s.total.n_bets, s.total.hit_rate, s.total.profit, null]);
+    for (const r of s.by_region) {
+      rows.push([s.strategy, r.region_name, r.roi_pct, r.n_bets, r.hit_rate, r.profit, r.region_id]);
+    }
+  }
+  return toCsv(['strategy', 'region_name', 'roi_pct', 'n_bets', 'hit_rate', 'profit', 'region_id'], rows);
+}
