@@ -1,10 +1,34 @@
-/** The relational database port: PostgreSQL (`pg`) or PGlite behind one small interface. */
-export interface Database {
-  readonly kind: 'postgres' | 'pglite';
+/** Per-call options of {@link Database.query}. */
+export interface QueryOptions {
+  /**
+   * Client-side bound on this call, ms: past it the call fails with `MC_ERR_DATABASE_UNAVAILABLE`.
+   * Default: the adapter's statement timeout (see `OpenDatabaseOptions.statementTimeoutMs`).
+   */
+  timeoutMs?: number;
+}
+
+/** The part of a database that a transaction body may use. */
+export interface Queryable {
   /** Runs one parameterised statement ($1, $2 …) and returns its rows. */
-  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  query<T = Record<string, unknown>>(
+    sql: string,
+    params?: readonly unknown[],
+    options?: QueryOptions,
+  ): Promise<T[]>;
+}
+
+/**
+ * The relational database port: PostgreSQL (`pg`) or PGlite behind one small interface.
+ * Both adapters return `bigint`/`count(*)` as JS numbers and `timestamptz` as `Date`. Errors that mean
+ * "the server cannot be reached or did not answer in time" are `MatchcastError('MC_ERR_DATABASE_UNAVAILABLE')`;
+ * SQL errors pass through unchanged.
+ */
+export interface Database extends Queryable {
+  readonly kind: 'postgres' | 'pglite';
+  /** The schema the adapter works in (its `search_path`); `public` by default. Optional so fakes stay valid. */
+  readonly schema?: string;
   /** Runs `fn` in one transaction; rolls back when it throws. */
-  transaction<T>(fn: (tx: Pick<Database, 'query'>) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** True when a trivial query answers within `timeoutMs`; never throws. */
   ping(timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;

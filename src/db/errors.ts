@@ -1,0 +1,70 @@
+import { isMatchcastError, MatchcastError } from '../domain/index.js';
+
+/**
+ * SQLSTATE classes that mean the server is gone, overloaded or cancelled us: 08 connection exception,
+ * 53 insufficient resources, 57 operator intervention (incl. 57014 statement_timeout), 58 system error.
+ */
+const UNAVAILABLE_SQLSTATE = /^(08|53|57|58)/;
+
+/** Node socket errors and pg/pglite client messages that mean "no usable connection". */
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EPIPE',
+  'EAI_AGAIN',
+]);
+const UNAVAILABLE_MESSAGE =
+  /timeout exceeded when trying to connect|Connection terminated|Query read timeout|connection timeout|PGlite is closed|Client has encountered a connection error|Cannot use a pool after calling end/i;
+
+/** True when `err` says the database cannot be reached (rather than: the SQL was wrong). */
+export function isUnavailableError(err: unknown): boolean {
+  if (isMatchcastError(err, 'MC_ERR_DATABASE_UNAVAILABLE')) return true;
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  if (
+    typeof code === 'string' &&
+    (UNAVAILABLE_CODES.has(code) || (code.length === 5 && UNAVAILABLE_SQLSTATE.test(code)))
+  ) {
+    return true;
+  }
+  if (err instanceof AggregateError) return err.errors.some(isUnavailableError);
+  return UNAVAILABLE_MESSAGE.test(err.message);
+}
+
+/** Maps connection-level failures to `MC_ERR_DATABASE_UNAVAILABLE`; anything else is rethrown as is. */
+export function mapDatabaseError(err: unknown): never {
+  if (isMatchcastError(err)) throw err;
+  if (isUnavailableError(err)) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new MatchcastError('MC_ERR_DATABASE_UNAVAILABLE', `Database is unavailable: ${reason}`, {
+      cause: err,
+    });
+  }
+  throw err;
+}
+
+/** Rejects with `MC_ERR_DATABASE_UNAVAILABLE` when `promise` has not settled within `timeoutMs`. */
+export async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new MatchcastError(
+            'MC_ERR_DATABASE_UNAVAILABLE',
+            `Database did not answer ${what} within ${timeoutMs} ms`,
+          ),
+        ),
+      timeoutMs,
+    );
+    timer.unref?.();
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,242 @@
+import type { Match, MatchStatus } from '../domain/index.js';
+import type { Database, Queryable, QueryOptions } from './database.js';
+
+/** A match to upsert: everything but the ids, which the database assigns and keeps. */
+export type MatchUpsert = Omit<Match, 'id' | 'regionId'>;
+
+/** What {@link MatchesRepository.upsertMatches} did. */
+export interface UpsertResult {
+  inserted: number;
+  /** Existing matches whose season, status or score changed. */
+  updated: number;
+  /** Existing matches that were already identical (their `updated_at` does not move). */
+  unchanged: number;
+  /** The match id of every input row, in input order (duplicates of a key share one id). */
+  ids: number[];
+}
+
+/** Filter of `/livescores/`: a UTC calendar year, optionally one month of it. */
+export interface LivescoresQuery {
+  year: number;
+  /** 1..12; absent = the whole year. */
+  month?: number;
+  limit: number;
+  offset: number;
+}
+
+/** One `/livescores/` row (camelCase, spec §4.10). */
+export interface LivescoreRow {
+  id: number;
+  /** ISO 8601 UTC, e.g. `2023-05-28T15:30:00.000Z`. */
+  startTimeUtc: string;
+  status: MatchStatus;
+  homeTeamName: string;
+  awayTeamName: string;
+  homeScore: number | null;
+  awayScore: number | null;
+  regionId: number;
+  regionName: string;
+  tournamentName: string;
+  season: string;
+}
+
+interface MatchDbRow {
+  id: number;
+  region_id: number;
+  region_name: string;
+  tournament_name: string;
+  season: string;
+  start_time_utc: Date;
+  home_team_name: string;
+  away_team_name: string;
+  status: MatchStatus;
+  home_score: number | null;
+  away_score: number | null;
+}
+
+const MATCH_COLUMNS = `id, region_id, region_name, tournament_name, season, start_time_utc,
+  home_team_name, away_team_name, status, home_score, away_score`;
+
+/**
+ * Rows arrive as parallel arrays and are expanded with unnest(): one statement of 10 parameters per
+ * batch whatever its size. The WHERE on DO UPDATE skips identical rows, so they keep their
+ * `updated_at`; the CTE's outer SELECT sees the table as it was before the insert, which gives the id of
+ * an unchanged row (absent from RETURNING). `xmax = 0` marks a freshly inserted row.
+ */
+const UPSERT_SQL = `
+WITH input AS (
+  SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::text[],
+                       $8::text[], $9::int[], $10::int[])
+    WITH ORDINALITY AS u(region_id, region_name, tournament_name, season, start_time_utc, home_team_name,
+                         away_team_name, status, home_score, away_score, ord)
+), written AS (
+  INSERT INTO matches AS m (region_id, region_name, tournament_name, season, start_time_utc, home_team_name,
+                            away_team_name, status, home_score, away_score)
+  SELECT region_id, region_name, tournament_name, season, start_time_utc, home_team_name, away_team_name,
+         status, home_score, away_score
+  FROM input ORDER BY ord
+  ON CONFLICT (region_name, tournament_name, start_time_utc, home_team_name, away_team_name) DO UPDATE SET
+    region_id = excluded.region_id, season = excluded.season, status = excluded.status,
+    home_score = excluded.home_score, away_score = excluded.away_score, updated_at = now()
+  WHERE (m.region_id, m.season, m.status, m.home_score, m.away_score)
+        IS DISTINCT FROM (excluded.region_id, excluded.season, excluded.status, excluded.home_score, excluded.away_score)
+  RETURNING m.id, m.region_name, m.tournament_name, m.start_time_utc, m.home_team_name, m.away_team_name,
+            (m.xmax = 0) AS inserted
+)
+SELECT i.ord, coalesce(w.id, old.id) AS id, w.inserted
+FROM input i
+LEFT JOIN written w USING (region_name, tournament_name, start_time_utc, home_team_name, away_team_name)
+LEFT JOIN matches old USING (region_name, tournament_name, start_time_utc, home_team_name, away_team_name)
+ORDER BY i.ord`;
+
+function naturalKey(m: MatchUpsert): string {
+  return [m.regionName, m.tournamentName, m.startTimeUtc.getTime(), m.homeTeamName, m.awayTeamName].join(
+    '\u0000',
+  );
+}
+
+function toMatch(r: MatchDbRow): Match {
+  return {
+    id: r.id,
+    regionId: r.region_id,
+    regionName: r.region_name,
+    tournamentName: r.tournament_name,
+    season: r.season,
+    startTimeUtc: new Date(r.start_time_utc),
+    homeTeamName: r.home_team_name,
+    awayTeamName: r.away_team_name,
+    status: r.status,
+    homeScore: r.home_score,
+    awayScore: r.away_score,
+  };
+}
+
+function isDatabase(db: Queryable): db is Database {
+  return typeof (db as Partial<Database>).transaction === 'function';
+}
+
+/** Reads and writes the `matches` table (and the `regions` it references). */
+export class MatchesRepository {
+  /**
+   * @param db a {@link Database} (each upsert then runs in its own transaction) or the `tx` of a
+   *   running transaction (the caller owns atomicity).
+   * @param batchSize rows per upsert statement. Default `2000`.
+   */
+  constructor(
+    private readonly db: Queryable,
+    private readonly batchSize = 2000,
+  ) {}
+
+  /**
+   * Inserts new matches and updates changed ones, keyed on the natural key (region, tournament,
+   * start time, home, away) so a match keeps its id across re-ingests. Idempotent: upserting the
+   * same rows again reports them all `unchanged`. Within one call the last row of a key wins.
+   */
+  async upsertMatches(rows: readonly MatchUpsert[]): Promise<UpsertResult> {
+    if (rows.length === 0) return { inserted: 0, updated: 0, unchanged: 0, ids: [] };
+    const db = this.db;
+    if (isDatabase(db))
+      return db.transaction((tx) => new MatchesRepository(tx, this.batchSize).upsertMatches(rows));
+
+    const slotOf = new Map<string, number>();
+    const unique: MatchUpsert[] = [];
+    const slots = rows.map((row) => {
+      const key = naturalKey(row);
+      let slot = slotOf.get(key);
+      if (slot === undefined) {
+        slot = unique.length;
+        slotOf.set(key, slot);
+        unique.push(row);
+      } else {
+        unique[slot] = row;
+      }
+      return slot;
+    });
+
+    const regionIds = await this.ensureRegions(unique.map((r) => r.regionName));
+    const uniqueIds: number[] = new Array(unique.length);
+    const result: UpsertResult = { inserted: 0, updated: 0, unchanged: 0, ids: [] };
+    for (let start = 0; start < unique.length; start += this.batchSize) {
+      const batch = unique.slice(start, start + this.batchSize);
+      const out = await db.query<{ ord: number; id: number; inserted: boolean | null }>(UPSERT_SQL, [
+        batch.map((r) => regionIds.get(r.regionName)),
+        batch.map((r) => r.regionName),
+        batch.map((r) => r.tournamentName),
+        batch.map((r) => r.season),
+        batch.map((r) => r.startTimeUtc.toISOString()),
+        batch.map((r) => r.homeTeamName),
+        batch.map((r) => r.awayTeamName),
+        batch.map((r) => r.status),
+        batch.map((r) => r.homeScore),
+        batch.map((r) => r.awayScore),
+      ]);
+      for (const r of out) {
+        uniqueIds[start + Number(r.ord) - 1] = Number(r.id);
+        if (r.inserted === true) result.inserted++;
+        else if (r.inserted === false) result.updated++;
+        else result.unchanged++;
+      }
+    }
+    result.ids = slots.map((slot) => uniqueIds[slot]);
+    return result;
+  }
+
+  /** Region ids by name, creating the missing regions. */
+  private async ensureRegions(names: readonly string[]): Promise<Map<string, number>> {
+    const distinct = [...new Set(names)];
+    await this.db.query(
+      'INSERT INTO regions (name) SELECT unnest($1::text[]) ON CONFLICT (name) DO NOTHING',
+      [distinct],
+    );
+    const rows = await this.db.query<{ id: number; name: string }>(
+      'SELECT id, name FROM regions WHERE name = ANY($1::text[])',
+      [distinct],
+    );
+    return new Map(rows.map((r) => [r.name, Number(r.id)]));
+  }
+
+  /**
+   * Matches of a UTC year (and month), newest first (`start_time_utc DESC, id DESC`), paged.
+   * `options.timeoutMs` bounds the call (requests pass `config.dbTimeoutMs`).
+   */
+  async listLivescores(q: LivescoresQuery, options?: QueryOptions): Promise<LivescoreRow[]> {
+    const from = new Date(Date.UTC(q.year, q.month === undefined ? 0 : q.month - 1, 1));
+    const to = new Date(
+      Date.UTC(q.month === undefined ? q.year + 1 : q.year, q.month === undefined ? 0 : q.month, 1),
+    );
+    const rows = await this.db.query<MatchDbRow>(
+      `SELECT ${MATCH_COLUMNS} FROM matches
+       WHERE start_time_utc >= $1 AND start_time_utc < $2
+       ORDER BY start_time_utc DESC, id DESC
+       LIMIT $3 OFFSET $4`,
+      [from.toISOString(), to.toISOString(), q.limit, q.offset],
+      options,
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      startTimeUtc: new Date(r.start_time_utc).toISOString(),
+      status: r.status,
+      homeTeamName: r.home_team_name,
+      awayTeamName: r.away_team_name,
+      homeScore: r.home_score,
+      awayScore: r.away_score,
+      regionId: r.region_id,
+      regionName: r.region_name,
+      tournamentName: r.tournament_name,
+      season: r.season,
+    }));
+  }
+
+  /** Every match, ordered by start time then id. */
+  async allMatches(): Promise<Match[]> {
+    const rows = await this.db.query<MatchDbRow>(
+      `SELECT ${MATCH_COLUMNS} FROM matches ORDER BY start_time_utc, id`,
+    );
+    return rows.map(toMatch);
+  }
+
+  async count(): Promise<number> {
+    const rows = await this.db.query<{ n: number }>('SELECT count(*) AS n FROM matches');
+    return Number(rows[0]?.n ?? 0);
+  }
+}

@@ -1,0 +1,53 @@
+import path from 'node:path';
+import type { Config } from '../config.js';
+import { MatchcastError } from '../domain/index.js';
+import type { Database } from './database.js';
+import { openPgliteDatabase } from './pglite-database.js';
+import { openPostgresDatabase } from './postgres-database.js';
+
+/** Options of {@link openDatabase}. */
+export interface OpenDatabaseOptions {
+  /**
+   * Schema to create (when missing) and work in via `search_path`; lower-case `[a-z_][a-z0-9_]*`.
+   * Tests use a unique one each. Default `public`.
+   */
+  schema?: string;
+  /** Use an in-memory PGlite even when `DATABASE_URL` is set (tests). Default `false`. */
+  memory?: boolean;
+  /**
+   * Server-side `statement_timeout` and client-side `query_timeout` of every PostgreSQL call, ms: a
+   * dead server fails a call after this long instead of hanging. Requests pass a tighter per-call
+   * `timeoutMs` (`config.dbTimeoutMs`). Default `max(config.dbTimeoutMs, 30000)` so batch ingest fits.
+   */
+  statementTimeoutMs?: number;
+  /** PostgreSQL pool size. Default `10`. */
+  maxConnections?: number;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * Opens the relational database and applies pending migrations: PostgreSQL when `config.databaseUrl`
+ * is set, else PGlite on disk under `<config.dataDir>/db` (or in memory with `memory: true`).
+ * Connecting is bounded by `config.dbTimeoutMs`; an unreachable server throws `MC_ERR_DATABASE_UNAVAILABLE`.
+ */
+export async function openDatabase(config: Config, options: OpenDatabaseOptions = {}): Promise<Database> {
+  const schema = options.schema ?? 'public';
+  if (!SCHEMA_NAME.test(schema)) {
+    throw new MatchcastError(
+      'MC_ERR_CONFIG',
+      `Invalid database schema name "${schema}": expected [a-z_][a-z0-9_]*`,
+    );
+  }
+  if (options.memory) return openPgliteDatabase({ dataDir: undefined, schema });
+  if (config.databaseUrl === undefined) {
+    return openPgliteDatabase({ dataDir: path.join(config.dataDir, 'db'), schema });
+  }
+  return openPostgresDatabase({
+    connectionString: config.databaseUrl,
+    schema,
+    connectTimeoutMs: config.dbTimeoutMs,
+    statementTimeoutMs: options.statementTimeoutMs ?? Math.max(config.dbTimeoutMs, 30_000),
+    maxConnections: options.maxConnections ?? 10,
+  });
+}

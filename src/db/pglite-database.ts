@@ -1,0 +1,131 @@
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { MatchcastError } from '../domain/index.js';
+import type { Database, Queryable, QueryOptions } from './database.js';
+import { mapDatabaseError, withTimeout } from './errors.js';
+import { applyMigrations } from './migrations.js';
+
+/** Options of {@link openPgliteDatabase}. */
+export interface PgliteOptions {
+  /** Folder of the database files; undefined = in memory. */
+  dataDir: string | undefined;
+  /** Schema to work in (created when missing). */
+  schema: string;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * PGlite corrupts a data folder that two processes open at once, so an on-disk database takes a pid
+ * lock file beside it; a lock left by a dead process is taken over.
+ */
+function acquireLock(dataDir: string): () => void {
+  const lockFile = `${dataDir}.lock`;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(lockFile, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => rmSync(lockFile, { force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const pid = Number(readFileSync(lockFile, 'utf8').trim());
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) {
+        throw new MatchcastError(
+          'MC_ERR_DATABASE_UNAVAILABLE',
+          `The embedded database ${dataDir} is in use by process ${pid}; stop it or set DATABASE_URL`,
+        );
+      }
+      rmSync(lockFile, { force: true });
+    }
+  }
+  throw new MatchcastError('MC_ERR_DATABASE_UNAVAILABLE', `Could not lock the embedded database ${dataDir}`);
+}
+
+class PgliteDatabase implements Database {
+  readonly kind = 'pglite' as const;
+
+  constructor(
+    private readonly pg: PGlite,
+    readonly schema: string,
+    private readonly unlock: () => void,
+  ) {}
+
+  async query<T = Record<string, unknown>>(
+    sql: string,
+    params?: readonly unknown[],
+    options?: QueryOptions,
+  ): Promise<T[]> {
+    const run = this.pg.query<T>(sql, params as unknown[] | undefined).then((r) => r.rows);
+    try {
+      return options?.timeoutMs === undefined
+        ? await run
+        : await withTimeout(run, options.timeoutMs, 'the query');
+    } catch (err) {
+      return mapDatabaseError(err);
+    }
+  }
+
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    try {
+      return await this.pg.transaction((tx) =>
+        fn({
+          query: async <R>(sql: string, params?: readonly unknown[]) =>
+            (await tx.query<R>(sql, params as unknown[] | undefined)).rows,
+        }),
+      );
+    } catch (err) {
+      return mapDatabaseError(err);
+    }
+  }
+
+  async ping(timeoutMs: number): Promise<boolean> {
+    try {
+      const rows = await this.query<{ ok: number }>('SELECT 1 AS ok', [], { timeoutMs });
+      return rows[0]?.ok === 1;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    try {
+      if (!this.pg.closed) await this.pg.close();
+    } finally {
+      this.unlock();
+    }
+  }
+}
+
+/** Opens (creating when missing) an embedded PGlite database, sets its schema, and migrates it. */
+export async function openPgliteDatabase(options: PgliteOptions): Promise<Database> {
+  let unlock = () => {};
+  if (options.dataDir !== undefined) {
+    mkdirSync(path.dirname(options.dataDir), { recursive: true });
+    unlock = acquireLock(options.dataDir);
+  }
+  let pg: PGlite | undefined;
+  try {
+    pg = await PGlite.create(options.dataDir);
+    if (options.schema !== 'public') {
+      await pg.exec(
+        `CREATE SCHEMA IF NOT EXISTS "${options.schema}"; SET search_path TO "${options.schema}"`,
+      );
+    }
+    const db = new PgliteDatabase(pg, options.schema, unlock);
+    await applyMigrations(db);
+    return db;
+  } catch (err) {
+    await pg?.close().catch(() => undefined);
+    unlock();
+    throw err;
+  }
+}

@@ -1,0 +1,175 @@
+import pg from 'pg';
+import type { Database, Queryable, QueryOptions } from './database.js';
+import { mapDatabaseError, withTimeout } from './errors.js';
+import { applyMigrations } from './migrations.js';
+
+/** Options of {@link openPostgresDatabase}. */
+export interface PostgresOptions {
+  connectionString: string;
+  /** Schema to work in (created when missing); `public` when unset. */
+  schema: string;
+  /** Bound on acquiring a connection (incl. connecting), ms. */
+  connectTimeoutMs: number;
+  /** Server-side `statement_timeout` and client-side `query_timeout`, ms. */
+  statementTimeoutMs: number;
+  /** Pool size. */
+  maxConnections: number;
+}
+
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+
+/** bigint and numeric arrive as strings by default; every value this app stores fits a double. */
+const typeParsers = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8_OID || oid === NUMERIC_OID) return (v: string) => (v === null ? null : Number(v));
+    return pg.types.getTypeParser(oid, format ?? 'text');
+  },
+} as unknown as pg.CustomTypesConfig;
+
+/** Advisory-lock namespace of schema migrations ('mc' in ASCII); the second key is the schema's hash. */
+const MIGRATION_LOCK_CLASS = 0x6d63;
+
+function clientSession(client: pg.PoolClient): Queryable & {
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+} {
+  const query = async <T>(sql: string, params?: readonly unknown[]): Promise<T[]> =>
+    (await client.query(sql, params as unknown[] | undefined)).rows as T[];
+  return {
+    query,
+    async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+      await client.query('BEGIN');
+      try {
+        const out = await fn({ query });
+        await client.query('COMMIT');
+        return out;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      }
+    },
+  };
+}
+
+class PostgresDatabase implements Database {
+  readonly kind = 'postgres' as const;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    readonly schema: string,
+    private readonly statementTimeoutMs: number,
+  ) {}
+
+  async query<T = Record<string, unknown>>(
+    sql: string,
+    params?: readonly unknown[],
+    options?: QueryOptions,
+  ): Promise<T[]> {
+    const timeoutMs = options?.timeoutMs;
+    const run = this.pool
+      .query({
+        text: sql,
+        values: params as unknown[] | undefined,
+        query_timeout: timeoutMs,
+      } as pg.QueryConfig)
+      .then((r) => r.rows as T[]);
+    try {
+      // The outer bound also covers waiting for a pooled connection.
+      return timeoutMs === undefined ? await run : await withTimeout(run, timeoutMs, 'the query');
+    } catch (err) {
+      return mapDatabaseError(err);
+    }
+  }
+
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      return mapDatabaseError(err);
+    }
+    let broken: Error | undefined;
+    try {
+      return await clientSession(client).transaction(async (tx) =>
+        fn({
+          query: async <R>(sql: string, params?: readonly unknown[]) => {
+            try {
+              return await tx.query<R>(sql, params);
+            } catch (err) {
+              return mapDatabaseError(err);
+            }
+          },
+        }),
+      );
+    } catch (err) {
+      if (err instanceof Error && /Query read timeout|Connection terminated/i.test(err.message)) broken = err;
+      return mapDatabaseError(err);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async ping(timeoutMs: number): Promise<boolean> {
+    try {
+      const rows = await this.query<{ ok: number }>('SELECT 1 AS ok', [], { timeoutMs });
+      return rows[0]?.ok === 1;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  /** Runs the migrations on one dedicated connection holding a per-schema advisory lock. */
+  async migrate(): Promise<number[]> {
+    const client = await this.pool.connect().catch(mapDatabaseError);
+    try {
+      // Another process may be migrating: wait for its lock longer than a normal statement may run.
+      await client.query(`SET statement_timeout = ${Math.max(this.statementTimeoutMs, 60_000)}`);
+      await client.query('SELECT pg_advisory_lock($1, hashtext($2))', [MIGRATION_LOCK_CLASS, this.schema]);
+      try {
+        if (this.schema !== 'public') await client.query(`CREATE SCHEMA IF NOT EXISTS "${this.schema}"`);
+        return await applyMigrations(clientSession(client));
+      } finally {
+        await client.query('SELECT pg_advisory_unlock($1, hashtext($2))', [
+          MIGRATION_LOCK_CLASS,
+          this.schema,
+        ]);
+      }
+    } catch (err) {
+      return mapDatabaseError(err);
+    } finally {
+      // The session's statement_timeout was changed: never hand this connection back to the pool.
+      client.release(true);
+    }
+  }
+}
+
+/** Opens a `pg` pool bound to `options.schema`, migrates it, and returns the adapter. */
+export async function openPostgresDatabase(options: PostgresOptions): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.maxConnections,
+    connectionTimeoutMillis: options.connectTimeoutMs,
+    statement_timeout: options.statementTimeoutMs,
+    query_timeout: options.statementTimeoutMs,
+    idle_in_transaction_session_timeout: Math.max(options.statementTimeoutMs, 10_000),
+    idleTimeoutMillis: 30_000,
+    application_name: 'matchcast',
+    // search_path as a startup parameter: every pooled connection is in the schema from its first query.
+    options: options.schema === 'public' ? undefined : `-c search_path=${options.schema}`,
+    types: typeParsers,
+  });
+  // An idle client whose server went away emits 'error' on the pool; without a listener it would crash the process.
+  pool.on('error', () => undefined);
+  const db = new PostgresDatabase(pool, options.schema, options.statementTimeoutMs);
+  try {
+    await db.migrate();
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw err;
+  }
+  return db;
+}
