@@ -1,1 +1,8 @@
+export * from './cards.js';
+export * from './encoded-body.js';
+export * from './odds.js';
+export * from './predictions.js';
+export * from './region-roi.js';
 export * from './types.js';
+export { ArtifactInvalidError } from './validate.js';
+export { createServingViews, type ServedArtifact } from './views.js';

@@ -7,3 +7,73 @@ export interface ServingViews {
   start(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** A JSON body serialised once per load, with its compressed variants and validators. */
+export interface EncodedBody {
+  /** UTF-8 JSON. */
+  identity: Buffer;
+  gzip: Buffer;
+  br: Buffer;
+  /** Strong ETag of each representation (they differ only by a suffix: one content, three codings). */
+  etags: { identity: string; gzip: string; br: string };
+}
+
+/** Spec §2.5, plus the opening/closing columns of `raw-data/odds.parquet`. */
+export interface OddsRow {
+  match_id: number;
+  odd_home: number | null;
+  odd_draw: number | null;
+  odd_away: number | null;
+  open_home: number | null;
+  open_draw: number | null;
+  open_away: number | null;
+  close_home: number | null;
+  close_draw: number | null;
+  close_away: number | null;
+  source: string | null;
+}
+
+/** Spec §2.6: one row of `reports/roi_by_region.csv`. */
+export interface RegionRoiRow {
+  region_name: string | null;
+  roi_pct: number | null;
+  n_bets: number;
+  hit_rate: number | null;
+  region_id: number | null;
+}
+
+/** Where a view currently stands; what `/healthcheck/`-style diagnostics may show. */
+export interface ViewStatus {
+  /** `loaded`: serving a validated copy; `missing`: the object does not exist; `pending`: never loaded yet. */
+  state: 'loaded' | 'missing' | 'pending';
+  /** Store ETag of the copy being served, null unless loaded. */
+  etag: string | null;
+  /** Rows in the served copy. */
+  rows: number;
+  loadedAt: Date | null;
+  /** Last load or poll failure (kept while the previous copy serves), null after a success. */
+  lastError: string | null;
+}
+
+/**
+ * The precomputed views the routes read (`createServingViews` returns one). Every accessor is a
+ * memory read: no object-store call happens at request time, except the bounded ROI re-check.
+ */
+export interface Views extends ServingViews {
+  /** Bulk body of spec §2.1. Throws MatchcastError MC_ERR_PREDICTIONS_UNAVAILABLE when no predictions are loaded. */
+  predictionsBody(): EncodedBody;
+  /**
+   * Pre-serialised spec §2.2 JSON of one match; `undefined` when the match is not in the file.
+   * Throws MC_ERR_PREDICTIONS_UNAVAILABLE when no predictions are loaded.
+   */
+  precomputedJson(matchId: number): Buffer | undefined;
+  /** Match cards (TEAM.md contract). Throws MC_ERR_PREDICTIONS_UNAVAILABLE when no predictions are loaded. */
+  cardsBody(): EncodedBody;
+  /** Spec §2.5 records; `[]` when the odds file does not exist. */
+  oddsBody(): EncodedBody;
+  /** Spec §2.6 records, re-checked against the store at most every `config.roiRecheckMs`; `[]` when absent. */
+  regionRoi(): Promise<readonly RegionRoiRow[]>;
+  /** Polls the store now (predictions and odds) and waits for any reload; for tests and admin tooling. */
+  refresh(): Promise<void>;
+  status(): { predictions: ViewStatus; odds: ViewStatus; regionRoi: ViewStatus };
+}

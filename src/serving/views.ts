@@ -1,0 +1,313 @@
+import type { Config } from '../config.js';
+import { KEYS, MatchcastError } from '../domain/index.js';
+import type { Logger } from '../logger.js';
+import { artifactLoadFailuresTotal } from '../metrics.js';
+import { type ObjectStore, readParquet } from '../storage/index.js';
+import { cardsJson } from './cards.js';
+import { encodeBody, encodeBodySync } from './encoded-body.js';
+import { parseOddsRows } from './odds.js';
+import { buildPredictionsView, type PredictionsView, parsePredictionRows } from './predictions.js';
+import { parseRegionRoiCsv } from './region-roi.js';
+import type { EncodedBody, OddsRow, RegionRoiRow, ViewStatus, Views } from './types.js';
+
+/** Artifact label of `matchcast_artifact_load_failures_total`. */
+export type ServedArtifact = 'predictions' | 'odds' | 'region_roi';
+
+/**
+ * How long a `/predict/region-roi/` request waits for a due re-check before answering with the copy
+ * it has (the re-check carries on in the background). Keeps a slow store off the request path.
+ */
+const ROI_REQUEST_WAIT_MS = 1000;
+
+const PREDICTIONS_REF = `${KEYS.predictions.bucket}/${KEYS.predictions.key}`;
+
+interface Loaded<T> {
+  data: T;
+  etag: string;
+  loadedAt: Date;
+}
+
+/** One artifact's bookkeeping. `current` is what serves; it changes only after a full, valid load. */
+interface Slot<T> {
+  current: Loaded<T> | null;
+  /** True once the store said the object does not exist (and nothing is being served). */
+  missing: boolean;
+  /** The etag of a copy that failed validation: not retried until the object changes again. */
+  rejectedEtag: string | null;
+  lastError: string | null;
+  /** Set while the store is failing, so that an outage logs once, not once per poll. */
+  storeDown: boolean;
+}
+
+function slot<T>(): Slot<T> {
+  return { current: null, missing: false, rejectedEtag: null, lastError: null, storeDown: false };
+}
+
+interface OddsData {
+  rows: readonly OddsRow[];
+  byId: ReadonlyMap<number, OddsRow>;
+  body: EncodedBody;
+}
+
+/** Everything a request reads, replaced as one object so a reader never sees half a reload. */
+interface Snapshot {
+  predictions: PredictionsView | null;
+  cards: EncodedBody | null;
+  odds: OddsData;
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+class PrecomputedViews implements Views {
+  private snapshot: Snapshot;
+  private readonly predictions = slot<PredictionsView>();
+  private readonly odds = slot<OddsData>();
+  private readonly roi = slot<readonly RegionRoiRow[]>();
+  private roiRows: readonly RegionRoiRow[] = [];
+  private roiCheckedAt = Number.NEGATIVE_INFINITY;
+  private roiInflight: Promise<void> | null = null;
+  private chain: Promise<void> = Promise.resolve();
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
+  private started = false;
+
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly config: Config,
+    private readonly log: Logger,
+    private readonly emptyOdds: OddsData,
+  ) {
+    this.snapshot = { predictions: null, cards: null, odds: emptyOdds };
+  }
+
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    await Promise.all([this.refresh(), this.checkRoi()]);
+    this.schedule();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await Promise.allSettled([this.chain, this.roiInflight]);
+  }
+
+  refresh(): Promise<void> {
+    this.chain = this.chain.then(() => this.pollOnce());
+    return this.chain;
+  }
+
+  predictionsBody(): EncodedBody {
+    return this.requirePredictions().bulk;
+  }
+
+  precomputedJson(matchId: number): Buffer | undefined {
+    return this.requirePredictions().byId.get(matchId);
+  }
+
+  cardsBody(): EncodedBody {
+    const { cards } = this.snapshot;
+    if (!cards) throw this.unavailable();
+    return cards;
+  }
+
+  oddsBody(): EncodedBody {
+    return this.snapshot.odds.body;
+  }
+
+  async regionRoi(): Promise<readonly RegionRoiRow[]> {
+    if (!this.closed && Date.now() - this.roiCheckedAt >= this.config.roiRecheckMs) {
+      const check = this.checkRoi();
+      let timer: NodeJS.Timeout | undefined;
+      const wait = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, ROI_REQUEST_WAIT_MS);
+      });
+      await Promise.race([check, wait]);
+      clearTimeout(timer);
+    }
+    return this.roiRows;
+  }
+
+  status(): { predictions: ViewStatus; odds: ViewStatus; regionRoi: ViewStatus } {
+    return {
+      predictions: this.statusOf(this.predictions, (d) => d.rows.length),
+      odds: this.statusOf(this.odds, (d) => d.rows.length),
+      regionRoi: this.statusOf(this.roi, (d) => d.length),
+    };
+  }
+
+  private statusOf<T>(s: Slot<T>, count: (data: T) => number): ViewStatus {
+    return {
+      state: s.current ? 'loaded' : s.missing ? 'missing' : 'pending',
+      etag: s.current?.etag ?? null,
+      rows: s.current ? count(s.current.data) : 0,
+      loadedAt: s.current?.loadedAt ?? null,
+      lastError: s.lastError,
+    };
+  }
+
+  private requirePredictions(): PredictionsView {
+    const view = this.snapshot.predictions;
+    if (!view) throw this.unavailable();
+    return view;
+  }
+
+  private unavailable(): MatchcastError {
+    const s = this.predictions;
+    let detail: string;
+    if (s.missing) {
+      detail = `The predictions file ${PREDICTIONS_REF} does not exist yet; run the pipeline (matchcast pipeline) to produce it.`;
+    } else if (s.lastError) {
+      detail = `The predictions file ${PREDICTIONS_REF} could not be loaded: ${s.lastError}`;
+    } else {
+      detail = `The predictions file ${PREDICTIONS_REF} is not loaded yet; retry shortly.`;
+    }
+    return new MatchcastError('MC_ERR_PREDICTIONS_UNAVAILABLE', detail);
+  }
+
+  private schedule(): void {
+    if (this.closed) return;
+    this.timer = setTimeout(() => {
+      this.refresh().finally(() => this.schedule());
+    }, this.config.viewRefreshMs);
+    // Polling alone must not keep a process (a CLI, a test) alive.
+    this.timer.unref();
+  }
+
+  /** One poll: head both objects, load what changed, rebuild the cards, swap once. */
+  private async pollOnce(): Promise<void> {
+    if (this.closed) return;
+    const [oddsChanged, predictionsChanged] = await Promise.all([
+      this.sync('odds', this.odds, KEYS.odds, (buf) => this.loadOdds(buf)),
+      this.sync('predictions', this.predictions, KEYS.predictions, (buf) => this.loadPredictions(buf)),
+    ]);
+    if (!oddsChanged && !predictionsChanged) return;
+    const predictions = this.predictions.current?.data ?? null;
+    const odds = this.odds.current?.data ?? this.emptyOdds;
+    let cards: EncodedBody | null = null;
+    if (predictions) {
+      try {
+        cards = await encodeBody(cardsJson(predictions.rows, odds.byId, this.config.bookmakerUrlTemplate));
+      } catch (err) {
+        // Cannot happen with validated rows; keep the previous snapshot whole rather than serve a mix.
+        this.log.error(
+          { err: describe(err) },
+          'serving: building match cards failed; keeping the previous views',
+        );
+        return;
+      }
+    }
+    this.snapshot = { predictions, cards, odds };
+  }
+
+  /**
+   * Brings one slot in line with the store. Returns true when what it serves changed. A store
+   * failure keeps the slot as it is; a copy that fails validation is counted, logged and skipped.
+   */
+  private async sync<T>(
+    artifact: ServedArtifact,
+    s: Slot<T>,
+    ref: { bucket: (typeof KEYS)[keyof typeof KEYS]['bucket']; key: string },
+    load: (body: Buffer) => Promise<T>,
+  ): Promise<boolean> {
+    const where = `${ref.bucket}/${ref.key}`;
+    try {
+      const head = await this.store.head(ref.bucket, ref.key);
+      if (s.storeDown) this.log.info({ artifact }, 'serving: object store reachable again');
+      s.storeDown = false;
+      if (!head) {
+        if (s.missing && !s.current) return false;
+        if (s.current) this.log.warn({ artifact, key: where }, 'serving: artifact removed from the store');
+        s.current = null;
+        s.missing = true;
+        s.rejectedEtag = null;
+        s.lastError = null;
+        return true;
+      }
+      if (head.etag === s.current?.etag || head.etag === s.rejectedEtag) return false;
+      const obj = await this.store.get(ref.bucket, ref.key);
+      if (!obj) return false; // deleted between head and get: the next poll sees it gone
+      if (obj.etag === s.current?.etag || obj.etag === s.rejectedEtag) return false;
+      const started = performance.now();
+      let data: T;
+      try {
+        data = await load(obj.body);
+      } catch (err) {
+        s.rejectedEtag = obj.etag;
+        s.lastError = describe(err);
+        artifactLoadFailuresTotal.inc({ artifact });
+        this.log.error(
+          { artifact, key: where, etag: obj.etag, err: s.lastError, serving: s.current?.etag ?? null },
+          'serving: artifact failed validation; the previous copy keeps serving',
+        );
+        return false;
+      }
+      s.current = { data, etag: obj.etag, loadedAt: new Date() };
+      s.missing = false;
+      s.rejectedEtag = null;
+      s.lastError = null;
+      this.log.info(
+        {
+          artifact,
+          key: where,
+          etag: obj.etag,
+          bytes: obj.size,
+          ms: Math.round(performance.now() - started),
+        },
+        'serving: artifact loaded',
+      );
+      return true;
+    } catch (err) {
+      if (!s.storeDown) {
+        this.log.warn(
+          { artifact, key: where, err: describe(err) },
+          'serving: object store unavailable; keeping the loaded views',
+        );
+      }
+      s.storeDown = true;
+      if (!s.current) s.lastError = `object store unavailable (${describe(err)})`;
+      return false;
+    }
+  }
+
+  private async loadPredictions(buf: Buffer): Promise<PredictionsView> {
+    const raw = await readParquet(buf);
+    return buildPredictionsView(parsePredictionRows(raw));
+  }
+
+  private async loadOdds(buf: Buffer): Promise<OddsData> {
+    const rows = parseOddsRows(await readParquet(buf));
+    const byId = new Map<number, OddsRow>();
+    for (const r of rows) byId.set(r.match_id, r);
+    return { rows, byId, body: await encodeBody(JSON.stringify(rows)) };
+  }
+
+  /** Re-checks the ROI CSV (single flight); `roiCheckedAt` is set first so checks are at most one per interval. */
+  private checkRoi(): Promise<void> {
+    if (this.roiInflight) return this.roiInflight;
+    this.roiCheckedAt = Date.now();
+    this.roiInflight = (async () => {
+      const changed = await this.sync('region_roi', this.roi, KEYS.roiByRegion, async (buf) =>
+        parseRegionRoiCsv(buf),
+      );
+      if (changed) this.roiRows = this.roi.current?.data ?? [];
+    })().finally(() => {
+      this.roiInflight = null;
+    });
+    return this.roiInflight;
+  }
+}
+
+/**
+ * Creates the precomputed views over the object store (ARCHITECTURE §5). Call `start()` once: it
+ * loads every artifact (never throws: a missing or unreadable file leaves that view empty or
+ * unavailable) and then polls every `config.viewRefreshMs`.
+ */
+export function createServingViews(store: ObjectStore, config: Config, log: Logger): Views {
+  const emptyOdds: OddsData = { rows: [], byId: new Map(), body: encodeBodySync('[]') };
+  return new PrecomputedViews(store, config, log, emptyOdds);
+}

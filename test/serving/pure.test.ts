@@ -1,0 +1,242 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { oddsRows, predictionRows } from '../../bench/precomputed-fixtures.js';
+import {
+  ArtifactInvalidError,
+  bookmakerUrl,
+  buildCard,
+  buildPredictionsView,
+  encodeBody,
+  negotiateEncoding,
+  notModified,
+  parseOddsRows,
+  parsePredictionRows,
+  parseRegionRoiCsv,
+} from '../../src/serving/index.js';
+
+describe('content negotiation', () => {
+  test('prefers br, then gzip, honours q=0 and *', () => {
+    assert.equal(negotiateEncoding(undefined), 'identity');
+    assert.equal(negotiateEncoding(''), 'identity');
+    assert.equal(negotiateEncoding('gzip, deflate, br'), 'br');
+    assert.equal(negotiateEncoding('gzip'), 'gzip');
+    assert.equal(negotiateEncoding('br;q=0, gzip;q=0.5'), 'gzip');
+    assert.equal(negotiateEncoding('br;q=0, gzip;q=0'), 'identity');
+    assert.equal(negotiateEncoding('*'), 'br');
+    assert.equal(negotiateEncoding('*;q=0, gzip'), 'gzip');
+    assert.equal(negotiateEncoding('deflate'), 'identity');
+    assert.equal(negotiateEncoding('identity'), 'identity');
+  });
+
+  test('encoded variants decode to the identity body; ETags are strong and distinct per coding', async () => {
+    const body = await encodeBody(JSON.stringify([{ a: 1, b: 'x'.repeat(1000) }]));
+    assert.deepEqual(gunzipSync(body.gzip), body.identity);
+    assert.deepEqual(brotliDecompressSync(body.br), body.identity);
+    const tags = Object.values(body.etags);
+    assert.equal(new Set(tags).size, 3);
+    for (const t of tags) assert.match(t, /^"[A-Za-z0-9_-]+"$/);
+  });
+
+  test('If-None-Match: list, weak form, * and mismatch', async () => {
+    const body = await encodeBody('[1]');
+    const other = await encodeBody('[2]');
+    assert.equal(notModified(undefined, body), false);
+    assert.equal(notModified(body.etags.identity, body), true);
+    assert.equal(notModified(`"x", W/${body.etags.br}`, body), true);
+    assert.equal(notModified('*', body), true);
+    assert.equal(notModified(other.etags.identity, body), false);
+  });
+});
+
+describe('predictions validation', () => {
+  const good = () => predictionRows({ n: 10 });
+
+  test('valid rows parse; bulk sorted by kick-off', async () => {
+    const rows = good().reverse();
+    const view = await buildPredictionsView(parsePredictionRows(rows));
+    assert.equal(view.rows.length, 10);
+    assert.deepEqual(
+      view.rows.map((r) => r.match_id),
+      [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+    );
+    const one = JSON.parse(view.byId.get(3)?.toString() ?? 'null');
+    assert.equal(one.match_id, 3);
+  });
+
+  const cases: [string, (rows: Record<string, unknown>[]) => void][] = [
+    [
+      'missing column',
+      (r) => {
+        for (const x of r) delete x.proba_draw;
+      },
+    ],
+    [
+      'probability out of range',
+      (r) => {
+        r[2].proba_home = 1.2;
+      },
+    ],
+    [
+      'NaN probability',
+      (r) => {
+        r[2].proba_home = Number.NaN;
+      },
+    ],
+    [
+      'infinite probability',
+      (r) => {
+        r[2].proba_away = Number.POSITIVE_INFINITY;
+      },
+    ],
+    [
+      'sum not 1',
+      (r) => {
+        r[3].proba_home = (r[3].proba_home as number) + 0.05;
+      },
+    ],
+    [
+      'duplicate match_id',
+      (r) => {
+        r[4].match_id = r[5].match_id;
+      },
+    ],
+    [
+      'null match_id',
+      (r) => {
+        r[4].match_id = null;
+      },
+    ],
+    [
+      'non-integer match_id',
+      (r) => {
+        r[4].match_id = 1.5;
+      },
+    ],
+    [
+      'string probability',
+      (r) => {
+        r[1].proba_draw = '0.3';
+      },
+    ],
+    [
+      'bad class',
+      (r) => {
+        r[1].predicted_class = 3;
+      },
+    ],
+    [
+      'bad timestamp',
+      (r) => {
+        r[1].start_time_utc = '2024-01-01';
+      },
+    ],
+    [
+      'null model_run_id',
+      (r) => {
+        r[1].model_run_id = null;
+      },
+    ],
+  ];
+  for (const [name, mutate] of cases) {
+    test(`rejects: ${name}`, () => {
+      const rows = good();
+      mutate(rows);
+      assert.throws(() => parsePredictionRows(rows), ArtifactInvalidError);
+    });
+  }
+
+  test('optional card columns may be absent', () => {
+    const rows = good();
+    for (const r of rows) {
+      delete r.region_name;
+      delete r.home_score;
+    }
+    const parsed = parsePredictionRows(rows);
+    assert.equal(parsed[0].region_name, null);
+    assert.equal(parsed[0].home_score, null);
+  });
+});
+
+describe('odds validation', () => {
+  test('parses; rejects duplicates and impossible prices', () => {
+    const rows = oddsRows([1, 2, 3, 4, 5]);
+    assert.equal(parseOddsRows(rows).length, 3);
+    const dup = oddsRows([1, 2, 3]);
+    dup[1].match_id = 1;
+    assert.throws(() => parseOddsRows(dup), ArtifactInvalidError);
+    const bad = oddsRows([1, 2, 3]);
+    bad[0].odd_home = 0.5;
+    assert.throws(() => parseOddsRows(bad), ArtifactInvalidError);
+  });
+});
+
+describe('cards', () => {
+  test('outcome only for finished matches; odds null when unknown', () => {
+    const [past, , , fut] = parsePredictionRows(predictionRows({ n: 4, future: 1 }));
+    const odds = parseOddsRows(oddsRows([past.match_id]))[0];
+    const finished = buildCard(
+      { ...past, home_score: 2, away_score: 2 },
+      odds,
+      'https://b.example/{match_id}',
+    );
+    assert.equal(finished.status, 'finished');
+    assert.equal(finished.outcome, 1);
+    assert.equal(finished.outcome_label, 'draw');
+    assert.equal(finished.prediction_correct, past.predicted_class === 1);
+    assert.equal(finished.odd_home, 2.1);
+    assert.equal(finished.bookmaker_url, `https://b.example/${past.match_id}`);
+    const scheduled = buildCard(fut, undefined, 'https://b.example/{match_id}');
+    assert.equal(scheduled.status, 'scheduled');
+    assert.equal(scheduled.outcome, null);
+    assert.equal(scheduled.outcome_label, null);
+    assert.equal(scheduled.prediction_correct, null);
+    assert.equal(scheduled.home_score, null);
+    assert.equal(scheduled.odd_home, null);
+    assert.equal(scheduled.odd_draw, null);
+    assert.equal(scheduled.odd_away, null);
+  });
+
+  test('bookmaker URL substitutes and URL-encodes every placeholder', () => {
+    const url = bookmakerUrl('https://b.example/m/{match_id}?q={home}-{away}&h={home}', {
+      match_id: 42,
+      home_team_name: 'A & B/C',
+      away_team_name: 'Ünïon?#',
+    });
+    assert.equal(url, 'https://b.example/m/42?q=A%20%26%20B%2FC-%C3%9Cn%C3%AFon%3F%23&h=A%20%26%20B%2FC');
+  });
+});
+
+describe('region ROI CSV', () => {
+  test('parses numbers and nulls strictly', () => {
+    const rows = parseRegionRoiCsv(
+      'region_name,roi_pct,n_bets,hit_rate,region_id\nEngland,4.5,120,0.41,1\n"Spain, Liga",-2.25,80,0.3,2\nUnknown,,0,,\n',
+    );
+    assert.deepEqual(rows, [
+      { region_name: 'England', roi_pct: 4.5, n_bets: 120, hit_rate: 0.41, region_id: 1 },
+      { region_name: 'Spain, Liga', roi_pct: -2.25, n_bets: 80, hit_rate: 0.3, region_id: 2 },
+      { region_name: 'Unknown', roi_pct: null, n_bets: 0, hit_rate: null, region_id: null },
+    ]);
+  });
+
+  test('column order is free; header only gives []', () => {
+    assert.deepEqual(parseRegionRoiCsv('region_id,n_bets,hit_rate,roi_pct,region_name\n'), []);
+    assert.deepEqual(parseRegionRoiCsv('region_id,n_bets,hit_rate,roi_pct,region_name\n3,5,0.2,1e1,X\n'), [
+      { region_name: 'X', roi_pct: 10, n_bets: 5, hit_rate: 0.2, region_id: 3 },
+    ]);
+  });
+
+  for (const [name, csv] of [
+    ['missing column', 'region_name,roi_pct,n_bets,hit_rate\nA,1,2,0.1\n'],
+    ['text in a number', 'region_name,roi_pct,n_bets,hit_rate,region_id\nA,1x,2,0.1,1\n'],
+    ['fractional n_bets', 'region_name,roi_pct,n_bets,hit_rate,region_id\nA,1,2.5,0.1,1\n'],
+    ['null n_bets', 'region_name,roi_pct,n_bets,hit_rate,region_id\nA,1,,0.1,1\n'],
+    ['ragged line', 'region_name,roi_pct,n_bets,hit_rate,region_id\nA,1,2,0.1\n'],
+    ['empty file', ''],
+    ['unterminated quote', 'region_name,roi_pct,n_bets,hit_rate,region_id\n"A,1,2,0.1,1\n'],
+  ] as const) {
+    test(`rejects: ${name}`, () => {
+      assert.throws(() => parseRegionRoiCsv(csv), ArtifactInvalidError);
+    });
+  }
+});
