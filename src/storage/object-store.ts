@@ -41,5 +41,7 @@ export interface ObjectStore {
   delete(bucket: Bucket, key: string): Promise<void>;
   /** A URL that lets a browser GET the object for `ttlSeconds` without credentials. */
   presign(bucket: Bucket, key: string, ttlSeconds: number): Promise<string>;
+  /** Creates the buckets of `BUCKETS` when missing. Optional: drivers also create a bucket on first write. */
+  ensureBuckets?(): Promise<void>;
   close(): Promise<void>;
 }

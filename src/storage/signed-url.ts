@@ -1,0 +1,131 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { chmodSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { BUCKETS, type Bucket, MatchcastError } from '../domain/index.js';
+import { validateKey } from './keys.js';
+
+/** Options of {@link signObjectUrl}. */
+export interface SignObjectUrlOptions {
+  /** Public base URL of the API, without a trailing slash (config `PUBLIC_BASE_URL`). */
+  baseUrl: string;
+  bucket: Bucket;
+  key: string;
+  /** Lifetime of the link, seconds (at least 1). */
+  ttlSeconds: number;
+  /** HMAC key. */
+  secret: string;
+  /** Current time. Default `new Date()`. */
+  now?: Date;
+}
+
+/** Options of {@link verifySignedUrl}. */
+export interface VerifySignedUrlOptions {
+  bucket: string;
+  key: string;
+  /** The `expires` query parameter as received (unix seconds). */
+  expires: unknown;
+  /** The `signature` query parameter as received (hex). */
+  signature: unknown;
+  secret: string;
+  /** Current time. Default `new Date()`. */
+  now?: Date;
+}
+
+/** The path segment of a key in a URL: each segment percent-encoded, `/` kept. */
+export function encodeKeyPath(key: string): string {
+  return key.split('/').map(encodeURIComponent).join('/');
+}
+
+function mac(secret: string, bucket: string, key: string, expires: number): Buffer {
+  // Neither a bucket nor a valid key can hold a newline, so the message is unambiguous.
+  return createHmac('sha256', secret).update(`matchcast-url-v1\n${bucket}\n${key}\n${expires}`).digest();
+}
+
+/**
+ * A link the API serves itself (`GET /files/<bucket>/<key>`) for the folder store:
+ * `${baseUrl}/files/${bucket}/${encodedKey}?expires=<unix s>&signature=<hex HMAC-SHA256>`; the MAC
+ * covers bucket, key and expiry, so a link can be neither extended nor pointed at another object.
+ */
+export function signObjectUrl(options: SignObjectUrlOptions): string {
+  const { baseUrl, bucket, key, secret } = options;
+  if (!(BUCKETS as readonly string[]).includes(bucket)) {
+    throw new MatchcastError('MC_ERR_INVALID_KEY', `Unknown bucket ${JSON.stringify(bucket)}`);
+  }
+  validateKey(key);
+  if (!Number.isFinite(options.ttlSeconds) || options.ttlSeconds < 1) {
+    throw new MatchcastError('MC_ERR_VALIDATION', 'ttlSeconds must be at least 1');
+  }
+  const now = (options.now ?? new Date()).getTime();
+  const expires = Math.floor(now / 1000) + Math.ceil(options.ttlSeconds);
+  const signature = mac(secret, bucket, key, expires).toString('hex');
+  return `${baseUrl.replace(/\/+$/, '')}/files/${bucket}/${encodeKeyPath(key)}?expires=${expires}&signature=${signature}`;
+}
+
+/** Why a signed link was refused; callers must not reveal it to the client. */
+export type SignedUrlVerdict =
+  | { ok: true; expiresAt: Date }
+  | { ok: false; reason: 'malformed' | 'bad-signature' | 'expired' };
+
+/**
+ * Checks a signed link in constant time (signature compared with `timingSafeEqual`). The signature
+ * is checked before the expiry, so a forged link is never told apart from an expired one by timing.
+ */
+export function verifySignedUrl(options: VerifySignedUrlOptions): SignedUrlVerdict {
+  const { bucket, key, expires, signature, secret } = options;
+  if (typeof expires !== 'string' && typeof expires !== 'number') return { ok: false, reason: 'malformed' };
+  const expStr = String(expires);
+  if (!/^\d{1,12}$/.test(expStr)) return { ok: false, reason: 'malformed' };
+  if (typeof signature !== 'string' || !/^[0-9a-fA-F]{64}$/.test(signature))
+    return { ok: false, reason: 'malformed' };
+  const exp = Number(expStr);
+  const expected = mac(secret, bucket, key, exp);
+  const given = Buffer.from(signature, 'hex');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected))
+    return { ok: false, reason: 'bad-signature' };
+  const now = (options.now ?? new Date()).getTime();
+  if (exp * 1000 <= now) return { ok: false, reason: 'expired' };
+  return { ok: true, expiresAt: new Date(exp * 1000) };
+}
+
+const secretCache = new Map<string, string>();
+
+/** Minimal config slice {@link resolveUrlSigningSecret} needs. */
+export interface SigningSecretConfig {
+  urlSigningSecret: string | undefined;
+  dataDir: string;
+}
+
+/**
+ * The URL-signing secret: `URL_SIGNING_SECRET` when set, otherwise the one kept in
+ * `<DATA_DIR>/url-signing.secret` (32 random bytes as hex, mode 0600), created on first use. Creation
+ * is exclusive (temp file + link), so processes starting together agree on one secret.
+ */
+export function resolveUrlSigningSecret(config: SigningSecretConfig): string {
+  if (config.urlSigningSecret) return config.urlSigningSecret;
+  const file = path.join(config.dataDir, 'url-signing.secret');
+  const cached = secretCache.get(file);
+  if (cached) return cached;
+  let secret: string;
+  try {
+    secret = readFileSync(file, 'utf8').trim();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    mkdirSync(config.dataDir, { recursive: true });
+    const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    writeFileSync(tmp, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+    chmodSync(tmp, 0o600); // the umask may have dropped bits; never widen, only make sure
+    try {
+      linkSync(tmp, file);
+    } catch (linkErr) {
+      if ((linkErr as NodeJS.ErrnoException).code !== 'EEXIST') throw linkErr;
+    } finally {
+      unlinkSync(tmp);
+    }
+    secret = readFileSync(file, 'utf8').trim();
+  }
+  if (secret.length < 32) {
+    throw new MatchcastError('MC_ERR_CONFIG', `${file} holds no usable secret (expected 64 hex characters)`);
+  }
+  secretCache.set(file, secret);
+  return secret;
+}
