@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,10 +21,34 @@ after(async () => {
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
 });
 
-async function folderStore(): Promise<ObjectStore> {
+async function tempDir(): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), 'mc-registry-'));
   dirs.push(dir);
-  return createObjectStore(parseConfig({ DATA_DIR: dir }));
+  return dir;
+}
+
+async function folderStore(dir?: string): Promise<ObjectStore> {
+  return createObjectStore(parseConfig({ DATA_DIR: dir ?? (await tempDir()) }));
+}
+
+function runChild(args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(import.meta.dirname, 'alias-writer.fixture.ts'), ...args],
+      { stdio: ['ignore', 'inherit', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 45_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve();
+      else reject(new Error(`alias writer exited ${code}: ${stderr}`));
+    });
+  });
 }
 
 let modelSeq = 0;
@@ -240,5 +265,35 @@ describe('registry on the folder store', () => {
       ],
     );
     assert.ok(await store.head(REGISTRY_BUCKET, aliasesKey(reg.modelName)));
+  });
+
+  test('two writer processes on one folder store: no lost update, complete history', async () => {
+    const dir = await tempDir();
+    const store = await folderStore(dir);
+    const reg = registry(store);
+    await reg.registerVersion(newVersion(0.99));
+    await reg.registerVersion(newVersion(0.98));
+    const moves = 6;
+    await Promise.all([
+      runChild([dir, reg.modelName, 'champion', 'a', String(moves)]),
+      runChild([dir, reg.modelName, 'challenger', 'b', String(moves)]),
+    ]);
+    const history = await reg.history();
+    assert.deepEqual(
+      history.map((e) => e.seq),
+      history.map((_, i) => i + 1),
+    );
+    assert.equal(history.filter((e) => e.alias === 'champion').length, moves);
+    assert.equal(history.filter((e) => e.alias === 'challenger').length, moves);
+    const last: Record<string, string | null> = {};
+    for (const e of history) {
+      assert.equal(e.from_version, last[e.alias] ?? null, `seq ${e.seq}`);
+      last[e.alias] = e.to_version;
+    }
+    assert.deepEqual(await reg.aliases(), {
+      champion: last.champion,
+      challenger: last.challenger,
+      ...(last.candidate ? { candidate: last.candidate } : {}),
+    });
   });
 });
