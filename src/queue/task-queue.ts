@@ -38,6 +38,16 @@ export interface WorkerInfo {
   worker: string;
   queues: string[];
   ping: { ok: boolean; latency_ms: number | null };
+  /** Optional details a worker publishes about itself. */
+  pid?: number;
+  hostname?: string;
+  concurrency?: number;
+  active?: number;
+  processed?: number;
+  failed?: number;
+  started_at?: string;
+  /** Loaded models per stage. */
+  models?: Record<string, { version: string; run_id: string }>;
 }
 
 /**

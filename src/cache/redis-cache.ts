@@ -1,0 +1,75 @@
+import { Redis } from 'ioredis';
+import type { Logger } from '../logger.js';
+import type { PredictionCache } from './prediction-cache.js';
+
+/** Options of {@link createRedisCache}. */
+export interface RedisCacheOptions {
+  /** Bound on connecting, ms. Default `500`. */
+  connectTimeoutMs?: number;
+  /** Bound on one GET/SET, ms. Default `250`. */
+  commandTimeoutMs?: number;
+  /** Prefix of every key (test isolation). Default empty. */
+  keyPrefix?: string;
+}
+
+/**
+ * Redis-backed prediction cache. The cache is an optimisation (spec §3.3): with
+ * `enableOfflineQueue: false` a command on a down connection fails at once instead of queueing, every
+ * call is bounded by a timeout, and every failure is swallowed (get → miss, set → no-op).
+ */
+export function createRedisCache(
+  url: string,
+  log?: Logger,
+  options: RedisCacheOptions = {},
+): PredictionCache {
+  const commandTimeoutMs = options.commandTimeoutMs ?? 250;
+  const redis = new Redis(url, {
+    enableOfflineQueue: false,
+    connectTimeout: options.connectTimeoutMs ?? 500,
+    commandTimeout: commandTimeoutMs,
+    maxRetriesPerRequest: 0,
+    keyPrefix: options.keyPrefix,
+    lazyConnect: false,
+    // Keep trying in the background so the cache comes back by itself, but not in a tight loop.
+    retryStrategy: (times) => Math.min(times * 200, 2000),
+  });
+  let warned = false;
+  const warn = (err: unknown) => {
+    // One line per outage, not one per request.
+    if (warned) return;
+    warned = true;
+    log?.warn(
+      { err: err instanceof Error ? err.message : String(err) },
+      'prediction cache unavailable; bypassing',
+    );
+  };
+  redis.on('error', warn);
+  redis.on('ready', () => {
+    if (warned) log?.info('prediction cache reachable again');
+    warned = false;
+  });
+  return {
+    kind: 'redis',
+    async get<T>(key: string): Promise<T | undefined> {
+      if (redis.status !== 'ready') return undefined;
+      try {
+        const raw = await redis.get(key);
+        return raw === null ? undefined : (JSON.parse(raw) as T);
+      } catch (err) {
+        warn(err);
+        return undefined;
+      }
+    },
+    async set(key: string, value: unknown, ttlSeconds: number): Promise<void> {
+      if (redis.status !== 'ready') return;
+      try {
+        await redis.set(key, JSON.stringify(value), 'EX', Math.max(1, Math.round(ttlSeconds)));
+      } catch (err) {
+        warn(err);
+      }
+    },
+    async close(): Promise<void> {
+      redis.disconnect();
+    },
+  };
+}

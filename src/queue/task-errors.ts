@@ -1,0 +1,58 @@
+import { ERROR_CATALOGUE, type ErrorCode, isMatchcastError, MatchcastError } from '../domain/index.js';
+import type { TaskFailure } from './task-types.js';
+
+/** Worker error codes that reach the caller as they are; anything else becomes MC_ERR_TASK_FAILED. */
+const PASS_THROUGH: ReadonlySet<string> = new Set<ErrorCode>([
+  'MC_ERR_MATCH_NOT_FOUND',
+  'MC_ERR_MODEL_UNAVAILABLE',
+]);
+
+/** Errors a retry cannot fix: the worker marks them so the queue does not run the task again. */
+export function isPermanentTaskError(err: unknown): boolean {
+  return isMatchcastError(err, 'MC_ERR_MATCH_NOT_FOUND');
+}
+
+/** The `{error, code}` a failed task reports, from whatever the handler threw. */
+export function toTaskFailure(err: unknown): TaskFailure {
+  if (isMatchcastError(err)) {
+    return { code: err.code, error: typeof err.detail === 'string' ? err.detail : err.message };
+  }
+  return { code: 'MC_ERR_TASK_FAILED', error: err instanceof Error ? err.message : String(err) };
+}
+
+/** A failure as one string: BullMQ keeps only the message (`failedReason`) of a failed job. */
+export function encodeTaskFailure(failure: TaskFailure): string {
+  return JSON.stringify(failure);
+}
+
+/** Reverses {@link encodeTaskFailure}; a foreign reason (e.g. "job stalled more than allowable limit") stays readable. */
+export function decodeTaskFailure(reason: string | undefined): TaskFailure {
+  if (reason?.startsWith('{')) {
+    try {
+      const parsed = JSON.parse(reason) as Partial<TaskFailure>;
+      if (typeof parsed.code === 'string' && typeof parsed.error === 'string') {
+        return { code: parsed.code, error: parsed.error };
+      }
+    } catch {
+      // not ours: fall through
+    }
+  }
+  return { code: 'MC_ERR_TASK_FAILED', error: reason ?? 'task failed' };
+}
+
+/** The error `wait` rejects with for a failed task. */
+export function taskFailureError(failure: TaskFailure): MatchcastError {
+  if (PASS_THROUGH.has(failure.code) && failure.code in ERROR_CATALOGUE) {
+    return new MatchcastError(failure.code as ErrorCode, failure.error);
+  }
+  return new MatchcastError('MC_ERR_TASK_FAILED', `The task failed on the worker: ${failure.error}`);
+}
+
+/** Rejects with `onTimeout()` when `promise` has not settled within `ms`. */
+export function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(onTimeout()), ms);
+  });
+  return Promise.race([promise, bound]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,191 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { type Job, UnrecoverableError, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { Config } from '../config.js';
+import {
+  bullConnection,
+  encodeTaskFailure,
+  HEARTBEAT_MS,
+  isPermanentTaskError,
+  type PingMessage,
+  type PongMessage,
+  PRESENCE_TTL_MS,
+  presenceKeys,
+  redisOptions,
+  redisUrlOptions,
+  type TaskName,
+  toTaskFailure,
+  type WorkerPresence,
+} from '../queue/index.js';
+import { createWorkerRuntime, type WorkerRuntime } from './handlers.js';
+import type { WorkerDeps } from './types.js';
+
+/** Options of {@link startWorker}. */
+export interface StartWorkerOptions {
+  /** Tasks run at once. Default `config.workerConcurrency`. */
+  concurrency?: number;
+  /** Lock of an active job, ms; a job whose worker died is retried after about lock + stalled interval. Default `10000`. */
+  lockDurationMs?: number;
+  /** How often stalled jobs (dead worker) are looked for, ms. Default `5000`. */
+  stalledIntervalMs?: number;
+  /** Worker name. Default `<hostname>:<pid>:<random>`. */
+  name?: string;
+}
+
+/** A running worker. */
+export interface RunningWorker {
+  readonly name: string;
+  readonly runtime: WorkerRuntime;
+  /** Stops taking jobs, lets running ones finish for at most `timeoutMs` (default config.shutdownTimeoutMs), closes. */
+  close(timeoutMs?: number): Promise<void>;
+}
+
+/**
+ * Starts an `ml` queue worker on Redis. Fails (rejects) with a clear message when Redis or the model
+ * registry cannot be reached: a new worker must not start blind (spec §7).
+ */
+export async function startWorker(
+  config: Config,
+  deps: WorkerDeps,
+  options: StartWorkerOptions = {},
+): Promise<RunningWorker> {
+  if (!config.redisUrl)
+    throw new Error('matchcast worker needs REDIS_URL (embedded mode runs workers in-process)');
+  const log = deps.log;
+  const runtime = createWorkerRuntime(deps, {
+    aliasRefreshMs: config.aliasRefreshMs,
+    featuresRefreshMs: config.viewRefreshMs,
+  });
+  await runtime.checkRegistry();
+
+  const name = options.name ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  const concurrency = options.concurrency ?? config.workerConcurrency;
+  const keys = presenceKeys(config.queueName);
+
+  const redis = new Redis(config.redisUrl, redisOptions({ maxRetriesPerRequest: 1 }));
+  redis.on('error', () => undefined);
+  try {
+    await withDeadline(redis.ping(), 3000, `Redis at ${safeUrl(config.redisUrl)} did not answer`);
+  } catch (err) {
+    redis.disconnect();
+    throw err;
+  }
+
+  const stats = { active: 0, processed: 0, failed: 0 };
+  const startedAt = new Date().toISOString();
+  const processor = async (job: Job) => {
+    stats.active++;
+    try {
+      return await runtime.run(job.name as TaskName, job.data);
+    } catch (err) {
+      stats.failed++;
+      const reason = encodeTaskFailure(toTaskFailure(err));
+      // A missing match will be missing on every retry: fail for good.
+      throw isPermanentTaskError(err) ? new UnrecoverableError(reason) : new Error(reason);
+    } finally {
+      stats.active--;
+      stats.processed++;
+    }
+  };
+
+  const worker = new Worker(config.queueName, processor, {
+    connection: bullConnection(config.redisUrl),
+    concurrency,
+    name,
+    lockDuration: options.lockDurationMs ?? 10_000,
+    stalledInterval: options.stalledIntervalMs ?? 5000,
+    maxStalledCount: 1,
+    skipVersionCheck: true,
+  });
+  worker.on('error', (err) => log.warn({ err: err.message }, 'worker connection error'));
+
+  const heartbeat = async () => {
+    const presence: WorkerPresence = {
+      worker: name,
+      hostname: hostname(),
+      pid: process.pid,
+      queues: [config.queueName],
+      concurrency,
+      active: stats.active,
+      processed: stats.processed,
+      failed: stats.failed,
+      started_at: startedAt,
+      models: runtime.loadedModels(),
+    };
+    await redis
+      .multi()
+      .set(keys.record(name), JSON.stringify(presence), 'PX', PRESENCE_TTL_MS)
+      .zadd(keys.set, Date.now(), name)
+      .exec();
+  };
+  await heartbeat();
+  const beat = setInterval(() => {
+    heartbeat().catch(() => undefined);
+  }, HEARTBEAT_MS);
+
+  const sub = new Redis(redisOptions({ ...redisUrlOptions(config.redisUrl), maxRetriesPerRequest: null }));
+  sub.on('error', () => undefined);
+  await sub.subscribe(keys.ping);
+  sub.on('message', (_channel: string, message: string) => {
+    let ping: PingMessage;
+    try {
+      ping = JSON.parse(message) as PingMessage;
+    } catch {
+      return;
+    }
+    const pong: PongMessage = { nonce: ping.nonce, worker: name };
+    redis.publish(keys.pong, JSON.stringify(pong)).catch(() => undefined);
+  });
+
+  await worker.waitUntilReady();
+  log.info({ worker: name, queue: config.queueName, concurrency }, 'worker started');
+
+  let closing: Promise<void> | undefined;
+  return {
+    name,
+    runtime,
+    close(timeoutMs = config.shutdownTimeoutMs) {
+      closing ??= (async () => {
+        clearInterval(beat);
+        // Stop taking jobs and let running ones finish, but not forever.
+        const graceful = worker.close();
+        const finished = await Promise.race([
+          graceful.then(() => true),
+          new Promise<boolean>((r) => setTimeout(() => r(false), timeoutMs).unref()),
+        ]);
+        if (!finished) {
+          log.warn({ worker: name }, 'running tasks did not finish in time; closing anyway');
+          await worker.close(true).catch(() => undefined);
+        }
+        await redis
+          .multi()
+          .zrem(keys.set, name)
+          .del(keys.record(name))
+          .exec()
+          .catch(() => undefined);
+        sub.disconnect();
+        redis.disconnect();
+        await deps.close?.();
+        log.info({ worker: name }, 'worker stopped');
+      })();
+      return closing;
+    },
+  };
+}
+
+function withDeadline<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(message)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+function safeUrl(url: string): string {
+  const u = new URL(url);
+  if (u.password) u.password = '***';
+  return u.toString();
+}

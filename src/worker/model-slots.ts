@@ -1,0 +1,141 @@
+import { isMatchcastError, MatchcastError, type ServableStage } from '../domain/index.js';
+import type { Logger } from '../logger.js';
+import type { ModelVersion } from '../registry/index.js';
+import type { LoadedModel, Predictor, WorkerRegistry } from './types.js';
+
+interface Slot {
+  model: LoadedModel;
+  checkedAt: number;
+  /** Run ids this stage pointed at before: a caller's hint naming one of them is stale, not new. */
+  previous: Set<string>;
+}
+
+/**
+ * The models a worker holds, one per stage, loaded lazily on first use (spec §3.4) and re-resolved
+ * at most every `refreshMs` in the background. A registry failure during a refresh keeps the loaded
+ * model (spec §7: a running worker keeps serving).
+ */
+export class ModelSlots {
+  private readonly slots = new Map<ServableStage, Slot>();
+  private readonly inflight = new Map<ServableStage, Promise<LoadedModel>>();
+  /** Predictors by run id, so champion and challenger on the same run share one. */
+  private readonly predictors = new Map<string, { predict: Predictor; loadedAt: number }>();
+
+  constructor(
+    private readonly registry: WorkerRegistry,
+    private readonly loadPredictor: (version: ModelVersion) => Promise<Predictor>,
+    private readonly refreshMs: number,
+    private readonly log: Logger,
+  ) {}
+
+  /**
+   * The model of `stage`. `wantRunId` (the run id the API resolved) forces a re-resolve when it names
+   * a run this worker has not seen for the stage, so a promotion is served at once.
+   */
+  async get(stage: ServableStage, wantRunId?: string): Promise<LoadedModel> {
+    const slot = this.slots.get(stage);
+    if (!slot) return this.refresh(stage);
+    const current = slot.model.version.run_id;
+    if (wantRunId && wantRunId !== current && !slot.previous.has(wantRunId)) {
+      return this.refresh(stage).catch(() => slot.model);
+    }
+    if (Date.now() - slot.checkedAt >= this.refreshMs) {
+      this.refresh(stage).catch(() => undefined);
+    }
+    return slot.model;
+  }
+
+  /** Models loaded now, by stage (for presence and model_info). */
+  loaded(): Record<string, { version: string; run_id: string }> {
+    const out: Record<string, { version: string; run_id: string }> = {};
+    for (const [stage, slot] of this.slots) {
+      out[stage] = { version: slot.model.version.version, run_id: slot.model.version.run_id };
+    }
+    return out;
+  }
+
+  private refresh(stage: ServableStage): Promise<LoadedModel> {
+    let p = this.inflight.get(stage);
+    if (!p) {
+      p = this.doRefresh(stage).finally(() => this.inflight.delete(stage));
+      this.inflight.set(stage, p);
+    }
+    return p;
+  }
+
+  private async doRefresh(stage: ServableStage): Promise<LoadedModel> {
+    const slot = this.slots.get(stage);
+    let version: ModelVersion | null;
+    try {
+      version = await this.registry.resolve(stage);
+    } catch (err) {
+      if (slot) {
+        slot.checkedAt = Date.now();
+        this.log.warn({ stage, err: errText(err) }, 'registry unreachable; keeping the loaded model');
+        return slot.model;
+      }
+      throw new MatchcastError('MC_ERR_MODEL_UNAVAILABLE', `Model registry unreachable: ${errText(err)}`, {
+        cause: err,
+      });
+    }
+    if (!version) {
+      if (slot) {
+        // The alias was removed: the API answers 400 for it; keep serving rather than fail mid-flight.
+        slot.checkedAt = Date.now();
+        return slot.model;
+      }
+      throw new MatchcastError('MC_ERR_MODEL_UNAVAILABLE', `No model version has the alias ${stage}`);
+    }
+    if (slot && slot.model.version.run_id === version.run_id) {
+      slot.checkedAt = Date.now();
+      return slot.model;
+    }
+    let entry = this.predictors.get(version.run_id);
+    if (!entry) {
+      const started = performance.now();
+      try {
+        entry = { predict: await this.loadPredictor(version), loadedAt: Date.now() / 1000 };
+      } catch (err) {
+        if (slot) {
+          slot.checkedAt = Date.now();
+          this.log.error(
+            { stage, version: version.version, err: errText(err) },
+            'model load failed; keeping the old one',
+          );
+          return slot.model;
+        }
+        if (isMatchcastError(err)) throw err;
+        throw new MatchcastError(
+          'MC_ERR_MODEL_UNAVAILABLE',
+          `Model ${version.version} failed to load: ${errText(err)}`,
+        );
+      }
+      this.predictors.set(version.run_id, entry);
+      this.log.info(
+        {
+          stage,
+          version: version.version,
+          run_id: version.run_id,
+          ms: Math.round(performance.now() - started),
+        },
+        'model loaded',
+      );
+    }
+    const model: LoadedModel = { stage, version, predict: entry.predict, loadedAt: entry.loadedAt };
+    const previous = slot?.previous ?? new Set<string>();
+    if (slot) previous.add(slot.model.version.run_id);
+    previous.delete(version.run_id);
+    this.slots.set(stage, { model, checkedAt: Date.now(), previous });
+    this.dropUnused();
+    return model;
+  }
+
+  private dropUnused(): void {
+    const used = new Set([...this.slots.values()].map((s) => s.model.version.run_id));
+    for (const runId of this.predictors.keys()) if (!used.has(runId)) this.predictors.delete(runId);
+  }
+}
+
+function errText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
