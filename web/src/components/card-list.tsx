@@ -60,8 +60,8 @@ function Filters({
           </label>
         ))}
       </fieldset>
-      <label>
-        Region
+      <div class="field">
+        <label for="f-region">Region</label>
         <select id="f-region" value={filter.region} onChange={(e) => set({ region: e.currentTarget.value })}>
           <option value="">All regions</option>
           {regions.map((r) => (
@@ -70,22 +70,22 @@ function Filters({
             </option>
           ))}
         </select>
-      </label>
-      <label>
-        From
+      </div>
+      <div class="field">
+        <label for="f-from">From</label>
         <input
           type="date"
           id="f-from"
           value={filter.from}
           onChange={(e) => set({ from: e.currentTarget.value })}
         />
-      </label>
-      <label>
-        To
+      </div>
+      <div class="field">
+        <label for="f-to">To</label>
         <input type="date" id="f-to" value={filter.to} onChange={(e) => set({ to: e.currentTarget.value })} />
-      </label>
-      <label>
-        Team
+      </div>
+      <div class="field">
+        <label for="f-team">Team</label>
         <input
           type="search"
           id="f-team"
@@ -95,7 +95,7 @@ function Filters({
           value={filter.team}
           onInput={(e) => set({ team: e.currentTarget.value })}
         />
-      </label>
+      </div>
       <datalist id="team-names">
         {teams.map((t) => (
           <option key={t} value={t} />

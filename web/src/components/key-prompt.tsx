@@ -12,7 +12,7 @@ export function KeyPrompt({ message, onSubmit }: Props) {
   useEffect(() => input.current?.focus(), [message]);
   return (
     <section class="key-prompt" aria-labelledby="key-title">
-      <h2 id="key-title">API key</h2>
+      <h2 id="key-title">Enter the API key</h2>
       {message ? (
         <p class="error" role="alert" data-testid="key-error">
           {message}

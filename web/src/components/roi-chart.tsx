@@ -54,82 +54,85 @@ export function RoiChart({ rows, baselines }: Props) {
 
   return (
     <>
-      <table class="roi">
-        <caption>
-          Flat-stake ROI of the model's value bets per region (scale {fmtRoi(lo)} to {fmtRoi(hi)}; the line
-          marks 0%).
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Region</th>
-            <th scope="col" class="bar-col">
-              ROI
-            </th>
-            <th scope="col">ROI %</th>
-            <th scope="col">Bets</th>
-            <th scope="col">Hit rate</th>
-            {strategies.map((s) => (
-              <th scope="col" key={s}>
-                {strategyLabel(s)} ROI
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard */}
+      <section class="scroll-x" tabIndex={0} aria-label="ROI per region table">
+        <table class="roi">
+          <caption>
+            Flat-stake ROI of the model's value bets per region (scale {fmtRoi(lo)} to {fmtRoi(hi)}; the line
+            marks 0%).
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Region</th>
+              <th scope="col" class="bar-col">
+                ROI
               </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {sorted.map((r) => {
-            const base = byRegion.get(regionKey(r.region_id, r.region_name));
-            const v = r.roi_pct;
-            return (
-              <tr key={regionKey(r.region_id, r.region_name)} data-region={r.region_name ?? ''}>
-                <th scope="row">{r.region_name ?? `Region ${r.region_id ?? '?'}`}</th>
-                <td class="bar-col">
-                  <svg
-                    viewBox={`0 0 ${W} ${rowH}`}
-                    width="100%"
-                    height={rowH}
-                    preserveAspectRatio="none"
-                    aria-hidden="true"
-                    focusable="false"
-                  >
-                    {v !== null ? (
-                      <rect
-                        class={v >= 0 ? 'bar pos' : 'bar neg'}
-                        x={Math.min(zero, x(v))}
-                        y={2}
-                        width={Math.max(1, Math.abs(x(v) - zero))}
-                        height={BAR_H}
-                      />
-                    ) : null}
-                    {strategies.map((s, i) => {
-                      const bv = base?.get(s)?.roi_pct ?? null;
-                      if (bv === null) return null;
-                      return (
+              <th scope="col">ROI %</th>
+              <th scope="col">Bets</th>
+              <th scope="col">Hit rate</th>
+              {strategies.map((s) => (
+                <th scope="col" key={s}>
+                  {strategyLabel(s)} ROI
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {sorted.map((r) => {
+              const base = byRegion.get(regionKey(r.region_id, r.region_name));
+              const v = r.roi_pct;
+              return (
+                <tr key={regionKey(r.region_id, r.region_name)} data-region={r.region_name ?? ''}>
+                  <th scope="row">{r.region_name ?? `Region ${r.region_id ?? '?'}`}</th>
+                  <td class="bar-col">
+                    <svg
+                      viewBox={`0 0 ${W} ${rowH}`}
+                      width="100%"
+                      height={rowH}
+                      preserveAspectRatio="none"
+                      aria-hidden="true"
+                      focusable="false"
+                    >
+                      {v !== null ? (
                         <rect
-                          key={s}
-                          class={`bar base b${i % 3}`}
-                          x={Math.min(zero, x(bv))}
-                          y={2 + BAR_H + 2 + i * (BASE_H + 2)}
-                          width={Math.max(1, Math.abs(x(bv) - zero))}
-                          height={BASE_H}
+                          class={v >= 0 ? 'bar pos' : 'bar neg'}
+                          x={Math.min(zero, x(v))}
+                          y={2}
+                          width={Math.max(1, Math.abs(x(v) - zero))}
+                          height={BAR_H}
                         />
-                      );
-                    })}
-                    <line class="zero" x1={zero} x2={zero} y1={0} y2={rowH} />
-                  </svg>
-                </td>
-                <td class={v === null ? 'num' : v >= 0 ? 'num up' : 'num down'}>{fmtRoi(v)}</td>
-                <td class="num">{r.n_bets}</td>
-                <td class="num">{pct(r.hit_rate, 1)}</td>
-                {strategies.map((s) => (
-                  <td class="num" key={s}>
-                    {fmtRoi(base?.get(s)?.roi_pct ?? null)}
+                      ) : null}
+                      {strategies.map((s, i) => {
+                        const bv = base?.get(s)?.roi_pct ?? null;
+                        if (bv === null) return null;
+                        return (
+                          <rect
+                            key={s}
+                            class={`bar base b${i % 3}`}
+                            x={Math.min(zero, x(bv))}
+                            y={2 + BAR_H + 2 + i * (BASE_H + 2)}
+                            width={Math.max(1, Math.abs(x(bv) - zero))}
+                            height={BASE_H}
+                          />
+                        );
+                      })}
+                      <line class="zero" x1={zero} x2={zero} y1={0} y2={rowH} />
+                    </svg>
                   </td>
-                ))}
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
+                  <td class={v === null ? 'num' : v >= 0 ? 'num up' : 'num down'}>{fmtRoi(v)}</td>
+                  <td class="num">{r.n_bets}</td>
+                  <td class="num">{pct(r.hit_rate, 1)}</td>
+                  {strategies.map((s) => (
+                    <td class="num" key={s}>
+                      {fmtRoi(base?.get(s)?.roi_pct ?? null)}
+                    </td>
+                  ))}
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </section>
       {strategies.length > 0 ? (
         <p class="chart-legend">
           <span class="sw model" aria-hidden="true" /> Model{' '}

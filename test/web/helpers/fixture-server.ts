@@ -1,0 +1,111 @@
+import helmet from '@fastify/helmet';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { AppContext } from '../../../src/api/context.js';
+import { keysMatch } from '../../../src/api/index.js';
+import { uiRoutes } from '../../../src/api/routes/ui.js';
+import { parseConfig } from '../../../src/config.js';
+import { createLogger } from '../../../src/logger.js';
+import {
+  FIXTURE_BASELINES_CSV,
+  FIXTURE_DRIFT,
+  FIXTURE_REPORTS,
+  FIXTURE_ROI,
+  type FixtureCard,
+  makeCards,
+  modelInfo,
+} from './fixtures.js';
+
+/** The CSP the operations engineer will enforce; the fixture server applies it verbatim. */
+export const STRICT_CSP = {
+  defaultSrc: ["'self'"],
+  scriptSrc: ["'self'"],
+  styleSrc: ["'self'"],
+  imgSrc: ["'self'", 'data:'],
+  connectSrc: ["'self'"],
+  fontSrc: ["'self'"],
+  objectSrc: ["'none'"],
+  upgradeInsecureRequests: null,
+};
+
+export interface FixtureServer {
+  app: FastifyInstance;
+  url: string;
+  key: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A stand-in API serving /ui/ through the real `uiRoutes` plus fixture JSON for the routes the page
+ * calls, under the strict CSP. For the UI benchmark (a controlled number of cards) and for checks
+ * that need no model; the end-to-end test runs against the real embedded server.
+ */
+export async function startFixtureServer(
+  options: { cards?: FixtureCard[] | number } = {},
+): Promise<FixtureServer> {
+  const key = 'fixture-key-0123456789abcdef';
+  const cards = Array.isArray(options.cards) ? options.cards : makeCards(options.cards ?? 48);
+  const cardsBody = JSON.stringify(cards);
+  const config = { ...parseConfig({ API_KEY: key, LOG_LEVEL: 'silent' }) };
+  const ctx = {
+    config,
+    log: createLogger('silent'),
+    store: {
+      get: async (bucket: string, k: string) =>
+        bucket === 'reports' && k === 'roi_baselines.csv'
+          ? { body: Buffer.from(FIXTURE_BASELINES_CSV) }
+          : null,
+    },
+  } as unknown as AppContext;
+
+  const app = Fastify();
+  await app.register(helmet, { contentSecurityPolicy: { directives: STRICT_CSP } });
+  app.addHook('onRequest', async (req, reply) => {
+    if (!req.url.startsWith('/predict/')) return;
+    const h = req.headers['x-api-key'];
+    if (typeof h !== 'string' || !keysMatch(h, key))
+      return reply.code(401).send({ detail: 'Missing or invalid API key' });
+  });
+  app.setErrorHandler((err: Error & { statusCode?: number; detail?: unknown }, _req, reply) => {
+    reply.code(err.statusCode ?? 500).send({ detail: err.detail ?? err.message });
+  });
+  await uiRoutes(app, ctx);
+
+  app.get('/predict/cards/', async (_req, reply) => reply.type('application/json').send(cardsBody));
+  app.get('/predict/region-roi/', async () => FIXTURE_ROI);
+  app.get('/predict/model/info', async (req) =>
+    modelInfo((req.query as { stage?: string }).stage === 'challenger' ? 'challenger' : 'champion'),
+  );
+  const seen = new Set<string>();
+  app.get('/predict/:id', async (req, reply) => {
+    const id = Number((req.params as { id: string }).id);
+    const stage = (req.query as { stage?: string }).stage ?? 'champion';
+    const card = cards.find((c) => c.match_id === id);
+    if (!card) return reply.code(404).send({ detail: 'Match not found' });
+    const cacheKey = `${id}:${stage}`;
+    const cached = seen.has(cacheKey);
+    seen.add(cacheKey);
+    return {
+      match_id: id,
+      predicted_class: card.predicted_class,
+      probabilities: { home_win: card.proba_home, draw: card.proba_draw, away_win: card.proba_away },
+      model_version: stage,
+      model_run_id: `run-${stage}-0001`,
+      cached,
+    };
+  });
+  app.get('/monitoring/drift', async () => FIXTURE_DRIFT);
+  app.get('/monitoring/reports', async () => FIXTURE_REPORTS);
+  app.get('/monitoring/reports/:name', async (req, reply) =>
+    reply.redirect(`/fixture/reports/${encodeURIComponent((req.params as { name: string }).name)}`, 307),
+  );
+  app.get('/fixture/reports/:name', async (req, reply) =>
+    reply
+      .type('text/html')
+      .send(`<!doctype html><title>${(req.params as { name: string }).name}</title><h1>Report</h1>`),
+  );
+
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return { app, url: `http://127.0.0.1:${port}`, key, close: () => app.close() };
+}
