@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { after, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { parseConfig } from '../../src/config.js';
 import {
   aliasesKey,
@@ -15,6 +15,7 @@ import {
 } from '../../src/registry/index.js';
 import type { ObjectStore } from '../../src/storage/index.js';
 import { createObjectStore } from '../../src/storage/index.js';
+import { startS3rver, type TestS3Server } from '../helpers/s3rver.js';
 
 const dirs: string[] = [];
 after(async () => {
@@ -68,9 +69,10 @@ function newVersion(logLoss: number, extra: Partial<NewVersion> = {}): NewVersio
   };
 }
 
-describe('registry on the folder store', () => {
+/** Store-generic registry tests; `moves` = alias moves per concurrent writer (S3 emulation is slower). */
+function registrySuite(makeStore: () => Promise<ObjectStore>, moves = 8): void {
   test('registers numbered versions with artifacts and spec 2.7 fields', async () => {
-    const store = await folderStore();
+    const store = await makeStore();
     const reg = registry(store);
     assert.deepEqual(await reg.listVersions(), []);
     assert.equal(await reg.latestVersion(), null);
@@ -99,7 +101,7 @@ describe('registry on the folder store', () => {
   });
 
   test('a run id is never registered twice and a bad run id is refused', async () => {
-    const reg = registry(await folderStore());
+    const reg = registry(await makeStore());
     const v = await reg.registerVersion(newVersion(0.99));
     await assert.rejects(reg.registerVersion(newVersion(0.9, { run_id: v.run_id })), {
       code: 'MC_ERR_CONFLICT',
@@ -110,7 +112,7 @@ describe('registry on the folder store', () => {
   });
 
   test('concurrent registrations get distinct consecutive numbers', async () => {
-    const reg = registry(await folderStore());
+    const reg = registry(await makeStore());
     const versions = await Promise.all(
       Array.from({ length: 6 }, (_, i) => reg.registerVersion(newVersion(1 + i))),
     );
@@ -127,7 +129,7 @@ describe('registry on the folder store', () => {
   });
 
   test('alias moves: set, move, resolve, delete, validation', async () => {
-    const reg = registry(await folderStore());
+    const reg = registry(await makeStore());
     await reg.registerVersion(newVersion(0.99));
     await reg.registerVersion(newVersion(0.98));
     assert.deepEqual(await reg.aliases(), {});
@@ -152,7 +154,7 @@ describe('registry on the folder store', () => {
   });
 
   test('history is append-only, ordered, and says who, when, from, to and why', async () => {
-    const store = await folderStore();
+    const store = await makeStore();
     const reg = registry(store);
     await reg.registerVersion(newVersion(0.99));
     await reg.registerVersion(newVersion(0.98));
@@ -195,7 +197,7 @@ describe('registry on the folder store', () => {
   });
 
   test('promote without a candidate fails and changes nothing', async () => {
-    const reg = registry(await folderStore());
+    const reg = registry(await makeStore());
     await reg.registerVersion(newVersion(0.99));
     await reg.setAlias('champion', '1', 'alice');
     await assert.rejects(reg.promoteCandidate('alice'), { code: 'MC_ERR_NOT_FOUND' });
@@ -204,12 +206,11 @@ describe('registry on the folder store', () => {
   });
 
   test('two concurrent alias writers: no lost update, history has every move', async () => {
-    const store = await folderStore();
+    const store = await makeStore();
     const a = registry(store);
     // A second registry object on the same store: another process would look the same.
     const b = createRegistry(store, { modelName: a.modelName });
     for (let i = 0; i < 4; i++) await a.registerVersion(newVersion(1 - i / 100));
-    const moves = 8;
     const writer = (reg: ModelRegistry, actor: string, alias: 'champion' | 'challenger') =>
       (async () => {
         for (let i = 0; i < moves; i++) {
@@ -238,6 +239,10 @@ describe('registry on the folder store', () => {
     }
     assert.equal(last.candidate, aliases.candidate);
   });
+}
+
+describe('registry on the folder store', () => {
+  registrySuite(() => folderStore());
 
   test('a writer that stopped after moving the alias does not lose the history event', async () => {
     const store = await folderStore();
@@ -296,4 +301,28 @@ describe('registry on the folder store', () => {
       ...(last.candidate ? { candidate: last.candidate } : {}),
     });
   });
+});
+
+describe('registry on S3 (s3rver)', () => {
+  let server: TestS3Server | undefined;
+  const stores: ObjectStore[] = [];
+  before(async () => {
+    server = await startS3rver();
+  });
+  after(async () => {
+    await Promise.all(stores.map((s) => s.close()));
+    await server?.stop();
+  });
+  registrySuite(async () => {
+    const store = createObjectStore(
+      parseConfig({
+        S3_ENDPOINT: server!.endpoint,
+        S3_ACCESS_KEY_ID: server!.accessKeyId,
+        S3_SECRET_ACCESS_KEY: server!.secretAccessKey,
+        S3_BUCKET_PREFIX: `reg${stores.length}-`,
+      }),
+    );
+    stores.push(store);
+    return store;
+  }, 4);
 });
