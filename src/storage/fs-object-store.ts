@@ -179,7 +179,8 @@ export class FsObjectStore implements ObjectStore {
       } catch (err) {
         // ENOENT: a concurrent delete pruned the (empty) folder between mkdir and open.
         if (errno(err) === 'ENOENT' && attempt < 5) continue;
-        if (errno(err) === 'ENOTDIR' || errno(err) === 'EEXIST') {
+        // Only a collision inside a healthy bucket folder is the caller's conflict; a broken root is an outage.
+        if ((errno(err) === 'ENOTDIR' || errno(err) === 'EEXIST') && (await this.isDir(this.root))) {
           throw new MatchcastError(
             'MC_ERR_CONFLICT',
             'Key collides with an existing object used as a folder',
@@ -187,6 +188,14 @@ export class FsObjectStore implements ObjectStore {
         }
         throw err;
       }
+    }
+  }
+
+  private async isDir(dir: string): Promise<boolean> {
+    try {
+      return (await stat(dir)).isDirectory();
+    } catch {
+      return false;
     }
   }
 

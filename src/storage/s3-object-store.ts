@@ -127,6 +127,8 @@ export class S3ObjectStore implements ObjectStore {
       requestHandler: {
         connectionTimeout: options.connectTimeoutMs ?? 1000,
         requestTimeout: options.requestTimeoutMs ?? 10_000,
+        // Without this the SDK only logs a warning and keeps waiting on a silent socket.
+        throwOnRequestTimeout: true,
       },
     });
     if (options.conditionalWrites && options.conditionalWrites !== 'auto') {
@@ -339,7 +341,7 @@ export class S3ObjectStore implements ObjectStore {
 
   /** The mode conditional writes use against this server (probes when `auto`). */
   conditionalWriteMode(bucket: Bucket = 'models'): Promise<'native' | 'emulated'> {
-    return this.detectConditionalMode(bucket);
+    return this.withBucket(bucket, () => this.detectConditionalMode(bucket));
   }
 
   private async getRaw(bucket: Bucket, key: string): Promise<StoredObject | null> {

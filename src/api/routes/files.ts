@@ -1,0 +1,72 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { BUCKETS, type Bucket, isMatchcastError } from '../../domain/index.js';
+import {
+  contentTypeForKey,
+  resolveUrlSigningSecret,
+  validateKey,
+  verifySignedUrl,
+} from '../../storage/index.js';
+import type { AppContext } from '../context.js';
+
+const FORBIDDEN = { detail: 'Invalid or expired link' } as const;
+
+/**
+ * HTML reports are self-contained (inline script and style). They are served in a sandbox (opaque
+ * origin) so that a report's script can never act as the API's origin.
+ */
+const HTML_CSP =
+  "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; font-src data:; sandbox allow-scripts";
+
+/**
+ * `GET /files/:bucket/*`: serves an object of the folder store through an HMAC-signed link made by
+ * `signObjectUrl` (the folder store's `presign`). Every refusal (unknown bucket, invalid key, bad
+ * or missing signature, expired link) is the same 403, so a caller learns nothing about which part
+ * failed; a valid link to an absent object is 404.
+ */
+export async function filesRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  app.get(
+    '/files/:bucket/*',
+    {
+      schema: {
+        hide: true,
+        params: Type.Object({ bucket: Type.String(), '*': Type.String() }),
+        querystring: Type.Object(
+          { expires: Type.Optional(Type.String()), signature: Type.Optional(Type.String()) },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request, reply) => {
+      const { bucket, '*': key } = request.params as { bucket: string; '*': string };
+      const { expires, signature } = request.query as { expires?: string; signature?: string };
+      if (!(BUCKETS as readonly string[]).includes(bucket)) return reply.code(403).send(FORBIDDEN);
+      try {
+        validateKey(key);
+      } catch (err) {
+        if (isMatchcastError(err, 'MC_ERR_INVALID_KEY')) return reply.code(403).send(FORBIDDEN);
+        throw err;
+      }
+      const verdict = verifySignedUrl({
+        bucket,
+        key,
+        expires,
+        signature,
+        secret: resolveUrlSigningSecret(ctx.config),
+      });
+      if (!verdict.ok) return reply.code(403).send(FORBIDDEN);
+
+      const object = await ctx.store.get(bucket as Bucket, key);
+      if (!object) return reply.code(404).send({ detail: 'Not found' });
+      const remaining = Math.max(0, Math.floor((verdict.expiresAt.getTime() - Date.now()) / 1000));
+      const contentType = contentTypeForKey(key);
+      reply
+        .header('content-type', contentType)
+        .header('cache-control', `private, max-age=${remaining}`)
+        .header('etag', `"${object.etag}"`)
+        .header('last-modified', object.lastModified.toUTCString());
+      if (contentType.startsWith('text/html')) reply.header('content-security-policy', HTML_CSP);
+      return reply.send(object.body);
+    },
+  );
+}
