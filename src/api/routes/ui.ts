@@ -118,6 +118,12 @@ export async function uiRoutes(
     return done.then(() => ensureBuilt());
   }
 
+  // The page loads `assets/…` relative to itself, so it must be addressed as /ui/, never /ui.
+  app.addHook('onRequest', async (request, reply) => {
+    const url = request.url;
+    if (url === '/ui' || url.startsWith('/ui?')) return reply.redirect(`/ui/${url.slice(3)}`, 301);
+  });
+
   await app.register(async (ui) => {
     ui.addHook('onRequest', async (request, reply) => {
       if (request.url.startsWith('/ui/config.json') || request.url.startsWith('/ui/data/')) return;
@@ -133,7 +139,6 @@ export async function uiRoutes(
       root: distDir,
       prefix: '/ui/',
       index: ['index.html'],
-      redirect: true,
       wildcard: true,
       schemaHide: true,
       cacheControl: false,

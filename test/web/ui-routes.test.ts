@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { gzipSync } from 'node:zlib';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { AppContext } from '../../src/api/context.js';
+import { registerDocs } from '../../src/api/plugins/docs.js';
+import { uiRoutes } from '../../src/api/routes/ui.js';
+import { parseConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { createObjectStore, type ObjectStore } from '../../src/storage/index.js';
+import { FIXTURE_BASELINES_CSV } from './helpers/fixtures.js';
+
+const KEY = 'ui-routes-test-key-0123456789';
+let tmp: string;
+let store: ObjectStore;
+let ctx: AppContext;
+const apps: FastifyInstance[] = [];
+
+before(async () => {
+  tmp = await mkdtemp(path.join(tmpdir(), 'mc-ui-'));
+  const config = parseConfig({ API_KEY: KEY, DATA_DIR: tmp, EDGE_THRESHOLD: '0.07', LOG_LEVEL: 'silent' });
+  store = createObjectStore(config);
+  // Only the members the UI routes use; the rest of the runtime is not needed here.
+  ctx = { config, log: createLogger('silent'), store } as unknown as AppContext;
+});
+
+after(async () => {
+  for (const app of apps) await app.close();
+  await store?.close();
+  await rm(tmp, { recursive: true, force: true });
+});
+
+async function appWith(distDir: string, buildOnDemand = true): Promise<FastifyInstance> {
+  const app = Fastify();
+  apps.push(app);
+  await registerDocs(app, 'test');
+  await uiRoutes(app, ctx, { distDir, buildOnDemand });
+  await app.ready();
+  return app;
+}
+
+test('builds on first request when web/dist is missing, then serves index.html and hashed assets', async () => {
+  const dist = path.join(tmp, 'dist-a');
+  const app = await appWith(dist);
+  const redirect = await app.inject('/ui');
+  assert.equal(redirect.statusCode, 301);
+  assert.equal(redirect.headers.location, '/ui/');
+
+  const index = await app.inject('/ui/');
+  assert.equal(index.statusCode, 200, index.body);
+  assert.match(String(index.headers['content-type']), /text\/html/);
+  assert.equal(index.headers['cache-control'], 'no-cache');
+  // Strict CSP: no inline script, no inline style, nothing from another origin.
+  assert.doesNotMatch(index.body, /<script(?![^>]*\bsrc=)[^>]*>/);
+  assert.doesNotMatch(index.body, /<style|\sstyle=/);
+  assert.doesNotMatch(index.body, /https?:\/\//);
+  const assets = [...index.body.matchAll(/(?:src|href)="(assets\/[^"]+)"/g)].map((m) => m[1]);
+  assert.equal(assets.length, 2, 'one script and one stylesheet');
+
+  let gzipTotal = gzipSync(index.rawPayload).length;
+  for (const a of assets) {
+    assert.match(a, /-[A-Z0-9]{8}\.(js|css)$/, 'content-hashed file name');
+    const res = await app.inject(`/ui/${a}`);
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers['cache-control'], 'public, max-age=31536000, immutable');
+    assert.doesNotMatch(res.body, /https?:\/\/(?!www\.w3\.org)/, `${a} loads nothing from another origin`);
+    gzipTotal += gzipSync(res.rawPayload).length;
+  }
+  assert.ok(gzipTotal < 200 * 1024, `page weight ${gzipTotal} B gzipped is under 200 KB`);
+  assert.equal((await app.inject('/ui/assets/nope.js')).statusCode, 404);
+});
+
+test('answers 503 with a clear detail when the UI is not built and building is off', async () => {
+  const app = await appWith(path.join(tmp, 'dist-missing'), false);
+  const res = await app.inject('/ui/');
+  assert.equal(res.statusCode, 503);
+  assert.match(res.json().detail, /build:web/);
+});
+
+test('config.json carries the edge threshold from the settings', async () => {
+  const app = await appWith(path.join(tmp, 'dist-a'));
+  const res = await app.inject('/ui/config.json');
+  assert.equal(res.statusCode, 200);
+  assert.deepEqual(res.json(), { edge_threshold: 0.07, edge_threshold_source: 'server' });
+});
+
+test('baselines need the API key; 404 before the simulation ran, rows after', async () => {
+  const app = await appWith(path.join(tmp, 'dist-a'));
+  const url = '/ui/data/roi-baselines.json';
+  const noKey = await app.inject(url);
+  assert.equal(noKey.statusCode, 401);
+  assert.equal(noKey.json().code, 'MC_ERR_UNAUTHORIZED');
+  assert.equal(
+    (await app.inject({ url, headers: { 'x-api-key': 'wrong-wrong-wrong-wrong' } })).statusCode,
+    401,
+  );
+  const absent = await app.inject({ url, headers: { 'x-api-key': KEY } });
+  assert.equal(absent.statusCode, 404);
+  assert.equal(absent.json().code, 'MC_ERR_NOT_FOUND');
+  await store.put('reports', 'roi_baselines.csv', FIXTURE_BASELINES_CSV);
+  const ok = await app.inject({ url, headers: { 'x-api-key': KEY } });
+  assert.equal(ok.statusCode, 200);
+  assert.equal(ok.json().length, 4);
+});
+
+test('no /ui route appears in the OpenAPI description', async () => {
+  const app = await appWith(path.join(tmp, 'dist-a'));
+  const paths = Object.keys((app.swagger() as { paths?: Record<string, unknown> }).paths ?? {});
+  assert.deepEqual(
+    paths.filter((p) => p.startsWith('/ui')),
+    [],
+  );
+});
