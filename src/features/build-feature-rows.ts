@@ -257,6 +257,7 @@ export function buildFeatureRows(
       mkt_away: mkt ? mkt[2] : null,
       mkt_logit_home_away: mkt ? Math.log(mkt[0] / mkt[2]) : null,
       mkt_logit_draw: mkt ? Math.log(mkt[1] / (1 - mkt[1])) : null,
+      mkt_log_draw_away: mkt ? Math.log(mkt[1] / mkt[2]) : null,
       mkt_overround: mkt ? mktOver : null,
       mkt_missing: mkt ? 0 : 1,
       odds_open_home: open ? open[0] : null,

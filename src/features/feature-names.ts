@@ -35,6 +35,7 @@ export const FEATURE_NAMES = [
   'mkt_away',
   'mkt_logit_home_away',
   'mkt_logit_draw',
+  'mkt_log_draw_away',
   'mkt_overround',
   'mkt_missing',
   'odds_open_home',
@@ -57,5 +58,6 @@ export const BASELINE_FEATURE_NAMES: readonly FeatureName[] = FEATURE_NAMES.filt
 
 /** The default model inputs: every feature except the baseline odds columns. */
 export const MODEL_FEATURE_NAMES: readonly FeatureName[] = FEATURE_NAMES.filter(
-  (n) => !n.startsWith('odds_'),
+  // elo_diff is elo_home − elo_away exactly: a collinear input only slows the fit.
+  (n) => !n.startsWith('odds_') && n !== 'elo_diff',
 );
