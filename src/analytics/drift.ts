@@ -14,7 +14,7 @@ export type ValueRow = Readonly<Record<string, unknown>>;
 
 /** Thresholds of the drift tests; see docs/analytics.md for why these values. */
 export interface DriftThresholds {
-  /** Numeric: Wasserstein-1 distance divided by the reference std above which a feature may drift. Default `0.1`. */
+  /** Numeric: Wasserstein-1 distance divided by the reference std above which a feature may drift. Default `0.25`. */
   wassersteinNorm: number;
   /** Categorical/binary: Jensen–Shannon distance (log 2) above which a feature may drift. Default `0.1`. */
   jensenShannon: number;
@@ -27,7 +27,7 @@ export interface DriftThresholds {
 }
 
 export const DEFAULT_DRIFT_THRESHOLDS: DriftThresholds = {
-  wassersteinNorm: 0.1,
+  wassersteinNorm: 0.25,
   jensenShannon: 0.1,
   pValue: 0.01,
   minSamples: 30,

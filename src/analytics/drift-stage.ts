@@ -1,0 +1,238 @@
+import { MatchesRepository } from '../db/index.js';
+import { KEYS, MatchcastError, type Stage } from '../domain/index.js';
+import { MODEL_FEATURE_NAMES } from '../features/index.js';
+import type { ModelVersion } from '../registry/index.js';
+import type { ParquetRow } from '../storage/index.js';
+import { assessDataQuality, type DataQualityReport, type QualityLimits } from './data-quality.js';
+import { renderDataQualityReport } from './data-quality-html.js';
+import { computeDrift, DEFAULT_DRIFT_THRESHOLDS, type DriftThresholds } from './drift.js';
+import { type DriftLatest, type DriftReport, driftLatest } from './drift-report.js';
+import { renderDriftReport } from './drift-report-html.js';
+import { type AnalyticsDeps, asDate, numOrNull, putText, readOdds, readParquetObject } from './io.js';
+import { dataQualityFilename, driftReportFilename } from './report-names.js';
+
+export interface DriftStageOptions {
+  /** "Now" of the run. Default: the features file's `as_of`, else the current time. */
+  asOf?: Date;
+  /** Days of finished matches before as-of in the current window (plus every future match). Default `30`. */
+  windowDays?: number;
+  /**
+   * Reference rows kick off at or after this instant: skips the ratings' cold start (the first season
+   * of a history, where every Elo/pi rating is still at its prior). Default: no lower bound.
+   */
+  referenceFrom?: Date;
+  /** Registry alias whose training rows are the reference. Default `champion` (falls back to the newest version). */
+  stage?: Stage;
+  /** Overrides of the drift thresholds. Default {@link DEFAULT_DRIFT_THRESHOLDS}. */
+  thresholds?: Partial<DriftThresholds>;
+  /** Overrides of the data-quality limits. Default `DEFAULT_QUALITY_LIMITS`. */
+  qualityLimits?: Partial<QualityLimits>;
+  /** Generation time: report timestamps and `generated_at`. Default: now. */
+  now?: Date;
+}
+
+export interface DriftStageResult {
+  latest: DriftLatest;
+  report: DriftReport;
+  dataQuality: DataQualityReport;
+  /** Keys written in the `reports` bucket. */
+  keys: string[];
+}
+
+const PROBA_COLUMNS = ['proba_home', 'proba_draw', 'proba_away'] as const;
+
+function logLossOf(p: readonly number[], label: number): number {
+  return -Math.log(Math.min(1, Math.max(1e-15, p[label])));
+}
+
+async function referenceVersion(deps: AnalyticsDeps, stage: Stage): Promise<ModelVersion | null> {
+  const v = await deps.registry.resolve(stage);
+  if (v) return v;
+  const all = await deps.registry.listVersions();
+  if (all.length) {
+    const newest = all.reduce((a, b) => (Number(b.version) > Number(a.version) ? b : a));
+    deps.log.warn(
+      { stage, version: newest.version },
+      'drift: alias not assigned, using the newest model version',
+    );
+    return newest;
+  }
+  return null;
+}
+
+function byMatchId(rows: readonly ParquetRow[]): Map<number, ParquetRow> {
+  const map = new Map<number, ParquetRow>();
+  for (const r of rows) {
+    const id = numOrNull(r.match_id);
+    if (id !== null && !map.has(id)) map.set(id, r);
+  }
+  return map;
+}
+
+/**
+ * `pipeline drift`: feature drift of the current window against the model's training rows, prediction
+ * drift, the model's log loss in the window, and the data-quality checks. Writes
+ * `reports/drift_report_<ts>.html`, `reports/data_quality_<ts>.html` and, last,
+ * `reports/drift_latest.json`. Throws MC_ERR_NOT_FOUND when there is no features file.
+ */
+export async function runDriftStage(
+  deps: AnalyticsDeps,
+  opts: DriftStageOptions = {},
+): Promise<DriftStageResult> {
+  const { store, log } = deps;
+  const now = opts.now ?? new Date();
+  const windowDays = opts.windowDays ?? 30;
+  const thresholds = { ...DEFAULT_DRIFT_THRESHOLDS, ...opts.thresholds };
+
+  const features = await readParquetObject(store, KEYS.features);
+  if (!features) {
+    throw new MatchcastError(
+      'MC_ERR_NOT_FOUND',
+      'features/match_features.parquet not found: run `matchcast pipeline features` first',
+    );
+  }
+  const version = await referenceVersion(deps, opts.stage ?? 'champion');
+  const featureNames = version?.feature_names?.length ? version.feature_names : [...MODEL_FEATURE_NAMES];
+
+  let fileAsOf: Date | null = null;
+  for (const r of features) {
+    const d = asDate(r.as_of);
+    if (d && (!fileAsOf || d > fileAsOf)) fileAsOf = d;
+  }
+  const asOf = opts.asOf ?? fileAsOf ?? now;
+  const windowStart = new Date(asOf.getTime() - windowDays * 86_400_000);
+  const cutoff = version ? asDate(version.training_cutoff) : null;
+  const refEnd = cutoff && cutoff < windowStart ? cutoff : windowStart;
+
+  // Reference = the model's training rows (kick-off before its cutoff), never overlapping the window.
+  const reference: ParquetRow[] = [];
+  const current: ParquetRow[] = [];
+  for (const r of features) {
+    const start = asDate(r.start_time_utc);
+    if (!start) continue;
+    if (start >= windowStart) current.push(r);
+    else if (start < refEnd && (!opts.referenceFrom || start >= opts.referenceFrom)) reference.push(r);
+  }
+  const isFuture = (r: ParquetRow) => r.is_future === true || (asDate(r.start_time_utc) ?? now) >= asOf;
+  const nFuture = current.filter(isFuture).length;
+
+  const featureDrift = computeDrift(reference, current, featureNames, thresholds);
+
+  // Prediction drift: backtest (out-of-sample) probabilities on reference matches, else whatever the
+  // predictions file holds for them, against the served predictions for the window.
+  const backtest = byMatchId((await readParquetObject(store, KEYS.backtest)) ?? []);
+  const predictionRows = (await readParquetObject(store, KEYS.predictions)) ?? [];
+  const predictions = byMatchId(predictionRows);
+  const refPreds: ParquetRow[] = [];
+  for (const r of reference) {
+    const id = numOrNull(r.match_id)!;
+    const p = backtest.get(id) ?? predictions.get(id);
+    if (p) refPreds.push(p);
+  }
+  const curPreds: ParquetRow[] = [];
+  for (const r of current) {
+    const p = predictions.get(numOrNull(r.match_id)!);
+    if (p) curPreds.push(p);
+  }
+  const predictionDrift =
+    refPreds.length || curPreds.length ? computeDrift(refPreds, curPreds, PROBA_COLUMNS, thresholds) : null;
+
+  // The model on finished matches of the window (labels are set only for matches finished before as-of).
+  let n = 0;
+  let ll = 0;
+  let correct = 0;
+  for (const r of current) {
+    const label = numOrNull(r.label);
+    const p = predictions.get(numOrNull(r.match_id)!);
+    if (label === null || !p) continue;
+    const probs = PROBA_COLUMNS.map((c) => numOrNull(p[c]));
+    if (probs.some((x) => x === null)) continue;
+    const ps = probs as number[];
+    n++;
+    ll += logLossOf(ps, label);
+    const argmax = ps.indexOf(Math.max(...ps));
+    if (argmax === label) correct++;
+  }
+
+  const report: DriftReport = {
+    generated_at: now.toISOString(),
+    as_of: asOf.toISOString(),
+    window: {
+      start: windowStart.toISOString(),
+      end: asOf.toISOString(),
+      days: windowDays,
+      includes_future: true,
+    },
+    reference: {
+      description: version
+        ? `training rows of model version ${version.version} (kick-off before its training cutoff${refEnd < (cutoff ?? refEnd) ? ', clipped at the window start' : ''})`
+        : 'no model version registered: every row before the window',
+      model_version: version?.version ?? null,
+      model_run_id: version?.run_id ?? null,
+      training_cutoff: cutoff ? cutoff.toISOString() : null,
+      n_rows: reference.length,
+    },
+    current: { n_rows: current.length, n_finished: current.length - nFuture, n_future: nFuture },
+    thresholds,
+    features: featureDrift,
+    predictions: predictionDrift,
+    performance: {
+      n_matches: n,
+      log_loss: n ? ll / n : null,
+      accuracy: n ? correct / n : null,
+      validation_log_loss: typeof version?.metrics?.log_loss === 'number' ? version.metrics.log_loss : null,
+    },
+  };
+
+  const matches = await new MatchesRepository(deps.db).allMatches();
+  const odds = await readOdds(store);
+  const dataQuality = assessDataQuality({
+    asOf,
+    now,
+    matches,
+    odds,
+    featureRows: features,
+    featureNames,
+    referenceRows: reference,
+    currentRows: current,
+    predictionRows,
+    limits: opts.qualityLimits,
+  });
+
+  const reportName = driftReportFilename(now);
+  const dqName = dataQualityFilename(now);
+  const latest = driftLatest(report, {
+    report: reportName,
+    dataQuality: dqName,
+    dataQualityStatus: dataQuality.status,
+  });
+  const html = 'text/html; charset=utf-8';
+  await putText(store, 'reports', reportName, renderDriftReport(report), html);
+  await putText(store, 'reports', dqName, renderDataQualityReport(dataQuality), html);
+  // Last, so that the summary never names a report that is not there yet.
+  await putText(
+    store,
+    'reports',
+    KEYS.driftLatest.key,
+    `${JSON.stringify(latest, null, 2)}\n`,
+    'application/json',
+  );
+
+  log.info(
+    {
+      stage: 'drift',
+      drift_score: latest.drift_score,
+      n_features: latest.n_features,
+      n_drifted: latest.n_drifted,
+      drifted: latest.drifted_features,
+      reference_rows: reference.length,
+      current_rows: current.length,
+      window_log_loss: report.performance.log_loss,
+      validation_log_loss: report.performance.validation_log_loss,
+      data_quality: dataQuality.status,
+      report: reportName,
+    },
+    'drift and data-quality reports written',
+  );
+  return { latest, report, dataQuality, keys: [reportName, dqName, KEYS.driftLatest.key] };
+}

@@ -1,0 +1,185 @@
+import { MatchesRepository } from '../db/index.js';
+import { KEYS, MatchcastError, type OddsRecord, outcomeFromScore } from '../domain/index.js';
+import { type AnalyticsDeps, asDate, numOrNull, putText, readOdds, readParquetObject } from './io.js';
+import { roiBaselinesCsv, roiByRegionCsv, roiByRegionSeasonCsv } from './roi-csv.js';
+import {
+  type BetSummary,
+  type OddsSource,
+  type PredictionInput,
+  type RegionRoi,
+  type ResultInput,
+  selectCandidates,
+  simulateBets,
+} from './simulation.js';
+
+/** Keys the simulate stage writes in the `reports` bucket. */
+export const SIMULATION_KEYS = {
+  byRegion: KEYS.roiByRegion.key,
+  byRegionSeason: 'roi_by_region_season.csv',
+  baselines: 'roi_baselines.csv',
+  summary: 'roi_summary.json',
+} as const;
+
+export interface SimulateStageOptions {
+  /** Minimum edge to bet. Default `config.edgeThreshold` (EDGE_THRESHOLD, 0.05). Never tuned on the evaluated period. */
+  edgeThreshold?: number;
+  /** Odds taken. Default `closing` (conservative; see docs/analytics.md). */
+  oddsSource?: OddsSource;
+  /** Results of matches kicking off at or after this instant are ignored. Default: now. */
+  asOf?: Date;
+  /** Generation time written in the summary. Default: now. */
+  now?: Date;
+}
+
+/** The JSON summary written beside the CSVs (`reports/roi_summary.json`). */
+export interface RoiSummary {
+  generated_at: string;
+  as_of: string;
+  edge_threshold: number;
+  odds_source: OddsSource;
+  stake: 1;
+  n_backtest_rows: number;
+  n_candidates: number;
+  excluded: Record<string, number>;
+  period: { first_match: string | null; last_match: string | null };
+  model: BetSummary;
+  baselines: { favourite: BetSummary; home: BetSummary };
+  by_region: RegionRoi[];
+  files: string[];
+}
+
+export interface SimulateStageResult {
+  summary: RoiSummary;
+  /** Keys written in the `reports` bucket. */
+  keys: string[];
+}
+
+/**
+ * `pipeline simulate`: flat 1-unit bets on the walk-forward backtest's out-of-sample predictions
+ * (`predictions/backtest.parquet`) for finished matches with odds; writes `reports/roi_by_region.csv`
+ * (spec §2.6), `roi_by_region_season.csv`, `roi_baselines.csv` and `roi_summary.json`.
+ * Throws MC_ERR_PREDICTIONS_UNAVAILABLE when there is no backtest yet.
+ */
+export async function runSimulateStage(
+  deps: AnalyticsDeps,
+  opts: SimulateStageOptions = {},
+): Promise<SimulateStageResult> {
+  const { store, log } = deps;
+  const threshold = opts.edgeThreshold ?? deps.config.edgeThreshold;
+  const oddsSource = opts.oddsSource ?? 'closing';
+  const asOf = opts.asOf ?? new Date();
+  const now = opts.now ?? new Date();
+
+  const backtest = await readParquetObject(store, KEYS.backtest);
+  if (!backtest) {
+    throw new MatchcastError(
+      'MC_ERR_PREDICTIONS_UNAVAILABLE',
+      'predictions/backtest.parquet not found: run `matchcast pipeline train` first',
+    );
+  }
+  const matches = await new MatchesRepository(deps.db).allMatches();
+  const oddsList = await readOdds(store);
+  const odds = new Map<number, OddsRecord>(oddsList.map((o) => [o.match_id, o]));
+
+  const kickoff = new Map<number, Date>();
+  const results = new Map<number, ResultInput>();
+  const regions = new Map<number, string>();
+  for (const m of matches) {
+    regions.set(m.regionId, m.regionName);
+    kickoff.set(m.id, m.startTimeUtc);
+    const finished =
+      m.status === 'finished' && m.startTimeUtc < asOf && m.homeScore !== null && m.awayScore !== null;
+    results.set(m.id, {
+      match_id: m.id,
+      region_id: m.regionId,
+      region_name: m.regionName,
+      season: m.season,
+      outcome: finished ? outcomeFromScore(m.homeScore!, m.awayScore!) : null,
+    });
+  }
+
+  // Out of sample only: a backtest row whose match kicked off before its fold's training cutoff was
+  // (or could have been) in that fold's training data, so it is dropped.
+  let inSample = 0;
+  const predictions: PredictionInput[] = [];
+  for (const r of backtest) {
+    const id = numOrNull(r.match_id);
+    if (id === null) continue;
+    const cutoff = asDate(r.training_cutoff);
+    const start = kickoff.get(id);
+    if (cutoff && start && start < cutoff) {
+      inSample++;
+      continue;
+    }
+    predictions.push({
+      match_id: id,
+      proba_home: numOrNull(r.proba_home) ?? Number.NaN,
+      proba_draw: numOrNull(r.proba_draw) ?? Number.NaN,
+      proba_away: numOrNull(r.proba_away) ?? Number.NaN,
+    });
+  }
+
+  const selection = selectCandidates(predictions, results, odds, oddsSource);
+  const sim = simulateBets(selection.candidates, {
+    edgeThreshold: threshold,
+    regions: [...regions].map(([region_id, region_name]) => ({ region_id, region_name })),
+  });
+
+  const starts = selection.candidates
+    .map((c) => kickoff.get(c.match_id)!)
+    .sort((a, b) => a.getTime() - b.getTime());
+  const files = Object.values(SIMULATION_KEYS);
+  const summary: RoiSummary = {
+    generated_at: now.toISOString(),
+    as_of: asOf.toISOString(),
+    edge_threshold: threshold,
+    odds_source: oddsSource,
+    stake: 1,
+    n_backtest_rows: backtest.length,
+    n_candidates: sim.n_candidates,
+    excluded: { in_sample: inSample, ...selection.excluded },
+    period: {
+      first_match: starts.length ? starts[0].toISOString() : null,
+      last_match: starts.length ? starts[starts.length - 1].toISOString() : null,
+    },
+    model: sim.model.total,
+    baselines: { favourite: sim.baselines.favourite.total, home: sim.baselines.home.total },
+    by_region: sim.model.by_region,
+    files,
+  };
+
+  const csv = 'text/csv; charset=utf-8';
+  await putText(
+    store,
+    'reports',
+    SIMULATION_KEYS.byRegionSeason,
+    roiByRegionSeasonCsv(sim.model.by_region_season),
+    csv,
+  );
+  await putText(store, 'reports', SIMULATION_KEYS.baselines, roiBaselinesCsv(sim), csv);
+  await putText(
+    store,
+    'reports',
+    SIMULATION_KEYS.summary,
+    `${JSON.stringify(summary, null, 2)}\n`,
+    'application/json',
+  );
+  // Last: serving re-reads this file, so it only changes once its companions are in place.
+  await putText(store, 'reports', SIMULATION_KEYS.byRegion, roiByRegionCsv(sim.model.by_region), csv);
+
+  log.info(
+    {
+      stage: 'simulate',
+      edge_threshold: threshold,
+      odds_source: oddsSource,
+      candidates: sim.n_candidates,
+      bets: sim.model.total.n_bets,
+      roi_pct: sim.model.total.roi_pct,
+      favourite_roi_pct: sim.baselines.favourite.total.roi_pct,
+      home_roi_pct: sim.baselines.home.total.roi_pct,
+      regions: sim.model.by_region.length,
+    },
+    'betting simulation written',
+  );
+  return { summary, keys: files };
+}
