@@ -86,19 +86,13 @@ export class MatchCard extends Component<Props> {
     const titleId = `m${c.match_id}`;
     return (
       <article class="card" aria-labelledby={titleId} data-match-id={c.match_id}>
-        <header class="card-head">
-          <h3 id={titleId}>
-            {home} <span class="vs">v</span> {away}
-          </h3>
-          <p class="meta">
-            <time dateTime={c.start_time_utc}>{formatKickoff(item.t)}</time>
-            <span>
-              {' · '}
-              {c.region_name ?? '–'}
-              {c.tournament_name ? ` · ${c.tournament_name}` : ''}
-            </span>
-          </p>
-        </header>
+        <h3 id={titleId}>
+          {home} v {away}
+        </h3>
+        <p class="meta">
+          <time dateTime={c.start_time_utc}>{formatKickoff(item.t)}</time>
+          {` · ${c.region_name ?? '–'}${c.tournament_name ? ` · ${c.tournament_name}` : ''}`}
+        </p>
         <ProbBar p={p} label={probLabel(p)} />
         <p class="legend" aria-hidden="true">
           <span class="k0">1 {pct(p[0])}</span>
@@ -116,8 +110,8 @@ export class MatchCard extends Component<Props> {
             <tr>
               <td />
               {SIDES.map((s) => (
-                <th scope="col" key={s.short}>
-                  <abbr title={s.name}>{s.short}</abbr>
+                <th scope="col" key={s.short} title={s.name}>
+                  {s.short}
                 </th>
               ))}
             </tr>
@@ -164,12 +158,13 @@ export class MatchCard extends Component<Props> {
         )}
         <div class="card-actions">
           {c.bookmaker_url ? (
-            <a href={c.bookmaker_url} target="_blank" rel="noopener noreferrer">
+            <a
+              href={c.bookmaker_url}
+              target="_blank"
+              rel="noopener noreferrer"
+              aria-label={`Bookmaker odds for ${home} v ${away} (opens in a new tab)`}
+            >
               Bookmaker
-              <span class="sr-only">
-                {' '}
-                odds for {home} v {away} (opens in a new tab)
-              </span>
             </a>
           ) : null}
           <button

@@ -1,0 +1,95 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
+
+/** Skip reason while the composition root (src/runtime.ts) does not exist yet, else false. */
+export const skipWithoutRuntime: string | false = existsSync(path.join(ROOT, 'src', 'runtime.ts'))
+  ? false
+  : 'the embedded server (src/runtime.ts) is not assembled yet';
+
+export interface EmbeddedServer {
+  url: string;
+  key: string;
+  dataDir: string;
+  output: () => string;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Spawns `node bin/matchcast.js start` (the whole service in one process: PGlite, folder store,
+ * in-process queue) in a temp DATA_DIR with a fixed API key, and waits until it listens. The first
+ * start ingests a synthetic league and runs the pipeline, so this takes a while.
+ */
+export async function startEmbeddedServer(timeoutMs = 240_000): Promise<EmbeddedServer> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'mc-ui-e2e-'));
+  const key = 'ui-e2e-key-0123456789abcdef';
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  let out = '';
+  const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'bin', 'matchcast.js'), 'start'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      API_KEY: key,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PUBLIC_BASE_URL: url,
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (b) => {
+    out += b;
+  });
+  child.stderr?.on('data', (b) => {
+    out += b;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(t);
+    }
+    await rm(dataDir, { recursive: true, force: true });
+  };
+
+  const deadline = Date.now() + timeoutMs;
+  let dead = false;
+  exited.then(() => {
+    dead = true;
+  });
+  while (Date.now() < deadline && !dead) {
+    try {
+      const res = await fetch(`${url}/healthcheck/`, { signal: AbortSignal.timeout(2_000) });
+      if (res.ok) return { url, key, dataDir, output: () => out, stop };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  await stop();
+  throw new Error(
+    `matchcast start did not become healthy (${dead ? 'exited' : 'timed out'}):\n${out.slice(-4000)}`,
+  );
+}
