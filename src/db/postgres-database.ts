@@ -119,7 +119,7 @@ class PostgresDatabase implements Database {
   }
 
   async close(): Promise<void> {
-    await this.pool.end();
+    if (!this.pool.ended && !this.pool.ending) await this.pool.end();
   }
 
   /** Runs the migrations on one dedicated connection holding a per-schema advisory lock. */

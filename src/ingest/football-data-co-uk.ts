@@ -1,0 +1,133 @@
+import {
+  checkedUtc,
+  type Field,
+  firstOf,
+  hasAnyOdd,
+  odd,
+  RowError,
+  readRow,
+  required,
+  score,
+  teams,
+} from './fields.js';
+import { londonToUtc } from './london-time.js';
+import { DIVISIONS, regionName, seasonOf, tournamentName } from './names.js';
+import type { OddsInput, RowResult } from './types.js';
+
+/** Opening-odds column prefixes in order of preference: market average, Betbrain average, Pinnacle, Bet365. */
+export const OPENING_PREFIXES = ['Avg', 'BbAv', 'PS', 'B365'] as const;
+/** Closing-odds column prefixes in order of preference. */
+export const CLOSING_PREFIXES = ['AvgC', 'PSC', 'B365C'] as const;
+
+/**
+ * football-data.co.uk files: `Div`, `Date` (dd/mm/yy or dd/mm/yyyy), optional `Time` (UK time),
+ * `HomeTeam`, `AwayTeam`, `FTHG`, `FTAG`, `FTR` and bookmaker odds. The "extra leagues" layout
+ * (`Country`, `League`, `Season`, `Home`, `Away`, `HG`, `AG`, `Res`) is read too.
+ */
+export function isFootballDataHeader(header: readonly string[]): boolean {
+  const has = (c: string) => header.includes(c);
+  return (
+    has('Date') &&
+    (has('HomeTeam') || has('Home')) &&
+    (has('AwayTeam') || has('Away')) &&
+    (has('Div') || (has('Country') && has('League')))
+  );
+}
+
+function kickoff(get: Field): Date {
+  const raw = required(get, 'Date');
+  const m = /^(\d{1,2})\/(\d{1,2})\/(\d{2}|\d{4})$/.exec(raw);
+  if (!m) throw new RowError(`Date is not dd/mm/yy or dd/mm/yyyy: "${raw}"`);
+  const yy = Number(m[3]);
+  // Two-digit years: the files start in 1993.
+  const year = m[3].length === 4 ? yy : yy >= 90 ? 1900 + yy : 2000 + yy;
+  const day = checkedUtc(year, Number(m[2]), Number(m[1]), 0, 0, 0, raw, 'Date');
+  const time = get('Time');
+  if (time === undefined || time === '') return day; // date only: midnight UTC keeps the calendar date
+  const t = /^(\d{1,2}):(\d{2})$/.exec(time);
+  if (!t || Number(t[1]) > 23 || Number(t[2]) > 59) throw new RowError(`Time is not HH:MM: "${time}"`);
+  return londonToUtc(year, Number(m[2]), Number(m[1]), Number(t[1]), Number(t[2]));
+}
+
+function competition(get: Field): { regionName: string; tournamentName: string } {
+  const country = get('Country');
+  const league = get('League');
+  if (country && league) return { regionName: regionName(country), tournamentName: tournamentName(league) };
+  const div = required(get, 'Div');
+  const known = DIVISIONS[div];
+  // An unknown division keeps its code as both names rather than dropping the row.
+  return known
+    ? { regionName: known.region, tournamentName: known.tournament }
+    : { regionName: div, tournamentName: div };
+}
+
+/** The first bookmaker (by preference) whose H/D/A triple is complete. */
+function triple(
+  get: Field,
+  prefixes: readonly string[],
+): { prefix: string; h: number; d: number; a: number } | null {
+  let found: { prefix: string; h: number; d: number; a: number } | null = null;
+  for (const p of prefixes) {
+    // Every considered column is validated, so a malformed odd never hides behind a preferred one.
+    const h = odd(get, `${p}H`);
+    const d = odd(get, `${p}D`);
+    const a = odd(get, `${p}A`);
+    if (!found && h !== null && d !== null && a !== null) found = { prefix: p, h, d, a };
+  }
+  return found;
+}
+
+const RESULT_OF = (h: number, a: number) => (h > a ? 'H' : h === a ? 'D' : 'A');
+
+export function readFootballDataRow(get: Field): RowResult {
+  return readRow(() => {
+    const start = kickoff(get);
+    const result = score(get, ['FTHG', 'HG'], ['FTAG', 'AG']);
+    const ftr = firstOf(get, ['FTR', 'Res']);
+    if (ftr !== undefined) {
+      if (!/^[HDA]$/.test(ftr)) throw new RowError(`FTR is not H, D or A: "${ftr}"`);
+      if (result.homeScore === null || result.awayScore === null)
+        throw new RowError(`FTR "${ftr}" without goals`);
+      const expected = RESULT_OF(result.homeScore, result.awayScore);
+      if (ftr !== expected) {
+        throw new RowError(`FTR "${ftr}" contradicts the score ${result.homeScore}-${result.awayScore}`);
+      }
+    }
+    const rawSeason = get('Season');
+    const season = rawSeason ? rawSeason.replace('/', '-') : seasonOf(start);
+    if (!/^\d{4}(-\d{4})?$/.test(season)) throw new RowError(`Season is not YYYY-YYYY: "${rawSeason}"`);
+
+    const open = triple(get, OPENING_PREFIXES);
+    const close = triple(get, CLOSING_PREFIXES);
+    const odds: OddsInput = {
+      open_home: open?.h ?? null,
+      open_draw: open?.d ?? null,
+      open_away: open?.a ?? null,
+      close_home: close?.h ?? null,
+      close_draw: close?.d ?? null,
+      close_away: close?.a ?? null,
+      source: oddsSource(open?.prefix, close?.prefix),
+    };
+    return {
+      ok: true,
+      match: {
+        ...competition(get),
+        season,
+        startTimeUtc: start,
+        ...teams(
+          required(get, get('HomeTeam') !== undefined ? 'HomeTeam' : 'Home'),
+          required(get, get('AwayTeam') !== undefined ? 'AwayTeam' : 'Away'),
+        ),
+        ...result,
+      },
+      odds: hasAnyOdd(odds) ? odds : null,
+    };
+  });
+}
+
+/** `football-data.co.uk:Avg` when opening and closing come from one bookmaker, else both named. */
+function oddsSource(open: string | undefined, close: string | undefined): string {
+  const closeBase = close?.replace(/C$/, '');
+  if (open && closeBase && open !== closeBase) return `football-data.co.uk:open=${open},close=${close}`;
+  return `football-data.co.uk:${open ?? closeBase ?? 'none'}`;
+}
