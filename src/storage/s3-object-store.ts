@@ -33,7 +33,7 @@ export interface S3ObjectStoreOptions {
   forcePathStyle?: boolean;
   /** TCP connect timeout, ms. Default `1000`. */
   connectTimeoutMs?: number;
-  /** Socket inactivity timeout of one HTTP request, ms. Default `10000`. */
+  /** Socket inactivity timeout of one HTTP request, ms. Default `5000`. */
   requestTimeoutMs?: number;
   /** Hard bound on one store call including retries, ms. Default `30000`. */
   operationTimeoutMs?: number;
@@ -126,7 +126,7 @@ export class S3ObjectStore implements ObjectStore {
       maxAttempts: options.maxAttempts ?? 2,
       requestHandler: {
         connectionTimeout: options.connectTimeoutMs ?? 1000,
-        requestTimeout: options.requestTimeoutMs ?? 10_000,
+        requestTimeout: options.requestTimeoutMs ?? 5_000,
         // Without this the SDK only logs a warning and keeps waiting on a silent socket.
         throwOnRequestTimeout: true,
       },
@@ -161,7 +161,7 @@ export class S3ObjectStore implements ObjectStore {
       return new MatchcastError('MC_ERR_CONFLICT', `S3 ${what}: precondition failed`);
     const status = statusOf(err);
     const detail = `Object store (S3) ${what} failed: ${nameOf(err)}${status ? ` (HTTP ${status})` : ''}`;
-    this.options.log?.warn({ err, op: what }, 'object store call failed');
+    if (!isNoSuchBucket(err)) this.options.log?.warn({ err, op: what }, 'object store call failed');
     return new MatchcastError('MC_ERR_STORE_UNAVAILABLE', detail, { cause: err });
   }
 

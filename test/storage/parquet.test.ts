@@ -160,17 +160,21 @@ test('40k rows × 40 columns write in well under a second', async () => {
     for (let f = 0; f < 31; f++) r[`f${f}`] = f % 7 === 0 && i % 11 === 0 ? null : Math.sin(i * (f + 1));
     return r;
   });
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   const buf = writeParquet(columns, rows);
   const writeMs = performance.now() - t0;
+  const c1 = process.cpuUsage(c0);
+  const writeCpuMs = (c1.user + c1.system) / 1000;
   const t1 = performance.now();
   const back = await readParquet(buf);
   const readMs = performance.now() - t1;
   console.log(
-    `# parquet 40k×40: write ${writeMs.toFixed(0)} ms, read ${readMs.toFixed(0)} ms, ${(buf.length / 1e6).toFixed(2)} MB`,
+    `# parquet 40k×40: write ${writeMs.toFixed(0)} ms (cpu ${writeCpuMs.toFixed(0)} ms), read ${readMs.toFixed(0)} ms, ${(buf.length / 1e6).toFixed(2)} MB`,
   );
   assert.equal(back.length, 40_000);
   assert.deepEqual(back[123], rows[123]);
-  // Generous bound for a shared 2-core machine; the target is < 1 s.
-  assert.ok(writeMs < 3000, `write took ${writeMs} ms`);
+  // CPU time, not wall time: the machine is shared and wall time mostly measures the neighbours.
+  // The target is < 1 s; the bound is generous so that a loaded CI box does not flake.
+  assert.ok(writeCpuMs < 3000, `write used ${writeCpuMs} ms of CPU`);
 });

@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import helmet from '@fastify/helmet';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from '../../src/api/context.js';
 import { filesRoutes } from '../../src/api/routes/files.js';
@@ -137,6 +138,8 @@ describe('GET /files/:bucket/*', () => {
     await store.put('predictions', 'predictions.parquet', Buffer.from('PAR1'));
     await store.put('reports', '%2e%2e/x.json', '"literal"');
     app = Fastify({ routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 } });
+    // As in the real app: helmet's strict CSP must be replaced, not merged, for HTML reports.
+    await app.register(helmet);
     await filesRoutes(app, { config, store } as unknown as AppContext);
     await app.ready();
   });
@@ -157,7 +160,10 @@ describe('GET /files/:bucket/*', () => {
     assert.equal(html.headers['content-type'], 'text/html; charset=utf-8');
     const maxAge = Number(/^private, max-age=(\d+)$/.exec(String(html.headers['cache-control']))?.[1]);
     assert.ok(maxAge > 590 && maxAge <= 600, String(html.headers['cache-control']));
-    assert.match(String(html.headers['content-security-policy']), /sandbox/);
+    const csp = String(html.headers['content-security-policy']);
+    assert.match(csp, /sandbox allow-scripts/);
+    assert.match(csp, /script-src 'unsafe-inline'/);
+    assert.doesNotMatch(csp, /script-src 'self'/);
     assert.equal(
       (await fetchSigned('reports', 'roi_by_region.csv')).headers['content-type'],
       'text/csv; charset=utf-8',
