@@ -28,10 +28,20 @@ function pageSize(): number {
 
 const mark = (name: string) => performance.mark(name);
 
+const STAGE_STORAGE = 'matchcast.stage';
+
+function storedStage(): Stage {
+  try {
+    return sessionStorage.getItem(STAGE_STORAGE) === 'challenger' ? 'challenger' : 'champion';
+  } catch {
+    return 'champion';
+  }
+}
+
 function App() {
   const [key, setKey] = useState<string | null>(getStoredKey());
   const [keyMessage, setKeyMessage] = useState<string | null>(null);
-  const [stage, setStage] = useState<Stage>('champion');
+  const [stage, setStage] = useState<Stage>(storedStage());
   const [threshold, setThreshold] = useState<{ value: number; source: 'server' | 'default' }>({
     value: DEFAULT_EDGE_THRESHOLD,
     source: 'default',
@@ -173,6 +183,11 @@ function App() {
 
   const changeStage = (s: Stage) => {
     setStage(s);
+    try {
+      sessionStorage.setItem(STAGE_STORAGE, s);
+    } catch {
+      // Storage disabled: the choice lasts until the page is reloaded.
+    }
     setAnnouncement(`${s === 'champion' ? 'Champion' : 'Challenger'} model selected for live predictions.`);
     if (keyRef.current) loadModel(s);
   };

@@ -140,6 +140,7 @@ export async function runUiScenario(browser: Browser, baseUrl: string, key: stri
     await page.reload();
     await page.locator('article.card').first().waitFor();
     assert.equal(await page.getByRole('textbox', { name: 'API key' }).count(), 0);
+    assert.ok(await page.getByRole('radio', { name: 'Challenger' }).isChecked(), 'the stage choice survives a reload');
 
     // Phone-sized screen.
     await page.setViewportSize({ width: 390, height: 844 });
