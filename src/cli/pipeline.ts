@@ -1,0 +1,243 @@
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { type Config, loadEnv, parseConfig } from '../config.js';
+import { isMatchcastError, MatchcastError } from '../domain/index.js';
+import { ingestPath } from '../ingest/ingest-path.js';
+import { REDACT_PATHS } from '../logger.js';
+import {
+  type AnalyticsStages,
+  defaultAnalyticsStages,
+  openPipelineDeps,
+  type PipelineDeps,
+  parseFamily,
+  runBacktestStage,
+  runFeaturesStage,
+  runPipeline,
+  runPredictStage,
+  runPromoteStage,
+  runTrainStage,
+  STAGE_NAMES,
+} from '../pipeline/index.js';
+
+const USAGE = `Usage: matchcast pipeline <stage> [options]
+
+Stages: features | train | promote | backtest | predict | simulate | drift | run
+  run = (ingest when --source is given) → features → train → promote → backtest → predict → simulate → drift
+
+Options:
+  --as-of <ISO>         "now" for the whole run: later matches are future, their results ignored (default: now)
+  --family <name>       multinomial_logit (default) | ordered_logit
+  --validation-days N   validation window of train, ending at as-of (default 365)
+  --from <date>         backtest start (default: as-of − 730 days)
+  --to <date>           backtest end, exclusive (default: as-of)
+  --refit-days N        backtest refit interval (default 90)
+  --source <path>       run only: ingest this CSV file or folder first
+  --json                print the stage result as one JSON document on stdout
+
+Progress: bars on a terminal (stderr), one JSON log line per step otherwise.`;
+
+/** Test seams of {@link pipelineCommand}. */
+export interface PipelineCommandIo {
+  /** Default `process.stdout.write`. */
+  out?: (text: string) => void;
+  /** Default `process.stderr.write`. */
+  err?: (text: string) => void;
+  /** Default `parseConfig(loadEnv())`. */
+  config?: Config;
+  /** Default opened from `config` (and closed at the end). */
+  deps?: PipelineDeps;
+  /** Default {@link defaultAnalyticsStages}. */
+  analytics?: AnalyticsStages;
+}
+
+function parseDate(name: string, value: string | undefined): Date | undefined {
+  if (value === undefined) return undefined;
+  // A bare date is midnight UTC; a date-time without zone is UTC too (the data's convention).
+  const normalised = /^\d{4}-\d\d-\d\d$/.test(value)
+    ? `${value}T00:00:00Z`
+    : /[zZ]|[+-]\d\d:?\d\d$/.test(value)
+      ? value
+      : `${value}Z`;
+  const d = new Date(normalised);
+  if (Number.isNaN(d.getTime()))
+    throw new MatchcastError('MC_ERR_VALIDATION', `${name}: not an ISO 8601 date: ${value}`);
+  return d;
+}
+
+function parsePositiveInt(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < 1) {
+    throw new MatchcastError('MC_ERR_VALIDATION', `${name} must be a positive integer`);
+  }
+  return Number(value);
+}
+
+/** Drops in-memory row arrays from a result before printing it. */
+function printable(value: unknown): unknown {
+  return JSON.parse(
+    JSON.stringify(value, (k, v) =>
+      ['featureRows', 'predictionRows', 'backtestRows'].includes(k) ? `[${(v as unknown[]).length} rows]` : v,
+    ),
+  );
+}
+
+/** `matchcast pipeline <stage> …` — returns the exit code (0 ok, 1 failure, 2 usage error). */
+export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}): Promise<number> {
+  const out = io.out ?? ((t: string) => void process.stdout.write(t));
+  const err = io.err ?? ((t: string) => void process.stderr.write(t));
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        'as-of': { type: 'string' },
+        family: { type: 'string' },
+        'validation-days': { type: 'string' },
+        from: { type: 'string' },
+        to: { type: 'string' },
+        'refit-days': { type: 'string' },
+        source: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (e) {
+    err(`${(e as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  const v = parsed.values as Record<string, string | boolean | undefined>;
+  const [stage, ...extra] = parsed.positionals;
+  if (v.help) {
+    out(`${USAGE}\n`);
+    return 0;
+  }
+  if (!stage || extra.length > 0 || !([...STAGE_NAMES, 'run'] as string[]).includes(stage)) {
+    err(`${stage ? `unknown stage "${[stage, ...extra].join(' ')}"` : 'missing stage'}\n\n${USAGE}\n`);
+    return 2;
+  }
+  let options: {
+    asOf: Date;
+    family: ReturnType<typeof parseFamily>;
+    validationDays?: number;
+    from?: Date;
+    to?: Date;
+    refitDays?: number;
+    source?: string;
+  };
+  try {
+    if (v.source !== undefined && stage !== 'run') {
+      throw new MatchcastError(
+        'MC_ERR_VALIDATION',
+        '--source is an option of `pipeline run` (or use `matchcast ingest`)',
+      );
+    }
+    options = {
+      asOf: parseDate('--as-of', v['as-of'] as string | undefined) ?? new Date(),
+      family: parseFamily(v.family as string | undefined),
+      validationDays: parsePositiveInt('--validation-days', v['validation-days'] as string | undefined),
+      from: parseDate('--from', v.from as string | undefined),
+      to: parseDate('--to', v.to as string | undefined),
+      refitDays: parsePositiveInt('--refit-days', v['refit-days'] as string | undefined),
+      source: v.source as string | undefined,
+    };
+  } catch (e) {
+    if (isMatchcastError(e)) {
+      err(`matchcast pipeline: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+
+  const config = io.config ?? parseConfig(loadEnv());
+  let deps: PipelineDeps & { close?: () => Promise<void> };
+  try {
+    // Logs go to stderr when stdout carries the --json document.
+    const log = v.json
+      ? pino(
+          {
+            name: 'matchcast',
+            level: config.logLevel,
+            redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+          },
+          pino.destination(2),
+        )
+      : undefined;
+    deps = io.deps ?? (await openPipelineDeps(config, { log }));
+  } catch (e) {
+    if (isMatchcastError(e)) {
+      err(`matchcast pipeline ${stage}: ${e.message} [${e.code}]\n`);
+      return 1;
+    }
+    throw e;
+  }
+  const { asOf } = options;
+  try {
+    const started = performance.now();
+    let result: unknown;
+    const analytics = async () => io.analytics ?? (await defaultAnalyticsStages());
+    switch (stage) {
+      case 'features':
+        result = await runFeaturesStage(deps, asOf);
+        break;
+      case 'train':
+        result = await runTrainStage(deps, asOf, {
+          family: options.family,
+          validationDays: options.validationDays,
+        });
+        break;
+      case 'promote':
+        result = await runPromoteStage(deps);
+        break;
+      case 'backtest':
+        result = await runBacktestStage(deps, asOf, {
+          from: options.from,
+          to: options.to,
+          refitDays: options.refitDays,
+          family: options.family,
+        });
+        break;
+      case 'predict':
+        result = await runPredictStage(deps, asOf);
+        break;
+      case 'simulate':
+      case 'drift': {
+        const fn = (await analytics())[stage];
+        if (!fn)
+          throw new MatchcastError('MC_ERR_INTERNAL', `pipeline ${stage} is not available in this build`);
+        result = await fn(deps, asOf);
+        break;
+      }
+      case 'run':
+        result = await runPipeline(deps, asOf, {
+          family: options.family,
+          backtestFrom: options.from,
+          backtestTo: options.to,
+          refitDays: options.refitDays,
+          analytics: await analytics(),
+          ingest: options.source ? () => ingestPath(options.source!, deps) : undefined,
+        });
+        break;
+    }
+    const seconds = (performance.now() - started) / 1000;
+    if (v.json) out(`${JSON.stringify(printable(result), null, 2)}\n`);
+    else
+      deps.log.info(
+        { stage, seconds: Number(seconds.toFixed(3)), result: printable(result) },
+        `pipeline ${stage} done`,
+      );
+    if (stage === 'promote' && !v.json) {
+      const r = result as { promoted: boolean; reason: string };
+      out(`${r.promoted ? 'candidate set' : 'no alias set'}: ${r.reason}\n`);
+    }
+    return 0;
+  } catch (e) {
+    if (isMatchcastError(e)) {
+      err(`matchcast pipeline ${stage}: ${e.message} [${e.code}]\n`);
+      return 1;
+    }
+    throw e;
+  } finally {
+    if (!io.deps) await deps.close?.();
+  }
+}

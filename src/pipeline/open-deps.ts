@@ -1,0 +1,42 @@
+import type { Config } from '../config.js';
+import { openDatabase } from '../db/index.js';
+import { createLogger, type Logger } from '../logger.js';
+import { createRegistry } from '../registry/index.js';
+import { createObjectStore } from '../storage/index.js';
+import type { PipelineDeps } from './deps.js';
+import { autoProgress, type Progress } from './progress.js';
+
+/** Options of {@link openPipelineDeps}. */
+export interface OpenPipelineDepsOptions {
+  /** Default `createLogger(config.logLevel)`. */
+  log?: Logger;
+  /** Default bars on a terminal, JSON lines otherwise. */
+  progress?: Progress;
+}
+
+/** Opens the database, the object store and the registry for a CLI run; `close()` releases them. */
+export async function openPipelineDeps(
+  config: Config,
+  options: OpenPipelineDepsOptions = {},
+): Promise<PipelineDeps & { close(): Promise<void> }> {
+  const log = options.log ?? createLogger(config.logLevel);
+  const store = createObjectStore(config, log);
+  let db: Awaited<ReturnType<typeof openDatabase>>;
+  try {
+    db = await openDatabase(config);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  return {
+    config,
+    db,
+    store,
+    registry: createRegistry(store, config),
+    log,
+    progress: options.progress ?? autoProgress(log),
+    async close() {
+      await Promise.allSettled([db.close(), store.close()]);
+    },
+  };
+}

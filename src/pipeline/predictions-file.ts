@@ -1,0 +1,69 @@
+import type { ParquetColumn } from '../storage/index.js';
+
+/** Column contract of `predictions/predictions.parquet` (docs/dev/TEAM.md, spec 2.1/2.2). */
+export const PREDICTION_COLUMNS: readonly ParquetColumn[] = [
+  { name: 'match_id', type: 'int64' },
+  { name: 'home_team_name', type: 'string' },
+  { name: 'away_team_name', type: 'string' },
+  { name: 'start_time_utc', type: 'timestamp' },
+  { name: 'region_id', type: 'int32' },
+  { name: 'region_name', type: 'string' },
+  { name: 'tournament_name', type: 'string' },
+  { name: 'season', type: 'string' },
+  { name: 'proba_home', type: 'double' },
+  { name: 'proba_draw', type: 'double' },
+  { name: 'proba_away', type: 'double' },
+  { name: 'predicted_class', type: 'int32' },
+  { name: 'predicted_label', type: 'string' },
+  { name: 'is_future', type: 'boolean' },
+  { name: 'model_stage', type: 'string' },
+  { name: 'model_run_id', type: 'string' },
+  { name: 'predictions_computed_at', type: 'timestamp' },
+  { name: 'home_score', type: 'int32' },
+  { name: 'away_score', type: 'int32' },
+];
+
+/** One row of the predictions file. */
+export interface PredictionRow {
+  match_id: number;
+  home_team_name: string;
+  away_team_name: string;
+  start_time_utc: Date;
+  region_id: number;
+  region_name: string;
+  tournament_name: string;
+  season: string;
+  proba_home: number;
+  proba_draw: number;
+  proba_away: number;
+  predicted_class: number;
+  predicted_label: string;
+  is_future: boolean;
+  /** `champion` for rows the champion produced, `backtest` for rows of a walk-forward fold. */
+  model_stage: 'champion' | 'backtest';
+  model_run_id: string;
+  predictions_computed_at: Date;
+  /** Null unless the match finished before the as-of instant. */
+  home_score: number | null;
+  away_score: number | null;
+}
+
+/** Column contract of `predictions/backtest.parquet`. */
+export const BACKTEST_COLUMNS: readonly ParquetColumn[] = [
+  { name: 'match_id', type: 'int64' },
+  { name: 'proba_home', type: 'double' },
+  { name: 'proba_draw', type: 'double' },
+  { name: 'proba_away', type: 'double' },
+  { name: 'model_run_id', type: 'string' },
+  { name: 'training_cutoff', type: 'timestamp' },
+];
+
+/** One row of the backtest file: an out-of-sample prediction of one walk-forward fold. */
+export interface BacktestRow {
+  match_id: number;
+  proba_home: number;
+  proba_draw: number;
+  proba_away: number;
+  model_run_id: string;
+  training_cutoff: Date;
+}

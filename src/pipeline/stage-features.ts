@@ -1,0 +1,49 @@
+import { MatchesRepository } from '../db/index.js';
+import { KEYS } from '../domain/index.js';
+import { buildFeatureRows, type FeatureRow, featureRowsToParquet } from '../features/index.js';
+import type { PipelineDeps } from './deps.js';
+import { readOddsMap } from './odds.js';
+
+/** What the features stage produced. */
+export interface FeaturesResult {
+  rows: number;
+  labelled: number;
+  future: number;
+  /** `features/match_features.parquet` */
+  key: string;
+  /** The rows, so that `pipeline run` does not read the file it just wrote. */
+  featureRows: FeatureRow[];
+}
+
+/**
+ * `pipeline features`: one point-in-time feature row per match in the DB (past and future relative to
+ * `asOf`), written to `features/match_features.parquet` in one atomic put.
+ */
+export async function runFeaturesStage(
+  deps: Pick<PipelineDeps, 'db' | 'store' | 'log' | 'progress'>,
+  asOf: Date,
+): Promise<FeaturesResult> {
+  const load = deps.progress.step('features', 'load', 2);
+  const matches = await new MatchesRepository(deps.db).allMatches();
+  load.tick();
+  const odds = await readOddsMap(deps.store);
+  load.done({ matches: matches.length, odds: odds.size });
+
+  const build = deps.progress.step('features', 'build', matches.length);
+  const rows = buildFeatureRows(matches, odds, asOf);
+  build.done({ rows: rows.length });
+
+  const write = deps.progress.step('features', 'write', 1);
+  const body = featureRowsToParquet(rows);
+  await deps.store.put(KEYS.features.bucket, KEYS.features.key, body);
+  const labelled = rows.filter((r) => r.label !== null).length;
+  const future = rows.filter((r) => r.is_future).length;
+  write.done({ key: `${KEYS.features.bucket}/${KEYS.features.key}`, bytes: body.length, labelled, future });
+  return {
+    rows: rows.length,
+    labelled,
+    future,
+    key: `${KEYS.features.bucket}/${KEYS.features.key}`,
+    featureRows: rows,
+  };
+}

@@ -1,0 +1,135 @@
+import { MatchesRepository } from '../db/index.js';
+import { KEYS, type Match, MatchcastError, OUTCOME_LABELS, predictedClass } from '../domain/index.js';
+import { type FeatureRow, toModelInput } from '../features/index.js';
+import { deserializeModel, predictProba } from '../model/index.js';
+import { writeParquet } from '../storage/index.js';
+import { readBacktestRows, readFeatureRows } from './artifacts.js';
+import type { PipelineDeps } from './deps.js';
+import { PREDICTION_COLUMNS, type PredictionRow } from './predictions-file.js';
+
+/** What the predict stage produced. */
+export interface PredictResult {
+  rows: number;
+  champion_rows: number;
+  backtest_rows: number;
+  /** Past matches before the champion's cut-off that no backtest fold predicted: left out. */
+  omitted: number;
+  champion_version: string;
+  champion_run_id: string;
+  key: string;
+  predictionRows: PredictionRow[];
+}
+
+/** Inputs a caller of {@link runPredictStage} may hand over to skip re-reading files. */
+export interface PredictInputs {
+  featureRows?: FeatureRow[];
+  /** Clock for `predictions_computed_at`. Default now. */
+  now?: Date;
+}
+
+/**
+ * `pipeline predict`: the predictions file served by the API. The champion (resolved through the
+ * registry, artifact from the object store) predicts every match that kicked off at or after its
+ * training cut-off; a match before the cut-off was (or could have been) in its training data, so its
+ * row comes from the latest walk-forward backtest, whose fold never saw it (model_stage `backtest`,
+ * model_run_id = the fold's run). A match before the cut-off without a backtest row is left out:
+ * no model that did not train on it has predicted it.
+ */
+export async function runPredictStage(
+  deps: Pick<PipelineDeps, 'db' | 'store' | 'registry' | 'log' | 'progress'>,
+  asOf: Date,
+  inputs: PredictInputs = {},
+): Promise<PredictResult> {
+  const load = deps.progress.step('predict', 'load', 4);
+  const champion = await deps.registry.resolve('champion');
+  if (!champion) {
+    throw new MatchcastError(
+      'MC_ERR_MODEL_UNAVAILABLE',
+      'no champion in the registry: run `matchcast pipeline promote` and `matchcast registry promote` first',
+    );
+  }
+  const model = deserializeModel((await deps.registry.loadArtifact(champion)).toString('utf8'));
+  load.tick();
+  const featureRows = inputs.featureRows ?? (await readFeatureRows(deps.store));
+  load.tick();
+  const matches = new Map<number, Match>();
+  for (const m of await new MatchesRepository(deps.db).allMatches()) matches.set(m.id, m);
+  load.tick();
+  const backtest = new Map((await readBacktestRows(deps.store))?.map((r) => [r.match_id, r]) ?? []);
+  load.done({ champion: champion.version, features: featureRows.length, backtest: backtest.size });
+
+  const cutoff = new Date(champion.training_cutoff).getTime();
+  const computedAt = inputs.now ?? new Date();
+  const asOfMs = asOf.getTime();
+  const step = deps.progress.step('predict', 'score', featureRows.length);
+  const out: PredictionRow[] = [];
+  let championRows = 0;
+  let backtestRows = 0;
+  let omitted = 0;
+  for (const f of featureRows) {
+    const m = matches.get(f.match_id);
+    if (!m) continue; // deleted from the DB since the features ran
+    const start = f.start_time_utc.getTime();
+    let proba: [number, number, number];
+    let stage: PredictionRow['model_stage'];
+    let runId: string;
+    if (start >= cutoff) {
+      proba = predictProba(model, toModelInput(f, champion.feature_names));
+      stage = 'champion';
+      runId = champion.run_id;
+      championRows++;
+    } else {
+      const b = backtest.get(f.match_id);
+      // A fold's cut-off is at or before the kick-offs it predicts; anything else is not out of sample.
+      if (!b || b.training_cutoff.getTime() > start) {
+        omitted++;
+        continue;
+      }
+      proba = [b.proba_home, b.proba_draw, b.proba_away];
+      stage = 'backtest';
+      runId = b.model_run_id;
+      backtestRows++;
+    }
+    const cls = predictedClass(proba);
+    const finished =
+      m.status === 'finished' && start < asOfMs && m.homeScore !== null && m.awayScore !== null;
+    out.push({
+      match_id: f.match_id,
+      home_team_name: m.homeTeamName,
+      away_team_name: m.awayTeamName,
+      start_time_utc: f.start_time_utc,
+      region_id: m.regionId,
+      region_name: m.regionName,
+      tournament_name: m.tournamentName,
+      season: m.season,
+      proba_home: proba[0],
+      proba_draw: proba[1],
+      proba_away: proba[2],
+      predicted_class: cls,
+      predicted_label: OUTCOME_LABELS[cls],
+      is_future: f.is_future,
+      model_stage: stage,
+      model_run_id: runId,
+      predictions_computed_at: computedAt,
+      home_score: finished ? m.homeScore : null,
+      away_score: finished ? m.awayScore : null,
+    });
+  }
+  step.done({ champion_rows: championRows, backtest_rows: backtestRows, omitted });
+
+  const write = deps.progress.step('predict', 'write', 1);
+  const body = writeParquet(PREDICTION_COLUMNS, out as unknown as Record<string, unknown>[]);
+  await deps.store.put(KEYS.predictions.bucket, KEYS.predictions.key, body);
+  const key = `${KEYS.predictions.bucket}/${KEYS.predictions.key}`;
+  write.done({ key, rows: out.length, bytes: body.length });
+  return {
+    rows: out.length,
+    champion_rows: championRows,
+    backtest_rows: backtestRows,
+    omitted,
+    champion_version: champion.version,
+    champion_run_id: champion.run_id,
+    key,
+    predictionRows: out,
+  };
+}

@@ -1,0 +1,94 @@
+import { MatchcastError } from '../domain/index.js';
+import type { FeatureRow } from '../features/index.js';
+import { type ModelFamily, serializeModel, trainAndValidate } from '../model/index.js';
+import type { ModelVersion } from '../registry/index.js';
+import { newRunId } from '../registry/index.js';
+import { readFeatureRows } from './artifacts.js';
+import type { PipelineDeps } from './deps.js';
+import { resultsEnd } from './windows.js';
+
+export const MODEL_FAMILIES: readonly ModelFamily[] = ['multinomial_logit', 'ordered_logit'];
+
+export function parseFamily(value: string | undefined): ModelFamily | undefined {
+  if (value === undefined) return undefined;
+  if (!(MODEL_FAMILIES as readonly string[]).includes(value)) {
+    throw new MatchcastError('MC_ERR_VALIDATION', `--family must be one of ${MODEL_FAMILIES.join(', ')}`);
+  }
+  return value as ModelFamily;
+}
+
+/** Options of {@link runTrainStage}. */
+export interface TrainOptions {
+  /** Classifier family. Default `multinomial_logit`. */
+  family?: ModelFamily;
+  /** Days of the validation window ending at as-of. Default `365`. */
+  validationDays?: number;
+  /** Feature rows already in memory (from the features stage). Default: read the features file. */
+  featureRows?: FeatureRow[];
+}
+
+export interface TrainResult {
+  version: ModelVersion;
+  /** Seconds spent fitting (validation fit + refit). */
+  fit_seconds: number;
+}
+
+/**
+ * `pipeline train`: fits on finished matches before `asOf − validationDays`, measures on the window
+ * up to `asOf` (model and de-margined odds on the same matches), refits on every finished match
+ * before `asOf`, writes the artifact and registers a new version. The window ends at the last known
+ * result before `asOf` (see {@link resultsEnd}), which is also the training cut-off. The version's params record the
+ * validation window (`validation_from`, `validation_to`) so that promotion can compare like with like.
+ */
+export async function runTrainStage(
+  deps: Pick<PipelineDeps, 'store' | 'registry' | 'log' | 'progress'>,
+  asOf: Date,
+  options: TrainOptions = {},
+): Promise<TrainResult> {
+  const load = deps.progress.step('train', 'load', 1);
+  const rows = options.featureRows ?? (await readFeatureRows(deps.store));
+  const labelled = rows.filter((r) => r.label !== null && r.start_time_utc < asOf).length;
+  load.done({ rows: rows.length, labelled });
+  if (labelled === 0) {
+    throw new MatchcastError(
+      'MC_ERR_VALIDATION',
+      `no finished match before as-of ${asOf.toISOString()} to train on`,
+    );
+  }
+
+  const validationDays = options.validationDays ?? 365;
+  // Same training data as `asOf` (nothing labelled lies between the two), but the validation window
+  // covers the last year of results even when the data stops before as-of.
+  const end = resultsEnd(rows, asOf);
+  const fit = deps.progress.step('train', 'fit', 1);
+  const t0 = performance.now();
+  const result = trainAndValidate(rows, { asOf: end, validationDays, family: options.family });
+  const fitSeconds = (performance.now() - t0) / 1000;
+  fit.done({
+    family: result.params.family,
+    log_loss: result.metrics.log_loss,
+    market_log_loss: result.metrics.market_log_loss,
+    n_valid: result.metrics.n,
+    seconds: Number(fitSeconds.toFixed(2)),
+  });
+
+  const reg = deps.progress.step('train', 'register', 1);
+  const version = await deps.registry.registerVersion({
+    run_id: newRunId(),
+    metrics: result.metrics,
+    params: {
+      ...result.params,
+      as_of: asOf.toISOString(),
+      results_end: end.toISOString(),
+      validation_days: validationDays,
+      validation_from: result.validationWindow.from.toISOString(),
+      validation_to: result.validationWindow.to.toISOString(),
+      n_features: result.featureNames.length,
+    },
+    feature_names: result.featureNames,
+    training_cutoff: result.trainingCutoff,
+    artifact: serializeModel(result.model),
+  });
+  reg.done({ version: version.version, run_id: version.run_id, artifact: version.artifact_uri });
+  return { version, fit_seconds: fitSeconds };
+}

@@ -1,0 +1,18 @@
+import type { FeatureRow } from '../features/index.js';
+
+/**
+ * The end of the known results: just after the last finished match that kicked off before `asOf`,
+ * or `asOf` itself when there is none. Validation and backtest windows end here rather than at
+ * `asOf`, so that a run over a data set that stops in the past (the shared CSVs end in June 2023)
+ * still validates on its last year instead of on an empty window. For live data the two coincide
+ * within hours.
+ */
+export function resultsEnd(rows: readonly FeatureRow[], asOf: Date): Date {
+  const asOfMs = asOf.getTime();
+  let last = Number.NEGATIVE_INFINITY;
+  for (const r of rows) {
+    const t = r.start_time_utc.getTime();
+    if (r.label !== null && t < asOfMs && t > last) last = t;
+  }
+  return Number.isFinite(last) ? new Date(Math.min(asOfMs, last + 1)) : asOf;
+}
