@@ -1,0 +1,67 @@
+import type { Probabilities } from '../domain/index.js';
+import { type FeatureRow, toModelInput } from '../features/index.js';
+import { computeMetrics, type MetricSet } from './metrics.js';
+import { type Model, recencyWeights, resolveParams, type TrainParams, trainModel } from './model.js';
+
+/** De-margined odds of a row for one baseline, or null when that baseline is missing. */
+export function oddsOf(row: FeatureRow, which: 'open' | 'close' | 'pre'): Probabilities | null {
+  const h = row[`odds_${which}_home`];
+  const d = row[`odds_${which}_draw`];
+  const a = row[`odds_${which}_away`];
+  if (h === null || d === null || a === null) return null;
+  return [h, d, a];
+}
+
+/** Model inputs, labels and kick-off times (ms) of the labelled rows. */
+export function designOf(
+  rows: readonly FeatureRow[],
+  featureNames: readonly string[],
+): { X: Float64Array[]; y: number[]; t: number[] } {
+  const X: Float64Array[] = [];
+  const y: number[] = [];
+  const t: number[] = [];
+  for (const r of rows) {
+    if (r.label === null) continue;
+    X.push(toModelInput(r, featureNames));
+    y.push(r.label);
+    t.push(r.start_time_utc.getTime());
+  }
+  return { X, y, t };
+}
+
+/** Trains on the labelled rows, with recency weights when the parameters ask for them. */
+export function fitRows(
+  rows: readonly FeatureRow[],
+  featureNames: readonly string[],
+  params: TrainParams,
+): Model {
+  const { X, y, t } = designOf(rows, featureNames);
+  const weights = recencyWeights(t, resolveParams(params).halfLifeDays);
+  return trainModel(X, y, { ...params, featureNames }, weights);
+}
+
+/** Adds `prefix` + metric name for every finite metric. */
+export function putMetrics(out: Record<string, number>, prefix: string, m: MetricSet): void {
+  for (const [k, v] of Object.entries(m)) if (Number.isFinite(v)) out[`${prefix}${k}`] = v;
+}
+
+/** Metrics of model probabilities and of a baseline's odds on the labelled rows where that baseline exists. */
+export function baselineMetrics(
+  rows: readonly FeatureRow[],
+  probs: readonly Probabilities[],
+  which: 'open' | 'close' | 'pre',
+): { model: MetricSet; market: MetricSet } {
+  const mp: Probabilities[] = [];
+  const op: Probabilities[] = [];
+  const y: number[] = [];
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i];
+    if (r.label === null) continue;
+    const o = oddsOf(r, which);
+    if (!o) continue;
+    mp.push(probs[i]);
+    op.push(o);
+    y.push(r.label);
+  }
+  return { model: computeMetrics(mp, y), market: computeMetrics(op, y) };
+}

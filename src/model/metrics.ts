@@ -1,0 +1,112 @@
+import type { Probabilities } from '../domain/index.js';
+import { predictedClass } from '../domain/index.js';
+
+const EPS = 1e-15;
+
+/** Mean negative log-likelihood of the true class (probabilities clipped at 1e-15). */
+export function logLoss(probs: readonly Probabilities[], labels: readonly number[]): number {
+  let s = 0;
+  for (let i = 0; i < probs.length; i++) s -= Math.log(Math.max(EPS, probs[i][labels[i]]));
+  return s / probs.length;
+}
+
+/**
+ * Ranked probability score over the ordered outcomes home, draw, away: mean over matches of
+ * ½ Σ_{k=1..2} (cumulative forecast − cumulative outcome)². 0 is perfect, lower is better.
+ */
+export function rps(probs: readonly Probabilities[], labels: readonly number[]): number {
+  let s = 0;
+  for (let i = 0; i < probs.length; i++) {
+    const p = probs[i];
+    const y = labels[i];
+    const c1 = p[0] - (y === 0 ? 1 : 0);
+    const c2 = p[0] + p[1] - (y <= 1 ? 1 : 0);
+    s += (c1 * c1 + c2 * c2) / 2;
+  }
+  return s / probs.length;
+}
+
+/** Multi-class Brier score: mean over matches of Σ_k (p_k − o_k)² — NOT divided by 3 (range 0..2). */
+export function brier(probs: readonly Probabilities[], labels: readonly number[]): number {
+  let s = 0;
+  for (let i = 0; i < probs.length; i++) {
+    for (let k = 0; k < 3; k++) {
+      const d = probs[i][k] - (labels[i] === k ? 1 : 0);
+      s += d * d;
+    }
+  }
+  return s / probs.length;
+}
+
+/** Share of matches whose most probable outcome (ties to the lower class) happened. */
+export function accuracy(probs: readonly Probabilities[], labels: readonly number[]): number {
+  let c = 0;
+  for (let i = 0; i < probs.length; i++) if (predictedClass(probs[i]) === labels[i]) c++;
+  return c / probs.length;
+}
+
+/** Macro-average one-vs-rest ROC AUC (Mann–Whitney, ties count ½); a class without both signs is skipped. */
+export function rocAucOvr(probs: readonly Probabilities[], labels: readonly number[]): number {
+  let sum = 0;
+  let classes = 0;
+  for (let k = 0; k < 3; k++) {
+    const auc = binaryAuc(
+      probs.map((p) => p[k]),
+      labels.map((y) => y === k),
+    );
+    if (!Number.isNaN(auc)) {
+      sum += auc;
+      classes++;
+    }
+  }
+  return classes ? sum / classes : Number.NaN;
+}
+
+function binaryAuc(scores: number[], positive: boolean[]): number {
+  const idx = scores.map((_, i) => i).sort((a, b) => scores[a] - scores[b]);
+  let nPos = 0;
+  for (const p of positive) if (p) nPos++;
+  const nNeg = positive.length - nPos;
+  if (nPos === 0 || nNeg === 0) return Number.NaN;
+  let rankSum = 0;
+  let i = 0;
+  while (i < idx.length) {
+    let j = i;
+    while (j + 1 < idx.length && scores[idx[j + 1]] === scores[idx[i]]) j++;
+    const avgRank = (i + j) / 2 + 1;
+    for (let t = i; t <= j; t++) if (positive[idx[t]]) rankSum += avgRank;
+    i = j + 1;
+  }
+  return (rankSum - (nPos * (nPos + 1)) / 2) / (nPos * nNeg);
+}
+
+/** The five registry metrics plus the sample size. */
+export interface MetricSet {
+  log_loss: number;
+  rps: number;
+  brier: number;
+  roc_auc_ovr: number;
+  accuracy: number;
+  n: number;
+}
+
+export function computeMetrics(probs: readonly Probabilities[], labels: readonly number[]): MetricSet {
+  if (probs.length === 0) {
+    return {
+      log_loss: Number.NaN,
+      rps: Number.NaN,
+      brier: Number.NaN,
+      roc_auc_ovr: Number.NaN,
+      accuracy: Number.NaN,
+      n: 0,
+    };
+  }
+  return {
+    log_loss: logLoss(probs, labels),
+    rps: rps(probs, labels),
+    brier: brier(probs, labels),
+    roc_auc_ovr: rocAucOvr(probs, labels),
+    accuracy: accuracy(probs, labels),
+    n: probs.length,
+  };
+}

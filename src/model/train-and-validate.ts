@@ -1,0 +1,85 @@
+import type { Probabilities } from '../domain/index.js';
+import { type FeatureRow, MODEL_FEATURE_NAMES, toModelInput } from '../features/index.js';
+import { baselineMetrics, fitRows, putMetrics } from './evaluate.js';
+import { computeMetrics } from './metrics.js';
+import { type Model, type ModelFamily, predictProba, type TrainParams } from './model.js';
+
+const DAY_MS = 86_400_000;
+
+/** Options of {@link trainAndValidate}. */
+export interface TrainAndValidateOptions {
+  /** "Now": only rows with a label and kick-off before it are used. */
+  asOf: Date;
+  /** Length of the validation window that ends at `asOf`. Default `365`. */
+  validationDays?: number;
+  /** Classifier family. Default `multinomial_logit`. */
+  family?: ModelFamily;
+  /** Training parameters (see `TrainParams`). Default none. */
+  params?: TrainParams;
+  /** Model inputs. Default `MODEL_FEATURE_NAMES` (opening-odds market features, no closing odds). */
+  featureNames?: readonly string[];
+}
+
+export interface TrainAndValidateResult {
+  /** Refit on every finished row before `asOf`. */
+  model: Model;
+  /**
+   * Out-of-sample metrics on the validation window: log_loss, rps, brier, roc_auc_ovr, accuracy, n,
+   * n_train; `market_*` = de-margined pre-match odds (closing when known, else opening) on the
+   * validation matches that have them (`market_n`), `model_on_market_*` = the model on that same
+   * subset; `market_open_*` / `market_close_*` likewise for opening and closing odds.
+   */
+  metrics: Record<string, number>;
+  /** Resolved training parameters as strings (registry format). */
+  params: Record<string, string>;
+  featureNames: string[];
+  /** The refit saw labelled matches that kicked off before this instant (= `asOf`). */
+  trainingCutoff: Date;
+  validationWindow: { from: Date; to: Date };
+}
+
+/**
+ * Time-based validation: trains on labelled rows before `asOf − validationDays`, measures on
+ * `[asOf − validationDays, asOf)`, then refits on all labelled rows before `asOf`.
+ */
+export function trainAndValidate(
+  rows: readonly FeatureRow[],
+  options: TrainAndValidateOptions,
+): TrainAndValidateResult {
+  const asOfMs = options.asOf.getTime();
+  const from = new Date(asOfMs - (options.validationDays ?? 365) * DAY_MS);
+  const featureNames = [...(options.featureNames ?? MODEL_FEATURE_NAMES)];
+  const params: TrainParams = { ...options.params, family: options.family ?? options.params?.family };
+  const before = (r: FeatureRow, ms: number): boolean => r.label !== null && r.start_time_utc.getTime() < ms;
+  const trainRows = rows.filter((r) => before(r, from.getTime()));
+  const validRows = rows.filter((r) => before(r, asOfMs) && r.start_time_utc.getTime() >= from.getTime());
+
+  const metrics: Record<string, number> = {};
+  if (trainRows.length > 0 && validRows.length > 0) {
+    const m = fitRows(trainRows, featureNames, params);
+    const probs: Probabilities[] = validRows.map((r) => predictProba(m, toModelInput(r, featureNames)));
+    const labels = validRows.map((r) => r.label as number);
+    putMetrics(metrics, '', computeMetrics(probs, labels));
+    metrics.n_train = trainRows.length;
+    for (const [which, prefix] of [
+      ['pre', 'market_'],
+      ['open', 'market_open_'],
+      ['close', 'market_close_'],
+    ] as const) {
+      const b = baselineMetrics(validRows, probs, which);
+      if (b.market.n === 0) continue;
+      putMetrics(metrics, prefix, b.market);
+      if (which === 'pre') putMetrics(metrics, 'model_on_market_', b.model);
+    }
+  }
+  const all = rows.filter((r) => before(r, asOfMs));
+  const model = fitRows(all, featureNames, params);
+  return {
+    model,
+    metrics,
+    params: Object.fromEntries(Object.entries(model.params).map(([k, v]) => [k, String(v)])),
+    featureNames,
+    trainingCutoff: new Date(asOfMs),
+    validationWindow: { from, to: new Date(asOfMs) },
+  };
+}

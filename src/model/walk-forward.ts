@@ -1,0 +1,164 @@
+import type { Probabilities } from '../domain/index.js';
+import { type FeatureRow, MODEL_FEATURE_NAMES, toModelInput } from '../features/index.js';
+import { baselineMetrics, fitRows, putMetrics } from './evaluate.js';
+import { computeMetrics } from './metrics.js';
+import { type ModelFamily, predictProba, type TrainParams } from './model.js';
+
+const DAY_MS = 86_400_000;
+
+/** Options of {@link walkForwardBacktest}. */
+export interface WalkForwardOptions {
+  /** First refit date; matches from here on are predicted. */
+  from: Date;
+  /** Matches kicking off at or after this are not predicted. Default: after the last row. */
+  to?: Date;
+  /** Days between refits. Default `90`. */
+  refitDays?: number;
+  /** Classifier family. Default `multinomial_logit`. */
+  family?: ModelFamily;
+  /** Training parameters. Default none. */
+  params?: TrainParams;
+  /** Model inputs. Default `MODEL_FEATURE_NAMES`. */
+  featureNames?: readonly string[];
+}
+
+/** One out-of-sample prediction. */
+export interface BacktestPrediction {
+  match_id: number;
+  proba_home: number;
+  proba_draw: number;
+  proba_away: number;
+  fold_id: number;
+  /** The fold's model saw only labelled matches that kicked off before this instant. */
+  training_cutoff: Date;
+}
+
+export interface BacktestFold {
+  fold_id: number;
+  training_cutoff: Date;
+  /** Predicted matches kick off in [training_cutoff, until). */
+  until: Date;
+  n_train: number;
+  n_predicted: number;
+}
+
+export interface WalkForwardResult {
+  predictions: BacktestPrediction[];
+  folds: BacktestFold[];
+  /**
+   * `overall` and `by_region[region_id]`: model metrics on all labelled predicted matches (`model_*`),
+   * and on the matches with both opening and closing odds: `both_model_*`, `open_*`, `close_*`.
+   */
+  metrics: { overall: Record<string, number>; by_region: Record<string, Record<string, number>> };
+  params: Record<string, string>;
+  featureNames: string[];
+}
+
+/**
+ * Walk-forward backtest: at each refit date a model is trained only on labelled rows that kicked off
+ * before it, and predicts the rows kicking off up to the next refit date. Features are point-in-time
+ * already (built from results before each match's kick-off), so no label after a refit date reaches
+ * that fold's model.
+ */
+export function walkForwardBacktest(
+  rows: readonly FeatureRow[],
+  options: WalkForwardOptions,
+): WalkForwardResult {
+  const featureNames = [...(options.featureNames ?? MODEL_FEATURE_NAMES)];
+  const params: TrainParams = { ...options.params, family: options.family ?? options.params?.family };
+  const step = (options.refitDays ?? 90) * DAY_MS;
+  const fromMs = options.from.getTime();
+  let lastMs = Number.NEGATIVE_INFINITY;
+  for (const r of rows) lastMs = Math.max(lastMs, r.start_time_utc.getTime());
+  const toMs = options.to ? options.to.getTime() : lastMs + 1;
+
+  const sorted = [...rows].sort(
+    (a, b) => a.start_time_utc.getTime() - b.start_time_utc.getTime() || a.match_id - b.match_id,
+  );
+  const predictions: BacktestPrediction[] = [];
+  const predictedRows: FeatureRow[] = [];
+  const probs: Probabilities[] = [];
+  const folds: BacktestFold[] = [];
+  let resolved: Record<string, string> = {};
+  for (let cut = fromMs, fold = 0; cut < toMs; cut += step, fold++) {
+    const until = Math.min(cut + step, toMs);
+    const test = sorted.filter(
+      (r) => r.start_time_utc.getTime() >= cut && r.start_time_utc.getTime() < until,
+    );
+    if (test.length === 0) continue;
+    const train = sorted.filter((r) => r.label !== null && r.start_time_utc.getTime() < cut);
+    if (train.length === 0) continue;
+    const model = fitRows(train, featureNames, params);
+    resolved = Object.fromEntries(Object.entries(model.params).map(([k, v]) => [k, String(v)]));
+    const cutoff = new Date(cut);
+    for (const r of test) {
+      const p = predictProba(model, toModelInput(r, featureNames));
+      predictions.push({
+        match_id: r.match_id,
+        proba_home: p[0],
+        proba_draw: p[1],
+        proba_away: p[2],
+        fold_id: fold,
+        training_cutoff: cutoff,
+      });
+      predictedRows.push(r);
+      probs.push(p);
+    }
+    folds.push({
+      fold_id: fold,
+      training_cutoff: cutoff,
+      until: new Date(until),
+      n_train: train.length,
+      n_predicted: test.length,
+    });
+  }
+
+  const byRegion = new Map<number, number[]>();
+  predictedRows.forEach((r, i) => {
+    const list = byRegion.get(r.region_id) ?? [];
+    list.push(i);
+    byRegion.set(r.region_id, list);
+  });
+  const summarise = (idx: number[]): Record<string, number> => {
+    const rs = idx.map((i) => predictedRows[i]);
+    const ps = idx.map((i) => probs[i]);
+    const out: Record<string, number> = {};
+    const lab = rs.map((r, i) => [r, ps[i]] as const).filter(([r]) => r.label !== null);
+    putMetrics(
+      out,
+      'model_',
+      computeMetrics(
+        lab.map(([, p]) => p),
+        lab.map(([r]) => r.label as number),
+      ),
+    );
+    // Opening vs closing vs model on exactly the matches that have both.
+    const both = rs
+      .map((r, i) => [r, ps[i]] as const)
+      .filter(([r]) => r.odds_open_home !== null && r.odds_close_home !== null);
+    const bOpen = baselineMetrics(
+      both.map(([r]) => r),
+      both.map(([, p]) => p),
+      'open',
+    );
+    const bClose = baselineMetrics(
+      both.map(([r]) => r),
+      both.map(([, p]) => p),
+      'close',
+    );
+    putMetrics(out, 'both_model_', bOpen.model);
+    putMetrics(out, 'open_', bOpen.market);
+    putMetrics(out, 'close_', bClose.market);
+    return out;
+  };
+  const by_region: Record<string, Record<string, number>> = {};
+  for (const [region, idx] of [...byRegion.entries()].sort((a, b) => a[0] - b[0]))
+    by_region[String(region)] = summarise(idx);
+  return {
+    predictions,
+    folds,
+    metrics: { overall: summarise(probs.map((_, i) => i)), by_region },
+    params: resolved,
+    featureNames,
+  };
+}
