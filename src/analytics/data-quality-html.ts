@@ -1,5 +1,6 @@
 import type { DataQualityReport } from './data-quality.js';
 import { badge, escapeHtml, htmlPage, table } from './html.js';
+import { shareBarsSvg } from './svg.js';
 
 /** The self-contained data-quality report: overall status and one section per check. */
 export function renderDataQualityReport(r: DataQualityReport): string {
@@ -41,6 +42,10 @@ export function renderDataQualityReport(r: DataQualityReport): string {
 ${summary}
 ${sections}
 <h2 id="missing">Missing values per column</h2>
+${shareBarsSvg(
+  r.missing.map((m) => ({ label: `${m.source}: ${m.column}`, share: m.share })),
+  { title: 'Share of missing values per column' },
+)}
 ${missing}
 `;
   return htmlPage(`Data quality report ${r.generated_at}`, body);

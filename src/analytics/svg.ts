@@ -68,3 +68,32 @@ export function histogramSvg(h: Histogram, options: SvgOptions): string {
   parts.push('</svg>');
   return parts.join('');
 }
+
+/** A horizontal bar chart of shares (0 … 1) as inline SVG, e.g. missing values per column. */
+export function shareBarsSvg(
+  items: ReadonlyArray<{ label: string; share: number }>,
+  options: { title: string; width?: number },
+): string {
+  const width = options.width ?? 640;
+  const rowH = 16;
+  const labelW = 220;
+  const plotW = width - labelW - 60;
+  const height = 12 + items.length * rowH + 8;
+  const title = escapeHtml(options.title);
+  const parts = [
+    `<svg class="chart" xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${title}"><title>${title}</title>`,
+    `<line x1="${labelW}" y1="4" x2="${labelW}" y2="${height - 4}" stroke="#999"/>`,
+  ];
+  items.forEach((it, i) => {
+    const y = 8 + i * rowH;
+    const share = Math.max(0, Math.min(1, it.share));
+    const w = Math.max(share > 0 ? 1.5 : 0, share * plotW);
+    parts.push(
+      `<text x="${labelW - 6}" y="${y + 11}" text-anchor="end" class="tick">${escapeHtml(it.label)}</text>`,
+      `<rect class="bar" x="${labelW}" y="${y + 2}" width="${w.toFixed(1)}" height="${rowH - 5}" fill="${share > 0.2 ? '#e45756' : CURRENT_COLOUR}"><title>${escapeHtml(it.label)}: ${(share * 100).toFixed(1)}%</title></rect>`,
+      `<text x="${labelW + w + 4}" y="${y + 11}" class="tick">${(share * 100).toFixed(1)}%</text>`,
+    );
+  });
+  parts.push('</svg>');
+  return parts.join('');
+}
