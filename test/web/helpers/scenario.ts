@@ -18,7 +18,11 @@ export function watchPage(page: Page): string[] {
   const problems: string[] = [];
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   page.on('console', (m) => {
-    if (m.type() === 'error' && !/status of 40[14]/.test(m.text())) problems.push(`console: ${m.text()}`);
+    if (
+      m.type() === 'error' &&
+      !/Failed to load resource: the server responded with a status of 4\d\d/.test(m.text())
+    )
+      problems.push(`console: ${m.text()}`);
   });
   page.on('requestfailed', (r) => problems.push(`requestfailed: ${r.url()} ${r.failure()?.errorText ?? ''}`));
   return problems;
@@ -131,7 +135,13 @@ export async function runUiScenario(browser: Browser, baseUrl: string, key: stri
     const link = page.getByRole('link', { name: /Latest drift report/ });
     assert.equal(await link.getAttribute('target'), '_blank');
     const [popup] = await Promise.all([context.waitForEvent('page'), link.click()]);
-    const response = await popup.waitForEvent('load').then(() => popup.evaluate(() => document.title));
+    await popup.waitForLoadState('load');
+    const response = await popup.title();
+    assert.equal(
+      await popup.evaluate('document.contentType'),
+      'text/html',
+      `the report opened: ${popup.url()}`,
+    );
     await popup.screenshot({ path: await screenshotPath(`${opts.name}-5-report`) });
     assert.ok(popup.url().length > 0);
     await popup.close();
@@ -140,7 +150,10 @@ export async function runUiScenario(browser: Browser, baseUrl: string, key: stri
     await page.reload();
     await page.locator('article.card').first().waitFor();
     assert.equal(await page.getByRole('textbox', { name: 'API key' }).count(), 0);
-    assert.ok(await page.getByRole('radio', { name: 'Challenger' }).isChecked(), 'the stage choice survives a reload');
+    assert.ok(
+      await page.getByRole('radio', { name: 'Challenger' }).isChecked(),
+      'the stage choice survives a reload',
+    );
 
     // Phone-sized screen.
     await page.setViewportSize({ width: 390, height: 844 });

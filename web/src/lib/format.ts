@@ -1,14 +1,19 @@
 // Intl formatters are expensive to create; one of each serves every card.
 let dateTime: Intl.DateTimeFormat | null = null;
-let weekday: Intl.DateTimeFormat | null = null;
+let kickoff: Intl.DateTimeFormat | null = null;
 
 /** Kick-off in the user's local time zone, e.g. "Sat 12 Aug 2023, 14:00". */
 export function formatKickoff(ms: number): string {
   if (!Number.isFinite(ms)) return 'unknown time';
-  dateTime ??= new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-  weekday ??= new Intl.DateTimeFormat(undefined, { weekday: 'short' });
-  const d = new Date(ms);
-  return `${weekday.format(d)} ${dateTime.format(d)}`;
+  kickoff ??= new Intl.DateTimeFormat(undefined, {
+    weekday: 'short',
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+  });
+  return kickoff.format(ms);
 }
 
 /** A zone-less or UTC ISO timestamp (spec §2.7 `created_at` has no zone: it is UTC) shown locally. */
