@@ -136,7 +136,7 @@ test('the HTML reports render in headless Chromium with their charts drawn, offl
       const charts = await page.$$eval('svg.chart', (els) =>
         els.map((e) => {
           const box = e.getBoundingClientRect();
-          const bars = [...e.querySelectorAll('rect.bar')].filter(
+          const bars = Array.from(e.querySelectorAll('rect.bar')).filter(
             (b) => b.getBoundingClientRect().height > 0.5,
           );
           return { w: box.width, h: box.height, bars: bars.length };
