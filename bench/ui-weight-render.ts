@@ -39,6 +39,8 @@ function upcomingCards(n: number) {
   }));
 }
 
+const jsonGzip = (v: unknown) => gzipSync(JSON.stringify(v), { level: 6 }).length;
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 interface Run {
@@ -48,6 +50,10 @@ interface Run {
   navToPaint: number;
   cardsInDom: number;
   domNodes: number;
+  /** Main-thread busy time of the page (CDP Performance.getMetrics TaskDuration), ms: less sensitive to CPU contention. */
+  mainThreadMs: number;
+  scriptMs: number;
+  styleLayoutMs: number;
 }
 
 async function measure(
@@ -62,11 +68,13 @@ async function measure(
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await context.addInitScript((k) => sessionStorage.setItem('matchcast.apiKey', k), key);
     const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Performance.enable');
     const bodies: Promise<void>[] = [];
     if (i === 0) {
       page.on('response', (res) => {
         const u = new URL(res.url());
-        if (u.pathname.startsWith('/ui/') || u.pathname.startsWith('/predict/cards/')) {
+        if (u.pathname.startsWith('/ui/')) {
           bodies.push(
             res
               .body()
@@ -95,6 +103,11 @@ async function measure(
         domNodes: document.getElementsByTagName('*').length,
       };
     })()`)) as Run;
+    const { metrics } = await cdp.send('Performance.getMetrics');
+    const metric = (name: string) => (metrics.find((x) => x.name === name)?.value ?? Number.NaN) * 1000;
+    r.mainThreadMs = metric('TaskDuration');
+    r.scriptMs = metric('ScriptDuration');
+    r.styleLayoutMs = metric('RecalcStyleDuration') + metric('LayoutDuration');
     await Promise.all(bodies);
     // The first run warms the browser's code cache; it is not counted.
     if (i > 0) runs.push(r);
@@ -109,7 +122,8 @@ function summary(label: string, runs: Run[]) {
     `${label}: cards in DOM ${f('cardsInDom')}, DOM nodes ${f('domNodes')}; median of ${runs.length}: ` +
       `data→DOM ${f('fetchToCommit').toFixed(1)} ms, data→painted ${f('fetchToPaint').toFixed(1)} ms, ` +
       `navigation→painted ${f('navToPaint').toFixed(1)} ms ` +
-      `(max ${Math.max(...runs.map((r) => r.navToPaint)).toFixed(1)} ms)`,
+      `(max ${Math.max(...runs.map((r) => r.navToPaint)).toFixed(1)} ms); main-thread busy ${f('mainThreadMs').toFixed(0)} ms ` +
+      `(script ${f('scriptMs').toFixed(0)}, style+layout ${f('styleLayoutMs').toFixed(0)})`,
   );
 }
 
@@ -131,7 +145,7 @@ async function main() {
     console.log(
       `page weight (gzip): ${ui.map(([p, b]) => `${p} ${b} B`).join(', ')} → total ${total} B (${(total / 1024).toFixed(1)} KB)`,
     );
-    console.log(`cards JSON for ${n} cards: ${all.weight['/predict/cards/']} B gzipped`);
+    console.log(`cards JSON for ${n} cards: ${jsonGzip(upcomingCards(n))} B gzipped`);
     summary(`${n} cards, all rendered (?page=${n})`, all.runs);
     const paged = await measure(browser, small.url, small.key, null);
     summary(`${n} cards, default page size`, paged.runs);
@@ -143,7 +157,7 @@ async function main() {
     const big = await startFixtureServer({ cards: upcomingCards(bigN) });
     try {
       const r = await measure(browser, big.url, big.key, null);
-      console.log(`cards JSON for ${bigN} cards: ${r.weight['/predict/cards/']} B gzipped`);
+      console.log(`cards JSON for ${bigN} cards: ${jsonGzip(upcomingCards(bigN))} B gzipped`);
       summary(`${bigN} cards, default page size`, r.runs);
     } finally {
       await big.close();
