@@ -284,8 +284,9 @@ export class S3ObjectStore implements ObjectStore {
 
   /**
    * A lock object between processes for servers without conditional writes (Fischer's protocol):
-   * wait until no fresh lock exists, write our nonce, wait `lockSettleMs`, and go ahead only if the
-   * nonce read back is still ours. Safe as long as a lock PUT lands within `lockSettleMs`.
+   * wait until no fresh lock exists (absent, empty or stale), write our nonce, wait `lockSettleMs`,
+   * and go ahead only if the nonce read back is still ours. Safe as long as a lock PUT lands within
+   * `lockSettleMs`.
    */
   private async lockObject(bucket: Bucket, key: string): Promise<() => Promise<void>> {
     const lockKey = LOCK_PREFIX + key;
@@ -294,15 +295,21 @@ export class S3ObjectStore implements ObjectStore {
     const stale = this.options.lockStaleMs ?? 30_000;
     const deadline = Date.now() + (this.options.lockTimeoutMs ?? 10_000);
     for (;;) {
-      const held = await this.headRaw(bucket, lockKey);
-      if (!held || Date.now() - held.lastModified.getTime() > stale) {
+      const held = await this.getRaw(bucket, lockKey);
+      if (!held || held.size === 0 || Date.now() - held.lastModified.getTime() > stale) {
         await this.rawPut(bucket, lockKey, Buffer.from(nonce), { contentType: 'text/plain' }, false);
         await sleep(settle);
         const back = await this.getRaw(bucket, lockKey);
         if (back?.body.toString() === nonce) {
           return async () => {
             const now = await this.getRaw(bucket, lockKey).catch(() => null);
-            if (now?.body.toString() === nonce) await this.deleteRaw(bucket, lockKey).catch(() => undefined);
+            // Released by emptying, not deleting: s3rver crashes when a delete prunes the folder
+            // while another request writes into it.
+            if (now?.body.toString() === nonce) {
+              await this.rawPut(bucket, lockKey, Buffer.alloc(0), { contentType: 'text/plain' }, false).catch(
+                () => undefined,
+              );
+            }
           };
         }
       }
@@ -346,28 +353,43 @@ export class S3ObjectStore implements ObjectStore {
 
   private async getRaw(bucket: Bucket, key: string): Promise<StoredObject | null> {
     return this.call('get', async (abortSignal) => {
-      try {
-        const res = await this.client.send(
-          new GetObjectCommand({ Bucket: this.bucketName(bucket), Key: key }),
-          {
-            abortSignal,
-          },
-        );
-        const bytes = (await res.Body?.transformToByteArray()) ?? new Uint8Array();
-        const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-        return {
-          key,
-          size: body.length,
-          etag: stripQuotes(res.ETag),
-          lastModified: res.LastModified ?? new Date(0),
-          body,
-          contentType: res.ContentType,
-        };
-      } catch (err) {
-        if (isNotFound(err)) return null;
-        throw err;
+      // The SDK retries the request but not a body that breaks off mid-stream (connection reset,
+      // or a server that rewrites the object in place as s3rver does): read again a few times.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await this.getOnce(bucket, key, abortSignal);
+        } catch (err) {
+          const n = nameOf(err);
+          const broken = n === 'ECONNRESET' || n === 'EPIPE' || /aborted|premature close/i.test(String(err));
+          if (!broken || attempt >= 3 || abortSignal.aborted) throw err;
+          await sleep(20 * attempt);
+        }
       }
     });
+  }
+
+  private async getOnce(bucket: Bucket, key: string, abortSignal: AbortSignal): Promise<StoredObject | null> {
+    try {
+      const res = await this.client.send(
+        new GetObjectCommand({ Bucket: this.bucketName(bucket), Key: key }),
+        {
+          abortSignal,
+        },
+      );
+      const bytes = (await res.Body?.transformToByteArray()) ?? new Uint8Array();
+      const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      return {
+        key,
+        size: body.length,
+        etag: stripQuotes(res.ETag),
+        lastModified: res.LastModified ?? new Date(0),
+        body,
+        contentType: res.ContentType,
+      };
+    } catch (err) {
+      if (isNotFound(err)) return null;
+      throw err;
+    }
   }
 
   private async headRaw(bucket: Bucket, key: string): Promise<ObjectInfo | null> {
