@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseConfig } from '../src/config.js';
-import { ingestPath } from '../src/ingest/ingest-path.js';
+import { ingestPath } from '../src/ingest/index.js';
 import { createLogger } from '../src/logger.js';
 import { bootstrapFirstRun, logProgress, openPipelineDeps, runPipeline } from '../src/pipeline/index.js';
 

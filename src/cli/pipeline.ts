@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { type Config, loadEnv, parseConfig } from '../config.js';
 import { isMatchcastError, MatchcastError } from '../domain/index.js';
-import { ingestPath } from '../ingest/ingest-path.js';
+import { ingestPath } from '../ingest/index.js';
 import { REDACT_PATHS } from '../logger.js';
 import {
   type AnalyticsStages,

@@ -21,8 +21,7 @@ export async function defaultAnalyticsStages(): Promise<AnalyticsStages> {
   const analytics = await import('../analytics/index.js');
   return {
     simulate: (deps, asOf) => analytics.runSimulateStage(deps, { asOf }),
-    // CALL SITE (analytics engineer): `pipeline drift` → runDriftStage(deps, { asOf }) once src/analytics exports it.
-    drift: undefined,
+    drift: (deps, asOf) => analytics.runDriftStage(deps, { asOf }),
   };
 }
 
@@ -116,9 +115,8 @@ export async function runPipeline(
   let drift: unknown = null;
   if (analytics.simulate) simulate = await timed('simulate', () => analytics.simulate!(deps, asOf));
   else skipped.push('simulate');
-  if (analytics.drift && (await deps.registry.resolve('champion'))) {
-    drift = await timed('drift', () => analytics.drift!(deps, asOf));
-  } else skipped.push('drift');
+  if (analytics.drift) drift = await timed('drift', () => analytics.drift!(deps, asOf));
+  else skipped.push('drift');
   return {
     as_of: asOf.toISOString(),
     seconds,
