@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Browser, Locator, Page } from 'playwright-core';
+import { a11yProblems } from './a11y.js';
 import { screenshotPath } from './browser.js';
 
 async function text(l: Locator): Promise<string> {
@@ -130,6 +131,9 @@ export async function runUiScenario(browser: Browser, baseUrl: string, key: stri
     assert.match(driftText, /Drift score|No drift report/);
     await page.locator('#roi').scrollIntoViewIfNeeded();
     await page.screenshot({ path: await screenshotPath(`${opts.name}-4-roi-models`), fullPage: true });
+
+    // Every control is named and text contrast meets WCAG AA.
+    assert.deepEqual(await a11yProblems(page), []);
 
     // A report link opens in a new tab and loads.
     const link = page.getByRole('link', { name: /Latest drift report/ });
