@@ -1,7 +1,7 @@
 // Storage figures: Parquet write/read of a features-sized table, and folder-store put/get latency.
 // Run: node --import tsx bench/storage.ts
 import { mkdtemp, rm } from 'node:fs/promises';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { FsObjectStore, type ParquetColumn, readParquet, writeParquet } from '../src/storage/index.js';
 
@@ -43,19 +43,29 @@ const rows = Array.from({ length: 40_000 }, (_, i) => {
 
 const writes: number[] = [];
 const reads: number[] = [];
+const writeCpu: number[] = [];
+const readCpu: number[] = [];
 let size = 0;
 for (let i = 0; i < 5; i++) {
+  let c = process.cpuUsage();
   const t0 = performance.now();
   const buf = writeParquet(columns, rows);
   writes.push(performance.now() - t0);
+  let d = process.cpuUsage(c);
+  writeCpu.push((d.user + d.system) / 1000);
   size = buf.length;
+  c = process.cpuUsage();
   const t1 = performance.now();
   await readParquet(buf);
   reads.push(performance.now() - t1);
+  d = process.cpuUsage(c);
+  readCpu.push((d.user + d.system) / 1000);
 }
-console.log(`cpu: ${cpus()[0]?.model} ×${cpus().length}, node ${process.version}`);
 console.log(
-  `parquet 40,000 rows × 40 columns: write median ${median(writes).toFixed(0)} ms, read median ${median(reads).toFixed(0)} ms, ${(size / 1e6).toFixed(2)} MB`,
+  `cpu: ${cpus()[0]?.model} ×${cpus().length}, node ${process.version}, load ${loadavg()[0]?.toFixed(1)}`,
+);
+console.log(
+  `parquet 40,000 rows × 40 columns: write median ${median(writes).toFixed(0)} ms (CPU ${median(writeCpu).toFixed(0)} ms), read median ${median(reads).toFixed(0)} ms (CPU ${median(readCpu).toFixed(0)} ms), ${(size / 1e6).toFixed(2)} MB`,
 );
 
 const dir = await mkdtemp(path.join(tmpdir(), 'mc-bench-'));
