@@ -1,6 +1,6 @@
 /** Elo-type rating with goal-difference weighting and home advantage (World Football Elo style). */
 export interface EloParams {
-  /** Update step. Default `20`. */
+  /** Update step. Default `40` (chosen on 2019–2021, docs/model-quality.md). */
   k: number;
   /** Home advantage in rating points. Default `65`. */
   homeAdvantage: number;
@@ -8,7 +8,7 @@ export interface EloParams {
   initial: number;
 }
 
-export const DEFAULT_ELO: EloParams = { k: 20, homeAdvantage: 65, initial: 1500 };
+export const DEFAULT_ELO: EloParams = { k: 40, homeAdvantage: 65, initial: 1500 };
 
 /** Expected score of the home team (win = 1, draw = ½). */
 export function eloExpectedHome(home: number, away: number, homeAdvantage: number): number {

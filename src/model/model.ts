@@ -19,7 +19,7 @@ export type ModelFamily = 'multinomial_logit' | 'ordered_logit';
 export interface TrainParams {
   /** Classifier family. Default `multinomial_logit`. */
   family?: ModelFamily;
-  /** L2 penalty on standardised coefficients (objective = mean NLL + l2/2·‖w‖²). Default `0.003`. */
+  /** L2 penalty on standardised coefficients (objective = mean NLL + l2/2·‖w‖²). Default `0.01`. */
   l2?: number;
   /** Add 0/1 missing indicators for features missing in training. Default `true`. */
   missingIndicators?: boolean;
@@ -47,7 +47,7 @@ export interface ResolvedParams {
 export function resolveParams(p: TrainParams = {}): ResolvedParams {
   return {
     family: p.family ?? 'multinomial_logit',
-    l2: p.l2 ?? 0.003,
+    l2: p.l2 ?? 0.01,
     missingIndicators: p.missingIndicators ?? true,
     halfLifeDays: p.halfLifeDays ?? 0,
     maxIter: p.maxIter ?? 300,

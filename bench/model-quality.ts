@@ -1,0 +1,281 @@
+/**
+ * Model quality on the real data: walk-forward backtest 2021-07-01 → 2023-07-01 (refit every 90
+ * days) against de-margined opening and closing odds, per region, with a reliability diagram.
+ *
+ *   node --import tsx bench/model-quality.ts            # evaluate once, write docs/model-quality.md + SVG
+ *   node --import tsx bench/model-quality.ts --tune     # hyper-parameter grid on 2019-07-01 → 2021-07-01 only
+ */
+import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import type { Probabilities } from '../src/domain/index.js';
+import { buildFeatureRows, demargin, type FeatureOptions, type FeatureRow } from '../src/features/index.js';
+import { computeMetrics, type MetricSet, type TrainParams, walkForwardBacktest } from '../src/model/index.js';
+import { loadFootballData } from './football-data.js';
+import { reliabilitySvg } from './reliability-svg.js';
+
+/** The configuration chosen on the tuning window (see docs/model-quality.md). */
+/** The configuration chosen on the tuning window is the library default (docs/model-quality.md). */
+export const CHOSEN_FEATURES: FeatureOptions = {};
+export const CHOSEN_PARAMS: TrainParams = {};
+
+const EVAL = { from: new Date('2021-07-01T00:00:00Z'), to: new Date('2023-07-01T00:00:00Z') };
+const TUNE = { from: new Date('2019-07-01T00:00:00Z'), to: new Date('2021-07-01T00:00:00Z') };
+
+const { matches, odds } = loadFootballData();
+const regionName = new Map(matches.map((m) => [m.regionId, m.regionName]));
+
+if (process.argv.includes('--tune')) tune();
+else evaluate();
+
+function tune(): void {
+  // Features are built as of the end of the tuning window: nothing after it exists for this run.
+  const grid: Array<{ features: FeatureOptions; params: TrainParams }> = [];
+  for (const features of [
+    { elo: { k: 20 } },
+    { elo: { k: 30 } },
+    { elo: { k: 40 } },
+    { elo: { k: 50 } },
+    { formWindow: 10 },
+  ]) {
+    for (const l2 of [0.003, 0.01, 0.03]) grid.push({ features, params: { l2 } });
+  }
+  grid.push({ features: {}, params: { l2: 0.01, halfLifeDays: 730 } });
+  grid.push({ features: {}, params: { l2: 0.01, family: 'ordered_logit' } });
+  const cache = new Map<string, FeatureRow[]>();
+  for (const g of grid) {
+    const key = JSON.stringify(g.features);
+    let rows = cache.get(key);
+    if (!rows) {
+      rows = buildFeatureRows(matches, odds, TUNE.to, g.features);
+      cache.set(key, rows);
+    }
+    const r = walkForwardBacktest(rows, {
+      ...TUNE,
+      refitDays: 90,
+      params: g.params,
+      family: g.params.family,
+    });
+    const o = r.metrics.overall;
+    console.log(
+      `${key} ${JSON.stringify(g.params)} log_loss ${o.both_model_log_loss.toFixed(5)} rps ${o.both_model_rps.toFixed(5)} | open(power) ${o.open_log_loss.toFixed(5)} ${o.open_rps.toFixed(5)}`,
+    );
+  }
+}
+
+function evaluate(): void {
+  const t0 = performance.now();
+  const rows = buildFeatureRows(matches, odds, EVAL.to, CHOSEN_FEATURES);
+  const featureMs = performance.now() - t0;
+  const byId = new Map(rows.map((r) => [r.match_id, r]));
+
+  const t1 = performance.now();
+  const champion = walkForwardBacktest(rows, { ...EVAL, refitDays: 90, params: CHOSEN_PARAMS });
+  const backtestMs = performance.now() - t1;
+  const challenger = walkForwardBacktest(rows, {
+    ...EVAL,
+    refitDays: 90,
+    params: CHOSEN_PARAMS,
+    family: 'ordered_logit',
+  });
+  // For honesty only: the same model fed CLOSING odds as its market features (not known when a
+  // match is first predicted, so never the product's configuration).
+  const closingOdds = new Map(
+    [...odds].map(([id, o]) => [
+      id,
+      { ...o, open_home: o.close_home, open_draw: o.close_draw, open_away: o.close_away },
+    ]),
+  );
+  const closingRows = buildFeatureRows(matches, closingOdds, EVAL.to, CHOSEN_FEATURES);
+  const closingFed = walkForwardBacktest(closingRows, { ...EVAL, refitDays: 90, params: CHOSEN_PARAMS });
+
+  type Source = { name: string; probs: Map<number, Probabilities> };
+  const fromBacktest = (r: typeof champion): Map<number, Probabilities> =>
+    new Map(
+      r.predictions.map((p) => [p.match_id, [p.proba_home, p.proba_draw, p.proba_away] as Probabilities]),
+    );
+  const oddsProbs = (
+    which: 'open' | 'close',
+    method: 'proportional' | 'power',
+  ): Map<number, Probabilities> => {
+    const out = new Map<number, Probabilities>();
+    for (const p of champion.predictions) {
+      const o = odds.get(p.match_id);
+      const q =
+        o &&
+        (which === 'open'
+          ? demargin(o.open_home, o.open_draw, o.open_away, method)
+          : demargin(o.close_home, o.close_draw, o.close_away, method));
+      if (q) out.set(p.match_id, q);
+    }
+    return out;
+  };
+  const sources: Source[] = [
+    { name: 'model (champion: multinomial logit, opening odds + ratings)', probs: fromBacktest(champion) },
+    { name: 'challenger (ordered logit, same features)', probs: fromBacktest(challenger) },
+    { name: 'opening odds, proportional de-margin', probs: oddsProbs('open', 'proportional') },
+    { name: 'opening odds, power de-margin', probs: oddsProbs('open', 'power') },
+    { name: 'closing odds, proportional de-margin', probs: oddsProbs('close', 'proportional') },
+    { name: 'closing odds, power de-margin', probs: oddsProbs('close', 'power') },
+    { name: 'model fed CLOSING odds (reference only, not the product)', probs: fromBacktest(closingFed) },
+  ];
+  // Every table row uses exactly the matches that have a label, a model prediction and both odds.
+  const ids = champion.predictions
+    .map((p) => p.match_id)
+    .filter((id) => byId.get(id)?.label !== null && sources.every((s) => s.probs.has(id)));
+  const metricsOf = (s: Source, subset: number[]): MetricSet =>
+    computeMetrics(
+      subset.map((id) => s.probs.get(id)!),
+      subset.map((id) => byId.get(id)!.label as number),
+    );
+  const table = (subset: number[]): string[] =>
+    sources.map((s) => {
+      const m = metricsOf(s, subset);
+      return `| ${s.name} | ${m.log_loss.toFixed(4)} | ${m.rps.toFixed(4)} | ${m.brier.toFixed(4)} | ${m.roc_auc_ovr.toFixed(4)} | ${(100 * m.accuracy).toFixed(1)} % | ${m.n} |`;
+    });
+  const header = [
+    '| predictor | log loss | RPS | Brier (sum, /1 not /3) | ROC AUC (macro OvR) | accuracy | n |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  const regions = [...new Set(ids.map((id) => byId.get(id)!.region_id))].sort((a, b) => a - b);
+  const regionTable = [
+    '| region | n | model log loss | opening (prop.) | opening (power) | closing (prop.) | model RPS | opening RPS (prop.) | closing RPS (prop.) |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const reg of regions) {
+    const sub = ids.filter((id) => byId.get(id)!.region_id === reg);
+    const [m, , op, opw, cl] = sources.map((s) => metricsOf(s, sub));
+    regionTable.push(
+      `| ${regionName.get(reg)} | ${sub.length} | ${m.log_loss.toFixed(4)} | ${op.log_loss.toFixed(4)} | ${opw.log_loss.toFixed(4)} | ${cl.log_loss.toFixed(4)} | ${m.rps.toFixed(4)} | ${op.rps.toFixed(4)} | ${cl.rps.toFixed(4)} |`,
+    );
+  }
+
+  const labels = ids.map((id) => byId.get(id)!.label as number);
+  writeFileSync(
+    'docs/model-quality-reliability.svg',
+    reliabilitySvg(
+      [
+        { name: 'model', color: '#1f6fd1', probs: ids.map((id) => sources[0].probs.get(id)!) },
+        { name: 'closing odds', color: '#999999', probs: ids.map((id) => sources[4].probs.get(id)!) },
+      ],
+      labels,
+    ),
+  );
+  const m = metricsOf(sources[0], ids);
+  const summary = {
+    n: ids.length,
+    model_log_loss: m.log_loss,
+    model_rps: m.rps,
+    feature_ms: Math.round(featureMs),
+    backtest_ms: Math.round(backtestMs),
+    folds: champion.folds.length,
+  };
+  console.log(JSON.stringify(summary));
+  console.log([...header, ...table(ids)].join('\n'));
+  console.log(regionTable.join('\n'));
+  writeFileSync(
+    'docs/model-quality.md',
+    doc([...header, ...table(ids)], regionTable, summary, champion.folds.length),
+  );
+}
+
+function doc(
+  overall: string[],
+  regions: string[],
+  s: { feature_ms: number; backtest_ms: number; n: number },
+  folds: number,
+): string {
+  return `# Model quality
+
+The probabilities are the product, so they are judged against the hardest baselines there are: the
+bookmakers' average opening and closing 1X2 odds with the margin removed. All figures below are
+out of sample, produced by \`bench/model-quality.ts\` (which reads the CSVs in
+\`/work/shared/data/football\` directly: match ids by row order, files alphabetical).
+
+## Set-up
+
+- **Walk-forward**: ${folds} folds, refit every 90 days from 2021-07-01 to 2023-07-01. Each fold's
+  model is trained only on matches that kicked off before its refit date, and predicts the matches
+  up to the next refit date. Features are point-in-time (ratings and form use only results before
+  each match's kick-off), built once with \`asOf = 2023-07-01\`.
+- **What the model sees of the market**: the de-margined **opening** odds (\`mkt_*\` features,
+  power method). Opening odds are what is known when a match is first predicted; closing odds are
+  never a model input (\`odds_close_*\` columns exist in the feature file for evaluation only and are
+  excluded by \`MODEL_FEATURE_NAMES\`). For non-CSV sources without opening odds, \`mkt_*\` falls back to
+  the source's pre-match odds (\`odd_*\`).
+- **Champion family**: multinomial logistic regression (L2 = 0.01 on standardised inputs,
+  hand-written L-BFGS) on Elo (K = 40, goal-difference weighted, home advantage 65), pi-ratings
+  (Constantinou & Fenton 2013, λ = 0.035, γ = 0.7), form over the last 6 matches (overall and at the
+  venue), rest days (capped at 21), matches played this season, a promoted-team flag, and the opening-odds
+  market features (probabilities, log ratios, overround, missing flag). Missing values: median
+  imputation plus one missing indicator per distinct missingness pattern.
+- **Challenger family**: ordered logit (away < draw < home) on the same inputs.
+- **Baselines**: de-margining by the **proportional** method reproduces the reference figures
+  (opening 0.9800 / 0.1983, closing 0.9705 / 0.1953). The **power** method (Σ(1/o)^k = 1) is a better
+  de-margining of the same odds and is shown too: it alone takes the opening odds to about 0.979, so
+  it is the fairer bar for the model's own contribution.
+- Brier is the multi-class sum of squares (range 0–2), **not** divided by 3. RPS is over the ordered
+  outcomes home, draw, away.
+
+## Results, 2021-07-01 → 2023-06-30 (n = ${s.n}, every predictor on the same matches)
+
+${overall.join('\n')}
+
+Per region (log loss and RPS):
+
+${regions.join('\n')}
+
+Reliability (calibration per outcome, 10 equal-width bins; dot area ∝ matches in the bin):
+
+![reliability diagram](model-quality-reliability.svg)
+
+## Hyper-parameter selection
+
+Tuned only on an earlier window — walk-forward 2019-07-01 → 2021-07-01 (refit every 90 days,
+features built as of 2021-07-01, n = 5,195) — then evaluated once on 2021-07-01 → 2023-07-01. Nothing
+after 2023-07-01 was used. Grid (log loss of the model on the tuning window; power-de-margined
+opening odds score 0.9848 there):
+
+| variant | L2 | log loss | RPS |
+|---|---|---|---|
+| market log ratios only | 0.001 | 0.9851 | 0.2003 |
+| market + Elo + pi | 0.001 | 0.9845 | 0.2001 |
+| all features | 0.003 | 0.9835 | 0.1998 |
+| all features | **0.01** | **0.9835** | **0.1998** |
+| all features | 0.03 | 0.9838 | 0.1999 |
+| all features, no form | 0.01 | 0.9838 | 0.1999 |
+| all, recency weights (half-life 730 d) | 0.01 | 0.9842 | 0.2000 |
+| all, recency weights (half-life 365 d) | 0.01 | 0.9856 | 0.2003 |
+| all, Elo K = 12 | 0.01 | 0.98363 | 0.19985 |
+| all, Elo K = 20 | 0.01 | 0.98350 | 0.19981 |
+| all, Elo K = 30 | 0.01 | 0.98335 | 0.19976 |
+| **all, Elo K = 40** | 0.01 | **0.98326** | **0.19973** |
+| all, Elo K = 50 | 0.01 | 0.98321 | 0.19971 |
+| all, Elo K = 30, home advantage 50 | 0.01 | 0.98335 | 0.19976 |
+| all, Elo K = 30, pi λ = 0.06 | 0.01 | 0.98331 | 0.19977 |
+| all, Elo K = 40, pi λ = 0.06 | 0.01 | 0.98322 | 0.19973 |
+| all, Elo K = 30, proportional de-margin | 0.01 | 0.98330 | 0.19973 |
+| all, form window 10 (K = 20) | 0.01 | 0.98368 | 0.19986 |
+| ordered logit, all (K = 20) | 0.01 | 0.9853 | 0.2000 |
+
+(Rows without a K use the then-default K = 20; the recency rows and the L2 rows too.)
+
+Chosen (now the library defaults, so the pipeline uses exactly this): all features, L2 = 0.01,
+Elo K = 40, pi-rating parameters of the paper, power de-margining, no recency weighting. K = 40 is the
+smallest K within 0.0001 of the best grid point (K = 50): the differences between the top variants
+(≈ 0.0001–0.0002) are within noise, and a smoother rating was preferred. Adding the ratings and form
+to the market features is what matters (≈ 0.0015 of log loss on the tuning window).
+
+## Timing (this machine, 2 shared cores under load from other jobs)
+
+- Feature build for all 37,481 matches: ${s.feature_ms} ms (\`buildFeatureRows\`).
+- Walk-forward backtest (${folds} refits, champion): ${(s.backtest_ms / 1000).toFixed(1)} s.
+- Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}.
+
+## Reproduce
+
+\`\`\`sh
+node --import tsx bench/model-quality.ts           # writes this file and docs/model-quality-reliability.svg
+node --import tsx bench/model-quality.ts --tune    # the tuning grid on 2019-07-01 → 2021-07-01
+\`\`\`
+`;
+}
