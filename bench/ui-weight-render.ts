@@ -8,10 +8,13 @@
  * cards is exact; headless Debian Chromium through playwright-core.
  */
 import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import type { Browser } from 'playwright-core';
+import { buildWeb } from '../scripts/build-web.mjs';
 import { CHROMIUM, launchChromium } from '../test/web/helpers/browser.js';
 import { startFixtureServer } from '../test/web/helpers/fixture-server.js';
 import { makeCards } from '../test/web/helpers/fixtures.js';
@@ -132,12 +135,17 @@ async function main() {
     console.error(`Chromium not found at ${CHROMIUM}; apt-get install -y chromium`);
     process.exit(2);
   }
+  const distDir = path.join(await mkdtemp(path.join(os.tmpdir(), 'mc-ui-bench-')), 'dist');
+  const built = await buildWeb({ outDir: distDir });
+  console.log(
+    `built: ${built.files.map((f) => `${f.name} ${f.bytes} B (${f.gzipBytes} B gzip -9)`).join(', ')}`,
+  );
   const browser = await launchChromium();
   console.log(
     `machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, ${await browser.version()}`,
   );
   const n = Number(values.cards);
-  const small = await startFixtureServer({ cards: upcomingCards(n) });
+  const small = await startFixtureServer({ cards: upcomingCards(n), distDir });
   try {
     const all = await measure(browser, small.url, small.key, n);
     const ui = Object.entries(all.weight).filter(([p]) => p.startsWith('/ui/'));
@@ -154,7 +162,7 @@ async function main() {
   }
   const bigN = Number(values.big);
   if (bigN > 0) {
-    const big = await startFixtureServer({ cards: upcomingCards(bigN) });
+    const big = await startFixtureServer({ cards: upcomingCards(bigN), distDir });
     try {
       const r = await measure(browser, big.url, big.key, null);
       console.log(`cards JSON for ${bigN} cards: ${jsonGzip(upcomingCards(bigN))} B gzipped`);
@@ -164,6 +172,7 @@ async function main() {
     }
   }
   await browser.close();
+  await rm(path.dirname(distDir), { recursive: true, force: true });
 }
 
 main().catch((err) => {

@@ -61,7 +61,13 @@ export async function buildWeb(options = {}) {
       files.push({ name: toUrl(name), bytes: body.length, gzipBytes: gzipSync(body, { level: 9 }).length });
     }
     await rm(outDir, { recursive: true, force: true });
-    await rename(tmp, outDir);
+    try {
+      await rename(tmp, outDir);
+    } catch (err) {
+      // A concurrent build of the same sources got there first: its output is as good as ours.
+      if (err.code !== 'ENOTEMPTY' && err.code !== 'EEXIST') throw err;
+      await rm(tmp, { recursive: true, force: true });
+    }
     return { outDir, files };
   } catch (err) {
     await rm(tmp, { recursive: true, force: true });

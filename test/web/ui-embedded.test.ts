@@ -12,6 +12,9 @@ let browser: Browser;
 
 before(async () => {
   if (skip) return;
+  // The spawned server serves web/dist: build it from the current sources first.
+  const { buildWeb } = await import('../../scripts/build-web.mjs');
+  await buildWeb();
   [server, browser] = await Promise.all([startEmbeddedServer(), launchChromium()]);
 });
 

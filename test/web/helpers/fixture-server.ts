@@ -40,7 +40,7 @@ export interface FixtureServer {
  * that need no model; the end-to-end test runs against the real embedded server.
  */
 export async function startFixtureServer(
-  options: { cards?: FixtureCard[] | number } = {},
+  options: { cards?: FixtureCard[] | number; distDir?: string } = {},
 ): Promise<FixtureServer> {
   const key = 'fixture-key-0123456789abcdef';
   const cards = Array.isArray(options.cards) ? options.cards : makeCards(options.cards ?? 48);
@@ -68,7 +68,7 @@ export async function startFixtureServer(
   app.setErrorHandler((err: Error & { statusCode?: number; detail?: unknown }, _req, reply) => {
     reply.code(err.statusCode ?? 500).send({ detail: err.detail ?? err.message });
   });
-  await uiRoutes(app, ctx);
+  await uiRoutes(app, ctx, { distDir: options.distDir });
 
   app.get('/predict/cards/', async (_req, reply) => reply.type('application/json').send(cardsBody));
   app.get('/predict/region-roi/', async () => FIXTURE_ROI);
