@@ -28,14 +28,19 @@ export class Prng {
     return mean + sd * Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
   }
 
-  /** Poisson-distributed count (Knuth; fine for the small rates of football goals). */
+  /**
+   * Poisson-distributed count by inversion: exactly one uniform per draw, so changing a rate never
+   * shifts the rest of the sequence (a scenario that changes some matches leaves the others identical).
+   */
   poisson(lambda: number): number {
-    const limit = Math.exp(-lambda);
+    const u = this.next();
     let k = 0;
-    let p = this.next();
-    while (p > limit) {
+    let p = Math.exp(-lambda);
+    let cdf = p;
+    while (u > cdf && k < 50) {
       k++;
-      p *= this.next();
+      p *= lambda / k;
+      cdf += p;
     }
     return k;
   }
