@@ -21,7 +21,7 @@ export function renderDataQualityReport(r: DataQualityReport): string {
           ? `${table(
               c.example_header,
               c.examples.map((row) => row.map(escapeHtml)),
-            )}${c.count > c.examples.length ? `<p class="muted">… and ${c.count - c.examples.length} more.</p>` : ''}`
+            )}${c.omitted > 0 ? `<p class="muted">… and ${c.omitted} more.</p>` : ''}`
           : ''),
     )
     .join('\n');

@@ -39,6 +39,8 @@ export interface QualityCheck {
   detail: string;
   example_header: string[];
   examples: string[][];
+  /** Example rows left out of `examples` (at most `maxExamples` are kept). */
+  omitted: number;
 }
 
 export interface MissingColumn {
@@ -69,6 +71,11 @@ export interface DataQualityInput {
   referenceRows?: readonly ValueRow[];
   /** Current-window rows checked against that interval; default featureRows. */
   currentRows?: readonly ValueRow[];
+  /**
+   * Start of the current window: impossible odds of matches from here on fail the check, older ones
+   * (history that has already been trained on) only warn. Default: every match counts as current.
+   */
+  windowStart?: Date;
   /** Rows of predictions.parquet, when present. */
   predictionRows?: readonly ValueRow[];
   limits?: Partial<QualityLimits>;
@@ -103,6 +110,7 @@ function check(
     detail,
     example_header: header,
     examples: examples.slice(0, max),
+    omitted: Math.max(0, examples.length - max),
   };
 }
 
@@ -139,7 +147,10 @@ export function assessDataQuality(input: DataQualityInput): DataQualityReport {
       m.startTimeUtc < input.asOf &&
       (m.homeScore === null || m.awayScore === null),
   );
-  const heavy = missing.filter((m) => m.share > L.maxMissingShare);
+  // Opening/closing columns are listed for information only: many sources record just one of them.
+  const heavy = missing.filter(
+    (m) => m.share > L.maxMissingShare && !(m.source === 'odds' && /^(open|close)_/.test(m.column)),
+  );
   checks.push(
     check(
       'missing_values',
@@ -279,7 +290,11 @@ export function assessDataQuality(input: DataQualityInput): DataQualityReport {
 
   // Impossible odds.
   const oddIssues: string[][] = [];
+  const badOddsMatches = new Set<number>();
+  let badInWindow = false;
+  const startById = new Map(input.matches.map((m) => [m.id, m.startTimeUtc]));
   for (const o of input.odds) {
+    const before = oddIssues.length;
     for (const [label, triple] of [
       ['pre-match', [o.odd_home, o.odd_draw, o.odd_away]],
       ['opening', [o.open_home, o.open_draw, o.open_away]],
@@ -303,17 +318,23 @@ export function assessDataQuality(input: DataQualityInput): DataQualityReport {
         }
       }
     }
+    if (oddIssues.length > before) {
+      badOddsMatches.add(o.match_id);
+      const start = startById.get(o.match_id);
+      if (!input.windowStart || !start || start >= input.windowStart) badInWindow = true;
+    }
   }
   checks.push(
     check(
       'impossible_odds',
       'Impossible odds',
-      oddIssues.length,
+      badOddsMatches.size,
       input.odds.length,
-      `Decimal odds below ${L.minOdd}, or a full 1X2 set whose overround Σ 1/odd − 1 is outside [${L.overround[0] * 100}, ${L.overround[1] * 100}] % (negative = a sure profit; large = not a real market).`,
+      `Decimal odds below ${L.minOdd}, or a full 1X2 set whose overround Σ 1/odd − 1 is outside [${L.overround[0] * 100}, ${L.overround[1] * 100}] % (negative = a sure profit; large = not a real market). Counted per match; a match in the current window fails the check, older ones warn.`,
       ['match_id', 'odds', 'home / draw / away', 'problem'],
       oddIssues,
       max,
+      badInWindow ? 'fail' : 'warn',
     ),
   );
 
@@ -339,6 +360,7 @@ export function assessDataQuality(input: DataQualityInput): DataQualityReport {
     detail: newest
       ? `Newest finished match kicked off ${ageDays!.toFixed(1)} days before as-of (${iso(newest.startTimeUtc)}); more than ${L.staleAfterDays} days means the results feed has stopped (or the leagues are on a break).`
       : 'No finished match before as-of.',
+    omitted: 0,
     example_header: ['newest finished match', 'kick-off', 'age (days)'],
     examples: newest
       ? [

@@ -196,6 +196,7 @@ export async function runDriftStage(
     referenceRows: reference,
     currentRows: current,
     predictionRows,
+    windowStart,
     limits: opts.qualityLimits,
   });
 
