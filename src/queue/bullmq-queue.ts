@@ -89,21 +89,25 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
   const queue = new Queue(queueName, { connection: producer, skipVersionCheck: true });
   queue.on('error', () => undefined);
 
-  // QueueEvents blocks on XREAD, so it needs its own connection (maxRetriesPerRequest null).
-  const events = new QueueEvents(queueName, {
-    connection: bullConnection(redisUrl),
-    skipVersionCheck: true,
-  });
-  events.on('error', () => undefined);
-
   const waiters = new TaskWaiters();
-  events.on('completed', ({ jobId, returnvalue }) => {
-    const value = typeof returnvalue === 'string' ? safeParse(returnvalue) : returnvalue;
-    waiters.settle(jobId, { ok: true, value });
-  });
-  events.on('failed', ({ jobId, failedReason }) => {
-    waiters.settle(jobId, { ok: false, failure: decodeTaskFailure(failedReason) });
-  });
+  // QueueEvents blocks on XREAD, so it needs its own connection. It is created only once Redis has
+  // answered: a QueueEvents whose Redis never came up cannot be closed (its init never ends).
+  let events: QueueEvents | undefined;
+  let closed = false;
+  const startEvents = () => {
+    if (events || closed) return;
+    events = new QueueEvents(queueName, { connection: bullConnection(redisUrl), skipVersionCheck: true });
+    events.on('error', () => undefined);
+    events.on('completed', ({ jobId, returnvalue }) => {
+      // QueueEvents has already parsed the JSON of the return value.
+      waiters.settle(jobId, { ok: true, value: returnvalue });
+    });
+    events.on('failed', ({ jobId, failedReason }) => {
+      waiters.settle(jobId, { ok: false, failure: decodeTaskFailure(failedReason) });
+    });
+  };
+  producer.on('ready', startEvents);
+  if (producer.status === 'ready') startEvents();
 
   const isUp = () => producer.status === 'ready';
   const bounded = <T>(p: Promise<T>): Promise<T> =>
@@ -246,8 +250,14 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
       }
     },
     async close(): Promise<void> {
+      closed = true;
       waiters.close();
-      await Promise.allSettled([events.close(), queue.close()]);
+      // close() waits for a connection that may be gone: bound it, then cut the socket.
+      await withTimeout(
+        Promise.allSettled([events?.close(), queue.close()]),
+        1000,
+        () => new Error('close timeout'),
+      ).catch(() => undefined);
       producer.disconnect();
     },
   };

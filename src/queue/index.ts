@@ -1,7 +1,9 @@
-export { bullConnection, redisOptions, redisUrlOptions } from './bullmq-queue.js';
+export * from './bullmq-queue.js';
 export * from './create-task-queue.js';
+export * from './in-process-queue.js';
 export * from './task-errors.js';
 export * from './task-queue.js';
 export * from './task-types.js';
 export * from './thread-protocol.js';
+export * from './waiters.js';
 export * from './worker-presence.js';
