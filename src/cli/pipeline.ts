@@ -81,6 +81,23 @@ function printable(value: unknown): unknown {
   );
 }
 
+/** The scalar fields of a stage result (nested ones one level deep) as `key=value` pairs. */
+function summaryLine(result: unknown): string {
+  const parts: string[] = [];
+  const walk = (obj: Record<string, unknown>, prefix: string, depth: number) => {
+    for (const [k, v] of Object.entries(obj)) {
+      if (['featureRows', 'predictionRows', 'backtestRows'].includes(k)) continue;
+      if (typeof v === 'number') parts.push(`${prefix}${k}=${Number.isInteger(v) ? v : v.toFixed(4)}`);
+      else if (typeof v === 'string' || typeof v === 'boolean') parts.push(`${prefix}${k}=${v}`);
+      else if (v && typeof v === 'object' && !Array.isArray(v) && depth < 1 && k !== 'metrics') {
+        walk(v as Record<string, unknown>, `${k}.`, depth + 1);
+      }
+    }
+  };
+  if (result && typeof result === 'object') walk(result as Record<string, unknown>, '', 0);
+  return parts.join(' ');
+}
+
 /** `matchcast pipeline <stage> …` — returns the exit code (0 ok, 1 failure, 2 usage error). */
 export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}): Promise<number> {
   const out = io.out ?? ((t: string) => void process.stdout.write(t));
@@ -221,6 +238,8 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
     }
     const seconds = (performance.now() - started) / 1000;
     if (v.json) out(`${JSON.stringify(printable(result), null, 2)}\n`);
+    else if (process.stdout.isTTY)
+      out(`pipeline ${stage} done in ${seconds.toFixed(1)} s: ${summaryLine(result)}\n`);
     else
       deps.log.info(
         { stage, seconds: Number(seconds.toFixed(3)), result: printable(result) },

@@ -66,7 +66,9 @@ export async function runPredictStage(
   let championRows = 0;
   let backtestRows = 0;
   let omitted = 0;
-  for (const f of featureRows) {
+  for (let i = 0; i < featureRows.length; i++) {
+    if (i % 2000 === 0) step.update(i);
+    const f = featureRows[i];
     const m = matches.get(f.match_id);
     if (!m) continue; // deleted from the DB since the features ran
     const start = f.start_time_utc.getTime();
