@@ -333,3 +333,22 @@ export async function setupEnv(
     },
   };
 }
+
+/** The ingest engineer's generator output in this fixture's shape (odd_* = closing when known, else opening). */
+export function fromSyntheticLeague(l: {
+  matches: ReadonlyArray<{
+    match: MatchUpsert;
+    odds: Omit<OddsRecord, 'match_id' | 'odd_home' | 'odd_draw' | 'odd_away'>;
+  }>;
+}): League {
+  const odds = new Map<string, Omit<OddsRecord, 'match_id'>>();
+  for (const { match, odds: o } of l.matches) {
+    odds.set(matchKey(match), {
+      ...o,
+      odd_home: o.close_home ?? o.open_home,
+      odd_draw: o.close_draw ?? o.open_draw,
+      odd_away: o.close_away ?? o.open_away,
+    });
+  }
+  return { matches: l.matches.map((m) => m.match), odds };
+}
