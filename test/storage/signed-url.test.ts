@@ -6,8 +6,10 @@ import { after, before, describe, test } from 'node:test';
 import helmet from '@fastify/helmet';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from '../../src/api/context.js';
+import { buildApp } from '../../src/api/index.js';
 import { filesRoutes } from '../../src/api/routes/files.js';
 import { parseConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
 import {
   FsObjectStore,
   resolveUrlSigningSecret,
@@ -242,5 +244,51 @@ describe('GET /files/:bucket/*', () => {
     const res = await fetchSigned('reports', key);
     assert.equal(res.statusCode, 200);
     assert.equal(res.body, '{"long":true}');
+  });
+});
+
+describe('GET /files inside the real app (auth, validation, security headers)', () => {
+  let dir: string;
+  let app: FastifyInstance;
+  let store: FsObjectStore;
+  before(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'mc-files-app-'));
+    const config = parseConfig({ DATA_DIR: dir, API_KEY: 'k'.repeat(32), LOG_LEVEL: 'silent' });
+    store = new FsObjectStore({
+      root: path.join(dir, 'objects'),
+      publicBaseUrl: config.publicBaseUrl,
+      urlSigningSecret: resolveUrlSigningSecret(config),
+    });
+    await store.put('reports', 'data_quality_1.html', '<script>document.title="ok"</script>');
+    const ctx = { config, store, log: createLogger('silent') } as unknown as AppContext;
+    app = await buildApp(ctx, { logRequests: false });
+    await filesRoutes(app, ctx);
+    await app.ready();
+  });
+  after(async () => {
+    await app?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('no API key needed; sandboxed CSP replaces the strict one; refusals are 403', async () => {
+    const { path: p, expires, signature } = parts(await store.presign('reports', 'data_quality_1.html', 60));
+    const ok = await app.inject({ method: 'GET', url: `${p}?expires=${expires}&signature=${signature}` });
+    assert.equal(ok.statusCode, 200);
+    assert.equal(ok.headers['content-type'], 'text/html; charset=utf-8');
+    const csp = String(ok.headers['content-security-policy']);
+    assert.match(csp, /sandbox allow-scripts/);
+    assert.doesNotMatch(csp, /script-src 'self'/);
+    assert.ok(ok.headers['x-request-id']);
+    const bad = await app.inject({
+      method: 'GET',
+      url: `${p}?expires=${expires}&signature=${'f'.repeat(64)}`,
+    });
+    assert.equal(bad.statusCode, 403);
+    assert.deepEqual(bad.json(), { detail: 'Invalid or expired link' });
+    const extra = await app.inject({
+      method: 'GET',
+      url: `${p}?expires=${expires}&signature=${signature}&x=1`,
+    });
+    assert.equal(extra.statusCode, 422);
   });
 });
