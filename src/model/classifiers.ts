@@ -17,6 +17,7 @@ export function fitMultinomial(
   l2: number,
   opt: LbfgsOptions,
   weights?: ArrayLike<number>,
+  offsets?: Float64Array,
 ): number[][] {
   const { z, n, d } = X;
   const sw = sampleWeights(n, weights);
@@ -43,6 +44,11 @@ export function fitMultinomial(
       let s0 = b0;
       let s1 = b1;
       let s2 = b2;
+      if (offsets) {
+        s0 += offsets[3 * i];
+        s1 += offsets[3 * i + 1];
+        s2 += offsets[3 * i + 2];
+      }
       for (let j = 0; j < d; j++) {
         const v = z[off + j];
         s0 += w0[j] * v;
@@ -92,11 +98,12 @@ export function fitMultinomial(
 export function predictMultinomial(
   coef: readonly (readonly number[])[],
   z: Float64Array,
+  offset?: readonly [number, number, number],
 ): [number, number, number] {
   const s = [0, 0, 0];
   for (let k = 0; k < 3; k++) {
     const c = coef[k];
-    let acc = c[0];
+    let acc = c[0] + (offset ? offset[k] : 0);
     for (let j = 0; j < z.length; j++) acc += c[j + 1] * z[j];
     s[k] = acc;
   }

@@ -28,6 +28,12 @@ export interface TrainParams {
    * Default `0` = all matches weigh the same.
    */
   halfLifeDays?: number;
+  /**
+   * Multinomial family only: use the market's log-odds (`mkt_logit_home_away`, `mkt_log_draw_away`,
+   * when both are inputs and present) as a fixed offset, so the classifier learns corrections to the
+   * market and the L2 penalty shrinks towards the market rather than towards equal odds. Default `false`.
+   */
+  marketOffset?: boolean;
   /** L-BFGS iteration cap. Default `300`. */
   maxIter?: number;
   /** L-BFGS gradient tolerance. Default `1e-7`. */
@@ -40,6 +46,7 @@ export interface ResolvedParams {
   l2: number;
   missingIndicators: boolean;
   halfLifeDays: number;
+  marketOffset: boolean;
   maxIter: number;
   gradTol: number;
 }
@@ -50,6 +57,7 @@ export function resolveParams(p: TrainParams = {}): ResolvedParams {
     l2: p.l2 ?? 0.01,
     missingIndicators: p.missingIndicators ?? true,
     halfLifeDays: p.halfLifeDays ?? 0,
+    marketOffset: p.marketOffset ?? false,
     maxIter: p.maxIter ?? 300,
     gradTol: p.gradTol ?? 1e-7,
   };
@@ -62,7 +70,22 @@ export type Model = {
   params: ResolvedParams;
   preprocessor: Preprocessor;
   n_train: number;
-} & ({ family: 'multinomial_logit'; coef: number[][] } | { family: 'ordered_logit'; ordered: OrderedCoef });
+} & (
+  | {
+      family: 'multinomial_logit';
+      coef: number[][];
+      /** Input indices of the market log-odds used as a fixed offset (home/away, draw/away), or null. */
+      offset_inputs: [number, number] | null;
+    }
+  | { family: 'ordered_logit'; ordered: OrderedCoef }
+);
+
+/** Softmax offset from the raw market log-odds; zero when the market is missing. */
+function offsetOf(x: ArrayLike<number>, idx: readonly [number, number]): [number, number, number] {
+  const a = x[idx[0]];
+  const b = x[idx[1]];
+  return Number.isFinite(a) && Number.isFinite(b) ? [a, b, 0] : [0, 0, 0];
+}
 
 /**
  * Fits preprocessing and classifier on inputs `X` (rows from `toModelInput`, NaN = missing) and labels
@@ -94,7 +117,20 @@ export function trainModel(
   if (p.family === 'ordered_logit') {
     return { ...base, family: 'ordered_logit', ordered: fitOrdered(design, y, p.l2, opt, weights) };
   }
-  return { ...base, family: 'multinomial_logit', coef: fitMultinomial(design, y, p.l2, opt, weights) };
+  const ia = params.featureNames.indexOf('mkt_logit_home_away');
+  const ib = params.featureNames.indexOf('mkt_log_draw_away');
+  const offsetInputs: [number, number] | null = p.marketOffset && ia >= 0 && ib >= 0 ? [ia, ib] : null;
+  let offsets: Float64Array | undefined;
+  if (offsetInputs) {
+    offsets = new Float64Array(3 * X.length);
+    for (let i = 0; i < X.length; i++) offsets.set(offsetOf(X[i], offsetInputs), 3 * i);
+  }
+  return {
+    ...base,
+    family: 'multinomial_logit',
+    coef: fitMultinomial(design, y, p.l2, opt, weights, offsets),
+    offset_inputs: offsetInputs,
+  };
 }
 
 /** Probabilities (home, draw, away) for one input vector built by `toModelInput(row, model.feature_names)`. */
@@ -106,9 +142,9 @@ export function predictProba(model: Model, input: ArrayLike<number>): [number, n
     );
   }
   const z = transform(model.preprocessor, input);
-  return model.family === 'ordered_logit'
-    ? predictOrdered(model.ordered, z)
-    : predictMultinomial(model.coef, z);
+  if (model.family === 'ordered_logit') return predictOrdered(model.ordered, z);
+  const off = model.offset_inputs ? offsetOf(input, model.offset_inputs) : undefined;
+  return predictMultinomial(model.coef, z, off);
 }
 
 /** JSON text of the artifact; numbers round-trip exactly, so predictions reproduce bit for bit. */

@@ -82,8 +82,19 @@ test('ordered logit: valid probabilities, monotone in the latent strength', () =
 
 test('serialise / deserialise reproduces predictions bit for bit (both families)', () => {
   const { X, y } = synthetic(3_000, 5);
-  for (const family of ['multinomial_logit', 'ordered_logit'] as const) {
-    const m = trainModel(X, y, { featureNames: ['a', 'b', 'noise'], family });
+  const variants = [
+    { family: 'multinomial_logit' as const },
+    { family: 'ordered_logit' as const },
+    // Market offset: the first two inputs play the market log-odds.
+    {
+      family: 'multinomial_logit' as const,
+      marketOffset: true,
+      names: ['mkt_logit_home_away', 'mkt_log_draw_away', 'x'],
+    },
+  ];
+  for (const v of variants) {
+    const m = trainModel(X, y, { featureNames: v.names ?? ['a', 'b', 'noise'], ...v });
+    if (v.marketOffset) assert.ok(m.family === 'multinomial_logit' && m.offset_inputs !== null);
     const json = serializeModel(m);
     const back = deserializeModel(json);
     assert.equal(back.format_version, MODEL_FORMAT_VERSION);
