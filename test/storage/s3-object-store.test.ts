@@ -97,7 +97,7 @@ describe('S3ObjectStore specifics', () => {
   test('two processes: compare-and-swap loses no increment, create-exclusive has one winner', async () => {
     const s = store('');
     try {
-      await twoProcessRace(s, { driver: 's3', endpoint: server.endpoint }, 12, 12);
+      await twoProcessRace(s, { driver: 's3', endpoint: server.endpoint }, 10, 10);
     } finally {
       await s.close();
     }
