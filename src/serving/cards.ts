@@ -1,6 +1,8 @@
 import { type Outcome, outcomeFromScore, outcomeLabel } from '../domain/index.js';
+import { ByteBuilder } from './byte-builder.js';
+import { encodeBody } from './encoded-body.js';
 import type { PredictionRow } from './predictions.js';
-import type { OddsRow } from './types.js';
+import type { EncodedBody, OddsRow } from './types.js';
 
 /** The match card of `GET /predict/cards/` (TEAM.md contract), snake_case, in this field order. */
 export interface MatchCard {
@@ -85,15 +87,19 @@ export function buildCard(p: PredictionRow, odds: OddsRow | undefined, template:
   };
 }
 
-/** Cards JSON for rows already in kick-off order. */
-export function cardsJson(
+/** The cards body for rows already in kick-off order, built straight into a Buffer. */
+export async function buildCardsBody(
   rows: readonly PredictionRow[],
   odds: ReadonlyMap<number, OddsRow>,
   template: string,
-): string {
-  const parts: string[] = new Array(rows.length);
+  identityMaxBytes?: number,
+): Promise<EncodedBody> {
+  const out = new ByteBuilder(rows.length * 800 + 2);
+  out.push('[');
   for (let i = 0; i < rows.length; i++) {
-    parts[i] = JSON.stringify(buildCard(rows[i], odds.get(rows[i].match_id), template));
+    const card = JSON.stringify(buildCard(rows[i], odds.get(rows[i].match_id), template));
+    out.push(i === 0 ? card : `,${card}`);
   }
-  return `[${parts.join(',')}]`;
+  out.push(']');
+  return encodeBody(out.toBuffer(), identityMaxBytes);
 }

@@ -1,6 +1,15 @@
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
-import { brotliCompress, brotliCompressSync, gzip, gzipSync, constants as zlibConstants } from 'node:zlib';
+import {
+  brotliCompress,
+  brotliCompressSync,
+  createGunzip,
+  gunzipSync,
+  gzip,
+  gzipSync,
+  constants as zlibConstants,
+} from 'node:zlib';
 import type { EncodedBody } from './types.js';
 
 const gzipAsync = promisify(gzip);
@@ -13,8 +22,18 @@ const brotliAsync = promisify(brotliCompress);
  */
 const BROTLI_QUALITY = 5;
 
+/**
+ * Default largest body whose identity copy stays in memory (8 MiB). The bulk and cards bodies of a
+ * 45k-match file are 14 and 31 MB uncompressed but about 1–2 MB each compressed; keeping only the
+ * compressed copies saves ~45 MB of resident memory for a rare kind of client.
+ */
+export const IDENTITY_MAX_BYTES = 8 * 1024 * 1024;
+
 /** Serialises once: identity, gzip and brotli variants with strong ETags derived from the content hash. */
-export async function encodeBody(json: string | Buffer): Promise<EncodedBody> {
+export async function encodeBody(
+  json: string | Buffer,
+  identityMaxBytes = IDENTITY_MAX_BYTES,
+): Promise<EncodedBody> {
   const identity = typeof json === 'string' ? Buffer.from(json, 'utf8') : json;
   const [gz, br] = await Promise.all([
     gzipAsync(identity, { level: 6 }),
@@ -26,7 +45,26 @@ export async function encodeBody(json: string | Buffer): Promise<EncodedBody> {
       },
     }),
   ]);
-  return { identity, gzip: gz, br, etags: etagsOf(identity) };
+  return {
+    identity: identity.length <= identityMaxBytes ? identity : null,
+    size: identity.length,
+    gzip: gz,
+    br,
+    etags: etagsOf(identity),
+  };
+}
+
+/** The identity bytes, decompressed from gzip when they are not held (tools and tests; blocks). */
+export function identityOf(body: EncodedBody): Buffer {
+  return body.identity ?? gunzipSync(body.gzip);
+}
+
+/** The identity body as a stream; decompression runs on the libuv pool, off the event loop. */
+export function identityStream(body: EncodedBody): Readable {
+  if (body.identity) return Readable.from([body.identity]);
+  const gunzip = createGunzip();
+  gunzip.end(body.gzip);
+  return gunzip;
 }
 
 function etagsOf(identity: Buffer): EncodedBody['etags'] {
@@ -37,7 +75,13 @@ function etagsOf(identity: Buffer): EncodedBody['etags'] {
 /** Synchronous {@link encodeBody} for tiny constant bodies (e.g. `[]`). */
 export function encodeBodySync(json: string): EncodedBody {
   const identity = Buffer.from(json, 'utf8');
-  return { identity, gzip: gzipSync(identity), br: brotliCompressSync(identity), etags: etagsOf(identity) };
+  return {
+    identity,
+    size: identity.length,
+    gzip: gzipSync(identity),
+    br: brotliCompressSync(identity),
+    etags: etagsOf(identity),
+  };
 }
 
 export type ContentCoding = 'br' | 'gzip' | 'identity';

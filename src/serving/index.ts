@@ -5,4 +5,4 @@ export * from './predictions.js';
 export * from './region-roi.js';
 export * from './types.js';
 export { ArtifactInvalidError } from './validate.js';
-export { createServingViews, type ServedArtifact } from './views.js';
+export { createServingViews, type ServedArtifact, type ServingViewsOptions } from './views.js';

@@ -1,4 +1,5 @@
 import type { Outcome } from '../domain/index.js';
+import { ByteBuilder } from './byte-builder.js';
 import { encodeBody } from './encoded-body.js';
 import type { EncodedBody } from './types.js';
 import { ArtifactInvalidError, cell, requireColumns } from './validate.js';
@@ -141,22 +142,50 @@ export function bulkRecord(p: PredictionRow) {
   };
 }
 
-/** The loaded predictions: validated rows in kick-off order, the §2.2 index and the §2.1 body. */
-export interface PredictionsView {
-  rows: readonly PredictionRow[];
-  byId: ReadonlyMap<number, Buffer>;
-  bulk: EncodedBody;
-}
+/**
+ * The loaded predictions, kept off the JS heap: every §2.2 record in one Buffer (`slab`) with an
+ * offset table, and the §2.1 bulk body. A small heap keeps V8's collection thresholds (and so the
+ * resident size under load) low; no row objects outlive a load.
+ */
+export class PredictionsView {
+  private constructor(
+    private readonly index: ReadonlyMap<number, number>,
+    private readonly offsets: Uint32Array,
+    private readonly slab: Buffer,
+    readonly bulk: EncodedBody,
+  ) {}
 
-export async function buildPredictionsView(rows: PredictionRow[]): Promise<PredictionsView> {
-  const sorted = [...rows].sort(byKickOff);
-  const byId = new Map<number, Buffer>();
-  const parts: string[] = new Array(sorted.length);
-  for (let i = 0; i < sorted.length; i++) {
-    const p = sorted[i];
-    byId.set(p.match_id, Buffer.from(JSON.stringify(precomputedRecord(p)), 'utf8'));
-    parts[i] = JSON.stringify(bulkRecord(p));
+  get count(): number {
+    return this.index.size;
   }
-  const bulk = await encodeBody(`[${parts.join(',')}]`);
-  return { rows: sorted, byId, bulk };
+
+  /** Spec §2.2 JSON of one match (a view into the slab, no copy), or undefined. */
+  get(matchId: number): Buffer | undefined {
+    const i = this.index.get(matchId);
+    return i === undefined ? undefined : this.slab.subarray(this.offsets[i], this.offsets[i + 1]);
+  }
+
+  /** @param sorted validated rows in kick-off order (see {@link byKickOff}) */
+  static async build(sorted: readonly PredictionRow[], identityMaxBytes?: number): Promise<PredictionsView> {
+    const index = new Map<number, number>();
+    const offsets = new Uint32Array(sorted.length + 1);
+    const records = new ByteBuilder(sorted.length * 420);
+    const bulk = new ByteBuilder(sorted.length * 360 + 2);
+    bulk.push('[');
+    for (let i = 0; i < sorted.length; i++) {
+      const p = sorted[i];
+      index.set(p.match_id, i);
+      offsets[i] = records.length;
+      records.push(JSON.stringify(precomputedRecord(p)));
+      bulk.push(i === 0 ? JSON.stringify(bulkRecord(p)) : `,${JSON.stringify(bulkRecord(p))}`);
+    }
+    offsets[sorted.length] = records.length;
+    bulk.push(']');
+    return new PredictionsView(
+      index,
+      offsets,
+      records.toBuffer(),
+      await encodeBody(bulk.toBuffer(), identityMaxBytes),
+    );
+  }
 }

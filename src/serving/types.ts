@@ -10,8 +10,14 @@ export interface ServingViews {
 
 /** A JSON body serialised once per load, with its compressed variants and validators. */
 export interface EncodedBody {
-  /** UTF-8 JSON. */
-  identity: Buffer;
+  /**
+   * UTF-8 JSON, or null for a body larger than the identity threshold (`identityMaxBytes`): then
+   * only the compressed copies are held and an identity response is decompressed from `gzip` as it
+   * streams (see `identityOf`/`identityStream`). Browsers and `curl --compressed` never need it.
+   */
+  identity: Buffer | null;
+  /** Byte length of the identity body. */
+  size: number;
   gzip: Buffer;
   br: Buffer;
   /** Strong ETag of each representation (they differ only by a suffix: one content, three codings). */

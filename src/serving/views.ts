@@ -3,12 +3,21 @@ import { KEYS, MatchcastError } from '../domain/index.js';
 import type { Logger } from '../logger.js';
 import { artifactLoadFailuresTotal } from '../metrics.js';
 import { type ObjectStore, readParquet } from '../storage/index.js';
-import { cardsJson } from './cards.js';
+import { buildCardsBody } from './cards.js';
 import { encodeBody, encodeBodySync } from './encoded-body.js';
 import { parseOddsRows } from './odds.js';
-import { buildPredictionsView, type PredictionsView, parsePredictionRows } from './predictions.js';
+import { byKickOff, type PredictionRow, PredictionsView, parsePredictionRows } from './predictions.js';
 import { parseRegionRoiCsv } from './region-roi.js';
 import type { EncodedBody, OddsRow, RegionRoiRow, ViewStatus, Views } from './types.js';
+
+/** Options of {@link createServingViews}. */
+export interface ServingViewsOptions {
+  /**
+   * Largest pre-serialised body kept uncompressed in memory; larger ones keep only gzip and br and
+   * stream identity responses by decompressing. Default `IDENTITY_MAX_BYTES` (8 MiB).
+   */
+  identityMaxBytes?: number;
+}
 
 /** Artifact label of `matchcast_artifact_load_failures_total`. */
 export type ServedArtifact = 'predictions' | 'odds' | 'region_roi';
@@ -43,17 +52,21 @@ function slot<T>(): Slot<T> {
   return { current: null, missing: false, rejectedEtag: null, lastError: null, storeDown: false };
 }
 
-interface OddsData {
-  rows: readonly OddsRow[];
-  byId: ReadonlyMap<number, OddsRow>;
-  body: EncodedBody;
+/**
+ * A validated artifact: its file bytes (a few MB; re-parsed when the other artifact of the cards
+ * join changes) and, until the next snapshot is built, its parsed rows.
+ */
+interface Parsed<R> {
+  raw: Buffer;
+  count: number;
+  rows: R[] | null;
 }
 
 /** Everything a request reads, replaced as one object so a reader never sees half a reload. */
 interface Snapshot {
   predictions: PredictionsView | null;
   cards: EncodedBody | null;
-  odds: OddsData;
+  odds: EncodedBody;
 }
 
 function describe(err: unknown): string {
@@ -62,8 +75,8 @@ function describe(err: unknown): string {
 
 class PrecomputedViews implements Views {
   private snapshot: Snapshot;
-  private readonly predictions = slot<PredictionsView>();
-  private readonly odds = slot<OddsData>();
+  private readonly predictions = slot<Parsed<PredictionRow>>();
+  private readonly odds = slot<Parsed<OddsRow>>();
   private readonly roi = slot<readonly RegionRoiRow[]>();
   private roiRows: readonly RegionRoiRow[] = [];
   private roiCheckedAt = Number.NEGATIVE_INFINITY;
@@ -77,9 +90,10 @@ class PrecomputedViews implements Views {
     private readonly store: ObjectStore,
     private readonly config: Config,
     private readonly log: Logger,
-    private readonly emptyOdds: OddsData,
+    private readonly emptyList: EncodedBody,
+    private readonly options: ServingViewsOptions,
   ) {
-    this.snapshot = { predictions: null, cards: null, odds: emptyOdds };
+    this.snapshot = { predictions: null, cards: null, odds: emptyList };
   }
 
   async start(): Promise<void> {
@@ -106,7 +120,7 @@ class PrecomputedViews implements Views {
   }
 
   precomputedJson(matchId: number): Buffer | undefined {
-    return this.requirePredictions().byId.get(matchId);
+    return this.requirePredictions().get(matchId);
   }
 
   cardsBody(): EncodedBody {
@@ -116,7 +130,7 @@ class PrecomputedViews implements Views {
   }
 
   oddsBody(): EncodedBody {
-    return this.snapshot.odds.body;
+    return this.snapshot.odds;
   }
 
   async regionRoi(): Promise<readonly RegionRoiRow[]> {
@@ -134,8 +148,8 @@ class PrecomputedViews implements Views {
 
   status(): { predictions: ViewStatus; odds: ViewStatus; regionRoi: ViewStatus } {
     return {
-      predictions: this.statusOf(this.predictions, (d) => d.rows.length),
-      odds: this.statusOf(this.odds, (d) => d.rows.length),
+      predictions: this.statusOf(this.predictions, (d) => d.count),
+      odds: this.statusOf(this.odds, (d) => d.count),
       regionRoi: this.statusOf(this.roi, (d) => d.length),
     };
   }
@@ -178,30 +192,53 @@ class PrecomputedViews implements Views {
     this.timer.unref();
   }
 
-  /** One poll: head both objects, load what changed, rebuild the cards, swap once. */
+  /** One poll: head both objects, load what changed, rebuild what depends on it, swap once. */
   private async pollOnce(): Promise<void> {
     if (this.closed) return;
     const [oddsChanged, predictionsChanged] = await Promise.all([
-      this.sync('odds', this.odds, KEYS.odds, (buf) => this.loadOdds(buf)),
-      this.sync('predictions', this.predictions, KEYS.predictions, (buf) => this.loadPredictions(buf)),
+      this.sync('odds', this.odds, KEYS.odds, (buf) => this.parseOdds(buf)),
+      this.sync('predictions', this.predictions, KEYS.predictions, (buf) => this.parsePredictions(buf)),
     ]);
     if (!oddsChanged && !predictionsChanged) return;
-    const predictions = this.predictions.current?.data ?? null;
-    const odds = this.odds.current?.data ?? this.emptyOdds;
-    let cards: EncodedBody | null = null;
-    if (predictions) {
-      try {
-        cards = await encodeBody(cardsJson(predictions.rows, odds.byId, this.config.bookmakerUrlTemplate));
-      } catch (err) {
-        // Cannot happen with validated rows; keep the previous snapshot whole rather than serve a mix.
-        this.log.error(
-          { err: describe(err) },
-          'serving: building match cards failed; keeping the previous views',
-        );
-        return;
-      }
+    const pred = this.predictions.current?.data ?? null;
+    const odds = this.odds.current?.data ?? null;
+    try {
+      const predRows = pred ? (pred.rows ?? (await this.parsePredictions(pred.raw)).rows ?? []) : null;
+      const oddsRows = odds ? (odds.rows ?? (await this.parseOdds(odds.raw)).rows ?? []) : [];
+      const oddsById = new Map<number, OddsRow>();
+      for (const r of oddsRows) oddsById.set(r.match_id, r);
+      const next: Snapshot = {
+        predictions: predictionsChanged
+          ? predRows
+            ? await PredictionsView.build(predRows, this.options.identityMaxBytes)
+            : null
+          : this.snapshot.predictions,
+        cards: predRows
+          ? await buildCardsBody(
+              predRows,
+              oddsById,
+              this.config.bookmakerUrlTemplate,
+              this.options.identityMaxBytes,
+            )
+          : null,
+        odds: oddsChanged
+          ? odds
+            ? await encodeBody(JSON.stringify(oddsRows), this.options.identityMaxBytes)
+            : this.emptyList
+          : this.snapshot.odds,
+      };
+      this.snapshot = next;
+    } catch (err) {
+      // Cannot happen with validated rows; keep the previous snapshot whole rather than serve a mix.
+      this.log.error(
+        { err: describe(err) },
+        'serving: building the views failed; keeping the previous views',
+      );
+    } finally {
+      // Parsed rows are only needed to build a snapshot; the raw file is what stays.
+      if (pred) pred.rows = null;
+      if (odds) odds.rows = null;
     }
-    this.snapshot = { predictions, cards, odds };
   }
 
   /**
@@ -274,16 +311,14 @@ class PrecomputedViews implements Views {
     }
   }
 
-  private async loadPredictions(buf: Buffer): Promise<PredictionsView> {
-    const raw = await readParquet(buf);
-    return buildPredictionsView(parsePredictionRows(raw));
+  private async parsePredictions(raw: Buffer): Promise<Parsed<PredictionRow>> {
+    const rows = parsePredictionRows(await readParquet(raw)).sort(byKickOff);
+    return { raw, count: rows.length, rows };
   }
 
-  private async loadOdds(buf: Buffer): Promise<OddsData> {
-    const rows = parseOddsRows(await readParquet(buf));
-    const byId = new Map<number, OddsRow>();
-    for (const r of rows) byId.set(r.match_id, r);
-    return { rows, byId, body: await encodeBody(JSON.stringify(rows)) };
+  private async parseOdds(raw: Buffer): Promise<Parsed<OddsRow>> {
+    const rows = parseOddsRows(await readParquet(raw));
+    return { raw, count: rows.length, rows };
   }
 
   /** Re-checks the ROI CSV (single flight); `roiCheckedAt` is set first so checks are at most one per interval. */
@@ -307,7 +342,11 @@ class PrecomputedViews implements Views {
  * loads every artifact (never throws: a missing or unreadable file leaves that view empty or
  * unavailable) and then polls every `config.viewRefreshMs`.
  */
-export function createServingViews(store: ObjectStore, config: Config, log: Logger): Views {
-  const emptyOdds: OddsData = { rows: [], byId: new Map(), body: encodeBodySync('[]') };
-  return new PrecomputedViews(store, config, log, emptyOdds);
+export function createServingViews(
+  store: ObjectStore,
+  config: Config,
+  log: Logger,
+  options: ServingViewsOptions = {},
+): Views {
+  return new PrecomputedViews(store, config, log, encodeBodySync('[]'), options);
 }

@@ -74,151 +74,155 @@ const CARD_FIELDS = [
 const auth = { 'x-api-key': API_KEY };
 const N = 120;
 
-describe('precomputed routes (loaded)', () => {
-  let h: Harness;
-  let app: FastifyInstance;
-  const rows = predictionRows({ n: N, future: 30 });
+for (const [label, identityMaxBytes] of [
+  ['identity held', undefined],
+  ['identity streamed from gzip', 0],
+] as const)
+  describe(`precomputed routes (loaded, ${label})`, () => {
+    let h: Harness;
+    let app: FastifyInstance;
+    const rows = predictionRows({ n: N, future: 30 });
 
-  before(async () => {
-    h = await harness();
-    await putPredictions(h.store, rows);
-    await putOdds(h.store, oddsRows(rows.map((r) => r.match_id as number)));
-    await putRoiCsv(
-      h.store,
-      'region_name,roi_pct,n_bets,hit_rate,region_id\nRegion 1,3.5,10,0.5,1\nNone,,0,,\n',
-    );
-    await h.views.start();
-    app = await precomputedApp(h);
-  });
-  after(async () => {
-    await app?.close();
-    await h?.cleanup();
-  });
-
-  test('every route requires the API key', async () => {
-    for (const url of [
-      '/predict/predictions/',
-      '/predict/precomputed/1',
-      '/predict/cards/',
-      '/predict/odds/',
-      '/predict/region-roi/',
-    ]) {
-      const res = await app.inject({ url });
-      assert.equal(res.statusCode, 401, url);
-      const wrong = await app.inject({ url, headers: { 'x-api-key': 'nope-nope-nope-nope' } });
-      assert.equal(wrong.statusCode, 401, url);
-    }
-  });
-
-  test('GET /predict/predictions/: spec 2.1 fields exactly, all rows, future and past', async () => {
-    const res = await app.inject({ url: '/predict/predictions/', headers: auth });
-    assert.equal(res.statusCode, 200);
-    assert.match(String(res.headers['content-type']), /^application\/json/);
-    assert.equal(res.headers.vary, 'Accept-Encoding');
-    assert.equal(res.headers['content-encoding'], undefined);
-    const body = res.json() as Record<string, unknown>[];
-    assert.equal(body.length, N);
-    for (const row of body) assert.deepEqual(Object.keys(row).sort(), SPEC_21_FIELDS);
-    assert.equal(body.filter((r) => r.is_future === true).length, 30);
-    assert.equal(body.filter((r) => r.is_future === false).length, N - 30);
-    const src = rows.find((r) => r.match_id === body[0].match_id);
-    assert.ok(src);
-    assert.equal(body[0].homeTeamName, src.home_team_name);
-    assert.equal(body[0].startTimeUtc, (src.start_time_utc as Date).toISOString());
-  });
-
-  for (const url of ['/predict/predictions/', '/predict/cards/', '/predict/odds/']) {
-    test(`${url}: gzip and br decode to the identity body; ETag + If-None-Match → 304`, async () => {
-      const plain = await app.inject({ url, headers: auth });
-      const gz = await app.inject({ url, headers: { ...auth, 'accept-encoding': 'gzip' } });
-      const br = await app.inject({ url, headers: { ...auth, 'accept-encoding': 'gzip, deflate, br' } });
-      assert.equal(gz.headers['content-encoding'], 'gzip');
-      assert.equal(br.headers['content-encoding'], 'br');
-      assert.deepEqual(gunzipSync(gz.rawPayload), plain.rawPayload);
-      assert.deepEqual(brotliDecompressSync(br.rawPayload), plain.rawPayload);
-      assert.ok(br.rawPayload.length < plain.rawPayload.length);
-
-      const etag = String(plain.headers.etag);
-      assert.match(etag, /^"[^"]+"$/, 'strong ETag');
-      const again = await app.inject({ url, headers: { ...auth, 'if-none-match': etag } });
-      assert.equal(again.statusCode, 304);
-      assert.equal(again.rawPayload.length, 0);
-      assert.equal(again.headers.etag, etag);
-      const brAgain = await app.inject({
-        url,
-        headers: { ...auth, 'accept-encoding': 'br', 'if-none-match': String(br.headers.etag) },
-      });
-      assert.equal(brAgain.statusCode, 304);
-      const stale = await app.inject({ url, headers: { ...auth, 'if-none-match': '"stale"' } });
-      assert.equal(stale.statusCode, 200);
+    before(async () => {
+      h = await harness({}, { identityMaxBytes });
+      await putPredictions(h.store, rows);
+      await putOdds(h.store, oddsRows(rows.map((r) => r.match_id as number)));
+      await putRoiCsv(
+        h.store,
+        'region_name,roi_pct,n_bets,hit_rate,region_id\nRegion 1,3.5,10,0.5,1\nNone,,0,,\n',
+      );
+      await h.views.start();
+      app = await precomputedApp(h);
     });
-  }
+    after(async () => {
+      await app?.close();
+      await h?.cleanup();
+    });
 
-  test('GET /predict/precomputed/:id: spec 2.2 fields exactly; 404; 422 on bad ids', async () => {
-    const res = await app.inject({ url: '/predict/precomputed/5', headers: auth });
-    assert.equal(res.statusCode, 200);
-    assert.match(String(res.headers['content-type']), /^application\/json/);
-    const body = res.json() as Record<string, unknown>;
-    assert.deepEqual(Object.keys(body).sort(), SPEC_22_FIELDS);
-    assert.equal(body.match_id, 5);
-    assert.equal(body.model_run_id, 'run-0001');
-
-    const missing = await app.inject({ url: '/predict/precomputed/999999', headers: auth });
-    assert.equal(missing.statusCode, 404);
-    assert.equal(missing.json().code, 'MC_ERR_MATCH_NOT_FOUND');
-    assert.equal(typeof missing.json().detail, 'string');
-
-    for (const bad of ['abc', '0', '-3', '1.5']) {
-      const r = await app.inject({ url: `/predict/precomputed/${bad}`, headers: auth });
-      assert.equal(r.statusCode, 422, bad);
-      assert.ok(Array.isArray(r.json().detail));
-    }
-  });
-
-  test('GET /predict/cards/: contract fields, outcome only when finished, odds joined, bookmaker URL', async () => {
-    const res = await app.inject({ url: '/predict/cards/', headers: auth });
-    assert.equal(res.statusCode, 200);
-    const cards = res.json() as Record<string, unknown>[];
-    assert.equal(cards.length, N);
-    for (const c of cards) {
-      assert.deepEqual(Object.keys(c).sort(), CARD_FIELDS);
-      if (c.status === 'finished') {
-        assert.equal(c.is_future, false);
-        assert.ok([0, 1, 2].includes(c.outcome as number));
-        assert.equal(c.prediction_correct, c.outcome === c.predicted_class);
-        assert.equal(typeof c.home_score, 'number');
-      } else {
-        assert.equal(c.outcome, null);
-        assert.equal(c.outcome_label, null);
-        assert.equal(c.prediction_correct, null);
-        assert.equal(c.home_score, null);
+    test('every route requires the API key', async () => {
+      for (const url of [
+        '/predict/predictions/',
+        '/predict/precomputed/1',
+        '/predict/cards/',
+        '/predict/odds/',
+        '/predict/region-roi/',
+      ]) {
+        const res = await app.inject({ url });
+        assert.equal(res.statusCode, 401, url);
+        const wrong = await app.inject({ url, headers: { 'x-api-key': 'nope-nope-nope-nope' } });
+        assert.equal(wrong.statusCode, 401, url);
       }
-    }
-    assert.equal(cards.filter((c) => c.status === 'scheduled').length, 30);
-    const withOdds = cards.find((c) => c.match_id === 1);
-    const without = cards.find((c) => c.match_id === 2);
-    assert.equal(withOdds?.odd_home, 2.1);
-    assert.equal(without?.odd_home, null);
-    assert.equal(
-      withOdds?.bookmaker_url,
-      `https://bookie.example/match/1?h=${encodeURIComponent(String(withOdds?.home_team_name))}&a=${encodeURIComponent(String(withOdds?.away_team_name))}`,
-    );
-  });
+    });
 
-  test('GET /predict/odds/ and /predict/region-roi/', async () => {
-    const odds = await app.inject({ url: '/predict/odds/', headers: auth });
-    assert.equal(odds.statusCode, 200);
-    const list = odds.json() as Record<string, unknown>[];
-    assert.equal(list.length, N / 2);
-    assert.equal(list[0].odd_home, 2.1);
-    const roi = await app.inject({ url: '/predict/region-roi/', headers: auth });
-    assert.equal(roi.statusCode, 200);
-    assert.deepEqual(roi.json(), [
-      { region_name: 'Region 1', roi_pct: 3.5, n_bets: 10, hit_rate: 0.5, region_id: 1 },
-      { region_name: 'None', roi_pct: null, n_bets: 0, hit_rate: null, region_id: null },
-    ]);
+    test('GET /predict/predictions/: spec 2.1 fields exactly, all rows, future and past', async () => {
+      const res = await app.inject({ url: '/predict/predictions/', headers: auth });
+      assert.equal(res.statusCode, 200);
+      assert.match(String(res.headers['content-type']), /^application\/json/);
+      assert.equal(res.headers.vary, 'Accept-Encoding');
+      assert.equal(res.headers['content-encoding'], undefined);
+      const body = res.json() as Record<string, unknown>[];
+      assert.equal(body.length, N);
+      for (const row of body) assert.deepEqual(Object.keys(row).sort(), SPEC_21_FIELDS);
+      assert.equal(body.filter((r) => r.is_future === true).length, 30);
+      assert.equal(body.filter((r) => r.is_future === false).length, N - 30);
+      const src = rows.find((r) => r.match_id === body[0].match_id);
+      assert.ok(src);
+      assert.equal(body[0].homeTeamName, src.home_team_name);
+      assert.equal(body[0].startTimeUtc, (src.start_time_utc as Date).toISOString());
+    });
+
+    for (const url of ['/predict/predictions/', '/predict/cards/', '/predict/odds/']) {
+      test(`${url}: gzip and br decode to the identity body; ETag + If-None-Match → 304`, async () => {
+        const plain = await app.inject({ url, headers: auth });
+        const gz = await app.inject({ url, headers: { ...auth, 'accept-encoding': 'gzip' } });
+        const br = await app.inject({ url, headers: { ...auth, 'accept-encoding': 'gzip, deflate, br' } });
+        assert.equal(gz.headers['content-encoding'], 'gzip');
+        assert.equal(br.headers['content-encoding'], 'br');
+        assert.deepEqual(gunzipSync(gz.rawPayload), plain.rawPayload);
+        assert.deepEqual(brotliDecompressSync(br.rawPayload), plain.rawPayload);
+        assert.ok(br.rawPayload.length < plain.rawPayload.length);
+
+        const etag = String(plain.headers.etag);
+        assert.match(etag, /^"[^"]+"$/, 'strong ETag');
+        const again = await app.inject({ url, headers: { ...auth, 'if-none-match': etag } });
+        assert.equal(again.statusCode, 304);
+        assert.equal(again.rawPayload.length, 0);
+        assert.equal(again.headers.etag, etag);
+        const brAgain = await app.inject({
+          url,
+          headers: { ...auth, 'accept-encoding': 'br', 'if-none-match': String(br.headers.etag) },
+        });
+        assert.equal(brAgain.statusCode, 304);
+        const stale = await app.inject({ url, headers: { ...auth, 'if-none-match': '"stale"' } });
+        assert.equal(stale.statusCode, 200);
+      });
+    }
+
+    test('GET /predict/precomputed/:id: spec 2.2 fields exactly; 404; 422 on bad ids', async () => {
+      const res = await app.inject({ url: '/predict/precomputed/5', headers: auth });
+      assert.equal(res.statusCode, 200);
+      assert.match(String(res.headers['content-type']), /^application\/json/);
+      const body = res.json() as Record<string, unknown>;
+      assert.deepEqual(Object.keys(body).sort(), SPEC_22_FIELDS);
+      assert.equal(body.match_id, 5);
+      assert.equal(body.model_run_id, 'run-0001');
+
+      const missing = await app.inject({ url: '/predict/precomputed/999999', headers: auth });
+      assert.equal(missing.statusCode, 404);
+      assert.equal(missing.json().code, 'MC_ERR_MATCH_NOT_FOUND');
+      assert.equal(typeof missing.json().detail, 'string');
+
+      for (const bad of ['abc', '0', '-3', '1.5']) {
+        const r = await app.inject({ url: `/predict/precomputed/${bad}`, headers: auth });
+        assert.equal(r.statusCode, 422, bad);
+        assert.ok(Array.isArray(r.json().detail));
+      }
+    });
+
+    test('GET /predict/cards/: contract fields, outcome only when finished, odds joined, bookmaker URL', async () => {
+      const res = await app.inject({ url: '/predict/cards/', headers: auth });
+      assert.equal(res.statusCode, 200);
+      const cards = res.json() as Record<string, unknown>[];
+      assert.equal(cards.length, N);
+      for (const c of cards) {
+        assert.deepEqual(Object.keys(c).sort(), CARD_FIELDS);
+        if (c.status === 'finished') {
+          assert.equal(c.is_future, false);
+          assert.ok([0, 1, 2].includes(c.outcome as number));
+          assert.equal(c.prediction_correct, c.outcome === c.predicted_class);
+          assert.equal(typeof c.home_score, 'number');
+        } else {
+          assert.equal(c.outcome, null);
+          assert.equal(c.outcome_label, null);
+          assert.equal(c.prediction_correct, null);
+          assert.equal(c.home_score, null);
+        }
+      }
+      assert.equal(cards.filter((c) => c.status === 'scheduled').length, 30);
+      const withOdds = cards.find((c) => c.match_id === 1);
+      const without = cards.find((c) => c.match_id === 2);
+      assert.equal(withOdds?.odd_home, 2.1);
+      assert.equal(without?.odd_home, null);
+      assert.equal(
+        withOdds?.bookmaker_url,
+        `https://bookie.example/match/1?h=${encodeURIComponent(String(withOdds?.home_team_name))}&a=${encodeURIComponent(String(withOdds?.away_team_name))}`,
+      );
+    });
+
+    test('GET /predict/odds/ and /predict/region-roi/', async () => {
+      const odds = await app.inject({ url: '/predict/odds/', headers: auth });
+      assert.equal(odds.statusCode, 200);
+      const list = odds.json() as Record<string, unknown>[];
+      assert.equal(list.length, N / 2);
+      assert.equal(list[0].odd_home, 2.1);
+      const roi = await app.inject({ url: '/predict/region-roi/', headers: auth });
+      assert.equal(roi.statusCode, 200);
+      assert.deepEqual(roi.json(), [
+        { region_name: 'Region 1', roi_pct: 3.5, n_bets: 10, hit_rate: 0.5, region_id: 1 },
+        { region_name: 'None', roi_pct: null, n_bets: 0, hit_rate: null, region_id: null },
+      ]);
+    });
   });
-});
 
 describe('precomputed routes (no artifacts)', () => {
   let h: Harness;

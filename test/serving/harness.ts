@@ -5,7 +5,7 @@ import { type Config, parseConfig } from '../../src/config.js';
 import { type Bucket, MatchcastError } from '../../src/domain/index.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { artifactLoadFailuresTotal } from '../../src/metrics.js';
-import { createServingViews, type Views } from '../../src/serving/index.js';
+import { createServingViews, type ServingViewsOptions, type Views } from '../../src/serving/index.js';
 import { createObjectStore, type ObjectStore } from '../../src/storage/index.js';
 
 export const API_KEY = 'test-key-0123456789abcdef';
@@ -53,7 +53,10 @@ export interface Harness {
 }
 
 /** A temp DATA_DIR with the folder store; views are created but not started. */
-export async function harness(env: Record<string, string> = {}): Promise<Harness> {
+export async function harness(
+  env: Record<string, string> = {},
+  options: ServingViewsOptions = {},
+): Promise<Harness> {
   const dir = await mkdtemp(path.join(tmpdir(), 'matchcast-serving-'));
   const config = parseConfig({
     DATA_DIR: dir,
@@ -67,7 +70,7 @@ export async function harness(env: Record<string, string> = {}): Promise<Harness
   });
   const log = createLogger('silent');
   const store = new ControlledStore(createObjectStore(config, log));
-  const views = createServingViews(store, config, log);
+  const views = createServingViews(store, config, log, options);
   return {
     dir,
     config,

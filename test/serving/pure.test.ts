@@ -6,10 +6,13 @@ import {
   ArtifactInvalidError,
   bookmakerUrl,
   buildCard,
-  buildPredictionsView,
+  byKickOff,
   encodeBody,
+  identityOf,
+  identityStream,
   negotiateEncoding,
   notModified,
+  PredictionsView,
   parseOddsRows,
   parsePredictionRows,
   parseRegionRoiCsv,
@@ -38,6 +41,19 @@ describe('content negotiation', () => {
     for (const t of tags) assert.match(t, /^"[A-Za-z0-9_-]+"$/);
   });
 
+  test('above the identity threshold only compressed copies are held; identity decompresses equal', async () => {
+    const text = JSON.stringify([{ a: 1, b: 'y'.repeat(5000) }]);
+    const small = await encodeBody(text);
+    const big = await encodeBody(text, 100);
+    assert.equal(big.identity, null);
+    assert.equal(big.size, Buffer.byteLength(text));
+    assert.equal(identityOf(big).toString(), text);
+    assert.deepEqual(big.etags, small.etags);
+    const chunks: Buffer[] = [];
+    for await (const c of identityStream(big)) chunks.push(c as Buffer);
+    assert.equal(Buffer.concat(chunks).toString(), text);
+  });
+
   test('If-None-Match: list, weak form, * and mismatch', async () => {
     const body = await encodeBody('[1]');
     const other = await encodeBody('[2]');
@@ -54,14 +70,16 @@ describe('predictions validation', () => {
 
   test('valid rows parse; bulk sorted by kick-off', async () => {
     const rows = good().reverse();
-    const view = await buildPredictionsView(parsePredictionRows(rows));
-    assert.equal(view.rows.length, 10);
+    const view = await PredictionsView.build(parsePredictionRows(rows).sort(byKickOff));
+    assert.equal(view.count, 10);
+    const bulk = JSON.parse(identityOf(view.bulk).toString()) as { match_id: number }[];
     assert.deepEqual(
-      view.rows.map((r) => r.match_id),
+      bulk.map((r) => r.match_id),
       [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
     );
-    const one = JSON.parse(view.byId.get(3)?.toString() ?? 'null');
-    assert.equal(one.match_id, 3);
+    for (let id = 1; id <= 10; id++)
+      assert.equal(JSON.parse(view.get(id)?.toString() ?? 'null').match_id, id);
+    assert.equal(view.get(11), undefined);
   });
 
   const cases: [string, (rows: Record<string, unknown>[]) => void][] = [

@@ -8,6 +8,7 @@ import {
   putRoiCsv,
 } from '../../bench/precomputed-fixtures.js';
 import { isMatchcastError, KEYS } from '../../src/domain/index.js';
+import { identityOf } from '../../src/serving/index.js';
 import { writeParquet } from '../../src/storage/index.js';
 import { failures, type Harness, harness, until } from './harness.js';
 
@@ -60,9 +61,9 @@ describe('serving views', () => {
     assert.equal(one.predictions_computed_at, '2026-01-01T00:00:00.000Z');
     assert.equal(h.views.precomputedJson(999), undefined);
 
-    const bulk = JSON.parse(h.views.predictionsBody().identity.toString()) as unknown[];
+    const bulk = JSON.parse(identityOf(h.views.predictionsBody()).toString()) as unknown[];
     assert.equal(bulk.length, 50);
-    const odds = JSON.parse(h.views.oddsBody().identity.toString()) as Record<string, unknown>[];
+    const odds = JSON.parse(identityOf(h.views.oddsBody()).toString()) as Record<string, unknown>[];
     assert.equal(odds.length, 25);
     assert.deepEqual(Object.keys(odds[0]).sort(), [
       'close_away',
@@ -77,7 +78,7 @@ describe('serving views', () => {
       'open_home',
       'source',
     ]);
-    const cards = JSON.parse(h.views.cardsBody().identity.toString()) as Record<string, unknown>[];
+    const cards = JSON.parse(identityOf(h.views.cardsBody()).toString()) as Record<string, unknown>[];
     assert.equal(cards.length, 50);
     const times = cards.map((c) => Date.parse(c.start_time_utc as string));
     assert.deepEqual(
@@ -109,7 +110,7 @@ describe('serving views', () => {
         return true;
       });
     }
-    assert.equal(h.views.oddsBody().identity.toString(), '[]');
+    assert.equal(identityOf(h.views.oddsBody()).toString(), '[]');
     assert.deepEqual(await h.views.regionRoi(), []);
     assert.equal(h.views.status().predictions.state, 'missing');
   });
@@ -165,7 +166,7 @@ describe('serving views', () => {
     await putPredictions(h.store, rows);
     await h.views.start();
     const card = () =>
-      (JSON.parse(h.views.cardsBody().identity.toString()) as Record<string, unknown>[]).find(
+      (JSON.parse(identityOf(h.views.cardsBody()).toString()) as Record<string, unknown>[]).find(
         (c) => c.match_id === 1,
       );
     assert.equal(card()?.odd_home, null);
@@ -176,13 +177,13 @@ describe('serving views', () => {
       5000,
       'predictions reload',
     );
-    assert.equal((JSON.parse(h.views.predictionsBody().identity.toString()) as unknown[]).length, 25);
+    assert.equal((JSON.parse(identityOf(h.views.predictionsBody()).toString()) as unknown[]).length, 25);
 
     await putOdds(h.store, oddsRows([1]));
     await until(() => card()?.odd_home === 2.1, 5000, 'cards to pick up odds');
 
     await h.store.delete(KEYS.odds.bucket, KEYS.odds.key);
-    await until(() => h.views.oddsBody().identity.toString() === '[]', 5000, 'odds removal');
+    await until(() => identityOf(h.views.oddsBody()).toString() === '[]', 5000, 'odds removal');
     assert.equal(card()?.odd_home, null);
 
     await h.store.delete(KEYS.predictions.bucket, KEYS.predictions.key);
@@ -201,7 +202,7 @@ describe('serving views', () => {
     h.store.down = true;
     await h.views.refresh();
     assert.equal(json(h.views.precomputedJson(1)).match_id, 1);
-    assert.equal((JSON.parse(h.views.oddsBody().identity.toString()) as unknown[]).length, 2);
+    assert.equal((JSON.parse(identityOf(h.views.oddsBody()).toString()) as unknown[]).length, 2);
     h.store.down = false;
   });
 

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { MatchcastError } from '../../domain/index.js';
 import {
   type EncodedBody,
+  identityStream,
   negotiateEncoding,
   notModified,
   type ServingViews,
@@ -179,8 +180,8 @@ function sendEncoded(request: FastifyRequest, reply: FastifyReply, body: Encoded
   const inm = request.headers['if-none-match'];
   if (notModified(inm, body)) return reply.code(304).send();
   reply.header('content-type', JSON_TYPE);
-  if (coding !== 'identity') reply.header('content-encoding', coding);
-  return reply.send(body[coding]);
+  if (coding !== 'identity') return reply.header('content-encoding', coding).send(body[coding]);
+  return reply.send(body.identity ?? identityStream(body));
 }
 
 /**

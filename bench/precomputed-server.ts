@@ -1,0 +1,217 @@
+/**
+ * Server process of bench/precomputed.ts (started with fork; talks over IPC).
+ *   argv: <mode> <dataDir>
+ *   mode `bare`:        node:http, one constant body (the baseline)
+ *   mode `fastify`:     Fastify with only the precomputed routes (no shared hooks): the route's own cost
+ *   mode `app`:         the real `buildApp` (helmet, CORS, auth, request ids, metrics, request log at info)
+ *   mode `app-quiet`:   `buildApp` with `logRequests: false`
+ *   mode `compose:<a+b+…>`: Fastify + precomputed routes + a subset of the shared hooks, to price
+ *                          each one (errors, auth, obs, log, helmet, cors, reqid)
+ * Sends `{ port }` when listening; answers `'mem'` with its memory figures and `'reload'` by
+ * loading a new predictions file (to see the peak while two copies coexist).
+ */
+import { createHash, hash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createServer } from 'node:http';
+import cors from '@fastify/cors';
+import helmet from '@fastify/helmet';
+import Fastify, { type FastifyInstance } from 'fastify';
+import helmetMiddleware from 'helmet';
+import type { AppContext } from '../src/api/context.js';
+import { buildApp } from '../src/api/index.js';
+import { isProtectedPath, registerAuth } from '../src/api/plugins/auth.js';
+import { registerErrorHandling } from '../src/api/plugins/errors.js';
+import { registerObservability, requestIdFrom, routeTemplate } from '../src/api/plugins/observability.js';
+import { precomputedRoutes } from '../src/api/routes/precomputed.js';
+import { parseConfig } from '../src/config.js';
+import { MatchcastError } from '../src/domain/index.js';
+import { createLogger } from '../src/logger.js';
+import { httpRequestDuration, httpRequestsTotal } from '../src/metrics.js';
+import { createServingViews, type Views } from '../src/serving/index.js';
+import { createObjectStore } from '../src/storage/index.js';
+import { predictionRows, putPredictions } from './precomputed-fixtures.js';
+
+const [mode, dataDir] = process.argv.slice(2);
+const send = (msg: unknown) => process.send?.(msg);
+
+function cpuMicros(): number {
+  const c = process.cpuUsage();
+  return c.user + c.system;
+}
+
+function memory() {
+  const m = process.memoryUsage();
+  const mb = (n: number) => Math.round((n / 1048576) * 10) / 10;
+  return {
+    rssMb: mb(m.rss),
+    heapUsedMb: mb(m.heapUsed),
+    externalMb: mb(m.external),
+    maxRssMb: mb(process.resourceUsage().maxRSS * 1024),
+  };
+}
+
+async function main(): Promise<void> {
+  if (mode === 'bare') {
+    const body = Buffer.from(
+      '{"match_id":12345,"proba_home":0.45,"proba_draw":0.27,"proba_away":0.28,"predicted_class":0,"predicted_label":"home_win","is_future":false,"start_time_utc":"2025-10-04T14:00:00.000Z","home_team_name":"Home 1-2 & Co","away_team_name":"Away 1-3/FC","model_run_id":"run-0001","model_stage":"champion","predictions_computed_at":"2026-01-01T00:00:00.000Z"}',
+    );
+    const server = createServer((_req, res) => {
+      res.writeHead(200, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': body.length,
+      });
+      res.end(body);
+    });
+    server.listen(0, '127.0.0.1', () => {
+      const a = server.address();
+      send({ port: typeof a === 'object' && a ? a.port : 0 });
+    });
+    process.on('message', (msg) => {
+      if (msg === 'mem') send({ mem: memory() });
+      if (msg === 'cpu') send({ cpu: cpuMicros() });
+    });
+    return;
+  }
+
+  const config = parseConfig({
+    DATA_DIR: dataDir,
+    API_KEY: 'bench-key-0123456789abcdef',
+    LOG_LEVEL: 'info',
+    VIEW_REFRESH_MS: '3600000',
+    URL_SIGNING_SECRET: 'bench-secret-bench-secret-bench-secret',
+  });
+  const log = createLogger(config.logLevel);
+  const store = createObjectStore(config);
+  const views: Views = createServingViews(store, config, log);
+  await views.start();
+
+  let app: FastifyInstance;
+  if (mode.startsWith('compose:')) {
+    app = await composeApp(new Set(mode.slice('compose:'.length).split('+')), { config, log, store, views });
+  } else if (mode === 'fastify') {
+    app = Fastify({
+      logger: false,
+      routerOptions: { ignoreTrailingSlash: true },
+      ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true } },
+    }) as unknown as FastifyInstance;
+    await precomputedRoutes(app, { config, log, store, views } as unknown as AppContext);
+  } else {
+    // Only config, log, store and views are read by the routes measured here; the other ports are
+    // never called on the precomputed path.
+    const ctx = { config, log, store, views } as unknown as AppContext;
+    app = await buildApp(ctx, { logRequests: mode !== 'app-quiet' });
+    if (!app.hasRoute({ method: 'GET', url: '/predict/precomputed/:match_id' }))
+      await precomputedRoutes(app, ctx);
+  }
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const a = app.server.address();
+  send({ port: typeof a === 'object' && a ? a.port : 0, rows: views.status().predictions.rows });
+  process.on('message', async (msg) => {
+    if (msg === 'mem') send({ mem: memory() });
+    if (msg === 'cpu') send({ cpu: cpuMicros() });
+    if (msg === 'reload') {
+      const n = views.status().predictions.rows;
+      await putPredictions(store, predictionRows({ n, runId: 'run-reload', seed: 7 }));
+      await views.refresh();
+      send({ reloaded: views.status().predictions.etag, mem: memory() });
+    }
+  });
+}
+
+/**
+ * Proposed cheaper equivalents of the shared hooks (what docs/benchmarks.md recommends to the lead).
+ * Same behaviour: constant-time key check that also holds for keys of another length (both sides
+ * are SHA-256 digests; the expected one is computed once), 401 before any work.
+ */
+function registerLeanAuth(app: FastifyInstance, apiKey: string): void {
+  const expected = createHash('sha256').update(apiKey).digest();
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (!isProtectedPath(request.url, false)) return done();
+    const header = request.headers['x-api-key'];
+    if (
+      typeof header !== 'string' ||
+      !timingSafeEqual(hash('sha256', header, 'buffer') as Buffer, expected)
+    ) {
+      return done(new MatchcastError('MC_ERR_UNAUTHORIZED'));
+    }
+    done();
+  });
+}
+
+/** Helmet's headers computed once (same options as buildApp) and set with one call per response. */
+function registerStaticHeaders(app: FastifyInstance): void {
+  const headers: Record<string, string> = {};
+  const fakeRes = {
+    setHeader: (k: string, v: string) => {
+      headers[k.toLowerCase()] = String(v);
+    },
+    removeHeader: (k: string) => {
+      delete headers[k.toLowerCase()];
+    },
+  };
+  helmetMiddleware({ crossOriginResourcePolicy: { policy: 'same-origin' } })(
+    {} as never,
+    fakeRes as never,
+    () => undefined,
+  );
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.headers(headers);
+    done();
+  });
+}
+
+/** Metrics without the per-request info log line; labelled children cached per (method, route, status). */
+function registerLeanObservability(app: FastifyInstance): void {
+  const children = new Map<string, { inc(): void }>();
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    const path = request.routeOptions.url ?? 'unmatched';
+    const status = reply.statusCode;
+    const key = `${request.method} ${path} ${status}`;
+    let child = children.get(key);
+    if (!child) {
+      child = httpRequestsTotal.labels(request.method, routeTemplate(path), String(status));
+      children.set(key, child);
+    }
+    child.inc();
+    httpRequestDuration.observe(reply.elapsedTime / 1000);
+    if (status >= 500) request.log.warn({ request_id: request.id, route: path, status }, 'request');
+    done();
+  });
+}
+
+/** The pieces of `buildApp`, added one by one, with the same Fastify options. */
+async function composeApp(
+  parts: Set<string>,
+  base: Pick<AppContext, 'config' | 'log' | 'store' | 'views'>,
+): Promise<FastifyInstance> {
+  const quiet = base.log.child({}, { level: 'warn' });
+  const app = Fastify({
+    loggerInstance: parts.has('log') ? base.log : quiet,
+    disableRequestLogging: true,
+    genReqId: parts.has('reqid')
+      ? (req) => requestIdFrom(req.headers['x-request-id'], randomUUID)
+      : undefined,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    ajv: {
+      customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true, useDefaults: true },
+    },
+  }) as unknown as FastifyInstance;
+  if (parts.has('obs')) registerObservability(app);
+  if (parts.has('errors')) registerErrorHandling(app);
+  if (parts.has('helmet')) await app.register(helmet);
+  if (parts.has('cors')) await app.register(cors, { origin: false });
+  if (parts.has('auth')) registerAuth(app, { apiKey: base.config.apiKey });
+  if (parts.has('authfast')) registerLeanAuth(app, base.config.apiKey ?? '');
+  if (parts.has('headers')) registerStaticHeaders(app);
+  if (parts.has('obslean')) registerLeanObservability(app);
+  await precomputedRoutes(app, base as unknown as AppContext);
+  return app;
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,209 @@
+/**
+ * Benchmark of `GET /predict/precomputed/{id}` (issue 4): wrk at 64 connections, ids spread
+ * uniformly over all matches, against a bare node:http server returning a constant body measured
+ * in the same run (alternating rounds), plus the API's resident memory with 45k matches loaded.
+ *
+ *   node --import tsx bench/precomputed.ts [--rows 45000] [--duration 10] [--rounds 2] [--modes app,fastify]
+ *
+ * Needs `wrk` (apt-get install -y wrk). Prints a Markdown table and a JSON summary.
+ */
+import { execFile, fork } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs, promisify } from 'node:util';
+import { parseConfig } from '../src/config.js';
+import { createObjectStore } from '../src/storage/index.js';
+import { oddsRows, predictionRows, putOdds, putPredictions } from './precomputed-fixtures.js';
+
+const run = promisify(execFile);
+const { values } = parseArgs({
+  options: {
+    rows: { type: 'string', default: '45000' },
+    duration: { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '2' },
+    connections: { type: 'string', default: '64' },
+    threads: { type: 'string', default: '2' },
+    modes: { type: 'string', default: 'app,app-quiet,fastify' },
+  },
+});
+const ROWS = Number(values.rows);
+const DURATION = Number(values.duration);
+const ROUNDS = Number(values.rounds);
+const CONNECTIONS = Number(values.connections);
+const THREADS = Number(values.threads);
+const MODES = String(values.modes).split(',');
+const KEY = 'bench-key-0123456789abcdef';
+
+interface Mem {
+  rssMb: number;
+  heapUsedMb: number;
+  externalMb: number;
+  maxRssMb: number;
+}
+interface Server {
+  port: number;
+  ask(msg: string, field: string): Promise<Record<string, unknown>>;
+  stop(): Promise<void>;
+}
+
+function startServer(mode: string, dataDir: string): Promise<Server> {
+  const child = fork(path.join(import.meta.dirname, 'precomputed-server.ts'), [mode, dataDir], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${mode} server did not start in 120 s`)), 120_000);
+    child.once('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)));
+    child.once('message', (msg: { port: number }) => {
+      clearTimeout(timer);
+      resolve({
+        port: msg.port,
+        ask: (m, field) =>
+          new Promise((res) => {
+            const on = (reply: Record<string, unknown>) => {
+              if (field in reply) {
+                child.off('message', on);
+                res(reply);
+              }
+            };
+            child.on('message', on);
+            child.send(m);
+          }),
+        stop: () =>
+          new Promise((res) => {
+            child.removeAllListeners('exit');
+            child.once('exit', () => res());
+            child.kill('SIGTERM');
+          }),
+      });
+    });
+  });
+}
+
+interface WrkResult {
+  rps: number;
+  /** Server CPU time per request, µs: robust to the machine being shared (throughput is not). */
+  cpuUs: number;
+  requests: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  errors: string;
+}
+
+function toMs(v: string): number {
+  const m = /^([\d.]+)(us|ms|s)$/.exec(v.trim());
+  if (!m) return Number.NaN;
+  const n = Number(m[1]);
+  return m[2] === 'us' ? n / 1000 : m[2] === 's' ? n * 1000 : n;
+}
+
+async function wrk(port: number, script: string): Promise<WrkResult> {
+  const args = [
+    `-t${THREADS}`,
+    `-c${CONNECTIONS}`,
+    `-d${DURATION}s`,
+    '--latency',
+    '-s',
+    script,
+    `http://127.0.0.1:${port}`,
+  ];
+  const { stdout } = await run('wrk', args, { timeout: (DURATION + 30) * 1000 });
+  const pct = (p: string) => toMs(new RegExp(`^\\s+${p}%\\s+(\\S+)`, 'm').exec(stdout)?.[1] ?? '');
+  const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1];
+  const sockErr = /Socket errors: (.*)/.exec(stdout)?.[1];
+  return {
+    cpuUs: Number.NaN,
+    requests: Number(/(\d+) requests in/.exec(stdout)?.[1]),
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]),
+    p50: pct('50'),
+    p90: pct('90'),
+    p99: pct('99'),
+    errors: [non2xx ? `non-2xx ${non2xx}` : '', sockErr ?? ''].filter(Boolean).join('; '),
+  };
+}
+
+async function main(): Promise<void> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'matchcast-bench-precomputed-'));
+  try {
+    const config = parseConfig({
+      DATA_DIR: dataDir,
+      URL_SIGNING_SECRET: 'bench-secret-bench-secret-bench-secret',
+    });
+    const store = createObjectStore(config);
+    const rows = predictionRows({ n: ROWS });
+    await putPredictions(store, rows);
+    await putOdds(store, oddsRows(rows.map((r) => r.match_id as number)));
+    await store.close();
+
+    const script = path.join(dataDir, 'precomputed.lua');
+    await writeFile(
+      script,
+      [
+        `wrk.headers["X-API-Key"] = "${KEY}"`,
+        'local seeded = false',
+        'request = function()',
+        '  if not seeded then math.randomseed(os.time() + math.floor(os.clock() * 1e6)); seeded = true end',
+        `  return wrk.format("GET", "/predict/precomputed/" .. math.random(1, ${ROWS}))`,
+        'end',
+      ].join('\n'),
+    );
+
+    const results: Record<string, WrkResult[]> = { bare: [] };
+    for (const m of MODES) results[m] = [];
+    const memory: Record<string, Mem | Record<string, unknown>> = {};
+
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const mode of ['bare', ...MODES]) {
+        const server = await startServer(mode, dataDir);
+        if (round === 0 && mode !== 'bare')
+          memory[`${mode}: loaded, before load test`] = (await server.ask('mem', 'mem')).mem as Mem;
+        // Warm-up (JIT, connection pools) then the measured run.
+        await wrk(server.port, script).catch(() => undefined);
+        const cpu0 = (await server.ask('cpu', 'cpu')).cpu as number;
+        const r = await wrk(server.port, script);
+        const cpu1 = (await server.ask('cpu', 'cpu')).cpu as number;
+        r.cpuUs = (cpu1 - cpu0) / r.requests;
+        results[mode].push(r);
+        process.stderr.write(
+          `round ${round + 1} ${mode}: ${r.rps.toFixed(0)} req/s p50 ${r.p50} ms p99 ${r.p99} ms cpu ${r.cpuUs.toFixed(1)} µs/req ${r.errors}\n`,
+        );
+        if (round === 0 && mode === 'app') {
+          memory['app: after load test'] = (await server.ask('mem', 'mem')).mem as Mem;
+          memory['app: after a full reload (two copies briefly)'] = (await server.ask('reload', 'reloaded'))
+            .mem as Mem;
+        }
+        await server.stop();
+      }
+    }
+
+    const best = (rs: WrkResult[]) => rs.reduce((a, b) => (b.rps > a.rps ? b : a));
+    const bare = best(results.bare);
+    const minCpu = (rs: WrkResult[]) => Math.min(...rs.map((r) => r.cpuUs));
+    const bareCpu = minCpu(results.bare);
+    const lines = [
+      `| server | req/s (best of ${ROUNDS}) | vs bare | p50 ms | p90 ms | p99 ms | server CPU µs/req (min) | bare/this CPU | errors |`,
+      '|---|---:|---:|---:|---:|---:|---:|---:|---|',
+    ];
+    for (const mode of ['bare', ...MODES]) {
+      const r = best(results[mode]);
+      lines.push(
+        `| ${mode} | ${r.rps.toFixed(0)} | ${((r.rps / bare.rps) * 100).toFixed(0)} % | ${r.p50.toFixed(2)} | ${r.p90.toFixed(2)} | ${r.p99.toFixed(2)} | ${minCpu(results[mode]).toFixed(1)} | ${((bareCpu / minCpu(results[mode])) * 100).toFixed(0)} % | ${r.errors || '—'} |`,
+      );
+    }
+    console.log(lines.join('\n'));
+    console.log('\nmemory:');
+    for (const [k, v] of Object.entries(memory)) console.log(`- ${k}: ${JSON.stringify(v)}`);
+    console.log(
+      `\nJSON ${JSON.stringify({ rows: ROWS, duration: DURATION, connections: CONNECTIONS, results, memory })}`,
+    );
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
