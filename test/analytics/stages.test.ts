@@ -93,6 +93,27 @@ describe('drift stage on synthetic data', () => {
     assert.doesNotMatch(text, /<script|<link|https?:\/\/(?!www\.w3\.org\/2000\/svg)/);
   });
 
+  test('old reports are pruned beyond keepReports', async () => {
+    for (const day of ['01', '02', '03']) {
+      await runDriftStage(stable.deps, {
+        asOf: AS_OF,
+        windowDays: WINDOW_DAYS,
+        referenceFrom: REFERENCE_FROM,
+        now: new Date(`2022-04-${day}T00:00:00Z`),
+        keepReports: 2,
+      });
+    }
+    const names = (await stable.deps.store.list('reports'))
+      .map((o) => o.key)
+      .filter((k) => k.endsWith('.html'));
+    assert.deepEqual(names.sort(), [
+      'data_quality_20220402T000000Z.html',
+      'data_quality_20220403T000000Z.html',
+      'drift_report_20220402T000000Z.html',
+      'drift_report_20220403T000000Z.html',
+    ]);
+  });
+
   test('without a shift the drift score stays low', async () => {
     const res = await runDriftStage(stable.deps, {
       asOf: AS_OF,
