@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -177,4 +177,29 @@ test('40k rows × 40 columns write in well under a second', async () => {
   // CPU time, not wall time: the machine is shared and wall time mostly measures the neighbours.
   // The target is < 1 s; the bound is generous so that a loaded CI box does not flake.
   assert.ok(writeCpuMs < 3000, `write used ${writeCpuMs} ms of CPU`);
+});
+
+test('files written by DuckDB read back as numbers, Dates and strings', async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'mc-parquet-duck-'));
+  try {
+    const file = path.join(dir, 'duck.parquet');
+    const instance = await DuckDBInstance.create(':memory:');
+    const conn = await instance.connect();
+    try {
+      await conn.run(
+        `COPY (SELECT 42::BIGINT AS id, 7::INTEGER AS n, 0.5::DOUBLE AS p, true AS b, 'x' AS s,
+                      TIMESTAMPTZ '2024-05-01 12:00:00+00' AS ts, NULL::BIGINT AS missing)
+         TO '${file}' (FORMAT parquet)`,
+      );
+    } finally {
+      conn.closeSync();
+      instance.closeSync();
+    }
+    const rows = await readParquet(await readFile(file));
+    assert.deepEqual(rows, [
+      { id: 42, n: 7, p: 0.5, b: true, s: 'x', ts: new Date('2024-05-01T12:00:00Z'), missing: null },
+    ]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
