@@ -3,7 +3,7 @@ import type { Database } from '../db/index.js';
 import type { Logger } from '../logger.js';
 import type { ModelRegistry } from '../registry/index.js';
 import type { ObjectStore } from '../storage/index.js';
-import type { Progress } from './progress.js';
+import { autoProgress, type Progress } from './progress.js';
 
 /** What every stage needs; built once per process (CLI) or per test. */
 export interface PipelineDeps {
@@ -12,7 +12,13 @@ export interface PipelineDeps {
   store: ObjectStore;
   registry: ModelRegistry;
   log: Logger;
-  progress: Progress;
+  /** Default {@link autoProgress}: bars on a terminal, one JSON log line per step otherwise. */
+  progress?: Progress;
+}
+
+/** The progress reporter of `deps`, defaulting to {@link autoProgress}. */
+export function progressOf(deps: { log: Logger; progress?: Progress }): Progress {
+  return deps.progress ?? autoProgress(deps.log);
 }
 
 /** Stage names, in the order `pipeline run` executes them. */

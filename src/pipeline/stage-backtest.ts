@@ -3,7 +3,7 @@ import type { FeatureRow } from '../features/index.js';
 import { type ModelFamily, walkForwardBacktest } from '../model/index.js';
 import { newRunId } from '../registry/index.js';
 import { backtestToParquet, readFeatureRows } from './artifacts.js';
-import type { PipelineDeps } from './deps.js';
+import { type PipelineDeps, progressOf } from './deps.js';
 import type { BacktestRow } from './predictions-file.js';
 import { resultsEnd } from './windows.js';
 
@@ -47,7 +47,7 @@ export async function runBacktestStage(
   asOf: Date,
   options: BacktestOptions = {},
 ): Promise<BacktestResult> {
-  const load = deps.progress.step('backtest', 'load', 1);
+  const load = progressOf(deps).step('backtest', 'load', 1);
   const rows = options.featureRows ?? (await readFeatureRows(deps.store));
   load.done({ rows: rows.length });
   const from = options.from ?? new Date(resultsEnd(rows, asOf).getTime() - 730 * DAY_MS);
@@ -63,7 +63,7 @@ export async function runBacktestStage(
     throw new MatchcastError('MC_ERR_VALIDATION', '--refit-days must be a positive integer');
   }
   const nFolds = Math.ceil((to.getTime() - from.getTime()) / (refitDays * DAY_MS));
-  const fit = deps.progress.step('backtest', 'walk-forward', nFolds);
+  const fit = progressOf(deps).step('backtest', 'walk-forward', nFolds);
   const result = walkForwardBacktest(rows, { from, to, refitDays, family: options.family });
   const runIds = new Map(result.folds.map((f) => [f.fold_id, newRunId()]));
   fit.done({
@@ -73,7 +73,7 @@ export async function runBacktestStage(
     open_log_loss: result.metrics.overall.open_log_loss,
   });
 
-  const write = deps.progress.step('backtest', 'write', 2);
+  const write = progressOf(deps).step('backtest', 'write', 2);
   const backtestRows: BacktestRow[] = result.predictions.map((p) => ({
     match_id: p.match_id,
     proba_home: p.proba_home,

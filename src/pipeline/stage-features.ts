@@ -1,7 +1,7 @@
 import { MatchesRepository } from '../db/index.js';
 import { KEYS } from '../domain/index.js';
 import { buildFeatureRows, type FeatureRow, featureRowsToParquet } from '../features/index.js';
-import type { PipelineDeps } from './deps.js';
+import { type PipelineDeps, progressOf } from './deps.js';
 import { readOddsMap } from './odds.js';
 
 /** What the features stage produced. */
@@ -23,17 +23,17 @@ export async function runFeaturesStage(
   deps: Pick<PipelineDeps, 'db' | 'store' | 'log' | 'progress'>,
   asOf: Date,
 ): Promise<FeaturesResult> {
-  const load = deps.progress.step('features', 'load', 2);
+  const load = progressOf(deps).step('features', 'load', 2);
   const matches = await new MatchesRepository(deps.db).allMatches();
   load.tick();
   const odds = await readOddsMap(deps.store);
   load.done({ matches: matches.length, odds: odds.size });
 
-  const build = deps.progress.step('features', 'build', matches.length);
+  const build = progressOf(deps).step('features', 'build', matches.length);
   const rows = buildFeatureRows(matches, odds, asOf);
   build.done({ rows: rows.length });
 
-  const write = deps.progress.step('features', 'write', 1);
+  const write = progressOf(deps).step('features', 'write', 1);
   const body = featureRowsToParquet(rows);
   await deps.store.put(KEYS.features.bucket, KEYS.features.key, body);
   const labelled = rows.filter((r) => r.label !== null).length;

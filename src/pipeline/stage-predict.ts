@@ -4,7 +4,7 @@ import { type FeatureRow, toModelInput } from '../features/index.js';
 import { deserializeModel, predictProba } from '../model/index.js';
 import { writeParquet } from '../storage/index.js';
 import { readBacktestRows, readFeatureRows } from './artifacts.js';
-import type { PipelineDeps } from './deps.js';
+import { type PipelineDeps, progressOf } from './deps.js';
 import { PREDICTION_COLUMNS, type PredictionRow } from './predictions-file.js';
 
 /** What the predict stage produced. */
@@ -40,7 +40,7 @@ export async function runPredictStage(
   asOf: Date,
   inputs: PredictInputs = {},
 ): Promise<PredictResult> {
-  const load = deps.progress.step('predict', 'load', 4);
+  const load = progressOf(deps).step('predict', 'load', 4);
   const champion = await deps.registry.resolve('champion');
   if (!champion) {
     throw new MatchcastError(
@@ -61,7 +61,7 @@ export async function runPredictStage(
   const cutoff = new Date(champion.training_cutoff).getTime();
   const computedAt = inputs.now ?? new Date();
   const asOfMs = asOf.getTime();
-  const step = deps.progress.step('predict', 'score', featureRows.length);
+  const step = progressOf(deps).step('predict', 'score', featureRows.length);
   const out: PredictionRow[] = [];
   let championRows = 0;
   let backtestRows = 0;
@@ -119,7 +119,7 @@ export async function runPredictStage(
   }
   step.done({ champion_rows: championRows, backtest_rows: backtestRows, omitted });
 
-  const write = deps.progress.step('predict', 'write', 1);
+  const write = progressOf(deps).step('predict', 'write', 1);
   const body = writeParquet(PREDICTION_COLUMNS, out as unknown as Record<string, unknown>[]);
   await deps.store.put(KEYS.predictions.bucket, KEYS.predictions.key, body);
   const key = `${KEYS.predictions.bucket}/${KEYS.predictions.key}`;

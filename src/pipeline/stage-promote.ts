@@ -9,7 +9,7 @@ import {
 } from '../model/index.js';
 import { decidePromotion, type ModelVersion } from '../registry/index.js';
 import { readFeatureRows } from './artifacts.js';
-import type { PipelineDeps } from './deps.js';
+import { type PipelineDeps, progressOf } from './deps.js';
 
 /** Who the automated stage acts as in the alias history. */
 export const PROMOTION_ACTOR = 'pipeline-promote';
@@ -109,7 +109,7 @@ export async function runPromoteStage(
   deps: Pick<PipelineDeps, 'config' | 'store' | 'registry' | 'log' | 'progress'>,
   options: PromoteOptions = {},
 ): Promise<PromoteResult> {
-  const step = deps.progress.step('promote', 'decide', 1);
+  const step = progressOf(deps).step('promote', 'decide', 1);
   const newest = await deps.registry.latestVersion();
   const aliases = await deps.registry.aliases();
   const finish = (r: PromoteResult): PromoteResult => {

@@ -4,7 +4,7 @@ import { type ModelFamily, serializeModel, trainAndValidate } from '../model/ind
 import type { ModelVersion } from '../registry/index.js';
 import { newRunId } from '../registry/index.js';
 import { readFeatureRows } from './artifacts.js';
-import type { PipelineDeps } from './deps.js';
+import { type PipelineDeps, progressOf } from './deps.js';
 import { resultsEnd } from './windows.js';
 
 export const MODEL_FAMILIES: readonly ModelFamily[] = ['multinomial_logit', 'ordered_logit'];
@@ -45,7 +45,7 @@ export async function runTrainStage(
   asOf: Date,
   options: TrainOptions = {},
 ): Promise<TrainResult> {
-  const load = deps.progress.step('train', 'load', 1);
+  const load = progressOf(deps).step('train', 'load', 1);
   const rows = options.featureRows ?? (await readFeatureRows(deps.store));
   const labelled = rows.filter((r) => r.label !== null && r.start_time_utc < asOf).length;
   load.done({ rows: rows.length, labelled });
@@ -60,7 +60,7 @@ export async function runTrainStage(
   // Same training data as `asOf` (nothing labelled lies between the two), but the validation window
   // covers the last year of results even when the data stops before as-of.
   const end = resultsEnd(rows, asOf);
-  const fit = deps.progress.step('train', 'fit', 1);
+  const fit = progressOf(deps).step('train', 'fit', 1);
   const t0 = performance.now();
   const result = trainAndValidate(rows, { asOf: end, validationDays, family: options.family });
   const fitSeconds = (performance.now() - t0) / 1000;
@@ -72,7 +72,7 @@ export async function runTrainStage(
     seconds: Number(fitSeconds.toFixed(2)),
   });
 
-  const reg = deps.progress.step('train', 'register', 1);
+  const reg = progressOf(deps).step('train', 'register', 1);
   const version = await deps.registry.registerVersion({
     run_id: newRunId(),
     metrics: result.metrics,
