@@ -158,7 +158,7 @@ export class MatchesRepository {
     const result: UpsertResult = { inserted: 0, updated: 0, unchanged: 0, ids: [] };
     for (let start = 0; start < unique.length; start += this.batchSize) {
       const batch = unique.slice(start, start + this.batchSize);
-      const out = await db.query<{ ord: number; id: number; inserted: boolean | null }>(UPSERT_SQL, [
+      const out = await db.query<{ ord: number; id: number | null; inserted: boolean | null }>(UPSERT_SQL, [
         batch.map((r) => regionIds.get(r.regionName)),
         batch.map((r) => r.regionName),
         batch.map((r) => r.tournamentName),
@@ -170,11 +170,32 @@ export class MatchesRepository {
         batch.map((r) => r.homeScore),
         batch.map((r) => r.awayScore),
       ]);
+      const missing: MatchUpsert[] = [];
       for (const r of out) {
-        uniqueIds[start + Number(r.ord) - 1] = Number(r.id);
+        const slot = start + Number(r.ord) - 1;
+        if (r.id === null) missing.push(unique[slot]);
+        else uniqueIds[slot] = Number(r.id);
         if (r.inserted === true) result.inserted++;
         else if (r.inserted === false) result.updated++;
         else result.unchanged++;
+      }
+      // An identical row that a concurrent writer committed after our snapshot began is in neither
+      // RETURNING nor the snapshot: look its id up now.
+      if (missing.length > 0) {
+        for (const row of missing) {
+          const [found] = await db.query<{ id: number }>(
+            `SELECT id FROM matches WHERE region_name = $1 AND tournament_name = $2 AND start_time_utc = $3
+               AND home_team_name = $4 AND away_team_name = $5`,
+            [
+              row.regionName,
+              row.tournamentName,
+              row.startTimeUtc.toISOString(),
+              row.homeTeamName,
+              row.awayTeamName,
+            ],
+          );
+          uniqueIds[slotOf.get(naturalKey(row)) as number] = Number(found?.id);
+        }
       }
     }
     result.ids = slots.map((slot) => uniqueIds[slot]);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { openDatabase } from '../../src/db/index.js';
+import { MatchesRepository, type MatchUpsert, openDatabase } from '../../src/db/index.js';
 import { BACKENDS, dropSchema, PG_SKIP, testConfig, uniqueSchema } from './helpers.js';
 
 for (const backend of BACKENDS) {
@@ -73,6 +73,39 @@ describe('Database on PostgreSQL: isolation, locking, failure', { skip: PG_SKIP 
       assert.equal(a.schema, schema);
       await Promise.all([a.close(), b.close()]);
     } finally {
+      await dropSchema(config, schema);
+      rmSync(config.dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('two processes upserting the same matches at once agree on every id', async () => {
+    const config = testConfig({ postgres: true });
+    const schema = uniqueSchema();
+    const [a, b] = await Promise.all([openDatabase(config, { schema }), openDatabase(config, { schema })]);
+    try {
+      const rows: MatchUpsert[] = Array.from({ length: 300 }, (_, i) => ({
+        regionName: 'England',
+        tournamentName: 'Premier League',
+        season: '2020-2021',
+        startTimeUtc: new Date(Date.UTC(2020, 8, 1) + i * 3_600_000),
+        homeTeamName: `H${i}`,
+        awayTeamName: `A${i}`,
+        status: 'finished',
+        homeScore: 1,
+        awayScore: 0,
+      }));
+      // The region exists already, so neither writer waits on the other's region row.
+      await new MatchesRepository(a).upsertMatches([{ ...rows[0], homeTeamName: 'X', awayTeamName: 'Y' }]);
+      const [ra, rb] = await Promise.all([
+        new MatchesRepository(a, 50).upsertMatches(rows),
+        new MatchesRepository(b, 50).upsertMatches(rows),
+      ]);
+      assert.equal(ra.inserted + rb.inserted, 300);
+      assert.deepEqual(ra.ids, rb.ids);
+      assert.ok(ra.ids.every((id) => Number.isInteger(id)));
+      assert.equal(await new MatchesRepository(a).count(), 301);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
       await dropSchema(config, schema);
       rmSync(config.dataDir, { recursive: true, force: true });
     }
