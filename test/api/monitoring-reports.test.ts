@@ -150,12 +150,19 @@ describe('monitoring report routes (folder store, HMAC-signed links)', () => {
       `${DRIFT}%2F..%2Froi_by_region.csv`,
       'drift_report_20270101T000000Z.html', // exists, but in the predictions bucket
       `..%5C${DRIFT}`,
+      `drift_report_${'1'.repeat(150)}Z.html`,
     ];
     for (const n of names) {
       const res = await app.inject({ method: 'GET', url: `/monitoring/reports/${n}` });
       assert.equal(res.statusCode, 404, n);
       assert.equal(res.headers.location, undefined, n);
     }
+    // Longer than the router's parameter limit: refused before the route (414), never redirected.
+    const long = await app.inject({
+      method: 'GET',
+      url: `/monitoring/reports/drift_report_${'1'.repeat(300)}Z.html`,
+    });
+    assert.ok(long.statusCode >= 400 && long.statusCode < 500, String(long.statusCode));
     const traversal = await app.inject({ method: 'GET', url: '/monitoring/reports/../../etc/passwd' });
     assert.notEqual(traversal.statusCode, 307);
     assert.notEqual(traversal.statusCode, 200);

@@ -39,7 +39,7 @@ const ReportEntry = Type.Object({
 });
 
 const FilenameParams = Type.Object(
-  { filename: Type.String({ maxLength: 200, description: 'a filename that GET /monitoring/reports lists' }) },
+  { filename: Type.String({ description: 'a filename that GET /monitoring/reports lists' }) },
   { additionalProperties: false },
 );
 
