@@ -44,6 +44,16 @@ export async function bootstrapFirstRun(
           'first start: automatic sign-off',
         );
         champion = moved.to;
+      } else if (promote.version !== null && !(await deps.registry.resolve('champion'))) {
+        // Too little data for a validation window (no log loss to compare): a first start still needs
+        // a model to serve, so the version is signed off directly and the history says why.
+        await deps.registry.setAlias(
+          'champion',
+          promote.version,
+          FIRST_START_ACTOR,
+          `first start: signed off without validation (${promote.reason})`,
+        );
+        champion = promote.version;
       }
       challenger = await runTrainStage(deps, asOf, { family: other, featureRows });
       await deps.registry.setAlias(

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { runFeaturesStage, runPromoteStage, runTrainStage } from '../../src/pipeline/index.js';
+import {
+  bootstrapFirstRun,
+  runFeaturesStage,
+  runPromoteStage,
+  runTrainStage,
+} from '../../src/pipeline/index.js';
 import type { ModelVersion } from '../../src/registry/index.js';
 import { openTestEnv, smallLeague, type TestEnv } from './fixtures.js';
 
@@ -99,4 +104,18 @@ describe('pipeline promote', () => {
     assert.equal(r.method, 'nothing-to-do');
     assert.equal(r.promoted, false);
   });
+});
+
+test('first start on data too short to validate: the version is still signed off, and the history says so', async () => {
+  const env = await openTestEnv(smallLeague({ teams: 4, seasons: 1, seed: 2 }));
+  try {
+    const r = await bootstrapFirstRun(env.deps, new Date('2022-01-01T00:00:00Z'), { analytics: {} });
+    assert.equal(r.run?.promote.promoted, false, 'no validation log loss');
+    assert.deepEqual(await env.deps.registry.aliases(), { champion: '1', challenger: '2' });
+    const signOff = (await env.deps.registry.history()).find((e) => e.alias === 'champion')!;
+    assert.match(signOff.reason ?? '', /without validation/);
+    assert.ok(r.run?.predict && r.run.predict.rows > 0);
+  } finally {
+    await env.close();
+  }
 });
