@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type RedisOptions as BullRedisOptions, Job, Queue, QueueEvents } from 'bullmq';
+import { type RedisOptions as BullRedisOptions, Job, Queue } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import { MatchcastError } from '../domain/index.js';
 import type { Logger } from '../logger.js';
@@ -14,7 +14,13 @@ import type {
   WorkerTaskCounts,
 } from './task-queue.js';
 import { type TaskOutcome, TaskWaiters } from './waiters.js';
-import { type PongMessage, PRESENCE_TTL_MS, presenceKeys, type WorkerPresence } from './worker-presence.js';
+import {
+  type PongMessage,
+  PRESENCE_TTL_MS,
+  presenceKeys,
+  type TaskReply,
+  type WorkerPresence,
+} from './worker-presence.js';
 
 /** Options of {@link createBullmqQueue}. */
 export interface BullmqQueueOptions {
@@ -66,7 +72,7 @@ function unavailable(cause?: unknown): MatchcastError {
 /**
  * The BullMQ adapter of the task queue. The producer connection has `enableOfflineQueue: false`, so
  * with Redis down a call fails in about a millisecond instead of hanging for minutes (LIBRARY-NOTES);
- * every call is bounded anyway. One QueueEvents subscription feeds all waiters.
+ * every call is bounded anyway. Results come back on one reply channel per process.
  */
 export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions = {}): TaskQueue {
   const queueName = options.queueName ?? 'ml';
@@ -89,34 +95,43 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
   const queue = new Queue(queueName, { connection: producer, skipVersionCheck: true });
   queue.on('error', () => undefined);
 
-  const waiters = new TaskWaiters();
-  // QueueEvents blocks on XREAD, so it needs its own connection. It is created only once Redis has
-  // answered: a QueueEvents whose Redis never came up cannot be closed (its init never ends).
-  let events: QueueEvents | undefined;
+  // Results come back on a pub/sub channel of this process (the worker publishes each result to the
+  // job's `reply_to`), so the API parses only its own results instead of every event of the queue;
+  // polling in `wait` covers a reply lost while the subscriber reconnects. The subscriber is created
+  // only once Redis has answered, so a queue whose Redis never came up still closes at once.
+  const replyChannel = presenceKeys(queueName).reply(randomUUID());
+  let sub: Redis | undefined;
   let closed = false;
-  const startEvents = () => {
-    if (events || closed) return;
-    events = new QueueEvents(queueName, { connection: bullConnection(redisUrl), skipVersionCheck: true });
-    events.on('error', () => undefined);
-    events.on('completed', ({ jobId, returnvalue }) => {
-      // QueueEvents has already parsed the JSON of the return value.
-      waiters.settle(jobId, { ok: true, value: returnvalue });
+  const startReplies = () => {
+    if (sub || closed) return;
+    sub = producer.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
+    sub.on('error', () => undefined);
+    sub.on('message', (_channel: string, message: string) => {
+      const reply = safeParse(message) as TaskReply | undefined;
+      if (!reply || typeof reply.id !== 'string') return;
+      waiters.settle(
+        reply.id,
+        reply.ok
+          ? { ok: true, value: reply.value }
+          : { ok: false, failure: reply.failure ?? decodeTaskFailure(undefined) },
+      );
     });
-    events.on('failed', ({ jobId, failedReason }) => {
-      waiters.settle(jobId, { ok: false, failure: decodeTaskFailure(failedReason) });
-    });
+    sub.subscribe(replyChannel).catch(() => undefined);
   };
-  producer.on('ready', startEvents);
-  if (producer.status === 'ready') startEvents();
+  producer.on('ready', startReplies);
+  if (producer.status === 'ready') startReplies();
 
+  const waiters = new TaskWaiters();
   const isUp = () => producer.status === 'ready';
   const bounded = <T>(p: Promise<T>): Promise<T> =>
     withTimeout(p, callTimeoutMs, () => unavailable('timeout'));
 
+  /** State first, then the job: a job read while active would miss the result it gets a moment later. */
   async function readJob(taskId: string): Promise<{ state: string; job: Job | undefined }> {
+    const state = await queue.getJobState(taskId);
+    if (state !== 'completed' && state !== 'failed') return { state, job: undefined };
     const job = await Job.fromId(queue, taskId);
-    if (!job) return { state: 'unknown', job: undefined };
-    return { state: await job.getState(), job };
+    return job ? { state, job } : { state: 'unknown', job: undefined };
   }
 
   async function pollOutcome(taskId: string): Promise<TaskOutcome | undefined> {
@@ -178,7 +193,16 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
       waiters.track(jobId);
       try {
         await bounded(
-          queue.add(name, payload, { jobId, attempts: 1, removeOnComplete: keep, removeOnFail: keep }),
+          queue.add(
+            name,
+            { ...payload, reply_to: replyChannel },
+            {
+              jobId,
+              attempts: 1,
+              removeOnComplete: keep,
+              removeOnFail: keep,
+            },
+          ),
         );
       } catch (err) {
         throw err instanceof MatchcastError ? err : unavailable(err);
@@ -193,11 +217,10 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
       const { state, job } = await bounded(readJob(taskId)).catch((err) => {
         throw err instanceof MatchcastError ? err : unavailable(err);
       });
-      if (!job || state === 'unknown') return { task_id: taskId, status: 'pending', result: null };
       if (state === 'active') return { task_id: taskId, status: 'STARTED', result: null };
-      if (state === 'completed')
+      if (state === 'completed' && job)
         return { task_id: taskId, status: 'SUCCESS', result: job.returnvalue ?? null };
-      if (state === 'failed')
+      if (state === 'failed' && job)
         return { task_id: taskId, status: 'FAILURE', result: decodeTaskFailure(job.failedReason) };
       return { task_id: taskId, status: 'pending', result: null };
     },
@@ -253,11 +276,10 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
       closed = true;
       waiters.close();
       // close() waits for a connection that may be gone: bound it, then cut the socket.
-      await withTimeout(
-        Promise.allSettled([events?.close(), queue.close()]),
-        1000,
-        () => new Error('close timeout'),
-      ).catch(() => undefined);
+      sub?.disconnect();
+      await withTimeout(Promise.allSettled([queue.close()]), 1000, () => new Error('close timeout')).catch(
+        () => undefined,
+      );
       producer.disconnect();
     },
   };

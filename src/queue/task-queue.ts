@@ -19,10 +19,14 @@ export interface PredictMatchPayload {
    * re-resolves the alias before predicting, so a fresh promotion is served at once.
    */
   run_id?: string;
+  /** Set by the BullMQ adapter: the pub/sub channel the worker publishes the result to. */
+  reply_to?: string;
 }
 
 export interface ModelInfoPayload {
   stage: 'champion' | 'challenger';
+  /** Set by the BullMQ adapter: the pub/sub channel the worker publishes the result to. */
+  reply_to?: string;
 }
 
 /** Per-worker task counts of `/monitoring/celery/queues`. */

@@ -1,3 +1,5 @@
+import type { TaskFailure } from './task-types.js';
+
 /**
  * How workers announce themselves on Redis, so that `/monitoring/celery/*` can list them:
  * each worker refreshes a JSON record with a TTL and its score in a sorted set every
@@ -32,6 +34,8 @@ export function presenceKeys(queueName: string) {
     record: (worker: string) => `matchcast:${queueName}:worker:${worker}`,
     ping: `matchcast:${queueName}:ping`,
     pong: `matchcast:${queueName}:pong`,
+    /** The result channel of one API process. */
+    reply: (id: string) => `matchcast:${queueName}:reply:${id}`,
   };
 }
 
@@ -43,4 +47,12 @@ export interface PingMessage {
 export interface PongMessage {
   nonce: string;
   worker: string;
+}
+
+/** A task result a worker publishes on the job's `reply_to` channel. */
+export interface TaskReply {
+  id: string;
+  ok: boolean;
+  value?: unknown;
+  failure?: TaskFailure;
 }

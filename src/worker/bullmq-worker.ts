@@ -15,6 +15,7 @@ import {
   redisOptions,
   redisUrlOptions,
   type TaskName,
+  type TaskReply,
   toTaskFailure,
   type WorkerPresence,
 } from '../queue/index.js';
@@ -74,13 +75,23 @@ export async function startWorker(
 
   const stats = { active: 0, processed: 0, failed: 0 };
   const startedAt = new Date().toISOString();
+  const reply = (replyTo: unknown, message: TaskReply) => {
+    if (typeof replyTo !== 'string' || !replyTo.startsWith(keys.reply(''))) return;
+    redis.publish(replyTo, JSON.stringify(message)).catch(() => undefined);
+  };
   const processor = async (job: Job) => {
     stats.active++;
+    const replyTo = (job.data as { reply_to?: unknown } | undefined)?.reply_to;
     try {
-      return await runtime.run(job.name as TaskName, job.data);
+      const value = await runtime.run(job.name as TaskName, job.data);
+      // The waiting API gets the result at once; BullMQ still stores it for task_status.
+      reply(replyTo, { id: String(job.id), ok: true, value });
+      return value;
     } catch (err) {
       stats.failed++;
-      const reason = encodeTaskFailure(toTaskFailure(err));
+      const failure = toTaskFailure(err);
+      reply(replyTo, { id: String(job.id), ok: false, failure });
+      const reason = encodeTaskFailure(failure);
       // A missing match will be missing on every retry: fail for good.
       throw isPermanentTaskError(err) ? new UnrecoverableError(reason) : new Error(reason);
     } finally {

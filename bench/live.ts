@@ -1,0 +1,246 @@
+/**
+ * Benchmark of the live path `GET /predict/{match_id}` through real Redis (issue 4): API process +
+ * `matchcast worker` process + local Redis, cache bypassed (CACHE_URL on a closed port), ids spread
+ * uniformly over all matches of the features file. wrk at 64 and at 3 connections.
+ *
+ *   REDIS_URL=redis://127.0.0.1:6379 node --import tsx bench/live.ts [--matches 45000] [--duration 15]
+ *        [--concurrency 16] [--threads 2]
+ *
+ * Needs `wrk` (apt-get install -y wrk). Prints a Markdown table and a JSON summary.
+ */
+import { execFile, fork, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs, promisify } from 'node:util';
+import { parseConfig } from '../src/config.js';
+import { KEYS } from '../src/domain/index.js';
+import {
+  FEATURE_NAMES,
+  type FeatureRow,
+  featureRowsToParquet,
+  MODEL_FEATURE_NAMES,
+  toModelInput,
+} from '../src/features/index.js';
+import { serializeModel, trainModel } from '../src/model/index.js';
+import { createRegistry } from '../src/registry/index.js';
+import { createObjectStore } from '../src/storage/index.js';
+
+const run = promisify(execFile);
+const { values } = parseArgs({
+  options: {
+    matches: { type: 'string', default: '45000' },
+    duration: { type: 'string', default: '15' },
+    concurrency: { type: 'string', default: '16' },
+    threads: { type: 'string', default: '2' },
+  },
+});
+const MATCHES = Number(values.matches);
+const DURATION = Number(values.duration);
+const KEY = 'bench-key-0123456789abcdef';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const ROOT = path.resolve(import.meta.dirname, '..');
+
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+async function prepare(dataDir: string): Promise<void> {
+  const config = parseConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+  const store = createObjectStore(config);
+  const r = rng(42);
+  const rows: FeatureRow[] = [];
+  for (let id = 1; id <= MATCHES; id++) {
+    const row: Record<string, unknown> = {
+      match_id: id,
+      start_time_utc: new Date(Date.UTC(2015, 0, 1) + id * 3_600_000),
+      region_id: 1 + (id % 20),
+      season: '2020-2021',
+      home_team_name: `Home ${id % 500}`,
+      away_team_name: `Away ${(id * 7) % 500}`,
+      label: id % 3,
+      is_future: false,
+      as_of: new Date(Date.UTC(2026, 0, 1)),
+    };
+    for (const name of FEATURE_NAMES) row[name] = r() < 0.05 ? null : r() - 0.5;
+    rows.push(row as FeatureRow);
+  }
+  await store.put(KEYS.features.bucket, KEYS.features.key, featureRowsToParquet(rows));
+  const train = rows.slice(0, 5000);
+  const names = [...MODEL_FEATURE_NAMES];
+  const model = trainModel(
+    train.map((row) => toModelInput(row, names)),
+    train.map((row) => row.label ?? 0),
+    { featureNames: names, maxIter: 50 },
+  );
+  const registry = createRegistry(store, config);
+  const v = await registry.registerVersion({
+    metrics: { log_loss: 1.0 },
+    params: {},
+    feature_names: names,
+    training_cutoff: new Date(Date.UTC(2020, 0, 1)),
+    artifact: serializeModel(model),
+  });
+  await registry.setAlias('champion', v.version, 'bench');
+  await store.close();
+}
+
+/** CPU time (ms) of a process from /proc (utime + stime, in clock ticks of 10 ms). */
+async function procCpuMs(pid: number): Promise<number> {
+  const { readFile } = await import('node:fs/promises');
+  const stat = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ');
+  return (Number(stat[11]) + Number(stat[12])) * 10;
+}
+
+interface WrkResult {
+  connections: number;
+  rps: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  non2xx: number;
+  errors: string;
+  /** CPU ms per request of the API process, the worker process and Redis. */
+  cpu?: Record<string, number>;
+}
+
+function ms(v: string): number {
+  const m = /^([\d.]+)(us|ms|s)$/.exec(v.trim());
+  if (!m) return Number.NaN;
+  const n = Number(m[1]);
+  return m[2] === 'us' ? n / 1000 : m[2] === 's' ? n * 1000 : n;
+}
+
+async function wrk(port: number, connections: number, script: string): Promise<WrkResult> {
+  const threads = Math.min(Number(values.threads), connections);
+  const { stdout } = await run(
+    'wrk',
+    [
+      '-t',
+      String(threads),
+      '-c',
+      String(connections),
+      '-d',
+      `${DURATION}s`,
+      '--latency',
+      '-s',
+      script,
+      `http://127.0.0.1:${port}`,
+    ],
+    { maxBuffer: 1 << 20 },
+  );
+  const pct = (p: string) => ms(new RegExp(`^\\s+${p}%\\s+(\\S+)`, 'm').exec(stdout)?.[1] ?? '');
+  return {
+    connections,
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]),
+    p50: pct('50'),
+    p90: pct('90'),
+    p99: pct('99'),
+    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? 0),
+    errors: /Socket errors: .*/.exec(stdout)?.[0] ?? '',
+  };
+}
+
+const dataDir = await mkdtemp(path.join(os.tmpdir(), 'mc-bench-live-'));
+const queueName = `bench-${process.pid}`;
+const env = {
+  ...process.env,
+  DATA_DIR: dataDir,
+  REDIS_URL,
+  QUEUE_NAME: queueName,
+  CACHE_URL: 'redis://127.0.0.1:1',
+  API_KEY: KEY,
+  LOG_LEVEL: 'warn',
+  WORKER_CONCURRENCY: String(values.concurrency),
+};
+console.error(`preparing ${MATCHES} matches in ${dataDir} …`);
+await prepare(dataDir);
+
+const worker = spawn(process.execPath, ['bin/matchcast.js', 'worker'], {
+  cwd: ROOT,
+  env,
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+const api = fork(path.join(import.meta.dirname, 'live-server.ts'), [], {
+  cwd: ROOT,
+  env,
+  execArgv: ['--import', 'tsx'],
+  stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+});
+const port = await new Promise<number>((resolve, reject) => {
+  api.once('message', (m: { port: number }) => resolve(m.port));
+  api.once('exit', (code) => reject(new Error(`api exited ${code}`)));
+});
+const script = path.join(dataDir, 'ids.lua');
+await writeFile(
+  script,
+  `math.randomseed(os.time())
+wrk.headers["X-API-Key"] = "${KEY}"
+request = function() return wrk.format("GET", "/predict/" .. math.random(1, ${MATCHES})) end
+`,
+);
+// Warm up: the worker loads the model and the features on its first task.
+for (let i = 0; i < 100; i++) {
+  const res = await fetch(`http://127.0.0.1:${port}/predict/1`, { headers: { 'x-api-key': KEY } }).catch(
+    () => null,
+  );
+  if (res?.status === 200) break;
+  await new Promise((r) => setTimeout(r, 200));
+}
+const sample = await (
+  await fetch(`http://127.0.0.1:${port}/predict/2`, { headers: { 'x-api-key': KEY } })
+).json();
+console.error('sample', JSON.stringify(sample));
+await wrk(port, 64, script); // warm-up round (JIT, connection pools)
+const redisPid = Number(
+  /process_id:(\d+)/.exec((await run('redis-cli', ['-u', REDIS_URL, 'info', 'server'])).stdout)?.[1],
+);
+const apiCpu = () =>
+  new Promise<number>((resolve) => {
+    api.once('message', (m: { cpuMs: number }) => resolve(m.cpuMs));
+    api.send('cpu');
+  });
+const cpuNow = async () => ({
+  api: await apiCpu(),
+  worker: await procCpuMs(worker.pid!),
+  redis: await procCpuMs(redisPid),
+});
+const results: WrkResult[] = [];
+for (const c of [64, 3]) {
+  const before = await cpuNow();
+  const r = await wrk(port, c, script);
+  const after = await cpuNow();
+  const n = r.rps * DURATION;
+  r.cpu = {
+    api: Math.round(((after.api - before.api) / n) * 1000) / 1000,
+    worker: Math.round(((after.worker - before.worker) / n) * 1000) / 1000,
+    redis: Math.round(((after.redis - before.redis) / n) * 1000) / 1000,
+  };
+  results.push(r);
+}
+const rss = await new Promise<number>((resolve) => {
+  api.once('message', (m: { rssMb: number }) => resolve(m.rssMb));
+  api.send('rss');
+});
+
+console.log(`| connections | req/s | p50 ms | p90 ms | p99 ms | non-2xx | CPU ms/req api + worker + redis |`);
+console.log(`|---|---|---|---|---|---|---|`);
+for (const r of results) {
+  const cpu = r.cpu ? `${r.cpu.api} + ${r.cpu.worker} + ${r.cpu.redis}` : '';
+  console.log(
+    `| ${r.connections} | ${Math.round(r.rps)} | ${r.p50} | ${r.p90} | ${r.p99} | ${r.non2xx} | ${cpu} |`,
+  );
+}
+console.log(
+  JSON.stringify({ matches: MATCHES, duration: DURATION, load: os.loadavg(), apiRssMb: rss, results }),
+);
+
+api.send('stop');
+worker.kill('SIGTERM');
+await new Promise((r) => worker.once('exit', r));
+await rm(dataDir, { recursive: true, force: true });
+process.exit(0);
