@@ -36,7 +36,7 @@ export interface TrainParams {
   marketOffset?: boolean;
   /** L-BFGS iteration cap. Default `300`. */
   maxIter?: number;
-  /** L-BFGS gradient tolerance. Default `1e-7`. */
+  /** L-BFGS gradient tolerance (max abs component). Default `1e-5`: tighter changes log loss only in the 7th decimal. */
   gradTol?: number;
 }
 
@@ -59,7 +59,7 @@ export function resolveParams(p: TrainParams = {}): ResolvedParams {
     halfLifeDays: p.halfLifeDays ?? 0,
     marketOffset: p.marketOffset ?? false,
     maxIter: p.maxIter ?? 300,
-    gradTol: p.gradTol ?? 1e-7,
+    gradTol: p.gradTol ?? 1e-5,
   };
 }
 
