@@ -1,6 +1,5 @@
 import type { Match, OddsRecord, Outcome } from '../domain/index.js';
 import { outcomeFromScore } from '../domain/index.js';
-import { FEATURE_NAMES } from './feature-names.js';
 import type { FeatureRow } from './feature-row.js';
 import type { DemarginMethod } from './market.js';
 import { demargin, overround } from './market.js';
@@ -134,7 +133,7 @@ export function buildFeatureRows(
     if (!t || t.season !== m.season) {
       const idx = region.seasonsSorted.indexOf(m.season);
       const prev = idx > 0 ? region.teamsBySeason.get(region.seasonsSorted[idx - 1]) : undefined;
-      isNew = m.season !== region.firstSeason && (!prev || !prev.has(name));
+      isNew = m.season !== region.firstSeason && !prev?.has(name);
       if (!t) {
         t = {
           elo: elo.initial,

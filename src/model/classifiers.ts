@@ -55,7 +55,7 @@ export function fitMultinomial(
         s1 += w1[j] * v;
         s2 += w2[j] * v;
       }
-      const mx = s0 > s1 ? (s0 > s2 ? s0 : s2) : s1 > s2 ? s1 : s2;
+      const mx = s0 > s1 ? Math.max(s0, s2) : Math.max(s1, s2);
       const e0 = Math.exp(s0 - mx);
       const e1 = Math.exp(s1 - mx);
       const e2 = Math.exp(s2 - mx);
