@@ -13,6 +13,7 @@ import type { Database } from '../src/db/index.js';
 import { createLogger } from '../src/logger.js';
 import { createTaskQueue } from '../src/queue/index.js';
 import { createRegistry } from '../src/registry/index.js';
+import { createServingViews } from '../src/serving/index.js';
 import { createObjectStore } from '../src/storage/index.js';
 
 const config = parseConfig(process.env);
@@ -27,7 +28,7 @@ const ctx: AppContext = {
   queue,
   cache: createPredictionCache(config, log),
   registry: createRegistry(store, config),
-  views: { start: async () => {}, close: async () => {} },
+  views: createServingViews(store, config, log),
 };
 const app = await buildApp(ctx, { logRequests: false });
 if (!app.hasRoute({ method: 'GET', url: '/predict/:match_id' })) await liveRoutes(app, ctx);

@@ -10,7 +10,7 @@ import { createPredictionCache, type PredictionCache } from '../../src/cache/ind
 import type { Database } from '../../src/db/index.js';
 import { createLogger } from '../../src/logger.js';
 import { createTaskQueue, type TaskQueue } from '../../src/queue/index.js';
-import type { ServingViews } from '../../src/serving/index.js';
+import { createServingViews } from '../../src/serving/index.js';
 import { createFixture, type Fixture } from './fixtures.js';
 
 export const API_KEY = 'test-key-0123456789abcdef';
@@ -25,9 +25,8 @@ export interface LiveApp {
   close(): Promise<void>;
 }
 
-// The database and the precomputed views are not part of the live path.
+// The database is not part of the live path.
 const noDb = { ping: async () => true, close: async () => {} } as unknown as Database;
-const noViews: ServingViews = { start: async () => {}, close: async () => {} };
 
 export async function startLiveApp(env: Record<string, string | undefined> = {}): Promise<LiveApp> {
   const fx = await createFixture(env);
@@ -42,7 +41,8 @@ export async function startLiveApp(env: Record<string, string | undefined> = {})
     queue,
     cache,
     registry: fx.registry,
-    views: noViews,
+    // buildApp registers every route module; the precomputed ones need real views (no file: 503).
+    views: createServingViews(fx.store, fx.config, log),
   };
   const app = await buildApp(ctx, { logRequests: false });
   // Until the lead lists these modules in src/api/routes/index.ts, register them here.
@@ -60,6 +60,7 @@ export async function startLiveApp(env: Record<string, string | undefined> = {})
     },
     async close() {
       await app.close();
+      await ctx.views.close();
       await queue.close();
       await cache.close();
       await fx.cleanup();
