@@ -33,8 +33,13 @@ after(async () => {
   await rm(tmp, { recursive: true, force: true });
 });
 
-async function appWith(distDir: string, buildOnDemand = true): Promise<FastifyInstance> {
-  const app = Fastify();
+async function appWith(
+  distDir: string,
+  buildOnDemand = true,
+  ignoreTrailingSlash = false,
+): Promise<FastifyInstance> {
+  // buildApp uses ignoreTrailingSlash; both router settings must serve /ui/ and redirect /ui.
+  const app = Fastify({ routerOptions: { ignoreTrailingSlash } });
   apps.push(app);
   await registerDocs(app, 'test');
   await uiRoutes(app, ctx, { distDir, buildOnDemand });
@@ -71,6 +76,17 @@ test('builds on first request when web/dist is missing, then serves index.html a
   }
   assert.ok(gzipTotal < 200 * 1024, `page weight ${gzipTotal} B gzipped is under 200 KB`);
   assert.equal((await app.inject('/ui/assets/nope.js')).statusCode, 404);
+});
+
+test('with ignoreTrailingSlash (as buildApp sets it) /ui/ still serves the page and /ui redirects', async () => {
+  const app = await appWith(path.join(tmp, 'dist-a'), true, true);
+  const index = await app.inject('/ui/');
+  assert.equal(index.statusCode, 200);
+  assert.match(index.body, /<script type="module" src="assets\//);
+  assert.equal(index.headers['cache-control'], 'no-cache');
+  const redirect = await app.inject('/ui?x=1');
+  assert.equal(redirect.statusCode, 301);
+  assert.equal(redirect.headers.location, '/ui/?x=1');
 });
 
 test('answers 503 with a clear detail when the UI is not built and building is off', async () => {

@@ -148,6 +148,12 @@ export async function uiRoutes(
       },
     });
 
+    // Explicit, because with the router's ignoreTrailingSlash the wildcard route never sees `/ui/`.
+    ui.get('/ui/', { schema: { hide: true } }, (_req, reply) => {
+      reply.header('cache-control', 'no-cache');
+      return reply.sendFile('index.html');
+    });
+
     ui.get('/ui/config.json', { schema: { hide: true } }, async (_req, reply: FastifyReply) => {
       reply.header('cache-control', 'no-cache');
       return { edge_threshold: ctx.config.edgeThreshold, edge_threshold_source: 'server' };
