@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { AppContext } from './context.js';
 import { registerAuth } from './plugins/auth.js';
 import { registerDocs } from './plugins/docs.js';
@@ -26,10 +26,12 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   // pino's Logger is wider than FastifyBaseLogger; the cast keeps route modules on the plain instance type.
   const app = Fastify({
     loggerInstance: options.logRequests === false ? ctx.log.child({}, { level: 'warn' }) : ctx.log,
-    disableRequestLogging: true,
+    // One line per request comes from the observability hook (with the route template), not Fastify's pair.
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: (req) => requestIdFrom(req.headers['x-request-id'], randomUUID),
     bodyLimit: ctx.config.bodyLimitBytes,
-    return503OnClosing: true,
+    // During a rolling restart a request that still arrives on an open connection is served, not refused.
+    return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     ajv: {
       customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true, useDefaults: true },

@@ -3,8 +3,8 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/index.js';
 import type { Logger } from '../logger.js';
 import type { TaskQueue } from '../queue/index.js';
-import type { Registry } from '../registry/index.js';
-import type { ServingViews } from '../serving/index.js';
+import type { ModelRegistry } from '../registry/index.js';
+import type { Views } from '../serving/index.js';
 import type { ObjectStore } from '../storage/index.js';
 
 /** Everything a route needs, built once by the composition root (src/runtime.ts). */
@@ -15,6 +15,6 @@ export interface AppContext {
   store: ObjectStore;
   queue: TaskQueue;
   cache: PredictionCache;
-  registry: Registry;
-  views: ServingViews;
+  registry: ModelRegistry;
+  views: Views;
 }

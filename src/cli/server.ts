@@ -1,0 +1,53 @@
+import { buildApp } from '../api/index.js';
+import type { RuntimeContext } from '../runtime.js';
+
+/** Options of {@link runServer}. */
+export interface RunServerOptions {
+  /** Printed once the server listens, e.g. the API key banner of `matchcast start`. */
+  banner?: (url: string) => string;
+  /** Resolves when the server should shut down. Default: the first SIGTERM or SIGINT. */
+  until?: Promise<unknown>;
+}
+
+/** Resolves on the first SIGTERM or SIGINT. */
+export function shutdownSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (signal: NodeJS.Signals) => {
+      process.off('SIGTERM', on);
+      process.off('SIGINT', on);
+      resolve(signal);
+    };
+    process.on('SIGTERM', on);
+    process.on('SIGINT', on);
+  });
+}
+
+/**
+ * Serves the API until a signal, then shuts down gracefully: stop accepting connections, let in-flight
+ * requests finish (bounded by SHUTDOWN_TIMEOUT_MS), then close queue, cache, store and database.
+ */
+export async function runServer(ctx: RuntimeContext, options: RunServerOptions = {}): Promise<number> {
+  const { config, log } = ctx;
+  const app = await buildApp(ctx);
+  await ctx.views.start();
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://localhost:${port}`;
+  log.info({ url, pid: process.pid }, 'listening');
+  if (options.banner) process.stdout.write(`${options.banner(url)}\n`);
+
+  const reason = await (options.until ?? shutdownSignal());
+  log.info({ reason }, 'shutting down');
+  let timer: NodeJS.Timeout | undefined;
+  const bounded = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), config.shutdownTimeoutMs);
+  });
+  const closed = await Promise.race([app.close().then(() => 'closed' as const), bounded]);
+  clearTimeout(timer);
+  if (closed === 'timeout')
+    log.warn({ ms: config.shutdownTimeoutMs }, 'in-flight requests cut at the shutdown bound');
+  await ctx.close();
+  log.info('stopped');
+  return 0;
+}
