@@ -76,7 +76,9 @@ function parsePositiveInt(name: string, value: string | undefined): number | und
 function printable(value: unknown): unknown {
   return JSON.parse(
     JSON.stringify(value, (k, v) =>
-      ['featureRows', 'predictionRows', 'backtestRows'].includes(k) ? `[${(v as unknown[]).length} rows]` : v,
+      Array.isArray(v) && ['featureRows', 'predictionRows', 'backtestRows', 'matches'].includes(k)
+        ? `[${v.length} rows]`
+        : v,
     ),
   );
 }
@@ -86,7 +88,7 @@ function summaryLine(result: unknown): string {
   const parts: string[] = [];
   const walk = (obj: Record<string, unknown>, prefix: string, depth: number) => {
     for (const [k, v] of Object.entries(obj)) {
-      if (['featureRows', 'predictionRows', 'backtestRows'].includes(k)) continue;
+      if (Array.isArray(v)) continue;
       if (typeof v === 'number') parts.push(`${prefix}${k}=${Number.isInteger(v) ? v : v.toFixed(4)}`);
       else if (typeof v === 'string' || typeof v === 'boolean') parts.push(`${prefix}${k}=${v}`);
       else if (v && typeof v === 'object' && !Array.isArray(v) && depth < 1 && k !== 'metrics') {

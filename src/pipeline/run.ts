@@ -102,7 +102,9 @@ export async function runPipeline(
   );
   let predict: PredictResult | null = null;
   if (await deps.registry.resolve('champion')) {
-    predict = await timed('predict', () => runPredictStage(deps, asOf, { featureRows }));
+    predict = await timed('predict', () =>
+      runPredictStage(deps, asOf, { featureRows, matches: features.matches }),
+    );
   } else {
     skipped.push('predict');
     deps.log.warn(

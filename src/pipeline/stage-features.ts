@@ -1,5 +1,5 @@
 import { MatchesRepository } from '../db/index.js';
-import { KEYS } from '../domain/index.js';
+import { KEYS, type Match } from '../domain/index.js';
 import { buildFeatureRows, type FeatureRow, featureRowsToParquet } from '../features/index.js';
 import { type PipelineDeps, progressOf } from './deps.js';
 import { readOddsMap } from './odds.js';
@@ -13,6 +13,8 @@ export interface FeaturesResult {
   key: string;
   /** The rows, so that `pipeline run` does not read the file it just wrote. */
   featureRows: FeatureRow[];
+  /** The matches read from the DB (handed to predict by `pipeline run`). */
+  matches: Match[];
 }
 
 /**
@@ -45,5 +47,6 @@ export async function runFeaturesStage(
     future,
     key: `${KEYS.features.bucket}/${KEYS.features.key}`,
     featureRows: rows,
+    matches,
   };
 }

@@ -23,6 +23,8 @@ export interface PredictResult {
 /** Inputs a caller of {@link runPredictStage} may hand over to skip re-reading files. */
 export interface PredictInputs {
   featureRows?: FeatureRow[];
+  /** Matches of the DB, as the features stage read them. Default: read them. */
+  matches?: Match[];
   /** Clock for `predictions_computed_at`. Default now. */
   now?: Date;
 }
@@ -53,7 +55,7 @@ export async function runPredictStage(
   const featureRows = inputs.featureRows ?? (await readFeatureRows(deps.store));
   load.tick();
   const matches = new Map<number, Match>();
-  for (const m of await new MatchesRepository(deps.db).allMatches()) matches.set(m.id, m);
+  for (const m of inputs.matches ?? (await new MatchesRepository(deps.db).allMatches())) matches.set(m.id, m);
   load.tick();
   const backtest = new Map((await readBacktestRows(deps.store))?.map((r) => [r.match_id, r]) ?? []);
   load.done({ champion: champion.version, features: featureRows.length, backtest: backtest.size });
