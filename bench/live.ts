@@ -33,6 +33,8 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '15' },
     concurrency: { type: 'string', default: '16' },
     threads: { type: 'string', default: '2' },
+    api: { type: 'string', default: 'serve' },
+    'log-level': { type: 'string', default: 'warn' },
   },
 });
 const MATCHES = Number(values.matches);
@@ -154,7 +156,8 @@ const env = {
   QUEUE_NAME: queueName,
   CACHE_URL: 'redis://127.0.0.1:1',
   API_KEY: KEY,
-  LOG_LEVEL: 'warn',
+  LOG_LEVEL: String(values['log-level']),
+  PORT: String(18_000 + (process.pid % 1000)),
   WORKER_CONCURRENCY: String(values.concurrency),
 };
 console.error(`preparing ${MATCHES} matches in ${dataDir} …`);
@@ -165,16 +168,32 @@ const worker = spawn(process.execPath, ['bin/matchcast.js', 'worker'], {
   env,
   stdio: ['ignore', 'ignore', 'inherit'],
 });
-const api = fork(path.join(import.meta.dirname, 'live-server.ts'), [], {
-  cwd: ROOT,
-  env,
-  execArgv: ['--import', 'tsx'],
-  stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-});
-const port = await new Promise<number>((resolve, reject) => {
-  api.once('message', (m: { port: number }) => resolve(m.port));
-  api.once('exit', (code) => reject(new Error(`api exited ${code}`)));
-});
+// `--api serve`: the real `matchcast serve` (PGlite in DATA_DIR unless DATABASE_URL is set);
+// `--api app`: bench/live-server.ts (the same app without the database, reports its own CPU).
+const useServe = values.api === 'serve';
+const api = useServe
+  ? spawn(process.execPath, ['bin/matchcast.js', 'serve'], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    })
+  : fork(path.join(import.meta.dirname, 'live-server.ts'), [], {
+      cwd: ROOT,
+      env,
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+const port = useServe
+  ? Number(env.PORT)
+  : await new Promise<number>((resolve, reject) => {
+      api.once('message', (m: { port: number }) => resolve(m.port));
+      api.once('exit', (code) => reject(new Error(`api exited ${code}`)));
+    });
+for (let i = 0; i < 300; i++) {
+  const res = await fetch(`http://127.0.0.1:${port}/healthcheck/`).catch(() => null);
+  if (res?.status === 200) break;
+  await new Promise((r) => setTimeout(r, 200));
+}
 const script = path.join(dataDir, 'ids.lua');
 await writeFile(
   script,
@@ -199,11 +218,7 @@ await wrk(port, 64, script); // warm-up round (JIT, connection pools)
 const redisPid = Number(
   /process_id:(\d+)/.exec((await run('redis-cli', ['-u', REDIS_URL, 'info', 'server'])).stdout)?.[1],
 );
-const apiCpu = () =>
-  new Promise<number>((resolve) => {
-    api.once('message', (m: { cpuMs: number }) => resolve(m.cpuMs));
-    api.send('cpu');
-  });
+const apiCpu = () => procCpuMs(api.pid!);
 const cpuNow = async () => ({
   api: await apiCpu(),
   worker: await procCpuMs(worker.pid!),
@@ -222,10 +237,10 @@ for (const c of [64, 3]) {
   };
   results.push(r);
 }
-const rss = await new Promise<number>((resolve) => {
-  api.once('message', (m: { rssMb: number }) => resolve(m.rssMb));
-  api.send('rss');
-});
+const { readFile } = await import('node:fs/promises');
+const rss = Math.round(
+  Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${api.pid}/status`, 'utf8'))?.[1]) / 1024,
+);
 
 console.log(`| connections | req/s | p50 ms | p90 ms | p99 ms | non-2xx | CPU ms/req api + worker + redis |`);
 console.log(`|---|---|---|---|---|---|---|`);
@@ -239,8 +254,8 @@ console.log(
   JSON.stringify({ matches: MATCHES, duration: DURATION, load: os.loadavg(), apiRssMb: rss, results }),
 );
 
-api.send('stop');
+api.kill('SIGTERM');
 worker.kill('SIGTERM');
-await new Promise((r) => worker.once('exit', r));
+await Promise.all([new Promise((r) => worker.once('exit', r)), new Promise((r) => api.once('exit', r))]);
 await rm(dataDir, { recursive: true, force: true });
 process.exit(0);
