@@ -18,6 +18,7 @@ export function fitMultinomial(
   opt: LbfgsOptions,
   weights?: ArrayLike<number>,
   offsets?: Float64Array,
+  init?: readonly (readonly number[])[],
 ): number[][] {
   const { z, n, d } = X;
   const sw = sampleWeights(n, weights);
@@ -91,7 +92,11 @@ export function fitMultinomial(
     }
     return loss;
   };
-  const { x } = minimizeLbfgs(f, new Float64Array(3 * w), opt);
+  // A warm start (the previous walk-forward fold) only shortens the path to the same convex optimum.
+  const x0 = new Float64Array(3 * w);
+  if (init && init.length === 3 && init.every((c) => c.length === w))
+    init.forEach((c, k) => x0.set(c, k * w));
+  const { x } = minimizeLbfgs(f, x0, opt);
   return [0, 1, 2].map((k) => Array.from(x.subarray(k * w, (k + 1) * w)));
 }
 

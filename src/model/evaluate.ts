@@ -34,10 +34,11 @@ export function fitRows(
   rows: readonly FeatureRow[],
   featureNames: readonly string[],
   params: TrainParams,
+  warmStart?: Model,
 ): Model {
   const { X, y, t } = designOf(rows, featureNames);
   const weights = recencyWeights(t, resolveParams(params).halfLifeDays);
-  return trainModel(X, y, { ...params, featureNames }, weights);
+  return trainModel(X, y, { ...params, featureNames }, weights, warmStart);
 }
 
 /** Adds `prefix` + metric name for every finite metric. */

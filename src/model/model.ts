@@ -90,13 +90,16 @@ function offsetOf(x: ArrayLike<number>, idx: readonly [number, number]): [number
 /**
  * Fits preprocessing and classifier on inputs `X` (rows from `toModelInput`, NaN = missing) and labels
  * `y` (0 home, 1 draw, 2 away). `weights` (optional, one per row) weight the likelihood; see
- * {@link recencyWeights}. Deterministic: same inputs, same model.
+ * {@link recencyWeights}. `warmStart` (optional, multinomial only) starts the optimiser from another
+ * model's coefficients when the shapes match — same optimum, fewer iterations. Deterministic: same
+ * inputs, same model.
  */
 export function trainModel(
   X: readonly Float64Array[],
   y: ArrayLike<number>,
   params: TrainParams & { featureNames: readonly string[] },
   weights?: ArrayLike<number>,
+  warmStart?: Model,
 ): Model {
   if (X.length === 0) throw new MatchcastError('MC_ERR_VALIDATION', 'no training rows');
   if (X.length !== y.length) throw new MatchcastError('MC_ERR_VALIDATION', 'X and y differ in length');
@@ -128,7 +131,15 @@ export function trainModel(
   return {
     ...base,
     family: 'multinomial_logit',
-    coef: fitMultinomial(design, y, p.l2, opt, weights, offsets),
+    coef: fitMultinomial(
+      design,
+      y,
+      p.l2,
+      opt,
+      weights,
+      offsets,
+      warmStart?.family === 'multinomial_logit' ? warmStart.coef : undefined,
+    ),
     offset_inputs: offsetInputs,
   };
 }

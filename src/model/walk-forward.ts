@@ -2,7 +2,7 @@ import type { Probabilities } from '../domain/index.js';
 import { type FeatureRow, MODEL_FEATURE_NAMES, toModelInput } from '../features/index.js';
 import { baselineMetrics, fitRows, putMetrics } from './evaluate.js';
 import { computeMetrics } from './metrics.js';
-import { type ModelFamily, predictProba, type TrainParams } from './model.js';
+import { type Model, type ModelFamily, predictProba, type TrainParams } from './model.js';
 
 const DAY_MS = 86_400_000;
 
@@ -80,6 +80,7 @@ export function walkForwardBacktest(
   const probs: Probabilities[] = [];
   const folds: BacktestFold[] = [];
   let resolved: Record<string, string> = {};
+  let previous: Model | undefined;
   for (let cut = fromMs, fold = 0; cut < toMs; cut += step, fold++) {
     const until = Math.min(cut + step, toMs);
     const test = sorted.filter(
@@ -88,7 +89,8 @@ export function walkForwardBacktest(
     if (test.length === 0) continue;
     const train = sorted.filter((r) => r.label !== null && r.start_time_utc.getTime() < cut);
     if (train.length === 0) continue;
-    const model = fitRows(train, featureNames, params);
+    const model = fitRows(train, featureNames, params, previous);
+    previous = model;
     resolved = Object.fromEntries(Object.entries(model.params).map(([k, v]) => [k, String(v)]));
     const cutoff = new Date(cut);
     for (const r of test) {

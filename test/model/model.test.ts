@@ -134,3 +134,16 @@ test('missing values are imputed, with an indicator, and wrong input length is r
     (e: unknown) => isMatchcastError(e, 'MC_ERR_VALIDATION'),
   );
 });
+
+test('a warm start reaches the same optimum', () => {
+  const { X, y } = synthetic(4_000, 19);
+  const names = ['a', 'b', 'noise'];
+  const other = trainModel(X.slice(0, 1_000), y.slice(0, 1_000), { featureNames: names });
+  const cold = trainModel(X, y, { featureNames: names });
+  const warm = trainModel(X, y, { featureNames: names }, undefined, other);
+  for (const x of X.slice(0, 200)) {
+    const a = predictProba(cold, x);
+    const b = predictProba(warm, x);
+    for (let k = 0; k < 3; k++) assert.ok(Math.abs(a[k] - b[k]) < 1e-4, `${a[k]} vs ${b[k]}`);
+  }
+});
