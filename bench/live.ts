@@ -163,7 +163,9 @@ const env = {
 console.error(`preparing ${MATCHES} matches in ${dataDir} …`);
 await prepare(dataDir);
 
-const worker = spawn(process.execPath, ['bin/matchcast.js', 'worker'], {
+// BENCH_PROFILE_DIR=<dir>: V8 CPU profiles of the API and the worker (open in Chrome DevTools).
+const prof = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+const worker = spawn(process.execPath, [...prof, 'bin/matchcast.js', 'worker'], {
   cwd: ROOT,
   env,
   stdio: ['ignore', 'ignore', 'inherit'],
@@ -172,7 +174,7 @@ const worker = spawn(process.execPath, ['bin/matchcast.js', 'worker'], {
 // `--api app`: bench/live-server.ts (the same app without the database, reports its own CPU).
 const useServe = values.api === 'serve';
 const api = useServe
-  ? spawn(process.execPath, ['bin/matchcast.js', 'serve'], {
+  ? spawn(process.execPath, [...prof, 'bin/matchcast.js', 'serve'], {
       cwd: ROOT,
       env,
       stdio: ['ignore', 'ignore', 'inherit'],
@@ -180,7 +182,7 @@ const api = useServe
   : fork(path.join(import.meta.dirname, 'live-server.ts'), [], {
       cwd: ROOT,
       env,
-      execArgv: ['--import', 'tsx'],
+      execArgv: [...prof, '--import', 'tsx'],
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
 const port = useServe

@@ -70,7 +70,8 @@ export async function startWorker(
     await withDeadline(redis.ping(), 3000, `Redis at ${safeUrl(config.redisUrl)} did not answer`);
   } catch (err) {
     redis.disconnect();
-    throw err;
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new Error(`Redis at ${safeUrl(config.redisUrl)} cannot be reached: ${reason}`);
   }
 
   const stats = { active: 0, processed: 0, failed: 0 };
