@@ -73,60 +73,63 @@ export function ModelsPanel({ stage, models, drift, reports }: Props) {
     <div class="models">
       <div class="panel">
         <h3>Models</h3>
-        <table class="model-table">
-          <caption class="sr-only">Champion and challenger models; the selected stage is marked</caption>
-          <thead>
-            <tr>
-              <td />
-              {STAGES.map((s) => (
-                <th scope="col" key={s} class={s === stage ? 'sel' : undefined} aria-current={s === stage}>
-                  {s}
-                  {s === stage ? <span class="badge"> selected</span> : null}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            <tr>
-              <th scope="row">Version</th>
-              {STAGES.map((s) => (
-                <td key={s} data-field={`${s}-version`} class={s === stage ? 'sel' : undefined}>
-                  {models[s].state === 'error' ? (
-                    <span class="muted">{(models[s] as { message: string }).message}</span>
-                  ) : (
-                    cell(models[s], (v) => v.version)
-                  )}
-                </td>
-              ))}
-            </tr>
-            <tr>
-              <th scope="row">Run id</th>
-              {STAGES.map((s) => (
-                <td key={s} class={s === stage ? 'sel mono' : 'mono'}>
-                  {cell(models[s], (v) => shortRunId(v.run_id))}
-                </td>
-              ))}
-            </tr>
-            <tr>
-              <th scope="row">Created</th>
-              {STAGES.map((s) => (
-                <td key={s} class={s === stage ? 'sel' : undefined}>
-                  {cell(models[s], (v) => formatTimestamp(v.created_at))}
-                </td>
-              ))}
-            </tr>
-            {metrics.map((k) => (
-              <tr key={k}>
-                <th scope="row">{k}</th>
+        {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard */}
+        <section class="scroll-x" tabIndex={0} aria-label="Model comparison table">
+          <table class="model-table">
+            <caption class="sr-only">Champion and challenger models; the selected stage is marked</caption>
+            <thead>
+              <tr>
+                <td />
                 {STAGES.map((s) => (
-                  <td key={s} class={s === stage ? 'sel num' : 'num'}>
-                    {cell(models[s], (v) => formatNumber(v.metrics[k]))}
+                  <th scope="col" key={s} class={s === stage ? 'sel' : undefined} aria-current={s === stage}>
+                    {s}
+                    {s === stage ? <span class="badge"> selected</span> : null}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              <tr>
+                <th scope="row">Version</th>
+                {STAGES.map((s) => (
+                  <td key={s} data-field={`${s}-version`} class={s === stage ? 'sel' : undefined}>
+                    {models[s].state === 'error' ? (
+                      <span class="muted">{(models[s] as { message: string }).message}</span>
+                    ) : (
+                      cell(models[s], (v) => v.version)
+                    )}
                   </td>
                 ))}
               </tr>
-            ))}
-          </tbody>
-        </table>
+              <tr>
+                <th scope="row">Run id</th>
+                {STAGES.map((s) => (
+                  <td key={s} class={s === stage ? 'sel mono' : 'mono'}>
+                    {cell(models[s], (v) => shortRunId(v.run_id))}
+                  </td>
+                ))}
+              </tr>
+              <tr>
+                <th scope="row">Created</th>
+                {STAGES.map((s) => (
+                  <td key={s} class={s === stage ? 'sel' : undefined}>
+                    {cell(models[s], (v) => formatTimestamp(v.created_at))}
+                  </td>
+                ))}
+              </tr>
+              {metrics.map((k) => (
+                <tr key={k}>
+                  <th scope="row">{k}</th>
+                  {STAGES.map((s) => (
+                    <td key={s} class={s === stage ? 'sel num' : 'num'}>
+                      {cell(models[s], (v) => formatNumber(v.metrics[k]))}
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
         {selected.state === 'ok' ? (
           <details>
             <summary>
