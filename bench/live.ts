@@ -164,7 +164,9 @@ console.error(`preparing ${MATCHES} matches in ${dataDir} …`);
 await prepare(dataDir);
 
 // BENCH_PROFILE_DIR=<dir>: V8 CPU profiles of the API and the worker (open in Chrome DevTools).
-const prof = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+const prof = process.env.BENCH_PROFILE_DIR
+  ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
+  : [];
 const worker = spawn(process.execPath, [...prof, 'bin/matchcast.js', 'worker'], {
   cwd: ROOT,
   env,

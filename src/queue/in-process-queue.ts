@@ -199,7 +199,7 @@ export function createInProcessQueue(config: Config, options: InProcessQueueOpti
       if (!best?.worker) return;
       const id = pending.shift()!;
       const job = jobs.get(id);
-      if (!job || job.state !== 'waiting') continue;
+      if (job?.state !== 'waiting') continue;
       best.active.add(id);
       const msg: ToThread = { t: 'run', id, name: job.name, payload: job.payload };
       best.worker.postMessage(msg);
