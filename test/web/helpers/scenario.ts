@@ -130,7 +130,9 @@ export async function runUiScenario(browser: Browser, baseUrl: string, key: stri
     const driftText = await text(page.getByTestId('drift'));
     assert.match(driftText, /Drift score|No drift report/);
     await page.locator('#roi').scrollIntoViewIfNeeded();
-    await page.screenshot({ path: await screenshotPath(`${opts.name}-4-roi-models`), fullPage: true });
+    // Element shots: a full-page shot leaves off-screen cards blank (content-visibility: auto).
+    await page.locator('#roi').screenshot({ path: await screenshotPath(`${opts.name}-4-roi`) });
+    await page.locator('#models').screenshot({ path: await screenshotPath(`${opts.name}-5-models`) });
 
     // Every control is named and text contrast meets WCAG AA.
     assert.deepEqual(await a11yProblems(page), []);
@@ -146,7 +148,7 @@ export async function runUiScenario(browser: Browser, baseUrl: string, key: stri
       'text/html',
       `the report opened: ${popup.url()}`,
     );
-    await popup.screenshot({ path: await screenshotPath(`${opts.name}-5-report`) });
+    await popup.screenshot({ path: await screenshotPath(`${opts.name}-6-report`) });
     assert.ok(popup.url().length > 0);
     await popup.close();
 
@@ -161,7 +163,7 @@ export async function runUiScenario(browser: Browser, baseUrl: string, key: stri
 
     // Phone-sized screen.
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.screenshot({ path: await screenshotPath(`${opts.name}-6-phone`) });
+    await page.screenshot({ path: await screenshotPath(`${opts.name}-7-phone`) });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 1, `no horizontal scrolling on a phone (overflow ${overflow}px)`);
 
