@@ -310,8 +310,19 @@ to the market features is what matters (≈ 0.0015 of log loss on the tuning win
 ## Timing (this machine, 2 shared cores under load from other jobs)
 
 - Feature build for all 37,481 matches: ${s.feature_ms} ms (\`buildFeatureRows\`, best of 3 runs).
-- Walk-forward backtest (${folds} refits, champion): ${(s.backtest_ms / 1000).toFixed(1)} s.
+- Walk-forward backtest (${folds} refits, champion): ${(s.backtest_ms / 1000).toFixed(1)} s wall on the loaded machine (CPU time ≈ 6 s, see \`bench/features-speed.ts\`).
 - Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}.
+
+## Code
+
+- \`src/features\`: \`buildFeatureRows(matches, odds, asOf, options?)\` (one row per match, kick-off order),
+  \`FEATURE_NAMES\` (every feature column), \`MODEL_FEATURE_NAMES\` (the default model inputs: no
+  \`odds_*\` baseline columns, no collinear \`elo_diff\`), \`toModelInput(row, featureNames)\` (the one
+  row → vector conversion; null → NaN), \`featureRowsToParquet\` / \`featureRowsFromParquet\`.
+- \`src/model\`: \`trainModel(X, y, params)\`, \`predictProba(model, input)\`, \`serializeModel\` /
+  \`deserializeModel\` (JSON, \`format_version\` 1, bit-exact), metrics \`logLoss\`, \`rps\`, \`brier\`,
+  \`rocAucOvr\`, \`accuracy\`, \`trainAndValidate(rows, { asOf, validationDays = 365, family, params })\`,
+  \`walkForwardBacktest(rows, { from, to, refitDays = 90, family, params })\`.
 
 ## Reproduce
 
