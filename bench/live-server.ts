@@ -36,6 +36,11 @@ if (!app.hasRoute({ method: 'GET', url: '/monitoring/task_status/:task_id' })) a
 await app.listen({ port: 0, host: '127.0.0.1' });
 const address = app.server.address();
 process.send?.({ port: typeof address === 'object' && address ? address.port : 0 });
+process.once('SIGTERM', async () => {
+  await app.close();
+  await queue.close();
+  process.exit(0);
+});
 process.on('message', async (msg) => {
   if (msg === 'cpu') {
     const u = process.cpuUsage();
