@@ -67,7 +67,10 @@ function ReportLink({ r, label }: { r: ReportEntry; label: string }) {
 }
 
 export function ModelsPanel({ stage, models, drift, reports }: Props) {
-  const metrics = metricNames(models);
+  const all = metricNames(models);
+  // The headline metrics in the table; the rest (market comparisons, counts) one click away.
+  const metrics = all.filter((k) => METRIC_ORDER.includes(k));
+  const more = all.filter((k) => !METRIC_ORDER.includes(k));
   const selected = models[stage];
   return (
     <div class="models">
@@ -117,19 +120,24 @@ export function ModelsPanel({ stage, models, drift, reports }: Props) {
                   </td>
                 ))}
               </tr>
-              {metrics.map((k) => (
-                <tr key={k}>
-                  <th scope="row">{k}</th>
-                  {STAGES.map((s) => (
-                    <td key={s} class={s === stage ? 'sel num' : 'num'}>
-                      {cell(models[s], (v) => formatNumber(v.metrics[k]))}
-                    </td>
-                  ))}
-                </tr>
-              ))}
+              <MetricRows names={metrics} models={models} stage={stage} />
             </tbody>
           </table>
         </section>
+        {more.length > 0 ? (
+          <details>
+            <summary>More metrics ({more.length})</summary>
+            {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard */}
+            <section class="scroll-x" tabIndex={0} aria-label="More model metrics">
+              <table class="model-table">
+                <caption class="sr-only">More metrics of the champion and challenger</caption>
+                <tbody>
+                  <MetricRows names={more} models={models} stage={stage} />
+                </tbody>
+              </table>
+            </section>
+          </details>
+        ) : null}
         {selected.state === 'ok' ? (
           <details>
             <summary>
@@ -176,6 +184,23 @@ export function ModelsPanel({ stage, models, drift, reports }: Props) {
         {reports.state === 'ok' ? <ReportLinks list={reports.value} /> : null}
       </div>
     </div>
+  );
+}
+
+function MetricRows({ names, models, stage }: { names: string[]; models: Props['models']; stage: Stage }) {
+  return (
+    <>
+      {names.map((k) => (
+        <tr key={k}>
+          <th scope="row">{k}</th>
+          {STAGES.map((s) => (
+            <td key={s} class={s === stage ? 'sel num' : 'num'}>
+              {cell(models[s], (v) => formatNumber(v.metrics[k]))}
+            </td>
+          ))}
+        </tr>
+      ))}
+    </>
   );
 }
 
