@@ -25,6 +25,10 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '64' },
     threads: { type: 'string', default: '2' },
     modes: { type: 'string', default: 'app,app-quiet,fastify' },
+    /** Extra node flags for the API server processes, e.g. `--max-semi-space-size=2`. */
+    'node-flags': { type: 'string', default: '' },
+    /** Run the servers from an esbuild bundle with plain node (no tsx in the process), as a compiled deployment would. */
+    bundle: { type: 'boolean', default: false },
   },
 });
 const ROWS = Number(values.rows);
@@ -34,6 +38,9 @@ const CONNECTIONS = Number(values.connections);
 const THREADS = Number(values.threads);
 const MODES = String(values.modes).split(',');
 const KEY = 'bench-key-0123456789abcdef';
+const NODE_FLAGS = String(values['node-flags']).split(' ').filter(Boolean);
+let serverEntry = path.join(import.meta.dirname, 'precomputed-server.ts');
+let serverExecArgv = ['--import', 'tsx'];
 
 interface Mem {
   rssMb: number;
@@ -48,8 +55,8 @@ interface Server {
 }
 
 function startServer(mode: string, dataDir: string): Promise<Server> {
-  const child = fork(path.join(import.meta.dirname, 'precomputed-server.ts'), [mode, dataDir], {
-    execArgv: ['--import', 'tsx'],
+  const child = fork(serverEntry, [mode, dataDir], {
+    execArgv: mode === 'bare' ? serverExecArgv : [...serverExecArgv, ...NODE_FLAGS],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   return new Promise((resolve, reject) => {
@@ -137,6 +144,29 @@ async function main(): Promise<void> {
     await putOdds(store, oddsRows(rows.map((r) => r.match_id as number)));
     await store.close();
 
+    if (values.bundle) {
+      const { build } = await import('esbuild');
+      // Two levels under the repository root, like src/api/*.ts, so that bare imports resolve from
+      // node_modules and package.json is found where the sources look for it; removed at the end.
+      serverEntry = path.join(
+        import.meta.dirname,
+        '..',
+        'var',
+        `bench-${process.pid}`,
+        'precomputed-server.mjs',
+      );
+      await build({
+        entryPoints: [path.join(import.meta.dirname, 'precomputed-server.ts')],
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        target: 'node20',
+        packages: 'external',
+        outfile: serverEntry,
+      });
+      serverExecArgv = [];
+    }
+
     const script = path.join(dataDir, 'precomputed.lua');
     await writeFile(
       script,
@@ -200,6 +230,7 @@ async function main(): Promise<void> {
     );
   } finally {
     await rm(dataDir, { recursive: true, force: true });
+    if (values.bundle) await rm(path.dirname(serverEntry), { recursive: true, force: true });
   }
 }
 

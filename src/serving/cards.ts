@@ -1,6 +1,5 @@
 import { type Outcome, outcomeFromScore, outcomeLabel } from '../domain/index.js';
-import { ByteBuilder } from './byte-builder.js';
-import { encodeBody } from './encoded-body.js';
+import { BodyEncoder } from './body-encoder.js';
 import type { PredictionRow } from './predictions.js';
 import type { EncodedBody, OddsRow } from './types.js';
 
@@ -87,19 +86,19 @@ export function buildCard(p: PredictionRow, odds: OddsRow | undefined, template:
   };
 }
 
-/** The cards body for rows already in kick-off order, built straight into a Buffer. */
+/** The cards body for rows already in kick-off order, compressed as it is produced. */
 export async function buildCardsBody(
   rows: readonly PredictionRow[],
   odds: ReadonlyMap<number, OddsRow>,
   template: string,
   identityMaxBytes?: number,
 ): Promise<EncodedBody> {
-  const out = new ByteBuilder(rows.length * 800 + 2);
-  out.push('[');
+  const out = new BodyEncoder(identityMaxBytes);
+  await out.push('[');
   for (let i = 0; i < rows.length; i++) {
     const card = JSON.stringify(buildCard(rows[i], odds.get(rows[i].match_id), template));
-    out.push(i === 0 ? card : `,${card}`);
+    await out.push(i === 0 ? card : `,${card}`);
   }
-  out.push(']');
-  return encodeBody(out.toBuffer(), identityMaxBytes);
+  await out.push(']');
+  return out.finish();
 }

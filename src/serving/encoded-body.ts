@@ -20,7 +20,7 @@ const brotliAsync = promisify(brotliCompress);
  * cards of a 45k-match file; 5 is close in size at a fraction of the time. Runs on the libuv pool,
  * so a reload never blocks the event loop.
  */
-const BROTLI_QUALITY = 5;
+export const BROTLI_QUALITY = 5;
 
 /**
  * Default largest body whose identity copy stays in memory (8 MiB). The bulk and cards bodies of a
@@ -68,7 +68,12 @@ export function identityStream(body: EncodedBody): Readable {
 }
 
 function etagsOf(identity: Buffer): EncodedBody['etags'] {
-  const hash = createHash('sha256').update(identity).digest('base64url').slice(0, 32);
+  return etagsFromDigest(createHash('sha256').update(identity).digest());
+}
+
+/** ETags from the SHA-256 of the identity body (shared with the streaming encoder). */
+export function etagsFromDigest(digest: Buffer): EncodedBody['etags'] {
+  const hash = digest.toString('base64url').slice(0, 32);
   return { identity: `"${hash}"`, gzip: `"${hash}-gz"`, br: `"${hash}-br"` };
 }
 

@@ -1,3 +1,4 @@
+export * from './body-encoder.js';
 export * from './cards.js';
 export * from './encoded-body.js';
 export * from './odds.js';

@@ -1,6 +1,6 @@
 import type { Outcome } from '../domain/index.js';
+import { BodyEncoder } from './body-encoder.js';
 import { ByteBuilder } from './byte-builder.js';
-import { encodeBody } from './encoded-body.js';
 import type { EncodedBody } from './types.js';
 import { ArtifactInvalidError, cell, requireColumns } from './validate.js';
 
@@ -170,22 +170,17 @@ export class PredictionsView {
     const index = new Map<number, number>();
     const offsets = new Uint32Array(sorted.length + 1);
     const records = new ByteBuilder(sorted.length * 420);
-    const bulk = new ByteBuilder(sorted.length * 360 + 2);
-    bulk.push('[');
+    const bulk = new BodyEncoder(identityMaxBytes);
+    await bulk.push('[');
     for (let i = 0; i < sorted.length; i++) {
       const p = sorted[i];
       index.set(p.match_id, i);
       offsets[i] = records.length;
       records.push(JSON.stringify(precomputedRecord(p)));
-      bulk.push(i === 0 ? JSON.stringify(bulkRecord(p)) : `,${JSON.stringify(bulkRecord(p))}`);
+      await bulk.push(i === 0 ? JSON.stringify(bulkRecord(p)) : `,${JSON.stringify(bulkRecord(p))}`);
     }
     offsets[sorted.length] = records.length;
-    bulk.push(']');
-    return new PredictionsView(
-      index,
-      offsets,
-      records.toBuffer(),
-      await encodeBody(bulk.toBuffer(), identityMaxBytes),
-    );
+    await bulk.push(']');
+    return new PredictionsView(index, offsets, records.toBuffer(), await bulk.finish());
   }
 }

@@ -4,6 +4,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { oddsRows, predictionRows } from '../../bench/precomputed-fixtures.js';
 import {
   ArtifactInvalidError,
+  BodyEncoder,
   bookmakerUrl,
   buildCard,
   byKickOff,
@@ -52,6 +53,24 @@ describe('content negotiation', () => {
     const chunks: Buffer[] = [];
     for await (const c of identityStream(big)) chunks.push(c as Buffer);
     assert.equal(Buffer.concat(chunks).toString(), text);
+  });
+
+  test('the streaming encoder matches encodeBody (ETags, bytes) with and without the identity copy', async () => {
+    const parts = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ i, s: `row ${i} ü €` }));
+    const text = `[${parts.join(',')}]`;
+    for (const max of [undefined, 1000]) {
+      const enc = new BodyEncoder(max);
+      await enc.push('[');
+      for (let i = 0; i < parts.length; i++) await enc.push(i === 0 ? parts[i] : `,${parts[i]}`);
+      await enc.push(']');
+      const streamed = await enc.finish();
+      const whole = await encodeBody(text);
+      assert.deepEqual(streamed.etags, whole.etags);
+      assert.equal(streamed.size, Buffer.byteLength(text));
+      assert.equal(streamed.identity === null, max === 1000);
+      assert.equal(identityOf(streamed).toString(), text);
+      assert.equal(brotliDecompressSync(streamed.br).toString(), text);
+    }
   });
 
   test('If-None-Match: list, weak form, * and mismatch', async () => {
