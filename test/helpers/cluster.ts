@@ -51,6 +51,7 @@ export async function waitFor<T>(
     try {
       const value = await check();
       if (value) return value;
+      last = `last check gave ${JSON.stringify(value)?.slice(0, 300)}`;
     } catch (err) {
       last = err;
     }
@@ -488,9 +489,10 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       'predictions on every API',
       async () => {
         const all = await Promise.all(cluster.apis.map((a) => get(a.base, '/predict/predictions/')));
-        return all.every((r) => r.status === 200 && Array.isArray(r.json) && r.json.length > 0) && all[0];
+        if (all.every((r) => r.status === 200 && Array.isArray(r.json) && r.json.length > 0)) return all[0];
+        throw new Error(all.map((r) => `${r.status} ${r.text.slice(0, 200)}`).join(' | '));
       },
-      30_000,
+      45_000,
       250,
     );
     cluster.matchIds = (first.json as Array<{ match_id: number }>).map((r) => r.match_id);

@@ -1,0 +1,163 @@
+// Worker faults (issue 7 item 2, spec §7): a worker SIGKILLed under load, and every worker down.
+// Real processes: two `matchcast serve`, two `matchcast worker`, PostgreSQL, Redis, s3rver. Heavy: ~80 s.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { Redis } from 'ioredis';
+import {
+  CLUSTER_SKIP,
+  type Cluster,
+  get,
+  post,
+  type Res,
+  sleep,
+  startCluster,
+  waitFor,
+} from '../helpers/cluster.js';
+
+const PREDICT_TIMEOUT_MS = 4000;
+
+let c: Cluster;
+before(async () => {
+  if (CLUSTER_SKIP) return;
+  c = await startCluster({
+    apis: 2,
+    workers: 2,
+    env: { PREDICT_TIMEOUT_MS: String(PREDICT_TIMEOUT_MS), PREDICTION_CACHE_TTL: '1' },
+  });
+});
+after(async () => {
+  await c?.close();
+});
+
+/** The task id a 504 names (`No result for task <id> within … ms`). */
+function timedOutTask(r: Res): string {
+  const m = /task ([0-9a-f-]{36})/.exec(String(r.json?.detail));
+  assert.ok(m, `504 names its task: ${r.text}`);
+  return m[1];
+}
+
+async function finalStatus(base: string, taskId: string): Promise<string> {
+  return waitFor(
+    `task ${taskId} to finish`,
+    async () => {
+      const r = await get(base, `/monitoring/task_status/${taskId}`);
+      return (
+        r.status === 200 && (r.json.status === 'SUCCESS' || r.json.status === 'FAILURE') && r.json.status
+      );
+    },
+    40_000,
+    250,
+  );
+}
+
+test('a worker SIGKILLed under load: every request answered 200 or 504, every task SUCCESS', {
+  skip: CLUSTER_SKIP,
+}, async () => {
+  const victim = c.workers[0];
+  const sync: Res[] = [];
+  const asyncIds: string[] = [];
+  const failures: string[] = [];
+  let stop = false;
+  let n = 0;
+  const loop = async (i: number) => {
+    while (!stop) {
+      const id = c.matchIds[n++ % c.matchIds.length];
+      const api = c.apis[(i + n) % 2];
+      try {
+        if (n % 4 === 0) {
+          const r = await post(api.base, '/predict/async/', { match_id: id });
+          if (r.status === 202) asyncIds.push(r.json.task_id);
+          else failures.push(`async ${r.status} ${r.text}`);
+        } else {
+          sync.push(await get(api.base, `/predict/${id}`, PREDICT_TIMEOUT_MS + 10_000));
+        }
+      } catch (err) {
+        failures.push(`request failed: ${String(err)}`);
+      }
+    }
+  };
+  const loops = Array.from({ length: 12 }, (_, i) => loop(i));
+  await sleep(1000);
+  // Freeze first so that the worker is certainly holding fetched tasks, then kill it.
+  victim.child.pid && process.kill(victim.child.pid, 'SIGSTOP');
+  await sleep(500);
+  const killedAt = Date.now();
+  await victim.stop('SIGKILL', 2000);
+  await sleep(1500);
+  stop = true;
+  await Promise.all(loops);
+
+  assert.deepEqual(failures, [], 'no request vanished or failed');
+  const statuses = new Map<number, number>();
+  for (const r of sync) statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+  const bad = sync.filter((r) => r.status !== 200 && r.status !== 504);
+  assert.deepEqual(
+    bad.map((r) => `${r.status} ${r.text}`),
+    [],
+    'every sync request answered 200 or 504',
+  );
+  const timedOut = sync.filter((r) => r.status === 504).map(timedOutTask);
+  // Every task that was not answered in time, and every async submission, must complete: the other
+  // worker picks up what the dead one held (BullMQ stalled-job recovery, lock 10 s + check 5 s).
+  const tracked = [...timedOut, ...asyncIds];
+  const finals = await Promise.all(tracked.map((id, i) => finalStatus(c.apis[i % 2].base, id)));
+  assert.ok(
+    finals.every((s) => s === 'SUCCESS'),
+    `all ${tracked.length} tracked tasks SUCCESS`,
+  );
+
+  // How many tasks the dead worker was holding: their job hashes carry a stalled counter.
+  const redis = new Redis(c.env.REDIS_URL, { maxRetriesPerRequest: 1 });
+  let stalled = 0;
+  try {
+    for (const id of tracked) if (Number(await redis.hget(`bull:${c.queueName}:${id}`, 'stc')) > 0) stalled++;
+  } finally {
+    redis.disconnect();
+  }
+  console.log(
+    `# SIGKILL under load: ${sync.length} sync (${[...statuses].map(([s, k]) => `${k}×${s}`).join(', ')}), ` +
+      `${asyncIds.length} async; ${tracked.length} tracked tasks all SUCCESS, ${stalled} recovered from the ` +
+      `dead worker; recovery within ${Date.now() - killedAt} ms of the kill`,
+  );
+  assert.ok(stalled > 0 || timedOut.length === 0, 'a timed-out task was one the dead worker held');
+
+  // Replace the dead worker for the next test.
+  c.workers[0] = await c.startWorker();
+});
+
+test('all workers down: 504 after the bound, task pending, completed once a worker returns', {
+  skip: CLUSTER_SKIP,
+}, async () => {
+  await Promise.all(c.workers.map((w) => w.stop('SIGTERM')));
+  const id = c.matchIds[3];
+  // Wait out the cache TTL of any earlier result of this match.
+  await sleep(1100);
+  const [live, queued] = await Promise.all([
+    get(c.apis[0].base, `/predict/${id}`),
+    post(c.apis[1].base, '/predict/async/', { match_id: c.matchIds[4] }),
+  ]);
+  assert.equal(live.status, 504, live.text);
+  assert.equal(live.json.code, 'MC_ERR_TASK_TIMEOUT');
+  assert.ok(
+    live.ms >= PREDICT_TIMEOUT_MS - 50 && live.ms < PREDICT_TIMEOUT_MS + 3000,
+    `bound kept: ${live.ms} ms`,
+  );
+  assert.equal(queued.status, 202);
+  const ids = [timedOutTask(live), queued.json.task_id as string];
+  for (const taskId of ids) {
+    const s = await get(c.apis[0].base, `/monitoring/task_status/${taskId}`);
+    assert.equal(s.json.status, 'pending', `${taskId} pending while no worker runs`);
+    assert.equal(s.json.result, null);
+  }
+  const metrics = await get(c.apis[0].base, '/metrics');
+  assert.match(metrics.text, /prediction_timeouts_total\S* [1-9]/);
+
+  const started = Date.now();
+  c.workers[0] = await c.startWorker();
+  for (const taskId of ids) assert.equal(await finalStatus(c.apis[1].base, taskId), 'SUCCESS');
+  const r = await get(c.apis[0].base, `/monitoring/task_status/${ids[0]}`);
+  assert.equal(r.json.result.match_id, id, 'the result of the request that timed out');
+  console.log(
+    `# all workers down: 504 after ${Math.round(live.ms)} ms; queued tasks done ${Date.now() - started} ms after a worker start`,
+  );
+});
