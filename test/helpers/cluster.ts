@@ -343,6 +343,8 @@ export interface ClusterOptions {
   pgProxy?: boolean;
   /** Extra settings for every process. */
   env?: Record<string, string>;
+  /** Extra settings of API number i (e.g. a dead CACHE_URL for one of them). */
+  apiEnv?: Array<Record<string, string>>;
   /** Train a second model version (challenger-style, not champion). Default false. */
   secondVersion?: boolean;
 }
@@ -480,7 +482,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     if (options.secondVersion) await step(['pipeline', 'train', '--family', 'ordered_logit', '--json']);
 
     const [apis, workers] = await Promise.all([
-      Promise.all(Array.from({ length: options.apis ?? 2 }, () => cluster.startApi())),
+      Promise.all(Array.from({ length: options.apis ?? 2 }, (_, i) => cluster.startApi(options.apiEnv?.[i]))),
       Promise.all(Array.from({ length: options.workers ?? 2 }, () => cluster.startWorker())),
     ]);
     cluster.apis.push(...apis);
