@@ -94,8 +94,9 @@ export function fitMultinomial(
   };
   // A warm start (the previous walk-forward fold) only shortens the path to the same convex optimum.
   const x0 = new Float64Array(3 * w);
-  if (init && init.length === 3 && init.every((c) => c.length === w))
-    init.forEach((c, k) => x0.set(c, k * w));
+  if (init && init.length === 3 && init.every((c) => c.length === w)) {
+    for (let k = 0; k < 3; k++) x0.set(init[k], k * w);
+  }
   const { x } = minimizeLbfgs(f, x0, opt);
   return [0, 1, 2].map((k) => Array.from(x.subarray(k * w, (k + 1) * w)));
 }
