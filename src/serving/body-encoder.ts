@@ -1,9 +1,14 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
+import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { createBrotliCompress, createGzip, constants as zlibConstants } from 'node:zlib';
 import { BROTLI_QUALITY, etagsFromDigest, IDENTITY_MAX_BYTES } from './encoded-body.js';
 import type { EncodedBody } from './types.js';
+
+function drained(stream: Writable): Promise<unknown> {
+  return stream.writableNeedDrain ? once(stream, 'drain') : Promise.resolve();
+}
 
 /** Text is handed to the compressors in chunks of about this many characters. */
 const CHUNK_CHARS = 256 * 1024;
@@ -54,10 +59,11 @@ export class BodyEncoder {
       if (this.size <= this.identityMaxBytes) this.kept.push(chunk);
       else this.kept = null;
     }
-    const gzOk = this.gz.write(chunk);
-    const brOk = this.br.write(chunk);
-    if (!gzOk) await once(this.gz, 'drain');
-    if (!brOk) await once(this.br, 'drain');
+    this.gz.write(chunk);
+    this.br.write(chunk);
+    // Both waits are set up in this tick: awaiting one stream's drain first could miss the other's
+    // 'drain' and then wait on a promise nothing settles (the load would hang silently).
+    await Promise.all([drained(this.gz), drained(this.br)]);
   }
 
   async finish(): Promise<EncodedBody> {
