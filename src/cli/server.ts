@@ -29,6 +29,13 @@ export function shutdownSignal(): Promise<NodeJS.Signals> {
 export async function runServer(ctx: RuntimeContext, options: RunServerOptions = {}): Promise<number> {
   const { config, log } = ctx;
   const app = await buildApp(ctx);
+  // A request in flight at shutdown answers with `Connection: close`: else its keep-alive connection
+  // stays open after the response and app.close() waits for it until the shutdown bound.
+  let draining = false;
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (draining) reply.header('connection', 'close');
+    return payload;
+  });
   await ctx.views.start();
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
@@ -39,6 +46,7 @@ export async function runServer(ctx: RuntimeContext, options: RunServerOptions =
 
   const reason = await (options.until ?? shutdownSignal());
   log.info({ reason }, 'shutting down');
+  draining = true;
   let timer: NodeJS.Timeout | undefined;
   const bounded = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), config.shutdownTimeoutMs);

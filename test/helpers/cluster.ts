@@ -500,6 +500,8 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     cluster.matchIds = (first.json as Array<{ match_id: number }>).map((r) => r.match_id);
   } catch (err) {
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
+    // Processes of a start that failed half-way are not in cluster.apis/workers yet.
+    await killAll();
     rmSync(dataDir, { recursive: true, force: true });
     await dropSchema(schema).catch(() => undefined);
     throw err;
