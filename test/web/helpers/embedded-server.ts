@@ -43,10 +43,23 @@ export async function startEmbeddedServer(timeoutMs = 240_000): Promise<Embedded
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   let out = '';
+  // Embedded means embedded: CI exports REDIS_URL / DATABASE_URL for the adapter tests, and a shared
+  // database or queue here would couple this test to theirs.
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of [
+    'DATABASE_URL',
+    'REDIS_URL',
+    'CACHE_URL',
+    'S3_ENDPOINT',
+    'S3_BUCKET_PREFIX',
+    'MONITORING_REQUIRE_KEY',
+  ]) {
+    delete env[name];
+  }
   const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'bin', 'matchcast.js'), 'start'], {
     cwd: ROOT,
     env: {
-      ...process.env,
+      ...env,
       DATA_DIR: dataDir,
       API_KEY: key,
       PORT: String(port),
