@@ -40,6 +40,14 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
 
   registerObservability(app);
   registerErrorHandling(app);
+  // Strict validation for every documented route: one without query parameters still rejects
+  // unknown ones (422), as the routes that declare a querystring do with additionalProperties: false.
+  app.addHook('onRoute', (route) => {
+    const schema = route.schema as { hide?: boolean; querystring?: unknown } | undefined;
+    if (schema && !schema.hide && schema.querystring === undefined) {
+      schema.querystring = { type: 'object', properties: {}, additionalProperties: false };
+    }
+  });
   await app.register(helmet, {
     // Strict CSP that still lets /docs (swagger-ui, staticCSP) and /ui/ (bundled, no inline script) work.
     contentSecurityPolicy: {

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { isMatchcastError } from '../../domain/index.js';
 
 /** One invalid field of a 422 body (FastAPI-compatible shape). */
@@ -54,22 +54,35 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return reply.code(422).send({ detail });
     }
     if (isMatchcastError(err)) {
-      if (err.statusCode >= 500) request.log.warn({ code: err.code, err: err.message }, 'request failed');
-      return reply.code(err.statusCode).send({ detail: err.detail, code: err.code });
+      if (err.statusCode < 500)
+        return reply.code(err.statusCode).send({ detail: err.detail, code: err.code });
+      // A server-side failure names its request_id, as its log line does, so a caller's report can be traced.
+      request.log.warn({ code: err.code, err: err.message, request_id: request.id }, 'request failed');
+      return sendRaw(reply, err.statusCode, { detail: err.detail, code: err.code, request_id: request.id });
     }
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       return reply.code(status).send({ detail: clientMessage(err), code: err.code ?? 'MC_ERR_BAD_REQUEST' });
     }
     request.log.error({ err, request_id: request.id }, 'internal error');
-    return reply
-      .code(500)
-      .send({ detail: 'Internal server error', code: 'MC_ERR_INTERNAL', request_id: request.id });
+    return sendRaw(reply, 500, {
+      detail: 'Internal server error',
+      code: 'MC_ERR_INTERNAL',
+      request_id: request.id,
+    });
   });
 
   app.setNotFoundHandler((_request, reply) => {
     reply.code(404).send({ detail: 'Not Found', code: 'MC_ERR_NOT_FOUND' });
   });
+}
+
+/**
+ * Sends an error body serialized here: a route's response schema for that status (e.g. `{detail, code}`)
+ * would otherwise drop `request_id`.
+ */
+function sendRaw(reply: FastifyReply, status: number, body: Record<string, unknown>): FastifyReply {
+  return reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(body));
 }
 
 /** Fastify's client-error messages are safe (no internals); keep them short. */
