@@ -9,6 +9,7 @@ import {
   encodeTaskFailure,
   type TaskQueue,
 } from '../../src/queue/index.js';
+import { dropQueueKeys } from '../worker/fixtures.js';
 
 const REDIS_URL = process.env.REDIS_URL;
 const skip = !REDIS_URL && 'REDIS_URL not set';
@@ -24,6 +25,7 @@ function uniqueQueue(): string {
 
 function open(queueName: string): TaskQueue {
   const q = createBullmqQueue(REDIS_URL!, { queueName });
+  closers.push(() => dropQueueKeys(REDIS_URL, queueName));
   closers.push(() => q.close());
   return q;
 }

@@ -11,7 +11,7 @@ import type { Database } from '../../src/db/index.js';
 import { createLogger } from '../../src/logger.js';
 import { createTaskQueue, type TaskQueue } from '../../src/queue/index.js';
 import { createServingViews } from '../../src/serving/index.js';
-import { createFixture, type Fixture } from './fixtures.js';
+import { createFixture, dropQueueKeys, type Fixture } from './fixtures.js';
 
 export const API_KEY = 'test-key-0123456789abcdef';
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -63,6 +63,7 @@ export async function startLiveApp(env: Record<string, string | undefined> = {})
       await ctx.views.close();
       await queue.close();
       await cache.close();
+      await dropQueueKeys(fx.config.redisUrl, fx.config.queueName);
       await fx.cleanup();
     },
   };

@@ -99,3 +99,26 @@ export async function createFixture(env: Record<string, string | undefined> = {}
 export function uniqueQueue(): string {
   return `t-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
 }
+
+/** Deletes every Redis key of a test queue (BullMQ's and ours), so test runs leave nothing behind. */
+export async function dropQueueKeys(redisUrl: string | undefined, queueName: string): Promise<void> {
+  if (!redisUrl) return;
+  const { Redis } = await import('ioredis');
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 500, lazyConnect: true });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    for (const pattern of [`bull:${queueName}:*`, `matchcast:${queueName}:*`]) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+        cursor = next;
+        if (keys.length > 0) await redis.del(...keys);
+      } while (cursor !== '0');
+    }
+  } catch {
+    // Redis down (the broker-down tests): nothing was written.
+  } finally {
+    redis.disconnect();
+  }
+}

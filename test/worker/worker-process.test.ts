@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { spawnWorker } from './app-harness.js';
-import { createFixture, type Fixture, uniqueQueue } from './fixtures.js';
+import { createFixture, dropQueueKeys, type Fixture, uniqueQueue } from './fixtures.js';
 
 const REDIS_URL = process.env.REDIS_URL;
 const skip = !REDIS_URL && 'REDIS_URL not set';
@@ -10,7 +10,10 @@ let fx: Fixture;
 before(async () => {
   fx = await createFixture({ REDIS_URL, QUEUE_NAME: uniqueQueue() });
 });
-after(async () => fx?.cleanup());
+after(async () => {
+  await dropQueueKeys(REDIS_URL, fx.config.queueName);
+  await fx?.cleanup();
+});
 
 test('a new worker refuses to start when the registry cannot be read', { skip }, async () => {
   // An S3 endpoint on a closed port: the registry (in the object store) is unreachable.
