@@ -106,6 +106,10 @@ test('a CLI promotion reaches both APIs and both workers without restart', {
     }),
   );
   console.log(`# promotion seen by the APIs after ${seen.join(' / ')} ms (ALIAS_REFRESH_MS=1000)`);
+  assert.ok(
+    Math.max(...seen) < 1000 + 2500,
+    'within the alias refresh period (plus a loaded-machine margin)',
+  );
   // Load both workers with the new model: spread enough requests to reach each of them.
   const burst = await Promise.all(
     c.matchIds.slice(0, 40).map((m, i) => get(c.apis[i % 2].base, `/predict/${m}`)),
