@@ -5,7 +5,12 @@ import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { AppContext } from './context.js';
 import { registerAuth } from './plugins/auth.js';
 import { registerDocs } from './plugins/docs.js';
-import { registerErrorHandling } from './plugins/errors.js';
+import {
+  clientErrorHandler,
+  frameworkErrorHandler,
+  registerErrorHandling,
+  registerFiniteNumberCheck,
+} from './plugins/errors.js';
 import { registerObservability, requestIdFrom } from './plugins/observability.js';
 import { ROUTE_MODULES } from './routes/index.js';
 import { SERVICE_VERSION } from './version.js';
@@ -30,6 +35,9 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: (req) => requestIdFrom(req.headers['x-request-id'], randomUUID),
     bodyLimit: ctx.config.bodyLimitBytes,
+    // Errors raised before routing (undecodable URL, HTTP parser) keep the {detail, code} contract too.
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
     // During a rolling restart a request that still arrives on an open connection is served, not refused.
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
@@ -40,6 +48,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
 
   registerObservability(app);
   registerErrorHandling(app);
+  registerFiniteNumberCheck(app);
   // Strict validation for every documented route: one without query parameters still rejects
   // unknown ones (422), as the routes that declare a querystring do with additionalProperties: false.
   app.addHook('onRoute', (route) => {

@@ -252,6 +252,10 @@ test('validation failures are 422 with {detail: [{loc, msg, type}]} naming each 
     { method: 'GET', url: '/livescores/?bogus=1', locs: [['query', 'bogus']] },
     { method: 'GET', url: '/predict/precomputed/abc', locs: [['path', 'match_id']] },
     { method: 'GET', url: '/predict/not-a-number', locs: [['path', 'match_id']] },
+    // Ajv coerces "Infinity" to a number that passes integer/minimum/maximum: caught by the app.
+    { method: 'GET', url: '/predict/Infinity', locs: [['path', 'match_id']] },
+    { method: 'GET', url: '/livescores/?year=-Infinity', locs: [['query', 'year']] },
+    { method: 'POST', url: '/predict/async/', body: { match_id: 'Infinity' }, locs: [['body', 'match_id']] },
     { method: 'GET', url: `/predict/${app.futureMatchId}?stage=champion&x=1`, locs: [['query', 'x']] },
     { method: 'GET', url: '/predict/model/info?unknown=1', locs: [['query', 'unknown']] },
     { method: 'GET', url: '/predict/predictions/?page=2', locs: [['query', 'page']] },

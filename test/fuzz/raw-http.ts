@@ -50,7 +50,12 @@ export function rawRequest(port: number, req: RawRequest, timeoutMs: number): Pr
       else resolve(res!);
     };
     const timer = setTimeout(
-      () => finish(new HangError(`no complete response within ${timeoutMs} ms: ${req.method} ${req.target.slice(0, 200)}`)),
+      () =>
+        finish(
+          new HangError(
+            `no complete response within ${timeoutMs} ms: ${req.method} ${req.target.slice(0, 200)}`,
+          ),
+        ),
       timeoutMs,
     );
     const tryParse = (ended: boolean) => {
@@ -71,10 +76,12 @@ export function rawRequest(port: number, req: RawRequest, timeoutMs: number): Pr
       const ms = performance.now() - started;
       if (headers['content-length'] !== undefined) {
         const n = Number(headers['content-length']);
-        if (rest.length >= n || req.method === 'HEAD') finish(null, { status, headers, body: rest.subarray(0, n), ms });
+        if (rest.length >= n || req.method === 'HEAD')
+          finish(null, { status, headers, body: rest.subarray(0, n), ms });
         else if (ended) finish(new Error(`truncated body: ${req.target.slice(0, 200)}`));
       } else if (headers['transfer-encoding']?.includes('chunked')) {
-        if (rest.includes('0\r\n\r\n') || ended) finish(null, { status, headers, body: decodeChunked(rest), ms });
+        if (rest.includes('0\r\n\r\n') || ended)
+          finish(null, { status, headers, body: decodeChunked(rest), ms });
       } else if (ended) {
         finish(null, { status, headers, body: rest, ms });
       }
@@ -91,10 +98,22 @@ export function rawRequest(port: number, req: RawRequest, timeoutMs: number): Pr
       else finish(err);
     });
     socket.on('connect', () => {
-      const body = req.body === undefined ? undefined : Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body);
-      const lines: Buffer[] = [Buffer.from(`${req.method} ${req.target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n`, 'latin1')];
+      const body =
+        req.body === undefined ? undefined : Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body);
+      const lines: Buffer[] = [
+        Buffer.from(
+          `${req.method} ${req.target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n`,
+          'latin1',
+        ),
+      ];
       for (const [k, v] of req.headers ?? []) {
-        lines.push(Buffer.concat([Buffer.from(`${k}: `, 'latin1'), Buffer.isBuffer(v) ? v : Buffer.from(v, 'latin1'), Buffer.from('\r\n')]));
+        lines.push(
+          Buffer.concat([
+            Buffer.from(`${k}: `, 'latin1'),
+            Buffer.isBuffer(v) ? v : Buffer.from(v, 'latin1'),
+            Buffer.from('\r\n'),
+          ]),
+        );
       }
       if (body) lines.push(Buffer.from(`Content-Length: ${body.length}\r\n`));
       lines.push(Buffer.from('\r\n'));

@@ -1,4 +1,6 @@
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type { Duplex } from 'node:stream';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isMatchcastError } from '../../domain/index.js';
 
 /** One invalid field of a 422 body (FastAPI-compatible shape). */
@@ -88,4 +90,80 @@ function sendRaw(reply: FastifyReply, status: number, body: Record<string, unkno
 /** Fastify's client-error messages are safe (no internals); keep them short. */
 function clientMessage(err: FastifyError): string {
   return (err.message || 'Bad request').slice(0, 200);
+}
+
+/**
+ * Fastify's `frameworkErrors`: a URL the router cannot decode (e.g. `%ZZ`) or a path parameter over
+ * maxParamLength gets the same `{detail, code}` body and X-Request-Id as every other error.
+ */
+export function frameworkErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 400;
+  reply
+    .code(status)
+    .header('x-request-id', request.id)
+    .send({ detail: clientMessage(err), code: err.code ?? 'MC_ERR_BAD_REQUEST' });
+}
+
+const CLIENT_ERRORS: Record<string, { status: number; text: string; detail: string; code: string }> = {
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    status: 408,
+    text: 'Request Timeout',
+    detail: 'Request not received in time',
+    code: 'MC_ERR_REQUEST_TIMEOUT',
+  },
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    text: 'Request Header Fields Too Large',
+    detail: 'Request headers too large',
+    code: 'MC_ERR_HEADERS_TOO_LARGE',
+  },
+};
+
+/**
+ * Fastify's `clientErrorHandler`: requests Node's HTTP parser rejects before Fastify sees them
+ * (malformed request line, headers too large) still get a JSON `{detail, code}` and an X-Request-Id.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const known = CLIENT_ERRORS[err.code ?? ''] ?? {
+    status: 400,
+    text: 'Bad Request',
+    detail: 'Malformed HTTP request',
+    code: 'MC_ERR_BAD_REQUEST',
+  };
+  const body = JSON.stringify({ detail: known.detail, code: known.code });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${known.status} ${known.text}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Content-Type: application/json; charset=utf-8\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
+}
+
+/**
+ * Ajv's type coercion turns the strings "Infinity" and "-Infinity" into numbers that pass `integer`,
+ * `minimum` and `maximum` (its range checks only run on finite numbers). This preHandler rejects any
+ * non-finite number left in params, query or a top-level body field with the usual 422.
+ */
+export function registerFiniteNumberCheck(app: FastifyInstance): void {
+  const parts = [
+    ['params', 'path'],
+    ['query', 'query'],
+    ['body', 'body'],
+  ] as const;
+  app.addHook('preHandler', async (request, reply) => {
+    const detail: FieldError[] = [];
+    for (const [part, loc] of parts) {
+      const value = request[part];
+      if (!value || typeof value !== 'object' || Array.isArray(value)) continue;
+      for (const [name, v] of Object.entries(value as Record<string, unknown>)) {
+        const values = Array.isArray(v) ? v : [v];
+        if (values.some((x) => typeof x === 'number' && !Number.isFinite(x))) {
+          detail.push({ loc: [loc, name], msg: 'must be a finite number', type: 'type' });
+        }
+      }
+    }
+    if (detail.length > 0) return reply.code(422).send({ detail });
+  });
 }
