@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
-import helmet from '@fastify/helmet';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { AppContext } from './context.js';
 import { registerAuth } from './plugins/auth.js';
@@ -12,6 +11,7 @@ import {
   registerFiniteNumberCheck,
 } from './plugins/errors.js';
 import { registerObservability, requestIdFrom } from './plugins/observability.js';
+import { registerSecurityHeaders } from './plugins/security-headers.js';
 import { ROUTE_MODULES } from './routes/index.js';
 import { SERVICE_VERSION } from './version.js';
 
@@ -57,29 +57,17 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
       schema.querystring = { type: 'object', properties: {}, additionalProperties: false };
     }
   });
-  await app.register(helmet, {
-    // Strict CSP that still lets /docs (swagger-ui, staticCSP) and /ui/ (bundled, no inline script) work.
-    contentSecurityPolicy: {
-      directives: {
-        defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'", "'unsafe-inline'"],
-        imgSrc: ["'self'", 'data:'],
-        connectSrc: ["'self'"],
-        fontSrc: ["'self'"],
-        objectSrc: ["'none'"],
-        frameAncestors: ["'none'"],
-        upgradeInsecureRequests: null,
-      },
-    },
-    crossOriginResourcePolicy: { policy: 'same-origin' },
-  });
-  await app.register(cors, {
-    origin: ctx.config.corsAllowedOrigins.length === 0 ? false : ctx.config.corsAllowedOrigins,
-    methods: ['GET', 'POST', 'OPTIONS'],
-    allowedHeaders: ['X-API-Key', 'Content-Type', 'X-Request-Id'],
-    exposedHeaders: ['X-Request-Id', 'ETag'],
-  });
+  registerSecurityHeaders(app);
+  // Without configured origins no CORS header is ever sent, which browsers treat as "denied"; not
+  // registering the plugin then saves its per-request hook.
+  if (ctx.config.corsAllowedOrigins.length > 0) {
+    await app.register(cors, {
+      origin: ctx.config.corsAllowedOrigins,
+      methods: ['GET', 'POST', 'OPTIONS'],
+      allowedHeaders: ['X-API-Key', 'Content-Type', 'X-Request-Id'],
+      exposedHeaders: ['X-Request-Id', 'ETag'],
+    });
+  }
   registerAuth(app, { apiKey: ctx.config.apiKey, protectMonitoring: ctx.config.monitoringRequireKey });
   await registerDocs(app, SERVICE_VERSION);
 

@@ -32,9 +32,9 @@ export async function runServer(ctx: RuntimeContext, options: RunServerOptions =
   // A request in flight at shutdown answers with `Connection: close`: else its keep-alive connection
   // stays open after the response and app.close() waits for it until the shutdown bound.
   let draining = false;
-  app.addHook('onSend', async (_request, reply, payload) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (draining) reply.header('connection', 'close');
-    return payload;
+    done(null, payload);
   });
   await ctx.views.start();
   await app.listen({ port: config.port, host: config.host });

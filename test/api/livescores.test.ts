@@ -1,33 +1,49 @@
 import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../../src/api/app.js';
 import type { AppContext } from '../../src/api/context.js';
-import { livescoresRoutes } from '../../src/api/routes/livescores.js';
+import { createPredictionCache } from '../../src/cache/index.js';
 import type { Config } from '../../src/config.js';
 import { type Database, MatchesRepository, type MatchUpsert } from '../../src/db/index.js';
 import { createLogger } from '../../src/logger.js';
-import type { ServingViews } from '../../src/serving/index.js';
+import { createTaskQueue } from '../../src/queue/index.js';
+import { createRegistry } from '../../src/registry/index.js';
+import { createServingViews } from '../../src/serving/index.js';
+import { createObjectStore } from '../../src/storage/index.js';
 import { BACKENDS } from '../db/helpers.js';
 
-// The route reads only ctx.db and ctx.config; the other ports are inert.
-const noViews: ServingViews = { start: async () => {}, close: async () => {} };
-
-async function livescoresApp(db: Database, config: Config): Promise<FastifyInstance> {
-  const ctx = {
+// The whole app over real adapters; the route under test reads only ctx.db and ctx.config.
+async function livescoresApp(db: Database, base: Config): Promise<FastifyInstance> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'mc-livescores-'));
+  const config: Config = {
+    ...base,
+    dataDir,
+    redisUrl: undefined,
+    cacheUrl: undefined,
+    s3Endpoint: undefined,
+  };
+  const log = createLogger('silent');
+  const store = createObjectStore(config, log);
+  const ctx: AppContext = {
     config,
-    log: createLogger('silent'),
+    log,
     db,
-    store: undefined,
-    queue: undefined,
-    cache: undefined,
-    registry: undefined,
-    views: noViews,
-  } as unknown as AppContext;
+    store,
+    queue: createTaskQueue(config, { log }),
+    cache: createPredictionCache(config, log),
+    registry: createRegistry(store, config),
+    views: createServingViews(store, config, log),
+  };
   const app = await buildApp(ctx, { logRequests: false });
-  // Until the lead lists this module in src/api/routes/index.ts, register it here.
-  if (!app.hasRoute({ method: 'GET', url: '/livescores/' })) await livescoresRoutes(app, ctx);
+  app.addHook('onClose', async () => {
+    await Promise.allSettled([ctx.queue.close(), ctx.cache.close(), ctx.views.close(), store.close()]);
+    await rm(dataDir, { recursive: true, force: true });
+  });
   await app.ready();
   return app;
 }

@@ -15,9 +15,11 @@ export interface AuthOptions {
  * 32 bytes first, so `timingSafeEqual` always compares equal-length buffers.
  */
 export function keysMatch(supplied: string, expected: string): boolean {
-  const a = createHash('sha256').update(supplied, 'utf8').digest();
-  const b = createHash('sha256').update(expected, 'utf8').digest();
-  return timingSafeEqual(a, b);
+  return timingSafeEqual(digest(supplied), digest(expected));
+}
+
+function digest(key: string): Buffer {
+  return createHash('sha256').update(key, 'utf8').digest();
 }
 
 /** True when the path (without query) needs the key: `/predict` and everything under it, by prefix. */
@@ -27,15 +29,33 @@ export function isProtectedPath(url: string, protectMonitoring: boolean): boolea
   return protectMonitoring && (path === '/monitoring' || path.startsWith('/monitoring/'));
 }
 
+/**
+ * Decides on the matched route template when there is one: the router percent-decodes paths, so
+ * `/%70redict/…` reaches a /predict route and a check on the raw URL alone would let it through.
+ */
+function needsKey(request: FastifyRequest, protectMonitoring: boolean): boolean {
+  const template = request.routeOptions.url;
+  if (template !== undefined && isProtectedPath(template, protectMonitoring)) return true;
+  let raw = request.url;
+  try {
+    raw = decodeURIComponent(raw);
+  } catch {
+    // undecodable: judge the raw form
+  }
+  return isProtectedPath(raw, protectMonitoring);
+}
+
 /** The check runs in `onRequest`, before body parsing and validation, so a 401 costs no work. */
 export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
   const protectMonitoring = options.protectMonitoring ?? false;
-  app.addHook('onRequest', async (request: FastifyRequest) => {
-    if (!isProtectedPath(request.url, protectMonitoring)) return;
+  // The expected digest is computed once; a callback hook avoids a promise per request on the hot path.
+  const expected = options.apiKey === undefined ? undefined : digest(options.apiKey);
+  app.addHook('onRequest', (request: FastifyRequest, _reply, done) => {
+    if (!needsKey(request, protectMonitoring)) return done();
     const header = request.headers['x-api-key'];
-    const supplied = Array.isArray(header) ? undefined : header;
-    if (!options.apiKey || supplied === undefined || !keysMatch(supplied, options.apiKey)) {
-      throw new MatchcastError('MC_ERR_UNAUTHORIZED');
+    if (expected === undefined || typeof header !== 'string' || !timingSafeEqual(digest(header), expected)) {
+      return done(new MatchcastError('MC_ERR_UNAUTHORIZED'));
     }
+    done();
   });
 }

@@ -23,6 +23,8 @@ export async function registerDocs(app: FastifyInstance, version: string): Promi
       ],
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  // The app-wide helmet CSP covers /docs too: swagger-ui's own staticCSP omits 'unsafe-inline' for
+  // styles, which the UI applies inline (a CSP violation in the browser). No external validator badge.
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: false, uiConfig: { validatorUrl: null } });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }

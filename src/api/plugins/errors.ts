@@ -152,7 +152,7 @@ export function registerFiniteNumberCheck(app: FastifyInstance): void {
     ['query', 'query'],
     ['body', 'body'],
   ] as const;
-  app.addHook('preHandler', async (request, reply) => {
+  app.addHook('preHandler', (request, reply, done) => {
     const detail: FieldError[] = [];
     for (const [part, loc] of parts) {
       const value = request[part];
@@ -164,6 +164,10 @@ export function registerFiniteNumberCheck(app: FastifyInstance): void {
         }
       }
     }
-    if (detail.length > 0) return reply.code(422).send({ detail });
+    if (detail.length > 0) {
+      reply.code(422).send({ detail });
+      return;
+    }
+    done();
   });
 }

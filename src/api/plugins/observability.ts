@@ -4,8 +4,15 @@ import { httpRequestDuration, httpRequestsTotal } from '../../metrics.js';
 /** Fastify's `/predict/:match_id` → the spec's `/predict/{match_id}`; unmatched URLs share one label. */
 export function routeTemplate(url: string | undefined): string {
   if (!url) return 'unmatched';
-  return url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\*$/, '{path}');
+  let template = templates.get(url);
+  if (template === undefined) {
+    template = url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\*$/, '{path}');
+    templates.set(url, template);
+  }
+  return template;
 }
+
+const templates = new Map<string, string>();
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -20,11 +27,19 @@ export function registerObservability(app: FastifyInstance): void {
     reply.header('x-request-id', request.id);
     done();
   });
+  // Labelled children are looked up once per (method, route, status): prom-client otherwise hashes
+  // the label set on every request.
+  const counters = new Map<string, { inc(): void }>();
   app.addHook('onResponse', (request, reply, done) => {
     const path = routeTemplate(request.routeOptions.url);
-    const seconds = reply.elapsedTime / 1000;
-    httpRequestsTotal.inc({ method: request.method, path, status_code: String(reply.statusCode) });
-    httpRequestDuration.observe(seconds);
+    const key = `${request.method} ${path} ${reply.statusCode}`;
+    let counter = counters.get(key);
+    if (!counter) {
+      counter = httpRequestsTotal.labels(request.method, path, String(reply.statusCode));
+      counters.set(key, counter);
+    }
+    counter.inc();
+    httpRequestDuration.observe(reply.elapsedTime / 1000);
     request.log.info(
       {
         request_id: request.id,

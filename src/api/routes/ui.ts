@@ -119,9 +119,14 @@ export async function uiRoutes(
   }
 
   // The page loads `assets/…` relative to itself, so it must be addressed as /ui/, never /ui.
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const url = request.url;
-    if (url === '/ui' || url.startsWith('/ui?')) return reply.redirect(`/ui/${url.slice(3)}`, 301);
+    // Cheap test first: this hook sees every request of the app.
+    if (url.charCodeAt(1) === 117 && (url === '/ui' || url.startsWith('/ui?'))) {
+      reply.redirect(`/ui/${url.slice(3)}`, 301);
+      return;
+    }
+    done();
   });
 
   await app.register(async (ui) => {
