@@ -167,8 +167,13 @@ export async function startWorker(
           new Promise<boolean>((r) => setTimeout(() => r(false), timeoutMs).unref()),
         ]);
         if (!finished) {
-          log.warn({ worker: name }, 'running tasks did not finish in time; closing anyway');
-          await worker.close(true).catch(() => undefined);
+          log.warn({ worker: name }, 'running tasks did not finish in time; handing them back');
+          // worker.close(true) would only join the graceful close above, still waiting for them. Cutting
+          // the connections lets their locks lapse instead: another worker takes them over (stalled check).
+          await Promise.race([
+            worker.disconnect().catch(() => undefined),
+            new Promise<void>((r) => setTimeout(r, 1000).unref()),
+          ]);
         }
         await redis
           .multi()

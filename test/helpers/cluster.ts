@@ -220,16 +220,33 @@ export interface TcpProxy {
   port: number;
   stop(): Promise<void>;
   start(): Promise<void>;
+  /** Cuts open connections; new ones are accepted but never answered (a hung server), until `forward()`. */
+  blackhole(): void;
+  forward(): void;
 }
 
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   const port = await freePort();
   const sockets = new Set<net.Socket>();
   let server: net.Server | undefined;
+  let hung = false;
   const proxy: TcpProxy = {
     port,
+    blackhole() {
+      hung = true;
+      for (const socket of sockets) socket.destroy();
+      sockets.clear();
+    },
+    forward() {
+      hung = false;
+    },
     async start() {
       server = net.createServer((client) => {
+        if (hung) {
+          sockets.add(client);
+          client.on('error', () => client.destroy());
+          return;
+        }
         const upstream = net.connect(targetPort, targetHost);
         sockets.add(client);
         sockets.add(upstream);

@@ -1,6 +1,6 @@
 // Graceful shutdown (issue 7 item 5) of real `matchcast worker` and `matchcast serve` processes:
 // SIGTERM lets work in flight finish, refuses new connections, exits 0, and is bounded by
-// SHUTDOWN_TIMEOUT_MS. Heavy: ~70 s.
+// SHUTDOWN_TIMEOUT_MS; a task that cannot finish in time is handed back. Heavy: ~70 s.
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
@@ -10,9 +10,12 @@ import {
   type Cluster,
   get,
   type Proc,
+  post,
   type Res,
   sleep,
   startCluster,
+  startTcpProxy,
+  waitFor,
   waitForOutput,
 } from '../helpers/cluster.js';
 
@@ -170,4 +173,63 @@ test('API SIGTERM is bounded by SHUTDOWN_TIMEOUT_MS when a request never finishe
   } finally {
     c.workers.forEach(thaw);
   }
+});
+
+test('worker SIGTERM with a task that cannot finish in time: the task is handed back and completed elsewhere', {
+  skip: CLUSTER_SKIP,
+}, async () => {
+  // A worker whose object store hangs (connections accepted, never answered): its first task blocks
+  // loading the model, longer than its shutdown bound.
+  const s3 = new URL(c.s3.endpoint);
+  const hangingS3 = await startTcpProxy(s3.hostname, Number(s3.port));
+  const stuck = await c.startWorker({
+    S3_ENDPOINT: `http://127.0.0.1:${hangingS3.port}`,
+    SHUTDOWN_TIMEOUT_MS: '1500',
+  });
+  const api = await c.startApi();
+  c.apis.push(api);
+  let taskId = '';
+  try {
+    c.workers.forEach(freeze); // only the stuck worker takes the task
+    hangingS3.blackhole();
+    const accepted = await post(api.base, '/predict/async/', { match_id: c.matchIds[30] });
+    assert.equal(accepted.status, 202);
+    taskId = accepted.json.task_id;
+    await waitFor(
+      'the stuck worker to start the task',
+      async () => (await get(api.base, `/monitoring/task_status/${taskId}`)).json?.status === 'STARTED',
+      10_000,
+      50,
+    );
+    const signalledAt = Date.now();
+    stuck.child.kill('SIGTERM');
+    const code = await Promise.race([stuck.exited, sleep(10_000).then(() => 'hung')]);
+    const ms = Date.now() - signalledAt;
+    assert.equal(code, 0, stuck.output().slice(-2000));
+    assert.ok(/did not finish in time/.test(stuck.output()), 'the bound was used');
+    assert.ok(ms < 1500 + 5000, `bounded: ${ms} ms`);
+    console.log(`# worker SIGTERM with a stuck task: exit 0 after ${ms} ms (SHUTDOWN_TIMEOUT_MS=1500)`);
+  } finally {
+    c.workers.forEach(thaw);
+    hangingS3.forward();
+    await hangingS3.stop();
+    await stuck.stop('SIGKILL', 2000);
+  }
+  // The lock of the abandoned task runs out (10 s) and a running worker takes it over.
+  const handedBackAt = Date.now();
+  const final = await waitFor(
+    `task ${taskId} to complete elsewhere`,
+    async () => {
+      const r = await get(api.base, `/monitoring/task_status/${taskId}`);
+      return r.json?.status === 'SUCCESS' || r.json?.status === 'FAILURE' ? r.json : undefined;
+    },
+    30_000,
+    250,
+  );
+  assert.equal(final.status, 'SUCCESS');
+  assert.equal(final.result.match_id, c.matchIds[30]);
+  assert.ok((await stalledJobs()) >= 1, 'completed through stalled-job recovery');
+  console.log(
+    `# handed-back task completed by another worker ${Date.now() - handedBackAt} ms after the stuck worker exited`,
+  );
 });
