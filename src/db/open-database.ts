@@ -2,7 +2,6 @@ import path from 'node:path';
 import type { Config } from '../config.js';
 import { MatchcastError } from '../domain/index.js';
 import type { Database } from './database.js';
-import { openPgliteDatabase } from './pglite-database.js';
 import { openPostgresDatabase } from './postgres-database.js';
 
 /** Options of {@link openDatabase}. */
@@ -39,9 +38,12 @@ export async function openDatabase(config: Config, options: OpenDatabaseOptions 
       `Invalid database schema name "${schema}": expected [a-z_][a-z0-9_]*`,
     );
   }
-  if (options.memory) return openPgliteDatabase({ dataDir: undefined, schema });
+  // PGlite (a WASM Postgres) is loaded only when used: a process on PostgreSQL never pays for it.
+  const openPglite = async (dataDir: string | undefined) =>
+    (await import('./pglite-database.js')).openPgliteDatabase({ dataDir, schema });
+  if (options.memory) return openPglite(undefined);
   if (config.databaseUrl === undefined) {
-    return openPgliteDatabase({ dataDir: path.join(config.dataDir, 'db'), schema });
+    return openPglite(path.join(config.dataDir, 'db'));
   }
   return openPostgresDatabase({
     connectionString: config.databaseUrl,
