@@ -11,7 +11,7 @@ import {
   registerFiniteNumberCheck,
 } from './plugins/errors.js';
 import { registerObservability, requestIdFrom } from './plugins/observability.js';
-import { registerSecurityHeaders } from './plugins/security-headers.js';
+import { securityHeaders } from './plugins/security-headers.js';
 import { ROUTE_MODULES } from './routes/index.js';
 import { SERVICE_VERSION } from './version.js';
 
@@ -46,7 +46,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     },
   }) as unknown as FastifyInstance;
 
-  registerObservability(app);
+  registerObservability(app, securityHeaders());
   registerErrorHandling(app);
   registerFiniteNumberCheck(app);
   // Strict validation for every documented route: one without query parameters still rejects
@@ -57,7 +57,6 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
       schema.querystring = { type: 'object', properties: {}, additionalProperties: false };
     }
   });
-  registerSecurityHeaders(app);
   // Without configured origins no CORS header is ever sent, which browsers treat as "denied"; not
   // registering the plugin then saves its per-request hook.
   if (ctx.config.corsAllowedOrigins.length > 0) {

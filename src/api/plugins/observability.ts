@@ -21,9 +21,14 @@ export function requestIdFrom(header: string | string[] | undefined, fallback: (
   return typeof header === 'string' && REQUEST_ID.test(header) ? header : fallback();
 }
 
-/** Every response carries X-Request-Id; one metrics sample and one log line per request. */
-export function registerObservability(app: FastifyInstance): void {
+/** Every response carries X-Request-Id and `staticHeaders`; one metrics sample and one log line per request. */
+export function registerObservability(
+  app: FastifyInstance,
+  staticHeaders: Record<string, string> = {},
+): void {
+  // One hook sets the constant headers (security) and the request id: each hook costs a call per request.
   app.addHook('onRequest', (request, reply, done) => {
+    reply.headers(staticHeaders);
     reply.header('x-request-id', request.id);
     done();
   });
