@@ -25,7 +25,9 @@ test('the API key never appears in a log line or a response body, through 200/40
   const send = async (url: string, init: RequestInit & { key?: string | null } = {}) => {
     const res = await app.fetch(url, init);
     statuses.add(res.status);
-    bodies.push(`${JSON.stringify([...res.headers])}${await res.text()}`);
+    const headers: string[] = [];
+    res.headers.forEach((v, k) => headers.push(`${k}: ${v}`));
+    bodies.push(`${headers.join('\n')}\n${await res.text()}`);
   };
   // First (before a worker thread has loaded the features file), a real 500: the file is corrupt.
   const original = await app.ctx.store.get(KEYS.features.bucket, KEYS.features.key);
