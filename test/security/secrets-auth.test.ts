@@ -136,6 +136,31 @@ test('key comparison: same time for right, wrong-first-char, wrong-last-char and
   }
 });
 
+test('the timing check detects a short-circuit comparison (positive control)', () => {
+  const naive = (a: string, b: string) => {
+    if (a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+    return true;
+  };
+  const secret = 'k'.repeat(200);
+  const wrong = `a${secret.slice(1)}`;
+  let sink = 0;
+  const t = timeCases({
+    right: () => {
+      sink += Number(naive(secret.slice(0), secret));
+    },
+    firstWrong: () => {
+      sink += Number(naive(wrong, secret));
+    },
+    longer: () => {
+      sink += Number(naive(`${secret}k`, secret));
+    },
+  });
+  const values = Object.values(t);
+  assert.ok(sink > 0);
+  assert.ok(Math.max(...values) / Math.min(...values) > 5, JSON.stringify(t));
+});
+
 async function variant(overrides: Partial<Config>) {
   const a = await buildApp({ ...app.ctx, config: { ...app.config, ...overrides } }, { logRequests: false });
   await a.ready();
