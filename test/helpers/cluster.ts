@@ -84,6 +84,18 @@ export interface Proc {
 
 const live = new Set<Proc>();
 
+// A test process that dies (a runner timeout, Ctrl-C) must not leave its cluster running.
+function killGroupsNow(): void {
+  for (const p of live) if (p.child.pid) signalGroup(p.child, 'SIGKILL');
+}
+process.once('exit', killGroupsNow);
+for (const sig of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(sig, () => {
+    killGroupsNow();
+    process.exit(128 + (sig === 'SIGTERM' ? 15 : 2));
+  });
+}
+
 /** Spawns a process in its own process group so that a kill reaches anything it started. */
 export function spawnProc(name: string, cmd: string, args: string[], env: Record<string, string>): Proc {
   const child = spawn(cmd, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
@@ -277,6 +289,7 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
 interface S3rverInstance {
   run(): Promise<{ address: string; port: number }>;
   close(): Promise<void>;
+  httpServer?: { closeAllConnections?: () => void };
 }
 type S3rverCtor = new (options: Record<string, unknown>) => S3rverInstance;
 
@@ -303,8 +316,13 @@ export async function startRestartableS3(): Promise<RestartableS3> {
       await server.run();
     },
     async stop() {
-      await server?.close();
+      const s = server;
       server = undefined;
+      if (!s) return;
+      const closed = s.close();
+      // Clients keep connections alive (the API polls every VIEW_REFRESH_MS): cut them, or close() waits.
+      s.httpServer?.closeAllConnections?.();
+      await closed;
     },
   };
   await s3.start();
