@@ -188,7 +188,16 @@ async function main(): Promise<number> {
       `RSS (API process incl. worker threads): start ${(kbs[0]! / 1024).toFixed(1)} MB, after warm-up ${(baseKb / 1024).toFixed(1)} MB, end ${(lastKb / 1024).toFixed(1)} MB, peak ${(Math.max(...kbs) / 1024).toFixed(1)} MB; growth after warm-up ${growthPct.toFixed(2)} % (bound ${MAX_GROWTH} %)`,
     );
     for (const e of errors.slice(0, 10)) console.log(`error: ${e}`);
-    const ok = totalErrors === 0 && growthPct < MAX_GROWTH && total > 0;
+    // The banner of `start` prints the key by design; no JSON log line of the server may carry it.
+    const logLines = server
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('{'));
+    const keyInLogs = logLines.filter((l) => l.includes(apiKey)).length;
+    console.log(
+      `log lines checked for the API key: ${logLines.length} (tail of the output), containing it: ${keyInLogs}`,
+    );
+    const ok = totalErrors === 0 && growthPct < MAX_GROWTH && total > 0 && keyInLogs === 0;
     console.log(
       JSON.stringify({
         soak: {
@@ -198,6 +207,7 @@ async function main(): Promise<number> {
           concurrency: CONCURRENCY,
           requests: total,
           errors: totalErrors,
+          key_in_log_lines: keyInLogs,
           rps: total / loadSeconds,
           rss_start_kb: kbs[0],
           rss_base_kb: baseKb,

@@ -31,12 +31,14 @@ test('soak (short form): mixed load on matchcast start, 0 errors, RSS growth < 1
       ok: boolean;
       requests: number;
       errors: number;
+      key_in_log_lines: number;
       rss_growth_pct: number;
       by_kind: Record<string, { n: number; cached: number }>;
     };
   };
   console.log(out.slice(out.indexOf('Soak:'), out.indexOf('{"soak"')));
   assert.equal(soak.errors, 0, out.slice(-3000));
+  assert.equal(soak.key_in_log_lines, 0, 'the API key in a log line of matchcast start');
   assert.ok(soak.requests > 500, `requests: ${soak.requests}`);
   for (const kind of ['precomputed', 'cards', 'bulk', 'live_hot', 'live_random'])
     assert.ok(soak.by_kind[kind]!.n > 0, kind);
