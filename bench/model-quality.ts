@@ -255,6 +255,9 @@ opening line, slightly better than the proportional one, and no more**; ratings 
 almost no information the opening odds lack. Why the 2021-23 folds fall slightly behind
 power-de-margined odds is untested; one hypothesis is that their training data includes the
 ghost-game seasons (testing that on the evaluation window would be tuning on it).
+The opening over/under 2.5 goals odds and harder shrinkage of the ratings towards the market were
+tried on the tuning window and made the model worse there, so neither was adopted (see
+*Over/under 2.5 goals odds* below).
 
 Same model, an earlier period that was used neither for tuning nor for the headline (power de-margin
 for the odds columns):
@@ -335,6 +338,57 @@ smallest K within 0.0001 of the best grid point (K = 50): the differences betwee
 (≈ 0.0001–0.0002) are within noise, and a smoother rating was preferred. Adding the ratings and form
 to the market features is what matters (≈ 0.0015 of log loss on the tuning window).
 
+### Over/under 2.5 goals odds, shrinkage towards the market (tried; not adopted)
+
+The CSVs also hold the bookmakers' over/under 2.5 goals odds. Their **opening** prices
+(\`over_2.5_open\`, \`under_2.5_open\`; pre-match information, closing never used) give the market's
+expected total goals, which in a Poisson view moves the draw probability: low-scoring matches draw more
+often. \`bench/ou-experiment.ts\` adds them to the feature rows (null plus \`ou_missing\` when absent,
+never invented): \`ou_over\` (de-margined P(over 2.5)), \`ou_logit_over\`, \`ou_total\` (Poisson λ with that
+P(over)), \`ou_pois_draw_logit\` (draw probability of independent Poissons with total λ and the
+supremacy that reproduces the market's home/away ratio), \`ou_draw_gap\` (that minus the 1X2 market's
+draw logit), \`ou_x_gap\` (logit(over) × |market home−away log ratio|), \`ou_overround\`. Same
+walk-forward on the tuning window only (2019-07-01 → 2021-07-01, n = 5,195; power-de-margined opening
+1X2 odds 0.98477 / 0.20019):
+
+| variant (on top of the champion's features, L2 = 0.01, K = 40 unless said) | log loss | RPS |
+|---|---|---|
+| **champion, no O/U** | **0.98327** | **0.19973** |
+| + \`ou_logit_over\` | 0.98334 | 0.19975 |
+| + \`ou_over\`, \`ou_logit_over\` | 0.98337 | 0.19976 |
+| + \`ou_logit_over\`, \`ou_x_gap\` | 0.98342 | 0.19976 |
+| + \`ou_draw_gap\` | 0.98359 | 0.19981 |
+| + \`ou_pois_draw_logit\`, \`ou_draw_gap\` | 0.98361 | 0.19982 |
+| + all seven O/U features | 0.98368 | 0.19986 |
+| + all seven, L2 = 0.1 | 0.98490 | 0.20038 |
+| + all seven, market offset | 0.98393 | 0.19990 |
+| + all seven, market offset, L2 = 0.03 | 0.98392 | 0.19992 |
+| market + O/U features only (no ratings, form) | 0.98504 | 0.20030 |
+| L2 × 3 on every non-\`mkt_*\` column | 0.98333 | 0.19976 |
+| L2 × 10 on every non-\`mkt_*\` column | 0.98354 | 0.19984 |
+| L2 × 30 on every non-\`mkt_*\` column | 0.98384 | 0.19994 |
+| market offset + L2 × 3 on non-market columns | 0.98354 | 0.19984 |
+| market offset + L2 × 10 on non-market columns | 0.98374 | 0.19992 |
+| market offset + L2 × 30 on non-market columns | 0.98405 | 0.20002 |
+
+Every O/U variant is worse than the champion on the tuning window, and so is every attempt to shrink
+the ratings harder towards the market (a per-column L2 multiplier, tried in \`src/model\` and removed
+again, so those six rows are not reproducible from the committed code). The opening O/U line carries
+no measurable draw information the opening 1X2 line lacks (presumably the bookmakers price both
+consistently), and shrinking the ratings harder only removes the little they add. Selection on the tuning window
+therefore keeps the champion unchanged, and the O/U odds are **not** carried through ingest,
+\`raw-data/odds.parquet\`, the features or serving.
+
+For the record, one evaluation run of the O/U variant that led the first tuning grid
+(\`+ ou_over, ou_logit_over\`; run once, after the decision, not used for selection): 2021-07-01 →
+2023-07-01, n = 5,624, log loss **0.97921**, RPS **0.19818** (champion 0.97952 / 0.19822;
+power-de-margined opening 0.97921 / 0.19808). It would not have met the target either (≤ 0.979 and
+≤ 0.1980): on RPS it is still behind the opening odds it is built on.
+
+A separate draw calibration was not tried: the multinomial model already fits its own draw intercept
+and draw coefficients on the market's draw logit, which is what a draw-only recalibration of the same
+inputs would learn.
+
 ## Timing (this machine, 2 shared cores under load from other jobs)
 
 - Feature build for all 37,481 matches: ${s.feature_ms} ms (\`buildFeatureRows\`, best of 3 runs).
@@ -357,6 +411,8 @@ to the market features is what matters (≈ 0.0015 of log loss on the tuning win
 \`\`\`sh
 node --import tsx bench/model-quality.ts           # writes this file and docs/model-quality-reliability.svg
 node --import tsx bench/model-quality.ts --tune    # the tuning grid on 2019-07-01 → 2021-07-01
+node --import tsx bench/ou-experiment.ts           # the O/U 2.5 grid, tuning window only
+node --import tsx bench/ou-experiment.ts --eval --only=base,+over+logit   # its one evaluation run
 \`\`\`
 `;
 }
