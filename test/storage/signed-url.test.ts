@@ -6,16 +6,16 @@ import { after, before, describe, test } from 'node:test';
 import helmet from '@fastify/helmet';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from '../../src/api/context.js';
-import { buildApp } from '../../src/api/index.js';
 import { filesRoutes } from '../../src/api/routes/files.js';
 import { parseConfig } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
+import type { ObjectStore } from '../../src/storage/index.js';
 import {
   FsObjectStore,
   resolveUrlSigningSecret,
   signObjectUrl,
   verifySignedUrl,
 } from '../../src/storage/index.js';
+import { embeddedApp } from '../helpers/app-context.js';
 
 const SECRET = 'a'.repeat(64);
 const NOW = new Date('2026-01-01T00:00:00Z');
@@ -248,26 +248,16 @@ describe('GET /files/:bucket/*', () => {
 });
 
 describe('GET /files inside the real app (auth, validation, security headers)', () => {
-  let dir: string;
   let app: FastifyInstance;
-  let store: FsObjectStore;
+  let store: ObjectStore;
   before(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'mc-files-app-'));
-    const config = parseConfig({ DATA_DIR: dir, API_KEY: 'k'.repeat(32), LOG_LEVEL: 'silent' });
-    store = new FsObjectStore({
-      root: path.join(dir, 'objects'),
-      publicBaseUrl: config.publicBaseUrl,
-      urlSigningSecret: resolveUrlSigningSecret(config),
-    });
+    const built = await embeddedApp();
+    app = built.app;
+    store = built.ctx.store;
     await store.put('reports', 'data_quality_1.html', '<script>document.title="ok"</script>');
-    const ctx = { config, store, log: createLogger('silent') } as unknown as AppContext;
-    app = await buildApp(ctx, { logRequests: false });
-    await filesRoutes(app, ctx);
-    await app.ready();
   });
   after(async () => {
     await app?.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   test('no API key needed; sandboxed CSP replaces the strict one; refusals are 403', async () => {
