@@ -2,8 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import helmet from 'helmet';
 
 /**
- * Strict CSP that still lets /docs (swagger-ui sets its own hashes with staticCSP) and /ui/ (bundled,
- * no inline script) work.
+ * Strict CSP for every route, /docs included: no inline or foreign script, so swagger-ui (external
+ * scripts, inline styles) and /ui/ (bundled, no inline script or style) both work under it.
  */
 const CSP_DIRECTIVES = {
   defaultSrc: ["'self'"],
