@@ -26,7 +26,9 @@ test('the API key never appears in a log line or a response body, through 200/40
     const res = await app.fetch(url, init);
     statuses.add(res.status);
     const headers: string[] = [];
-    res.headers.forEach((v, k) => headers.push(`${k}: ${v}`));
+    res.headers.forEach((v, k) => {
+      headers.push(`${k}: ${v}`);
+    });
     bodies.push(`${headers.join('\n')}\n${await res.text()}`);
   };
   // First (before a worker thread has loaded the features file), a real 500: the file is corrupt.
