@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import type { Database } from '../db/index.js';
-import { KEYS, type OddsRecord } from '../domain/index.js';
+import type { KEYS, OddsRecord } from '../domain/index.js';
+import { readOddsFile } from '../ingest/index.js';
 import type { Logger } from '../logger.js';
 import type { Registry } from '../registry/index.js';
 import { type ObjectStore, type ParquetRow, readParquet } from '../storage/index.js';
@@ -38,28 +39,7 @@ export async function readParquetObject(
 }
 
 /** `raw-data/odds.parquet` as records; empty when the file does not exist (odds are never invented). */
-export async function readOdds(store: ObjectStore): Promise<OddsRecord[]> {
-  const rows = (await readParquetObject(store, KEYS.odds)) ?? [];
-  const out: OddsRecord[] = [];
-  for (const r of rows) {
-    const id = numOrNull(r.match_id);
-    if (id === null) continue;
-    out.push({
-      match_id: id,
-      odd_home: numOrNull(r.odd_home),
-      odd_draw: numOrNull(r.odd_draw),
-      odd_away: numOrNull(r.odd_away),
-      open_home: numOrNull(r.open_home),
-      open_draw: numOrNull(r.open_draw),
-      open_away: numOrNull(r.open_away),
-      close_home: numOrNull(r.close_home),
-      close_draw: numOrNull(r.close_draw),
-      close_away: numOrNull(r.close_away),
-      source: typeof r.source === 'string' ? r.source : '',
-    });
-  }
-  return out;
-}
+export const readOdds: (store: ObjectStore) => Promise<OddsRecord[]> = readOddsFile;
 
 /** Puts a text artifact with its content type. */
 export async function putText(
