@@ -5,7 +5,10 @@
  *   node --import tsx bench/model-quality.ts            # evaluate once, write docs/model-quality.md + SVG
  *   node --import tsx bench/model-quality.ts --tune     # hyper-parameter grid on 2019-07-01 → 2021-07-01 only
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+
+const ROI_MARKER = '<!-- betting-simulation -->';
+
 import { cpus } from 'node:os';
 import type { Probabilities } from '../src/domain/index.js';
 import { buildFeatureRows, demargin, type FeatureOptions, type FeatureRow } from '../src/features/index.js';
@@ -185,9 +188,13 @@ function evaluate(): void {
   console.log(JSON.stringify(summary));
   console.log([...header, ...table(ids)].join('\n'));
   console.log(regionTable.join('\n'));
+  // The betting-simulation section below the marker comes from `pipeline simulate`; keep it.
+  const previous = existsSync('docs/model-quality.md') ? readFileSync('docs/model-quality.md', 'utf8') : '';
+  const marker = previous.indexOf(ROI_MARKER);
   writeFileSync(
     'docs/model-quality.md',
-    doc([...header, ...table(ids)], regionTable, summary, champion.folds.length, earlyLine),
+    doc([...header, ...table(ids)], regionTable, summary, champion.folds.length, earlyLine) +
+      (marker >= 0 ? `\n${previous.slice(marker)}` : ''),
   );
 }
 
