@@ -41,14 +41,16 @@ test('live requests spread over both workers', { skip: CLUSTER_SKIP }, async () 
     'distinct ids: every one went to a worker',
   );
   const workers = await waitFor(
-    'both workers to report processed tasks',
+    'both workers to report all processed tasks',
     async () => {
       const w = (await get(c.apis[0].base, '/monitoring/celery/workers')).json as Array<{
         worker: string;
         processed: number;
         ping: { ok: boolean };
       }>;
-      return w.length === 2 && w.every((x) => x.processed > 0) && w;
+      // Counts reach the presence keys on the workers' heartbeat: wait until all tasks are counted.
+      const counted = w.reduce((sum, x) => sum + x.processed, 0);
+      return w.length === 2 && w.every((x) => x.processed > 0) && counted >= ids.length && w;
     },
     15_000,
     500,
