@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { AppContext } from './context.js';
+import { createHotPath, type HotPath, hotPathServerFactory } from './hot-path.js';
 import { registerAuth } from './plugins/auth.js';
 import { registerDocs } from './plugins/docs.js';
 import {
@@ -19,6 +20,18 @@ import { SERVICE_VERSION } from './version.js';
 export interface BuildAppOptions {
   /** Log every request as a JSON line. Default `true`. */
   logRequests?: boolean;
+  /**
+   * Answer successful `GET /predict/precomputed/{id}` requests in front of Fastify (src/api/hot-path.ts).
+   * Off when CORS origins are configured. Default `true`.
+   */
+  hotPath?: boolean;
+}
+
+const HOT_PATHS = new WeakMap<FastifyInstance, HotPath>();
+
+/** The hot path in front of `app`, when it has one (tests and benchmarks read its counter). */
+export function hotPathOf(app: FastifyInstance): HotPath | undefined {
+  return HOT_PATHS.get(app);
 }
 
 /**
@@ -29,8 +42,16 @@ export interface BuildAppOptions {
  */
 export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   // pino's Logger is wider than FastifyBaseLogger; the cast keeps route modules on the plain instance type.
+  const log = options.logRequests === false ? ctx.log.child({}, { level: 'warn' }) : ctx.log;
+  const headers = securityHeaders();
+  // The hot path has no CORS logic: with origins configured every request goes through the plugin.
+  const hot =
+    options.hotPath !== false && ctx.config.corsAllowedOrigins.length === 0
+      ? createHotPath({ views: ctx.views, apiKey: ctx.config.apiKey, staticHeaders: headers, log })
+      : undefined;
   const app = Fastify({
-    loggerInstance: options.logRequests === false ? ctx.log.child({}, { level: 'warn' }) : ctx.log,
+    loggerInstance: log,
+    ...(hot ? { serverFactory: hotPathServerFactory(hot) } : {}),
     // One line per request comes from the observability hook (with the route template), not Fastify's pair.
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: (req) => requestIdFrom(req.headers['x-request-id'], randomUUID),
@@ -46,7 +67,15 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     },
   }) as unknown as FastifyInstance;
 
-  registerObservability(app, securityHeaders());
+  // From here on Fastify answers everything: its closing logic adds `Connection: close`.
+  if (hot) {
+    HOT_PATHS.set(app, hot);
+    app.addHook('preClose', (done) => {
+      hot.disable();
+      done();
+    });
+  }
+  registerObservability(app, headers);
   registerErrorHandling(app);
   registerFiniteNumberCheck(app);
   // Strict validation for every documented route: one without query parameters still rejects

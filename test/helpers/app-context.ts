@@ -4,12 +4,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/api/app.js';
+import { type BuildAppOptions, buildApp } from '../../src/api/app.js';
 import type { AppContext } from '../../src/api/context.js';
 import { createPredictionCache } from '../../src/cache/index.js';
 import { type Config, parseConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/index.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger, type Logger } from '../../src/logger.js';
 import { createTaskQueue } from '../../src/queue/index.js';
 import { createRegistry } from '../../src/registry/index.js';
 import { createServingViews } from '../../src/serving/index.js';
@@ -20,6 +20,7 @@ export const TEST_API_KEY = 'test-api-key-0123456789abcdef';
 /** Builds the app over embedded adapters; `app.close()` releases everything. */
 export async function embeddedApp(
   env: Record<string, string> = {},
+  options: { app?: BuildAppOptions; log?: Logger } = {},
 ): Promise<{ app: FastifyInstance; ctx: AppContext }> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'mc-app-'));
   const config: Config = parseConfig({
@@ -28,7 +29,7 @@ export async function embeddedApp(
     LOG_LEVEL: 'silent',
     ...env,
   });
-  const log = createLogger('silent');
+  const log = options.log ?? createLogger('silent');
   const store = createObjectStore(config, log);
   const db = await openDatabase(config, { memory: true });
   const ctx: AppContext = {
@@ -41,7 +42,7 @@ export async function embeddedApp(
     registry: createRegistry(store, config),
     views: createServingViews(store, config, log),
   };
-  const app = await buildApp(ctx, { logRequests: false });
+  const app = await buildApp(ctx, { logRequests: false, ...options.app });
   app.addHook('onClose', async () => {
     await Promise.allSettled([ctx.queue.close(), ctx.cache.close(), ctx.views.close()]);
     await Promise.allSettled([db.close(), store.close()]);

@@ -15,10 +15,11 @@ export interface AuthOptions {
  * 32 bytes first, so `timingSafeEqual` always compares equal-length buffers.
  */
 export function keysMatch(supplied: string, expected: string): boolean {
-  return timingSafeEqual(digest(supplied), digest(expected));
+  return timingSafeEqual(keyDigest(supplied), keyDigest(expected));
 }
 
-function digest(key: string): Buffer {
+/** SHA-256 of a key: both sides of every comparison are hashed so that their lengths always match. */
+export function keyDigest(key: string): Buffer {
   return createHash('sha256').update(key, 'utf8').digest();
 }
 
@@ -49,11 +50,15 @@ function needsKey(request: FastifyRequest, protectMonitoring: boolean): boolean 
 export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
   const protectMonitoring = options.protectMonitoring ?? false;
   // The expected digest is computed once; a callback hook avoids a promise per request on the hot path.
-  const expected = options.apiKey === undefined ? undefined : digest(options.apiKey);
+  const expected = options.apiKey === undefined ? undefined : keyDigest(options.apiKey);
   app.addHook('onRequest', (request: FastifyRequest, _reply, done) => {
     if (!needsKey(request, protectMonitoring)) return done();
     const header = request.headers['x-api-key'];
-    if (expected === undefined || typeof header !== 'string' || !timingSafeEqual(digest(header), expected)) {
+    if (
+      expected === undefined ||
+      typeof header !== 'string' ||
+      !timingSafeEqual(keyDigest(header), expected)
+    ) {
       return done(new MatchcastError('MC_ERR_UNAUTHORIZED'));
     }
     done();

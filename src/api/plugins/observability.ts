@@ -32,19 +32,9 @@ export function registerObservability(
     reply.header('x-request-id', request.id);
     done();
   });
-  // Labelled children are looked up once per (method, route, status): prom-client otherwise hashes
-  // the label set on every request.
-  const counters = new Map<string, { inc(): void }>();
   app.addHook('onResponse', (request, reply, done) => {
     const path = routeTemplate(request.routeOptions.url);
-    const key = `${request.method} ${path} ${reply.statusCode}`;
-    let counter = counters.get(key);
-    if (!counter) {
-      counter = httpRequestsTotal.labels(request.method, path, String(reply.statusCode));
-      counters.set(key, counter);
-    }
-    counter.inc();
-    httpRequestDuration.observe(reply.elapsedTime / 1000);
+    recordRequest(request.method, path, reply.statusCode, reply.elapsedTime);
     request.log.info(
       {
         request_id: request.id,
@@ -57,4 +47,20 @@ export function registerObservability(
     );
     done();
   });
+}
+
+// Labelled children are looked up once per (method, route, status): prom-client otherwise hashes
+// the label set on every request.
+const counters = new Map<string, { inc(): void }>();
+
+/** One sample of `http_requests_total` and `http_request_duration_seconds`; `path` is the route template. */
+export function recordRequest(method: string, path: string, status: number, elapsedMs: number): void {
+  const key = `${method} ${path} ${status}`;
+  let counter = counters.get(key);
+  if (!counter) {
+    counter = httpRequestsTotal.labels(method, path, String(status));
+    counters.set(key, counter);
+  }
+  counter.inc();
+  httpRequestDuration.observe(elapsedMs / 1000);
 }

@@ -1,0 +1,120 @@
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Logger } from '../logger.js';
+import type { Views } from '../serving/index.js';
+import { keyDigest } from './plugins/auth.js';
+import { recordRequest, requestIdFrom } from './plugins/observability.js';
+
+/** The route template the hot path answers for, as metrics and logs name it. */
+export const HOT_ROUTE = '/predict/precomputed/{match_id}';
+
+/** Canonical ids only (no sign, no leading zero, no query): anything else is Fastify's to judge. */
+const HOT_URL = /^\/predict\/precomputed\/([1-9][0-9]{0,15})\/?$/;
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Options of {@link createHotPath}. */
+export interface HotPathOptions {
+  views: Views;
+  /** The configured key; undefined disables the hot path (every protected request is then a 401). */
+  apiKey: string | undefined;
+  /** Headers every response carries (the security headers of `registerObservability`). */
+  staticHeaders: Record<string, string>;
+  /** Where the per-request line goes; at `warn` or above nothing is written, as for other routes. */
+  log: Logger;
+}
+
+/** Answers the hot request itself, or says it did not and leaves it untouched. */
+export interface HotPath {
+  /** True when the response was sent; false leaves `req`/`res` untouched for Fastify. */
+  handle(req: IncomingMessage, res: ServerResponse): boolean;
+  /** Sends every later request through Fastify (shutdown: its `Connection: close` handling). */
+  disable(): void;
+  /** Requests answered so far (for tests and benchmarks). */
+  readonly served: number;
+}
+
+/**
+ * `GET /predict/precomputed/{id}` is the one route whose answer is a map lookup; through Fastify's
+ * routing, hooks and per-request child logger it cost ~3× a bare server (docs/benchmarks.md). This
+ * answers only its success case — canonical id, no query string, no Origin header, the right key, a
+ * loaded row — with the very bytes, headers, metrics sample and log line the Fastify route produces
+ * (test/api/hot-path.test.ts compares them). Every other case (401, 404, 422, 503, CORS, HEAD, during
+ * shutdown) falls through to Fastify, which stays the single source of those answers.
+ */
+export function createHotPath(options: HotPathOptions): HotPath {
+  const { views, staticHeaders, log } = options;
+  const expected = options.apiKey === undefined ? undefined : keyDigest(options.apiKey);
+  const headerNames = Object.keys(staticHeaders);
+  const logInfo = log.isLevelEnabled('info');
+  let enabled = expected !== undefined;
+  let served = 0;
+
+  return {
+    get served() {
+      return served;
+    },
+    disable() {
+      enabled = false;
+    },
+    handle(req, res) {
+      if (!enabled || req.method !== 'GET' || req.headers.origin !== undefined) return false;
+      const m = HOT_URL.exec(req.url ?? '');
+      if (!m) return false;
+      const key = req.headers['x-api-key'];
+      if (typeof key !== 'string' || !timingSafeEqual(keyDigest(key), expected as Buffer)) return false;
+      const id = Number(m[1]);
+      if (id > Number.MAX_SAFE_INTEGER) return false;
+      let body: Buffer | undefined;
+      try {
+        body = views.precomputedJson(id);
+      } catch {
+        return false; // no predictions file: Fastify answers the 503 with its detail
+      }
+      if (body === undefined) return false;
+
+      const start = performance.now();
+      const requestId = requestIdFrom(req.headers['x-request-id'], randomUUID);
+      for (const name of headerNames) res.setHeader(name, staticHeaders[name] as string);
+      res.setHeader('x-request-id', requestId);
+      res.setHeader('content-type', JSON_TYPE);
+      res.setHeader('content-length', body.length);
+      res.end(body);
+      served++;
+      const ms = performance.now() - start;
+      recordRequest('GET', HOT_ROUTE, 200, ms);
+      if (logInfo) {
+        log.info(
+          { reqId: requestId, request_id: requestId, method: 'GET', route: HOT_ROUTE, status: 200, ms },
+          'request',
+        );
+      }
+      return true;
+    },
+  };
+}
+
+/** Fastify's server options that its own factory applies to the node:http server. */
+interface ServerTimeouts {
+  keepAliveTimeout?: number;
+  requestTimeout?: number;
+  connectionTimeout?: number;
+  maxRequestsPerSocket?: number;
+}
+
+/**
+ * A `serverFactory` for Fastify: node:http with the hot path in front of Fastify's handler, and the
+ * timeouts Fastify's own factory would set (a custom factory skips them).
+ */
+export function hotPathServerFactory(hot: HotPath) {
+  return (handler: (req: IncomingMessage, res: ServerResponse) => void, opts: ServerTimeouts): Server => {
+    const server = createServer((req, res) => {
+      if (!hot.handle(req, res)) handler(req, res);
+    });
+    if (opts.keepAliveTimeout) server.keepAliveTimeout = opts.keepAliveTimeout;
+    if (opts.requestTimeout !== undefined) server.requestTimeout = opts.requestTimeout;
+    if (opts.connectionTimeout !== undefined) server.setTimeout(opts.connectionTimeout);
+    if (opts.maxRequestsPerSocket && opts.maxRequestsPerSocket > 0)
+      server.maxRequestsPerSocket = opts.maxRequestsPerSocket;
+    return server;
+  };
+}
