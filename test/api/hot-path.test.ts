@@ -86,7 +86,7 @@ describe('hot path of GET /predict/precomputed/{id}', () => {
     assert.ok(state, 'the hot path is on by default');
     assert.equal(hotPathOf(plain.app), undefined);
     for (const path of ['/predict/precomputed/1', '/predict/precomputed/57', '/predict/precomputed/200/']) {
-      const servedBefore = state.served;
+      const servedBefore: number = state.served;
       const a = await get(hot.port, path, KEY);
       assert.equal(state.served, servedBefore + 1, `${path} served by the hot path`);
       const b = await get(plain.port, path, KEY);
@@ -123,7 +123,7 @@ describe('hot path of GET /predict/precomputed/{id}', () => {
       ['/predict/precomputed/5', KEY, 'POST'],
     ];
     for (const [path, headers, method] of cases) {
-      const servedBefore = state.served;
+      const servedBefore: number = state.served;
       const a = await get(hot.port, path, headers, method);
       const b = await get(plain.port, path, headers, method);
       assert.equal(
