@@ -5,6 +5,7 @@
  *   mode `fastify`:     Fastify with only the precomputed routes (no shared hooks): the route's own cost
  *   mode `app`:         the real `buildApp` (helmet, CORS, auth, request ids, metrics, request log at info)
  *   mode `app-quiet`:   `buildApp` with `logRequests: false`
+ *   mode `app-nohot`:   `buildApp` with `hotPath: false` (every request through Fastify's hooks)
  *   mode `compose:<a+b+…>`: Fastify + precomputed routes + a subset of the shared hooks, to price
  *                          each one (errors, auth, obs, log, helmet, cors, reqid)
  * Sends `{ port }` when listening; answers `'mem'` with its memory figures and `'reload'` by
@@ -98,7 +99,7 @@ async function main(): Promise<void> {
     // Only config, log, store and views are read by the routes measured here; the other ports are
     // never called on the precomputed path.
     const ctx = { config, log, store, views } as unknown as AppContext;
-    app = await buildApp(ctx, { logRequests: mode !== 'app-quiet' });
+    app = await buildApp(ctx, { logRequests: mode !== 'app-quiet', hotPath: mode !== 'app-nohot' });
     if (!app.hasRoute({ method: 'GET', url: '/predict/precomputed/:match_id' }))
       await precomputedRoutes(app, ctx);
   }
@@ -215,3 +216,4 @@ main().catch((err) => {
   console.error(err);
   process.exit(1);
 });
+process.on('SIGTERM', () => process.exit(0)); // a clean exit writes --cpu-prof profiles

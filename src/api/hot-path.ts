@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Logger } from '../logger.js';
 import type { Views } from '../serving/index.js';
 import { keyDigest } from './plugins/auth.js';
-import { recordRequest, requestIdFrom } from './plugins/observability.js';
+import { httpRequestDuration, httpRequestsTotal } from '../metrics.js';
+import { requestIdFrom } from './plugins/observability.js';
 
 /** The route template the hot path answers for, as metrics and logs name it. */
 export const HOT_ROUTE = '/predict/precomputed/{match_id}';
@@ -44,7 +45,14 @@ export interface HotPath {
 export function createHotPath(options: HotPathOptions): HotPath {
   const { views, staticHeaders, log } = options;
   const expected = options.apiKey === undefined ? undefined : keyDigest(options.apiKey);
-  const headerNames = Object.keys(staticHeaders);
+  // One raw header list per response, written with a single writeHead: the static headers first, then
+  // three slots filled per request. setHeader per header cost ~15 µs of the ~30 µs this path took.
+  const raw: Array<string | number> = [];
+  for (const [name, value] of Object.entries(staticHeaders)) raw.push(name, value);
+  const ID = raw.push('x-request-id', '') - 1;
+  raw.push('content-type', JSON_TYPE);
+  const LENGTH = raw.push('content-length', 0) - 1;
+  const counter = httpRequestsTotal.labels('GET', HOT_ROUTE, '200');
   const logInfo = log.isLevelEnabled('info');
   let enabled = expected !== undefined;
   let served = 0;
@@ -74,14 +82,14 @@ export function createHotPath(options: HotPathOptions): HotPath {
 
       const start = performance.now();
       const requestId = requestIdFrom(req.headers['x-request-id'], randomUUID);
-      for (const name of headerNames) res.setHeader(name, staticHeaders[name] as string);
-      res.setHeader('x-request-id', requestId);
-      res.setHeader('content-type', JSON_TYPE);
-      res.setHeader('content-length', body.length);
+      raw[ID] = requestId;
+      raw[LENGTH] = body.length;
+      res.writeHead(200, raw as unknown as string[]);
       res.end(body);
       served++;
       const ms = performance.now() - start;
-      recordRequest('GET', HOT_ROUTE, 200, ms);
+      counter.inc();
+      httpRequestDuration.observe(ms / 1000);
       if (logInfo) {
         log.info(
           { reqId: requestId, request_id: requestId, method: 'GET', route: HOT_ROUTE, status: 200, ms },

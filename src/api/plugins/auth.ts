@@ -1,3 +1,4 @@
+import * as crypto from 'node:crypto';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { MatchcastError } from '../../domain/index.js';
@@ -20,8 +21,11 @@ export function keysMatch(supplied: string, expected: string): boolean {
 
 /** SHA-256 of a key: both sides of every comparison are hashed so that their lengths always match. */
 export function keyDigest(key: string): Buffer {
-  return createHash('sha256').update(key, 'utf8').digest();
+  // crypto.hash (Node ≥ 20.12) is the one-shot form: half the cost of a Hash object per request.
+  return oneShot ? oneShot('sha256', key, 'buffer') : createHash('sha256').update(key, 'utf8').digest();
 }
+
+const oneShot = (crypto as { hash?: (alg: string, data: string, enc: 'buffer') => Buffer }).hash;
 
 /** True when the path (without query) needs the key: `/predict` and everything under it, by prefix. */
 export function isProtectedPath(url: string, protectMonitoring: boolean): boolean {
