@@ -12,7 +12,7 @@ import {
   registerFiniteNumberCheck,
 } from './plugins/errors.js';
 import { registerObservability, requestIdFrom } from './plugins/observability.js';
-import { securityHeaders } from './plugins/security-headers.js';
+import { apiSecurityHeaders, isDocumentPath, securityHeaders } from './plugins/security-headers.js';
 import { ROUTE_MODULES } from './routes/index.js';
 import { SERVICE_VERSION } from './version.js';
 
@@ -43,7 +43,7 @@ export function hotPathOf(app: FastifyInstance): HotPath | undefined {
 export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   // pino's Logger is wider than FastifyBaseLogger; the cast keeps route modules on the plain instance type.
   const log = options.logRequests === false ? ctx.log.child({}, { level: 'warn' }) : ctx.log;
-  const headers = securityHeaders();
+  const headers = apiSecurityHeaders();
   // The hot path has no CORS logic: with origins configured every request goes through the plugin.
   const hot =
     options.hotPath !== false && ctx.config.corsAllowedOrigins.length === 0
@@ -75,7 +75,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
       done();
     });
   }
-  registerObservability(app, headers);
+  registerObservability(app, headers, securityHeaders(), isDocumentPath);
   registerErrorHandling(app);
   registerFiniteNumberCheck(app);
   // Strict validation for every documented route: one without query parameters still rejects

@@ -1,9 +1,9 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from '../logger.js';
+import { httpRequestDuration, httpRequestsTotal } from '../metrics.js';
 import type { Views } from '../serving/index.js';
 import { keyDigest } from './plugins/auth.js';
-import { httpRequestDuration, httpRequestsTotal } from '../metrics.js';
 import { requestIdFrom } from './plugins/observability.js';
 
 /** The route template the hot path answers for, as metrics and logs name it. */
@@ -18,7 +18,7 @@ export interface HotPathOptions {
   views: Views;
   /** The configured key; undefined disables the hot path (every protected request is then a 401). */
   apiKey: string | undefined;
-  /** Headers every response carries (the security headers of `registerObservability`). */
+  /** Headers every JSON response carries (the API security headers of `registerObservability`). */
   staticHeaders: Record<string, string>;
   /** Where the per-request line goes; at `warn` or above nothing is written, as for other routes. */
   log: Logger;

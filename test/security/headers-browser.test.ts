@@ -27,25 +27,33 @@ after(async () => {
   await app?.close();
 });
 
-test('helmet headers on JSON, HTML, error and 401 responses; CSP keeps scripts same-origin', async () => {
-  const urls: Array<[string, string | null]> = [
-    ['/healthcheck/', null],
-    ['/predict/cards/', app.apiKey],
-    ['/predict/cards/', null],
-    ['/no/such/page', null],
-    ['/livescores/?year=x', null],
-    ['/docs/', null],
-    ['/ui/', null],
-    ['/metrics', null],
+test('security headers: helmet document set on HTML, the OWASP REST set on JSON, error and 401 responses', async () => {
+  const urls: Array<[string, string | null, 'document' | 'api']> = [
+    ['/healthcheck/', null, 'api'],
+    ['/predict/cards/', app.apiKey, 'api'],
+    ['/predict/cards/', null, 'api'],
+    ['/predict/precomputed/1', app.apiKey, 'api'],
+    ['/no/such/page', null, 'api'],
+    ['/livescores/?year=x', null, 'api'],
+    ['/docs/', null, 'document'],
+    ['/ui/', null, 'document'],
+    ['/metrics', null, 'api'],
   ];
-  for (const [url, key] of urls) {
+  for (const [url, key, kind] of urls) {
     const res = await app.fetch(url, { key });
     await res.arrayBuffer();
     const h = res.headers;
     const csp = h.get('content-security-policy') ?? '';
-    assert.match(csp, /default-src 'self'/, `${url} CSP`);
-    assert.match(csp, /script-src 'self'(;|$)/, `${url}: no inline or remote script`);
-    assert.match(csp, /object-src 'none'/, url);
+    if (kind === 'document') {
+      assert.match(csp, /default-src 'self'/, `${url} CSP`);
+      assert.match(csp, /script-src 'self'(;|$)/, `${url}: no inline or remote script`);
+      assert.match(csp, /object-src 'none'/, url);
+      assert.ok(h.get('cross-origin-opener-policy'), `${url} COOP`);
+    } else {
+      // A JSON body may load nothing and be framed by nothing.
+      assert.equal(csp, "default-src 'none';frame-ancestors 'none'", `${url} CSP`);
+      assert.equal(h.get('x-frame-options'), 'DENY', url);
+    }
     assert.match(csp, /frame-ancestors 'none'/, url);
     assert.equal(h.get('x-content-type-options'), 'nosniff', url);
     assert.ok(h.get('x-frame-options'), `${url} x-frame-options`);

@@ -21,14 +21,20 @@ export function requestIdFrom(header: string | string[] | undefined, fallback: (
   return typeof header === 'string' && REQUEST_ID.test(header) ? header : fallback();
 }
 
-/** Every response carries X-Request-Id and `staticHeaders`; one metrics sample and one log line per request. */
+/**
+ * Every response carries X-Request-Id and the security headers — `documentHeaders` on the paths
+ * `isDocument` accepts (HTML pages), `staticHeaders` on every other (JSON); one metrics sample and
+ * one log line per request.
+ */
 export function registerObservability(
   app: FastifyInstance,
   staticHeaders: Record<string, string> = {},
+  documentHeaders: Record<string, string> = staticHeaders,
+  isDocument: (url: string) => boolean = () => false,
 ): void {
   // One hook sets the constant headers (security) and the request id: each hook costs a call per request.
   app.addHook('onRequest', (request, reply, done) => {
-    reply.headers(staticHeaders);
+    reply.headers(isDocument(request.url) ? documentHeaders : staticHeaders);
     reply.header('x-request-id', request.id);
     done();
   });

@@ -38,3 +38,27 @@ export function securityHeaders(): Record<string, string> {
   })({} as IncomingMessage, res as unknown as ServerResponse, () => undefined);
   return headers;
 }
+
+/**
+ * The headers of a JSON (API) response: the OWASP REST Security Cheat Sheet's set. The document
+ * headers of helmet (script/style CSP, COOP, Origin-Agent-Cluster, X-DNS-Prefetch-Control, …) govern
+ * how a browser renders a page and mean nothing for JSON; leaving them off the API responses saves
+ * ~700 bytes and ~8 µs of header writing per response, half the cost of a precomputed lookup
+ * (docs/benchmarks.md). HTML routes get {@link securityHeaders}.
+ */
+export function apiSecurityHeaders(): Record<string, string> {
+  const full = securityHeaders();
+  return {
+    'content-security-policy': "default-src 'none';frame-ancestors 'none'",
+    'cross-origin-resource-policy': full['cross-origin-resource-policy'] as string,
+    'referrer-policy': full['referrer-policy'] as string,
+    'strict-transport-security': full['strict-transport-security'] as string,
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY',
+  };
+}
+
+/** Paths whose responses are documents a browser renders (docs, the UI, HTML reports): full helmet set. */
+export function isDocumentPath(url: string): boolean {
+  return url.startsWith('/docs') || url.startsWith('/ui') || url.startsWith('/files/');
+}
