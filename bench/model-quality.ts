@@ -177,10 +177,16 @@ function evaluate(): void {
     ),
   );
   const m = metricsOf(sources[0], ids);
+  const openPower = metricsOf(sources[3], ids);
+  const closeProp = metricsOf(sources[4], ids);
   const summary = {
     n: ids.length,
     model_log_loss: m.log_loss,
     model_rps: m.rps,
+    open_power_log_loss: openPower.log_loss,
+    open_power_rps: openPower.rps,
+    close_log_loss: closeProp.log_loss,
+    close_rps: closeProp.rps,
     feature_ms: Math.round(featureMs),
     backtest_ms: Math.round(backtestMs),
     folds: champion.folds.length,
@@ -201,11 +207,23 @@ function evaluate(): void {
 function doc(
   overall: string[],
   regions: string[],
-  s: { feature_ms: number; backtest_ms: number; n: number; model_log_loss: number; model_rps: number },
+  s: {
+    feature_ms: number;
+    backtest_ms: number;
+    n: number;
+    model_log_loss: number;
+    model_rps: number;
+    open_power_log_loss: number;
+    open_power_rps: number;
+    close_log_loss: number;
+    close_rps: number;
+  },
   folds: number,
   earlyLine: string,
 ): string {
   const met = s.model_log_loss <= 0.979 && s.model_rps <= 0.198;
+  const f4 = (x: number) => x.toFixed(4);
+  const vsOpen = (a: number, b: number) => (a < b ? 'better than' : a > b ? 'worse than' : 'equal to');
   return `# Model quality
 
 The probabilities are the product, so they are judged against the hardest baselines there are: the
@@ -227,9 +245,13 @@ out of sample, produced by \`bench/model-quality.ts\` (which reads the CSVs in
 - **Champion family**: multinomial logistic regression (L2 = 0.01 on standardised inputs,
   hand-written L-BFGS) on Elo (K = 40, goal-difference weighted, home advantage 65), pi-ratings
   (Constantinou & Fenton 2013, λ = 0.035, γ = 0.7), form over the last 6 matches (overall and at the
-  venue), rest days (capped at 21), matches played this season, a promoted-team flag, and the opening-odds
-  market features (probabilities, log ratios, overround, missing flag). Missing values: median
-  imputation plus one missing indicator per distinct missingness pattern.
+  venue), rest days (capped at 21), matches played this season, a promoted-team flag, the opening-odds
+  market features (probabilities, log ratios, overround, missing flag) and, since session 11, the
+  **market-implied ratings** \`mr_sup\`, \`mr_sup_gap\`: per team a rating moved after each match towards
+  the supremacy log(p_home/p_away) of that match's de-margined **closing** odds (η = 0.35, a region home
+  term with step 0.01), so a match's features use the closing lines of the teams' EARLIER matches
+  only — never its own. Missing values: median imputation plus one missing indicator per distinct
+  missingness pattern.
 - **Challenger family**: ordered logit (away < draw < home) on the same inputs.
 - **Baselines**: de-margining by the **proportional** method reproduces the reference figures
   (opening 0.9800 / 0.1983, closing 0.9705 / 0.1953). The **power** method (Σ(1/o)^k = 1) is a better
@@ -247,24 +269,26 @@ Per region (log loss and RPS):
 ${regions.join('\n')}
 
 **Verdict.** Target (log loss ≤ 0.979 and RPS ≤ 0.1980): **${met ? 'met' : 'not met'}** — the model
-scores ${s.model_log_loss.toFixed(4)} / ${s.model_rps.toFixed(4)}. It beats the reference opening
-baseline (proportional de-margin, 0.9800 / 0.1983) on both, but only by about 0.0005 of log loss, and it
-does **not** beat the same opening odds de-margined by the power method (0.9792 / 0.1981): on this window
-the ratings and form add nothing measurable over a good de-margining of the opening line, and the
-model is far from the closing line (0.9705 / 0.1953). The model fed closing odds (reference row,
-not the product) lands on the closing line itself (≈ 0.970), i.e. the ratings add nothing to the
-closing odds either. Per region the picture is mixed: better than opening in Belgium, Egypt, France
-and Italy, worse in Germany and the Netherlands. In the earlier period below the model
-also only ties power-de-margined opening odds; only on the tuning window (2019-07 → 2021-07, which
-includes the 2020-21 ghost-game seasons when home advantage collapsed and the market was slow to
-follow) did it beat them, by 0.0015. The honest summary: **the model reproduces a well de-margined
-opening line, slightly better than the proportional one, and no more**; ratings and form carry
-almost no information the opening odds lack. Why the 2021-23 folds fall slightly behind
-power-de-margined odds is untested; one hypothesis is that their training data includes the
-ghost-game seasons (testing that on the evaluation window would be tuning on it).
-The opening over/under 2.5 goals odds and harder shrinkage of the ratings towards the market were
-tried on the tuning window and made the model worse there, so neither was adopted (see
-*Over/under 2.5 goals odds* below).
+scores ${f4(s.model_log_loss)} / ${f4(s.model_rps)} (session-10 champion without the market-implied ratings:
+0.9795 / 0.1982). That is ${vsOpen(s.model_log_loss, s.open_power_log_loss)} power-de-margined opening odds on log loss
+(${f4(s.open_power_log_loss)}) and ${vsOpen(s.model_rps, s.open_power_rps)} them on RPS (${f4(s.open_power_rps)}), and still far from the
+closing line (${f4(s.close_log_loss)} / ${f4(s.close_rps)}, proportional). What moved the model is the market-implied rating
+(session 11, see *Tried in session 11* below): the closing odds of a team's earlier matches carry
+the market's late information (team news, money) that the opening line of its next match has not
+fully absorbed. On the tuning window it took the model from 0.98327 to 0.98095 (power-de-margined
+opening odds 0.98477 there); the figures above are its one evaluation run, reported as they came.
+The margin is thin: unrounded 0.97845 / 0.19792 against the bars 0.979 / 0.1980, i.e. 0.0007 of log
+loss and 0.00016 of RPS better than power-de-margined opening odds (session-11 run). Per region it
+beats the power-de-margined opening line on log loss in five of eight regions (not in Germany, Spain,
+and the Netherlands by 0.0003). In the earlier period below the gain holds (0.9681 against 0.9697
+for the opening odds; the session-10 model scored 0.9695 there).
+Elo, pi-ratings and form on their own still add little over a well de-margined opening line (the
+session-10 champion only tied it here). The model fed closing odds (reference row, not the product)
+lands on the closing line itself, i.e. nothing here adds to the closing odds. The opening
+over/under 2.5 goals odds and harder shrinkage of the ratings towards the market were tried on the
+tuning window and made the model worse there (see *Over/under 2.5 goals odds* below). The betting
+simulation at the end of this file was produced by the pipeline with the session-10 model and has not
+been re-run with the market-implied ratings.
 
 Same model, an earlier period that was used neither for tuning nor for the headline (power de-margin
 for the odds columns):
@@ -313,8 +337,9 @@ opening odds score 0.9848 there):
 assembled from ad-hoc runs of the same walk-forward call while tuning; \`--tune\` re-runs its core —
 Elo K × L2, recency weighting, ordered logit — with the features as they are now.)
 
-Output of \`bench/model-quality.ts --tune\` (features as now; log loss and RPS of the model, then of
-power-de-margined opening odds, on the tuning window):
+Output of \`bench/model-quality.ts --tune\` (features as in session 10, i.e. before the market-implied
+ratings were added; log loss and RPS of the model, then of power-de-margined opening odds, on the
+tuning window):
 
 \`\`\`
 {"elo":{"k":20}} {"l2":0.003} log_loss 0.98349 rps 0.19980 | open(power) 0.98477 0.20019
@@ -356,7 +381,8 @@ P(over)), \`ou_pois_draw_logit\` (draw probability of independent Poissons with 
 supremacy that reproduces the market's home/away ratio), \`ou_draw_gap\` (that minus the 1X2 market's
 draw logit), \`ou_x_gap\` (logit(over) × |market home−away log ratio|), \`ou_overround\`. Same
 walk-forward on the tuning window only (2019-07-01 → 2021-07-01, n = 5,195; power-de-margined opening
-1X2 odds 0.98477 / 0.20019):
+1X2 odds 0.98477 / 0.20019; run in session 10 — re-running the script now puts the session-11 \`mr_*\`
+columns into its "base"):
 
 | variant (on top of the champion's features, L2 = 0.01, K = 40 unless said) | log loss | RPS |
 |---|---|---|
@@ -396,6 +422,66 @@ A separate draw calibration was not tried: the multinomial model already fits it
 and draw coefficients on the market's draw logit, which is what a draw-only recalibration of the same
 inputs would learn.
 
+## Tried in session 11: market-implied ratings, results vs market, regions, ensemble
+
+\`bench/market-ratings-experiment.ts\` (experiment state in \`bench/market-ratings-model.ts\`) adds
+columns computed from the **closing** odds of EARLIER matches only: a match's own closing odds (and
+those of matches with the same kick-off, or at/after \`asOf\`) never reach its features; a past match
+without closing odds updates nothing (never invented). Tuning window only (walk-forward 2019-07-01 →
+2021-07-01, features as of 2021-07-01, n = 5,195; power-de-margined opening odds 0.98477 / 0.20019,
+closing 0.97383 / 0.19675). "base" is the session-10 champion (L2 = 0.01, Elo K = 40).
+
+- **mr (market-implied ratings)**: s = log(p_home/p_away) of the de-margined closing odds;
+  ŝ = h_region + R_home − R_away; after the match R_home += η(s − ŝ), R_away −= η(s − ŝ),
+  h_region += 0.01(s − ŝ); promoted teams start at the mean of the region's three lowest ratings.
+  \`sup\` = ŝ and ŝ − (supremacy of this match's opening line). \`draw\`: the same for the closing draw
+  logit (d̂ = c_region + b_region·|ŝ| + D_home + D_away, team step 0.05) and its gap to the opening
+  draw logit. \`n\`: matches behind the ratings.
+- **move**: per team, exponential average (rate 0.1) of the closing-minus-opening supremacy move of its
+  earlier matches, from its own side.
+- **resid N**: per team, mean over its last N matches of points minus the closing-implied expected
+  points (3·p_win + p_draw).
+- **region**: region one-hot; **+x** adds region × opening log(home/away) and region × opening draw logit.
+- **ensemble**: mean of the multinomial and ordered-logit probabilities on the same features.
+
+| variant (on top of base) | log loss | RPS |
+|---|---|---|
+| base (session-10 champion) | 0.98327 | 0.19973 |
+| mr η = 0.1, sup | 0.98196 | 0.19932 |
+| mr η = 0.2, sup | 0.98132 | 0.19911 |
+| **mr η = 0.35, sup (adopted: \`mr_sup\`, \`mr_sup_gap\`)** | **0.98095** | **0.19897** |
+| mr η = 0.5, sup | 0.98106 | 0.19900 |
+| mr η = 0.7, sup | 0.98184 | 0.19925 |
+| mr η = 0.2, gap only | 0.98135 | 0.19913 |
+| mr η = 0.35, ŝ only (no gap) | 0.98135 | 0.19910 |
+| mr η = 0.2, sup + draw | 0.98132 | 0.19908 |
+| mr η = 0.2, sup + draw + n | 0.98134 | 0.19909 |
+| mr η = 0.35, sup + draw | 0.98095 | 0.19896 |
+| mr η = 0.35, sup + move difference | 0.98089 | 0.19892 |
+| mr η = 0.35, sup + resid 30 | 0.98087 | 0.19896 |
+| mr η = 0.35, sup + draw + move + resid 30 | 0.98086 | 0.19890 |
+| mr η = 0.35, sup + region + x | 0.98067 | 0.19885 |
+| mr η = 0.35, sup, ensemble with ordered logit | 0.98144 | 0.19901 |
+| move (home, away), no mr | 0.98207 | 0.19927 |
+| move difference, no mr | 0.98192 | 0.19925 |
+| resid 10 | 0.98330 | 0.19972 |
+| resid 30 | 0.98302 | 0.19966 |
+| region | 0.98333 | 0.19974 |
+| region + x | 0.98301 | 0.19960 |
+| ensemble multinomial + ordered logit | 0.98375 | 0.19976 |
+
+The brief's grid was η ∈ {0.1, 0.2, 0.35}; η = 0.5 and 0.7 were added after 0.35 came out best, and
+0.35 stayed best. Adopted: the supremacy rating with η = 0.35 (−0.0023 log loss, −0.0008 RPS on the
+tuning window), as the two columns \`mr_sup\` and \`mr_sup_gap\` (the pair scored 0.0004 better than ŝ
+alone, although the gap is ŝ minus a column the model already has; kept as tuned). Not adopted, each
+adding less than 0.0005 on top of it: the draw propensity (nothing), the line move (0.00006; alone it
+gains 0.0013, i.e. it is the same information), results vs the closing expectation (≤ 0.0001;
+alone ≈ 0 for N = 10, 0.0003 for N = 30 — no sign of market over/under-reaction worth using), region
+encodings (0.0003, and a one-hot is tied to the regions seen in training), and the ensemble (worse:
+the ordered logit is the weaker family). The adopted columns are computed inside
+\`buildFeatureRows\` (\`src/features/market-ratings.ts\`); the experiment script checks that they equal its
+own computation bit for bit. Feature build time stays well under a second.
+
 ## Timing (this machine, 2 shared cores under load from other jobs)
 
 - Feature build for all 37,481 matches: ${s.feature_ms} ms (\`buildFeatureRows\`, best of 3 runs).
@@ -406,7 +492,8 @@ inputs would learn.
 
 - \`src/features\`: \`buildFeatureRows(matches, odds, asOf, options?)\` (one row per match, kick-off order),
   \`FEATURE_NAMES\` (every feature column), \`MODEL_FEATURE_NAMES\` (the default model inputs: no
-  \`odds_*\` baseline columns, no collinear \`elo_diff\`), \`toModelInput(row, featureNames)\` (the one
+  \`odds_*\` baseline columns, no collinear \`elo_diff\`; the \`mr_*\` market-implied ratings are in),
+  \`toModelInput(row, featureNames)\` (the one
   row → vector conversion; null → NaN), \`featureRowsToParquet\` / \`featureRowsFromParquet\`.
 - \`src/model\`: \`trainModel(X, y, params)\`, \`predictProba(model, input)\`, \`serializeModel\` /
   \`deserializeModel\` (JSON, \`format_version\` 1, bit-exact), metrics \`logLoss\`, \`rps\`, \`brier\`,
@@ -420,6 +507,7 @@ node --import tsx bench/model-quality.ts           # writes this file and docs/m
 node --import tsx bench/model-quality.ts --tune    # the tuning grid on 2019-07-01 → 2021-07-01
 node --import tsx bench/ou-experiment.ts           # the O/U 2.5 grid, tuning window only
 node --import tsx bench/ou-experiment.ts --eval --only=base,+over+logit   # its one evaluation run
+node --import tsx bench/market-ratings-experiment.ts   # session 11 grid, tuning window only
 \`\`\`
 `;
 }

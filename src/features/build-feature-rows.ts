@@ -3,6 +3,7 @@ import { outcomeFromScore } from '../domain/index.js';
 import type { FeatureRow } from './feature-row.js';
 import type { DemarginMethod } from './market.js';
 import { demargin, overround } from './market.js';
+import { DEFAULT_MARKET_RATING, type MarketRatingParams, marketRatingError } from './market-ratings.js';
 import {
   DEFAULT_ELO,
   DEFAULT_PI,
@@ -28,6 +29,8 @@ export interface FeatureOptions {
   promotedPriorOf?: number;
   /** De-margining method for every odds column. Default `power`. */
   demargin?: DemarginMethod;
+  /** Market-implied ratings from earlier matches' closing odds. Default {@link DEFAULT_MARKET_RATING}. */
+  marketRating?: Partial<MarketRatingParams>;
 }
 
 interface PlayedGame {
@@ -45,6 +48,8 @@ interface TeamState {
   lastFixtureMs: number | null;
   season: string | null;
   seasonPlayed: number;
+  /** Market-implied supremacy rating (log-odds units) from earlier matches' closing odds. */
+  mr: number;
 }
 
 interface RegionState {
@@ -53,6 +58,8 @@ interface RegionState {
   teamsBySeason: Map<string, Set<string>>;
   seasonsSorted: string[];
   teams: Set<string>;
+  /** Home term of the market-implied ratings (log-odds units). */
+  mrHome: number;
 }
 
 const DAY_MS = 86_400_000;
@@ -76,6 +83,7 @@ export function buildFeatureRows(
   const restCap = options.restCapDays ?? 21;
   const priorOf = options.promotedPriorOf ?? 3;
   const method = options.demargin ?? 'power';
+  const mrp: MarketRatingParams = { ...DEFAULT_MARKET_RATING, ...options.marketRating };
   const asOfMs = asOf.getTime();
 
   const sorted = [...matches].sort(
@@ -93,7 +101,13 @@ export function buildFeatureRows(
   for (const m of sorted) {
     let r = regions.get(m.regionId);
     if (!r) {
-      r = { firstSeason: m.season, teamsBySeason: new Map(), seasonsSorted: [], teams: new Set() };
+      r = {
+        firstSeason: m.season,
+        teamsBySeason: new Map(),
+        seasonsSorted: [],
+        teams: new Set(),
+        mrHome: mrp.initialHome,
+      };
       regions.set(m.regionId, r);
     }
     if (m.season < r.firstSeason) r.firstSeason = m.season;
@@ -142,6 +156,7 @@ export function buildFeatureRows(
           lastFixtureMs: null,
           season: m.season,
           seasonPlayed: 0,
+          mr: 0,
         };
         teams.set(key, t);
       }
@@ -149,11 +164,13 @@ export function buildFeatureRows(
         const e = lowPrior(region, m.regionId, (s) => s.elo);
         const ph = lowPrior(region, m.regionId, (s) => s.pi.home);
         const pa = lowPrior(region, m.regionId, (s) => s.pi.away);
+        const mr = lowPrior(region, m.regionId, (s) => s.mr);
         // A returning team keeps its own rating when that is already below the league-low prior.
         const fresh = t.games.length === 0;
         if (e !== null) t.elo = fresh ? e : Math.min(t.elo, e);
         if (ph !== null) t.pi.home = fresh ? ph : Math.min(t.pi.home, ph);
         if (pa !== null) t.pi.away = fresh ? pa : Math.min(t.pi.away, pa);
+        if (mr !== null) t.mr = fresh ? mr : Math.min(t.mr, mr);
       }
       t.season = m.season;
       t.seasonPlayed = 0;
@@ -181,6 +198,16 @@ export function buildFeatureRows(
       h.lastFixtureMs = t0;
       a.lastFixtureMs = t0;
       if (!played(m)) continue;
+      // Closing odds of a kicked-off match move the market-implied ratings (missing → no update).
+      const o = odds.get(m.id);
+      const close = o ? demargin(o.close_home, o.close_draw, o.close_away, method) : null;
+      if (close) {
+        const region = regions.get(m.regionId)!;
+        const e = marketRatingError(region.mrHome + h.mr - a.mr, close);
+        h.mr += mrp.eta * e;
+        a.mr -= mrp.eta * e;
+        region.mrHome += mrp.etaRegion * e;
+      }
       const gd = (m.homeScore as number) - (m.awayScore as number);
       const d = eloDelta(h.elo, a.elo, gd, elo);
       h.elo += d;
@@ -214,6 +241,7 @@ export function buildFeatureRows(
         ? overround(o.open_home, o.open_draw, o.open_away)
         : overround(o.odd_home, o.odd_draw, o.odd_away)
       : null;
+    const mrSup = regions.get(m.regionId)!.mrHome + h.mr - a.mr;
     const isPlayed = played(m);
     const label: Outcome | null = isPlayed
       ? outcomeFromScore(m.homeScore as number, m.awayScore as number)
@@ -259,6 +287,8 @@ export function buildFeatureRows(
       mkt_log_draw_away: mkt ? Math.log(mkt[1] / mkt[2]) : null,
       mkt_overround: mkt ? mktOver : null,
       mkt_missing: mkt ? 0 : 1,
+      mr_sup: mrSup,
+      mr_sup_gap: mkt ? mrSup - Math.log(mkt[0] / mkt[2]) : null,
       odds_open_home: open ? open[0] : null,
       odds_open_draw: open ? open[1] : null,
       odds_open_away: open ? open[2] : null,

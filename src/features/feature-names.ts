@@ -5,6 +5,11 @@
  * them, else the source's pre-match odds (`odd_*`). `odds_open_*`, `odds_close_*` and `odds_pre_*`
  * are the de-margined opening, closing and pre-match (closing when known, else opening) odds kept
  * only as baselines for evaluation; {@link MODEL_FEATURE_NAMES} leaves them out on purpose.
+ *
+ * `mr_sup` is the market-implied supremacy ŝ = h_region + R_home − R_away (log p_home/p_away units)
+ * of ratings updated from the CLOSING odds of earlier, already kicked-off matches only (never this
+ * match's own closing odds; see market-ratings.ts); `mr_sup_gap` is ŝ minus the supremacy of this
+ * match's market view (`mkt_*`), null when that is missing.
  */
 export const FEATURE_NAMES = [
   'elo_home',
@@ -38,6 +43,8 @@ export const FEATURE_NAMES = [
   'mkt_log_draw_away',
   'mkt_overround',
   'mkt_missing',
+  'mr_sup',
+  'mr_sup_gap',
   'odds_open_home',
   'odds_open_draw',
   'odds_open_away',

@@ -17,8 +17,11 @@ const AS_OF = new Date(LAST_SEASON.getTime() + 29 * 7 * 86_400_000 - 86_400_000)
 // slice differs from whole-season reference rows by the season's phase alone).
 const WINDOW_DAYS = 240;
 
-/** Features a home-advantage change can move: venue-specific form, home/away pi ratings, the market. */
-const HOME_ADVANTAGE_DRIVEN = /^(mkt_|form_venue_|pi_)/;
+/**
+ * Features a home-advantage change can move: venue-specific form, home/away pi ratings, the market,
+ * and the market-implied ratings (their region home term follows the closing odds, with a lag).
+ */
+const HOME_ADVANTAGE_DRIVEN = /^(mkt_|mr_|form_venue_|pi_)/;
 
 function league(shift: boolean) {
   return generateLeague({
