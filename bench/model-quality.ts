@@ -287,8 +287,7 @@ session-10 champion only tied it here). The model fed closing odds (reference ro
 lands on the closing line itself, i.e. nothing here adds to the closing odds. The opening
 over/under 2.5 goals odds and harder shrinkage of the ratings towards the market were tried on the
 tuning window and made the model worse there (see *Over/under 2.5 goals odds* below). The betting
-simulation at the end of this file was produced by the pipeline with the session-10 model and has not
-been re-run with the market-implied ratings.
+simulation at the end of this file was re-run by the pipeline with this model (same backtest figures).
 
 Same model, an earlier period that was used neither for tuning nor for the headline (power de-margin
 for the odds columns):
