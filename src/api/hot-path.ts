@@ -45,13 +45,14 @@ export interface HotPath {
 export function createHotPath(options: HotPathOptions): HotPath {
   const { views, staticHeaders, log } = options;
   const expected = options.apiKey === undefined ? undefined : keyDigest(options.apiKey);
-  // One raw header list per response, written with a single writeHead: the static headers first, then
-  // three slots filled per request. setHeader per header cost ~15 µs of the ~30 µs this path took.
-  const raw: Array<string | number> = [];
-  for (const [name, value] of Object.entries(staticHeaders)) raw.push(name, value);
-  const ID = raw.push('x-request-id', '') - 1;
-  raw.push('content-type', JSON_TYPE);
-  const LENGTH = raw.push('content-length', 0) - 1;
+  // writeHead(status, object) on a response with no header set yet is Node's fast path: the object
+  // goes straight to the header serialiser. setHeader per header, or a raw array (removeHeader +
+  // appendHeader per entry), cost several µs more per response. The serialiser reads the object
+  // synchronously, so one object is reused and only its two per-request fields change.
+  const head: Record<string, string | number> = { ...staticHeaders };
+  head['x-request-id'] = '';
+  head['content-type'] = JSON_TYPE;
+  head['content-length'] = 0;
   const counter = httpRequestsTotal.labels('GET', HOT_ROUTE, '200');
   const logInfo = log.isLevelEnabled('info');
   let enabled = expected !== undefined;
@@ -82,9 +83,9 @@ export function createHotPath(options: HotPathOptions): HotPath {
 
       const start = performance.now();
       const requestId = requestIdFrom(req.headers['x-request-id'], randomUUID);
-      raw[ID] = requestId;
-      raw[LENGTH] = body.length;
-      res.writeHead(200, raw as unknown as string[]);
+      head['x-request-id'] = requestId;
+      head['content-length'] = body.length;
+      res.writeHead(200, head);
       res.end(body);
       served++;
       const ms = performance.now() - start;
