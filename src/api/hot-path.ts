@@ -1,10 +1,9 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from '../logger.js';
-import { httpRequestDuration, httpRequestsTotal } from '../metrics.js';
 import type { Views } from '../serving/index.js';
 import { keyDigest } from './plugins/auth.js';
-import { requestIdFrom } from './plugins/observability.js';
+import { recordRequest, requestIdFrom } from './plugins/observability.js';
 
 /** The route template the hot path answers for, as metrics and logs name it. */
 export const HOT_ROUTE = '/predict/precomputed/{match_id}';
@@ -53,7 +52,6 @@ export function createHotPath(options: HotPathOptions): HotPath {
   head['x-request-id'] = '';
   head['content-type'] = JSON_TYPE;
   head['content-length'] = 0;
-  const counter = httpRequestsTotal.labels('GET', HOT_ROUTE, '200');
   const logInfo = log.isLevelEnabled('info');
   let enabled = expected !== undefined;
   let served = 0;
@@ -89,8 +87,7 @@ export function createHotPath(options: HotPathOptions): HotPath {
       res.end(body);
       served++;
       const ms = performance.now() - start;
-      counter.inc();
-      httpRequestDuration.observe(ms / 1000);
+      recordRequest('GET', HOT_ROUTE, 200, ms);
       if (logInfo) {
         log.info(
           { reqId: requestId, request_id: requestId, method: 'GET', route: HOT_ROUTE, status: 200, ms },
