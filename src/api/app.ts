@@ -43,7 +43,8 @@ export function hotPathOf(app: FastifyInstance): HotPath | undefined {
 export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   // pino's Logger is wider than FastifyBaseLogger; the cast keeps route modules on the plain instance type.
   const log = options.logRequests === false ? ctx.log.child({}, { level: 'warn' }) : ctx.log;
-  const headers = apiSecurityHeaders();
+  const documentHeaders = securityHeaders();
+  const headers = apiSecurityHeaders(documentHeaders);
   // The hot path has no CORS logic: with origins configured every request goes through the plugin.
   const hot =
     options.hotPath !== false && ctx.config.corsAllowedOrigins.length === 0
@@ -75,7 +76,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
       done();
     });
   }
-  registerObservability(app, headers, securityHeaders(), isDocumentPath);
+  registerObservability(app, headers, documentHeaders, isDocumentPath);
   registerErrorHandling(app);
   registerFiniteNumberCheck(app);
   // Strict validation for every documented route: one without query parameters still rejects

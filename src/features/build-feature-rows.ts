@@ -185,25 +185,26 @@ export function buildFeatureRows(
     const t0 = sorted[i].startTimeUtc.getTime();
     let j = i;
     while (j < sorted.length && sorted[j].startTimeUtc.getTime() === t0) j++;
-    const group: Array<{ m: Match; h: TeamState; a: TeamState }> = [];
+    const group: Array<{ m: Match; h: TeamState; a: TeamState; row: FeatureRow }> = [];
     for (let g = i; g < j; g++) {
       const m = sorted[g];
       const h = teamFor(m, m.homeTeamName);
       const a = teamFor(m, m.awayTeamName);
-      rows[g] = featureRow(m, h.state, a.state, h.isNew, a.isNew);
-      group.push({ m, h: h.state, a: a.state });
+      const row = featureRow(m, h.state, a.state, h.isNew, a.isNew);
+      rows[g] = row;
+      group.push({ m, h: h.state, a: a.state, row });
     }
-    for (const { m, h, a } of group) {
+    for (const { m, h, a, row } of group) {
       if (!onSchedule(m)) continue;
       h.lastFixtureMs = t0;
       a.lastFixtureMs = t0;
       if (!played(m)) continue;
-      // Closing odds of a kicked-off match move the market-implied ratings (missing → no update).
-      const o = odds.get(m.id);
-      const close = o ? demargin(o.close_home, o.close_draw, o.close_away, method) : null;
-      if (close) {
+      // Closing odds of a kicked-off match move the market-implied ratings (missing → no update); the
+      // row already holds them de-margined.
+      const { odds_close_home: ch, odds_close_draw: cd, odds_close_away: ca } = row;
+      if (ch !== null && cd !== null && ca !== null) {
         const region = regions.get(m.regionId)!;
-        const e = marketRatingError(region.mrHome + h.mr - a.mr, close);
+        const e = marketRatingError(region.mrHome + h.mr - a.mr, [ch, cd, ca]);
         h.mr += mrp.eta * e;
         a.mr -= mrp.eta * e;
         region.mrHome += mrp.etaRegion * e;
