@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { predictionRows, putPredictions } from '../../bench/precomputed-fixtures.js';
 import { hotPathOf } from '../../src/api/app.js';
+import { accessLineWriter } from '../../src/api/hot-path.js';
 import type { AppContext } from '../../src/api/context.js';
 import { REDACT_PATHS } from '../../src/logger.js';
 import { registry as metricsRegistry } from '../../src/metrics.js';
@@ -164,7 +165,10 @@ describe('hot path: logging, missing file, CORS', () => {
     try {
       const start = lines.length;
       await get(s.port, '/predict/precomputed/9', { ...KEY, 'x-request-id': 'req-hot-1' });
-      const line = lines.slice(start).find((l) => l.includes('req-hot-1'));
+      const line = lines
+        .slice(start)
+        .flatMap((chunk) => chunk.split('\n'))
+        .find((l) => l.includes('req-hot-1'));
       assert.ok(line, 'a request line');
       const rec = JSON.parse(line);
       assert.equal(rec.msg, 'request');
@@ -213,4 +217,105 @@ describe('hot path: logging, missing file, CORS', () => {
       false,
     );
   });
+});
+
+describe('hot path: request lines and metrics taken once per event-loop turn', () => {
+  function capture(options: pino.LoggerOptions = {}): { log: pino.Logger; chunks: string[] } {
+    const chunks: string[] = [];
+    const log = pino(
+      { level: 'info', ...options },
+      new Writable({
+        write(chunk, _enc, cb) {
+          chunks.push(String(chunk));
+          cb();
+        },
+      }),
+    );
+    return { log, chunks };
+  }
+  const fields = (id: string, ms: number) => ({
+    reqId: id,
+    request_id: id,
+    method: 'GET',
+    route: '/predict/precomputed/{match_id}',
+    status: 200,
+    ms,
+  });
+
+  test('the batched lines are what pino writes for the same fields, bindings included', async () => {
+    const { log, chunks } = capture({ name: 'matchcast' });
+    const child = log.child({ component: 'api' });
+    const write = accessLineWriter(child);
+    assert.ok(write, 'a default pino logger takes the batched writer');
+    write(['req-a', 'req-b'], [0.125, 2], 2);
+    child.info(fields('req-a', 0.125), 'request');
+    child.info(fields('req-b', 2), 'request');
+    await new Promise((r) => setImmediate(r));
+    assert.equal(chunks.length, 3, 'one write for the whole batch, then one per pino line');
+    const batched = chunks[0]!.split('\n').filter(Boolean);
+    const fromPino = chunks.slice(1).map((c) => c.trim());
+    assert.equal(batched.length, 2);
+    const withoutTime = (l: string) => l.replace(/"time":\d+,/, '');
+    assert.deepEqual(batched.map(withoutTime), fromPino.map(withoutTime));
+  });
+
+  test('a logger whose line would differ gets no batched writer', () => {
+    assert.equal(accessLineWriter(capture({ mixin: () => ({ x: 1 }) }).log), undefined);
+    assert.equal(accessLineWriter(capture({ messageKey: 'message' }).log), undefined);
+    assert.equal(accessLineWriter(capture({ nestedKey: 'payload' }).log), undefined);
+    assert.equal(accessLineWriter(capture({ timestamp: pino.stdTimeFunctions.isoTime }).log), undefined);
+    assert.equal(
+      accessLineWriter(capture({ formatters: { level: (label) => ({ level: label }) } }).log),
+      undefined,
+    );
+  });
+
+  for (const kind of ['default', 'custom formatters'] as const) {
+    test(`concurrent hot requests: one line and one metrics sample each (${kind} logger)`, async () => {
+      const { log, chunks } = capture(
+        kind === 'default'
+          ? { redact: { paths: REDACT_PATHS, censor: '[redacted]' } }
+          : { formatters: { level: (label) => ({ level: label }) } },
+      );
+      const { app, ctx } = await embeddedApp({}, { app: { logRequests: true }, log });
+      try {
+        await putPredictions(ctx.store, predictionRows({ n: 50 }));
+        await ctx.views.start();
+        await app.listen({ port: 0, host: '127.0.0.1' });
+        const port = (app.server.address() as AddressInfo).port;
+        const count = async () =>
+          (await metricsRegistry.getSingleMetric('http_requests_total')?.get())?.values.find(
+            (v) =>
+              v.labels.path === '/predict/precomputed/{match_id}' &&
+              v.labels.status_code === '200' &&
+              v.labels.method === 'GET',
+          )?.value ?? 0;
+        const before = await count();
+        const start = chunks.length;
+        const ids = Array.from({ length: 40 }, (_, i) => `batch-${kind.replace(' ', '-')}-${i}`);
+        const answers = await Promise.all(
+          ids.map((id, i) =>
+            get(port, `/predict/precomputed/${(i % 50) + 1}`, { ...KEY, 'x-request-id': id }),
+          ),
+        );
+        assert.ok(answers.every((a) => a.status === 200));
+        assert.equal(hotPathOf(app)?.served, 40);
+        assert.equal(await count(), before + 40);
+        const lines = chunks
+          .slice(start)
+          .flatMap((c) => c.split('\n'))
+          .filter((l) => l.includes('"request"'))
+          .map((l) => JSON.parse(l));
+        assert.deepEqual(lines.map((l) => l.request_id).sort(), [...ids].sort());
+        for (const l of lines) {
+          assert.equal(l.route, '/predict/precomputed/{match_id}');
+          assert.equal(l.status, 200);
+          assert.equal(typeof l.ms, 'number');
+          assert.equal(l.level, kind === 'default' ? 30 : 'info');
+        }
+      } finally {
+        await app.close();
+      }
+    });
+  }
 });

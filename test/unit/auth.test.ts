@@ -11,6 +11,13 @@ test('keysMatch accepts only the exact key, whatever the lengths', () => {
   assert.equal(keysMatch('b'.repeat(64), key), false);
   assert.equal(keysMatch('é'.repeat(10), key), false);
   assert.equal(keysMatch('x'.repeat(100_000), key), false);
+  // The supplied key is cycled over the expected one's length: a repeating prefix must still fail.
+  assert.equal(keysMatch('ab', 'abab'), false);
+  assert.equal(keysMatch('abab', 'ab'), false);
+  assert.equal(keysMatch(`${'a'.repeat(63)}b`, key), false);
+  assert.equal(keysMatch(`b${'a'.repeat(63)}`, key), false);
+  assert.equal(keysMatch('A'.repeat(64), key), false);
+  assert.equal(keysMatch('clé-é', 'clé-é'), true);
 });
 
 test('every /predict path is protected by prefix, case-insensitively; exempt routes stay open', () => {
@@ -49,6 +56,6 @@ test('keysMatch takes about the same time for a wrong key of any length', () => 
   const short = time('k');
   const sameLengthPrefix = time(`${'k'.repeat(63)}x`);
   const ratio = Math.max(short, sameLengthPrefix) / Math.min(short, sameLengthPrefix);
-  // Hashing first makes the comparison independent of where or whether the keys differ.
+  // One pass over the expected key, no early exit: independent of where or whether the keys differ.
   assert.ok(ratio < 3, `timing ratio ${ratio.toFixed(2)}`);
 });

@@ -57,16 +57,32 @@ export function registerObservability(
 
 // Labelled children are looked up once per (method, route, status): prom-client otherwise hashes
 // the label set on every request.
-const counters = new Map<string, { inc(): void }>();
+const counters = new Map<string, { inc(n?: number): void }>();
 
-/** One sample of `http_requests_total` and `http_request_duration_seconds`; `path` is the route template. */
-export function recordRequest(method: string, path: string, status: number, elapsedMs: number): void {
+function counterOf(method: string, path: string, status: number): { inc(n?: number): void } {
   const key = `${method} ${path} ${status}`;
   let counter = counters.get(key);
   if (!counter) {
     counter = httpRequestsTotal.labels(method, path, String(status));
     counters.set(key, counter);
   }
-  counter.inc();
+  return counter;
+}
+
+/** One sample of `http_requests_total` and `http_request_duration_seconds`; `path` is the route template. */
+export function recordRequest(method: string, path: string, status: number, elapsedMs: number): void {
+  counterOf(method, path, status).inc();
   httpRequestDuration.observe(elapsedMs / 1000);
+}
+
+/** `n` samples of the same (method, route, status) at once: the first `n` durations of `elapsedMs`. */
+export function recordRequests(
+  method: string,
+  path: string,
+  status: number,
+  elapsedMs: ArrayLike<number>,
+  n: number,
+): void {
+  counterOf(method, path, status).inc(n);
+  for (let i = 0; i < n; i++) httpRequestDuration.observe(elapsedMs[i]! / 1000);
 }
