@@ -8,6 +8,7 @@
  * Needs `wrk` (apt-get install -y wrk). Prints a Markdown table and a JSON summary.
  */
 import { execFile, fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -29,8 +30,18 @@ const { values } = parseArgs({
     'node-flags': { type: 'string', default: '' },
     /** Run the servers from an esbuild bundle with plain node (no tsx in the process), as a compiled deployment would. */
     bundle: { type: 'boolean', default: false },
+    /** Leave glibc's malloc at its defaults instead of the `GLIBC_TUNABLES` that `npm start` and the image set. */
+    'default-malloc': { type: 'boolean', default: false },
   },
 });
+// The servers run with the allocator settings the service ships with (package.json `start`, deploy/Dockerfile).
+const SHIPPED_TUNABLES = /GLIBC_TUNABLES:-([^}]+)\}/.exec(
+  JSON.parse(readFileSync(path.join(import.meta.dirname, '..', 'package.json'), 'utf8')).scripts.start,
+)?.[1];
+const SERVER_ENV =
+  values['default-malloc'] || !SHIPPED_TUNABLES
+    ? process.env
+    : { ...process.env, GLIBC_TUNABLES: process.env.GLIBC_TUNABLES ?? SHIPPED_TUNABLES };
 const ROWS = Number(values.rows);
 const DURATION = Number(values.duration);
 const ROUNDS = Number(values.rounds);
@@ -58,6 +69,7 @@ function startServer(mode: string, dataDir: string): Promise<Server> {
   const child = fork(serverEntry, [mode, dataDir], {
     execArgv: mode === 'bare' ? serverExecArgv : [...serverExecArgv, ...NODE_FLAGS],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    env: SERVER_ENV,
   });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${mode} server did not start in 120 s`)), 120_000);
@@ -132,6 +144,10 @@ async function wrk(port: number, script: string): Promise<WrkResult> {
 }
 
 async function main(): Promise<void> {
+  await run('wrk', ['--version']).catch((err: NodeJS.ErrnoException) => {
+    // wrk --version exits 1 after printing its version; only a missing binary is fatal.
+    if (err.code === 'ENOENT') throw new Error('wrk is not installed (apt-get install -y wrk)');
+  });
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'matchcast-bench-precomputed-'));
   try {
     const config = parseConfig({

@@ -76,3 +76,12 @@ test('compose file has api, worker, redis, postgres, an S3 store and the pipelin
   assert.deepEqual(compose.services.pipeline.command, ['pipeline', 'run']);
   assert.deepEqual(compose.services.api.ports, ['8000:8000']);
 });
+
+test('the image and `npm start` give glibc the same malloc tunables (resident memory, docs/benchmarks.md)', () => {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+  const fromStart = /GLIBC_TUNABLES=\$\{GLIBC_TUNABLES:-([^}]+)\}/.exec(pkg.scripts.start)?.[1];
+  const fromImage = /^ENV GLIBC_TUNABLES=(\S+)$/m.exec(read('Dockerfile'))?.[1];
+  assert.ok(fromStart, 'npm start sets GLIBC_TUNABLES unless the caller already did');
+  assert.equal(fromImage, fromStart);
+  assert.match(fromStart, /glibc\.malloc\.trim_threshold=\d+/);
+});
