@@ -6,6 +6,7 @@
  *   mode `app`:         the real `buildApp` (helmet, CORS, auth, request ids, metrics, request log at info)
  *   mode `app-quiet`:   `buildApp` with `logRequests: false`
  *   mode `app-nohot`:   `buildApp` with `hotPath: false` (every request through Fastify's hooks)
+ *   mode `ladder:<a+b+…>`: node:http + pieces of the hot path's work (see `ladder`)
  *   mode `compose:<a+b+…>`: Fastify + precomputed routes + a subset of the shared hooks, to price
  *                          each one (errors, auth, obs, log, helmet, cors, reqid)
  * Sends `{ port }` when listening; answers `'mem'` with its memory figures and `'reload'` by
@@ -18,10 +19,18 @@ import helmet from '@fastify/helmet';
 import Fastify, { type FastifyInstance } from 'fastify';
 import helmetMiddleware from 'helmet';
 import type { AppContext } from '../src/api/context.js';
+import { accessLineWriter } from '../src/api/hot-path.js';
 import { buildApp } from '../src/api/index.js';
-import { isProtectedPath, registerAuth } from '../src/api/plugins/auth.js';
+import { isProtectedPath, keysMatch, registerAuth } from '../src/api/plugins/auth.js';
 import { registerErrorHandling } from '../src/api/plugins/errors.js';
-import { registerObservability, requestIdFrom, routeTemplate } from '../src/api/plugins/observability.js';
+import {
+  recordRequest,
+  recordRequests,
+  registerObservability,
+  requestIdFrom,
+  routeTemplate,
+} from '../src/api/plugins/observability.js';
+import { apiSecurityHeaders, securityHeaders } from '../src/api/plugins/security-headers.js';
 import { precomputedRoutes } from '../src/api/routes/precomputed.js';
 import { parseConfig } from '../src/config.js';
 import { MatchcastError } from '../src/domain/index.js';
@@ -73,6 +82,8 @@ async function main(): Promise<void> {
     return;
   }
 
+  if (mode.startsWith('ladder:')) return ladder(new Set(mode.slice('ladder:'.length).split('+')));
+
   const config = parseConfig({
     DATA_DIR: dataDir,
     API_KEY: 'bench-key-0123456789abcdef',
@@ -115,6 +126,81 @@ async function main(): Promise<void> {
       await views.refresh();
       send({ reloaded: views.status().predictions.etag, mem: memory() });
     }
+  });
+}
+
+/**
+ * `ladder:<a+b+…>`: node:http answering from the loaded views with chosen pieces of the hot path's
+ * work, to price each piece under the same load (CPU µs/req): `hdr` the JSON security headers and a
+ * request id; `body` URL match and the asked row's bytes (else one constant row); `key` the API-key
+ * check (`keysMatch`); `uuid` a fresh request id; `metrics` + `log` the metrics sample and the pino
+ * request line inline, per request (the hot path before this session); `batch` both taken once per
+ * event-loop turn as the hot path does now (`recordRequests` + `accessLineWriter`).
+ */
+async function ladder(parts: Set<string>): Promise<void> {
+  const config = parseConfig({
+    DATA_DIR: dataDir,
+    API_KEY: 'bench-key-0123456789abcdef',
+    LOG_LEVEL: 'info',
+    VIEW_REFRESH_MS: '3600000',
+    URL_SIGNING_SECRET: 'bench-secret-bench-secret-bench-secret',
+  });
+  const log = createLogger(config.logLevel);
+  const views: Views = createServingViews(createObjectStore(config), config, log);
+  await views.start();
+  const constant = views.precomputedJson(1) ?? Buffer.from('{}');
+  const head: Record<string, string | number> = parts.has('hdr')
+    ? { ...apiSecurityHeaders(securityHeaders()), 'x-request-id': 'r1' }
+    : {};
+  const apiKey = config.apiKey ?? '';
+  const url = /^\/predict\/precomputed\/([1-9][0-9]{0,15})\/?$/;
+  const route = '/predict/precomputed/{match_id}';
+  const writeLines = accessLineWriter(log);
+  const ids: string[] = [];
+  const elapsed: number[] = [];
+  let pending = 0;
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    recordRequests('GET', route, 200, elapsed, pending);
+    writeLines?.(ids, elapsed, pending);
+    pending = 0;
+  };
+  const server = createServer((req, res) => {
+    let body = constant;
+    if (parts.has('body')) body = views.precomputedJson(Number(url.exec(req.url ?? '')?.[1])) ?? constant;
+    if (parts.has('key')) {
+      const key = req.headers['x-api-key'];
+      if (typeof key !== 'string' || !keysMatch(key, apiKey)) body = constant;
+    }
+    const start = performance.now();
+    const id = parts.has('uuid') ? requestIdFrom(req.headers['x-request-id'], randomUUID) : 'r1';
+    if (parts.has('hdr')) head['x-request-id'] = id;
+    head['content-type'] = 'application/json; charset=utf-8';
+    head['content-length'] = body.length;
+    res.writeHead(200, head);
+    res.end(body);
+    const ms = performance.now() - start;
+    if (parts.has('metrics')) recordRequest('GET', route, 200, ms);
+    if (parts.has('log'))
+      log.info({ reqId: id, request_id: id, method: 'GET', route, status: 200, ms }, 'request');
+    if (parts.has('batch')) {
+      ids[pending] = id;
+      elapsed[pending] = ms;
+      pending++;
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    }
+  });
+  server.listen(0, '127.0.0.1', () => {
+    const a = server.address();
+    send({ port: typeof a === 'object' && a ? a.port : 0 });
+  });
+  process.on('message', (msg) => {
+    if (msg === 'mem') send({ mem: memory() });
+    if (msg === 'cpu') send({ cpu: cpuMicros() });
   });
 }
 

@@ -55,11 +55,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
   app.addHook('onRequest', (request: FastifyRequest, _reply, done) => {
     if (!needsKey(request, protectMonitoring)) return done();
     const header = request.headers['x-api-key'];
-    if (
-      expected === undefined ||
-      typeof header !== 'string' ||
-      !keysMatch(header, expected)
-    ) {
+    if (expected === undefined || typeof header !== 'string' || !keysMatch(header, expected)) {
       return done(new MatchcastError('MC_ERR_UNAUTHORIZED'));
     }
     done();
