@@ -59,6 +59,22 @@ function memory() {
   };
 }
 
+/** The settings, logger, store and loaded views every non-bare server uses. */
+async function loadViews() {
+  const config = parseConfig({
+    DATA_DIR: dataDir,
+    API_KEY: 'bench-key-0123456789abcdef',
+    LOG_LEVEL: 'info',
+    VIEW_REFRESH_MS: '3600000',
+    URL_SIGNING_SECRET: 'bench-secret-bench-secret-bench-secret',
+  });
+  const log = createLogger(config.logLevel);
+  const store = createObjectStore(config);
+  const views: Views = createServingViews(store, config, log);
+  await views.start();
+  return { config, log, store, views };
+}
+
 async function main(): Promise<void> {
   if (mode === 'bare') {
     const body = Buffer.from(
@@ -71,30 +87,13 @@ async function main(): Promise<void> {
       });
       res.end(body);
     });
-    server.listen(0, '127.0.0.1', () => {
-      const a = server.address();
-      send({ port: typeof a === 'object' && a ? a.port : 0 });
-    });
-    process.on('message', (msg) => {
-      if (msg === 'mem') send({ mem: memory() });
-      if (msg === 'cpu') send({ cpu: cpuMicros() });
-    });
+    serveBare(server);
     return;
   }
 
   if (mode.startsWith('ladder:')) return ladder(new Set(mode.slice('ladder:'.length).split('+')));
 
-  const config = parseConfig({
-    DATA_DIR: dataDir,
-    API_KEY: 'bench-key-0123456789abcdef',
-    LOG_LEVEL: 'info',
-    VIEW_REFRESH_MS: '3600000',
-    URL_SIGNING_SECRET: 'bench-secret-bench-secret-bench-secret',
-  });
-  const log = createLogger(config.logLevel);
-  const store = createObjectStore(config);
-  const views: Views = createServingViews(store, config, log);
-  await views.start();
+  const { config, log, store, views } = await loadViews();
 
   let app: FastifyInstance;
   if (mode.startsWith('compose:')) {
@@ -138,16 +137,7 @@ async function main(): Promise<void> {
  * event-loop turn as the hot path does now (`recordRequests` + `accessLineWriter`).
  */
 async function ladder(parts: Set<string>): Promise<void> {
-  const config = parseConfig({
-    DATA_DIR: dataDir,
-    API_KEY: 'bench-key-0123456789abcdef',
-    LOG_LEVEL: 'info',
-    VIEW_REFRESH_MS: '3600000',
-    URL_SIGNING_SECRET: 'bench-secret-bench-secret-bench-secret',
-  });
-  const log = createLogger(config.logLevel);
-  const views: Views = createServingViews(createObjectStore(config), config, log);
-  await views.start();
+  const { config, log, views } = await loadViews();
   const constant = views.precomputedJson(1) ?? Buffer.from('{}');
   const head: Record<string, string | number> = parts.has('hdr')
     ? { ...apiSecurityHeaders(securityHeaders()), 'x-request-id': 'r1' }
@@ -194,6 +184,11 @@ async function ladder(parts: Set<string>): Promise<void> {
       }
     }
   });
+  serveBare(server);
+}
+
+/** Listens on a free port, reports it, and answers the driver's `mem` and `cpu` questions. */
+function serveBare(server: ReturnType<typeof createServer>): void {
   server.listen(0, '127.0.0.1', () => {
     const a = server.address();
     send({ port: typeof a === 'object' && a ? a.port : 0 });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { link, mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -45,10 +45,12 @@ function errno(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException | undefined)?.code;
 }
 
-async function readOwner(file: string): Promise<{ owner: LockOwner | null; raw: string } | null> {
+async function readOwner(
+  file: string,
+): Promise<{ owner: LockOwner | null; raw: string; mtimeMs: number } | null> {
   try {
-    const raw = await readFile(file, 'utf8');
-    return { owner: parseOwner(raw), raw };
+    const [raw, st] = await Promise.all([readFile(file, 'utf8'), stat(file)]);
+    return { owner: parseOwner(raw), raw, mtimeMs: st.mtimeMs };
   } catch (err) {
     if (errno(err) === 'ENOENT') return null;
     throw err;
@@ -56,8 +58,8 @@ async function readOwner(file: string): Promise<{ owner: LockOwner | null; raw: 
 }
 
 /**
- * Takes an exclusive lock between processes on one machine (or one shared folder): a lock file
- * created with O_EXCL that holds the owner's pid, host, a nonce and a timestamp. A lock whose
+ * Takes an exclusive lock between processes on one machine (or one shared folder): a lock file,
+ * published whole with link(), that holds the owner's pid, host, a nonce and a timestamp. A lock whose
  * owner process is gone (same host) or that is older than `staleMs` is taken over; the take-over
  * renames the file aside first and checks it moved the stale owner's file, so that two processes
  * recovering at once cannot both delete a fresh lock. Returns the release function.
@@ -73,18 +75,21 @@ export async function acquireFileLock(
   let delay = 1;
   for (;;) {
     const body = JSON.stringify({ pid: process.pid, host, nonce, at: Date.now() } satisfies LockOwner);
+    // The owner record is written to a private file first and published with link(), which never
+    // replaces a name: the lock file appears complete or not at all. (Created in place with O_EXCL,
+    // it was empty until the write landed, and a contender reading it then took it for a crashed
+    // owner's and removed a live lock: two writers at once, a lost compare-and-swap update.)
+    const draft = `${lockPath}.${nonce}.draft`;
     try {
-      const fh = await open(lockPath, 'wx', 0o600);
-      try {
-        await fh.writeFile(body);
-      } finally {
-        await fh.close();
-      }
+      await writeFile(draft, body, { mode: 0o600 });
+      await link(draft, lockPath);
+      await unlink(draft).catch(() => undefined);
       return async () => {
         const current = await readOwner(lockPath);
         if (current?.owner?.nonce === nonce) await unlink(lockPath).catch(() => undefined);
       };
     } catch (err) {
+      await unlink(draft).catch(() => undefined);
       const code = errno(err);
       if (code === 'ENOENT') {
         // The folder was pruned after the last object in it was deleted.
@@ -97,7 +102,8 @@ export async function acquireFileLock(
     const seen = await readOwner(lockPath);
     if (seen === null) continue; // released meanwhile
     const owner = seen.owner;
-    const age = owner ? Date.now() - owner.at : staleMs + 1;
+    // A record that does not parse (a lock left by an older version, a damaged disk) ages by its mtime.
+    const age = Date.now() - (owner ? owner.at : seen.mtimeMs);
     const dead = owner !== null && owner.host === host && !processAlive(owner.pid);
     if (dead || age > staleMs) {
       const aside = `${lockPath}.${randomBytes(6).toString('hex')}`;
