@@ -19,18 +19,17 @@ import helmet from '@fastify/helmet';
 import Fastify, { type FastifyInstance } from 'fastify';
 import helmetMiddleware from 'helmet';
 import type { AppContext } from '../src/api/context.js';
-import { accessLineWriter } from '../src/api/hot-path.js';
 import { buildApp } from '../src/api/index.js';
 import { isProtectedPath, keysMatch, registerAuth } from '../src/api/plugins/auth.js';
 import { registerErrorHandling } from '../src/api/plugins/errors.js';
 import {
   recordRequest,
-  recordRequests,
   registerObservability,
   requestIdFrom,
   routeTemplate,
 } from '../src/api/plugins/observability.js';
 import { apiSecurityHeaders, securityHeaders } from '../src/api/plugins/security-headers.js';
+import { createRequestBatch } from '../src/api/request-batch.js';
 import { precomputedRoutes } from '../src/api/routes/precomputed.js';
 import { parseConfig } from '../src/config.js';
 import { MatchcastError } from '../src/domain/index.js';
@@ -134,7 +133,7 @@ async function main(): Promise<void> {
  * request id; `body` URL match and the asked row's bytes (else one constant row); `key` the API-key
  * check (`keysMatch`); `uuid` a fresh request id; `metrics` + `log` the metrics sample and the pino
  * request line inline, per request (the hot path before this session); `batch` both taken once per
- * event-loop turn as the hot path does now (`recordRequests` + `accessLineWriter`).
+ * event-loop turn as the hot path does now (`createRequestBatch`).
  */
 async function ladder(parts: Set<string>): Promise<void> {
   const { config, log, views } = await loadViews();
@@ -145,17 +144,7 @@ async function ladder(parts: Set<string>): Promise<void> {
   const apiKey = config.apiKey ?? '';
   const url = /^\/predict\/precomputed\/([1-9][0-9]{0,15})\/?$/;
   const route = '/predict/precomputed/{match_id}';
-  const writeLines = accessLineWriter(log);
-  const ids: string[] = [];
-  const elapsed: number[] = [];
-  let pending = 0;
-  let scheduled = false;
-  const flush = () => {
-    scheduled = false;
-    recordRequests('GET', route, 200, elapsed, pending);
-    writeLines?.(ids, elapsed, pending);
-    pending = 0;
-  };
+  const batch = createRequestBatch({ log, route });
   const server = createServer((req, res) => {
     let body = constant;
     if (parts.has('body')) body = views.precomputedJson(Number(url.exec(req.url ?? '')?.[1])) ?? constant;
@@ -174,15 +163,7 @@ async function ladder(parts: Set<string>): Promise<void> {
     if (parts.has('metrics')) recordRequest('GET', route, 200, ms);
     if (parts.has('log'))
       log.info({ reqId: id, request_id: id, method: 'GET', route, status: 200, ms }, 'request');
-    if (parts.has('batch')) {
-      ids[pending] = id;
-      elapsed[pending] = ms;
-      pending++;
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(flush);
-      }
-    }
+    if (parts.has('batch')) batch.add(id, ms);
   });
   serveBare(server);
 }

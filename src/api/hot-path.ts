@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import pino from 'pino';
 import type { Logger } from '../logger.js';
 import type { Views } from '../serving/index.js';
 import { keysMatch } from './plugins/auth.js';
-import { recordRequests, requestIdFrom } from './plugins/observability.js';
+import { requestIdFrom } from './plugins/observability.js';
+import { createRequestBatch } from './request-batch.js';
 
 /** The route template the hot path answers for, as metrics and logs name it. */
 export const HOT_ROUTE = '/predict/precomputed/{match_id}';
@@ -53,35 +53,10 @@ export function createHotPath(options: HotPathOptions): HotPath {
   head['x-request-id'] = '';
   head['content-type'] = JSON_TYPE;
   head['content-length'] = 0;
-  const logInfo = log.isLevelEnabled('info');
-  const writeLines = logInfo ? accessLineWriter(log) : undefined;
   let enabled = expected !== undefined;
   let served = 0;
 
-  // The metrics sample and the request line of each answered request are taken once per event-loop
-  // turn for the whole batch (up to one per open connection), in a setImmediate that runs before the
-  // loop polls for I/O again. Done per request, inline, they cost more than the rest of the hot path
-  // together on a 2-vCPU VM (docs/benchmarks.md): the batch runs prom-client and the line writer in
-  // a tight loop and writes the lines with one call to the log destination.
-  const ids: string[] = [];
-  const elapsed: number[] = [];
-  let pending = 0;
-  let scheduled = false;
-  const flush = () => {
-    scheduled = false;
-    const n = pending;
-    if (n === 0) return;
-    pending = 0;
-    recordRequests('GET', HOT_ROUTE, 200, elapsed, n);
-    if (!logInfo) return;
-    if (writeLines) writeLines(ids, elapsed, n);
-    else
-      for (let i = 0; i < n; i++)
-        log.info(
-          { reqId: ids[i], request_id: ids[i], method: 'GET', route: HOT_ROUTE, status: 200, ms: elapsed[i] },
-          'request',
-        );
-  };
+  const batch = createRequestBatch({ log, route: HOT_ROUTE });
 
   return {
     get served() {
@@ -89,7 +64,7 @@ export function createHotPath(options: HotPathOptions): HotPath {
     },
     disable() {
       enabled = false;
-      flush();
+      batch.flush();
     },
     handle(req, res) {
       if (!enabled || req.method !== 'GET' || req.headers.origin !== undefined) return false;
@@ -114,57 +89,9 @@ export function createHotPath(options: HotPathOptions): HotPath {
       res.writeHead(200, head);
       res.end(body);
       served++;
-      ids[pending] = requestId;
-      elapsed[pending] = performance.now() - start;
-      pending++;
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(flush);
-      }
+      batch.add(requestId, performance.now() - start);
       return true;
     },
-  };
-}
-
-type LineWriter = (ids: readonly string[], elapsedMs: readonly number[], n: number) => void;
-
-/**
- * Writes the hot path's request lines — byte for byte what `log.info({ reqId, request_id, method,
- * route, status, ms }, 'request')` writes — as one string to the logger's destination: one write
- * (one syscall with pino's default destination) per batch instead of one per request. Undefined
- * when the logger is configured in a way that would change the line (custom formatters, time,
- * message key, mixin, nesting); the caller then logs each line through pino.
- */
-export function accessLineWriter(log: Logger): LineWriter | undefined {
-  const l = log as unknown as Record<symbol, unknown>;
-  const s = pino.symbols;
-  const stream = l[s.streamSym] as { write?: (chunk: string) => unknown } | undefined;
-  const chindings = l[s.chindingsSym];
-  const formatters = l[s.formattersSym] as
-    | { level?: (label: string, n: number) => object; log?: (o: object) => object }
-    | undefined;
-  const probe = {};
-  const standard =
-    typeof stream?.write === 'function' &&
-    typeof chindings === 'string' &&
-    l[s.messageKeySym] === 'msg' &&
-    l[s.timeSym] === pino.stdTimeFunctions.epochTime &&
-    l[s.mixinSym] === undefined &&
-    (l[s.nestedKeySym] ?? null) === null &&
-    JSON.stringify(formatters?.level?.('info', log.levels.values.info!)) ===
-      `{"level":${log.levels.values.info}}` &&
-    (formatters?.log === undefined || formatters.log(probe) === probe);
-  if (!standard) return undefined;
-  const head = `{"level":${log.levels.values.info},"time":`;
-  const route = `","method":"GET","route":"${HOT_ROUTE}","status":200,"ms":`;
-  return (ids, elapsedMs, n) => {
-    // Request ids are either randomUUID()s or passed requestIdFrom's [A-Za-z0-9._-] check: no escaping needed.
-    const time = Date.now();
-    let out = '';
-    for (let i = 0; i < n; i++) {
-      out += `${head}${time}${chindings},"reqId":"${ids[i]}","request_id":"${ids[i]}${route}${elapsedMs[i]},"msg":"request"}\n`;
-    }
-    stream!.write!(out);
   };
 }
 

@@ -8,7 +8,7 @@ import pino from 'pino';
 import { predictionRows, putPredictions } from '../../bench/precomputed-fixtures.js';
 import { hotPathOf } from '../../src/api/app.js';
 import type { AppContext } from '../../src/api/context.js';
-import { accessLineWriter } from '../../src/api/hot-path.js';
+import { accessLineWriter } from '../../src/api/request-batch.js';
 import { REDACT_PATHS } from '../../src/logger.js';
 import { registry as metricsRegistry } from '../../src/metrics.js';
 import { embeddedApp, TEST_API_KEY } from '../helpers/app-context.js';
@@ -69,6 +69,7 @@ async function serve(
 }
 
 const KEY = { 'x-api-key': TEST_API_KEY };
+const ROUTE = '/predict/precomputed/{match_id}';
 
 describe('hot path of GET /predict/precomputed/{id}', () => {
   let hot: Awaited<ReturnType<typeof serve>>;
@@ -245,7 +246,7 @@ describe('hot path: request lines and metrics taken once per event-loop turn', (
   test('the batched lines are what pino writes for the same fields, bindings included', async () => {
     const { log, chunks } = capture({ name: 'matchcast' });
     const child = log.child({ component: 'api' });
-    const write = accessLineWriter(child);
+    const write = accessLineWriter(child, ROUTE);
     assert.ok(write, 'a default pino logger takes the batched writer');
     write(['req-a', 'req-b'], [0.125, 2], 2);
     child.info(fields('req-a', 0.125), 'request');
@@ -260,12 +261,15 @@ describe('hot path: request lines and metrics taken once per event-loop turn', (
   });
 
   test('a logger whose line would differ gets no batched writer', () => {
-    assert.equal(accessLineWriter(capture({ mixin: () => ({ x: 1 }) }).log), undefined);
-    assert.equal(accessLineWriter(capture({ messageKey: 'message' }).log), undefined);
-    assert.equal(accessLineWriter(capture({ nestedKey: 'payload' }).log), undefined);
-    assert.equal(accessLineWriter(capture({ timestamp: pino.stdTimeFunctions.isoTime }).log), undefined);
+    assert.equal(accessLineWriter(capture({ mixin: () => ({ x: 1 }) }).log, ROUTE), undefined);
+    assert.equal(accessLineWriter(capture({ messageKey: 'message' }).log, ROUTE), undefined);
+    assert.equal(accessLineWriter(capture({ nestedKey: 'payload' }).log, ROUTE), undefined);
     assert.equal(
-      accessLineWriter(capture({ formatters: { level: (label) => ({ level: label }) } }).log),
+      accessLineWriter(capture({ timestamp: pino.stdTimeFunctions.isoTime }).log, ROUTE),
+      undefined,
+    );
+    assert.equal(
+      accessLineWriter(capture({ formatters: { level: (label) => ({ level: label }) } }).log, ROUTE),
       undefined,
     );
   });

@@ -17,16 +17,16 @@ after(async () => {
 test('a second acquirer waits for the holder and gets the lock once it is released', async () => {
   const lock = path.join(dir, 'held.lock');
   const release = await acquireFileLock(lock);
-  let second: (() => Promise<void>) | undefined;
+  const second: { release?: () => Promise<void> } = {};
   const waiting = acquireFileLock(lock, { timeoutMs: 5000 }).then((r) => {
-    second = r;
+    second.release = r;
   });
   await new Promise((r) => setTimeout(r, 100));
-  assert.equal(second, undefined, 'not while the first holds it');
+  assert.equal(typeof second.release, 'undefined', 'not while the first holds it');
   await release();
   await waiting;
-  assert.ok(second);
-  await second();
+  assert.ok(second.release);
+  await second.release();
   assert.deepEqual(
     (await readdir(dir)).filter((f) => f.startsWith('held')),
     [],
