@@ -142,18 +142,24 @@ test('key comparison: same time for right, wrong-first-char, wrong-last-char and
     assert.equal(keysMatch(secret, secret), true);
     assert.equal(keysMatch(flip(secret, 0), secret), false);
     assert.equal(keysMatch(`${secret}k`, secret), false);
-    const t = timeCases(cases);
+    // A short-cut is systematic and shows in every attempt; a comparison of tens of ns can be thrown
+    // off in one attempt by the machine (a timer interrupt, a JIT tier-up), so up to three are taken.
+    const attempts: string[] = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const t = timeCases(cases, 41, 1000);
+      const values = Object.values(t);
+      const ratio = Math.max(...values) / Math.min(...values);
+      attempts.push(
+        Object.entries(t)
+          .map(([k, v]) => `${k} ${v.toFixed(0)} ns`)
+          .join(', '),
+      );
+      // Generous: a length or content short-cut (=== or Buffer.compare) shows up as a factor ≫ 2 at
+      // len 200; scheduling noise on a shared 2-core machine stays well under it.
+      if (ratio < 2) break;
+      assert.ok(attempt < 2, `len ${len}: ${attempts.join(' | ')}`);
+    }
     assert.ok(sink > 0);
-    const values = Object.values(t);
-    const ratio = Math.max(...values) / Math.min(...values);
-    // Generous: a length or content short-cut (=== or Buffer.compare) shows up as a factor ≫ 2 at
-    // len 200; scheduling noise on a shared 2-core machine stays well under it.
-    assert.ok(
-      ratio < 2,
-      `len ${len}: ${Object.entries(t)
-        .map(([k, v]) => `${k} ${v.toFixed(0)} ns`)
-        .join(', ')}`,
-    );
   }
 });
 
