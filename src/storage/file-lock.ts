@@ -47,10 +47,13 @@ function errno(err: unknown): string | undefined {
 
 async function readOwner(
   file: string,
-): Promise<{ owner: LockOwner | null; raw: string; mtimeMs: number } | null> {
+): Promise<{ owner: LockOwner | null; raw: string; takenAt: number } | null> {
   try {
-    const [raw, st] = await Promise.all([readFile(file, 'utf8'), stat(file)]);
-    return { owner: parseOwner(raw), raw, mtimeMs: st.mtimeMs };
+    const raw = await readFile(file, 'utf8');
+    const owner = parseOwner(raw);
+    // When the lock was taken: its record says so; one that does not parse (a lock left by an older
+    // version, a damaged disk) is dated by the file's mtime.
+    return { owner, raw, takenAt: owner ? owner.at : (await stat(file)).mtimeMs };
   } catch (err) {
     if (errno(err) === 'ENOENT') return null;
     throw err;
@@ -102,8 +105,7 @@ export async function acquireFileLock(
     const seen = await readOwner(lockPath);
     if (seen === null) continue; // released meanwhile
     const owner = seen.owner;
-    // A record that does not parse (a lock left by an older version, a damaged disk) ages by its mtime.
-    const age = Date.now() - (owner ? owner.at : seen.mtimeMs);
+    const age = Date.now() - seen.takenAt;
     const dead = owner !== null && owner.host === host && !processAlive(owner.pid);
     if (dead || age > staleMs) {
       const aside = `${lockPath}.${randomBytes(6).toString('hex')}`;

@@ -5,6 +5,7 @@ import {
   buildFeatureRows,
   DEFAULT_MARKET_RATING,
   demargin,
+  FEATURE_NAMES,
   type FeatureRow,
   MODEL_FEATURE_NAMES,
   supremacy,
@@ -14,14 +15,7 @@ import { syntheticLeague } from './league-fixture.js';
 const { matches, odds } = syntheticLeague();
 const END = new Date('2030-01-01T00:00:00Z');
 /** The target's own closing odds are its evaluation baselines; every other column must not move. */
-const OWN_CLOSE = [
-  'odds_close_home',
-  'odds_close_draw',
-  'odds_close_away',
-  'odds_pre_home',
-  'odds_pre_draw',
-  'odds_pre_away',
-];
+const OWN_CLOSE = FEATURE_NAMES.filter((n) => n.startsWith('odds_close_') || n.startsWith('odds_pre_'));
 
 function byId(rows: FeatureRow[]): Map<number, FeatureRow> {
   return new Map(rows.map((r) => [r.match_id, r]));
