@@ -5,36 +5,33 @@
  *   mode `fastify`:     Fastify with only the precomputed routes (no shared hooks): the route's own cost
  *   mode `app`:         the real `buildApp` (helmet, CORS, auth, request ids, metrics, request log at info)
  *   mode `app-quiet`:   `buildApp` with `logRequests: false`
- *   mode `app-nohot`:   `buildApp` with `hotPath: false` (every request through Fastify's hooks)
- *   mode `ladder:<a+b+…>`: node:http + pieces of the hot path's work (see `ladder`)
+ *   mode `app-cors`:    `buildApp` with `CORS_ALLOWED_ORIGINS` set (the CORS plugin's hook on every request)
  *   mode `compose:<a+b+…>`: Fastify + precomputed routes + a subset of the shared hooks, to price
- *                          each one (errors, auth, obs, log, helmet, cors, reqid)
+ *                          each one (errors, auth, obs, log, lazylog, sechdr, strict, helmet, cors, reqid)
  * Sends `{ port }` when listening; answers `'mem'` with its memory figures and `'reload'` by
  * loading a new predictions file (to see the peak while two copies coexist).
  */
 import { createHash, hash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import cors from '@fastify/cors';
-import helmet from '@fastify/helmet';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import helmetMiddleware from 'helmet';
 import type { AppContext } from '../src/api/context.js';
 import { buildApp } from '../src/api/index.js';
-import { isProtectedPath, keysMatch, registerAuth } from '../src/api/plugins/auth.js';
+import { isProtectedPath, registerAuth } from '../src/api/plugins/auth.js';
 import { registerErrorHandling } from '../src/api/plugins/errors.js';
-import {
-  recordRequest,
-  registerObservability,
-  requestIdFrom,
-  routeTemplate,
-} from '../src/api/plugins/observability.js';
-import { apiSecurityHeaders, securityHeaders } from '../src/api/plugins/security-headers.js';
-import { createRequestBatch } from '../src/api/request-batch.js';
+import { registerObservability, requestIdFrom, routeTemplate } from '../src/api/plugins/observability.js';
+import { lazyChildLogger } from '../src/api/plugins/request-logger.js';
+import { apiSecurityHeaders } from '../src/api/plugins/security-headers.js';
+import { registerStrictValidation } from '../src/api/plugins/validation.js';
 import { precomputedRoutes } from '../src/api/routes/precomputed.js';
+import { createPredictionCache } from '../src/cache/index.js';
 import { parseConfig } from '../src/config.js';
 import { MatchcastError } from '../src/domain/index.js';
 import { createLogger } from '../src/logger.js';
 import { httpRequestDuration, httpRequestsTotal } from '../src/metrics.js';
+import { createTaskQueue } from '../src/queue/index.js';
+import { createRegistry } from '../src/registry/index.js';
 import { createServingViews, type Views } from '../src/serving/index.js';
 import { createObjectStore } from '../src/storage/index.js';
 import { predictionRows, putPredictions } from './precomputed-fixtures.js';
@@ -59,8 +56,9 @@ function memory() {
 }
 
 /** The settings, logger, store and loaded views every non-bare server uses. */
-async function loadViews() {
+async function loadViews(env: Record<string, string> = {}) {
   const config = parseConfig({
+    ...env,
     DATA_DIR: dataDir,
     API_KEY: 'bench-key-0123456789abcdef',
     LOG_LEVEL: 'info',
@@ -90,9 +88,9 @@ async function main(): Promise<void> {
     return;
   }
 
-  if (mode.startsWith('ladder:')) return ladder(new Set(mode.slice('ladder:'.length).split('+')));
-
-  const { config, log, store, views } = await loadViews();
+  const { config, log, store, views } = await loadViews(
+    mode === 'app-cors' ? { CORS_ALLOWED_ORIGINS: 'https://ui.example.com' } : {},
+  );
 
   let app: FastifyInstance;
   if (mode.startsWith('compose:')) {
@@ -105,10 +103,18 @@ async function main(): Promise<void> {
     }) as unknown as FastifyInstance;
     await precomputedRoutes(app, { config, log, store, views } as unknown as AppContext);
   } else {
-    // Only config, log, store and views are read by the routes measured here; the other ports are
-    // never called on the precomputed path.
-    const ctx = { config, log, store, views } as unknown as AppContext;
-    app = await buildApp(ctx, { logRequests: mode !== 'app-quiet', hotPath: mode !== 'app-nohot' });
+    // The database is never called on the precomputed path (and PGlite would add ~100 MB RSS); the
+    // queue, cache and registry are the in-process adapters `matchcast start` uses.
+    const ctx = {
+      config,
+      log,
+      store,
+      views,
+      queue: createTaskQueue(config, { log }),
+      cache: createPredictionCache(config, log),
+      registry: createRegistry(store, config),
+    } as unknown as AppContext;
+    app = await buildApp(ctx, { logRequests: mode !== 'app-quiet' });
     if (!app.hasRoute({ method: 'GET', url: '/predict/precomputed/:match_id' }))
       await precomputedRoutes(app, ctx);
   }
@@ -118,6 +124,7 @@ async function main(): Promise<void> {
   process.on('message', async (msg) => {
     if (msg === 'mem') send({ mem: memory() });
     if (msg === 'cpu') send({ cpu: cpuMicros() });
+    if (msg === 'cpuu') send({ cpuu: process.cpuUsage() });
     if (msg === 'reload') {
       const n = views.status().predictions.rows;
       await putPredictions(store, predictionRows({ n, runId: 'run-reload', seed: 7 }));
@@ -125,47 +132,6 @@ async function main(): Promise<void> {
       send({ reloaded: views.status().predictions.etag, mem: memory() });
     }
   });
-}
-
-/**
- * `ladder:<a+b+…>`: node:http answering from the loaded views with chosen pieces of the hot path's
- * work, to price each piece under the same load (CPU µs/req): `hdr` the JSON security headers and a
- * request id; `body` URL match and the asked row's bytes (else one constant row); `key` the API-key
- * check (`keysMatch`); `uuid` a fresh request id; `metrics` + `log` the metrics sample and the pino
- * request line inline, per request (the hot path before this session); `batch` both taken once per
- * event-loop turn as the hot path does now (`createRequestBatch`).
- */
-async function ladder(parts: Set<string>): Promise<void> {
-  const { config, log, views } = await loadViews();
-  const constant = views.precomputedJson(1) ?? Buffer.from('{}');
-  const head: Record<string, string | number> = parts.has('hdr')
-    ? { ...apiSecurityHeaders(securityHeaders()), 'x-request-id': 'r1' }
-    : {};
-  const apiKey = config.apiKey ?? '';
-  const url = /^\/predict\/precomputed\/([1-9][0-9]{0,15})\/?$/;
-  const route = '/predict/precomputed/{match_id}';
-  const batch = createRequestBatch({ log, route });
-  const server = createServer((req, res) => {
-    let body = constant;
-    if (parts.has('body')) body = views.precomputedJson(Number(url.exec(req.url ?? '')?.[1])) ?? constant;
-    if (parts.has('key')) {
-      const key = req.headers['x-api-key'];
-      if (typeof key !== 'string' || !keysMatch(key, apiKey)) body = constant;
-    }
-    const start = performance.now();
-    const id = parts.has('uuid') ? requestIdFrom(req.headers['x-request-id'], randomUUID) : 'r1';
-    if (parts.has('hdr')) head['x-request-id'] = id;
-    head['content-type'] = 'application/json; charset=utf-8';
-    head['content-length'] = body.length;
-    res.writeHead(200, head);
-    res.end(body);
-    const ms = performance.now() - start;
-    if (parts.has('metrics')) recordRequest('GET', route, 200, ms);
-    if (parts.has('log'))
-      log.info({ reqId: id, request_id: id, method: 'GET', route, status: 200, ms }, 'request');
-    if (parts.has('batch')) batch.add(id, ms);
-  });
-  serveBare(server);
 }
 
 /** Listens on a free port, reports it, and answers the driver's `mem` and `cpu` questions. */
@@ -177,6 +143,7 @@ function serveBare(server: ReturnType<typeof createServer>): void {
   process.on('message', (msg) => {
     if (msg === 'mem') send({ mem: memory() });
     if (msg === 'cpu') send({ cpu: cpuMicros() });
+    if (msg === 'cpuu') send({ cpuu: process.cpuUsage() });
   });
 }
 
@@ -253,7 +220,8 @@ async function composeApp(
   const quiet = base.log.child({}, { level: 'warn' });
   const app = Fastify({
     loggerInstance: parts.has('log') ? base.log : quiet,
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: parts.has('lazylog') ? lazyChildLogger : undefined,
     genReqId: parts.has('reqid')
       ? (req) => requestIdFrom(req.headers['x-request-id'], randomUUID)
       : undefined,
@@ -262,9 +230,13 @@ async function composeApp(
       customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true, useDefaults: true },
     },
   }) as unknown as FastifyInstance;
-  if (parts.has('obs')) registerObservability(app);
+  if (parts.has('obs'))
+    registerObservability(app, {
+      accessLog: parts.has('log') ? base.log : undefined,
+      staticHeaders: parts.has('sechdr') ? apiSecurityHeaders() : undefined,
+    });
+  if (parts.has('strict')) registerStrictValidation(app);
   if (parts.has('errors')) registerErrorHandling(app);
-  if (parts.has('helmet')) await app.register(helmet);
   if (parts.has('cors')) await app.register(cors, { origin: false });
   if (parts.has('auth')) registerAuth(app, { apiKey: base.config.apiKey });
   if (parts.has('authfast')) registerLeanAuth(app, base.config.apiKey ?? '');

@@ -74,7 +74,7 @@ function startServer(mode: string, dataDir: string): Promise<Server> {
     env: SERVER_ENV,
   });
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${mode} server did not start in 120 s`)), 120_000);
+    const timer = setTimeout(() => reject(new Error(`${mode} server did not start in 300 s`)), 300_000);
     child.once('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)));
     child.once('message', (msg: { port: number }) => {
       clearTimeout(timer);

@@ -3,7 +3,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { FsObjectStore, type ParquetColumn, readParquet, writeParquet } from '../src/storage/index.js';
+import { FsObjectStore } from '../src/storage/fs-object-store.js';
+import { type ParquetColumn, readParquet, writeParquet } from '../src/storage/index.js';
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

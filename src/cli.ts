@@ -6,12 +6,14 @@ const USAGE = `matchcast ${SERVICE_VERSION} — football match-outcome probabili
 Usage: matchcast <command> [options]
 
   start [--data <path>]            embedded stack on one process: ingest + pipeline on first start, then serve
+  start --data <path> --as-of <date> [--speed N]   replay the data as if "now" were <date>, clock running
   serve                            the HTTP API (production entry point; needs API_KEY)
   worker [--concurrency N]         an ml worker consuming the task queue (needs REDIS_URL)
   ingest --source <path>           import football CSVs (shared-data format or football-data.co.uk)
   ingest --synthetic [--seed N]    generate and import a synthetic multi-region league
   pipeline <stage> [--as-of ISO]   features | train | promote | backtest | predict | simulate | drift | run
   registry <command>               list | show <version> | alias set <alias> <version> | alias rm <alias> | promote | history
+  runs <command>                   list | show <id> | publish <id> | rollback <id> | history | prune (published pipeline runs)
 
 Settings come from the environment (see README); --help on a command shows its options.`;
 
@@ -25,7 +27,25 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   ingest: async () => (await import('./cli/ingest.js')).ingestCommand,
   pipeline: async () => (await import('./cli/pipeline.js')).pipelineCommand,
   registry: async () => (await import('./cli/registry.js')).registryCommand,
+  runs: async () => (await import('./cli/runs.js')).runsCommand,
 };
+
+/**
+ * A bad option or argument: Node's parseArgs errors (`ERR_PARSE_ARGS_*`) and any error named
+ * `UsageError`. The CLI answers it with one line and the command's usage, exit code 2 (no stack trace).
+ */
+function isUsageError(err: unknown): err is Error {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  return (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_')) || err.name === 'UsageError';
+}
+
+/** The usage line of `command` from the top-level USAGE. */
+function usageOf(command: string): string {
+  const lines = USAGE.split('\n').filter((l) => l.startsWith(`  ${command} `));
+  const forms = lines.map((l) => `  matchcast ${l.trim().replace(/\s{2,}.*$/, '')}`);
+  return `Usage:\n${forms.join('\n')}\n(matchcast ${command} --help shows every option)`;
+}
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -42,7 +62,13 @@ async function main(argv: string[]): Promise<number> {
     console.error(`Unknown command "${name}".\n\n${USAGE}`);
     return 2;
   }
-  return (await load())(rest);
+  try {
+    return await (await load())(rest);
+  } catch (err) {
+    if (!isUsageError(err)) throw err;
+    console.error(`matchcast ${name}: ${err.message.split('\n')[0]}\n${usageOf(name)}`);
+    return 2;
+  }
 }
 
 main(process.argv.slice(2)).then(

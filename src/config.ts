@@ -42,8 +42,17 @@ export interface Config {
   modelName: string;
   /** pino log level. Default `info`. */
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  /** Maximum validation log-loss increase over the champion for a new version to become candidate. Default `0.005`. */
+  /**
+   * A new version becomes candidate when its validation log loss is at most the champion's + this on the
+   * same matches (beats it, or ties within this) — and it beats the opening line. Default `0.0005`.
+   */
   promotionTolerance: number;
+  /** How much lower than the opening line's the new version's validation log loss must be. Default `0`. */
+  promotionOpeningMargin: number;
+  /** Realised performance: the last N finished served matches of each group; 0 = no limit. Default `300`. */
+  performanceWindowMatches: number;
+  /** Realised performance: only kick-offs within this many days before now; 0 = no limit. Default `0`. */
+  performanceWindowDays: number;
   /** Minimum edge (`p × odd − 1`) to place a simulated bet. Default `0.05`. */
   edgeThreshold: number;
   /** Hard bound on a synchronous wait for a worker, ms. Default `30000` (spec §8). */
@@ -78,6 +87,27 @@ export interface Config {
   livescoresDefaultLimit: number;
   /** Timeout of a database call made by a request, ms. Default `2000`. */
   dbTimeoutMs: number;
+  /**
+   * When the service refreshes itself: a cron pattern (`30 4 * * *`, UTC, on the service clock) or
+   * `every <n><s|m|h|d>`. `matchcast start` runs `pipeline run` on it in-process; `matchcast worker`
+   * registers it as a BullMQ job scheduler (one run at a time across the cluster). Default unset = no
+   * schedule (use the Kubernetes CronJob or run `matchcast pipeline run`).
+   */
+  pipelineSchedule: string | undefined;
+  /** CSV file or folder ingested before each scheduled run (`pipeline run --source`). Default unset. */
+  pipelineSource: string | undefined;
+  /** How long a finished task's result stays readable by `task_status`, seconds (by age, like Celery's result backend). Default `86400`. */
+  resultTtl: number;
+  /** Memory cap of the result store: at most this many finished results are kept (oldest dropped first; ≈ 2.5 KB each in Redis). Default `100000`. */
+  resultStoreMax: number;
+  /** Waiting (not yet started) tasks the queue accepts; beyond it a submit answers 503 `MC_ERR_QUEUE_FULL` with `Retry-After`. Default `10000`. */
+  queueMaxWaiting: number;
+  /** Bound on receiving a whole request (headers and body), ms; a slower client gets 408. Default `10000`. */
+  requestTimeoutMs: number;
+  /** Pipeline runs kept for rollback (older ones are deleted, never the published one or one it references). Default `10`. */
+  runsKeep: number;
+  /** Gate `rows`: largest share of rows a run may lose against the published run before it is refused. Default `0.2`. */
+  gateMaxRowDrop: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -132,6 +162,17 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
     throw new SettingError(name, `expected a ${protocols.join(' or ')} URL`);
   }
   return raw;
+}
+
+/** A cron pattern of 5 or 6 fields, or `every <n><s|m|h|d>`; checked in full where it is used. */
+function schedule(env: Env, name: string): string | undefined {
+  const raw = str(env, name);
+  if (raw === undefined) return undefined;
+  if (/^every\s+\d+\s*[smhd]$/i.test(raw)) return raw;
+  const fields = raw.split(/\s+/);
+  if ((fields.length === 5 || fields.length === 6) && fields.every((f) => /^[\d*/,\-A-Za-z?LW#]+$/.test(f)))
+    return raw;
+  throw new SettingError(name, `expected a cron pattern (e.g. "30 4 * * *") or "every 15m", got "${raw}"`);
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -196,7 +237,10 @@ export function parseConfig(env: Env = loadEnv()): Config {
     dataDir: path.resolve(str(env, 'DATA_DIR') ?? 'var'),
     modelName,
     logLevel: logLevel as Config['logLevel'],
-    promotionTolerance: num(env, 'PROMOTION_TOLERANCE', 0.005, 0, 1),
+    promotionTolerance: num(env, 'PROMOTION_TOLERANCE', 0.0005, 0, 1),
+    promotionOpeningMargin: num(env, 'PROMOTION_OPENING_MARGIN', 0, 0, 1),
+    performanceWindowMatches: int(env, 'PERFORMANCE_WINDOW_MATCHES', 300, 0, 10_000_000),
+    performanceWindowDays: int(env, 'PERFORMANCE_WINDOW_DAYS', 0, 0, 36_500),
     edgeThreshold: num(env, 'EDGE_THRESHOLD', 0.05, 0, 10),
     predictTimeoutMs: int(env, 'PREDICT_TIMEOUT_MS', 30_000, 10, 30_000),
     queueName,
@@ -217,6 +261,14 @@ export function parseConfig(env: Env = loadEnv()): Config {
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 100, 120_000),
     livescoresDefaultLimit: int(env, 'LIVESCORES_DEFAULT_LIMIT', 100, 1, 10_000),
     dbTimeoutMs: int(env, 'DB_TIMEOUT_MS', 2000, 50, 60_000),
+    pipelineSchedule: schedule(env, 'PIPELINE_SCHEDULE'),
+    pipelineSource: str(env, 'PIPELINE_SOURCE'),
+    resultTtl: int(env, 'RESULT_TTL', 86_400, 1, 30 * 86_400),
+    resultStoreMax: int(env, 'RESULT_STORE_MAX', 100_000, 10, 10_000_000),
+    queueMaxWaiting: int(env, 'QUEUE_MAX_WAITING', 10_000, 1, 10_000_000),
+    requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 10_000, 100, 300_000),
+    runsKeep: int(env, 'RUNS_KEEP', 10, 1, 10_000),
+    gateMaxRowDrop: num(env, 'GATE_MAX_ROW_DROP', 0.2, 0, 1),
   };
 }
 
@@ -240,6 +292,9 @@ export const SETTING_NAMES = [
   'MODEL_NAME',
   'LOG_LEVEL',
   'PROMOTION_TOLERANCE',
+  'PROMOTION_OPENING_MARGIN',
+  'PERFORMANCE_WINDOW_MATCHES',
+  'PERFORMANCE_WINDOW_DAYS',
   'EDGE_THRESHOLD',
   'PREDICT_TIMEOUT_MS',
   'QUEUE_NAME',
@@ -257,4 +312,12 @@ export const SETTING_NAMES = [
   'SHUTDOWN_TIMEOUT_MS',
   'LIVESCORES_DEFAULT_LIMIT',
   'DB_TIMEOUT_MS',
+  'PIPELINE_SCHEDULE',
+  'PIPELINE_SOURCE',
+  'RESULT_TTL',
+  'RESULT_STORE_MAX',
+  'QUEUE_MAX_WAITING',
+  'REQUEST_TIMEOUT_MS',
+  'RUNS_KEEP',
+  'GATE_MAX_ROW_DROP',
 ] as const;

@@ -72,11 +72,89 @@ export const modelRegisteredAt = new client.Gauge({
   registers: [registry],
 });
 
+/**
+ * File-backed gauges (drift, realised performance) are refreshed from their report when scraped, by a
+ * loader the owning route module registers (memoised there), so a scrape never shows a stale or
+ * made-up value before anyone called the route.
+ */
+const scrapeRefreshers = new Map<string, () => Promise<void>>();
+
+/** Registers (or replaces) the loader that refreshes the gauges of `name` before a scrape. */
+export function registerScrapeRefresher(name: 'drift' | 'performance', fn: () => Promise<void>): void {
+  scrapeRefreshers.set(name, fn);
+}
+
+async function refreshForScrape(name: 'drift' | 'performance'): Promise<void> {
+  // A failing store must not fail the whole exposition: the gauges keep their last values.
+  await scrapeRefreshers
+    .get(name)?.()
+    .catch(() => undefined);
+}
+
 export const modelFeatureDriftScore = new client.Gauge({
   name: 'model_feature_drift_score',
-  help: 'Share of drifted features in the latest drift report; refreshed by GET /monitoring/drift',
+  help: 'Share of drifted features in the latest drift report (NaN when no report exists); refreshed by GET /monitoring/drift and on scrape',
   registers: [registry],
+  collect: () => refreshForScrape('drift'),
 });
+// NaN, not 0, until a drift report says otherwise: `/monitoring/drift` answers null then.
+modelFeatureDriftScore.set(Number.NaN);
+
+const realised = (name: string, help: string, labelNames: readonly string[]) =>
+  new client.Gauge({
+    name,
+    help,
+    labelNames,
+    registers: [registry],
+    collect: () => refreshForScrape('performance'),
+  });
+
+/** Realised performance of the served predictions (docs/monitoring.md); `region="all"` is every region. */
+export const realisedMatches = realised(
+  'matchcast_realised_matches',
+  'Finished served matches in the realised-performance window, by region',
+  ['region'],
+);
+export const realisedLogLoss = realised(
+  'matchcast_realised_log_loss',
+  'Realised log loss of the predictions served before kick-off, over the window, by region',
+  ['region'],
+);
+export const realisedRps = realised(
+  'matchcast_realised_rps',
+  'Realised ranked probability score of the served predictions, by region',
+  ['region'],
+);
+export const realisedBrier = realised(
+  'matchcast_realised_brier',
+  'Realised multi-class Brier score (0..2) of the served predictions, by region',
+  ['region'],
+);
+export const realisedLineLogLoss = realised(
+  'matchcast_realised_line_log_loss',
+  'Log loss of the de-margined market line (opening or closing) on the same matches, by region',
+  ['region', 'line'],
+);
+export const realisedEdgeLogLoss = realised(
+  'matchcast_realised_edge_log_loss',
+  'Market line log loss minus served log loss on the same matches (positive = the served predictions beat the line)',
+  ['region', 'line'],
+);
+export const realisedCalibrationError = realised(
+  'matchcast_realised_calibration_error',
+  'Expected calibration error of the served predictions over probability deciles, by region',
+  ['region'],
+);
+export const performanceGeneratedAt = realised(
+  'matchcast_performance_generated_timestamp_seconds',
+  'Unix time the realised-performance figures were last computed',
+  [],
+);
+export const resultsLastNewAt = realised(
+  'matchcast_results_last_new_timestamp_seconds',
+  'Unix time the monitor last saw a new finished match (result ingested or released by the replay clock)',
+  [],
+);
 
 export const predictionTimeoutsTotal = new client.Counter({
   name: 'prediction_timeouts_total',

@@ -1,7 +1,8 @@
 import type { AppContext } from './api/index.js';
 import { createPredictionCache } from './cache/index.js';
 import type { Config } from './config.js';
-import { openDatabase } from './db/index.js';
+import { openDatabase, openDatabaseDeferred } from './db/index.js';
+import { isMatchcastError } from './domain/index.js';
 import type { Logger } from './logger.js';
 import { createTaskQueue } from './queue/index.js';
 import { createRegistry } from './registry/index.js';
@@ -36,8 +37,19 @@ export async function openRuntime(
   options: { role: Role },
 ): Promise<RuntimeContext> {
   const store = createObjectStore(config, log);
-  await store.ensureBuckets?.();
-  const db = await openDatabase(config);
+  // Neither an object-store nor a database outage stops the API from starting (issue 18 item 2): the
+  // buckets are also created on first write, views poll until the store answers, and the database
+  // is opened (and migrated) as soon as it can be reached, without a restart.
+  await store.ensureBuckets?.().catch((err: unknown) => {
+    // An S3 server without conditional writes is a deployment error, not an outage: refuse to start.
+    if (isMatchcastError(err, 'MC_ERR_STORE_UNSUPPORTED')) throw err;
+    log.warn({ err: err instanceof Error ? err.message : String(err) }, 'object store unreachable at start');
+  });
+  const { db, deferred } = await openDatabaseDeferred(() => openDatabase(config), {
+    kind: config.databaseUrl ? 'postgres' : 'pglite',
+    onOpen: () => log.info('database reachable again: opened and migrated'),
+  });
+  if (deferred) log.warn('database unreachable at start: serving without it, retrying in the background');
   const queue = createTaskQueue(config, { log, threadEntry: WORKER_THREAD_ENTRY });
   const cache = createPredictionCache(config, log);
   const registry = createRegistry(store, config);

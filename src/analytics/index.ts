@@ -1,21 +1,26 @@
-export * from './data-quality.js';
+// Analytics: data quality, drift, betting simulation, performance and their HTML reports, as stages the
+// pipeline runs. Only what other folders use is exported; report components and charts stay inside.
+export { assessDataQuality, type DataQualityReport } from './data-quality.js';
 export { renderDataQualityReport } from './data-quality-html.js';
-export * from './drift.js';
-export * from './drift-report.js';
+export { computeDrift, DEFAULT_DRIFT_THRESHOLDS } from './drift.js';
+export type { DriftReport } from './drift-report.js';
 export { renderDriftReport } from './drift-report-html.js';
-export { type DriftStageOptions, type DriftStageResult, runDriftStage } from './drift-stage.js';
-export { escapeHtml } from './html.js';
+export { runDriftStage } from './drift-stage.js';
+export { pickGoalsOdds, roiMarketsCsv, runGoalsSimulateStage, twoWayCandidate } from './goals-simulation.js';
 export type { AnalyticsDeps } from './io.js';
-export * from './report-names.js';
-export * from './roi-csv.js';
+export { type JoinedMatch, performanceGroups } from './performance.js';
 export {
-  type RoiSummary,
-  runSimulateStage,
-  SIMULATION_KEYS,
-  type SimulateStageOptions,
-  type SimulateStageResult,
-} from './simulate-stage.js';
-export * from './simulation.js';
+  readServedLog,
+  recordServedFromPublished,
+  recordServedPredictions,
+  servedBeforeKickoff,
+} from './performance-served.js';
+export { type PerformanceSummary, runPerformanceStage } from './performance-stage.js';
+export { num, renderReport, Table } from './report-html.js';
+export { isReportFilename } from './report-names.js';
+export { ROI_BY_REGION_COLUMNS, roiBaselinesCsv, roiByRegionCsv } from './roi-csv.js';
+export { runSimulateStage } from './simulate-stage.js';
+export { type BetCandidate, edgeStrategy, pickOdds, selectCandidates, simulateBets } from './simulation.js';
 export {
   chiSquaredHomogeneity,
   jensenShannonDistance,
@@ -23,4 +28,3 @@ export {
   ksStatistic,
   wasserstein1,
 } from './stats.js';
-export { histogramSvg } from './svg.js';

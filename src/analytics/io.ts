@@ -4,6 +4,7 @@ import type { KEYS, OddsRecord } from '../domain/index.js';
 import { readOddsFile } from '../ingest/index.js';
 import type { Logger } from '../logger.js';
 import type { Registry } from '../registry/index.js';
+import { artifactNameOf, readCurrentArtifact } from '../runs/index.js';
 import { type ObjectStore, type ParquetRow, readParquet } from '../storage/index.js';
 
 /** What the analysis stages need; the pipeline passes its own deps. */
@@ -34,7 +35,9 @@ export async function readParquetObject(
   store: ObjectStore,
   ref: { bucket: (typeof KEYS)[keyof typeof KEYS]['bucket']; key: string },
 ): Promise<ParquetRow[] | null> {
-  const obj = await store.get(ref.bucket, ref.key);
+  // A run's view or the published run (never a stale top-level copy).
+  const name = artifactNameOf(ref.bucket, ref.key);
+  const obj = name ? await readCurrentArtifact(store, name) : await store.get(ref.bucket, ref.key);
   return obj ? readParquet(obj.body) : null;
 }
 

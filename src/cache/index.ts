@@ -1,4 +1,3 @@
-export * from './create-prediction-cache.js';
-export * from './memory-cache.js';
-export * from './prediction-cache.js';
-export * from './redis-cache.js';
+// The prediction cache: the port and its factory (memory or Redis, from the settings).
+export { createPredictionCache } from './create-prediction-cache.js';
+export { type PredictionCache, type PredictionCacheScope, predictionCacheKey } from './prediction-cache.js';

@@ -9,7 +9,20 @@ export interface PredictionCache {
   close(): Promise<void>;
 }
 
-/** The cache key of a live prediction: changes with the run id, so a promotion is never served stale forever. */
-export function predictionCacheKey(matchId: number, runId: string): string {
-  return `predict:${matchId}:${runId}`;
+/** What else a cached live answer depends on besides the match and the model run. */
+export interface PredictionCacheScope {
+  /** The stage asked for (`champion`, `challenger`): a challenger's answer never serves a champion request. */
+  stage: string;
+  /** The published pipeline run whose features answered (null: legacy files, no run published). */
+  featuresRunId: string | null;
+}
+
+/**
+ * The cache key of a live prediction: the seed's `predict:{match_id}:{run_id}` followed by the stage
+ * and the features snapshot (published run), so an entry can only answer the same stage, model run
+ * and features it was computed for; a promotion or a new publication is never served stale.
+ */
+export function predictionCacheKey(matchId: number, runId: string, scope?: PredictionCacheScope): string {
+  const base = `predict:${matchId}:${runId}`;
+  return scope ? `${base}:${scope.stage}:${scope.featuresRunId ?? 'legacy'}` : base;
 }

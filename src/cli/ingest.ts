@@ -3,9 +3,18 @@ import pino from 'pino';
 import { type Config, loadEnv, parseConfig } from '../config.js';
 import { openDatabase } from '../db/index.js';
 import { isMatchcastError } from '../domain/index.js';
-import { type IngestReport, ingestPath, ingestSynthetic, listCsvFiles } from '../ingest/index.js';
+import {
+  INGEST_ENCODINGS,
+  type IngestEncoding,
+  type IngestOptions,
+  type IngestReport,
+  ingestPath,
+  ingestSynthetic,
+  listCsvFiles,
+} from '../ingest/index.js';
 import { REDACT_PATHS } from '../logger.js';
 import { createObjectStore } from '../storage/index.js';
+import { handOffToServer } from './handoff.js';
 
 const USAGE = `Usage: matchcast ingest --source <path> | --synthetic [options]
 
@@ -18,6 +27,11 @@ const USAGE = `Usage: matchcast ingest --source <path> | --synthetic [options]
     --regions <N>     regions (default 4)
     --teams <N>       teams per region (default: 12–16 drawn per region)
     --seasons <N>     seasons per region (default 4)
+    --force           let a file change or erase the result of a finished match (each change is listed)
+    --encoding <enc>  the files' text encoding: utf-8 (default, strict: a bad byte refuses the file),
+                      latin1 or windows-1252
+    --now <ISO>       with --source: when the file's prices are taken as known (default: now); an opening
+                      price is stamped min(kick-off − 48 h, now); a fixture's closing price is current at now
   --json              print the report as JSON
   --max-skipped <N>   skipped rows listed in the text report (default 200; all with --json)
 
@@ -31,6 +45,11 @@ export interface IngestCommandIo {
   err?: (text: string) => void;
   /** Default `parseConfig(loadEnv())`. */
   config?: Config;
+  /**
+   * Database and store to ingest into (the running server's, when a command is handed to it).
+   * Default opened from the config and closed at the end; given ones are left open.
+   */
+  deps?: { db: Awaited<ReturnType<typeof openDatabase>>; store: ReturnType<typeof createObjectStore> };
 }
 
 class UsageError extends Error {}
@@ -61,12 +80,38 @@ export function formatReport(report: IngestReport, maxSkipped = 200): string {
       `${report.updated} updated, ${report.unchanged} unchanged, ${report.skipped.length} skipped; ` +
       `odds.parquet: ${report.oddsRows} row(s); ${(report.ms / 1000).toFixed(1)} s`,
   ];
-  if (report.skipped.length > 0) {
-    lines.push('skipped rows (file:line reason):');
-    for (const s of report.skipped.slice(0, maxSkipped)) lines.push(`  ${s.file}:${s.line} ${s.reason}`);
-    if (report.skipped.length > maxSkipped)
-      lines.push(`  … and ${report.skipped.length - maxSkipped} more (--json lists all)`);
-  }
+  lines.push(
+    `odds observations: ${report.observationsRead} read, ${report.observations} stored; ` +
+      `${report.oddsRejected.length} price set(s) rejected; ${report.conflicts.length} result conflict(s); ` +
+      `${report.nearDuplicateTeams.length} near-duplicate team name(s)`,
+  );
+  const list = <T>(title: string, items: readonly T[], fmt: (x: T) => string) => {
+    if (items.length === 0) return;
+    lines.push(title);
+    for (const x of items.slice(0, maxSkipped)) lines.push(`  ${fmt(x)}`);
+    if (items.length > maxSkipped) lines.push(`  … and ${items.length - maxSkipped} more (--json lists all)`);
+  };
+  list('skipped rows (file:line reason):', report.skipped, (s) =>
+    s.byte === undefined
+      ? `${s.file}:${s.line} ${s.reason}`
+      : `${s.file}:${s.line} (byte ${s.byte}) ${s.reason}`,
+  );
+  list(
+    'result conflicts (file:line match: old → new):',
+    report.conflicts,
+    (c) =>
+      `${c.file}:${c.line} match ${c.match_id}: ${c.old} → ${c.new} ${c.applied ? '(applied: --force)' : '(refused; --force applies it)'}`,
+  );
+  list(
+    'rejected prices (file:line market kind: reason):',
+    report.oddsRejected,
+    (r) => `${r.file}:${r.line} ${r.market} ${r.kind}: ${r.reason}`,
+  );
+  list(
+    'near-duplicate team names (kept apart; fix the source if they are one team):',
+    report.nearDuplicateTeams,
+    (d) => `${d.region}: "${d.names[0]}" ~ "${d.names[1]}" (${d.reason})`,
+  );
   return `${lines.join('\n')}\n`;
 }
 
@@ -77,6 +122,7 @@ export async function ingestCommand(argv: string[], io: IngestCommandIo = {}): P
   let values: Record<string, string | boolean | undefined>;
   let synthetic: Parameters<typeof ingestSynthetic>[0] | undefined;
   let maxSkipped: number;
+  let sourceOptions: IngestOptions = {};
   try {
     ({ values } = parseArgs({
       args: argv,
@@ -89,6 +135,8 @@ export async function ingestCommand(argv: string[], io: IngestCommandIo = {}): P
         teams: { type: 'string' },
         seasons: { type: 'string' },
         json: { type: 'boolean' },
+        force: { type: 'boolean' },
+        encoding: { type: 'string' },
         'max-skipped': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -113,9 +161,20 @@ export async function ingestCommand(argv: string[], io: IngestCommandIo = {}): P
         teamsPerRegion: positiveInt('teams', values.teams as string | undefined),
         seasons: positiveInt('seasons', values.seasons as string | undefined),
       };
-    } else if (['seed', 'now', 'regions', 'teams', 'seasons'].some((k) => values[k] !== undefined)) {
-      throw new UsageError('--seed, --now, --regions, --teams and --seasons go with --synthetic');
+    } else if (['seed', 'regions', 'teams', 'seasons'].some((k) => values[k] !== undefined)) {
+      throw new UsageError('--seed, --regions, --teams and --seasons go with --synthetic');
+    } else {
+      const encoding = values.encoding as string | undefined;
+      if (encoding !== undefined && !(INGEST_ENCODINGS as readonly string[]).includes(encoding))
+        throw new UsageError(`--encoding expects one of ${INGEST_ENCODINGS.join(', ')}, got "${encoding}"`);
+      sourceOptions = {
+        force: values.force === true,
+        encoding: encoding as IngestEncoding | undefined,
+        now: parseNow(values.now as string | undefined),
+      };
     }
+    if (values.synthetic && (values.force || values.encoding !== undefined))
+      throw new UsageError('--force and --encoding go with --source');
     maxSkipped = positiveInt('max-skipped', values['max-skipped'] as string | undefined) ?? 200;
   } catch (e) {
     err(`${(e as Error).message}\n\n${USAGE}\n`);
@@ -129,6 +188,11 @@ export async function ingestCommand(argv: string[], io: IngestCommandIo = {}): P
     err(`${(e as Error).message}\n`);
     return 1;
   }
+  if (!io.deps) {
+    // `matchcast start` holds the embedded database: the job runs inside it.
+    const code = await handOffToServer(config, 'ingest', argv, { out, err });
+    if (code !== null) return code;
+  }
   // Progress goes to stderr so that stdout carries only the report (e.g. with --json).
   const log = pino(
     {
@@ -138,16 +202,16 @@ export async function ingestCommand(argv: string[], io: IngestCommandIo = {}): P
     },
     pino.destination(2),
   );
-  const store = createObjectStore(config, log);
+  const store = io.deps?.store ?? createObjectStore(config, log);
   let db: Awaited<ReturnType<typeof openDatabase>> | undefined;
   try {
     // A wrong path is reported before the database is opened (creating an embedded one takes seconds).
     if (!synthetic) await listCsvFiles(values.source as string);
-    db = await openDatabase(config);
+    db = io.deps?.db ?? (await openDatabase(config));
     const deps = { db, store, log };
     const report = synthetic
       ? await ingestSynthetic(synthetic, deps)
-      : await ingestPath(values.source as string, deps);
+      : await ingestPath(values.source as string, deps, sourceOptions);
     out(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report, maxSkipped));
     if (report.rowsRead === 0) {
       err('ingest: nothing could be read\n');
@@ -160,7 +224,9 @@ export async function ingestCommand(argv: string[], io: IngestCommandIo = {}): P
     );
     return 1;
   } finally {
-    await db?.close().catch(() => undefined);
-    await store.close().catch(() => undefined);
+    if (!io.deps) {
+      await db?.close().catch(() => undefined);
+      await store.close().catch(() => undefined);
+    }
   }
 }

@@ -10,29 +10,41 @@ import {
   openPipelineDeps,
   type PipelineDeps,
   parseFamily,
+  readFeatureRows,
   runBacktestStage,
+  runFallbackStage,
   runFeaturesStage,
+  runGoalsStage,
   runPipeline,
   runPredictStage,
   runPromoteStage,
   runTrainStage,
   STAGE_NAMES,
 } from '../pipeline/index.js';
+import { openDraftRun, type RunWriter } from '../runs/index.js';
+import { handOffToServer } from './handoff.js';
 
 const USAGE = `Usage: matchcast pipeline <stage> [options]
 
-Stages: features | train | promote | backtest | predict | simulate | drift | run
-  run = (ingest when --source is given) → features → train → promote → backtest → predict → simulate → drift
+Stages: features | train | promote | backtest | fallback | goals | predict | simulate | drift | performance | run
+  run = (ingest when --source is given) → features → train → promote → backtest → fallback (market-free model
+        for matches without odds) → goals → predict → simulate → drift → performance (realised figures of what was served, docs/monitoring.md)
 
 Options:
   --as-of <ISO>         "now" for the whole run: later matches are future, their results ignored (default: now)
   --family <name>       multinomial_logit (default) | ordered_logit
   --validation-days N   validation window of train, ending at as-of (default 365)
-  --from <date>         backtest start (default: as-of − 730 days)
-  --to <date>           backtest end, exclusive (default: as-of)
-  --refit-days N        backtest refit interval (default 90)
+  --from <date>         backtest/goals start (default: as-of − 730 days)
+  --to <date>           backtest/goals end, exclusive (default: as-of)
+  --refit-days N        backtest/goals refit interval (default 90)
   --source <path>       run only: ingest this CSV file or folder first
   --json                print the stage result as one JSON document on stdout
+  --force               run only: publish even if a validation gate fails (recorded in the run)
+  --run <id>            stand-alone stages: continue this draft run (default: the newest open draft, else a new one)
+
+A run publishes (switches what the API and workers serve) only after its gates pass: exit code 3
+when a gate failed (nothing published). Stand-alone stages write a draft run that is never served
+until \`matchcast runs publish <id>\` (docs/pipeline.md).
 
 Progress: bars on a terminal (stderr), one JSON log line per step otherwise.`;
 
@@ -100,7 +112,7 @@ function summaryLine(result: unknown): string {
   return parts.join(' ');
 }
 
-/** `matchcast pipeline <stage> …` — returns the exit code (0 ok, 1 failure, 2 usage error). */
+/** `matchcast pipeline <stage> …` — returns the exit code (0 ok, 1 failure, 2 usage error, 3 a gate failed). */
 export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}): Promise<number> {
   const out = io.out ?? ((t: string) => void process.stdout.write(t));
   const err = io.err ?? ((t: string) => void process.stderr.write(t));
@@ -118,6 +130,8 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
         'refit-days': { type: 'string' },
         source: { type: 'string' },
         json: { type: 'boolean', default: false },
+        force: { type: 'boolean', default: false },
+        run: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -162,13 +176,18 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
     };
   } catch (e) {
     if (isMatchcastError(e)) {
-      err(`matchcast pipeline: ${e.message}\n`);
+      err(`matchcast pipeline: ${e.message}\n\n${USAGE}\n`);
       return 2;
     }
     throw e;
   }
 
   const config = io.config ?? parseConfig(loadEnv());
+  if (!io.deps) {
+    // `matchcast start` holds the embedded database: the job runs inside it.
+    const code = await handOffToServer(config, 'pipeline', argv, { out, err });
+    if (code !== null) return code;
+  }
   let deps: PipelineDeps & { close?: () => Promise<void> };
   try {
     // Logs go to stderr when stdout carries the --json document.
@@ -191,8 +210,18 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
     throw e;
   }
   const { asOf } = options;
+  // Stand-alone stages (all but run and the registry-only promote) write into a draft run.
+  let draft: RunWriter | null = null;
   try {
     const started = performance.now();
+    if (stage !== 'run' && stage !== 'promote') {
+      draft = await openDraftRun(deps.store, {
+        runId: v.run as string | undefined,
+        asOf,
+        log: deps.log,
+      });
+      deps = { ...deps, store: draft.store, run: draft };
+    }
     let result: unknown;
     const analytics = async () => io.analytics ?? (await defaultAnalyticsStages());
     switch (stage) {
@@ -216,11 +245,35 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
           family: options.family,
         });
         break;
+      case 'fallback': {
+        const r = await runFallbackStage(deps, asOf, await readFeatureRows(deps.store), {
+          from: options.from,
+          to: options.to,
+          refitDays: options.refitDays,
+          validationDays: options.validationDays,
+        });
+        result = {
+          version: r.version.version,
+          log_loss: r.log_loss,
+          folds: r.folds,
+          rows: r.backtestRows.length,
+        };
+        break;
+      }
+      case 'goals':
+        // Goals model (issue 16): walk-forward, `<MODEL_NAME>-goals` version, markets file (null: too few results).
+        result = (await runGoalsStage(deps, asOf, {
+          from: options.from,
+          to: options.to,
+          refitDays: options.refitDays,
+        })) ?? { skipped: true, reason: 'too few finished matches to fit the goals model' };
+        break;
       case 'predict':
         result = await runPredictStage(deps, asOf);
         break;
       case 'simulate':
-      case 'drift': {
+      case 'drift':
+      case 'performance': {
         const fn = (await analytics())[stage];
         if (!fn)
           throw new MatchcastError('MC_ERR_INTERNAL', `pipeline ${stage} is not available in this build`);
@@ -229,6 +282,7 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
       }
       case 'run':
         result = await runPipeline(deps, asOf, {
+          force: v.force === true,
           family: options.family,
           backtestFrom: options.from,
           backtestTo: options.to,
@@ -239,6 +293,13 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
         break;
     }
     const seconds = (performance.now() - started) / 1000;
+    if (draft) {
+      await draft.recordStage(stage, Number(seconds.toFixed(3)), {});
+      await draft.saveDraft();
+      err(
+        `pipeline ${stage}: wrote draft run ${draft.runId} (not served); publish it with \`matchcast runs publish ${draft.runId}\`\n`,
+      );
+    }
     if (v.json) out(`${JSON.stringify(printable(result), null, 2)}\n`);
     else if (process.stdout.isTTY)
       out(`pipeline ${stage} done in ${seconds.toFixed(1)} s: ${summaryLine(result)}\n`);
@@ -255,7 +316,8 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
   } catch (e) {
     if (isMatchcastError(e)) {
       err(`matchcast pipeline ${stage}: ${e.message} [${e.code}]\n`);
-      return 1;
+      if (draft) err(`(draft run ${draft.runId} keeps what it had; nothing served changed)\n`);
+      return e.code === 'MC_ERR_GATE_FAILED' ? 3 : 1;
     }
     throw e;
   } finally {

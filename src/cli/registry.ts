@@ -2,7 +2,19 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { type Config, loadEnv, parseConfig } from '../config.js';
 import { isMatchcastError, isStage, MatchcastError, STAGES, type Stage } from '../domain/index.js';
-import { type AliasEvent, createRegistry, type ModelRegistry, type ModelVersion } from '../registry/index.js';
+import { goalsFingerprintCurrent } from '../pipeline/index.js';
+import {
+  type AliasEvent,
+  createRegistry,
+  decidePromotion,
+  type LineCheck,
+  lineCheckOf,
+  type ModelRegistry,
+  type ModelVersion,
+  type PromotionDecision,
+  readComparison,
+} from '../registry/index.js';
+import { readPublished } from '../runs/index.js';
 import { createObjectStore, type ObjectStore } from '../storage/index.js';
 
 /** A plain-text table with a header row, columns padded to their widest cell. */
@@ -22,8 +34,12 @@ const USAGE = `Usage: matchcast registry <command> [--json]
   show <version>                     one version (spec 2.7 fields)
   alias set <alias> <version>        point champion | challenger | candidate at a version
   alias rm <alias>                   remove an alias
-  promote                            operator sign-off: the candidate becomes champion
+  promote                            operator sign-off: the candidate becomes champion; shows the
+                                     promotion guard's comparison (champion, opening and closing
+                                     lines) and needs --reason when the guard refuses it
   history                            the append-only log of alias moves
+                                     (promote and alias set refuse a version trained on features of
+                                     another fingerprint than the published run's unless --force)
 
 Options:
   --json             machine-readable output
@@ -62,14 +78,25 @@ function num(x: number | undefined): string {
 
 function versionsTable(versions: ModelVersion[], aliases: Partial<Record<Stage, string>>): string {
   return formatTable(
-    ['version', 'aliases', 'created_at', 'family', 'log_loss', 'market_log_loss', 'rps', 'run_id'],
+    [
+      'version',
+      'aliases',
+      'created_at',
+      'family',
+      'log_loss',
+      'opening_line',
+      'closing_line',
+      'rps',
+      'run_id',
+    ],
     versions.map((v) => [
       v.version,
       aliasesOf(v.version, aliases).join(','),
       v.created_at,
       v.params.family ?? '',
       num(v.metrics.log_loss),
-      num(v.metrics.market_log_loss),
+      num(v.metrics.market_open_log_loss),
+      num(v.metrics.market_close_log_loss ?? v.metrics.market_log_loss),
       num(v.metrics.rps),
       v.run_id,
     ]),
@@ -120,11 +147,106 @@ function parseStage(value: string | undefined): Stage {
   return value;
 }
 
+/** The promotion guard applied to the current candidate against the current champion (issue 17). */
+export interface CandidateComparison {
+  candidate: string;
+  champion: string | null;
+  /** How the champion's figure was obtained: the promote stage's stored comparison, or the stored metric. */
+  source: 'promote-stage' | 'same-window-metric' | 'not-comparable' | 'no-champion';
+  candidate_log_loss: number | null;
+  champion_log_loss: number | null;
+  tolerance: number;
+  opening_margin: number;
+  opening: LineCheck | null;
+  closing: LineCheck | null;
+  decision: PromotionDecision;
+}
+
+async function compareCandidate(
+  reg: ModelRegistry,
+  store: ObjectStore,
+  config: Config,
+  candidate: ModelVersion,
+): Promise<CandidateComparison> {
+  const championVersion = (await reg.aliases()).champion ?? null;
+  const champion = championVersion ? await reg.getVersion(championVersion) : null;
+  const stored = await readComparison(store, reg.modelName, candidate.version);
+  let source: CandidateComparison['source'] = 'no-champion';
+  let championLogLoss: number | null = null;
+  if (champion) {
+    const sameWindow =
+      champion.params.validation_from === candidate.params.validation_from &&
+      champion.params.validation_to === candidate.params.validation_to;
+    if (stored && stored.champion_version === champion.version && stored.champion_log_loss !== null) {
+      source = 'promote-stage';
+      championLogLoss = stored.champion_log_loss;
+    } else if (sameWindow && Number.isFinite(champion.metrics.log_loss)) {
+      source = 'same-window-metric';
+      championLogLoss = champion.metrics.log_loss;
+    } else {
+      source = 'not-comparable';
+    }
+  }
+  const opening = lineCheckOf(candidate.metrics, 'open');
+  const newLogLoss = candidate.metrics.log_loss ?? Number.NaN;
+  let decision = decidePromotion(
+    newLogLoss,
+    championLogLoss,
+    config.promotionTolerance,
+    opening,
+    config.promotionOpeningMargin,
+  );
+  if (source === 'not-comparable') {
+    decision = {
+      ...decision,
+      promote: false,
+      reason: `champion ${champion?.version} was not measured on the candidate's validation window; ${decision.reason}`,
+    };
+  }
+  return {
+    candidate: candidate.version,
+    champion: champion?.version ?? null,
+    source,
+    candidate_log_loss: Number.isFinite(newLogLoss) ? newLogLoss : null,
+    champion_log_loss: championLogLoss,
+    tolerance: config.promotionTolerance,
+    opening_margin: config.promotionOpeningMargin,
+    opening,
+    closing: lineCheckOf(candidate.metrics, 'close'),
+    decision,
+  };
+}
+
+function comparisonText(c: CandidateComparison): string {
+  const f = (x: number | null | undefined) => (x === null || x === undefined ? '-' : x.toFixed(5));
+  const line = (name: string, l: LineCheck | null) =>
+    l
+      ? [name, f(l.line_log_loss), f(l.model_log_loss), String(l.n), f(l.line_log_loss - l.model_log_loss)]
+      : [name, '-', '-', '0', '-'];
+  return `promotion guard: candidate ${c.candidate} vs champion ${c.champion ?? '-'} (${c.source})\n${formatTable(
+    ['bar', 'bar_log_loss', 'candidate_log_loss', 'n', 'edge'],
+    [
+      [
+        `champion (+ tolerance ${c.tolerance})`,
+        f(c.champion_log_loss),
+        f(c.candidate_log_loss),
+        '',
+        c.champion_log_loss === null || c.candidate_log_loss === null
+          ? '-'
+          : f(c.champion_log_loss - c.candidate_log_loss),
+      ],
+      line('opening line (required)', c.opening),
+      line('closing line (shown)', c.closing),
+    ],
+  )}verdict: ${c.decision.promote ? 'passes' : 'REFUSED'} — ${c.decision.reason}\n`;
+}
+
 async function run(
   reg: ModelRegistry,
   positionals: string[],
-  flags: { json: boolean; actor: string; reason?: string },
+  flags: { json: boolean; actor: string; reason?: string; force?: boolean },
   out: (t: string) => void,
+  env: { store: ObjectStore; config: Config },
 ): Promise<number> {
   const [cmd, ...args] = positionals;
   const emit = (value: unknown, text: string) =>
@@ -152,6 +274,10 @@ async function run(
       if (sub === 'set') {
         const stage = parseStage(alias);
         if (!version) throw new MatchcastError('MC_ERR_VALIDATION', 'alias set needs <alias> <version>');
+        if (stage !== 'candidate') {
+          const v = await reg.getVersion(version);
+          if (v) await assertServedFeatures(env.store, v, flags.force === true);
+        }
         const event = await reg.setAlias(stage, version, flags.actor, flags.reason);
         emit(
           { changed: event !== null, event, aliases: await reg.aliases() },
@@ -176,12 +302,35 @@ async function run(
       );
     }
     case 'promote': {
-      const moved = await reg.promoteCandidate(flags.actor, flags.reason);
+      const candidate = await reg.resolve('candidate');
+      if (!candidate) throw new MatchcastError('MC_ERR_NOT_FOUND', 'there is no candidate to promote');
+      await assertServedFeatures(env.store, candidate, flags.force === true);
+      const comparison = await compareCandidate(reg, env.store, env.config, candidate);
+      if (!flags.json) out(comparisonText(comparison));
+      const override = !comparison.decision.promote;
+      if (override && !flags.reason) {
+        if (flags.json) out(`${JSON.stringify({ promoted: false, comparison }, null, 2)}\n`);
+        throw new MatchcastError(
+          'MC_ERR_PROMOTION_REFUSED',
+          `candidate ${candidate.version} does not pass the promotion guard (${comparison.decision.reason}); pass --reason "<why>" to override`,
+        );
+      }
+      const reason = override
+        ? `override of the promotion guard: ${flags.reason} (guard: ${comparison.decision.reason})`
+        : flags.reason;
+      const moved = await reg.promoteCandidate(flags.actor, reason);
       const rollback =
         moved.from === null ? '' : `\nrollback: matchcast registry alias set champion ${moved.from}`;
       emit(
-        { champion: moved.to, previous_champion: moved.from, aliases: await reg.aliases() },
-        `champion: ${moved.from ?? '-'} → ${moved.to} (candidate removed)${rollback}\n`,
+        {
+          promoted: true,
+          override,
+          champion: moved.to,
+          previous_champion: moved.from,
+          comparison,
+          aliases: await reg.aliases(),
+        },
+        `champion: ${moved.from ?? '-'} → ${moved.to} (candidate removed)${override ? ' — guard override recorded' : ''}${rollback}\n`,
       );
       return 0;
     }
@@ -198,6 +347,30 @@ async function run(
   }
 }
 
+/**
+ * Issue 13: a version is served only with features of the definition it was trained on. Refuses
+ * (MC_ERR_FEATURES_MISMATCH) a version whose fingerprint differs from the published run's features,
+ * unless `force` (then the workers answer 503 for it until a matching run is published).
+ */
+async function assertServedFeatures(store: ObjectStore, v: ModelVersion, force: boolean): Promise<void> {
+  // A goals version's fingerprint names its goal-input definition, not a features file: it is checked
+  // against the inputs this build computes, never against the published run's 1X2 features.
+  const goalsCurrent = v.feature_fingerprint ? goalsFingerprintCurrent(v.feature_fingerprint) : null;
+  if (goalsCurrent !== null) {
+    if (goalsCurrent || force) return;
+    throw new MatchcastError(
+      'MC_ERR_FEATURES_MISMATCH',
+      `goals version ${v.version} was fitted on goal inputs ${v.feature_fingerprint}, which this build does not compute; pass --force to move the alias anyway (its live answers are 503)`,
+    );
+  }
+  const served = (await readPublished(store))?.features_fingerprint ?? null;
+  if (!v.feature_fingerprint || !served || v.feature_fingerprint === served || force) return;
+  throw new MatchcastError(
+    'MC_ERR_FEATURES_MISMATCH',
+    `version ${v.version} was trained on features ${v.feature_fingerprint}, the published run's features are ${served}; pass --force to move the alias anyway (its live answers are 503 until a run with matching features is published)`,
+  );
+}
+
 /** `matchcast registry …` — returns the exit code (0 ok, 1 failure, 2 usage error). */
 export async function registryCommand(argv: string[], io: RegistryCommandIo = {}): Promise<number> {
   const out = io.out ?? ((t: string) => void process.stdout.write(t));
@@ -211,6 +384,7 @@ export async function registryCommand(argv: string[], io: RegistryCommandIo = {}
         json: { type: 'boolean', default: false },
         actor: { type: 'string' },
         reason: { type: 'string' },
+        force: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -218,7 +392,13 @@ export async function registryCommand(argv: string[], io: RegistryCommandIo = {}
     err(`${(e as Error).message}\n\n${USAGE}\n`);
     return 2;
   }
-  const values = parsed.values as { json: boolean; actor?: string; reason?: string; help: boolean };
+  const values = parsed.values as {
+    json: boolean;
+    actor?: string;
+    reason?: string;
+    force: boolean;
+    help: boolean;
+  };
   if (values.help || parsed.positionals.length === 0) {
     (values.help ? out : err)(`${USAGE}\n`);
     return values.help ? 0 : 2;
@@ -231,8 +411,14 @@ export async function registryCommand(argv: string[], io: RegistryCommandIo = {}
     return await run(
       reg,
       parsed.positionals,
-      { json: values.json, actor: values.actor ?? defaultActor(), reason: values.reason },
+      {
+        json: values.json,
+        actor: values.actor ?? defaultActor(),
+        reason: values.reason,
+        force: values.force,
+      },
       out,
+      { store, config },
     );
   } catch (e) {
     if (isMatchcastError(e)) {

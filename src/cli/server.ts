@@ -7,6 +7,10 @@ export interface RunServerOptions {
   banner?: (url: string) => string;
   /** Resolves when the server should shut down. Default: the first SIGTERM or SIGINT. */
   until?: Promise<unknown>;
+  /** Called once the server listens (e.g. `start` records itself for the CLI handoff). Default none. */
+  onListening?: (info: { url: string; port: number }) => void | Promise<void>;
+  /** Called after the HTTP server closed, before the adapters close (stop schedules). Default none. */
+  beforeClose?: () => Promise<void>;
 }
 
 /** Resolves on the first SIGTERM or SIGINT. */
@@ -42,7 +46,9 @@ export async function runServer(ctx: RuntimeContext, options: RunServerOptions =
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://localhost:${port}`;
   log.info({ url, pid: process.pid }, 'listening');
-  if (options.banner) process.stdout.write(`${options.banner(url)}\n`);
+  await options.onListening?.({ url, port });
+  // The banner (it names the API key) goes to stderr, apart from the JSON log lines on stdout.
+  if (options.banner) process.stderr.write(`${options.banner(url)}\n`);
 
   const reason = await (options.until ?? shutdownSignal());
   log.info({ reason }, 'shutting down');
@@ -55,6 +61,7 @@ export async function runServer(ctx: RuntimeContext, options: RunServerOptions =
   clearTimeout(timer);
   if (closed === 'timeout')
     log.warn({ ms: config.shutdownTimeoutMs }, 'in-flight requests cut at the shutdown bound');
+  await options.beforeClose?.().catch((err: unknown) => log.warn({ err }, 'shutdown hook failed'));
   await ctx.close();
   log.info('stopped');
   return 0;

@@ -4,16 +4,34 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Config, parseConfig } from '../config.js';
 import { MatchesRepository } from '../db/index.js';
+import { isMatchcastError } from '../domain/index.js';
 import { ingestPath, ingestSynthetic } from '../ingest/index.js';
 import { createLogger } from '../logger.js';
-import { bootstrapFirstRun } from '../pipeline/index.js';
+import { bootstrapFirstRun, firstStartDone } from '../pipeline/index.js';
 import { openRuntime } from '../runtime.js';
-import { runServer } from './server.js';
+import {
+  checkDataset,
+  datasetSource,
+  readDatasetRecord,
+  resetEmbeddedState,
+  writeDatasetRecord,
+} from './dataset-record.js';
+import { replayCommand } from './replay.js';
+import { serveEmbedded } from './serve-embedded.js';
+import { portOption } from './usage-error.js';
 
 const HELP = `matchcast start — the whole service in one process, with embedded defaults
 
   --data <path>   ingest real CSVs (shared-data or football-data.co.uk format) instead of synthetic data
   --port <n>      port (default PORT or 8000)
+  --reset         delete DATA_DIR's embedded state (database, objects, models) first, e.g. to switch
+                  data sets; the API key stays
+  --as-of <date>  replay: serve as if "now" were <date> (needs --data); later matches are fixtures that
+                  receive their odds and results as the clock passes them (docs/operations.md)
+  --speed <n>     replay: simulated seconds per real second (default 1; 0 freezes the clock)
+
+While it serves, \`matchcast ingest\` and \`matchcast pipeline\` from another shell run inside this
+server (the embedded database admits one process); PIPELINE_SCHEDULE runs \`pipeline run\` on a schedule.
 
 On first start (empty database / registry) it ingests data, runs the pipeline, signs off the first
 candidate as champion and registers a challenger. The API key is API_KEY, or one generated into
@@ -39,20 +57,55 @@ export async function embeddedApiKey(config: Config): Promise<string> {
 export async function startCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { data: { type: 'string' }, port: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      data: { type: 'string' },
+      port: { type: 'string' },
+      reset: { type: 'boolean' },
+      'as-of': { type: 'string' },
+      speed: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   if (values.help) {
     console.log(HELP);
     return 0;
   }
-  const env = { ...process.env, ...(values.port ? { PORT: values.port } : {}) };
+  const env = {
+    ...process.env,
+    ...(values.port !== undefined ? { PORT: portOption('port', values.port) } : {}),
+  };
   const base = parseConfig(env);
   const config: Config = { ...base, apiKey: await embeddedApiKey(base) };
   const log = createLogger(config.logLevel, 'matchcast');
+  if (values.reset) {
+    for (const removed of resetEmbeddedState(config)) log.info({ removed }, '--reset: removed');
+  }
+  if (values['as-of'] !== undefined || values.speed !== undefined) {
+    return replayCommand(config, log, { data: values.data, asOf: values['as-of'], speed: values.speed });
+  }
   const ctx = await openRuntime(config, log, { role: 'embedded' });
 
   const matches = new MatchesRepository(ctx.db);
-  if ((await matches.count()) === 0) {
+  const count = await matches.count();
+  // A first start killed during ingest leaves rows but no dataset record and no champion: the
+  // (upserting, idempotent) ingest runs again instead of being skipped for good (issue 18 item 4).
+  const ingestInterrupted =
+    count > 0 &&
+    readDatasetRecord(config.dataDir) === null &&
+    !firstStartDone(config.dataDir) &&
+    !(await ctx.registry.resolve('champion'));
+  try {
+    if (!ingestInterrupted) checkDataset(config, values.data, count);
+  } catch (err) {
+    await ctx.close();
+    if (isMatchcastError(err)) {
+      process.stderr.write(`matchcast start: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  if (count === 0 || ingestInterrupted) {
+    if (ingestInterrupted) log.info('first start was interrupted during ingest: ingesting again');
     if (values.data) {
       const report = await ingestPath(values.data, { db: ctx.db, store: ctx.store, log });
       log.info({ inserted: report.inserted, skipped: report.skipped.length }, 'first start: ingested data');
@@ -60,16 +113,17 @@ export async function startCommand(argv: string[]): Promise<number> {
       const report = await ingestSynthetic({}, { db: ctx.db, store: ctx.store, log });
       log.info({ inserted: report.inserted }, 'first start: generated synthetic league');
     }
+    writeDatasetRecord(config.dataDir, datasetSource(values.data));
   }
-  if ((await ctx.registry.listVersions()).length === 0) {
+  if (!firstStartDone(config.dataDir)) {
+    // Also resumes a first start that was killed midway (no marker yet): it does what is missing.
     log.info(
       'first start: running the pipeline (features, train, promote, backtest, predict, simulate, drift)',
     );
     await bootstrapFirstRun({ config, db: ctx.db, store: ctx.store, registry: ctx.registry, log });
   }
   await ctx.startEmbeddedWorker?.();
-
-  return runServer(ctx, {
+  return serveEmbedded(ctx, {
     banner: (url) =>
       [
         '',

@@ -2,7 +2,14 @@ import { parseArgs } from 'node:util';
 import { parseConfig } from '../config.js';
 import { MatchcastError } from '../domain/index.js';
 import { createLogger } from '../logger.js';
+import type { PipelineSchedule } from '../pipeline/index.js';
+import { type SchedulerRepeat, startPipelineScheduler } from '../queue/index.js';
 import { createDefaultWorkerDeps, startWorker } from '../worker/index.js';
+import { UsageError } from './usage-error.js';
+
+function schedulerRepeat(s: PipelineSchedule): SchedulerRepeat {
+  return s.kind === 'cron' ? { pattern: s.pattern } : { every: s.ms };
+}
 
 const HELP = `matchcast worker [--concurrency N] — an ml worker consuming the task queue
 
@@ -28,8 +35,10 @@ export async function workerCommand(argv: string[]): Promise<number> {
   let concurrency = config.workerConcurrency;
   if (values.concurrency !== undefined) {
     concurrency = Number(values.concurrency);
-    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) {
-      throw new MatchcastError('MC_ERR_CONFIG', 'Invalid option --concurrency: expected an integer 1..256');
+    if (!/^\d+$/.test(values.concurrency) || concurrency < 1 || concurrency > 256) {
+      throw new UsageError(
+        `Invalid option --concurrency: expected an integer 1..256, got "${values.concurrency}"`,
+      );
     }
   }
   if (!config.redisUrl) {
@@ -49,9 +58,29 @@ export async function workerCommand(argv: string[]): Promise<number> {
     log.fatal({ err: reason }, 'worker failed to start');
     throw new MatchcastError('MC_ERR_CONFIG', `worker failed to start: ${reason}`);
   }
+  // PIPELINE_SCHEDULE: the scheduled `pipeline run` as a BullMQ job scheduler, one run at a time
+  // across the cluster (docs/operations.md); the Kubernetes CronJob is the alternative.
+  const scheduler = config.pipelineSchedule
+    ? await startPipelineScheduler({
+        redisUrl: config.redisUrl,
+        queueName: `${config.queueName}-pipeline`,
+        // The pipeline module is loaded only when this worker also runs the schedule.
+        repeat: schedulerRepeat(
+          (await import('../pipeline/index.js')).parseSchedule(config.pipelineSchedule),
+        ),
+        log,
+        run: async () => {
+          const { pipelineCommand } = await import('./pipeline.js');
+          const argv = ['run', ...(config.pipelineSource ? ['--source', config.pipelineSource] : [])];
+          const code = await pipelineCommand(argv);
+          if (code !== 0) throw new Error(`pipeline run exited with ${code}`);
+        },
+      })
+    : null;
   return new Promise<number>((resolve) => {
     const stop = (signal: string) => {
       log.info({ signal }, 'shutting down');
+      void scheduler?.close();
       worker.close().then(
         () => resolve(0),
         () => resolve(1),

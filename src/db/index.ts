@@ -1,8 +1,7 @@
-export * from './database.js';
+// The database: the Database port, its factories (PGlite or PostgreSQL, picked from the settings) and
+// the matches repository. Drivers, migrations and error mapping stay inside; tests of a driver import its file.
+export type { Database, Queryable } from './database.js';
+export { type DeferredDatabaseOptions, openDatabaseDeferred } from './deferred-database.js';
 export { isUnavailableError } from './errors.js';
-export type { LivescoreRow, LivescoresQuery, MatchUpsert, UpsertResult } from './matches-repository.js';
-export { MatchesRepository } from './matches-repository.js';
-export type { Migration } from './migrations.js';
-export { MIGRATIONS } from './migrations.js';
-export type { OpenDatabaseOptions } from './open-database.js';
-export { openDatabase } from './open-database.js';
+export { MatchesRepository, type MatchUpsert } from './matches-repository.js';
+export { type OpenDatabaseOptions, openDatabase } from './open-database.js';

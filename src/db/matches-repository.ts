@@ -1,8 +1,14 @@
-import type { Match, MatchStatus } from '../domain/index.js';
+import type { Match, MatchKey, MatchStatus } from '../domain/index.js';
 import type { Database, Queryable, QueryOptions } from './database.js';
 
 /** A match to upsert: everything but the ids, which the database assigns and keeps. */
 export type MatchUpsert = Omit<Match, 'id' | 'regionId'>;
+
+/** Options of {@link MatchesRepository.upsertMatches}. */
+export interface UpsertOptions {
+  /** Let a row change or erase the result of a FINISHED match. Default `false`: finished matches are kept. */
+  force?: boolean;
+}
 
 /** What {@link MatchesRepository.upsertMatches} did. */
 export interface UpsertResult {
@@ -61,7 +67,9 @@ const MATCH_COLUMNS = `id, region_id, region_name, tournament_name, season, star
  * Rows arrive as parallel arrays and are expanded with unnest(): one statement of 10 parameters per
  * batch whatever its size. The WHERE on DO UPDATE skips identical rows, so they keep their
  * `updated_at`; the CTE's outer SELECT sees the table as it was before the insert, which gives the id of
- * an unchanged row (absent from RETURNING). `xmax = 0` marks a freshly inserted row.
+ * an unchanged row (absent from RETURNING). `xmax = 0` marks a freshly inserted row. A finished match
+ * is never changed unless $11 (force) is true: the guard is in the statement, so no concurrent
+ * writer can slip a change past the conflict check of ingest.
  */
 const UPSERT_SQL = `
 WITH input AS (
@@ -78,7 +86,8 @@ WITH input AS (
   ON CONFLICT (region_name, tournament_name, start_time_utc, home_team_name, away_team_name) DO UPDATE SET
     region_id = excluded.region_id, season = excluded.season, status = excluded.status,
     home_score = excluded.home_score, away_score = excluded.away_score, updated_at = now()
-  WHERE (m.region_id, m.season, m.status, m.home_score, m.away_score)
+  WHERE (m.status <> 'finished' OR $11::boolean)
+    AND (m.region_id, m.season, m.status, m.home_score, m.away_score)
         IS DISTINCT FROM (excluded.region_id, excluded.season, excluded.status, excluded.home_score, excluded.away_score)
   RETURNING m.id, m.region_name, m.tournament_name, m.start_time_utc, m.home_team_name, m.away_team_name,
             (m.xmax = 0) AS inserted
@@ -132,11 +141,12 @@ export class MatchesRepository {
    * start time, home, away) so a match keeps its id across re-ingests. Idempotent: upserting the
    * same rows again reports them all `unchanged`. Within one call the last row of a key wins.
    */
-  async upsertMatches(rows: readonly MatchUpsert[]): Promise<UpsertResult> {
+  async upsertMatches(rows: readonly MatchUpsert[], options: UpsertOptions = {}): Promise<UpsertResult> {
     if (rows.length === 0) return { inserted: 0, updated: 0, unchanged: 0, ids: [] };
     const db = this.db;
     if (isDatabase(db))
-      return db.transaction((tx) => new MatchesRepository(tx, this.batchSize).upsertMatches(rows));
+      return db.transaction((tx) => new MatchesRepository(tx, this.batchSize).upsertMatches(rows, options));
+    const force = options.force === true;
 
     const slotOf = new Map<string, number>();
     const unique: MatchUpsert[] = [];
@@ -169,6 +179,7 @@ export class MatchesRepository {
         batch.map((r) => r.status),
         batch.map((r) => r.homeScore),
         batch.map((r) => r.awayScore),
+        force,
       ]);
       const missing: MatchUpsert[] = [];
       for (const r of out) {
@@ -200,6 +211,53 @@ export class MatchesRepository {
     }
     result.ids = slots.map((slot) => uniqueIds[slot]);
     return result;
+  }
+
+  /**
+   * The stored FINISHED matches among `keys` (natural keys), as a map from input index to match. Ingest
+   * compares them with a file's rows to list result conflicts before upserting.
+   */
+  finishedByKeys(keys: readonly MatchKey[]): Promise<Map<number, Match>> {
+    return this.matchesByKeys(keys, true);
+  }
+
+  /** Matches by id (kick-off included), for odds-only rows that name a match by id. */
+  async byIds(ids: readonly number[]): Promise<Map<number, Match>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db.query<MatchDbRow>(
+      `SELECT ${MATCH_COLUMNS} FROM matches WHERE id = ANY($1::int[])`,
+      [[...new Set(ids)]],
+    );
+    return new Map(rows.map((r) => [Number(r.id), toMatch(r)]));
+  }
+
+  /** Matches by natural key, as a map from input index to match (odds-only rows that name a match by key). */
+  byKeys(keys: readonly MatchKey[]): Promise<Map<number, Match>> {
+    return this.matchesByKeys(keys, false);
+  }
+
+  private async matchesByKeys(keys: readonly MatchKey[], finishedOnly: boolean): Promise<Map<number, Match>> {
+    const out = new Map<number, Match>();
+    for (let start = 0; start < keys.length; start += this.batchSize) {
+      const batch = keys.slice(start, start + this.batchSize);
+      const rows = await this.db.query<MatchDbRow & { ord: number }>(
+        `SELECT ${MATCH_COLUMNS.replace(/(^|,\s*)/g, '$1m.')}, k.ord
+         FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::text[])
+           WITH ORDINALITY AS k(region_name, tournament_name, start_time_utc, home_team_name, away_team_name, ord)
+         JOIN matches m USING (region_name, tournament_name, start_time_utc, home_team_name, away_team_name)${
+           finishedOnly ? "\n         WHERE m.status = 'finished'" : ''
+         }`,
+        [
+          batch.map((k) => k.regionName),
+          batch.map((k) => k.tournamentName),
+          batch.map((k) => k.startTimeUtc.toISOString()),
+          batch.map((k) => k.homeTeamName),
+          batch.map((k) => k.awayTeamName),
+        ],
+      );
+      for (const r of rows) out.set(start + Number(r.ord) - 1, toMatch(r));
+    }
+    return out;
   }
 
   /** Region ids by name, creating the missing regions. */
@@ -254,6 +312,48 @@ export class MatchesRepository {
       `SELECT ${MATCH_COLUMNS} FROM matches ORDER BY start_time_utc, id`,
     );
     return rows.map(toMatch);
+  }
+
+  /** The regions of the matches `ids` (unknown ids are ignored). */
+  async regionsOf(ids: readonly number[]): Promise<number[]> {
+    const rows = await this.db.query<{ region_id: number }>(
+      'SELECT DISTINCT region_id FROM matches WHERE id = ANY($1::bigint[])',
+      [ids],
+    );
+    return rows.map((r) => Number(r.region_id));
+  }
+
+  /**
+   * The matches of `regionIds` written (inserted or changed) since `since` — a mark this method
+   * returned earlier; null: every match of the regions — with the number of matches each region
+   * holds now and the mark for the next call. The mark is the oldest transaction still running
+   * when the call began (its snapshot's xmin): a row written by any later or then-unfinished
+   * transaction has an xmin at or above it, so nothing committed after a call is missed by the next
+   * (a row may come twice). What an incremental re-prediction needs to keep its matches current
+   * without reading every match of a region on every call.
+   */
+  async regionMatchesSince(
+    regionIds: readonly number[],
+    since: string | null,
+  ): Promise<{ matches: Match[]; counts: Map<number, number>; mark: string }> {
+    const [snap] = await this.db.query<{ x: string }>(
+      'SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS x',
+    );
+    const rows = await this.db.query<MatchDbRow>(
+      since === null
+        ? `SELECT ${MATCH_COLUMNS} FROM matches WHERE region_id = ANY($1::int[])`
+        : `SELECT ${MATCH_COLUMNS} FROM matches WHERE region_id = ANY($1::int[]) AND xmin::text::bigint >= $2::bigint`,
+      since === null ? [regionIds] : [regionIds, since],
+    );
+    const counts = await this.db.query<{ region_id: number; n: number }>(
+      'SELECT region_id, count(*)::int AS n FROM matches WHERE region_id = ANY($1::int[]) GROUP BY region_id',
+      [regionIds],
+    );
+    return {
+      matches: rows.map(toMatch),
+      counts: new Map(counts.map((c) => [Number(c.region_id), Number(c.n)])),
+      mark: String(snap?.x ?? '0'),
+    };
   }
 
   async count(): Promise<number> {

@@ -8,9 +8,39 @@ export const KEYS = {
   predictions: { bucket: 'predictions', key: 'predictions.parquet' },
   backtest: { bucket: 'predictions', key: 'backtest.parquet' },
   backtestMetrics: { bucket: 'predictions', key: 'backtest_metrics.json' },
+  /** Market-free fallback (issue 15): its walk-forward rows, scored for matches with no odds. */
+  fallbackBacktest: { bucket: 'predictions', key: 'backtest_fallback.parquet' },
   roiByRegion: { bucket: 'reports', key: 'roi_by_region.csv' },
+  roiByRegionSeason: { bucket: 'reports', key: 'roi_by_region_season.csv' },
+  roiBaselines: { bucket: 'reports', key: 'roi_baselines.csv' },
+  roiSummary: { bucket: 'reports', key: 'roi_summary.json' },
   driftLatest: { bucket: 'reports', key: 'drift_latest.json' },
+  performanceLatest: { bucket: 'reports', key: 'performance_latest.json' },
+  /** Goals model (issue 16): expected goals + ρ per match; every market follows from them. */
+  markets: { bucket: 'predictions', key: 'markets.parquet' },
+  marketsMetrics: { bucket: 'predictions', key: 'markets_metrics.json' },
+  /** Flat-stake ROI per region of the goals markets (O/U 2.5, BTTS): model and baselines. */
+  roiByRegionMarkets: { bucket: 'reports', key: 'roi_by_region_markets.csv' },
 } as const satisfies Record<string, { bucket: Bucket; key: string }>;
+
+/**
+ * The served log (issue 17): one parquet per publication, `served/<as_of>_<id>.parquet`. Deliberately
+ * NOT in {@link KEYS}: it is a history across runs, never run-scoped, replaced or pruned with a run.
+ */
+export const SERVED_LOG = { bucket: 'predictions', prefix: 'served/' } as const satisfies {
+  bucket: Bucket;
+  prefix: string;
+};
+
+/**
+ * Odds observations (issue 15, H2): the ingest INPUT every odds observation is kept in, merged by each
+ * ingest. Deliberately NOT in {@link KEYS}: not a run artifact, never run-scoped or pruned; the features
+ * stage reads it for the point-in-time odds of every match.
+ */
+export const ODDS_OBSERVATIONS = { bucket: 'raw-data', key: 'odds_observations.parquet' } as const satisfies {
+  bucket: Bucket;
+  key: string;
+};
 
 /** The key of a trained model artifact. */
 export function modelArtifactKey(runId: string): string {

@@ -10,15 +10,55 @@ export const ERROR_CATALOGUE = {
   MC_ERR_BAD_STAGE: { status: 400, message: 'Stage is not in the loaded set of model stages' },
   MC_ERR_PREDICTIONS_UNAVAILABLE: { status: 503, message: 'Predictions file is not available' },
   MC_ERR_BROKER_UNAVAILABLE: { status: 503, message: 'Task broker is unavailable' },
+  MC_ERR_QUEUE_FULL: {
+    status: 503,
+    message: 'Too many tasks are waiting; retry after the Retry-After delay',
+  },
+  MC_ERR_TASK_EXPIRED: { status: 504, message: 'The task expired before a worker started it' },
   MC_ERR_DATABASE_UNAVAILABLE: { status: 503, message: 'Database is unavailable' },
   MC_ERR_STORE_UNAVAILABLE: { status: 503, message: 'Object store is unavailable' },
+  MC_ERR_STORE_UNSUPPORTED: {
+    status: 500,
+    message: 'The S3 server lacks conditional writes (If-None-Match / If-Match); use AWS S3, MinIO or R2',
+  },
   MC_ERR_TASK_TIMEOUT: { status: 504, message: 'The worker did not answer in time' },
   MC_ERR_TASK_FAILED: { status: 500, message: 'The task failed on the worker' },
   MC_ERR_MODEL_UNAVAILABLE: { status: 503, message: 'No model is available for this stage' },
+  MC_ERR_GOALS_MODEL_UNAVAILABLE: {
+    status: 503,
+    message:
+      'No goals model is registered (<MODEL_NAME>-goals, alias champion); run `matchcast pipeline run`',
+  },
+  MC_ERR_FEATURES_MISMATCH: {
+    status: 503,
+    message: 'The served features were built by another feature definition than the model was trained on',
+  },
+  MC_ERR_NOT_OUT_OF_SAMPLE: {
+    status: 409,
+    message: 'The match kicked off before the model training cut-off and has no out-of-sample prediction',
+  },
+  MC_ERR_GATE_FAILED: { status: 422, message: 'A validation gate of the run failed; nothing was published' },
   MC_ERR_INVALID_KEY: { status: 400, message: 'Invalid object key' },
   MC_ERR_CONFIG: { status: 500, message: 'Invalid configuration' },
   MC_ERR_CONFLICT: { status: 409, message: 'Concurrent modification' },
+  MC_ERR_PROMOTION_REFUSED: {
+    status: 409,
+    message:
+      'The promotion guard refused the candidate (no edge over the champion or the opening line); give a reason to override',
+  },
+  MC_ERR_DATASET_MISMATCH: {
+    status: 409,
+    message: 'The data folder holds another data set than the one asked for',
+  },
   MC_ERR_PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body too large' },
+  // HTTP-level errors Fastify or Node's parser raise, mapped onto the catalogue (src/api/plugins/errors.ts).
+  MC_ERR_BAD_REQUEST: { status: 400, message: 'Malformed request' },
+  MC_ERR_INVALID_JSON: { status: 400, message: 'The request body is not valid JSON' },
+  MC_ERR_UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported Content-Type (send application/json)' },
+  MC_ERR_REQUEST_TIMEOUT: { status: 408, message: 'Request not received in time' },
+  MC_ERR_HEADERS_TOO_LARGE: { status: 431, message: 'Request headers too large' },
+  MC_ERR_FORBIDDEN: { status: 403, message: 'Invalid or expired link' },
+  MC_ERR_UI_UNAVAILABLE: { status: 503, message: 'The web UI is not built' },
   MC_ERR_INTERNAL: { status: 500, message: 'Internal server error' },
 } as const;
 
@@ -29,14 +69,17 @@ export class MatchcastError extends Error {
   readonly code: ErrorCode;
   readonly statusCode: number;
   readonly detail: unknown;
+  /** Seconds a client should wait before retrying; the API sends it as `Retry-After`. */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: ErrorCode, detail?: unknown, options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, detail?: unknown, options?: { cause?: unknown; retryAfterSeconds?: number }) {
     const entry = ERROR_CATALOGUE[code];
     super(typeof detail === 'string' ? detail : entry.message, options);
     this.name = 'MatchcastError';
     this.code = code;
     this.statusCode = entry.status;
     this.detail = detail ?? entry.message;
+    this.retryAfterSeconds = options?.retryAfterSeconds;
   }
 }
 

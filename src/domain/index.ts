@@ -1,5 +1,27 @@
-export * from './buckets.js';
-export * from './errors.js';
-export * from './match.js';
-export * from './outcome.js';
-export * from './stage.js';
+// The domain: match, outcome, odds and stage types, the error catalogue, the clock and the object-store
+// key layout. Only what other folders use is exported; add a name here when another folder needs it.
+export { BUCKETS, type Bucket, KEYS, modelArtifactKey, ODDS_OBSERVATIONS, SERVED_LOG } from './buckets.js';
+export { type Clock, replayClock, systemClock } from './clock.js';
+export { ERROR_CATALOGUE, type ErrorCode, isMatchcastError, MatchcastError } from './errors.js';
+export { FIELD_LIMITS } from './field-limits.js';
+export type { Match, MatchKey, MatchStatus, OddsRecord } from './match.js';
+export {
+  isOddsKind,
+  isOddsMarket,
+  MARKET_OUTCOMES,
+  type OddsKind,
+  type OddsMarket,
+  type OddsObservation,
+  OPENING_LEAD_MS,
+} from './odds.js';
+export { ODDS_BOUNDS, oddsImplausibility } from './odds-bounds.js';
+export { OddsTimeline } from './odds-timeline.js';
+export {
+  OUTCOME_LABELS,
+  type Outcome,
+  outcomeFromScore,
+  outcomeLabel,
+  type Probabilities,
+  predictedClass,
+} from './outcome.js';
+export { isServableStage, isStage, type ServableStage, STAGES, type Stage } from './stage.js';

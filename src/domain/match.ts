@@ -42,4 +42,23 @@ export interface OddsRecord {
   close_away: number | null;
   /** Where the odds came from, e.g. `football-csv`, `football-data.co.uk:B365`, `synthetic`. */
   source: string;
+  /**
+   * Additive (issues 15/16, H2): goals-market prices — latest (`odd_*`), opening and closing — and the
+   * times of the 1X2 observations behind `odd_*`, `open_*` and `close_*`. Absent or null when unknown.
+   */
+  odd_over25?: number | null;
+  odd_under25?: number | null;
+  odd_btts_yes?: number | null;
+  odd_btts_no?: number | null;
+  open_over25?: number | null;
+  open_under25?: number | null;
+  close_over25?: number | null;
+  close_under25?: number | null;
+  open_btts_yes?: number | null;
+  open_btts_no?: number | null;
+  close_btts_yes?: number | null;
+  close_btts_no?: number | null;
+  odds_observed_at?: Date | null;
+  open_observed_at?: Date | null;
+  close_observed_at?: Date | null;
 }

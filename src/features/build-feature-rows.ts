@@ -1,68 +1,151 @@
-import type { Match, OddsRecord, Outcome } from '../domain/index.js';
-import { outcomeFromScore } from '../domain/index.js';
-import type { FeatureRow } from './feature-row.js';
-import type { DemarginMethod } from './market.js';
-import { demargin, overround } from './market.js';
-import { DEFAULT_MARKET_RATING, type MarketRatingParams, marketRatingError } from './market-ratings.js';
+import type { Match, OddsObservation, OddsRecord, Outcome } from '../domain/index.js';
+import { OddsTimeline, OPENING_LEAD_MS, outcomeFromScore } from '../domain/index.js';
 import {
-  DEFAULT_ELO,
-  DEFAULT_PI,
-  type EloParams,
-  eloDelta,
-  eloExpectedHome,
-  type PiParams,
-  piExpectedGoals,
-  piUpdate,
-} from './ratings.js';
+  type FeatureOptions,
+  type FeatureSettings,
+  type MatchPrices,
+  type ResultContext,
+  resolveFeatureOptions,
+} from './feature-group.js';
+import type { FeatureRow } from './feature-row.js';
+import { FEATURE_GROUP_LIST as GROUPS } from './groups/index.js';
+import { demargin, demarginPrices, overround } from './market.js';
 
-/** Options of {@link buildFeatureRows}; every field has a default. */
-export interface FeatureOptions {
-  /** Elo parameters. Default {@link DEFAULT_ELO}. */
-  elo?: Partial<EloParams>;
-  /** Pi-rating parameters. Default {@link DEFAULT_PI}. */
-  pi?: Partial<PiParams>;
-  /** Matches in the form window. Default `6`. */
-  formWindow?: number;
-  /** Rest days are capped here (winter breaks say nothing about fatigue). Default `21`. */
-  restCapDays?: number;
-  /** Number of lowest-rated teams whose mean is a promoted team's prior. Default `3`. */
-  promotedPriorOf?: number;
-  /** De-margining method for every odds column. Default `power`. */
-  demargin?: DemarginMethod;
-  /** Market-implied ratings from earlier matches' closing odds. Default {@link DEFAULT_MARKET_RATING}. */
-  marketRating?: Partial<MarketRatingParams>;
-}
+export type { FeatureOptions } from './feature-group.js';
 
-interface PlayedGame {
-  points: number;
-  gf: number;
-  ga: number;
-  home: boolean;
-}
-
-interface TeamState {
-  elo: number;
-  pi: { home: number; away: number };
-  /** Played matches, newest last (only the last `formWindow` per venue are read). */
-  games: PlayedGame[];
-  lastFixtureMs: number | null;
+/** A team's schedule bookkeeping plus one state per feature group (same order as the group list). */
+interface TeamSlot {
   season: string | null;
-  seasonPlayed: number;
-  /** Market-implied supremacy rating (log-odds units) from earlier matches' closing odds. */
-  mr: number;
+  /** Matches played so far (0 = never played: a promoted team then takes the prior outright). */
+  played: number;
+  states: unknown[];
 }
 
-interface RegionState {
+interface RegionSlot {
   firstSeason: string;
   /** Season → teams with a fixture in it (the schedule is known in advance; no results involved). */
   teamsBySeason: Map<string, Set<string>>;
   seasonsSorted: string[];
   teams: Set<string>;
-  /** Home term of the market-implied ratings (log-odds units). */
-  mrHome: number;
+  states: unknown[];
 }
 
-const DAY_MS = 86_400_000;
+/**
+ * The state of a feature build before a given instant: every team's and region's group state after
+ * all matches that kicked off before `at`, with the inputs it was computed from (to know whether a
+ * later build may start from it). Opaque; see {@link FeatureResume}.
+ */
+export interface FeatureCheckpoint {
+  readonly at: number;
+  readonly settingsKey: string;
+  /** The matches before `at` in build order, with the odds record and observations each one saw. */
+  readonly matches: readonly Match[];
+  readonly records: ReadonlyArray<OddsRecord | undefined>;
+  readonly observations: ReadonlyArray<readonly (readonly OddsObservation[])[]>;
+  /** Per region: first season, seasons (sorted) up to the last one before `at`, their team lists. */
+  readonly schedule: ReadonlyMap<number, { firstSeason: string; seasons: string[]; teams: string[][] }>;
+  readonly teams: ReadonlyMap<string, TeamSlot>;
+  readonly regions: ReadonlyMap<number, { teams: string[]; states: unknown[] }>;
+}
+
+/**
+ * Incremental builds (an incremental re-prediction rebuilds a region's features on every call while
+ * only its last days change): start from a checkpoint when its inputs are still the inputs, and take
+ * a new one. Rows before the checkpoint are then not returned.
+ */
+export interface FeatureResume {
+  /** Start after this checkpoint when every input before its instant is unchanged (else from scratch). */
+  from?: FeatureCheckpoint | null;
+  /** Take a checkpoint before the first match kicking off at or after this instant (at most `asOf`). */
+  takeAt?: Date;
+  /** Out: the checkpoint taken (null when none was). */
+  taken?: FeatureCheckpoint | null;
+  /** Out: whether the build started from `from`. */
+  resumed?: boolean;
+}
+
+const MARKETS = ['1x2', 'ou25', 'btts'] as const;
+
+/** Checkpoints whose state a build took over (moved, not copied): they can never be resumed again. */
+const consumed = new WeakSet<FeatureCheckpoint>();
+
+/** The settings and horizon kind that decide the state before a checkpoint (the horizon's instant does not: it is checked to be after it). */
+function settingsKeyOf(settings: FeatureSettings): string {
+  const h = settings.horizon;
+  return JSON.stringify({ ...settings, horizon: typeof h === 'object' ? 'at' : h });
+}
+
+function sameMatch(a: Match, b: Match): boolean {
+  return (
+    a.id === b.id &&
+    a.startTimeUtc.getTime() === b.startTimeUtc.getTime() &&
+    a.regionId === b.regionId &&
+    a.season === b.season &&
+    a.homeTeamName === b.homeTeamName &&
+    a.awayTeamName === b.awayTeamName &&
+    a.status === b.status &&
+    a.homeScore === b.homeScore &&
+    a.awayScore === b.awayScore
+  );
+}
+
+function sameField(a: unknown, b: unknown): boolean {
+  if (a instanceof Date || b instanceof Date)
+    return a instanceof Date && b instanceof Date && a.getTime() === b.getTime();
+  return (a ?? null) === (b ?? null);
+}
+
+function sameRecord(a: OddsRecord | undefined, b: OddsRecord | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b) return false;
+  const x = a as unknown as Record<string, unknown>;
+  const y = b as unknown as Record<string, unknown>;
+  const keys = Object.keys(x);
+  if (keys.length !== Object.keys(y).length) return false;
+  return keys.every((k) => sameField(x[k], y[k]));
+}
+
+function sameObservations(a: readonly OddsObservation[], b: readonly OddsObservation[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x === y) continue;
+    if (
+      x.observed_at.getTime() !== y.observed_at.getTime() ||
+      x.kind !== y.kind ||
+      x.source !== y.source ||
+      x.prices.length !== y.prices.length ||
+      x.prices.some((p, k) => p !== y.prices[k])
+    )
+      return false;
+  }
+  return true;
+}
+
+/**
+ * A deep copy of group state (plain objects, arrays, maps and sets of numbers and strings): much
+ * cheaper than `structuredClone` for the many small objects of a team's state (form keeps every game).
+ */
+function copyState<T>(v: T): T {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) {
+    const out = new Array(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = copyState(v[i]);
+    return out as T;
+  }
+  if (v instanceof Map) return new Map([...v].map(([k, x]) => [k, copyState(x)])) as T;
+  if (v instanceof Set) return new Set([...v].map(copyState)) as T;
+  if (Object.getPrototypeOf(v) !== Object.prototype) return structuredClone(v);
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v)) out[k] = copyState((v as Record<string, unknown>)[k]);
+  return out as T;
+}
+
+function cloneTeam(t: TeamSlot): TeamSlot {
+  return { season: t.season, played: t.played, states: copyState(t.states) };
+}
 
 /**
  * One feature row per match (past and future relative to `asOf`), computed only from information
@@ -76,15 +159,26 @@ export function buildFeatureRows(
   odds: ReadonlyMap<number, OddsRecord>,
   asOf: Date,
   options: FeatureOptions = {},
+  resume?: FeatureResume,
 ): FeatureRow[] {
-  const elo: EloParams = { ...DEFAULT_ELO, ...options.elo };
-  const pi: PiParams = { ...DEFAULT_PI, ...options.pi };
-  const formWindow = options.formWindow ?? 6;
-  const restCap = options.restCapDays ?? 21;
-  const priorOf = options.promotedPriorOf ?? 3;
-  const method = options.demargin ?? 'power';
-  const mrp: MarketRatingParams = { ...DEFAULT_MARKET_RATING, ...options.marketRating };
+  const settings: FeatureSettings = resolveFeatureOptions(options);
+  const priorOf = settings.promotedPriorOf;
   const asOfMs = asOf.getTime();
+  const timeline =
+    options.observations ??
+    OddsTimeline.fromRecords(odds.values(), new Map(matches.map((m) => [m.id, m.startTimeUtc])));
+  const horizon = settings.horizon;
+  const atMs = typeof horizon === 'object' ? horizon.at.getTime() : 0;
+  /** The instant a match is predicted at: its market columns see only observations made by then. */
+  const predictionTime = (kickoff: number): number =>
+    horizon === 'kickoff'
+      ? kickoff
+      : horizon === 'early'
+        ? kickoff < asOfMs
+          ? kickoff - OPENING_LEAD_MS
+          : // A fixture kicking off exactly at asOf is still predicted before its closing price.
+            Math.max(kickoff - OPENING_LEAD_MS, Math.min(asOfMs, kickoff - 1))
+        : Math.min(atMs, kickoff);
 
   const sorted = [...matches].sort(
     (a, b) => a.startTimeUtc.getTime() - b.startTimeUtc.getTime() || a.id - b.id,
@@ -97,7 +191,7 @@ export function buildFeatureRows(
   // A past fixture that never finished did not happen; a future one is on the schedule.
   const onSchedule = (m: Match): boolean => played(m) || m.startTimeUtc.getTime() >= asOfMs;
 
-  const regions = new Map<number, RegionState>();
+  const regions = new Map<number, RegionSlot>();
   for (const m of sorted) {
     let r = regions.get(m.regionId);
     if (!r) {
@@ -106,7 +200,7 @@ export function buildFeatureRows(
         teamsBySeason: new Map(),
         seasonsSorted: [],
         teams: new Set(),
-        mrHome: mrp.initialHome,
+        states: GROUPS.map((g) => g.newRegion?.(settings)),
       };
       regions.set(m.regionId, r);
     }
@@ -121,15 +215,20 @@ export function buildFeatureRows(
   }
   for (const r of regions.values()) r.seasonsSorted = [...r.teamsBySeason.keys()].sort();
 
-  const teams = new Map<string, TeamState>();
+  const teams = new Map<string, TeamSlot>();
   const keyOf = (regionId: number, name: string): string => `${regionId}\u0000${name}`;
 
   /** Mean of the `priorOf` lowest values among the region's rated teams (a league-low prior). */
-  const lowPrior = (region: RegionState, regionId: number, pick: (t: TeamState) => number): number | null => {
+  const lowPrior = (
+    region: RegionSlot,
+    regionId: number,
+    k: number,
+    pick: (t: unknown) => number,
+  ): number | null => {
     const vals: number[] = [];
     for (const name of region.teams) {
       const t = teams.get(keyOf(regionId, name));
-      if (t) vals.push(pick(t));
+      if (t) vals.push(pick(t.states[k]));
     }
     if (vals.length < priorOf) return null;
     vals.sort((a, b) => a - b);
@@ -139,7 +238,7 @@ export function buildFeatureRows(
   };
 
   /** Team state at a season's first fixture; promoted/new teams start at the league-low prior. */
-  const teamFor = (m: Match, name: string): { state: TeamState; isNew: boolean } => {
+  const teamFor = (m: Match, name: string): { slot: TeamSlot; isNew: boolean } => {
     const region = regions.get(m.regionId)!;
     const key = keyOf(m.regionId, name);
     let t = teams.get(key);
@@ -149,105 +248,168 @@ export function buildFeatureRows(
       const prev = idx > 0 ? region.teamsBySeason.get(region.seasonsSorted[idx - 1]) : undefined;
       isNew = m.season !== region.firstSeason && !prev?.has(name);
       if (!t) {
-        t = {
-          elo: elo.initial,
-          pi: { home: 0, away: 0 },
-          games: [],
-          lastFixtureMs: null,
-          season: m.season,
-          seasonPlayed: 0,
-          mr: 0,
-        };
+        t = { season: m.season, played: 0, states: GROUPS.map((g) => g.newTeam(settings)) };
         teams.set(key, t);
       }
-      if (isNew) {
-        const e = lowPrior(region, m.regionId, (s) => s.elo);
-        const ph = lowPrior(region, m.regionId, (s) => s.pi.home);
-        const pa = lowPrior(region, m.regionId, (s) => s.pi.away);
-        const mr = lowPrior(region, m.regionId, (s) => s.mr);
-        // A returning team keeps its own rating when that is already below the league-low prior.
-        const fresh = t.games.length === 0;
-        if (e !== null) t.elo = fresh ? e : Math.min(t.elo, e);
-        if (ph !== null) t.pi.home = fresh ? ph : Math.min(t.pi.home, ph);
-        if (pa !== null) t.pi.away = fresh ? pa : Math.min(t.pi.away, pa);
-        if (mr !== null) t.mr = fresh ? mr : Math.min(t.mr, mr);
-      }
+      const slot = t;
+      GROUPS.forEach((g, k) => {
+        if (isNew && g.promote) {
+          g.promote(slot.states[k], (pick) => lowPrior(region, m.regionId, k, pick), slot.played === 0);
+        }
+        g.newSeason?.(slot.states[k]);
+      });
       t.season = m.season;
-      t.seasonPlayed = 0;
       region.teams.add(name);
     }
-    return { state: t, isNew };
+    return { slot: t, isNew };
   };
 
+  const settingsKey = resume ? settingsKeyOf(settings) : '';
+  const observationsOf = (id: number) => MARKETS.map((k) => timeline.of(id, k));
+  // A checkpoint never lies after `asOf` or the horizon's instant (see checkpointHolds).
+  let takeAt = resume?.takeAt ? Math.min(resume.takeAt.getTime(), asOfMs, atMs || asOfMs) : null;
+  let start = 0;
+  if (resume) {
+    resume.taken = null;
+    resume.resumed = false;
+    const from = resume.from;
+    if (from && !consumed.has(from) && checkpointHolds(from)) {
+      start = from.matches.length;
+      // The build takes a later checkpoint: this one's state is moved in, not copied (and is spent).
+      const keep = takeAt === null || takeAt <= from.at;
+      if (!keep) consumed.add(from);
+      for (const [key, t] of from.teams) teams.set(key, keep ? cloneTeam(t) : (t as TeamSlot));
+      for (const [id, r] of from.regions) {
+        const slot = regions.get(id)!;
+        slot.teams = new Set(r.teams);
+        slot.states = keep ? copyState(r.states) : r.states;
+      }
+      resume.resumed = true;
+    }
+  }
+  if (resume?.resumed && takeAt !== null && takeAt <= resume.from!.at) {
+    // The build started after `takeAt`: the checkpoint it started from is still the latest one.
+    resume.taken = resume.from!;
+    takeAt = null;
+  }
+
   const rows: FeatureRow[] = new Array(sorted.length);
-  let i = 0;
+  let i = start;
   while (i < sorted.length) {
     const t0 = sorted[i].startTimeUtc.getTime();
+    if (resume && takeAt !== null && resume.taken === null && t0 >= takeAt)
+      resume.taken = checkpoint(takeAt, i);
     let j = i;
     while (j < sorted.length && sorted[j].startTimeUtc.getTime() === t0) j++;
-    const group: Array<{ m: Match; h: TeamState; a: TeamState; row: FeatureRow }> = [];
+    const group: Array<{ m: Match; h: TeamSlot; a: TeamSlot; ctx: Ctx }> = [];
     for (let g = i; g < j; g++) {
       const m = sorted[g];
       const h = teamFor(m, m.homeTeamName);
       const a = teamFor(m, m.awayTeamName);
-      const row = featureRow(m, h.state, a.state, h.isNew, a.isNew);
-      rows[g] = row;
-      group.push({ m, h: h.state, a: a.state, row });
+      const ctx = featureRow(m, h.slot, a.slot, h.isNew, a.isNew);
+      rows[g] = ctx.row as unknown as FeatureRow;
+      group.push({ m, h: h.slot, a: a.slot, ctx });
     }
-    for (const { m, h, a, row } of group) {
+    for (const { m, h, a, ctx } of group) {
       if (!onSchedule(m)) continue;
-      h.lastFixtureMs = t0;
-      a.lastFixtureMs = t0;
-      if (!played(m)) continue;
-      // Closing odds of a kicked-off match move the market-implied ratings (missing → no update); the
-      // row already holds them de-margined.
-      const { odds_close_home: ch, odds_close_draw: cd, odds_close_away: ca } = row;
-      if (ch !== null && cd !== null && ca !== null) {
-        const region = regions.get(m.regionId)!;
-        const e = marketRatingError(region.mrHome + h.mr - a.mr, [ch, cd, ca]);
-        h.mr += mrp.eta * e;
-        a.mr -= mrp.eta * e;
-        region.mrHome += mrp.etaRegion * e;
+      const isPlayed = played(m);
+      const result = isPlayed ? { home: m.homeScore as number, away: m.awayScore as number } : null;
+      ctx.result = result;
+      const region = regions.get(m.regionId)!;
+      for (let k = 0; k < GROUPS.length; k++) {
+        const g = GROUPS[k];
+        if (!g.update) continue;
+        ctx.home = h.states[k];
+        ctx.away = a.states[k];
+        ctx.region = region.states[k];
+        g.update(ctx);
       }
-      const gd = (m.homeScore as number) - (m.awayScore as number);
-      const d = eloDelta(h.elo, a.elo, gd, elo);
-      h.elo += d;
-      a.elo -= d;
-      piUpdate(h.pi, a.pi, gd, pi);
-      const hp = gd > 0 ? 3 : gd === 0 ? 1 : 0;
-      const ap = gd < 0 ? 3 : gd === 0 ? 1 : 0;
-      h.games.push({ points: hp, gf: m.homeScore as number, ga: m.awayScore as number, home: true });
-      a.games.push({ points: ap, gf: m.awayScore as number, ga: m.homeScore as number, home: false });
-      h.seasonPlayed++;
-      a.seasonPlayed++;
+      if (!isPlayed) continue;
+      h.played++;
+      a.played++;
     }
     i = j;
   }
-  return rows;
+  if (resume && takeAt !== null && resume.taken === null) resume.taken = checkpoint(takeAt, sorted.length);
+  return start === 0 ? rows : rows.slice(start);
 
-  function featureRow(m: Match, h: TeamState, a: TeamState, hNew: boolean, aNew: boolean): FeatureRow {
+  /** The state now (before match `end` of the build order), with the inputs of matches before it. */
+  function checkpoint(at: number, end: number): FeatureCheckpoint {
+    const prefix = sorted.slice(0, end);
+    const schedule = new Map<number, { firstSeason: string; seasons: string[]; teams: string[][] }>();
+    const lastSeason = new Map<number, string>();
+    for (const m of prefix) {
+      const s = lastSeason.get(m.regionId);
+      if (s === undefined || m.season > s) lastSeason.set(m.regionId, m.season);
+    }
+    for (const [id, last] of lastSeason) {
+      const r = regions.get(id)!;
+      const seasons = r.seasonsSorted.filter((x) => x <= last);
+      schedule.set(id, {
+        firstSeason: r.firstSeason,
+        seasons,
+        teams: seasons.map((x) => [...(r.teamsBySeason.get(x) ?? [])].sort()),
+      });
+    }
+    const teamCopies = new Map<string, TeamSlot>();
+    for (const [key, t] of teams) teamCopies.set(key, cloneTeam(t));
+    const regionCopies = new Map<number, { teams: string[]; states: unknown[] }>();
+    for (const [id, r] of regions) regionCopies.set(id, { teams: [...r.teams], states: copyState(r.states) });
+    return {
+      at,
+      settingsKey,
+      matches: prefix,
+      records: prefix.map((m) => odds.get(m.id)),
+      observations: prefix.map((m) => observationsOf(m.id)),
+      schedule,
+      teams: teamCopies,
+      regions: regionCopies,
+    };
+  }
+
+  /**
+   * Whether the state of `c` is what this build would reach at `c.at`: same settings, `asOf` and the
+   * horizon's instant not before it, the same matches before it (results included) with the same odds
+   * and observations, and the same seasons and season rosters behind the promoted-team rule.
+   */
+  function checkpointHolds(c: FeatureCheckpoint): boolean {
+    if (c.settingsKey !== settingsKey || asOfMs < c.at || (atMs && atMs < c.at)) return false;
+    const n = c.matches.length;
+    if (n > sorted.length || (n < sorted.length && sorted[n].startTimeUtc.getTime() < c.at)) return false;
+    if (n > 0 && sorted[n - 1].startTimeUtc.getTime() >= c.at) return false;
+    for (let k = 0; k < n; k++) {
+      const m = sorted[k];
+      if (!sameMatch(c.matches[k], m) || !sameRecord(c.records[k], odds.get(m.id))) return false;
+      const obs = c.observations[k];
+      for (let q = 0; q < MARKETS.length; q++)
+        if (!sameObservations(obs[q], timeline.of(m.id, MARKETS[q]))) return false;
+    }
+    for (const [id, r] of regions) {
+      const was = c.schedule.get(id);
+      if (!was) {
+        // A region with no match before the checkpoint: its state there is the initial one.
+        if (c.regions.has(id) && c.regions.get(id)!.teams.length > 0) return false;
+        continue;
+      }
+      if (was.firstSeason !== r.firstSeason) return false;
+      const seasons = r.seasonsSorted.slice(0, was.seasons.length);
+      if (seasons.some((x, k) => x !== was.seasons[k])) return false;
+      // The last season's roster only decides promotions in the next season, which starts after `at`.
+      for (let k = 0; k < seasons.length - 1; k++) {
+        const now = [...(r.teamsBySeason.get(seasons[k]) ?? [])].sort();
+        if (now.length !== was.teams[k].length || now.some((x, q) => x !== was.teams[k][q])) return false;
+      }
+    }
+    for (const id of c.regions.keys()) if (!regions.has(id)) return false;
+    return true;
+  }
+
+  function featureRow(m: Match, h: TeamSlot, a: TeamSlot, hNew: boolean, aNew: boolean): Ctx {
     const t = m.startTimeUtc.getTime();
-    const hf = form(h.games, formWindow, null);
-    const af = form(a.games, formWindow, null);
-    const hv = form(h.games, formWindow, true);
-    const av = form(a.games, formWindow, false);
-    const o = odds.get(m.id);
-    const open = o ? demargin(o.open_home, o.open_draw, o.open_away, method) : null;
-    const close = o ? demargin(o.close_home, o.close_draw, o.close_away, method) : null;
-    const pre = o ? demargin(o.odd_home, o.odd_draw, o.odd_away, method) : null;
-    // The model's market view: opening odds (known early), else whatever pre-match odds the source has.
-    const mkt = open ?? pre;
-    const mktOver = o
-      ? open
-        ? overround(o.open_home, o.open_draw, o.open_away)
-        : overround(o.odd_home, o.odd_draw, o.odd_away)
-      : null;
-    const mrSup = regions.get(m.regionId)!.mrHome + h.mr - a.mr;
-    const isPlayed = played(m);
-    const label: Outcome | null = isPlayed
+    const label: Outcome | null = played(m)
       ? outcomeFromScore(m.homeScore as number, m.awayScore as number)
       : null;
-    const row = {
+    const row: Record<string, unknown> = {
       match_id: m.id,
       start_time_utc: m.startTimeUtc,
       region_id: m.regionId,
@@ -257,71 +419,65 @@ export function buildFeatureRows(
       label,
       is_future: t >= asOfMs,
       as_of: asOf,
-      elo_home: h.elo,
-      elo_away: a.elo,
-      elo_diff: h.elo - a.elo,
-      elo_expected_home: eloExpectedHome(h.elo, a.elo, elo.homeAdvantage),
-      pi_home: h.pi.home,
-      pi_away: a.pi.away,
-      pi_expected_gd: piExpectedGoals(h.pi.home, pi.c) - piExpectedGoals(a.pi.away, pi.c),
-      form_points_home: hf?.points ?? null,
-      form_points_away: af?.points ?? null,
-      form_gf_home: hf?.gf ?? null,
-      form_ga_home: hf?.ga ?? null,
-      form_gf_away: af?.gf ?? null,
-      form_ga_away: af?.ga ?? null,
-      form_venue_points_home: hv?.points ?? null,
-      form_venue_points_away: av?.points ?? null,
-      form_venue_gd_home: hv ? hv.gf - hv.ga : null,
-      form_venue_gd_away: av ? av.gf - av.ga : null,
-      rest_days_home: h.lastFixtureMs === null ? null : Math.min(restCap, (t - h.lastFixtureMs) / DAY_MS),
-      rest_days_away: a.lastFixtureMs === null ? null : Math.min(restCap, (t - a.lastFixtureMs) / DAY_MS),
-      season_played_home: h.seasonPlayed,
-      season_played_away: a.seasonPlayed,
-      new_team_home: hNew ? 1 : 0,
-      new_team_away: aNew ? 1 : 0,
-      mkt_home: mkt ? mkt[0] : null,
-      mkt_draw: mkt ? mkt[1] : null,
-      mkt_away: mkt ? mkt[2] : null,
-      mkt_logit_home_away: mkt ? Math.log(mkt[0] / mkt[2]) : null,
-      mkt_logit_draw: mkt ? Math.log(mkt[1] / (1 - mkt[1])) : null,
-      mkt_log_draw_away: mkt ? Math.log(mkt[1] / mkt[2]) : null,
-      mkt_overround: mkt ? mktOver : null,
-      mkt_missing: mkt ? 0 : 1,
-      mr_sup: mrSup,
-      mr_sup_gap: mkt ? mrSup - Math.log(mkt[0] / mkt[2]) : null,
-      odds_open_home: open ? open[0] : null,
-      odds_open_draw: open ? open[1] : null,
-      odds_open_away: open ? open[2] : null,
-      odds_close_home: close ? close[0] : null,
-      odds_close_draw: close ? close[1] : null,
-      odds_close_away: close ? close[2] : null,
-      odds_pre_home: pre ? pre[0] : null,
-      odds_pre_draw: pre ? pre[1] : null,
-      odds_pre_away: pre ? pre[2] : null,
-    } satisfies FeatureRow;
-    return row;
+      prediction_time: null,
+      odds_observed_at: null,
+    };
+    const region = regions.get(m.regionId)!;
+    const ctx: Ctx = {
+      match: m,
+      t,
+      home: undefined,
+      away: undefined,
+      region: undefined,
+      homeNew: hNew,
+      awayNew: aNew,
+      prices: pricesOf(m.id, odds.get(m.id), timeline, predictionTime(t), settings),
+      settings,
+      row: row as Record<string, number | null>,
+      result: null,
+    };
+    for (let k = 0; k < GROUPS.length; k++) {
+      ctx.home = h.states[k];
+      ctx.away = a.states[k];
+      ctx.region = region.states[k];
+      GROUPS[k].values(ctx, ctx.row);
+    }
+    const meta = row as Record<string, unknown>;
+    meta.prediction_time = new Date(ctx.prices.predictionTime);
+    meta.odds_observed_at = ctx.prices.marketObservedAt;
+    return ctx;
   }
 }
 
-/** Per-game means over the last `n` played games (optionally at one venue); null with no history. */
-function form(
-  games: readonly PlayedGame[],
-  n: number,
-  home: boolean | null,
-): { points: number; gf: number; ga: number } | null {
-  let cnt = 0;
-  let pts = 0;
-  let gf = 0;
-  let ga = 0;
-  for (let k = games.length - 1; k >= 0 && cnt < n; k--) {
-    const g = games[k];
-    if (home !== null && g.home !== home) continue;
-    cnt++;
-    pts += g.points;
-    gf += g.gf;
-    ga += g.ga;
-  }
-  if (cnt === 0) return null;
-  return { points: pts / cnt, gf: gf / cnt, ga: ga / cnt };
+/** One match's context, reused from its values to its update (`result` set then). */
+type Ctx = ResultContext<unknown, unknown> & { row: Record<string, number | null> };
+
+/**
+ * De-margined opening, closing and pre-match odds of one match (each null when the source lacks it),
+ * and the market view at its prediction time: the latest 1X2, O/U 2.5 and BTTS observations made at or
+ * before `at`, never a later one.
+ */
+function pricesOf(
+  matchId: number,
+  o: OddsRecord | undefined,
+  timeline: OddsTimeline,
+  at: number,
+  s: FeatureSettings,
+): MatchPrices {
+  const method = s.demargin;
+  const x12 = timeline.latest(matchId, '1x2', at);
+  const ou = timeline.latest(matchId, 'ou25', at);
+  const bt = timeline.latest(matchId, 'btts', at);
+  return {
+    record: o,
+    open: o ? demargin(o.open_home, o.open_draw, o.open_away, method) : null,
+    close: o ? demargin(o.close_home, o.close_draw, o.close_away, method) : null,
+    pre: o ? demargin(o.odd_home, o.odd_draw, o.odd_away, method) : null,
+    predictionTime: at,
+    market: x12 ? demargin(x12.prices[0], x12.prices[1], x12.prices[2], method) : null,
+    marketOverround: x12 ? overround(x12.prices[0], x12.prices[1], x12.prices[2]) : null,
+    marketObservedAt: x12 ? x12.observed_at : null,
+    over25: ou ? (demarginPrices(ou.prices, method)?.[0] ?? null) : null,
+    btts: bt ? (demarginPrices(bt.prices, method)?.[0] ?? null) : null,
+  };
 }

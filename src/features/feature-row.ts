@@ -14,6 +14,13 @@ export interface FeatureRowMeta {
   /** Kick-off at or after `as_of`. */
   is_future: boolean;
   as_of: Date;
+  /**
+   * The instant the match is predicted at (from the horizon, see FeatureHorizon): its market columns
+   * use only odds observed at or before it. Absent in rows built by older code.
+   */
+  prediction_time?: Date | null;
+  /** When the 1X2 observation behind `mkt_*` was made; null when the match had none by then. */
+  odds_observed_at?: Date | null;
 }
 
 /** One match's point-in-time features: the meta columns plus every {@link FeatureName} (null = missing). */

@@ -51,3 +51,32 @@ export function overround(
 function valid(o: number | null | undefined): o is number {
   return typeof o === 'number' && Number.isFinite(o) && o > 1;
 }
+
+/**
+ * De-margined probabilities of any book (two-way O/U or BTTS, or three-way), or null when a price is
+ * missing or invalid. `power` solves Σ (1/o_i)^k = 1 by Newton's method; `proportional` divides by the
+ * book sum. For three prices it agrees with {@link demargin}.
+ */
+export function demarginPrices(prices: readonly number[], method: DemarginMethod = 'power'): number[] | null {
+  if (prices.length < 2 || !prices.every(valid)) return null;
+  const r = prices.map((p) => 1 / p);
+  const book = r.reduce((a, b) => a + b, 0);
+  if (method === 'proportional' || book <= 1) return r.map((x) => x / book);
+  const l = r.map(Math.log);
+  let k = 1;
+  for (let it = 0; it < 50; it++) {
+    let f = -1;
+    let d = 0;
+    for (const li of l) {
+      const e = Math.exp(k * li);
+      f += e;
+      d += e * li;
+    }
+    const step = f / d;
+    k -= step;
+    if (Math.abs(step) < 1e-13) break;
+  }
+  const p = r.map((x) => x ** k);
+  const sum = p.reduce((a, b) => a + b, 0);
+  return p.map((x) => x / sum);
+}

@@ -16,6 +16,8 @@ export const FEATURE_PARQUET_COLUMNS: readonly ParquetColumn[] = [
   { name: 'is_future', type: 'boolean' },
   ...FEATURE_NAMES.map((name) => ({ name, type: 'double' as const })),
   { name: 'as_of', type: 'timestamp' },
+  { name: 'prediction_time', type: 'timestamp' },
+  { name: 'odds_observed_at', type: 'timestamp' },
 ];
 
 /** Serialises feature rows to Parquet with the agreed column types. */
@@ -37,6 +39,8 @@ export async function featureRowsFromParquet(buf: Buffer | Uint8Array): Promise<
       label: r.label === null || r.label === undefined ? null : (Number(r.label) as Outcome),
       is_future: Boolean(r.is_future),
       as_of: asDate(r.as_of),
+      prediction_time: r.prediction_time == null ? null : asDate(r.prediction_time),
+      odds_observed_at: r.odds_observed_at == null ? null : asDate(r.odds_observed_at),
     };
     for (const name of FEATURE_NAMES) {
       const v = r[name];

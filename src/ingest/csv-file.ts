@@ -1,40 +1,72 @@
 import { readFile } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
+import { FIELD_LIMITS } from '../domain/index.js';
+import { decodeText } from './decode.js';
 import type { Field } from './fields.js';
 import { isFootballCsvHeader, readFootballCsvRow } from './football-csv.js';
 import { isFootballDataHeader, readFootballDataRow } from './football-data-co-uk.js';
-import type { ParsedMatch, RowResult, SkippedRow } from './types.js';
+import { isOddsOnlyHeader, type ParsedOddsRow, readOddsOnlyRow } from './odds-only.js';
+import type { TeamNames } from './team-names.js';
+import type { IngestEncoding, OddsRejection, ParsedMatch, RowResult, SkippedRow } from './types.js';
 
 /** The CSV layouts ingest understands, detected from the header. */
-export type CsvFormat = 'football-csv' | 'football-data.co.uk';
+export type CsvFormat = 'football-csv' | 'football-data.co.uk' | 'odds-only';
 
 export interface ParsedFile {
   file: string;
   format: CsvFormat | null;
   /** Data rows read, including the malformed ones. */
   rowsRead: number;
+  /** Rows of a results file. */
   matches: ParsedMatch[];
+  /** Rows of an odds-only file. */
+  oddsRows: ParsedOddsRow[];
   skipped: SkippedRow[];
+  /** Prices rejected per line (the row's match still loads). */
+  oddsRejected: OddsRejection[];
 }
 
 export function detectFormat(header: readonly string[]): CsvFormat | null {
+  if (isOddsOnlyHeader(header)) return 'odds-only';
   if (isFootballCsvHeader(header)) return 'football-csv';
   if (isFootballDataHeader(header)) return 'football-data.co.uk';
   return null;
 }
 
-const READERS: Record<CsvFormat, (get: Field) => RowResult> = {
+const READERS: Record<Exclude<CsvFormat, 'odds-only'>, (get: Field) => RowResult> = {
   'football-csv': readFootballCsvRow,
   'football-data.co.uk': readFootballDataRow,
 };
 
+/** Options of {@link parseCsvFile} / {@link parseCsvText}. */
+export interface ParseOptions {
+  /** Default strict `utf-8`. */
+  encoding?: IngestEncoding;
+  /** Canonical team names (case/spacing variants map to the known spelling). Default: names kept as cleaned. */
+  names?: TeamNames;
+}
+
 /**
- * Parses one CSV file. Rows that are malformed (bad quoting, too few fields, invalid values, a
- * second row for the same match) are returned in `skipped` with their line; the rest in `matches`.
+ * Parses one CSV file. Rows that are malformed (bad quoting, too few fields, invalid values, a field
+ * over its length limit, a second row for the same match) are returned in `skipped` with their line;
+ * the rest in `matches` (or `oddsRows`). A file that does not decode is refused whole, with the line
+ * and byte of the first bad byte.
  */
-export async function parseCsvFile(file: string): Promise<ParsedFile> {
-  const text = await readFile(file, 'utf8');
-  return parseCsvText(text, file);
+export async function parseCsvFile(file: string, options: ParseOptions = {}): Promise<ParsedFile> {
+  const buf = await readFile(file);
+  const decoded = decodeText(buf, options.encoding);
+  if (!decoded.ok) {
+    return {
+      file,
+      format: null,
+      rowsRead: 0,
+      matches: [],
+      oddsRows: [],
+      skipped: [{ file, line: decoded.line, byte: decoded.byte, reason: `file refused: ${decoded.reason}` }],
+      oddsRejected: [],
+    };
+  }
+  return parseCsvText(decoded.text, file, options);
 }
 
 /**
@@ -49,9 +81,28 @@ function parseLine(line: string): string[] {
   return rows[0];
 }
 
-export function parseCsvText(text: string, file: string): ParsedFile {
+function sameMatch(a: ParsedMatch, b: ParsedMatch): boolean {
+  return (
+    a.match.status === b.match.status &&
+    a.match.homeScore === b.match.homeScore &&
+    a.match.awayScore === b.match.awayScore &&
+    a.match.season === b.match.season &&
+    JSON.stringify(a.prices) === JSON.stringify(b.prices)
+  );
+}
+
+export function parseCsvText(text: string, file: string, options: ParseOptions = {}): ParsedFile {
   const skipped: SkippedRow[] = [];
-  const out: ParsedFile = { file, format: null, rowsRead: 0, matches: [], skipped };
+  const oddsRejected: OddsRejection[] = [];
+  const out: ParsedFile = {
+    file,
+    format: null,
+    rowsRead: 0,
+    matches: [],
+    oddsRows: [],
+    skipped,
+    oddsRejected,
+  };
   const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
   const headerAt = lines.findIndex((l) => l.trim() !== '');
   if (headerAt < 0) {
@@ -60,6 +111,8 @@ export function parseCsvText(text: string, file: string): ParsedFile {
   }
   let header: string[];
   try {
+    if (lines[headerAt].length > FIELD_LIMITS.line)
+      throw new Error(`longer than ${FIELD_LIMITS.line} characters`);
     header = parseLine(lines[headerAt]).map((h) => h.trim());
   } catch (err) {
     skipped.push({ file, line: headerAt + 1, reason: `unparseable header: ${(err as Error).message}` });
@@ -70,23 +123,32 @@ export function parseCsvText(text: string, file: string): ParsedFile {
     skipped.push({
       file,
       line: headerAt + 1,
-      reason: 'unrecognised header: expected the football CSV or the football-data.co.uk layout',
+      reason:
+        'unrecognised header: expected the football CSV, the football-data.co.uk or the odds-only layout',
     });
     return out;
   }
   out.format = format;
-  const read = READERS[format];
   const index = new Map<string, number>();
   header.forEach((h, i) => {
     if (h !== '' && !index.has(h)) index.set(h, i);
   });
-  const seen = new Map<string, number>();
+  const seen = new Map<string, ParsedMatch>();
+  const seenOdds = new Map<string, number>();
 
   for (let i = headerAt + 1; i < lines.length; i++) {
     const text = lines[i];
     if (text.trim() === '') continue;
     const line = i + 1;
     out.rowsRead++;
+    if (text.length > FIELD_LIMITS.line) {
+      skipped.push({
+        file,
+        line,
+        reason: `line is longer than ${FIELD_LIMITS.line} characters (${text.length})`,
+      });
+      continue;
+    }
     let record: string[];
     try {
       record = parseLine(text);
@@ -102,34 +164,83 @@ export function parseCsvText(text: string, file: string): ParsedFile {
       skipped.push({ file, line, reason: `expected ${header.length} fields, got ${record.length}` });
       continue;
     }
+    const long = record.findIndex((v) => v.length > FIELD_LIMITS.field);
+    if (long >= 0) {
+      skipped.push({
+        file,
+        line,
+        reason: `field ${header[long] || long + 1} is longer than ${FIELD_LIMITS.field} characters (${record[long].length})`,
+      });
+      continue;
+    }
     const get: Field = (name) => {
       const at = index.get(name);
       return at === undefined ? undefined : record[at].trim();
     };
-    const res = read(get);
+    if (format === 'odds-only') {
+      const res = readOddsOnlyRow(get);
+      if (!res.ok) {
+        skipped.push({ file, line, reason: res.reason });
+        continue;
+      }
+      for (const r of res.rejected) oddsRejected.push({ file, line, ...r });
+      const ref = res.row.ref;
+      const refKey =
+        'matchId' in ref
+          ? `#${ref.matchId}`
+          : [
+              ref.regionName,
+              ref.tournamentName,
+              ref.startTimeUtc.getTime(),
+              ref.homeTeamName.toLowerCase(),
+              ref.awayTeamName.toLowerCase(),
+            ].join('\u0000');
+      const dupKey = `${refKey}\u0000${res.row.observedAt.getTime()}\u0000${res.row.source}`;
+      const dupOf = seenOdds.get(dupKey);
+      if (dupOf !== undefined) {
+        skipped.push({
+          file,
+          line,
+          reason: `duplicate of line ${dupOf} (same match, observed_at and source)`,
+        });
+        continue;
+      }
+      seenOdds.set(dupKey, line);
+      out.oddsRows.push({ line, ...res.row });
+      continue;
+    }
+    const res = READERS[format](get);
     if (!res.ok) {
       skipped.push({ file, line, reason: res.reason });
       continue;
     }
     const m = res.match;
+    if (options.names) {
+      m.homeTeamName = options.names.canonical(m.regionName, m.homeTeamName);
+      m.awayTeamName = options.names.canonical(m.regionName, m.awayTeamName);
+    }
+    const parsed: ParsedMatch = { line, match: m, prices: res.prices, source: res.source };
     const key = [
       m.regionName,
       m.tournamentName,
       m.startTimeUtc.getTime(),
-      m.homeTeamName,
-      m.awayTeamName,
+      m.homeTeamName.toLowerCase(),
+      m.awayTeamName.toLowerCase(),
     ].join('\u0000');
-    const dupOf = seen.get(key);
-    if (dupOf !== undefined) {
+    const dup = seen.get(key);
+    if (dup !== undefined) {
       skipped.push({
         file,
         line,
-        reason: `duplicate of line ${dupOf} (same region, tournament, kick-off and teams)`,
+        reason: sameMatch(dup, parsed)
+          ? `duplicate of line ${dup.line} (same region, tournament, kick-off and teams)`
+          : `conflicting duplicate of line ${dup.line} (same match, different result or prices); line ${dup.line} kept`,
       });
       continue;
     }
-    seen.set(key, line);
-    out.matches.push({ line, match: m, odds: res.odds });
+    for (const r of res.rejected) oddsRejected.push({ file, line, ...r });
+    seen.set(key, parsed);
+    out.matches.push(parsed);
   }
   return out;
 }

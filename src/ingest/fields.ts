@@ -1,5 +1,6 @@
 import type { MatchUpsert } from '../db/index.js';
-import type { OddsInput, RowResult } from './types.js';
+import { FIELD_LIMITS, type OddsKind, type OddsMarket, oddsImplausibility } from '../domain/index.js';
+import type { PriceSet, RowRejection, RowResult } from './types.js';
 
 /** A field of the current row by header name: trimmed text, or undefined when the file has no such column. */
 export type Field = (name: string) => string | undefined;
@@ -44,24 +45,78 @@ export function score(
     : { status: 'finished', homeScore: home, awayScore: away };
 }
 
-/** A decimal odd: empty = unknown (null); anything else must be a number above 1. */
-export function odd(get: Field, name: string): number | null {
-  const raw = get(name);
-  if (raw === undefined || raw === '') return null;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 1) throw new RowError(`${name} is not a decimal odd above 1: "${raw}"`);
-  return n;
+/**
+ * One market's prices from `columns` (in MARKET_OUTCOMES order) into `out`, or a rejection into
+ * `rejected`: all columns absent or empty = the market is not quoted (nothing); some empty =
+ * incomplete; a value that is not a number, or prices outside the plausibility bounds
+ * (src/domain/odds-bounds.ts) = rejected. A rejected market never costs the row its match.
+ * @returns true when a price set was added.
+ */
+export function marketPrices(
+  get: Field,
+  market: OddsMarket,
+  kind: OddsKind,
+  columns: readonly string[],
+  out: PriceSet[],
+  rejected: RowRejection[],
+): boolean {
+  const raw = columns.map((c) => get(c));
+  if (raw.every((v) => v === undefined || v === '')) return false;
+  const missing = columns.filter((_, i) => raw[i] === undefined || raw[i] === '');
+  if (missing.length > 0) {
+    rejected.push({
+      market,
+      kind,
+      reason: `incomplete ${market} ${kind} prices: ${missing.join(', ')} missing`,
+    });
+    return false;
+  }
+  const prices: number[] = [];
+  for (let i = 0; i < columns.length; i++) {
+    const v = raw[i] as string;
+    // Number('') is 0 and Number('0x10') is 16: only plain decimal notation is a price.
+    const n = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(v) ? Number(v) : Number.NaN;
+    if (Number.isNaN(n)) {
+      rejected.push({ market, kind, reason: `${columns[i]} is not a decimal odd: "${v.slice(0, 40)}"` });
+      return false;
+    }
+    prices.push(n);
+  }
+  const why = oddsImplausibility(market, prices);
+  if (why) {
+    rejected.push({ market, kind, reason: `${columns.join('/')}: ${why}` });
+    return false;
+  }
+  out.push({ market, kind, prices });
+  return true;
+}
+
+/** Collapses inner whitespace (tabs, non-breaking spaces, runs) and trims; Unicode NFC. */
+export function cleanName(raw: string): string {
+  return raw.normalize('NFC').replace(/\s+/gu, ' ').trim();
+}
+
+/** A required name column, cleaned, refused over `limit` characters. */
+export function name(get: Field, column: string, limit: number): string {
+  const v = cleanName(required(get, column));
+  if (v === '') throw new RowError(`missing ${column}`);
+  if (v.length > limit) throw new RowError(`${column} is longer than ${limit} characters (${v.length})`);
+  return v;
 }
 
 export function teams(home: string, away: string): { homeTeamName: string; awayTeamName: string } {
-  if (home === away) throw new RowError(`home and away team are both "${home}"`);
-  return { homeTeamName: home, awayTeamName: away };
-}
-
-export function hasAnyOdd(o: OddsInput): boolean {
-  return [o.open_home, o.open_draw, o.open_away, o.close_home, o.close_draw, o.close_away].some(
-    (v) => v !== null,
-  );
+  const h = cleanName(home);
+  const a = cleanName(away);
+  for (const [col, v] of [
+    ['home team', h],
+    ['away team', a],
+  ] as const) {
+    if (v === '') throw new RowError(`missing ${col}`);
+    if (v.length > FIELD_LIMITS.teamName)
+      throw new RowError(`${col} name is longer than ${FIELD_LIMITS.teamName} characters (${v.length})`);
+  }
+  if (h.toLowerCase() === a.toLowerCase()) throw new RowError(`home and away team are both "${h}"`);
+  return { homeTeamName: h, awayTeamName: a };
 }
 
 /** Runs a row reader, turning a {@link RowError} (or an invalid date) into a skipped-row reason. */

@@ -1,13 +1,35 @@
-import { type Field, hasAnyOdd, isoUtc, odd, RowError, readRow, required, score, teams } from './fields.js';
+import { FIELD_LIMITS } from '../domain/index.js';
+import {
+  type Field,
+  isoUtc,
+  marketPrices,
+  name,
+  RowError,
+  readRow,
+  required,
+  score,
+  teams,
+} from './fields.js';
 import { regionName, seasonOf, tournamentName } from './names.js';
-import type { OddsInput, RowResult } from './types.js';
+import type { PriceSet, RowRejection, RowResult } from './types.js';
 
 /** Source label of odds from the football CSVs (averages over bookmakers). */
 export const FOOTBALL_CSV_SOURCE = 'football-csv';
 
+/** Price columns of the football CSVs per market and kind, in MARKET_OUTCOMES order. */
+export const FOOTBALL_CSV_MARKETS = [
+  { market: '1x2', kind: 'opening', columns: ['home_open', 'draw_open', 'away_open'] },
+  { market: '1x2', kind: 'closing', columns: ['home_close', 'draw_close', 'away_close'] },
+  { market: 'ou25', kind: 'opening', columns: ['over_2.5_open', 'under_2.5_open'] },
+  { market: 'ou25', kind: 'closing', columns: ['over_2.5_close', 'under_2.5_close'] },
+  { market: 'btts', kind: 'opening', columns: ['bts_yes_open', 'bts_no_open'] },
+  { market: 'btts', kind: 'closing', columns: ['bts_yes_close', 'bts_no_close'] },
+] as const;
+
 /**
  * The CSVs of `shared/data/football`: `Date` (`YYYY-MM-DD HH:MM:SS`, UTC), `country`, `league`,
- * `Season`, `HomeTeam`, `AwayTeam`, `FTHG`, `FTAG`, opening/closing 1X2 odds `home_open` … `away_close`.
+ * `Season`, `HomeTeam`, `AwayTeam`, `FTHG`, `FTAG`, opening/closing 1X2 odds `home_open` … `away_close`,
+ * over/under 2.5 `over_2.5_open` … and both-teams-to-score `bts_yes_open` … (each optional).
  */
 export function isFootballCsvHeader(header: readonly string[]): boolean {
   const has = (c: string) => header.includes(c);
@@ -19,26 +41,22 @@ export function readFootballCsvRow(get: Field): RowResult {
     const start = isoUtc(required(get, 'Date'), 'Date');
     const season = get('Season') || seasonOf(start);
     if (!/^\d{4}(-\d{4})?$/.test(season)) throw new RowError(`Season is not YYYY-YYYY: "${season}"`);
-    const odds: OddsInput = {
-      open_home: odd(get, 'home_open'),
-      open_draw: odd(get, 'draw_open'),
-      open_away: odd(get, 'away_open'),
-      close_home: odd(get, 'home_close'),
-      close_draw: odd(get, 'draw_close'),
-      close_away: odd(get, 'away_close'),
-      source: FOOTBALL_CSV_SOURCE,
-    };
+    const prices: PriceSet[] = [];
+    const rejected: RowRejection[] = [];
+    for (const m of FOOTBALL_CSV_MARKETS) marketPrices(get, m.market, m.kind, m.columns, prices, rejected);
     return {
       ok: true,
       match: {
-        regionName: regionName(required(get, 'country')),
-        tournamentName: tournamentName(required(get, 'league')),
+        regionName: regionName(name(get, 'country', FIELD_LIMITS.regionName)),
+        tournamentName: tournamentName(name(get, 'league', FIELD_LIMITS.tournamentName)),
         season,
         startTimeUtc: start,
         ...teams(required(get, 'HomeTeam'), required(get, 'AwayTeam')),
         ...score(get, ['FTHG'], ['FTAG']),
       },
-      odds: hasAnyOdd(odds) ? odds : null,
+      prices,
+      source: FOOTBALL_CSV_SOURCE,
+      rejected,
     };
   });
 }

@@ -1,9 +1,9 @@
+import { FIELD_LIMITS, type OddsKind, type OddsMarket } from '../domain/index.js';
 import {
   checkedUtc,
   type Field,
   firstOf,
-  hasAnyOdd,
-  odd,
+  marketPrices,
   RowError,
   readRow,
   required,
@@ -12,12 +12,15 @@ import {
 } from './fields.js';
 import { londonToUtc } from './london-time.js';
 import { DIVISIONS, regionName, seasonOf, tournamentName } from './names.js';
-import type { OddsInput, RowResult } from './types.js';
+import type { PriceSet, RowRejection, RowResult } from './types.js';
 
 /** Opening-odds column prefixes in order of preference: market average, Betbrain average, Pinnacle, Bet365. */
 export const OPENING_PREFIXES = ['Avg', 'BbAv', 'PS', 'B365'] as const;
 /** Closing-odds column prefixes in order of preference. */
 export const CLOSING_PREFIXES = ['AvgC', 'PSC', 'B365C'] as const;
+/** Over/under 2.5 column prefixes (`<p>>2.5`, `<p><2.5`), opening and closing, in order of preference. */
+export const OU_OPENING_PREFIXES = ['Avg', 'BbAv', 'P', 'B365'] as const;
+export const OU_CLOSING_PREFIXES = ['AvgC', 'PC', 'B365C'] as const;
 
 /**
  * football-data.co.uk files: `Div`, `Date` (dd/mm/yy or dd/mm/yyyy), optional `Time` (UK time),
@@ -52,8 +55,13 @@ function kickoff(get: Field): Date {
 function competition(get: Field): { regionName: string; tournamentName: string } {
   const country = get('Country');
   const league = get('League');
-  if (country && league) return { regionName: regionName(country), tournamentName: tournamentName(league) };
+  if (country && league) {
+    if (country.length > FIELD_LIMITS.regionName || league.length > FIELD_LIMITS.tournamentName)
+      throw new RowError(`Country or League is longer than ${FIELD_LIMITS.regionName} characters`);
+    return { regionName: regionName(country), tournamentName: tournamentName(league) };
+  }
   const div = required(get, 'Div');
+  if (div.length > 12) throw new RowError(`Div is not a division code: "${div.slice(0, 40)}…"`);
   const known = DIVISIONS[div];
   // An unknown division keeps its code as both names rather than dropping the row.
   return known
@@ -61,18 +69,27 @@ function competition(get: Field): { regionName: string; tournamentName: string }
     : { regionName: div, tournamentName: div };
 }
 
-/** The first bookmaker (by preference) whose H/D/A triple is complete. */
-function triple(
+/**
+ * The first bookmaker (by preference) whose prices of `market` are complete and plausible. Every
+ * considered bookmaker is checked, so a malformed price never hides behind a preferred one: it is
+ * reported in `rejected` (the row still loads).
+ */
+function preferred(
   get: Field,
+  market: OddsMarket,
+  kind: OddsKind,
   prefixes: readonly string[],
-): { prefix: string; h: number; d: number; a: number } | null {
-  let found: { prefix: string; h: number; d: number; a: number } | null = null;
+  columns: (prefix: string) => string[],
+  out: PriceSet[],
+  rejected: RowRejection[],
+): string | undefined {
+  let found: string | undefined;
   for (const p of prefixes) {
-    // Every considered column is validated, so a malformed odd never hides behind a preferred one.
-    const h = odd(get, `${p}H`);
-    const d = odd(get, `${p}D`);
-    const a = odd(get, `${p}A`);
-    if (!found && h !== null && d !== null && a !== null) found = { prefix: p, h, d, a };
+    const sets: PriceSet[] = [];
+    if (marketPrices(get, market, kind, columns(p), sets, rejected) && found === undefined) {
+      found = p;
+      out.push(sets[0]);
+    }
   }
   return found;
 }
@@ -97,17 +114,14 @@ export function readFootballDataRow(get: Field): RowResult {
     const season = rawSeason ? rawSeason.replace('/', '-') : seasonOf(start);
     if (!/^\d{4}(-\d{4})?$/.test(season)) throw new RowError(`Season is not YYYY-YYYY: "${rawSeason}"`);
 
-    const open = triple(get, OPENING_PREFIXES);
-    const close = triple(get, CLOSING_PREFIXES);
-    const odds: OddsInput = {
-      open_home: open?.h ?? null,
-      open_draw: open?.d ?? null,
-      open_away: open?.a ?? null,
-      close_home: close?.h ?? null,
-      close_draw: close?.d ?? null,
-      close_away: close?.a ?? null,
-      source: oddsSource(open?.prefix, close?.prefix),
-    };
+    const prices: PriceSet[] = [];
+    const rejected: RowRejection[] = [];
+    const x12 = (p: string) => [`${p}H`, `${p}D`, `${p}A`];
+    const ou = (p: string) => [`${p}>2.5`, `${p}<2.5`];
+    const open = preferred(get, '1x2', 'opening', OPENING_PREFIXES, x12, prices, rejected);
+    const close = preferred(get, '1x2', 'closing', CLOSING_PREFIXES, x12, prices, rejected);
+    preferred(get, 'ou25', 'opening', OU_OPENING_PREFIXES, ou, prices, rejected);
+    preferred(get, 'ou25', 'closing', OU_CLOSING_PREFIXES, ou, prices, rejected);
     return {
       ok: true,
       match: {
@@ -120,7 +134,9 @@ export function readFootballDataRow(get: Field): RowResult {
         ),
         ...result,
       },
-      odds: hasAnyOdd(odds) ? odds : null,
+      prices,
+      source: oddsSource(open, close),
+      rejected,
     };
   });
 }

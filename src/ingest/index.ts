@@ -1,10 +1,30 @@
 export { type CsvFormat, detectFormat, type ParsedFile, parseCsvFile, parseCsvText } from './csv-file.js';
-export { FOOTBALL_CSV_SOURCE } from './football-csv.js';
+export { decodeText, firstInvalidUtf8 } from './decode.js';
+export type { DecodedEntry } from './decoded-cache.js';
+export { FOOTBALL_CSV_MARKETS, FOOTBALL_CSV_SOURCE } from './football-csv.js';
 export { CLOSING_PREFIXES, OPENING_PREFIXES } from './football-data-co-uk.js';
-export { ingestPath, listCsvFiles } from './ingest-path.js';
+export { ingestPath, listCsvFiles, stampPrices } from './ingest-path.js';
 export { ingestSynthetic } from './ingest-synthetic.js';
 export { DIVISIONS, seasonOf } from './names.js';
-export { decodeOdds, mergeOddsFile, ODDS_COLUMNS, readOddsFile, toOddsRecord } from './odds-file.js';
+export {
+  decodeObservations,
+  type MergeObservationsResult,
+  mergeOddsObservations,
+  OBSERVATION_COLUMNS,
+  type ObservationSet,
+  readObservationSet,
+  readOddsObservations,
+} from './observations-file.js';
+export {
+  decodeOdds,
+  mergeOddsFile,
+  ODDS_COLUMNS,
+  type OddsSet,
+  readOddsFile,
+  readOddsSet,
+  summariseOdds,
+} from './odds-file.js';
+export { ODDS_FILE_SOURCE, ODDS_ONLY_MARKETS } from './odds-only.js';
 export {
   generateSyntheticLeague,
   outcomeProbabilities,
@@ -13,4 +33,18 @@ export {
   type SyntheticMatch,
   type SyntheticOptions,
 } from './synthetic.js';
-export type { IngestDeps, IngestReport, OddsInput, ParsedMatch, SkippedRow } from './types.js';
+export { foldName, TeamNames } from './team-names.js';
+export {
+  INGEST_ENCODINGS,
+  type IngestDeps,
+  type IngestEncoding,
+  type IngestOptions,
+  type IngestReport,
+  type NearDuplicateTeams,
+  type OddsInput,
+  type OddsRejection,
+  type ParsedMatch,
+  type PriceSet,
+  type ResultConflict,
+  type SkippedRow,
+} from './types.js';

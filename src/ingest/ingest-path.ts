@@ -1,10 +1,29 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { MatchesRepository } from '../db/index.js';
-import { MatchcastError, type OddsRecord } from '../domain/index.js';
+import { MatchesRepository, type MatchUpsert } from '../db/index.js';
+import {
+  type Match,
+  MatchcastError,
+  type OddsObservation,
+  type OddsRecord,
+  OddsTimeline,
+  OPENING_LEAD_MS,
+} from '../domain/index.js';
 import { parseCsvFile } from './csv-file.js';
-import { mergeOddsFile, toOddsRecord } from './odds-file.js';
-import type { IngestDeps, IngestReport, ParsedMatch, SkippedRow } from './types.js';
+import { mergeOddsObservations } from './observations-file.js';
+import { mergeOddsFile, summariseOdds } from './odds-file.js';
+import type { ParsedOddsRow } from './odds-only.js';
+import { TeamNames } from './team-names.js';
+import type {
+  IngestDeps,
+  IngestOptions,
+  IngestReport,
+  OddsRejection,
+  ParsedMatch,
+  PriceSet,
+  ResultConflict,
+  SkippedRow,
+} from './types.js';
 
 /** The CSV files of `source`: the file itself, or the `*.csv` files of a folder sorted by name. */
 export async function listCsvFiles(source: string): Promise<string[]> {
@@ -15,80 +34,265 @@ export async function listCsvFiles(source: string): Promise<string[]> {
   return names.map((n) => path.join(source, n));
 }
 
-/**
- * Upserts parsed matches in one transaction (a file is applied whole or not at all) and returns the
- * odds records keyed by the ids the database assigned.
- */
-export async function applyMatches(
-  deps: IngestDeps,
-  parsed: readonly ParsedMatch[],
-): Promise<{ inserted: number; updated: number; unchanged: number; odds: OddsRecord[] }> {
-  const result = await deps.db.transaction((tx) =>
-    new MatchesRepository(tx).upsertMatches(parsed.map((p) => p.match)),
-  );
-  const odds: OddsRecord[] = [];
-  parsed.forEach((p, i) => {
-    if (p.odds) odds.push(toOddsRecord(result.ids[i], p.odds));
-  });
-  return { inserted: result.inserted, updated: result.updated, unchanged: result.unchanged, odds };
-}
-
-/**
- * Imports a CSV file or a folder of them (the football CSV layout and the football-data.co.uk
- * layout, detected per file from its header), then merges their odds into `raw-data/odds.parquet`.
- * Malformed rows are skipped and reported; each file is applied in one transaction. Idempotent: a
- * second run over the same files reports everything unchanged and leaves the odds file as it was.
- */
-export async function ingestPath(source: string, deps: IngestDeps): Promise<IngestReport> {
-  const started = performance.now();
-  const files = await listCsvFiles(source);
-  const report: IngestReport = {
+export function emptyReport(): IngestReport {
+  return {
     files: 0,
     rowsRead: 0,
     inserted: 0,
     updated: 0,
     unchanged: 0,
     skipped: [],
+    conflicts: [],
+    oddsRejected: [],
+    nearDuplicateTeams: [],
+    observationsRead: 0,
+    observations: 0,
     oddsRows: 0,
     ms: 0,
   };
-  const odds: OddsRecord[] = [];
+}
+
+/**
+ * The observation of a results-file price set. Such files give no time: an opening price is stamped
+ * kick-off − {@link OPENING_LEAD_MS} (or `now`, when that is earlier: the file holds the price now), a
+ * closing price at kick-off when the match has kicked off by `now`, else it is the current price of a
+ * fixture: an `intermediate` observation at `now`.
+ */
+export function stampPrices(
+  matchId: number,
+  kickoff: Date,
+  p: PriceSet,
+  source: string,
+  now: Date,
+): OddsObservation {
+  const k = kickoff.getTime();
+  const n = now.getTime();
+  let kind = p.kind;
+  let at: number;
+  if (p.observedAt) at = p.observedAt.getTime();
+  else if (p.kind === 'opening') at = Math.min(k - OPENING_LEAD_MS, n);
+  else if (k <= n) at = k;
+  else {
+    kind = 'intermediate';
+    at = n;
+  }
+  return { match_id: matchId, market: p.market, kind, observed_at: new Date(at), prices: p.prices, source };
+}
+
+function describe(m: Pick<Match, 'status' | 'homeScore' | 'awayScore' | 'season'>): string {
+  return m.status === 'finished'
+    ? `finished ${m.homeScore}-${m.awayScore} (${m.season})`
+    : `scheduled, no score (${m.season})`;
+}
+
+/**
+ * Upserts parsed matches in one transaction (a file is applied whole or not at all), never changing a
+ * finished match's result unless `force`; every disagreement is returned as a conflict. Returns the
+ * odds observations keyed by the ids the database assigned.
+ */
+export async function applyMatches(
+  deps: IngestDeps,
+  parsed: readonly ParsedMatch[],
+  file: string,
+  options: IngestOptions = {},
+): Promise<{
+  inserted: number;
+  updated: number;
+  unchanged: number;
+  observations: OddsObservation[];
+  conflicts: ResultConflict[];
+}> {
+  const force = options.force === true;
+  const now = options.now ?? new Date();
+  const conflicts: ResultConflict[] = [];
+  const result = await deps.db.transaction(async (tx) => {
+    const repo = new MatchesRepository(tx);
+    const finished = await repo.finishedByKeys(parsed.map((p) => p.match));
+    for (const [i, old] of finished) {
+      const m: MatchUpsert = parsed[i].match;
+      if (
+        m.status === old.status &&
+        m.homeScore === old.homeScore &&
+        m.awayScore === old.awayScore &&
+        m.season === old.season
+      )
+        continue;
+      conflicts.push({
+        file,
+        line: parsed[i].line,
+        match_id: old.id,
+        old: describe(old),
+        new: describe(m),
+        applied: force,
+      });
+    }
+    return repo.upsertMatches(
+      parsed.map((p) => p.match),
+      { force },
+    );
+  });
+  const observations: OddsObservation[] = [];
+  parsed.forEach((p, i) => {
+    for (const set of p.prices)
+      observations.push(stampPrices(result.ids[i], p.match.startTimeUtc, set, p.source, now));
+  });
+  // A refused conflict left its match as it was: it is counted as unchanged, not updated.
+  return {
+    inserted: result.inserted,
+    updated: result.updated,
+    unchanged: result.unchanged,
+    observations,
+    conflicts,
+  };
+}
+
+/**
+ * Resolves the rows of an odds-only file to stored matches. A row for an unknown match, or observed
+ * after its kick-off (in-play prices are not pre-match odds), is rejected per line; ingest never
+ * invents a match from an odds row.
+ */
+async function resolveOddsRows(
+  deps: IngestDeps,
+  rows: readonly ParsedOddsRow[],
+  names: TeamNames,
+  file: string,
+  rejected: OddsRejection[],
+): Promise<OddsObservation[]> {
+  const repo = new MatchesRepository(deps.db);
+  const byId = await repo.byIds(rows.flatMap((r) => ('matchId' in r.ref ? [r.ref.matchId] : [])));
+  const keyed = rows.flatMap((r, i) =>
+    'matchId' in r.ref
+      ? []
+      : [
+          {
+            i,
+            key: {
+              ...r.ref,
+              homeTeamName: names.lookup(r.ref.regionName, r.ref.homeTeamName) ?? r.ref.homeTeamName,
+              awayTeamName: names.lookup(r.ref.regionName, r.ref.awayTeamName) ?? r.ref.awayTeamName,
+            },
+          },
+        ],
+  );
+  const byKey = await repo.byKeys(keyed.map((k) => k.key));
+  const matchOfRow = new Map<number, Match>();
+  keyed.forEach((k, j) => {
+    const m = byKey.get(j);
+    if (m) matchOfRow.set(k.i, m);
+  });
+  const out: OddsObservation[] = [];
+  rows.forEach((r, i) => {
+    const m = 'matchId' in r.ref ? byId.get(r.ref.matchId) : matchOfRow.get(i);
+    let reason: string | null = null;
+    if (!m) reason = 'no such match (odds-only files never create matches)';
+    else if (r.observedAt.getTime() > m.startTimeUtc.getTime())
+      reason = `observed_at ${r.observedAt.toISOString()} is after kick-off ${m.startTimeUtc.toISOString()} (in-play prices are not kept)`;
+    if (reason !== null || !m) {
+      for (const p of r.prices)
+        rejected.push({ file, line: r.line, market: p.market, kind: r.kind, reason: reason ?? '' });
+      return;
+    }
+    for (const p of r.prices) out.push(stampPrices(m.id, m.startTimeUtc, p, r.source, r.observedAt));
+  });
+  return out;
+}
+
+/**
+ * Imports a CSV file or a folder of them (the football CSV, the football-data.co.uk and the odds-only
+ * layouts, detected per file from its header), then merges their odds observations into
+ * `raw-data/odds_observations.parquet` and the per-match summary into `raw-data/odds.parquet`.
+ * Malformed rows are skipped and reported, implausible prices rejected per line, result conflicts
+ * listed (and refused unless `force`); each file is applied in one transaction. Idempotent: a second
+ * run over the same files reports everything unchanged and leaves both odds files as they were.
+ */
+export async function ingestPath(
+  source: string,
+  deps: IngestDeps,
+  options: IngestOptions = {},
+): Promise<IngestReport> {
+  const started = performance.now();
+  const files = await listCsvFiles(source);
+  const report = emptyReport();
+  const names = await TeamNames.load(deps.db);
+  const observations: OddsObservation[] = [];
   for (const file of files) {
     let parsed: Awaited<ReturnType<typeof parseCsvFile>>;
     try {
-      parsed = await parseCsvFile(file);
+      parsed = await parseCsvFile(file, { encoding: options.encoding, names });
     } catch (err) {
       report.skipped.push({ file, line: 0, reason: `cannot read the file: ${(err as Error).message}` });
       continue;
     }
     report.files++;
     report.rowsRead += parsed.rowsRead;
-    report.skipped.push(...parsed.skipped);
+    appendAll(report.skipped, parsed.skipped);
+    appendAll(report.oddsRejected, parsed.oddsRejected);
     if (parsed.matches.length > 0) {
-      const applied = await applyMatches(deps, parsed.matches);
+      const applied = await applyMatches(deps, parsed.matches, file, options);
       report.inserted += applied.inserted;
       report.updated += applied.updated;
       report.unchanged += applied.unchanged;
-      odds.push(...applied.odds);
+      appendAll(report.conflicts, applied.conflicts);
+      appendAll(observations, applied.observations);
     }
+    if (parsed.oddsRows.length > 0)
+      appendAll(observations, await resolveOddsRows(deps, parsed.oddsRows, names, file, report.oddsRejected));
     deps.log?.info(
       {
         file,
         format: parsed.format,
         rows: parsed.rowsRead,
-        loaded: parsed.matches.length,
+        loaded: parsed.matches.length + parsed.oddsRows.length,
         skipped: parsed.skipped.length,
       },
       'ingest: file applied',
     );
   }
-  report.oddsRows = (await mergeOddsFile(deps.store, odds)).rows;
+  report.nearDuplicateTeams = names.nearDuplicates();
+  await storeObservations(deps, observations, report);
   report.ms = Math.round(performance.now() - started);
-  logSkipped(deps, report.skipped);
+  logSkipped(deps, report);
   return report;
 }
 
-function logSkipped(deps: IngestDeps, skipped: readonly SkippedRow[]): void {
+/**
+ * Merges the observations of an ingest into the observations file, then rewrites the odds summary of
+ * the matches they touched (a pure function of all their observations, whatever the file order).
+ */
+export async function storeObservations(
+  deps: IngestDeps,
+  observations: readonly OddsObservation[],
+  report: IngestReport,
+): Promise<void> {
+  report.observationsRead += observations.length;
+  const merged = await mergeOddsObservations(deps.store, observations);
+  report.observations = merged.rows;
+  const touched = new Set(observations.map((o) => o.match_id));
+  const timeline = OddsTimeline.from(merged.all.filter((o) => touched.has(o.match_id)));
+  const records: OddsRecord[] = [];
+  for (const id of touched) {
+    const r = summariseOdds(id, timeline);
+    if (r) records.push(r);
+  }
+  report.oddsRows = (await mergeOddsFile(deps.store, records)).rows;
+}
+
+function logSkipped(deps: IngestDeps, report: IngestReport): void {
+  const { skipped, conflicts, oddsRejected } = report;
   if (skipped.length > 0)
     deps.log?.warn({ skipped: skipped.length, first: skipped.slice(0, 5) }, 'ingest: rows skipped');
+  if (conflicts.length > 0)
+    deps.log?.warn({ conflicts: conflicts.length, first: conflicts.slice(0, 5) }, 'ingest: result conflicts');
+  if (oddsRejected.length > 0)
+    deps.log?.warn(
+      { rejected: oddsRejected.length, first: oddsRejected.slice(0, 5) },
+      'ingest: odds rejected',
+    );
+}
+
+export type { SkippedRow };
+
+/** `push(...items)` passes every item as an argument: a file of ~35k rows (100k observations) overflows the stack. */
+function appendAll<T>(target: T[], items: readonly T[]): void {
+  for (const item of items) target.push(item);
 }

@@ -1,8 +1,15 @@
-import { isMatchcastError, KEYS, type OddsRecord } from '../domain/index.js';
+import {
+  isMatchcastError,
+  KEYS,
+  MARKET_OUTCOMES,
+  type OddsMarket,
+  type OddsRecord,
+  type OddsTimeline,
+} from '../domain/index.js';
 import { type ObjectStore, type ParquetColumn, readParquet, writeParquet } from '../storage/index.js';
-import type { OddsInput } from './types.js';
+import { type DecodedEntry, readDecoded, rememberDecoded } from './decoded-cache.js';
 
-/** Columns of `raw-data/odds.parquet` (TEAM.md contract). */
+/** Columns of `raw-data/odds.parquet` (TEAM.md contract; everything after `source` is additive, nullable). */
 export const ODDS_COLUMNS: readonly ParquetColumn[] = [
   { name: 'match_id', type: 'int64' },
   { name: 'odd_home', type: 'double' },
@@ -15,37 +22,72 @@ export const ODDS_COLUMNS: readonly ParquetColumn[] = [
   { name: 'close_draw', type: 'double' },
   { name: 'close_away', type: 'double' },
   { name: 'source', type: 'string' },
+  { name: 'odd_over25', type: 'double' },
+  { name: 'odd_under25', type: 'double' },
+  { name: 'odd_btts_yes', type: 'double' },
+  { name: 'odd_btts_no', type: 'double' },
+  { name: 'open_over25', type: 'double' },
+  { name: 'open_under25', type: 'double' },
+  { name: 'close_over25', type: 'double' },
+  { name: 'close_under25', type: 'double' },
+  { name: 'open_btts_yes', type: 'double' },
+  { name: 'open_btts_no', type: 'double' },
+  { name: 'close_btts_yes', type: 'double' },
+  { name: 'close_btts_no', type: 'double' },
+  { name: 'odds_observed_at', type: 'timestamp' },
+  { name: 'open_observed_at', type: 'timestamp' },
+  { name: 'close_observed_at', type: 'timestamp' },
 ];
 
-const complete = (h: number | null, d: number | null, a: number | null) =>
-  h !== null && d !== null && a !== null;
+const PRICE_NAMES = ODDS_COLUMNS.filter((c) => c.type === 'double').map((c) => c.name);
+const TIME_NAMES = ['odds_observed_at', 'open_observed_at', 'close_observed_at'] as const;
+
+/** Column suffix of each market's outcomes in the odds artifact. */
+const SUFFIX: Record<OddsMarket, readonly string[]> = {
+  '1x2': ['home', 'draw', 'away'],
+  ou25: ['over25', 'under25'],
+  btts: ['btts_yes', 'btts_no'],
+};
 
 /**
- * The odds record of a match. `odd_*` are the prices a user would have seen last before kick-off:
- * the closing triple when it is complete, else the opening triple when complete, else side by side
- * closing-or-opening. A side no source knows stays null: odds are never invented.
+ * The odds record of a match from its observations (a pure function of them, whatever order files
+ * came in): per market `open_*` = the first opening observation, `close_*` = the last closing one,
+ * `odd_*` = the newest observation (what a user saw last before kick-off). `source` is the source of the
+ * newest 1X2 observation (else of any). A market nobody quoted stays null: odds are never invented.
+ * Null when the match has no observation.
  */
-export function toOddsRecord(matchId: number, o: OddsInput): OddsRecord {
-  const useClose = complete(o.close_home, o.close_draw, o.close_away);
-  const useOpen = !useClose && complete(o.open_home, o.open_draw, o.open_away);
-  const pick = (close: number | null, open: number | null) =>
-    useClose ? close : useOpen ? open : (close ?? open);
-  return {
-    match_id: matchId,
-    odd_home: pick(o.close_home, o.open_home),
-    odd_draw: pick(o.close_draw, o.open_draw),
-    odd_away: pick(o.close_away, o.open_away),
-    open_home: o.open_home,
-    open_draw: o.open_draw,
-    open_away: o.open_away,
-    close_home: o.close_home,
-    close_draw: o.close_draw,
-    close_away: o.close_away,
-    source: o.source,
-  };
+export function summariseOdds(matchId: number, timeline: OddsTimeline): OddsRecord | null {
+  const rec: Record<string, unknown> = { match_id: matchId };
+  for (const n of PRICE_NAMES) rec[n] = null;
+  for (const n of TIME_NAMES) rec[n] = null;
+  let source: string | null = null;
+  let any = false;
+  for (const market of Object.keys(SUFFIX) as OddsMarket[]) {
+    const last = timeline.last(matchId, market);
+    if (!last) continue;
+    any = true;
+    const open = timeline.opening(matchId, market);
+    const close = timeline.closing(matchId, market);
+    SUFFIX[market].forEach((s, i) => {
+      rec[`odd_${s}`] = last.prices[i];
+      rec[`open_${s}`] = open ? open.prices[i] : null;
+      rec[`close_${s}`] = close ? close.prices[i] : null;
+    });
+    if (market === '1x2') {
+      rec.odds_observed_at = last.observed_at;
+      rec.open_observed_at = open?.observed_at ?? null;
+      rec.close_observed_at = close?.observed_at ?? null;
+      source = last.source;
+    } else source ??= last.source;
+  }
+  if (!any) return null;
+  rec.source = source ?? '';
+  return rec as unknown as OddsRecord;
 }
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const date = (v: unknown): Date | null =>
+  v instanceof Date && Number.isFinite(v.getTime()) ? v : typeof v === 'string' ? new Date(v) : null;
 
 /** Decodes `raw-data/odds.parquet` rows; rows without a usable match_id are dropped. */
 export async function decodeOdds(buf: Buffer): Promise<OddsRecord[]> {
@@ -53,19 +95,11 @@ export async function decodeOdds(buf: Buffer): Promise<OddsRecord[]> {
   for (const r of await readParquet(buf)) {
     const id = Number(r.match_id);
     if (!Number.isSafeInteger(id)) continue;
-    out.push({
-      match_id: id,
-      odd_home: num(r.odd_home),
-      odd_draw: num(r.odd_draw),
-      odd_away: num(r.odd_away),
-      open_home: num(r.open_home),
-      open_draw: num(r.open_draw),
-      open_away: num(r.open_away),
-      close_home: num(r.close_home),
-      close_draw: num(r.close_draw),
-      close_away: num(r.close_away),
-      source: typeof r.source === 'string' ? r.source : '',
-    });
+    const rec: Record<string, unknown> = { match_id: id };
+    for (const n of PRICE_NAMES) rec[n] = num(r[n]);
+    for (const n of TIME_NAMES) rec[n] = date(r[n]);
+    rec.source = typeof r.source === 'string' ? r.source : '';
+    out.push(rec as unknown as OddsRecord);
   }
   return out;
 }
@@ -76,8 +110,47 @@ export async function readOddsFile(store: ObjectStore): Promise<OddsRecord[]> {
   return obj ? decodeOdds(obj.body) : [];
 }
 
+/** The odds file decoded: its records (sorted by match id when written by ingest) and an index by match. */
+export interface OddsSet {
+  readonly records: readonly OddsRecord[];
+  readonly byId: ReadonlyMap<number, OddsRecord>;
+}
+
+const ODDS_DECODER = 'odds-set';
+
+function oddsSet(records: readonly OddsRecord[]): OddsSet {
+  return { records, byId: new Map(records.map((r) => [r.match_id, r])) };
+}
+
+/**
+ * `raw-data/odds.parquet` decoded, from the per-process cache while its etag is unchanged (ingest
+ * leaves what it wrote there). Shared and read-only. `keepBody` also keeps the file's bytes (a run's
+ * odds snapshot is a copy of them). Null when the file is absent.
+ */
+export function readOddsSet(
+  store: ObjectStore,
+  options: { keepBody?: boolean } = {},
+): Promise<DecodedEntry<OddsSet> | null> {
+  return readDecoded(
+    store,
+    KEYS.odds.bucket,
+    KEYS.odds.key,
+    ODDS_DECODER,
+    async (body) => oddsSet(await decodeOdds(body)),
+    options,
+  );
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a instanceof Date || b instanceof Date)
+    return a instanceof Date && b instanceof Date && a.getTime() === b.getTime();
+  return (a ?? null) === (b ?? null);
+}
+
 function sameRecord(a: OddsRecord, b: OddsRecord): boolean {
-  return (Object.keys(a) as (keyof OddsRecord)[]).every((k) => a[k] === b[k]);
+  const x = a as unknown as Record<string, unknown>;
+  const y = b as unknown as Record<string, unknown>;
+  return ODDS_COLUMNS.every((c) => sameValue(x[c.name], y[c.name]));
 }
 
 /** Options of {@link mergeOddsFile}. */
@@ -99,9 +172,9 @@ export async function mergeOddsFile(
 ): Promise<{ rows: number; written: boolean }> {
   const retries = options.retries ?? 5;
   for (let attempt = 0; ; attempt++) {
-    const current = await store.get(KEYS.odds.bucket, KEYS.odds.key);
-    const existing = current ? await decodeOdds(current.body) : [];
-    const byId = new Map(existing.map((r) => [r.match_id, r]));
+    // Decoded once per version of the file (the cache), never mutated here: `byId` is a copy.
+    const current = await readOddsSet(store);
+    const byId = new Map(current?.value.byId ?? []);
     let changed = current === null && records.length > 0;
     for (const r of records) {
       const old = byId.get(r.match_id);
@@ -114,8 +187,14 @@ export async function mergeOddsFile(
     const rows = [...byId.values()].sort((a, b) => a.match_id - b.match_id);
     const body = writeParquet(ODDS_COLUMNS, rows as unknown as Record<string, unknown>[]);
     try {
-      await store.put(KEYS.odds.bucket, KEYS.odds.key, body, {
+      const info = await store.put(KEYS.odds.bucket, KEYS.odds.key, body, {
         ...(current ? { ifMatch: current.etag } : { ifNoneMatch: '*' as const }),
+      });
+      // The next reader of this version (a re-prediction) decodes nothing.
+      rememberDecoded(store, KEYS.odds.bucket, KEYS.odds.key, ODDS_DECODER, {
+        etag: info.etag,
+        value: oddsSet(rows),
+        body,
       });
       return { rows: rows.length, written: true };
     } catch (err) {
@@ -123,4 +202,9 @@ export async function mergeOddsFile(
       throw err;
     }
   }
+}
+
+/** The number of prices of a market. */
+export function outcomesOf(market: OddsMarket): number {
+  return MARKET_OUTCOMES[market].length;
 }

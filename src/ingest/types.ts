@@ -1,4 +1,5 @@
 import type { Database, MatchUpsert } from '../db/index.js';
+import type { OddsKind, OddsMarket } from '../domain/index.js';
 import type { Logger } from '../logger.js';
 import type { ObjectStore } from '../storage/index.js';
 
@@ -10,10 +11,60 @@ export interface IngestDeps {
   log?: Logger;
 }
 
+/** Text encodings a source file may be declared in; `utf-8` (strict) unless told otherwise. */
+export const INGEST_ENCODINGS = ['utf-8', 'latin1', 'windows-1252'] as const;
+export type IngestEncoding = (typeof INGEST_ENCODINGS)[number];
+
+/** Options of {@link ingestPath}. */
+export interface IngestOptions {
+  /** Let a file change or erase the result of a finished match (each change is still listed). Default `false`. */
+  force?: boolean;
+  /** How the files are decoded. Default `utf-8`, strictly: a file with an invalid byte is refused. */
+  encoding?: IngestEncoding;
+  /**
+   * The instant the prices of a results file are taken as known by: an opening price is stamped
+   * min(kick-off − OPENING_LEAD_MS, now), a closing price of a match not yet kicked off becomes an
+   * `intermediate` observation at `now`. Default: the wall clock.
+   */
+  now?: Date;
+}
+
 /** A row that was not loaded, and why. `line` is 1-based in the file (the header is line 1). */
 export interface SkippedRow {
   file: string;
   line: number;
+  reason: string;
+  /** Byte offset (0-based, in the file) of an undecodable byte, when the whole file was refused for it. */
+  byte?: number;
+}
+
+/** One market's prices of a row that were not kept (the row's match itself loads). */
+export interface OddsRejection {
+  file: string;
+  line: number;
+  market: OddsMarket;
+  /** `opening`, `closing`, `intermediate` … as the row labelled them. */
+  kind: string;
+  reason: string;
+}
+
+/** A file disagreeing with the result of a finished match. Refused unless `force`; listed either way. */
+export interface ResultConflict {
+  file: string;
+  line: number;
+  match_id: number;
+  /** e.g. `finished 2-1 (2021-2022)`. */
+  old: string;
+  /** e.g. `scheduled (no score) (2021-2022)`. */
+  new: string;
+  /** True when `--force` applied the change. */
+  applied: boolean;
+}
+
+/** Two team names of one region that look like one team spelled twice (reported, never merged). */
+export interface NearDuplicateTeams {
+  region: string;
+  names: [string, string];
   reason: string;
 }
 
@@ -25,8 +76,19 @@ export interface IngestReport {
   rowsRead: number;
   inserted: number;
   updated: number;
+  /** Includes matches whose refused conflicting row left them as they were. */
   unchanged: number;
   skipped: SkippedRow[];
+  /** Finished results a file disagreed with (refused unless forced). */
+  conflicts: ResultConflict[];
+  /** Prices rejected per line (implausible, incomplete, not a number, after kick-off, unknown match). */
+  oddsRejected: OddsRejection[];
+  /** Team names that differ only slightly from another name of their region. */
+  nearDuplicateTeams: NearDuplicateTeams[];
+  /** Odds observations read from the files (after rejections). */
+  observationsRead: number;
+  /** Rows in `raw-data/odds_observations.parquet` after this run. */
+  observations: number;
   /** Rows in `raw-data/odds.parquet` after this run (merged with what was there). */
   oddsRows: number;
   /** Wall-clock time of the run, ms. */
@@ -45,14 +107,35 @@ export interface OddsInput {
   source: string;
 }
 
-/** One valid source row: the match and its odds (null when the row has none). */
+/**
+ * One market's complete prices from a row. Results files give `opening`/`closing` without a time
+ * (stamped by ingest, see {@link IngestOptions.now}); odds-only files give the time.
+ */
+export interface PriceSet {
+  market: OddsMarket;
+  kind: OddsKind;
+  prices: number[];
+  /** Set by odds-only files; results files leave it to ingest's stamping rule. */
+  observedAt?: Date;
+}
+
+/** A market of a row that was not kept, before the file name is known. */
+export interface RowRejection {
+  market: OddsMarket;
+  kind: string;
+  reason: string;
+}
+
+/** One valid source row: the match, its prices and where they came from. */
 export interface ParsedMatch {
   line: number;
   match: MatchUpsert;
-  odds: OddsInput | null;
+  prices: PriceSet[];
+  /** Source label of the row's prices. */
+  source: string;
 }
 
 /** Outcome of parsing one data row: a match, or the reason it is malformed. */
 export type RowResult =
-  | { ok: true; match: MatchUpsert; odds: OddsInput | null }
+  | { ok: true; match: MatchUpsert; prices: PriceSet[]; source: string; rejected: RowRejection[] }
   | { ok: false; reason: string };

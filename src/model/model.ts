@@ -1,24 +1,15 @@
 import { MatchcastError } from '../domain/index.js';
-import {
-  type Design,
-  fitMultinomial,
-  fitOrdered,
-  type OrderedCoef,
-  predictMultinomial,
-  predictOrdered,
-} from './classifiers.js';
+import { DEFAULT_FAMILY, type ModelFamilyName, modelFamily } from './families/index.js';
+import type { Design, FitParams } from './family.js';
 import { fitPreprocessor, type Preprocessor, preprocessedWidth, transform } from './preprocess.js';
 
 /** Version of the serialised artifact layout; bump on any incompatible change. */
 export const MODEL_FORMAT_VERSION = 1;
 
-/** Classifier families: the champion family and the challenger family. */
-export type ModelFamily = 'multinomial_logit' | 'ordered_logit';
-
 /** Training parameters; all optional. */
 export interface TrainParams {
-  /** Classifier family. Default `multinomial_logit`. */
-  family?: ModelFamily;
+  /** Model family (see `families/index.ts`). Default `multinomial_logit`. */
+  family?: ModelFamilyName;
   /** L2 penalty on standardised coefficients (objective = mean NLL + l2/2·‖w‖²). Default `0.01`. */
   l2?: number;
   /** Add 0/1 missing indicators for features missing in training. Default `true`. */
@@ -41,19 +32,15 @@ export interface TrainParams {
 }
 
 /** Resolved parameters as stored in the artifact and registry. */
-export interface ResolvedParams {
-  family: ModelFamily;
-  l2: number;
+export interface ResolvedParams extends FitParams {
+  family: ModelFamilyName;
   missingIndicators: boolean;
   halfLifeDays: number;
-  marketOffset: boolean;
-  maxIter: number;
-  gradTol: number;
 }
 
 export function resolveParams(p: TrainParams = {}): ResolvedParams {
   return {
-    family: p.family ?? 'multinomial_logit',
+    family: p.family ?? DEFAULT_FAMILY,
     l2: p.l2 ?? 0.01,
     missingIndicators: p.missingIndicators ?? true,
     halfLifeDays: p.halfLifeDays ?? 0,
@@ -63,36 +50,26 @@ export function resolveParams(p: TrainParams = {}): ResolvedParams {
   };
 }
 
-/** A whole model: preprocessing + classifier. Plain data, JSON-serialisable. */
-export type Model = {
+/**
+ * A whole model: the shared preprocessing plus one family's fitted `state`. Plain data; the artifact
+ * writes the state's fields beside the common ones (see {@link serializeModel}).
+ */
+export interface Model {
   format_version: number;
   feature_names: string[];
   params: ResolvedParams;
   preprocessor: Preprocessor;
   n_train: number;
-} & (
-  | {
-      family: 'multinomial_logit';
-      coef: number[][];
-      /** Input indices of the market log-odds used as a fixed offset (home/away, draw/away), or null. */
-      offset_inputs: [number, number] | null;
-    }
-  | { family: 'ordered_logit'; ordered: OrderedCoef }
-);
-
-/** Softmax offset from the raw market log-odds; zero when the market is missing. */
-function offsetOf(x: ArrayLike<number>, idx: readonly [number, number]): [number, number, number] {
-  const a = x[idx[0]];
-  const b = x[idx[1]];
-  return Number.isFinite(a) && Number.isFinite(b) ? [a, b, 0] : [0, 0, 0];
+  family: ModelFamilyName;
+  /** The family's fitted part (its `ModelFamily.fit` result). */
+  state: object;
 }
 
 /**
- * Fits preprocessing and classifier on inputs `X` (rows from `toModelInput`, NaN = missing) and labels
- * `y` (0 home, 1 draw, 2 away). `weights` (optional, one per row) weight the likelihood; see
- * {@link recencyWeights}. `warmStart` (optional, multinomial only) starts the optimiser from another
- * model's coefficients when the shapes match — same optimum, fewer iterations. Deterministic: same
- * inputs, same model.
+ * Fits preprocessing and the family's classifier on inputs `X` (rows from `toModelInput`, NaN =
+ * missing) and labels `y` (0 home, 1 draw, 2 away). `weights` (optional, one per row) weight the
+ * likelihood; see {@link recencyWeights}. `warmStart` (optional) starts the optimiser from another
+ * model of the same family — same optimum, fewer iterations. Deterministic: same inputs, same model.
  */
 export function trainModel(
   X: readonly Float64Array[],
@@ -104,43 +81,24 @@ export function trainModel(
   if (X.length === 0) throw new MatchcastError('MC_ERR_VALIDATION', 'no training rows');
   if (X.length !== y.length) throw new MatchcastError('MC_ERR_VALIDATION', 'X and y differ in length');
   const p = resolveParams(params);
+  const family = modelFamily(p.family);
   const pre = fitPreprocessor(X, { missingIndicators: p.missingIndicators });
   const d = preprocessedWidth(pre);
   const z = new Float64Array(X.length * d);
   for (let i = 0; i < X.length; i++) transform(pre, X[i], z.subarray(i * d, (i + 1) * d));
   const design: Design = { z, n: X.length, d };
-  const opt = { maxIter: p.maxIter, gradTol: p.gradTol };
-  const base = {
+  const state = family.fit(
+    { design, inputs: X, featureNames: params.featureNames, y, weights, params: p },
+    warmStart?.family === p.family ? warmStart.state : undefined,
+  );
+  return {
     format_version: MODEL_FORMAT_VERSION,
     feature_names: [...params.featureNames],
     params: p,
     preprocessor: pre,
     n_train: X.length,
-  };
-  if (p.family === 'ordered_logit') {
-    return { ...base, family: 'ordered_logit', ordered: fitOrdered(design, y, p.l2, opt, weights) };
-  }
-  const ia = params.featureNames.indexOf('mkt_logit_home_away');
-  const ib = params.featureNames.indexOf('mkt_log_draw_away');
-  const offsetInputs: [number, number] | null = p.marketOffset && ia >= 0 && ib >= 0 ? [ia, ib] : null;
-  let offsets: Float64Array | undefined;
-  if (offsetInputs) {
-    offsets = new Float64Array(3 * X.length);
-    for (let i = 0; i < X.length; i++) offsets.set(offsetOf(X[i], offsetInputs), 3 * i);
-  }
-  return {
-    ...base,
-    family: 'multinomial_logit',
-    coef: fitMultinomial(
-      design,
-      y,
-      p.l2,
-      opt,
-      weights,
-      offsets,
-      warmStart?.family === 'multinomial_logit' ? warmStart.coef : undefined,
-    ),
-    offset_inputs: offsetInputs,
+    family: p.family,
+    state,
   };
 }
 
@@ -152,38 +110,40 @@ export function predictProba(model: Model, input: ArrayLike<number>): [number, n
       `expected ${model.feature_names.length} inputs, got ${input.length}`,
     );
   }
-  const z = transform(model.preprocessor, input);
-  if (model.family === 'ordered_logit') return predictOrdered(model.ordered, z);
-  const off = model.offset_inputs ? offsetOf(input, model.offset_inputs) : undefined;
-  return predictMultinomial(model.coef, z, off);
+  return modelFamily(model.family).predict(model.state, transform(model.preprocessor, input), input);
 }
 
 /** JSON text of the artifact; numbers round-trip exactly, so predictions reproduce bit for bit. */
 export function serializeModel(model: Model): string {
-  return JSON.stringify(model);
+  const { state, ...common } = model;
+  return JSON.stringify({ ...common, ...state });
 }
 
-/** Parses an artifact written by {@link serializeModel}; throws MC_ERR_MODEL_UNAVAILABLE on an unknown format. */
+/** Parses an artifact written by {@link serializeModel}; throws MC_ERR_MODEL_UNAVAILABLE on an unknown format or family. */
 export function deserializeModel(json: string): Model {
-  let m: Model;
+  let raw: Record<string, unknown>;
   try {
-    m = JSON.parse(json) as Model;
+    raw = JSON.parse(json) as Record<string, unknown>;
   } catch (err) {
     throw new MatchcastError('MC_ERR_MODEL_UNAVAILABLE', 'model artifact is not valid JSON', { cause: err });
   }
-  if (!m || m.format_version !== MODEL_FORMAT_VERSION) {
+  if (!raw || raw.format_version !== MODEL_FORMAT_VERSION) {
     throw new MatchcastError(
       'MC_ERR_MODEL_UNAVAILABLE',
-      `unsupported model format_version ${String(m?.format_version)}`,
+      `unsupported model format_version ${String(raw?.format_version)}`,
     );
   }
-  if (m.family !== 'multinomial_logit' && m.family !== 'ordered_logit') {
-    throw new MatchcastError(
-      'MC_ERR_MODEL_UNAVAILABLE',
-      `unknown model family ${String((m as { family?: unknown }).family)}`,
-    );
-  }
-  return m;
+  const { format_version, feature_names, params, preprocessor, n_train, family, ...fields } = raw;
+  const impl = modelFamily(family);
+  return {
+    format_version,
+    feature_names: feature_names as string[],
+    params: params as ResolvedParams,
+    preprocessor: preprocessor as Preprocessor,
+    n_train: n_train as number,
+    family: impl.name as ModelFamilyName,
+    state: impl.parse(fields),
+  };
 }
 
 /** Weights 0.5^(age / halfLifeDays) by kick-off time relative to the newest row; undefined when halfLifeDays ≤ 0. */

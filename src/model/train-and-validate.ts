@@ -1,8 +1,9 @@
 import type { Probabilities } from '../domain/index.js';
 import { type FeatureRow, MODEL_FEATURE_NAMES, toModelInput } from '../features/index.js';
 import { baselineMetrics, fitRows, putMetrics } from './evaluate.js';
+import type { ModelFamilyName } from './families/index.js';
 import { computeMetrics } from './metrics.js';
-import { type Model, type ModelFamily, predictProba, type TrainParams } from './model.js';
+import { type Model, predictProba, type TrainParams } from './model.js';
 
 const DAY_MS = 86_400_000;
 
@@ -13,7 +14,7 @@ export interface TrainAndValidateOptions {
   /** Length of the validation window that ends at `asOf`. Default `365`. */
   validationDays?: number;
   /** Classifier family. Default `multinomial_logit`. */
-  family?: ModelFamily;
+  family?: ModelFamilyName;
   /** Training parameters (see `TrainParams`). Default none. */
   params?: TrainParams;
   /** Model inputs. Default `MODEL_FEATURE_NAMES` (opening-odds market features, no closing odds). */
@@ -27,7 +28,8 @@ export interface TrainAndValidateResult {
    * Out-of-sample metrics on the validation window: log_loss, rps, brier, roc_auc_ovr, accuracy, n,
    * n_train; `market_*` = de-margined pre-match odds (closing when known, else opening) on the
    * validation matches that have them (`market_n`), `model_on_market_*` = the model on that same
-   * subset; `market_open_*` / `market_close_*` likewise for opening and closing odds.
+   * subset; `market_open_*` / `market_close_*` likewise for opening and closing odds, with the model on
+   * each of those subsets as `model_on_open_*` / `model_on_close_*`.
    */
   metrics: Record<string, number>;
   /** Resolved training parameters as strings (registry format). */
@@ -69,7 +71,8 @@ export function trainAndValidate(
       const b = baselineMetrics(validRows, probs, which);
       if (b.market.n === 0) continue;
       putMetrics(metrics, prefix, b.market);
-      if (which === 'pre') putMetrics(metrics, 'model_on_market_', b.model);
+      // The model on exactly the matches each line has: what the promotion guard compares (issue 17).
+      putMetrics(metrics, which === 'pre' ? 'model_on_market_' : `model_on_${which}_`, b.model);
     }
   }
   const all = rows.filter((r) => before(r, asOfMs));

@@ -1,8 +1,9 @@
 import type { Probabilities } from '../domain/index.js';
 import { type FeatureRow, MODEL_FEATURE_NAMES, toModelInput } from '../features/index.js';
 import { baselineMetrics, fitRows, putMetrics } from './evaluate.js';
+import type { ModelFamilyName } from './families/index.js';
 import { computeMetrics } from './metrics.js';
-import { type Model, type ModelFamily, predictProba, type TrainParams } from './model.js';
+import { type Model, predictProba, type TrainParams } from './model.js';
 
 const DAY_MS = 86_400_000;
 
@@ -15,7 +16,7 @@ export interface WalkForwardOptions {
   /** Days between refits. Default `90`. */
   refitDays?: number;
   /** Classifier family. Default `multinomial_logit`. */
-  family?: ModelFamily;
+  family?: ModelFamilyName;
   /** Training parameters. Default none. */
   params?: TrainParams;
   /** Model inputs. Default `MODEL_FEATURE_NAMES`. */

@@ -1,12 +1,13 @@
 import { KEYS, MatchcastError } from '../domain/index.js';
 import { type FeatureRow, featureRowsFromParquet } from '../features/index.js';
+import { readCurrentArtifact } from '../runs/index.js';
 import type { ObjectStore } from '../storage/index.js';
 import { readParquet, writeParquet } from '../storage/index.js';
 import { BACKTEST_COLUMNS, type BacktestRow } from './predictions-file.js';
 
-/** Reads `features/match_features.parquet`; MC_ERR_NOT_FOUND when `pipeline features` has not run. */
+/** The features of the run (`run.store`) or the published run; MC_ERR_NOT_FOUND when there are none. */
 export async function readFeatureRows(store: ObjectStore): Promise<FeatureRow[]> {
-  const obj = await store.get(KEYS.features.bucket, KEYS.features.key);
+  const obj = await readCurrentArtifact(store, 'features');
   if (!obj) {
     throw new MatchcastError(
       'MC_ERR_NOT_FOUND',
@@ -20,9 +21,12 @@ export function backtestToParquet(rows: readonly BacktestRow[]): Buffer {
   return writeParquet(BACKTEST_COLUMNS, rows as unknown as Record<string, unknown>[]);
 }
 
-/** Reads `predictions/backtest.parquet`; null when no backtest has run. */
-export async function readBacktestRows(store: ObjectStore): Promise<BacktestRow[] | null> {
-  const obj = await store.get(KEYS.backtest.bucket, KEYS.backtest.key);
+/** Reads `predictions/backtest.parquet` (or the fallback's walk-forward rows); null when none was written. */
+export async function readBacktestRows(
+  store: ObjectStore,
+  name: 'backtest' | 'fallbackBacktest' = 'backtest',
+): Promise<BacktestRow[] | null> {
+  const obj = await readCurrentArtifact(store, name);
   if (!obj) return null;
   return (await readParquet(obj.body)).map((r) => ({
     match_id: Number(r.match_id),

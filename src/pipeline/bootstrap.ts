@@ -1,4 +1,7 @@
-import type { ModelFamily } from '../model/index.js';
+import { existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { DEFAULT_FAMILY, MODEL_FAMILY_NAMES, type ModelFamilyName } from '../model/index.js';
+import { readPublished, servedRef } from '../runs/index.js';
 import type { PipelineDeps } from './deps.js';
 import { type RunOptions, type RunResult, runPipeline } from './run.js';
 import { runTrainStage, type TrainResult } from './stage-train.js';
@@ -6,32 +9,86 @@ import { runTrainStage, type TrainResult } from './stage-train.js';
 /** The actor written to the alias history by the first start. */
 export const FIRST_START_ACTOR = 'matchcast-start';
 
+/** `<DATA_DIR>/first-start.json`: written once the whole first-start bootstrap has finished. */
+export const FIRST_START_MARKER = 'first-start.json';
+
+/** True once a first start has run to its end in `dataDir` (the marker exists). */
+export function firstStartDone(dataDir: string): boolean {
+  return existsSync(path.join(dataDir, FIRST_START_MARKER));
+}
+
 export interface BootstrapResult {
-  /** False when the registry already had versions: nothing was done. */
+  /** False when the first start had already finished: nothing was done. */
   ran: boolean;
+  /** What a resumed first start still had to do (empty on a fresh one). */
+  resumed?: string[];
   run: RunResult | null;
   champion: string | null;
   challenger: TrainResult | null;
 }
 
 /**
- * First start (`matchcast start` with an empty registry): runs the whole pipeline; between promote
- * and predict the first candidate is signed off as champion (actor `matchcast-start`), so that
- * predictions are written; then a second model of the other family is trained on the same features
- * and set as `challenger`, so that a new user sees both stages working. Ingest is the caller's
- * (pass `options.ingest`). Does nothing when a version already exists.
+ * First start (`matchcast start`): runs the whole pipeline; between promote and predict the first
+ * candidate is signed off as champion (actor `matchcast-start`), so that predictions are written; then
+ * a second model of the other family is trained on the same features and set as `challenger`, so that
+ * a new user sees both stages working. Ingest is the caller's (pass `options.ingest`).
+ *
+ * Resumable (issue 18 item 4): the marker `DATA_DIR/first-start.json` is written only at the end, so a
+ * start killed midway runs again on the next start and does what is missing — the pipeline with the
+ * sign-off when there is no champion, the challenger when there is none, a pipeline run when the
+ * predictions were never written. Does nothing once the marker exists.
  */
 export async function bootstrapFirstRun(
   deps: PipelineDeps,
   asOf: Date = new Date(),
   options: RunOptions = {},
 ): Promise<BootstrapResult> {
-  if ((await deps.registry.listVersions()).length > 0) {
-    deps.log.info('registry has versions: first-start bootstrap skipped');
+  const dataDir = deps.config.dataDir;
+  if (firstStartDone(dataDir)) {
+    deps.log.info('first start already finished: bootstrap skipped');
     return { ran: false, run: null, champion: null, challenger: null };
   }
-  const family: ModelFamily = options.family ?? 'multinomial_logit';
-  const other: ModelFamily = family === 'multinomial_logit' ? 'ordered_logit' : 'multinomial_logit';
+  const family: ModelFamilyName = options.family ?? DEFAULT_FAMILY;
+  // The challenger: the first other registered family.
+  const other = MODEL_FAMILY_NAMES.find((f) => f !== family) ?? family;
+  const markDone = () =>
+    writeFileSync(
+      path.join(dataDir, FIRST_START_MARKER),
+      `${JSON.stringify({ finished_at: new Date().toISOString() }, null, 2)}\n`,
+    );
+  const [hasChampion, hasChallenger] = await Promise.all([
+    deps.registry.resolve('champion'),
+    deps.registry.resolve('challenger'),
+  ]);
+  if (hasChampion) {
+    // An interrupted first start (or an install from before the marker): finish what is missing.
+    const resumed: string[] = [];
+    let challenger: TrainResult | null = null;
+    if (!hasChallenger) {
+      resumed.push('challenger');
+      challenger = await runTrainStage(deps, asOf, { family: other });
+      await deps.registry.setAlias(
+        'challenger',
+        challenger.version.version,
+        FIRST_START_ACTOR,
+        `first start (resumed): ${other} as challenger`,
+      );
+    }
+    let run: RunResult | null = null;
+    // The served predictions (through the published-run pointer, src/runs): none = the pipeline never got there.
+    const published = await readPublished(deps.store).catch(() => null);
+    const ref = servedRef(published, 'predictions');
+    const predictions = ref ? await deps.store.head(ref.bucket, ref.key).catch(() => null) : null;
+    if (!predictions) {
+      resumed.push('pipeline');
+      run = await runPipeline(deps, asOf, { ...options, family });
+    }
+    deps.log.info({ resumed }, resumed.length ? 'first start resumed and finished' : 'first start finished');
+    markDone();
+    return { ran: resumed.length > 0, resumed, run, champion: null, challenger };
+  }
+  if ((await deps.registry.listVersions()).length > 0)
+    deps.log.info('first start was interrupted before the sign-off: running the pipeline again');
   let champion: string | null = null;
   let challenger: TrainResult | null = null;
   const run = await runPipeline(deps, asOf, {
@@ -55,15 +112,18 @@ export async function bootstrapFirstRun(
         );
         champion = promote.version;
       }
-      challenger = await runTrainStage(deps, asOf, { family: other, featureRows });
-      await deps.registry.setAlias(
-        'challenger',
-        challenger.version.version,
-        FIRST_START_ACTOR,
-        `first start: ${other} as challenger`,
-      );
+      if (!hasChallenger) {
+        challenger = await runTrainStage(deps, asOf, { family: other, featureRows });
+        await deps.registry.setAlias(
+          'challenger',
+          challenger.version.version,
+          FIRST_START_ACTOR,
+          `first start: ${other} as challenger`,
+        );
+      }
       await options.afterPromote?.(promote, featureRows);
     },
   });
+  markDone();
   return { ran: true, run, champion, challenger };
 }

@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/index.js';
 import type { Logger } from '../logger.js';
 import type { ModelRegistry } from '../registry/index.js';
+import type { RunWriter } from '../runs/index.js';
 import type { ObjectStore } from '../storage/index.js';
 import { autoProgress, type Progress } from './progress.js';
 
@@ -14,6 +15,11 @@ export interface PipelineDeps {
   log: Logger;
   /** Default {@link autoProgress}: bars on a terminal, one JSON log line per step otherwise. */
   progress?: Progress;
+  /**
+   * The run being written. When set, `store` is the run's view (`run.store`): `KEYS` artifacts read
+   * and write the run's copies; `run.base` is the real store (ingest inputs, registry).
+   */
+  run?: RunWriter;
 }
 
 /** The progress reporter of `deps`, defaulting to {@link autoProgress}. */
@@ -27,8 +33,11 @@ export const STAGE_NAMES = [
   'train',
   'promote',
   'backtest',
+  'fallback',
+  'goals',
   'predict',
   'simulate',
   'drift',
+  'performance',
 ] as const;
 export type StageName = (typeof STAGE_NAMES)[number];

@@ -21,6 +21,8 @@ export const PREDICTION_COLUMNS: readonly ParquetColumn[] = [
   { name: 'predictions_computed_at', type: 'timestamp' },
   { name: 'home_score', type: 'int32' },
   { name: 'away_score', type: 'int32' },
+  // Additive (issue 15): when the odds behind the row's market features were observed; null = none.
+  { name: 'odds_observed_at', type: 'timestamp' },
 ];
 
 /** One row of the predictions file. */
@@ -40,12 +42,15 @@ export interface PredictionRow {
   predicted_label: string;
   is_future: boolean;
   /** `champion` for rows the champion produced, `backtest` for rows of a walk-forward fold. */
-  model_stage: 'champion' | 'backtest';
+  /** `fallback`: the market-free model scored a match that had no odds by its prediction time. */
+  model_stage: 'champion' | 'backtest' | 'fallback';
   model_run_id: string;
   predictions_computed_at: Date;
   /** Null unless the match finished before the as-of instant. */
   home_score: number | null;
   away_score: number | null;
+  /** When the odds behind the market features were observed (null: no odds; absent in older files). */
+  odds_observed_at?: Date | null;
 }
 
 /** Column contract of `predictions/backtest.parquet`. */
@@ -66,4 +71,15 @@ export interface BacktestRow {
   proba_away: number;
   model_run_id: string;
   training_cutoff: Date;
+}
+
+/**
+ * The time of the odds observation behind a feature row's market columns (the features' meta column
+ * `odds_observed_at`), or null when the row has none. Copied onto prediction rows and cards.
+ */
+export function oddsObservedAt(featureRow: object): Date | null {
+  const v = (featureRow as { odds_observed_at?: unknown }).odds_observed_at;
+  if (v === null || v === undefined) return null;
+  const d = v instanceof Date ? v : new Date(String(v));
+  return Number.isNaN(d.getTime()) ? null : d;
 }

@@ -1,8 +1,14 @@
+import { isMatchcastError } from '../domain/index.js';
 import type { FeatureRow } from '../features/index.js';
-import type { ModelFamily } from '../model/index.js';
+import type { ModelFamilyName } from '../model/index.js';
+import { type GateResult, pruneRuns, type RunEvent, RunWriter, readPublished } from '../runs/index.js';
 import type { PipelineDeps, StageName } from './deps.js';
+import { evaluateGates } from './gates.js';
+import { kickoffFeatureRows } from './horizons.js';
 import { type BacktestResult, runBacktestStage } from './stage-backtest.js';
+import { runFallbackStage } from './stage-fallback.js';
 import { type FeaturesResult, runFeaturesStage } from './stage-features.js';
+import { type GoalsStageResult, runGoalsStage } from './stage-goals.js';
 import { type PredictResult, runPredictStage } from './stage-predict.js';
 import { type PromoteResult, runPromoteStage } from './stage-promote.js';
 import { runTrainStage, type TrainResult } from './stage-train.js';
@@ -14,21 +20,47 @@ import { runTrainStage, type TrainResult } from './stage-train.js';
 export interface AnalyticsStages {
   simulate?: (deps: PipelineDeps, asOf: Date) => Promise<unknown>;
   drift?: (deps: PipelineDeps, asOf: Date) => Promise<unknown>;
+  /** Realised performance of what was served before kick-off (issue 17). */
+  performance?: (deps: PipelineDeps, asOf: Date) => Promise<unknown>;
+  /**
+   * Appends the published predictions to the served log; call ONLY once the run's predictions are
+   * what the API serves (after publication).
+   */
+  served?: (
+    deps: PipelineDeps,
+    asOf: Date,
+    predict: PredictResult,
+    featureRows: FeatureRow[],
+    /** The published run's id (the served log's `publication_id`). */
+    publicationId?: string,
+  ) => Promise<unknown>;
 }
 
 /** The default analysis stages, loaded on demand from src/analytics. */
 export async function defaultAnalyticsStages(): Promise<AnalyticsStages> {
   const analytics = await import('../analytics/index.js');
   return {
-    simulate: (deps, asOf) => analytics.runSimulateStage(deps, { asOf }),
+    simulate: async (deps, asOf) => {
+      const roi = await analytics.runSimulateStage(deps, { asOf });
+      // Goals markets (issue 16): same edge rule and baselines, its own CSV.
+      await analytics.runGoalsSimulateStage(deps, { asOf });
+      return roi;
+    },
     drift: (deps, asOf) => analytics.runDriftStage(deps, { asOf }),
+    performance: (deps, asOf) => analytics.runPerformanceStage(deps, { asOf }),
+    served: (deps, asOf, predict, featureRows, publicationId) =>
+      analytics.recordServedPredictions(deps.store, predict.predictionRows, {
+        servedAt: asOf,
+        publicationId: publicationId ?? predict.champion_run_id,
+        featureRows,
+      }),
   };
 }
 
 /** Options of {@link runPipeline}. */
 export interface RunOptions {
   /** Classifier family of the trained version and of the backtest. Default `multinomial_logit`. */
-  family?: ModelFamily;
+  family?: ModelFamilyName;
   /** Backtest start. Default `asOf − 730 days`. */
   backtestFrom?: Date;
   /** Backtest end (exclusive). Default `asOf`. */
@@ -43,7 +75,11 @@ export interface RunOptions {
    * Runs between promote and predict; `bootstrapFirstRun` signs off the first champion here.
    * Default none.
    */
-  afterPromote?: (promote: PromoteResult, featureRows: FeatureRow[]) => Promise<void>;
+  afterPromote?: (promote: PromoteResult, featureRows: FeatureRow[], runDeps?: PipelineDeps) => Promise<void>;
+  /** Publish even when a gate fails; recorded in the run and the history. Default false. */
+  force?: boolean;
+  /** Who runs it (run record and history). Default `<user>@<host>`. */
+  actor?: string;
 }
 
 export interface RunResult {
@@ -54,18 +90,31 @@ export interface RunResult {
   train: TrainResult;
   promote: PromoteResult;
   backtest: BacktestResult;
+  /** Goals model and markets file (issue 16); null when there were too few results to fit it. */
+  goals: GoalsStageResult | null;
   /** Null when there is no champion yet (first run before the operator's sign-off): nothing to serve. */
   predict: PredictResult | null;
   simulate: unknown;
   drift: unknown;
+  performance: unknown;
   skipped: string[];
+  /** The run's id: its artifacts are under `runs/<run_id>/`. */
+  run_id: string;
+  /** The gates and their figures (also in the run record). */
+  gates: GateResult[];
+  /** The history event of the publication. */
+  published: RunEvent;
+  /** Runs deleted by retention (`RUNS_KEEP`). */
+  pruned: string[];
 }
 
 /**
- * `pipeline run`: (ingest) → features → train → promote → backtest → predict → simulate → drift. Stages
- * hand their in-memory results on (the feature rows are read once); every artifact is still written
- * to the store as the stage finishes, each in one atomic put, so a failure leaves earlier artifacts
- * of this run and every artifact of the previous run intact.
+ * `pipeline run`: (ingest) → features → train → promote → backtest → predict → simulate → drift →
+ * gates → publish. Stages hand their in-memory results on (the feature rows are read once). Every
+ * artifact is written under the run's own prefix (`runs/<run_id>/…`), so nothing served changes
+ * while the run works; when every gate passes (or `force`), ONE compare-and-swap of the published-run
+ * pointer switches the API and the workers to the whole set. A failure marks the run failed; a
+ * failed gate marks it rejected (MC_ERR_GATE_FAILED); either way the served set is untouched.
  */
 export async function runPipeline(
   deps: PipelineDeps,
@@ -84,52 +133,191 @@ export async function runPipeline(
     return result;
   }
   if (options.ingest) await timed('ingest', options.ingest);
-  const features = await timed('features', () => runFeaturesStage(deps, asOf));
-  const featureRows = features.featureRows;
-  const train = await timed('train', () =>
-    runTrainStage(deps, asOf, { family: options.family, featureRows }),
-  );
-  const promote = await timed('promote', () => runPromoteStage(deps, { featureRows }));
-  if (options.afterPromote) await options.afterPromote(promote, featureRows);
-  const backtest = await timed('backtest', () =>
-    runBacktestStage(deps, asOf, {
-      from: options.backtestFrom,
-      to: options.backtestTo,
-      refitDays: options.refitDays,
-      family: options.family,
-      featureRows,
-    }),
-  );
-  let predict: PredictResult | null = null;
-  if (await deps.registry.resolve('champion')) {
-    predict = await timed('predict', () =>
-      runPredictStage(deps, asOf, { featureRows, matches: features.matches }),
-    );
-  } else {
-    skipped.push('predict');
-    deps.log.warn(
-      { stage: 'predict' },
-      'no champion yet: predictions not written; sign off the candidate with `matchcast registry promote`',
-    );
+  // Everything below writes under runs/<run_id>/ only; what is served changes at `publish`, once.
+  const base = deps;
+  const run = await RunWriter.begin(base.store, { kind: 'full', asOf, log: base.log, actor: options.actor });
+  try {
+    return await writeRun({ ...base, store: run.store, run }, run);
+  } catch (err) {
+    if (!isMatchcastError(err, 'MC_ERR_GATE_FAILED')) await run.fail(err);
+    throw err;
   }
-  const analytics = options.analytics ?? (await defaultAnalyticsStages());
-  let simulate: unknown = null;
-  let drift: unknown = null;
-  if (analytics.simulate) simulate = await timed('simulate', () => analytics.simulate!(deps, asOf));
-  else skipped.push('simulate');
-  if (analytics.drift) drift = await timed('drift', () => analytics.drift!(deps, asOf));
-  else skipped.push('drift');
-  return {
-    as_of: asOf.toISOString(),
-    seconds,
-    total_seconds: Number(((performance.now() - t0) / 1000).toFixed(3)),
-    features,
-    train,
-    promote,
-    backtest,
-    predict,
-    simulate,
-    drift,
-    skipped,
-  };
+
+  async function writeRun(deps: PipelineDeps, run: RunWriter): Promise<RunResult> {
+    const recorded = async <T>(
+      name: StageName,
+      fn: () => Promise<T>,
+      figures: (r: T) => Record<string, unknown>,
+    ) => {
+      const result = await timed(name, fn);
+      await run.recordStage(name, seconds[name] ?? null, figures(result));
+      return result;
+    };
+    const features = await recorded(
+      'features',
+      () => runFeaturesStage(deps, asOf),
+      (r) => ({
+        rows: r.rows,
+        labelled: r.labelled,
+        future: r.future,
+      }),
+    );
+    const featureRows = features.featureRows;
+    const train = await recorded(
+      'train',
+      () => runTrainStage(deps, asOf, { family: options.family, featureRows }),
+      (r) => ({
+        version: r.version.version,
+        model_run_id: r.version.run_id,
+        log_loss: r.version.metrics.log_loss,
+      }),
+    );
+    const promote = await recorded(
+      'promote',
+      () => runPromoteStage(deps, { featureRows }),
+      (r) => ({ ...r }),
+    );
+    if (options.afterPromote) await options.afterPromote(promote, featureRows, deps);
+    const backtest = await recorded(
+      'backtest',
+      async () =>
+        runBacktestStage(deps, asOf, {
+          from: options.backtestFrom,
+          to: options.backtestTo,
+          refitDays: options.refitDays,
+          family: options.family,
+          featureRows,
+          // Issue 15 item 3: the kick-off horizon measured beside the early one (never served).
+          kickoffFeatureRows: await kickoffFeatureRows(deps.run?.base ?? deps.store, features.matches, asOf),
+        }),
+      (r) => ({
+        rows: r.rows,
+        folds: r.folds,
+        from: r.from,
+        to: r.to,
+        ...r.metrics,
+        early_gap: r.horizons.early.overall.log_loss_gap,
+        kickoff_gap: r.horizons.kickoff?.overall.log_loss_gap ?? null,
+      }),
+    );
+    // Market-free fallback (issue 15): scores matches with no odds; its own walk-forward rows.
+    const fallback = await recorded(
+      'fallback',
+      () =>
+        runFallbackStage(deps, asOf, featureRows, {
+          from: options.backtestFrom,
+          to: options.backtestTo,
+          refitDays: options.refitDays,
+        }),
+      (r) => ({
+        version: r.version.version,
+        log_loss: r.log_loss,
+        folds: r.folds,
+        rows: r.backtestRows.length,
+      }),
+    );
+    // Goals model (issue 16): its own walk-forward over the same window, version and markets file.
+    const goals = await recorded(
+      'goals',
+      () =>
+        runGoalsStage(deps, asOf, {
+          matches: features.matches,
+          from: options.backtestFrom,
+          to: options.backtestTo,
+          refitDays: options.refitDays,
+        }),
+      (r) => (r ? { version: r.version, rows: r.rows, folds: r.folds } : { skipped: true }),
+    );
+    let predict: PredictResult | null = null;
+    if (await deps.registry.resolve('champion')) {
+      predict = await recorded(
+        'predict',
+        () =>
+          runPredictStage(deps, asOf, {
+            featureRows,
+            matches: features.matches,
+            fallback: {
+              version: fallback.version,
+              model: fallback.model,
+              backtest: new Map(fallback.backtestRows.map((r) => [r.match_id, r])),
+            },
+          }),
+        (r) => ({
+          rows: r.rows,
+          champion_rows: r.champion_rows,
+          backtest_rows: r.backtest_rows,
+          omitted: r.omitted,
+          champion_version: r.champion_version,
+          champion_run_id: r.champion_run_id,
+        }),
+      );
+    } else {
+      // Never serve an earlier run's predictions beside this run's features.
+      run.drop('predictions');
+      skipped.push('predict');
+      deps.log.warn(
+        { stage: 'predict' },
+        'no champion yet: predictions not written; sign off the candidate with `matchcast registry promote`',
+      );
+    }
+    const analytics = options.analytics ?? (await defaultAnalyticsStages());
+    let simulate: unknown = null;
+    let drift: unknown = null;
+    if (analytics.simulate)
+      simulate = await recorded(
+        'simulate',
+        () => analytics.simulate!(deps, asOf),
+        () => ({}),
+      );
+    else skipped.push('simulate');
+    if (analytics.drift)
+      drift = await recorded(
+        'drift',
+        () => analytics.drift!(deps, asOf),
+        () => ({}),
+      );
+    else skipped.push('drift');
+    let realised: unknown = null;
+    if (analytics.performance)
+      realised = await timed('performance', () => analytics.performance!(deps, asOf));
+    else skipped.push('performance');
+    const tGates = performance.now();
+    const gates = await evaluateGates(
+      run,
+      await readPublished(base.store),
+      {
+        featureRows,
+        predictionRows: predict ? predict.predictionRows : null,
+        backtestRows: backtest.backtestRows,
+      },
+      { maxRowDrop: deps.config.gateMaxRowDrop, asOf },
+    );
+    seconds.gates = Number(((performance.now() - tGates) / 1000).toFixed(3));
+    const published = await run.publish({ gates, force: options.force });
+    const pruned = await pruneRuns(base.store, deps.config.runsKeep, deps.log).catch((err: unknown) => {
+      deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'run retention failed');
+      return [] as string[];
+    });
+    // After publication: these predictions are now the served ones.
+    if (predict && analytics.served) await analytics.served(base, asOf, predict, featureRows, run.runId);
+    return {
+      as_of: asOf.toISOString(),
+      seconds,
+      total_seconds: Number(((performance.now() - t0) / 1000).toFixed(3)),
+      features,
+      train,
+      promote,
+      backtest,
+      goals,
+      predict,
+      simulate,
+      drift,
+      performance: realised,
+      skipped,
+      run_id: run.runId,
+      gates,
+      published,
+      pruned,
+    };
+  }
 }

@@ -1,9 +1,10 @@
 import { KEYS, MatchcastError } from '../domain/index.js';
 import type { FeatureRow } from '../features/index.js';
-import { type ModelFamily, walkForwardBacktest } from '../model/index.js';
-import { newRunId } from '../registry/index.js';
+import { type ModelFamilyName, type TrainParams, walkForwardBacktest } from '../model/index.js';
+import { type ModelRegistry, type ModelVersion, newRunId } from '../registry/index.js';
 import { backtestToParquet, readFeatureRows } from './artifacts.js';
 import { type PipelineDeps, progressOf } from './deps.js';
+import { type HorizonReport, horizonReport } from './horizons.js';
 import type { BacktestRow } from './predictions-file.js';
 import { resultsEnd } from './windows.js';
 
@@ -21,8 +22,45 @@ export interface BacktestOptions {
   /** Days between refits. Default `90`. */
   refitDays?: number;
   /** Classifier family. Default `multinomial_logit`. */
-  family?: ModelFamily;
+  family?: ModelFamilyName;
   featureRows?: FeatureRow[];
+  /**
+   * The version whose recipe (family, every training parameter, feature names) the folds refit.
+   * Default the champion (so the backtest rows served for matches before its cut-off come from its
+   * recipe); `null` or no champion: `family` with default parameters.
+   */
+  recipe?: ModelVersion | null;
+  /**
+   * The rows at the kick-off horizon (`kickoffFeatureRows`, issue 15 item 3). Given: the same recipe is
+   * also walked forward on them and backtest_metrics.json gains `horizons.kickoff` (against the closing
+   * line) beside `horizons.early` (these rows' walk-forward against the opening line). Default none.
+   */
+  kickoffFeatureRows?: FeatureRow[];
+}
+
+/** The training recipe of a version: family, parameters (from their stored strings), inputs. */
+export function recipeOf(version: ModelVersion): {
+  family: ModelFamilyName;
+  params: TrainParams;
+  featureNames: string[];
+} {
+  const p = version.params;
+  const numOf = (k: string) => (p[k] === undefined || p[k] === '' ? undefined : Number(p[k]));
+  const boolOf = (k: string) => (p[k] === undefined ? undefined : p[k] === 'true');
+  const params: TrainParams = {
+    l2: numOf('l2'),
+    missingIndicators: boolOf('missingIndicators'),
+    halfLifeDays: numOf('halfLifeDays'),
+    marketOffset: boolOf('marketOffset'),
+    maxIter: numOf('maxIter'),
+    gradTol: numOf('gradTol'),
+  };
+  for (const k of Object.keys(params) as (keyof TrainParams)[]) if (params[k] === undefined) delete params[k];
+  return {
+    family: (p.family as ModelFamilyName | undefined) ?? 'multinomial_logit',
+    params,
+    featureNames: [...version.feature_names],
+  };
 }
 
 export interface BacktestResult {
@@ -34,6 +72,8 @@ export interface BacktestResult {
   metrics: Record<string, number>;
   key: string;
   backtestRows: BacktestRow[];
+  /** Early (vs opening line) and, with `kickoffFeatureRows`, kick-off (vs closing line) quality. */
+  horizons: { early: HorizonReport; kickoff?: HorizonReport };
 }
 
 /**
@@ -43,7 +83,7 @@ export interface BacktestResult {
  * metrics of the model and of the opening/closing odds on the same matches, and the folds).
  */
 export async function runBacktestStage(
-  deps: Pick<PipelineDeps, 'store' | 'log' | 'progress'>,
+  deps: Pick<PipelineDeps, 'store' | 'log' | 'progress' | 'run'> & { registry?: ModelRegistry },
   asOf: Date,
   options: BacktestOptions = {},
 ): Promise<BacktestResult> {
@@ -64,9 +104,54 @@ export async function runBacktestStage(
   }
   const nFolds = Math.ceil((to.getTime() - from.getTime()) / (refitDays * DAY_MS));
   const fit = progressOf(deps).step('backtest', 'walk-forward', nFolds);
-  const result = walkForwardBacktest(rows, { from, to, refitDays, family: options.family });
+  const champion =
+    options.recipe !== undefined ? options.recipe : ((await deps.registry?.resolve('champion')) ?? null);
+  const recipe = champion ? recipeOf(champion) : null;
+  const result = walkForwardBacktest(rows, {
+    from,
+    to,
+    refitDays,
+    family: recipe?.family ?? options.family,
+    params: recipe?.params,
+    featureNames: recipe?.featureNames,
+  });
   const runIds = new Map(result.folds.map((f) => [f.fold_id, newRunId()]));
+  // Every fold's run id is recorded in the registry, so a served backtest row names a run it knows.
+  if (deps.registry) {
+    const paramStrings = Object.fromEntries(Object.entries(result.params).map(([k, v]) => [k, String(v)]));
+    await Promise.all(
+      result.folds.map((f) =>
+        deps.registry!.recordRun({
+          run_id: runIds.get(f.fold_id)!,
+          kind: 'backtest-fold',
+          created_at: new Date().toISOString(),
+          training_cutoff: f.training_cutoff.toISOString(),
+          recipe_version: champion?.version ?? null,
+          params: paramStrings,
+          feature_names: [...result.featureNames],
+          pipeline_run_id: deps.run?.runId ?? null,
+        }),
+      ),
+    );
+  }
+  // The kick-off horizon: the same recipe refit walk-forward on rows whose odds are the latest at kick-off.
+  const kickoff = options.kickoffFeatureRows
+    ? walkForwardBacktest(options.kickoffFeatureRows, {
+        from,
+        to,
+        refitDays,
+        family: recipe?.family ?? options.family,
+        params: recipe?.params,
+        featureNames: recipe?.featureNames,
+      })
+    : null;
+  const horizons: BacktestResult['horizons'] = {
+    early: horizonReport(result.metrics, 'opening'),
+    ...(kickoff ? { kickoff: horizonReport(kickoff.metrics, 'closing') } : {}),
+  };
   fit.done({
+    early_gap: horizons.early.overall.log_loss_gap,
+    kickoff_gap: horizons.kickoff?.overall.log_loss_gap,
     folds: result.folds.length,
     predicted: result.predictions.length,
     log_loss: result.metrics.overall.model_log_loss,
@@ -88,6 +173,7 @@ export async function runBacktestStage(
     from: from.toISOString(),
     to: to.toISOString(),
     refit_days: refitDays,
+    recipe_version: champion?.version ?? null,
     params: result.params,
     feature_names: result.featureNames,
     n_predictions: backtestRows.length,
@@ -100,6 +186,7 @@ export async function runBacktestStage(
       n_predicted: f.n_predicted,
     })),
     metrics: result.metrics,
+    horizons,
   };
   // Parquet first, then the report: a reader never sees a report describing a file not yet written.
   const body = backtestToParquet(backtestRows);
@@ -121,5 +208,6 @@ export async function runBacktestStage(
     metrics: result.metrics.overall,
     key,
     backtestRows,
+    horizons,
   };
 }

@@ -1,8 +1,14 @@
 import { MatchesRepository } from '../db/index.js';
 import { KEYS, type Match } from '../domain/index.js';
-import { buildFeatureRows, type FeatureRow, featureRowsToParquet } from '../features/index.js';
+import {
+  buildFeatureRows,
+  type FeatureHorizon,
+  type FeatureRow,
+  featureFingerprint,
+  featureRowsToParquet,
+} from '../features/index.js';
 import { type PipelineDeps, progressOf } from './deps.js';
-import { readOddsMap } from './odds.js';
+import { readOddsMap, readOddsTimeline } from './odds.js';
 
 /** What the features stage produced. */
 export interface FeaturesResult {
@@ -22,17 +28,31 @@ export interface FeaturesResult {
  * `asOf`), written to `features/match_features.parquet` in one atomic put.
  */
 export async function runFeaturesStage(
-  deps: Pick<PipelineDeps, 'db' | 'store' | 'log' | 'progress'>,
+  deps: Pick<PipelineDeps, 'db' | 'store' | 'log' | 'progress' | 'run'>,
   asOf: Date,
+  /** The prediction time of every match (see FeatureHorizon). Default `'early'`. */
+  horizon?: FeatureHorizon,
 ): Promise<FeaturesResult> {
   const load = progressOf(deps).step('features', 'load', 2);
   const matches = await new MatchesRepository(deps.db).allMatches();
   load.tick();
-  const odds = await readOddsMap(deps.store);
-  load.done({ matches: matches.length, odds: odds.size });
+  // The odds come from ingest's input file (the real store), and the run keeps a snapshot of exactly
+  // those bytes as its `odds` artifact: what is served matches what the features were built from.
+  const input = deps.run?.base ?? deps.store;
+  const oddsObj = deps.run ? await input.get(KEYS.odds.bucket, KEYS.odds.key) : null;
+  const odds = await readOddsMap(input);
+  // Every observation with its time: the market columns use the latest made before each prediction time.
+  const observations = await readOddsTimeline(input, odds, matches);
+  if (deps.run) {
+    if (oddsObj) await deps.run.put('odds', oddsObj.body, { contentType: oddsObj.contentType });
+    else deps.run.drop('odds');
+    deps.run.setFeaturesFingerprint(featureFingerprint());
+    deps.run.memo.set('odds', [...odds.values()]);
+  }
+  load.done({ matches: matches.length, odds: odds.size, observations: observations.size });
 
   const build = progressOf(deps).step('features', 'build', matches.length);
-  const rows = buildFeatureRows(matches, odds, asOf);
+  const rows = buildFeatureRows(matches, odds, asOf, { observations, ...(horizon ? { horizon } : {}) });
   build.done({ rows: rows.length });
 
   const write = progressOf(deps).step('features', 'write', 1);

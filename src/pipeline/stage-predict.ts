@@ -1,17 +1,26 @@
 import { MatchesRepository } from '../db/index.js';
 import { KEYS, type Match, MatchcastError, OUTCOME_LABELS, predictedClass } from '../domain/index.js';
-import { type FeatureRow, toModelInput } from '../features/index.js';
-import { deserializeModel, predictProba } from '../model/index.js';
+import { type FeatureRow, hasNoOdds, toModelInput } from '../features/index.js';
+import { deserializeModel, type Model, predictProba } from '../model/index.js';
+import { ModelRegistry, type ModelVersion } from '../registry/index.js';
 import { writeParquet } from '../storage/index.js';
 import { readBacktestRows, readFeatureRows } from './artifacts.js';
 import { type PipelineDeps, progressOf } from './deps.js';
-import { PREDICTION_COLUMNS, type PredictionRow } from './predictions-file.js';
+import {
+  type BacktestRow,
+  oddsObservedAt,
+  PREDICTION_COLUMNS,
+  type PredictionRow,
+} from './predictions-file.js';
+import { fallbackModelName } from './stage-fallback.js';
 
 /** What the predict stage produced. */
 export interface PredictResult {
   rows: number;
   champion_rows: number;
   backtest_rows: number;
+  /** Rows without odds scored (or walked forward) by the market-free fallback. */
+  fallback_rows: number;
   /** Past matches before the champion's cut-off that no backtest fold predicted: left out. */
   omitted: number;
   champion_version: string;
@@ -27,6 +36,30 @@ export interface PredictInputs {
   matches?: Match[];
   /** Clock for `predictions_computed_at`. Default now. */
   now?: Date;
+  /**
+   * The market-free fallback for matches with no odds (issue 15). Default: the registry's
+   * `<MODEL_NAME>-market-free` champion and the run's fallback walk-forward rows; null = none.
+   */
+  fallback?: PredictFallback | null;
+}
+
+/** The market-free model and its walk-forward rows. */
+export interface PredictFallback {
+  version: ModelVersion;
+  model: Model;
+  backtest: Map<number, BacktestRow>;
+}
+
+/** The fallback the registry and the run hold now, or null when there is none. */
+export async function loadFallback(
+  deps: Pick<PipelineDeps, 'store' | 'run' | 'config'>,
+): Promise<PredictFallback | null> {
+  const registry = new ModelRegistry(deps.run?.base ?? deps.store, fallbackModelName(deps.config.modelName));
+  const version = await registry.resolve('champion');
+  if (!version) return null;
+  const model = deserializeModel((await registry.loadArtifact(version)).toString('utf8'));
+  const rows = (await readBacktestRows(deps.store, 'fallbackBacktest')) ?? [];
+  return { version, model, backtest: new Map(rows.map((r) => [r.match_id, r])) };
 }
 
 /**
@@ -38,7 +71,7 @@ export interface PredictInputs {
  * no model that did not train on it has predicted it.
  */
 export async function runPredictStage(
-  deps: Pick<PipelineDeps, 'db' | 'store' | 'registry' | 'log' | 'progress'>,
+  deps: Pick<PipelineDeps, 'db' | 'store' | 'registry' | 'log' | 'progress' | 'run' | 'config'>,
   asOf: Date,
   inputs: PredictInputs = {},
 ): Promise<PredictResult> {
@@ -50,6 +83,17 @@ export async function runPredictStage(
       'no champion in the registry: run `matchcast pipeline promote` and `matchcast registry promote` first',
     );
   }
+  const featuresFingerprint = deps.run?.record.features_fingerprint ?? null;
+  if (
+    champion.feature_fingerprint &&
+    featuresFingerprint &&
+    champion.feature_fingerprint !== featuresFingerprint
+  ) {
+    throw new MatchcastError(
+      'MC_ERR_FEATURES_MISMATCH',
+      `champion v${champion.version} was trained on features ${champion.feature_fingerprint}, this run's features are ${featuresFingerprint}: promote a version trained on them (\`matchcast registry promote --force\`), then rerun`,
+    );
+  }
   const model = deserializeModel((await deps.registry.loadArtifact(champion)).toString('utf8'));
   load.tick();
   const featureRows = inputs.featureRows ?? (await readFeatureRows(deps.store));
@@ -58,7 +102,24 @@ export async function runPredictStage(
   for (const m of inputs.matches ?? (await new MatchesRepository(deps.db).allMatches())) matches.set(m.id, m);
   load.tick();
   const backtest = new Map((await readBacktestRows(deps.store))?.map((r) => [r.match_id, r]) ?? []);
-  load.done({ champion: champion.version, features: featureRows.length, backtest: backtest.size });
+  const fallback = inputs.fallback !== undefined ? inputs.fallback : await loadFallback(deps);
+  if (
+    fallback?.version.feature_fingerprint &&
+    featuresFingerprint &&
+    fallback.version.feature_fingerprint !== featuresFingerprint
+  ) {
+    throw new MatchcastError(
+      'MC_ERR_FEATURES_MISMATCH',
+      `market-free fallback v${fallback.version.version} was trained on features ${fallback.version.feature_fingerprint}, this run's features are ${featuresFingerprint}: rerun \`matchcast pipeline run\``,
+    );
+  }
+  const fallbackCutoff = fallback ? new Date(fallback.version.training_cutoff).getTime() : 0;
+  load.done({
+    champion: champion.version,
+    features: featureRows.length,
+    backtest: backtest.size,
+    fallback: fallback?.version.version ?? null,
+  });
 
   const cutoff = new Date(champion.training_cutoff).getTime();
   const computedAt = inputs.now ?? new Date();
@@ -67,6 +128,7 @@ export async function runPredictStage(
   const out: PredictionRow[] = [];
   let championRows = 0;
   let backtestRows = 0;
+  let fallbackRows = 0;
   let omitted = 0;
   for (let i = 0; i < featureRows.length; i++) {
     if (i % 2000 === 0) step.update(i);
@@ -77,7 +139,21 @@ export async function runPredictStage(
     let proba: [number, number, number];
     let stage: PredictionRow['model_stage'];
     let runId: string;
-    if (start >= cutoff) {
+    // No odds by its prediction time: the market-free model, never market features imputed.
+    const noOdds = fallback !== null && hasNoOdds(f);
+    const walked = noOdds && start < fallbackCutoff ? fallback.backtest.get(f.match_id) : undefined;
+    if (noOdds && start >= fallbackCutoff) {
+      proba = predictProba(fallback.model, toModelInput(f, fallback.version.feature_names));
+      stage = 'fallback';
+      runId = fallback.version.run_id;
+      fallbackRows++;
+    } else if (walked && walked.training_cutoff.getTime() <= start) {
+      proba = [walked.proba_home, walked.proba_draw, walked.proba_away];
+      stage = 'backtest';
+      runId = walked.model_run_id;
+      fallbackRows++;
+      backtestRows++;
+    } else if (start >= cutoff) {
       proba = predictProba(model, toModelInput(f, champion.feature_names));
       stage = 'champion';
       runId = champion.run_id;
@@ -117,9 +193,15 @@ export async function runPredictStage(
       predictions_computed_at: computedAt,
       home_score: finished ? m.homeScore : null,
       away_score: finished ? m.awayScore : null,
+      odds_observed_at: oddsObservedAt(f),
     });
   }
-  step.done({ champion_rows: championRows, backtest_rows: backtestRows, omitted });
+  step.done({
+    champion_rows: championRows,
+    backtest_rows: backtestRows,
+    fallback_rows: fallbackRows,
+    omitted,
+  });
 
   const write = progressOf(deps).step('predict', 'write', 1);
   const body = writeParquet(PREDICTION_COLUMNS, out as unknown as Record<string, unknown>[]);
@@ -130,6 +212,7 @@ export async function runPredictStage(
     rows: out.length,
     champion_rows: championRows,
     backtest_rows: backtestRows,
+    fallback_rows: fallbackRows,
     omitted,
     champion_version: champion.version,
     champion_run_id: champion.run_id,

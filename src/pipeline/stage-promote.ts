@@ -1,13 +1,34 @@
-import type { Probabilities } from '../domain/index.js';
+import { isMatchcastError, type Probabilities } from '../domain/index.js';
 import { type FeatureRow, toModelInput } from '../features/index.js';
 import {
+  deserializeGoalsModel,
   deserializeModel,
+  GOAL_INPUTS_VERSION,
+  type GoalInput,
+  type GoalRatingParams,
+  type GoalsBacktestResult,
+  type GoalsModel,
+  type GoalsPrediction,
+  goalsWalkForward,
   logLoss,
-  type ModelFamily,
+  type ModelFamilyName,
+  type Ou25Figures,
+  ou25Figures,
+  predictGoals,
   predictProba,
   trainAndValidate,
 } from '../model/index.js';
-import { decidePromotion, type ModelVersion } from '../registry/index.js';
+import {
+  type ChampionVerdict,
+  decidePromotion,
+  type LineCheck,
+  lineCheckOf,
+  type ModelRegistry,
+  type ModelVersion,
+  type OpeningVerdict,
+  writeComparison,
+} from '../registry/index.js';
+import type { ObjectStore } from '../storage/index.js';
 import { readFeatureRows } from './artifacts.js';
 import { type PipelineDeps, progressOf } from './deps.js';
 
@@ -30,6 +51,12 @@ export interface PromoteResult {
   champion_version: string | null;
   champion_log_loss: number | null;
   method: ComparisonMethod | 'nothing-to-do';
+  /** The new version against the de-margined opening line on the validation matches with opening odds. */
+  opening?: LineCheck | null;
+  /** Likewise for the closing line (shown, not required). */
+  closing?: LineCheck | null;
+  champion_verdict?: ChampionVerdict;
+  opening_verdict?: OpeningVerdict;
 }
 
 export interface PromoteOptions {
@@ -86,7 +113,7 @@ async function championOnWindow(
   const refit = trainAndValidate(rows, {
     asOf: window.to,
     validationDays: days,
-    family: champion.params.family as ModelFamily | undefined,
+    family: champion.params.family as ModelFamilyName | undefined,
     params: {
       l2: champion.params.l2 === undefined ? undefined : Number(champion.params.l2),
       missingIndicators:
@@ -100,9 +127,10 @@ async function championOnWindow(
 }
 
 /**
- * `pipeline promote`: the newest version gets the `candidate` alias when its validation log loss is at
- * most the champion's (on the same window) + `PROMOTION_TOLERANCE`, or when there is no champion;
- * otherwise it gets no alias and the result says why. Never touches `champion`: that is the
+ * `pipeline promote`: the newest version gets the `candidate` alias when, on the same validation
+ * matches, its log loss is at most the champion's + `PROMOTION_TOLERANCE` (or there is no champion)
+ * AND it beats the de-margined opening line (by `PROMOTION_OPENING_MARGIN`); otherwise it gets no
+ * alias and the result says why. The comparison is stored beside the registry (`comparisons/<v>.json`). Never touches `champion`: that is the
  * operator's sign-off (`matchcast registry promote`).
  */
 export async function runPromoteStage(
@@ -162,10 +190,37 @@ export async function runPromoteStage(
       method,
     });
   }
-  const decision = decidePromotion(newLogLoss, championLogLoss, deps.config.promotionTolerance);
+  const opening = lineCheckOf(newest.metrics, 'open');
+  const closing = lineCheckOf(newest.metrics, 'close');
+  const decision = decidePromotion(
+    newLogLoss,
+    championLogLoss,
+    deps.config.promotionTolerance,
+    opening,
+    deps.config.promotionOpeningMargin,
+  );
   const reason = champion
     ? `version ${newest.version} vs champion ${champion.version} (${method}): ${decision.reason}`
     : `version ${newest.version}: ${decision.reason}`;
+  // What the guard saw, kept for `registry promote` and the UI (written before the alias moves).
+  await writeComparison(deps.store, deps.registry.modelName, {
+    version: newest.version,
+    champion_version: champion?.version ?? null,
+    method,
+    validation_from: newest.params.validation_from ?? null,
+    validation_to: newest.params.validation_to ?? null,
+    new_log_loss: Number.isFinite(newLogLoss) ? newLogLoss : null,
+    champion_log_loss: championLogLoss,
+    tolerance: deps.config.promotionTolerance,
+    opening_margin: deps.config.promotionOpeningMargin,
+    opening,
+    closing,
+    champion_verdict: decision.champion,
+    opening_verdict: decision.opening,
+    promote: decision.promote,
+    reason,
+    decided_at: new Date().toISOString(),
+  });
   if (decision.promote) {
     await deps.registry.setAlias('candidate', newest.version, options.actor ?? PROMOTION_ACTOR, reason);
   }
@@ -177,5 +232,233 @@ export async function runPromoteStage(
     champion_version: champion?.version ?? null,
     champion_log_loss: championLogLoss,
     method,
+    opening,
+    closing,
+    champion_verdict: decision.champion,
+    opening_verdict: decision.opening,
   });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The goals model's guard (issue 17 item 4 applied to issue 16's model): the same rule, with O/U 2.5
+// as the market. The goals stage has no operator step in between, so a version that passes becomes
+// the goals champion at once; one that does not gets no alias and the champion keeps serving.
+
+/** How the goals champion's O/U 2.5 log loss on the new version's walk-forward matches was obtained. */
+export type GoalsComparisonMethod =
+  | 'no-champion'
+  /** Same family, inputs, rating and fit parameters: a deterministic refit would give the same rows. */
+  | 'same-recipe'
+  /** The champion never trained on the window: its artifact is scored on it. */
+  | 'rescored-artifact'
+  /** The champion's recipe walked forward over the same folds. */
+  | 'refit-champion-recipe'
+  /** The champion's inputs cannot be built (or its artifact read) by this build: it cannot be served either. */
+  | 'champion-retired';
+
+export interface GoalsPromoteInput {
+  /** The goals registry (`<MODEL_NAME>-goals`) and the store it lives on (the comparison goes beside it). */
+  registry: ModelRegistry;
+  registryStore: ObjectStore;
+  /** The new version, registered with `goalsGuardMetrics` of its walk-forward. */
+  version: ModelVersion;
+  model: GoalsModel;
+  /** Inputs built with `model.rating` as of `asOf`. */
+  inputs: readonly GoalInput[];
+  /** The walk-forward that produced the new version's figures. */
+  backtest: GoalsBacktestResult;
+  window: { from: Date; to: Date; refitDays: number };
+  /** Builds inputs with another rating (for a champion fitted with other rating parameters). */
+  rebuildInputs: (rating: GoalRatingParams) => GoalInput[];
+}
+
+export interface GoalsPromoteResult {
+  version: string;
+  promoted: boolean;
+  /** `MC_ERR_PROMOTION_REFUSED` when the guard refused the version (like `registry promote`). */
+  code: 'MC_ERR_PROMOTION_REFUSED' | null;
+  reason: string;
+  method: GoalsComparisonMethod;
+  new_log_loss: number | null;
+  champion_version: string | null;
+  champion_log_loss: number | null;
+  /** The new version against the de-margined opening O/U 2.5 line (required) and the closing one (shown). */
+  opening: LineCheck | null;
+  closing: LineCheck | null;
+  champion_verdict: ChampionVerdict;
+  opening_verdict: OpeningVerdict;
+  /** The model that serves after the decision (the new one, the kept champion, or null when none can), with its inputs. */
+  serving: GoalsServing | null;
+}
+
+/** A goals version and the inputs built with its rating parameters. */
+export interface GoalsServing {
+  version: ModelVersion;
+  model: GoalsModel;
+  inputs: readonly GoalInput[];
+}
+
+const sameRecipe = (a: GoalsModel, b: GoalsModel): boolean =>
+  a.family === b.family &&
+  a.inputs_version === b.inputs_version &&
+  a.rating.eta === b.rating.eta &&
+  a.rating.etaRegion === b.rating.etaRegion &&
+  a.params.l2 === b.params.l2;
+
+/** The guard's figures of the goals walk-forward rows: O/U 2.5 log loss and both lines beside it. */
+export function goalsGuardMetrics(figures: Ou25Figures): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (Number.isFinite(figures.log_loss)) {
+    out.log_loss = figures.log_loss;
+    out.ou25_validation_log_loss = figures.log_loss;
+    out.ou25_validation_n = figures.n;
+  }
+  for (const [line, f] of [
+    ['open', figures.open],
+    ['close', figures.close],
+  ] as const) {
+    if (!f) continue;
+    out[`model_on_${line}_log_loss`] = f.model_log_loss;
+    out[`market_${line}_log_loss`] = f.line_log_loss;
+    out[`market_${line}_n`] = f.n;
+  }
+  return out;
+}
+
+/**
+ * The goals promotion guard: the new goals version becomes `champion` only when, on the same
+ * walk-forward matches, its O/U 2.5 log loss beats the goals champion's or ties it within
+ * `PROMOTION_TOLERANCE`, AND it beats the de-margined opening O/U 2.5 line (by
+ * `PROMOTION_OPENING_MARGIN`) on the matches with opening O/U prices ({@link decidePromotion}, the
+ * 1X2 rule). The comparison is stored beside the goals registry (`comparisons/<v>.json`), so
+ * `MODEL_NAME=<name>-goals matchcast registry promote --reason …` can override a refusal.
+ */
+export async function promoteGoalsVersion(
+  deps: Pick<PipelineDeps, 'config' | 'store' | 'log'>,
+  input: GoalsPromoteInput,
+): Promise<GoalsPromoteResult> {
+  const { registry, version, model, inputs, backtest, window } = input;
+  const newFigures = ou25Figures(inputs, backtest.rows);
+  const championRef = await registry.resolve('champion');
+  let method: GoalsComparisonMethod = 'no-champion';
+  let champion: GoalsServing | null = null;
+  let retiredWhy = '';
+  if (championRef) {
+    try {
+      const m = deserializeGoalsModel(await registry.loadArtifact(championRef));
+      if (m.inputs_version !== GOAL_INPUTS_VERSION) {
+        retiredWhy = `its inputs v${m.inputs_version} are not built by this build (v${GOAL_INPUTS_VERSION})`;
+      } else {
+        const sameRating = m.rating.eta === model.rating.eta && m.rating.etaRegion === model.rating.etaRegion;
+        champion = {
+          version: championRef,
+          model: m,
+          inputs: sameRating ? inputs : input.rebuildInputs(m.rating),
+        };
+      }
+    } catch (e) {
+      if (!isMatchcastError(e, 'MC_ERR_MODEL_UNAVAILABLE')) throw e;
+      retiredWhy = `its artifact cannot be read: ${(e as Error).message}`;
+    }
+    if (!champion) method = 'champion-retired';
+  }
+  let newLogLoss = newFigures.log_loss;
+  let championLogLoss: number | null = null;
+  if (champion) {
+    const cm = champion.model;
+    if (sameRecipe(cm, model)) {
+      method = 'same-recipe';
+      championLogLoss = Number.isFinite(newFigures.log_loss) ? newFigures.log_loss : null;
+    } else {
+      const champInputs = champion.inputs;
+      let rows: (GoalsPrediction & { match_id: number })[];
+      if (new Date(cm.trained_until) <= window.from) {
+        method = 'rescored-artifact';
+        const byId = new Map(champInputs.map((r) => [r.match_id, r]));
+        rows = backtest.rows.flatMap((r) => {
+          const x = byId.get(r.match_id);
+          return x ? [{ match_id: r.match_id, ...predictGoals(cm, x) }] : [];
+        });
+      } else {
+        method = 'refit-champion-recipe';
+        rows = goalsWalkForward(champInputs, {
+          from: window.from,
+          to: window.to,
+          refitDays: window.refitDays,
+          family: cm.family,
+          l2: cm.params.l2,
+          rating: cm.rating,
+        }).rows;
+      }
+      // Both on the matches both predicted (the same ones unless a fold had too little history).
+      const ids = new Set(rows.map((r) => r.match_id));
+      championLogLoss = ou25Figures(champInputs, rows).log_loss;
+      newLogLoss = ou25Figures(
+        inputs,
+        backtest.rows.filter((r) => ids.has(r.match_id)),
+      ).log_loss;
+      if (!Number.isFinite(championLogLoss)) championLogLoss = null;
+    }
+  }
+  const opening: LineCheck | null = newFigures.open;
+  const closing: LineCheck | null = newFigures.close;
+  const decision = decidePromotion(
+    newLogLoss,
+    championLogLoss,
+    deps.config.promotionTolerance,
+    opening,
+    deps.config.promotionOpeningMargin,
+  );
+  // No walk-forward match at all (history too short for a fold) and nothing serving: the version is
+  // signed off without validation, as the 1X2 first start does, so that coming matches get markets.
+  const unvalidated = newFigures.n === 0 && !champion;
+  const promote = unvalidated || (decision.promote && !(champion && championLogLoss === null));
+  const against = champion
+    ? `goals version ${version.version} vs champion ${champion.version.version} (${method})`
+    : championRef
+      ? `goals version ${version.version} (champion ${championRef.version} retired: ${retiredWhy})`
+      : `goals version ${version.version}`;
+  const reason = unvalidated
+    ? `${against}: no walk-forward match to validate on and no champion to keep: signed off without validation`
+    : champion && championLogLoss === null
+      ? `${against}: cannot measure the champion's O/U 2.5 log loss on the same matches`
+      : `${against}, O/U 2.5: ${decision.reason}`;
+  await writeComparison(input.registryStore, registry.modelName, {
+    version: version.version,
+    champion_version: championRef?.version ?? null,
+    method,
+    validation_from: window.from.toISOString(),
+    validation_to: window.to.toISOString(),
+    new_log_loss: Number.isFinite(newLogLoss) ? newLogLoss : null,
+    champion_log_loss: championLogLoss,
+    tolerance: deps.config.promotionTolerance,
+    opening_margin: deps.config.promotionOpeningMargin,
+    opening,
+    closing,
+    champion_verdict: decision.champion,
+    opening_verdict: decision.opening,
+    promote,
+    reason,
+    decided_at: new Date().toISOString(),
+  });
+  if (promote) {
+    await registry.setAlias('champion', version.version, PROMOTION_ACTOR, reason);
+  } else {
+    deps.log.warn({ stage: 'goals', code: 'MC_ERR_PROMOTION_REFUSED', reason }, 'goals version refused');
+  }
+  return {
+    version: version.version,
+    promoted: promote,
+    code: promote ? null : 'MC_ERR_PROMOTION_REFUSED',
+    reason,
+    method,
+    new_log_loss: Number.isFinite(newLogLoss) ? newLogLoss : null,
+    champion_version: championRef?.version ?? null,
+    champion_log_loss: championLogLoss,
+    opening,
+    closing,
+    champion_verdict: decision.champion,
+    opening_verdict: decision.opening,
+    serving: promote ? { version, model, inputs } : champion,
+  };
 }

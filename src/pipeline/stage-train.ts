@@ -1,26 +1,38 @@
-import { MatchcastError } from '../domain/index.js';
-import type { FeatureRow } from '../features/index.js';
-import { type ModelFamily, serializeModel, trainAndValidate } from '../model/index.js';
-import type { ModelVersion } from '../registry/index.js';
+import { KEYS, MatchcastError } from '../domain/index.js';
+import { type FeatureRow, featureFingerprint } from '../features/index.js';
+import {
+  isModelFamilyName,
+  MODEL_FAMILY_NAMES,
+  type ModelFamilyName,
+  serializeModel,
+  type TrainAndValidateResult,
+  trainAndValidate,
+} from '../model/index.js';
+import type { FeaturesArtifactRef, ModelVersion, NewVersion } from '../registry/index.js';
 import { newRunId } from '../registry/index.js';
 import { readFeatureRows } from './artifacts.js';
 import { type PipelineDeps, progressOf } from './deps.js';
 import { resultsEnd } from './windows.js';
 
-export const MODEL_FAMILIES: readonly ModelFamily[] = ['multinomial_logit', 'ordered_logit'];
-
-export function parseFamily(value: string | undefined): ModelFamily | undefined {
+export function parseFamily(value: string | undefined): ModelFamilyName | undefined {
   if (value === undefined) return undefined;
-  if (!(MODEL_FAMILIES as readonly string[]).includes(value)) {
-    throw new MatchcastError('MC_ERR_VALIDATION', `--family must be one of ${MODEL_FAMILIES.join(', ')}`);
+  if (!isModelFamilyName(value)) {
+    throw new MatchcastError('MC_ERR_VALIDATION', `--family must be one of ${MODEL_FAMILY_NAMES.join(', ')}`);
   }
-  return value as ModelFamily;
+  return value;
+}
+
+/** The features object a stage reads: the run's artifact, else the legacy top-level key. */
+export function featuresArtifactOf(deps: Pick<PipelineDeps, 'run'>): FeaturesArtifactRef {
+  const ref = deps.run?.ref('features');
+  if (ref) return { run_id: ref.run_id, bucket: ref.bucket, key: ref.key, etag: ref.etag };
+  return { run_id: null, bucket: KEYS.features.bucket, key: KEYS.features.key, etag: null };
 }
 
 /** Options of {@link runTrainStage}. */
 export interface TrainOptions {
   /** Classifier family. Default `multinomial_logit`. */
-  family?: ModelFamily;
+  family?: ModelFamilyName;
   /** Days of the validation window ending at as-of. Default `365`. */
   validationDays?: number;
   /** Feature rows already in memory (from the features stage). Default: read the features file. */
@@ -41,7 +53,7 @@ export interface TrainResult {
  * validation window (`validation_from`, `validation_to`) so that promotion can compare like with like.
  */
 export async function runTrainStage(
-  deps: Pick<PipelineDeps, 'store' | 'registry' | 'log' | 'progress'>,
+  deps: Pick<PipelineDeps, 'store' | 'registry' | 'log' | 'progress' | 'run'>,
   asOf: Date,
   options: TrainOptions = {},
 ): Promise<TrainResult> {
@@ -73,11 +85,30 @@ export async function runTrainStage(
   });
 
   const reg = progressOf(deps).step('train', 'register', 1);
-  const version = await deps.registry.registerVersion({
+  const version = await deps.registry.registerVersion(newVersionOf(deps, result, asOf, end, validationDays));
+  reg.done({ version: version.version, run_id: version.run_id, artifact: version.artifact_uri });
+  return { version, fit_seconds: fitSeconds };
+}
+
+/**
+ * The registry entry of a model fitted by {@link trainAndValidate}: its metrics, its parameters with the
+ * validation window, and the features it was trained and validated on — the run's (fingerprint recorded
+ * by its features stage or inherited), else rows this code just built or read.
+ */
+export function newVersionOf(
+  deps: Pick<PipelineDeps, 'run'>,
+  result: TrainAndValidateResult,
+  asOf: Date,
+  end: Date,
+  validationDays: number,
+  extraParams: Record<string, string> = {},
+): NewVersion {
+  return {
     run_id: newRunId(),
     metrics: result.metrics,
     params: {
       ...result.params,
+      ...extraParams,
       as_of: asOf.toISOString(),
       results_end: end.toISOString(),
       validation_days: validationDays,
@@ -88,7 +119,7 @@ export async function runTrainStage(
     feature_names: result.featureNames,
     training_cutoff: result.trainingCutoff,
     artifact: serializeModel(result.model),
-  });
-  reg.done({ version: version.version, run_id: version.run_id, artifact: version.artifact_uri });
-  return { version, fit_seconds: fitSeconds };
+    feature_fingerprint: deps.run?.record.features_fingerprint ?? featureFingerprint(),
+    features_artifact: featuresArtifactOf(deps),
+  };
 }

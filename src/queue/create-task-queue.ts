@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import { createBullmqQueue } from './bullmq-queue.js';
-import { createInProcessQueue } from './in-process-queue.js';
+import { createBullmqQueue } from './bullmq/producer.js';
+import { createInProcessQueue } from './in-process/queue.js';
 import type { TaskQueue } from './task-queue.js';
 
 /** Dependencies of {@link createTaskQueue}. */
@@ -17,6 +17,12 @@ export interface TaskQueueDeps {
 /** BullMQ on Redis when `REDIS_URL` is set, else the in-process queue on worker threads. */
 export function createTaskQueue(config: Config, deps: TaskQueueDeps): TaskQueue {
   if (config.redisUrl)
-    return createBullmqQueue(config.redisUrl, { queueName: config.queueName, log: deps.log });
+    return createBullmqQueue(config.redisUrl, {
+      queueName: config.queueName,
+      log: deps.log,
+      keepJobsSeconds: config.resultTtl,
+      keepJobsCount: config.resultStoreMax,
+      maxWaiting: config.queueMaxWaiting,
+    });
   return createInProcessQueue(config, { log: deps.log, entry: deps.threadEntry });
 }

@@ -1,9 +1,29 @@
-export * from './bullmq-queue.js';
-export * from './create-task-queue.js';
-export * from './in-process-queue.js';
-export * from './task-errors.js';
-export * from './task-queue.js';
-export * from './task-types.js';
-export * from './thread-protocol.js';
-export * from './waiters.js';
-export * from './worker-presence.js';
+// The task queue: one port (TaskQueue, TaskRunner) and two adapters — BullMQ on Redis (bullmq/: the
+// producer, the consumer and the protocol they share) and worker threads in this process
+// (in-process/). Other folders use only what is exported here; tests of the internals import files.
+
+export { type RunningWorker, type StartWorkerOptions, startBullmqConsumer } from './bullmq/consumer.js';
+export { type SchedulerRepeat, startPipelineScheduler } from './bullmq/scheduler.js';
+export { createTaskQueue, type TaskQueueDeps } from './create-task-queue.js';
+export { failThread, serveThread, threadData } from './in-process/thread-runner.js';
+export type {
+  ModelInfoPayload,
+  PredictMarketsPayload,
+  PredictMatchPayload,
+  ResultStoreUsage,
+  SubmitOptions,
+  TaskName,
+  TaskOutcomeLike,
+  TaskQueue,
+  TaskRunner,
+  TaskState,
+  TaskStatus,
+  WorkerInfo,
+} from './task-queue.js';
+export type {
+  ModelInfoResult,
+  PredictMarketsResult,
+  PredictMatchResult,
+  TaskFailure,
+  WorkerModelMeta,
+} from './task-types.js';

@@ -1,15 +1,49 @@
 import { ERROR_CATALOGUE, type ErrorCode, isMatchcastError, MatchcastError } from '../domain/index.js';
 import type { TaskFailure } from './task-types.js';
 
-/** Worker error codes that reach the caller as they are; anything else becomes MC_ERR_TASK_FAILED. */
+/**
+ * Worker error codes that reach the caller as they are; anything else — a corrupt model artifact, a
+ * registry the worker cannot read — is a failed task, 500 MC_ERR_TASK_FAILED (spec §7).
+ */
 const PASS_THROUGH: ReadonlySet<string> = new Set<ErrorCode>([
   'MC_ERR_MATCH_NOT_FOUND',
-  'MC_ERR_MODEL_UNAVAILABLE',
+  'MC_ERR_TASK_EXPIRED',
+  // Issue 13: a model never scores features of another definition, nor answers in sample.
+  'MC_ERR_FEATURES_MISMATCH',
+  'MC_ERR_NOT_OUT_OF_SAMPLE',
 ]);
+
+/** MC_ERR_QUEUE_FULL with a Retry-After hint. */
+export function queueFull(waiting: number, max: number): MatchcastError {
+  return new MatchcastError(
+    'MC_ERR_QUEUE_FULL',
+    `${waiting} tasks are waiting (limit QUEUE_MAX_WAITING=${max}); retry later`,
+    { retryAfterSeconds: 5 },
+  );
+}
+
+/** The failure of a task skipped because its caller's deadline (`expires_at`, Unix ms) had passed. */
+export function expiredFailure(expiresAt: number): TaskFailure {
+  return {
+    code: 'MC_ERR_TASK_EXPIRED',
+    error: `Not run: its caller's deadline ${new Date(expiresAt).toISOString()} had passed when a worker took it`,
+  };
+}
+
+/** True when a task payload carries an `expires_at` that has passed. */
+export function isExpiredPayload(payload: unknown, now = Date.now()): number | undefined {
+  const at = (payload as { expires_at?: unknown } | null | undefined)?.expires_at;
+  return typeof at === 'number' && now > at ? at : undefined;
+}
 
 /** Errors a retry cannot fix: the worker marks them so the queue does not run the task again. */
 export function isPermanentTaskError(err: unknown): boolean {
-  return isMatchcastError(err, 'MC_ERR_MATCH_NOT_FOUND');
+  return (
+    isMatchcastError(err, 'MC_ERR_MATCH_NOT_FOUND') ||
+    isMatchcastError(err, 'MC_ERR_TASK_EXPIRED') ||
+    isMatchcastError(err, 'MC_ERR_FEATURES_MISMATCH') ||
+    isMatchcastError(err, 'MC_ERR_NOT_OUT_OF_SAMPLE')
+  );
 }
 
 /** The `{error, code}` a failed task reports, from whatever the handler threw. */

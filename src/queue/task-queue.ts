@@ -1,14 +1,57 @@
-/** Task names on the `ml` queue (spec §1, §4.8, §4.9). */
-export type TaskName = 'predict_match' | 'model_info';
+import type { ModelInfoResult, PredictMarketsResult, PredictMatchResult, TaskFailure } from './task-types.js';
+
+/**
+ * Task names on the `ml` queue (spec §1, §4.8, §4.9); `predict_markets` answers the goals markets of
+ * one match live (issue 16, `GET /predict/markets/{match_id}?live=true`).
+ */
+export type TaskName = 'predict_match' | 'model_info' | 'predict_markets';
 
 /** Status values reported by `/monitoring/task_status` (spec §2.8, §3.2). */
 export type TaskStatusValue = 'pending' | 'STARTED' | 'SUCCESS' | 'FAILURE';
+
+/**
+ * Where a task is, additively to `status`: `pending` covers both a queued task (`waiting`) and an id
+ * the queue does not know — never submitted, or its result expired after `RESULT_TTL` (`unknown`).
+ */
+export type TaskState = 'waiting' | 'active' | 'completed' | 'failed' | 'unknown';
 
 export interface TaskStatus {
   task_id: string;
   status: TaskStatusValue;
   /** Null while pending or started; the task's return value on SUCCESS; `{error, code}` on FAILURE. */
   result: unknown;
+  /** `unknown`: no such task, or its result has expired; a client should stop polling. */
+  state: TaskState;
+}
+
+/** Options of {@link TaskQueue.submit}. */
+export interface SubmitOptions {
+  /**
+   * Unix ms after which the task is not worth running (its synchronous caller has given up): a worker
+   * that picks it up later fails it with MC_ERR_TASK_EXPIRED without running it. Default none.
+   */
+  expiresAt?: number;
+  /**
+   * Whether this process will `wait` for the result (sync) — the outcome is then kept briefly for a
+   * late `wait` — or only observes it for metrics (async). Default `true`.
+   */
+  awaited?: boolean;
+}
+
+/** Called once per outcome of a task this process submitted (sync and async alike), e.g. for metrics. */
+export type OutcomeListener = (name: TaskName, outcome: TaskOutcomeLike) => void;
+
+/** How a task ended, as listeners see it. */
+export type TaskOutcomeLike = { ok: true; value: unknown } | { ok: false; failure: TaskFailure };
+
+/** Size of the result store, for the memory-budget gauges. */
+export interface ResultStoreUsage {
+  /** Finished results kept (completed + failed). */
+  results: number;
+  /** Tasks waiting for a worker. */
+  waiting: number;
+  /** Memory of the broker (Redis `used_memory`), bytes; null for the in-process queue. */
+  brokerMemoryBytes: number | null;
 }
 
 export interface PredictMatchPayload {
@@ -21,12 +64,27 @@ export interface PredictMatchPayload {
   run_id?: string;
   /** Set by the BullMQ adapter: the pub/sub channel the worker publishes the result to. */
   reply_to?: string;
+  /** Unix ms after which a worker skips the task (MC_ERR_TASK_EXPIRED); see SubmitOptions.expiresAt. */
+  expires_at?: number;
+}
+
+/** Payload of `predict_markets`: the goals champion's markets of one match. */
+export interface PredictMarketsPayload {
+  match_id: number;
+  /** The goals champion's run id the caller resolved (re-resolved by a worker holding another). */
+  run_id?: string;
+  /** Set by the BullMQ adapter: the pub/sub channel the worker publishes the result to. */
+  reply_to?: string;
+  /** Unix ms after which a worker skips the task (MC_ERR_TASK_EXPIRED). */
+  expires_at?: number;
 }
 
 export interface ModelInfoPayload {
   stage: 'champion' | 'challenger';
   /** Set by the BullMQ adapter: the pub/sub channel the worker publishes the result to. */
   reply_to?: string;
+  /** Unix ms after which a worker skips the task (MC_ERR_TASK_EXPIRED). */
+  expires_at?: number;
 }
 
 /** Per-worker task counts of `/monitoring/celery/queues`. */
@@ -61,7 +119,19 @@ export interface WorkerInfo {
  */
 export interface TaskQueue {
   readonly kind: 'bullmq' | 'in-process';
-  submit(name: TaskName, payload: PredictMatchPayload | ModelInfoPayload): Promise<string>;
+  /**
+   * Queues a task. Fails fast with MC_ERR_BROKER_UNAVAILABLE (broker down) or MC_ERR_QUEUE_FULL (more
+   * than `QUEUE_MAX_WAITING` tasks waiting; carries `retryAfterSeconds`).
+   */
+  submit(
+    name: TaskName,
+    payload: PredictMatchPayload | ModelInfoPayload | PredictMarketsPayload,
+    options?: SubmitOptions,
+  ): Promise<string>;
+  /** Registers a listener of every outcome of this process's tasks; returns its removal. */
+  onOutcome(listener: OutcomeListener): () => void;
+  /** Result-store size for the memory budget; never hangs (bounded), may throw MC_ERR_BROKER_UNAVAILABLE. */
+  usage(): Promise<ResultStoreUsage>;
   wait<T = unknown>(taskId: string, timeoutMs: number): Promise<T>;
   status(taskId: string): Promise<TaskStatus>;
   queueStats(): Promise<{ queue: string; counts: Record<string, number>; workers: WorkerTaskCounts[] }>;
@@ -69,4 +139,17 @@ export interface TaskQueue {
   /** True when the broker answers within `timeoutMs`; never throws. */
   ready(timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/**
+ * What executes tasks inside a worker (built by the worker folder from its handlers); both queue
+ * adapters drive one: the BullMQ consumer (bullmq/consumer.ts) and the worker threads of the
+ * in-process queue (in-process/thread-runner.ts).
+ */
+export interface TaskRunner {
+  run(name: TaskName, payload: unknown): Promise<PredictMatchResult | ModelInfoResult | PredictMarketsResult>;
+  /** Throws a clear error when the registry cannot be read (a new worker must not start blind). */
+  checkRegistry(): Promise<void>;
+  /** Models loaded now, by stage. */
+  loadedModels(): Record<string, { version: string; run_id: string }>;
 }

@@ -1,9 +1,19 @@
 import { MatchcastError } from '../domain/index.js';
 import { taskFailureError } from './task-errors.js';
+import type { OutcomeListener, TaskName } from './task-queue.js';
 import type { TaskFailure } from './task-types.js';
 
 /** How a task ended. */
 export type TaskOutcome = { ok: true; value: unknown } | { ok: false; failure: TaskFailure };
+
+interface Tracked {
+  at: number;
+  name: TaskName | undefined;
+  /** Keep an outcome nobody waits for yet (a sync caller about to `wait`); false for async tasks. */
+  keep: boolean;
+  /** How long the mark is kept, ms. */
+  ttlMs: number;
+}
 
 interface Waiter {
   resolve(value: unknown): void;
@@ -17,7 +27,8 @@ interface Waiter {
  */
 export class TaskWaiters {
   private readonly waiting = new Map<string, Set<Waiter>>();
-  private readonly submitted = new Map<string, number>();
+  private readonly submitted = new Map<string, Tracked>();
+  private readonly listeners = new Set<OutcomeListener>();
   private readonly early = new Map<string, { outcome: TaskOutcome; at: number }>();
   private readonly sweeper: NodeJS.Timeout;
 
@@ -27,9 +38,30 @@ export class TaskWaiters {
     this.sweeper.unref();
   }
 
-  /** Marks a task as submitted by this process (its outcome is kept until claimed). */
-  track(taskId: string): void {
-    this.submitted.set(taskId, Date.now());
+  /**
+   * Marks a task as submitted by this process: its outcome reaches the outcome listeners once, and
+   * (when `awaited`, the default) is kept until claimed by `wait`. An unawaited (async) task is
+   * tracked for `ttlMs` (default one hour) so that a result arriving late is still observed.
+   */
+  track(taskId: string, name?: TaskName, options: { awaited?: boolean; ttlMs?: number } = {}): void {
+    const keep = options.awaited !== false;
+    this.submitted.set(taskId, {
+      at: Date.now(),
+      name,
+      keep,
+      ttlMs: options.ttlMs ?? (keep ? this.keepMs : 3_600_000),
+    });
+  }
+
+  /** Registers a listener of every outcome of a tracked task; returns its removal. */
+  onOutcome(listener: OutcomeListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Tasks tracked now (for leak tests and the memory budget). */
+  get trackedCount(): number {
+    return this.submitted.size + this.early.size;
   }
 
   /** Whether this process submitted the task and is still tracking it. */
@@ -38,17 +70,30 @@ export class TaskWaiters {
   }
 
   settle(taskId: string, outcome: TaskOutcome): void {
+    const tracked = this.submitted.get(taskId);
+    if (tracked) {
+      // Once per task: a reply and a poll may both report the same outcome.
+      this.submitted.delete(taskId);
+      if (tracked.name) {
+        for (const listener of this.listeners) {
+          try {
+            listener(tracked.name, outcome);
+          } catch {
+            // a listener (metrics) must never break result delivery
+          }
+        }
+      }
+    }
     const set = this.waiting.get(taskId);
     if (set) {
       this.waiting.delete(taskId);
-      this.submitted.delete(taskId);
       for (const w of set) {
         if (outcome.ok) w.resolve(outcome.value);
         else w.reject(taskFailureError(outcome.failure));
       }
       return;
     }
-    if (this.submitted.delete(taskId)) this.early.set(taskId, { outcome, at: Date.now() });
+    if (tracked?.keep) this.early.set(taskId, { outcome, at: Date.now() });
   }
 
   /**
@@ -122,8 +167,9 @@ export class TaskWaiters {
   }
 
   private sweep(): void {
-    const cutoff = Date.now() - this.keepMs;
-    for (const [id, at] of this.submitted) if (at < cutoff) this.submitted.delete(id);
+    const now = Date.now();
+    const cutoff = now - this.keepMs;
+    for (const [id, t] of this.submitted) if (t.at + t.ttlMs < now) this.submitted.delete(id);
     for (const [id, e] of this.early) if (e.at < cutoff) this.early.delete(id);
   }
 
@@ -134,5 +180,6 @@ export class TaskWaiters {
         w.reject(new MatchcastError('MC_ERR_BROKER_UNAVAILABLE', `Queue closed while waiting for ${id}`));
     }
     this.waiting.clear();
+    this.listeners.clear();
   }
 }

@@ -1,6 +1,15 @@
-export * from './keys.js';
-export * from './model-registry.js';
-export * from './promotion.js';
-export * from './run-id.js';
-export * from './timestamps.js';
-export * from './types.js';
+// The model registry: versions and aliases (champion, challenger) in the object store, and the
+// promotion rule. Storage keys stay internal (tests import keys.ts).
+export { createRegistry, ModelRegistry, type NewVersion } from './model-registry.js';
+export {
+  type ChampionVerdict,
+  decidePromotion,
+  type LineCheck,
+  lineCheckOf,
+  type OpeningVerdict,
+  type PromotionDecision,
+  readComparison,
+  writeComparison,
+} from './promotion.js';
+export { newRunId } from './run-id.js';
+export type { AliasEvent, FeaturesArtifactRef, ModelVersion, Registry } from './types.js';

@@ -36,3 +36,8 @@ export function versionFromKey(key: string): number | null {
   const m = /\/versions\/(\d+)\.json$/.exec(key);
   return m ? Number(m[1]) : null;
 }
+
+/** Runs the registry knows besides versions (e.g. walk-forward folds): `registry/<model>/runs/<run_id>.json`. */
+export function registryRunKey(modelName: string, runId: string): string {
+  return `${registryPrefix(modelName)}runs/${runId}.json`;
+}

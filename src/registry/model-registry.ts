@@ -14,13 +14,14 @@ import {
   historyKey,
   historyPrefix,
   REGISTRY_BUCKET,
+  registryRunKey,
   versionFromKey,
   versionKey,
   versionsPrefix,
 } from './keys.js';
 import { isRunId, newRunId } from './run-id.js';
 import { isoWithoutZone } from './timestamps.js';
-import type { AliasEvent, ModelVersion, Registry } from './types.js';
+import type { AliasEvent, FeaturesArtifactRef, ModelVersion, Registry, RegistryRun } from './types.js';
 
 /** What the trainer hands over to register a new version. */
 export interface NewVersion {
@@ -34,6 +35,10 @@ export interface NewVersion {
   training_cutoff: Date | string;
   /** The serialised model; written once to `models/<run_id>/model.json`. */
   artifact: Buffer | string;
+  /** Fingerprint of the feature definition it was trained on. Default none (legacy). */
+  feature_fingerprint?: string;
+  /** The features artifact it was trained and validated on. Default none. */
+  features_artifact?: FeaturesArtifactRef;
 }
 
 /** The aliases document; moved only by compare-and-swap on its etag. */
@@ -188,6 +193,8 @@ export class ModelRegistry implements Registry {
         artifact_uri: `${this.bucket}/${artifactKey}`,
         training_cutoff: cutoff.toISOString(),
       };
+      if (input.feature_fingerprint) version.feature_fingerprint = input.feature_fingerprint;
+      if (input.features_artifact) version.features_artifact = { ...input.features_artifact };
       await this.store.put(this.bucket, versionKey(this.modelName, next), json(version), {
         contentType: 'application/json',
         ifNoneMatch: '*',
@@ -214,6 +221,22 @@ export class ModelRegistry implements Registry {
     const numbers = await this.versionNumbers();
     const last = numbers.at(-1);
     return last === undefined ? null : this.getVersion(String(last));
+  }
+
+  /** Records a run that is not a version (a walk-forward fold), once. */
+  async recordRun(run: RegistryRun): Promise<void> {
+    if (!isRunId(run.run_id))
+      throw new MatchcastError('MC_ERR_VALIDATION', 'run_id must be 32 hex characters');
+    await this.store.put(this.bucket, registryRunKey(this.modelName, run.run_id), json(run), {
+      contentType: 'application/json',
+      ifNoneMatch: '*',
+    });
+  }
+
+  /** A recorded run, or null. */
+  async getRun(runId: string): Promise<RegistryRun | null> {
+    if (!isRunId(runId)) return null;
+    return (await this.readJson<RegistryRun>(registryRunKey(this.modelName, runId)))?.value ?? null;
   }
 
   /** The serialised model of a version, read from the object store (never from local disk). */

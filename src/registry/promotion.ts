@@ -1,38 +1,149 @@
-/** The outcome of the automated promotion rule (spec §3.1). */
+import type { ObjectStore } from '../storage/index.js';
+import { REGISTRY_BUCKET, registryPrefix } from './keys.js';
+
+/** How the new version compares with the champion on the same validation matches. */
+export type ChampionVerdict = 'no-champion' | 'beats' | 'ties' | 'worse' | 'not-finite';
+/** How the new version compares with the de-margined opening line on the same validation matches. */
+export type OpeningVerdict = 'beats' | 'worse' | 'no-line' | 'not-checked';
+
+/** A market line on the validation matches that have it, beside the new version on those matches. */
+export interface LineCheck {
+  /** Validation matches with this line. */
+  n: number;
+  /** The new version's log loss on those matches. */
+  model_log_loss: number;
+  /** The de-margined line's log loss on those matches. */
+  line_log_loss: number;
+}
+
+/** The outcome of the automated promotion rule (spec §3.1, issue 17). */
 export interface PromotionDecision {
   /** True when the new version should get the `candidate` alias. */
   promote: boolean;
   /** One sentence a human can read in the stage output. */
   reason: string;
+  champion: ChampionVerdict;
+  opening: OpeningVerdict;
 }
 
+const fmt = (x: number) => x.toFixed(5);
+
 /**
- * The promotion rule: a new version becomes `candidate` when its validation log loss is at most the
- * champion's plus `tolerance`, both measured on the same validation window, or when there is no
- * champion at all. Pure; the pipeline supplies the two numbers.
+ * The promotion guard: a new version becomes `candidate` only when, on the same validation matches,
+ * (1) it beats the champion or ties it within `tolerance` (log loss ≤ champion's + tolerance; no
+ * champion passes), and (2) it beats the opening line: its log loss on the matches with opening odds
+ * is below the de-margined opening line's by more than `openingMargin`. Without any opening odds in
+ * the window (`opening` null) there is no line to beat and (2) is reported as `no-line`; `undefined`
+ * (a caller that has no line figures) skips it as `not-checked`. Pure; the pipeline supplies the numbers.
  */
 export function decidePromotion(
   newLogLoss: number,
   championLogLoss: number | null,
   tolerance: number,
+  opening?: LineCheck | null,
+  openingMargin = 0,
 ): PromotionDecision {
   if (!Number.isFinite(newLogLoss)) {
-    return { promote: false, reason: `new version has no finite validation log_loss (${newLogLoss})` };
-  }
-  if (championLogLoss === null) {
-    return { promote: true, reason: 'no champion yet' };
-  }
-  const limit = championLogLoss + tolerance;
-  const fmt = (x: number) => x.toFixed(5);
-  // The epsilon keeps a value exactly at the limit inside it despite floating-point sums.
-  if (newLogLoss <= limit + 1e-12) {
     return {
-      promote: true,
-      reason: `log_loss ${fmt(newLogLoss)} <= champion ${fmt(championLogLoss)} + tolerance ${tolerance} = ${fmt(limit)}`,
+      promote: false,
+      reason: `new version has no finite validation log_loss (${newLogLoss})`,
+      champion: 'not-finite',
+      opening: 'not-checked',
     };
   }
+  let champion: ChampionVerdict = 'no-champion';
+  let championText = 'no champion yet';
+  if (championLogLoss !== null) {
+    const limit = championLogLoss + tolerance;
+    // The epsilon keeps a value exactly at the limit inside it despite floating-point sums.
+    if (newLogLoss < championLogLoss) champion = 'beats';
+    else if (newLogLoss <= limit + 1e-12) champion = 'ties';
+    else champion = 'worse';
+    championText =
+      champion === 'worse'
+        ? `log_loss ${fmt(newLogLoss)} > champion ${fmt(championLogLoss)} + tolerance ${tolerance} = ${fmt(limit)}`
+        : `log_loss ${fmt(newLogLoss)} ${champion} champion ${fmt(championLogLoss)} (limit ${fmt(limit)})`;
+  }
+  let openingVerdict: OpeningVerdict = 'not-checked';
+  let openingText = '';
+  if (opening === null || (opening && opening.n === 0)) {
+    openingVerdict = 'no-line';
+    openingText = 'no opening odds on the validation window: no line to beat';
+  } else if (opening) {
+    const bar = opening.line_log_loss - openingMargin;
+    openingVerdict = opening.model_log_loss < bar - 1e-12 ? 'beats' : 'worse';
+    openingText = `on ${opening.n} matches with opening odds ${fmt(opening.model_log_loss)} ${openingVerdict === 'beats' ? '<' : '>='} opening line ${fmt(opening.line_log_loss)}${openingMargin ? ` − margin ${openingMargin}` : ''}`;
+  }
+  const promote = champion !== 'worse' && openingVerdict !== 'worse';
   return {
-    promote: false,
-    reason: `log_loss ${fmt(newLogLoss)} > champion ${fmt(championLogLoss)} + tolerance ${tolerance} = ${fmt(limit)}`,
+    promote,
+    reason: [championText, openingText].filter(Boolean).join('; '),
+    champion,
+    opening: openingVerdict,
   };
+}
+
+/** The opening (or closing) line check of a version from its registry metrics; null without that line. */
+export function lineCheckOf(metrics: Record<string, number>, line: 'open' | 'close'): LineCheck | null {
+  const n = metrics[`market_${line}_n`];
+  const model = metrics[`model_on_${line}_log_loss`];
+  const market = metrics[`market_${line}_log_loss`];
+  if (!n || !Number.isFinite(model) || !Number.isFinite(market)) return null;
+  return { n, model_log_loss: model, line_log_loss: market };
+}
+
+/**
+ * Everything the promotion guard looked at for one version: what `pipeline promote` decided, what
+ * `registry promote` shows before the operator signs off, and what the UI's models panel shows.
+ */
+export interface PromotionComparison {
+  version: string;
+  champion_version: string | null;
+  /** How the champion's log loss on the new version's window was obtained. */
+  method: string;
+  validation_from: string | null;
+  validation_to: string | null;
+  new_log_loss: number | null;
+  champion_log_loss: number | null;
+  tolerance: number;
+  opening_margin: number;
+  /** The new version against the de-margined opening line, on the validation matches that have it. */
+  opening: LineCheck | null;
+  /** Likewise for the closing line (shown, not required: the closing line is the market's best). */
+  closing: LineCheck | null;
+  champion_verdict: ChampionVerdict;
+  opening_verdict: OpeningVerdict;
+  promote: boolean;
+  reason: string;
+  decided_at: string;
+}
+
+/** `models/registry/<model>/comparisons/<version>.json` */
+export function comparisonKey(modelName: string, version: string): string {
+  return `${registryPrefix(modelName)}comparisons/${version}.json`;
+}
+
+export async function writeComparison(
+  store: ObjectStore,
+  modelName: string,
+  c: PromotionComparison,
+): Promise<void> {
+  await store.put(REGISTRY_BUCKET, comparisonKey(modelName, c.version), `${JSON.stringify(c, null, 2)}\n`, {
+    contentType: 'application/json',
+  });
+}
+
+/** The stored comparison of a version, or null when the guard never looked at it (or it does not parse). */
+export async function readComparison(
+  store: ObjectStore,
+  modelName: string,
+  version: string,
+): Promise<PromotionComparison | null> {
+  const obj = await store.get(REGISTRY_BUCKET, comparisonKey(modelName, version));
+  if (!obj) return null;
+  try {
+    return JSON.parse(obj.body.toString('utf8')) as PromotionComparison;
+  } catch {
+    return null;
+  }
 }

@@ -16,6 +16,23 @@ export interface ModelVersion {
   artifact_uri: string;
   /** Matches that kicked off before this instant (ISO 8601 UTC) were the training data. */
   training_cutoff: string;
+  /**
+   * Fingerprint of the feature definition the version was trained and validated on
+   * (`featureFingerprint()`); workers score it only with features of the same fingerprint.
+   * Absent on versions registered before fingerprints existed.
+   */
+  feature_fingerprint?: string;
+  /** The features artifact (pipeline run and object) it was trained and validated on. */
+  features_artifact?: FeaturesArtifactRef;
+}
+
+/** Which features file a version was trained on. */
+export interface FeaturesArtifactRef {
+  /** The pipeline run that wrote the features (null for a store from before runs). */
+  run_id: string | null;
+  bucket: string;
+  key: string;
+  etag: string | null;
 }
 
 /** One alias move in the append-only history. */
@@ -38,4 +55,23 @@ export interface Registry {
   aliases(): Promise<Partial<Record<Stage, string>>>;
   /** The version an alias points at, or null when the alias is not assigned. */
   resolve(stage: Stage): Promise<ModelVersion | null>;
+}
+
+/**
+ * A run the registry knows that is not a version: a walk-forward fold whose out-of-sample rows are
+ * served for matches before the champion's cut-off. Traceability: every served `model_run_id` is a
+ * version's run id or one of these.
+ */
+export interface RegistryRun {
+  run_id: string;
+  kind: 'backtest-fold';
+  created_at: string;
+  /** Matches that kicked off before this instant trained the fold. */
+  training_cutoff: string;
+  /** The version whose recipe (family, params, feature names) the fold refit, null when none. */
+  recipe_version: string | null;
+  params: Record<string, string>;
+  feature_names: string[];
+  /** The pipeline run that computed it. */
+  pipeline_run_id: string | null;
 }

@@ -1,38 +1,12 @@
-import { type Outcome, outcomeFromScore, outcomeLabel } from '../domain/index.js';
+import { outcomeFromScore, outcomeLabel } from '../domain/index.js';
+import type { MatchCard as MatchCardShape } from '../schemas/index.js';
 import { BodyEncoder } from './body-encoder.js';
+import type { CardMarketsSummary } from './markets-view.js';
 import type { PredictionRow } from './predictions.js';
 import type { EncodedBody, OddsRow } from './types.js';
 
-/** The match card of `GET /predict/cards/` (TEAM.md contract), snake_case, in this field order. */
-export interface MatchCard {
-  match_id: number;
-  start_time_utc: string;
-  home_team_name: string;
-  away_team_name: string;
-  region_id: number | null;
-  region_name: string | null;
-  tournament_name: string | null;
-  season: string | null;
-  status: 'scheduled' | 'finished';
-  is_future: boolean;
-  proba_home: number;
-  proba_draw: number;
-  proba_away: number;
-  predicted_class: Outcome;
-  predicted_label: string;
-  odd_home: number | null;
-  odd_draw: number | null;
-  odd_away: number | null;
-  home_score: number | null;
-  away_score: number | null;
-  outcome: Outcome | null;
-  outcome_label: string | null;
-  prediction_correct: boolean | null;
-  bookmaker_url: string;
-  model_stage: string;
-  model_run_id: string;
-  predictions_computed_at: string;
-}
+/** The match card of `GET /predict/cards/`: the API shape (src/schemas/predictions.ts), built here in its field order. */
+export type MatchCard = MatchCardShape;
 
 /**
  * Fills `{match_id}`, `{home}` and `{away}` of the configured template, each URL-encoded so that a
@@ -48,11 +22,23 @@ export function bookmakerUrl(
   });
 }
 
+/** Edge `p × odd − 1` of backing an outcome of model probability `p` at `odd`; null without an odd. */
+function edge(p: number | undefined, odd: number | null | undefined): number | null {
+  return p === undefined || odd === null || odd === undefined ? null : p * odd - 1;
+}
+
 /**
  * One card: a match is `finished` when both scores are known and it is not in the future; only
  * then are score, outcome and prediction_correct filled (a card never leaks a partial result).
  */
-export function buildCard(p: PredictionRow, odds: OddsRow | undefined, template: string): MatchCard {
+export function buildCard(
+  p: PredictionRow,
+  odds: OddsRow | undefined,
+  template: string,
+  markets?: CardMarketsSummary,
+): MatchCard {
+  const over = markets?.over_2_5;
+  const btts = markets?.btts_yes;
   const finished = !p.is_future && p.home_score !== null && p.away_score !== null;
   const outcome = finished ? outcomeFromScore(p.home_score as number, p.away_score as number) : null;
   return {
@@ -83,20 +69,39 @@ export function buildCard(p: PredictionRow, odds: OddsRow | undefined, template:
     model_stage: p.model_stage,
     model_run_id: p.model_run_id,
     predictions_computed_at: p.predictions_computed_at.toISOString(),
+    odds_observed_at: p.odds_observed_at?.toISOString() ?? null,
+    expected_home_goals: markets?.expected_home_goals ?? null,
+    expected_away_goals: markets?.expected_away_goals ?? null,
+    proba_over_2_5: over ?? null,
+    proba_btts_yes: btts ?? null,
+    odd_over_2_5: markets?.odd_over25 ?? null,
+    odd_under_2_5: markets?.odd_under25 ?? null,
+    odd_btts_yes: markets?.odd_btts_yes ?? null,
+    odd_btts_no: markets?.odd_btts_no ?? null,
+    edge_over_2_5: edge(over, markets?.odd_over25),
+    edge_under_2_5: edge(over === undefined ? undefined : 1 - over, markets?.odd_under25),
+    edge_btts_yes: edge(btts, markets?.odd_btts_yes),
+    edge_btts_no: edge(btts === undefined ? undefined : 1 - btts, markets?.odd_btts_no),
+    top_score: markets?.top_score ?? null,
   };
 }
 
-/** The cards body for rows already in kick-off order, compressed as it is produced. */
+/**
+ * The cards body for rows already in kick-off order, compressed as it is produced; `markets` (the
+ * published run's goals markets by match) fills the goals fields, null where a match has none.
+ */
 export async function buildCardsBody(
   rows: readonly PredictionRow[],
   odds: ReadonlyMap<number, OddsRow>,
   template: string,
   identityMaxBytes?: number,
+  markets?: ReadonlyMap<number, CardMarketsSummary>,
 ): Promise<EncodedBody> {
   const out = new BodyEncoder(identityMaxBytes);
   await out.push('[');
   for (let i = 0; i < rows.length; i++) {
-    const card = JSON.stringify(buildCard(rows[i], odds.get(rows[i].match_id), template));
+    const id = rows[i].match_id;
+    const card = JSON.stringify(buildCard(rows[i], odds.get(id), template, markets?.get(id)));
     await out.push(i === 0 ? card : `,${card}`);
   }
   await out.push(']');

@@ -1,9 +1,14 @@
-export * from './body-encoder.js';
-export * from './cards.js';
-export * from './encoded-body.js';
-export * from './odds.js';
-export * from './predictions.js';
-export * from './region-roi.js';
-export * from './types.js';
-export { ArtifactInvalidError } from './validate.js';
+// Serving: the loaded views of the published artifacts (predictions, odds, ROI, markets) and their
+// pre-encoded response bodies. Other folders use the views through createServingViews and the
+// encoding helpers below; parsers and card builders stay internal (tests import their files).
+export { identityStream, negotiateEncoding, notModified } from './encoded-body.js';
+export {
+  type CardMarketsSummary,
+  MarketsView,
+  matchMarkets,
+  parseMarketsRows,
+  readMarketsSummaries,
+  scoreMatrixRows,
+} from './markets-view.js';
+export type { EncodedBody, ServingViews, Views } from './types.js';
 export { createServingViews, type ServedArtifact, type ServingViewsOptions } from './views.js';

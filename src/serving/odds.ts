@@ -12,7 +12,30 @@ const PRICE_COLUMNS = [
   'close_home',
   'close_draw',
   'close_away',
+  // Additive (issue 16): goals-market prices, latest / opening / closing; null when not quoted.
+  'odd_over25',
+  'odd_under25',
+  'odd_btts_yes',
+  'odd_btts_no',
+  'open_over25',
+  'open_under25',
+  'close_over25',
+  'close_under25',
+  'open_btts_yes',
+  'open_btts_no',
+  'close_btts_yes',
+  'close_btts_no',
 ] as const;
+/** Additive (issue 15): when the 1X2 prices behind `odd_*`, `open_*` and `close_*` were observed (ISO 8601). */
+const TIME_COLUMNS = ['odds_observed_at', 'open_observed_at', 'close_observed_at'] as const;
+
+function time(r: Record<string, unknown>, i: number, column: string): string | null {
+  const v = r[column];
+  if (v === undefined || v === null) return null;
+  if (!(v instanceof Date) || Number.isNaN(v.getTime()))
+    throw new ArtifactInvalidError(`row ${i}: column ${column} must be a timestamp`);
+  return v.toISOString();
+}
 
 function price(r: Record<string, unknown>, i: number, column: string): number | null {
   if (r[column] === undefined) return null;
@@ -36,6 +59,7 @@ export function parseOddsRows(raw: Record<string, unknown>[]): OddsRow[] {
     const row: Record<string, number | string | null> = { match_id: matchId };
     for (const c of PRICE_COLUMNS) row[c] = price(r, i, c);
     row.source = r.source === undefined ? null : cell.str(r, i, 'source', true);
+    for (const c of TIME_COLUMNS) row[c] = time(r, i, c);
     out[i] = row as unknown as OddsRow;
   }
   out.sort((a, b) => a.match_id - b.match_id);

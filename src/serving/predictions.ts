@@ -25,6 +25,8 @@ export interface PredictionRow {
   predictions_computed_at: Date;
   home_score: number | null;
   away_score: number | null;
+  /** When the odds behind the market features were observed; null when none (or an older file). */
+  odds_observed_at: Date | null;
 }
 
 /** Columns without which a predictions file is rejected; the others (card extras) read as null when absent. */
@@ -95,6 +97,10 @@ export function parsePredictionRows(raw: Record<string, unknown>[]): PredictionR
       predictions_computed_at: cell.date(r, i, 'predictions_computed_at'),
       home_score: r.home_score === undefined ? null : cell.int(r, i, 'home_score', true),
       away_score: r.away_score === undefined ? null : cell.int(r, i, 'away_score', true),
+      odds_observed_at:
+        r.odds_observed_at === undefined || r.odds_observed_at === null
+          ? null
+          : cell.date(r, i, 'odds_observed_at'),
     };
   }
   return out;
@@ -121,6 +127,7 @@ export function precomputedRecord(p: PredictionRow) {
     model_run_id: p.model_run_id,
     model_stage: p.model_stage,
     predictions_computed_at: p.predictions_computed_at.toISOString(),
+    odds_observed_at: p.odds_observed_at?.toISOString() ?? null,
   };
 }
 
@@ -139,6 +146,7 @@ export function bulkRecord(p: PredictionRow) {
     is_future: p.is_future,
     model_stage: p.model_stage,
     model_run_id: p.model_run_id,
+    odds_observed_at: p.odds_observed_at?.toISOString() ?? null,
   };
 }
 

@@ -1,8 +1,10 @@
 import { parse } from 'csv-parse/sync';
+import { ROI_BY_REGION_COLUMNS } from '../schemas/index.js';
 import type { RegionRoiRow } from './types.js';
 import { ArtifactInvalidError } from './validate.js';
 
-export const ROI_COLUMNS = ['region_name', 'roi_pct', 'n_bets', 'hit_rate', 'region_id'] as const;
+/** The header of `roi_by_region.csv`, declared once with the shape (src/schemas/roi.ts). */
+export const ROI_COLUMNS = ROI_BY_REGION_COLUMNS;
 
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 const INTEGER = /^[+-]?\d+$/;

@@ -1,3 +1,5 @@
+import type { OddsRecord, RegionRoi } from '../schemas/index.js';
+
 /**
  * In-memory views of the artifacts the precomputed routes serve (ARCHITECTURE §5). The serving
  * helper owns the concrete shape; the API only needs these members.
@@ -24,29 +26,11 @@ export interface EncodedBody {
   etags: { identity: string; gzip: string; br: string };
 }
 
-/** Spec §2.5, plus the opening/closing columns of `raw-data/odds.parquet`. */
-export interface OddsRow {
-  match_id: number;
-  odd_home: number | null;
-  odd_draw: number | null;
-  odd_away: number | null;
-  open_home: number | null;
-  open_draw: number | null;
-  open_away: number | null;
-  close_home: number | null;
-  close_draw: number | null;
-  close_away: number | null;
-  source: string | null;
-}
+/** Spec §2.5 plus the opening/closing/goals-market columns of `raw-data/odds.parquet`: the API shape (src/schemas/odds.ts). */
+export type OddsRow = OddsRecord;
 
-/** Spec §2.6: one row of `reports/roi_by_region.csv`. */
-export interface RegionRoiRow {
-  region_name: string | null;
-  roi_pct: number | null;
-  n_bets: number;
-  hit_rate: number | null;
-  region_id: number | null;
-}
+/** Spec §2.6: one row of `reports/roi_by_region.csv` (src/schemas/roi.ts). */
+export type RegionRoiRow = RegionRoi;
 
 /** Where a view currently stands; what `/healthcheck/`-style diagnostics may show. */
 export interface ViewStatus {
@@ -82,4 +66,9 @@ export interface Views extends ServingViews {
   /** Polls the store now (predictions and odds) and waits for any reload; for tests and admin tooling. */
   refresh(): Promise<void>;
   status(): { predictions: ViewStatus; odds: ViewStatus; regionRoi: ViewStatus };
+  /**
+   * The published run the views serve (run id, features fingerprint, publication time); null while
+   * no run was ever published (legacy top-level keys). Live answers are cached per served run.
+   */
+  servedRun(): { run_id: string; features_fingerprint: string | null; published_at: string } | null;
 }

@@ -1,10 +1,18 @@
 import type { Config } from '../config.js';
-import { KEYS, MatchcastError } from '../domain/index.js';
+import { type Bucket, KEYS, MatchcastError } from '../domain/index.js';
 import type { Logger } from '../logger.js';
 import { artifactLoadFailuresTotal } from '../metrics.js';
+import {
+  type ArtifactName,
+  type PublishedRun,
+  publishedEtag,
+  readPublished,
+  servedRef,
+} from '../runs/index.js';
 import { type ObjectStore, readParquet } from '../storage/index.js';
 import { buildCardsBody } from './cards.js';
 import { encodeBody, encodeBodySync } from './encoded-body.js';
+import { type CardMarketsSummary, readMarketsSummaries } from './markets-view.js';
 import { parseOddsRows } from './odds.js';
 import { byKickOff, type PredictionRow, PredictionsView, parsePredictionRows } from './predictions.js';
 import { parseRegionRoiCsv } from './region-roi.js';
@@ -20,7 +28,7 @@ export interface ServingViewsOptions {
 }
 
 /** Artifact label of `matchcast_artifact_load_failures_total`. */
-export type ServedArtifact = 'predictions' | 'odds' | 'region_roi';
+export type ServedArtifact = 'predictions' | 'odds' | 'region_roi' | 'markets';
 
 /**
  * How long a `/predict/region-roi/` request waits for a due re-check before answering with the copy
@@ -62,6 +70,16 @@ interface Parsed<R> {
   rows: R[] | null;
 }
 
+type Ref = { bucket: Bucket; key: string };
+
+/** The served run as the views last read it. */
+export interface ServedRunInfo {
+  run_id: string;
+  /** Fingerprint of the feature definition of the run's features (null when unknown). */
+  features_fingerprint: string | null;
+  published_at: string;
+}
+
 /** Everything a request reads, replaced as one object so a reader never sees half a reload. */
 interface Snapshot {
   predictions: PredictionsView | null;
@@ -78,9 +96,22 @@ class PrecomputedViews implements Views {
   private readonly predictions = slot<Parsed<PredictionRow>>();
   private readonly odds = slot<Parsed<OddsRow>>();
   private readonly roi = slot<readonly RegionRoiRow[]>();
+  /** The goals-markets card summaries joined into the cards (issue 16); absent file = null fields. */
+  private readonly markets = slot<ReadonlyMap<number, CardMarketsSummary>>();
   private roiRows: readonly RegionRoiRow[] = [];
   private roiCheckedAt = Number.NEGATIVE_INFINITY;
   private roiInflight: Promise<void> | null = null;
+  /** Pointer etag last acted on (`undefined`: never polled; null: no run published, legacy keys). */
+  private pointerEtag: string | null | undefined = undefined;
+  private pointer: PublishedRun | null = null;
+  /** The run the current snapshot was built from (null: legacy keys or nothing). */
+  private served: ServedRunInfo | null = null;
+  private refs: Record<'predictions' | 'odds' | 'roiByRegion' | 'markets', Ref | null> = {
+    predictions: KEYS.predictions,
+    odds: KEYS.odds,
+    roiByRegion: KEYS.roiByRegion,
+    markets: KEYS.markets,
+  };
   private chain: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
@@ -133,6 +164,10 @@ class PrecomputedViews implements Views {
     return this.snapshot.odds;
   }
 
+  servedRun(): ServedRunInfo | null {
+    return this.served;
+  }
+
   async regionRoi(): Promise<readonly RegionRoiRow[]> {
     if (!this.closed && Date.now() - this.roiCheckedAt >= this.config.roiRecheckMs) {
       const check = this.checkRoi();
@@ -174,7 +209,8 @@ class PrecomputedViews implements Views {
     const s = this.predictions;
     let detail: string;
     if (s.missing) {
-      detail = `The predictions file ${PREDICTIONS_REF} does not exist yet; run the pipeline (matchcast pipeline) to produce it.`;
+      // `pipeline run` works while `matchcast start` serves: the CLI hands the job to the server.
+      detail = `The predictions file ${PREDICTIONS_REF} does not exist yet; run \`npx matchcast pipeline run\` to produce it (beside a running \`matchcast start\` too: the job runs inside the server), then \`npx matchcast registry promote\` if no champion is signed off yet.`;
     } else if (s.lastError) {
       detail = `The predictions file ${PREDICTIONS_REF} could not be loaded: ${s.lastError}`;
     } else {
@@ -192,14 +228,73 @@ class PrecomputedViews implements Views {
     this.timer.unref();
   }
 
-  /** One poll: head both objects, load what changed, rebuild what depends on it, swap once. */
+  /**
+   * Reads the published-run pointer (one HEAD when it did not move). Returns false when nothing can
+   * have changed: a published run's artifacts are immutable, so an unmoved pointer means no reload.
+   * While no run was ever published, the legacy top-level keys are polled as before.
+   */
+  private async followPointer(): Promise<boolean> {
+    let etag: string | null;
+    try {
+      etag = await publishedEtag(this.store);
+    } catch (err) {
+      // The store is down: the slots' own syncs log it and keep what serves.
+      this.log.debug({ err: describe(err) }, 'serving: published-run pointer unreadable');
+      return this.pointerEtag === null || this.pointerEtag === undefined;
+    }
+    if (etag !== null && etag === this.pointerEtag) return false;
+    if (etag === null) {
+      this.pointerEtag = null;
+      this.pointer = null;
+    } else {
+      try {
+        const pointer = await readPublished(this.store);
+        this.pointer = pointer;
+        this.pointerEtag = pointer?.etag ?? null;
+      } catch (err) {
+        this.log.warn({ err: describe(err) }, 'serving: published-run pointer unreadable; keeping the views');
+        return false;
+      }
+    }
+    const ref = (name: ArtifactName): Ref | null => servedRef(this.pointer, name);
+    this.refs = {
+      predictions: ref('predictions'),
+      odds: ref('odds'),
+      roiByRegion: ref('roiByRegion'),
+      markets: ref('markets'),
+    };
+    return true;
+  }
+
+  /**
+   * One poll: follow the pointer, load what changed, rebuild what depends on it, swap once. The
+   * predictions, cards, odds and ROI of a run become visible together (one synchronous swap).
+   */
   private async pollOnce(): Promise<void> {
     if (this.closed) return;
-    const [oddsChanged, predictionsChanged] = await Promise.all([
-      this.sync('odds', this.odds, KEYS.odds, (buf) => this.parseOdds(buf)),
-      this.sync('predictions', this.predictions, KEYS.predictions, (buf) => this.parsePredictions(buf)),
+    if (!(await this.followPointer())) return;
+    const refs = this.refs;
+    const pointer = this.pointer;
+    const [oddsChanged, predictionsChanged, roiChanged, marketsChanged] = await Promise.all([
+      this.sync('odds', this.odds, refs.odds, (buf) => this.parseOdds(buf)),
+      this.sync('predictions', this.predictions, refs.predictions, (buf) => this.parsePredictions(buf)),
+      pointer
+        ? this.sync('region_roi', this.roi, refs.roiByRegion, async (buf) => parseRegionRoiCsv(buf))
+        : Promise.resolve(false),
+      this.sync('markets', this.markets, refs.markets, readMarketsSummaries),
     ]);
-    if (!oddsChanged && !predictionsChanged) return;
+    const servedNow: ServedRunInfo | null = pointer
+      ? {
+          run_id: pointer.run_id,
+          features_fingerprint: pointer.features_fingerprint,
+          published_at: pointer.published_at,
+        }
+      : null;
+    if (!oddsChanged && !predictionsChanged && !marketsChanged) {
+      if (roiChanged) this.roiRows = this.roi.current?.data ?? [];
+      this.served = servedNow;
+      return;
+    }
     const pred = this.predictions.current?.data ?? null;
     const odds = this.odds.current?.data ?? null;
     try {
@@ -219,6 +314,7 @@ class PrecomputedViews implements Views {
               oddsById,
               this.config.bookmakerUrlTemplate,
               this.options.identityMaxBytes,
+              this.markets.current?.data,
             )
           : null,
         odds: oddsChanged
@@ -228,6 +324,8 @@ class PrecomputedViews implements Views {
           : this.snapshot.odds,
       };
       this.snapshot = next;
+      if (roiChanged) this.roiRows = this.roi.current?.data ?? [];
+      this.served = servedNow;
     } catch (err) {
       // Cannot happen with validated rows; keep the previous snapshot whole rather than serve a mix.
       this.log.error(
@@ -248,12 +346,12 @@ class PrecomputedViews implements Views {
   private async sync<T>(
     artifact: ServedArtifact,
     s: Slot<T>,
-    ref: { bucket: (typeof KEYS)[keyof typeof KEYS]['bucket']; key: string },
+    ref: Ref | null,
     load: (body: Buffer) => Promise<T>,
   ): Promise<boolean> {
-    const where = `${ref.bucket}/${ref.key}`;
+    const where = ref ? `${ref.bucket}/${ref.key}` : `(no ${artifact} in the published run)`;
     try {
-      const head = await this.store.head(ref.bucket, ref.key);
+      const head = ref ? await this.store.head(ref.bucket, ref.key) : null;
       if (s.storeDown) this.log.info({ artifact }, 'serving: object store reachable again');
       s.storeDown = false;
       if (!head) {
@@ -266,7 +364,7 @@ class PrecomputedViews implements Views {
         return true;
       }
       if (head.etag === s.current?.etag || head.etag === s.rejectedEtag) return false;
-      const obj = await this.store.get(ref.bucket, ref.key);
+      const obj = await this.store.get(ref!.bucket, ref!.key);
       if (!obj) return false; // deleted between head and get: the next poll sees it gone
       if (obj.etag === s.current?.etag || obj.etag === s.rejectedEtag) return false;
       const started = performance.now();
@@ -326,7 +424,9 @@ class PrecomputedViews implements Views {
     if (this.roiInflight) return this.roiInflight;
     this.roiCheckedAt = Date.now();
     this.roiInflight = (async () => {
-      const changed = await this.sync('region_roi', this.roi, KEYS.roiByRegion, async (buf) =>
+      // With a published run the ROI moves with the pointer (pollOnce); this re-check then only
+      // confirms the run's immutable copy. Without one, the legacy key is re-read here.
+      const changed = await this.sync('region_roi', this.roi, this.refs.roiByRegion, async (buf) =>
         parseRegionRoiCsv(buf),
       );
       if (changed) this.roiRows = this.roi.current?.data ?? [];

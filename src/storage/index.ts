@@ -1,8 +1,15 @@
-export * from './content-type.js';
-export * from './create-object-store.js';
-export * from './fs-object-store.js';
-export * from './keys.js';
-export * from './object-store.js';
-export * from './parquet.js';
-export * from './s3-object-store.js';
-export * from './signed-url.js';
+// The object store: the ObjectStore port, its factory (folder store or S3, picked from the settings),
+// key rules, parquet and signed links. The concrete stores stay behind createObjectStore; tests of a
+// driver import its file.
+export { contentTypeForKey } from './content-type.js';
+export { createObjectStore } from './create-object-store.js';
+export { validateKey, validatePrefix } from './keys.js';
+export type { ObjectInfo, ObjectStore, PutOptions, StoredObject } from './object-store.js';
+export {
+  type ParquetColumn,
+  type ParquetColumnType,
+  type ParquetRow,
+  readParquet,
+  writeParquet,
+} from './parquet.js';
+export { resolveUrlSigningSecret, verifySignedUrl } from './signed-url.js';

@@ -40,22 +40,13 @@ export interface S3ObjectStoreOptions {
   /** Attempts per call (1 = no retry). Default `2`. */
   maxAttempts?: number;
   /**
-   * How `ifMatch`/`ifNoneMatch` are enforced: `native` sends the S3 conditional headers only (AWS S3,
-   * MinIO); `emulated` adds a per-key lock (in-process mutex plus a lock object) and a head-compare
-   * right before the put, for servers that ignore the headers (s3rver); `auto` probes the server once.
-   * Default `auto`.
+   * Probe the server for conditional writes (`If-None-Match: *`, `If-Match`) before the first one and
+   * at `ensureBuckets`, failing with MC_ERR_STORE_UNSUPPORTED when it ignores them. `false` skips the
+   * probe (a server known to have them: AWS S3, MinIO, R2). Default `true`.
    */
-  conditionalWrites?: 'auto' | 'native' | 'emulated';
-  /** Wait after writing a lock object before checking it is still ours (emulated mode), ms. Default `50`. */
-  lockSettleMs?: number;
-  /** A lock object older than this is ignored (emulated mode), ms. Default `30000`. */
-  lockStaleMs?: number;
-  /** Longest wait for a lock object (emulated mode) before MC_ERR_CONFLICT, ms. Default `10000`. */
-  lockTimeoutMs?: number;
+  checkConditionalWrites?: boolean;
   log?: Logger;
 }
-
-const LOCK_PREFIX = `${RESERVED_SEGMENT_PREFIX}locks/`;
 
 function stripQuotes(etag: string | undefined): string {
   return (etag ?? '').replace(/^W\//, '').replace(/^"|"$/g, '');
@@ -96,17 +87,17 @@ function isPreconditionFailed(err: unknown): boolean {
  * The S3 driver of the object store (`@aws-sdk/client-s3`). Bucket names are `S3_BUCKET_PREFIX` +
  * the logical bucket. Every call is bounded (connect timeout, request timeout, few attempts and an
  * overall abort signal), so an unreachable store fails with MC_ERR_STORE_UNAVAILABLE instead of
- * hanging. A single PUT is atomic on S3 itself.
+ * hanging. A single PUT is atomic on S3 itself. Compare-and-swap and create-exclusive rely on the
+ * server's conditional writes (AWS S3, MinIO, R2 have them); a server without them is refused with
+ * MC_ERR_STORE_UNSUPPORTED (see `checkConditionalWrites`).
  */
 export class S3ObjectStore implements ObjectStore {
   readonly kind = 's3' as const;
   readonly client: S3Client;
   private readonly options: S3ObjectStoreOptions;
   private readonly prefix: string;
-  private conditionalMode: Promise<'native' | 'emulated'> | undefined;
-  private readonly keyQueues = new Map<string, Promise<void>>();
+  private conditionalCheck: Promise<void> | undefined;
   private readonly ensured = new Set<string>();
-  private emulated = false;
 
   constructor(options: S3ObjectStoreOptions) {
     this.options = options;
@@ -131,10 +122,7 @@ export class S3ObjectStore implements ObjectStore {
         throwOnRequestTimeout: true,
       },
     });
-    if (options.conditionalWrites && options.conditionalWrites !== 'auto') {
-      this.conditionalMode = Promise.resolve(options.conditionalWrites);
-      this.emulated = options.conditionalWrites === 'emulated';
-    }
+    if (options.checkConditionalWrites === false) this.conditionalCheck = Promise.resolve();
   }
 
   /** The physical bucket name of a logical bucket. */
@@ -157,7 +145,8 @@ export class S3ObjectStore implements ObjectStore {
 
   private mapError(what: string, err: unknown): Error {
     if (isMatchcastError(err)) return err;
-    if (isPreconditionFailed(err))
+    // S3 answers If-Match on a missing key with 404 NoSuchKey: the compare failed all the same.
+    if (isPreconditionFailed(err) || (what === 'conditional put' && isNotFound(err)))
       return new MatchcastError('MC_ERR_CONFLICT', `S3 ${what}: precondition failed`);
     const status = statusOf(err);
     const detail = `Object store (S3) ${what} failed: ${nameOf(err)}${status ? ` (HTTP ${status})` : ''}`;
@@ -165,9 +154,10 @@ export class S3ObjectStore implements ObjectStore {
     return new MatchcastError('MC_ERR_STORE_UNAVAILABLE', detail, { cause: err });
   }
 
-  /** Creates the five buckets when they are missing. */
+  /** Creates the five buckets when they are missing, then checks the server has conditional writes. */
   async ensureBuckets(): Promise<void> {
     for (const b of BUCKETS) await this.ensureBucket(b);
+    await this.verifyConditionalWrites();
   }
 
   private async ensureBucket(bucket: Bucket): Promise<void> {
@@ -209,7 +199,9 @@ export class S3ObjectStore implements ObjectStore {
     options: PutOptions,
     conditionalHeaders: boolean,
   ): Promise<ObjectInfo> {
-    const res = await this.call('put', (abortSignal) =>
+    const conditional =
+      conditionalHeaders && (options.ifNoneMatch !== undefined || options.ifMatch !== undefined);
+    const res = await this.call(conditional ? 'conditional put' : 'put', (abortSignal) =>
       this.client.send(
         new PutObjectCommand({
           Bucket: this.bucketName(bucket),
@@ -236,119 +228,43 @@ export class S3ObjectStore implements ObjectStore {
     this.bucketName(bucket);
     const data = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     return this.withBucket(bucket, async () => {
-      const conditional = options.ifNoneMatch === '*' || options.ifMatch !== undefined;
-      const mode = conditional ? await this.detectConditionalMode(bucket) : 'native';
-      if (mode === 'native') {
-        // Against a server without conditional writes, plain puts still queue behind this
-        // process's emulated conditional puts of the same key so those cannot lose them.
-        if (this.emulated)
-          return this.serialised(bucket, key, () => this.rawPut(bucket, key, data, options, true));
-        return this.rawPut(bucket, key, data, options, true);
-      }
-      return this.serialised(bucket, key, async () => {
-        const unlock = await this.lockObject(bucket, key);
-        try {
-          const cur = await this.head(bucket, key);
-          if (options.ifNoneMatch === '*' && cur) {
-            throw new MatchcastError('MC_ERR_CONFLICT', `${bucket}/${key} already exists`);
-          }
-          if (options.ifMatch !== undefined && cur?.etag !== options.ifMatch) {
-            throw new MatchcastError('MC_ERR_CONFLICT', `${bucket}/${key} changed (etag mismatch)`);
-          }
-          return await this.rawPut(bucket, key, data, options, true);
-        } finally {
-          await unlock();
-        }
-      });
+      if (options.ifNoneMatch === '*' || options.ifMatch !== undefined) await this.checkConditional(bucket);
+      return this.rawPut(bucket, key, data, options, true);
     });
-  }
-
-  /** Chains calls on one key inside this process. */
-  private async serialised<T>(bucket: Bucket, key: string, fn: () => Promise<T>): Promise<T> {
-    const id = `${bucket}/${key}`;
-    const prev = this.keyQueues.get(id) ?? Promise.resolve();
-    let done!: () => void;
-    const mine = new Promise<void>((r) => {
-      done = r;
-    });
-    const tail = prev.then(() => mine);
-    this.keyQueues.set(id, tail);
-    await prev;
-    try {
-      return await fn();
-    } finally {
-      done();
-      if (this.keyQueues.get(id) === tail) this.keyQueues.delete(id);
-    }
   }
 
   /**
-   * A lock object between processes for servers without conditional writes (Fischer's protocol):
-   * wait until no fresh lock exists (absent, empty or stale), write our nonce, wait `lockSettleMs`,
-   * and go ahead only if the nonce read back is still ours. Safe as long as a lock PUT lands within
-   * `lockSettleMs`.
+   * Does the server reject a create-exclusive PUT on an existing key? Probed once per store (two
+   * requests); a server that accepts it would silently break every compare-and-swap of the registry
+   * and the run pointer, so it is refused with a coded error instead.
    */
-  private async lockObject(bucket: Bucket, key: string): Promise<() => Promise<void>> {
-    const lockKey = LOCK_PREFIX + key;
-    const nonce = randomBytes(12).toString('hex');
-    const settle = this.options.lockSettleMs ?? 50;
-    const stale = this.options.lockStaleMs ?? 30_000;
-    const deadline = Date.now() + (this.options.lockTimeoutMs ?? 10_000);
-    for (;;) {
-      const held = await this.getRaw(bucket, lockKey);
-      if (!held || held.size === 0 || Date.now() - held.lastModified.getTime() > stale) {
-        await this.rawPut(bucket, lockKey, Buffer.from(nonce), { contentType: 'text/plain' }, false);
-        await sleep(settle);
-        const back = await this.getRaw(bucket, lockKey);
-        if (back?.body.toString() === nonce) {
-          return async () => {
-            const now = await this.getRaw(bucket, lockKey).catch(() => null);
-            // Released by emptying, not deleting: s3rver crashes when a delete prunes the folder
-            // while another request writes into it.
-            if (now?.body.toString() === nonce) {
-              await this.rawPut(bucket, lockKey, Buffer.alloc(0), { contentType: 'text/plain' }, false).catch(
-                () => undefined,
-              );
-            }
-          };
-        }
-      }
-      if (Date.now() > deadline) {
-        throw new MatchcastError(
-          'MC_ERR_CONFLICT',
-          'Timed out waiting for a concurrent writer of the same object',
-        );
-      }
-      await sleep(settle / 2 + Math.random() * settle);
-    }
-  }
-
-  /** Does the server reject a create-exclusive PUT on an existing key? Probed once per store. */
-  private detectConditionalMode(bucket: Bucket): Promise<'native' | 'emulated'> {
-    this.conditionalMode ??= (async () => {
-      const probe = `${RESERVED_SEGMENT_PREFIX}probe/${randomBytes(8).toString('hex')}`;
+  private checkConditional(bucket: Bucket): Promise<void> {
+    this.conditionalCheck ??= (async () => {
+      // One fixed key, overwritten and never deleted: concurrent probes of several processes agree,
+      // and no listing races with a probe's deletion.
+      const probe = `${RESERVED_SEGMENT_PREFIX}probe/conditional-writes`;
       await this.rawPut(bucket, probe, Buffer.from('1'), {}, false);
       try {
         await this.rawPut(bucket, probe, Buffer.from('2'), { ifNoneMatch: '*' }, true);
-        this.options.log?.info('S3 server ignores conditional writes; emulating them with lock objects');
-        this.emulated = true;
-        return 'emulated' as const;
       } catch (err) {
-        if (isMatchcastError(err, 'MC_ERR_CONFLICT')) return 'native' as const;
+        if (isMatchcastError(err, 'MC_ERR_CONFLICT')) return;
         throw err;
-      } finally {
-        await this.deleteRaw(bucket, probe).catch(() => undefined);
       }
+      throw new MatchcastError(
+        'MC_ERR_STORE_UNSUPPORTED',
+        `S3 server at ${this.options.endpoint} ignores conditional writes (If-None-Match / If-Match); use AWS S3, MinIO or R2`,
+      );
     })().catch((err: unknown) => {
-      this.conditionalMode = undefined;
+      // A failed probe (store unreachable) is retried on the next conditional write; a refusal sticks.
+      if (!isMatchcastError(err, 'MC_ERR_STORE_UNSUPPORTED')) this.conditionalCheck = undefined;
       throw err;
     });
-    return this.conditionalMode;
+    return this.conditionalCheck;
   }
 
-  /** The mode conditional writes use against this server (probes when `auto`). */
-  conditionalWriteMode(bucket: Bucket = 'models'): Promise<'native' | 'emulated'> {
-    return this.withBucket(bucket, () => this.detectConditionalMode(bucket));
+  /** Throws MC_ERR_STORE_UNSUPPORTED when the server lacks conditional writes (probes once). */
+  verifyConditionalWrites(bucket: Bucket = 'models'): Promise<void> {
+    return this.withBucket(bucket, () => this.checkConditional(bucket));
   }
 
   private async getRaw(bucket: Bucket, key: string): Promise<StoredObject | null> {

@@ -1,16 +1,54 @@
 import { KEYS } from '../domain/index.js';
 import type { Logger } from '../logger.js';
-import type { ObjectStore } from '../storage/index.js';
+import { type PublishedRun, publishedEtag, readPublished } from '../runs/index.js';
+import { type ObjectStore, readParquet } from '../storage/index.js';
 
-interface Table {
-  etag: string | null;
+/** An out-of-sample (walk-forward) probability triple of the served run's backtest. */
+export interface BacktestEntry {
+  proba: [number, number, number];
+  model_run_id: string;
+  training_cutoff: Date;
+}
+
+/** One consistent set: the features and the backtest of ONE published run. */
+export interface FeatureSnapshot {
+  /** The published run (null: legacy top-level keys, no run published yet). */
+  runId: string | null;
+  /** Fingerprint of the feature definition that built the features (null when unknown). */
+  fingerprint: string | null;
+  /** The published pointer the snapshot was read through (null: legacy keys), for the run's other artifacts. */
+  published: PublishedRun | null;
   rows: Map<number, Record<string, unknown>>;
+  backtest: Map<number, BacktestEntry>;
+}
+
+interface Table extends FeatureSnapshot {
+  /** Pointer etag (published run) or, in legacy mode, null. */
+  pointerEtag: string | null;
+  /** Etag of the features object (legacy mode's change check). */
+  objectEtag: string | null;
+}
+
+function parseBacktest(rows: Record<string, unknown>[]): Map<number, BacktestEntry> {
+  const out = new Map<number, BacktestEntry>();
+  for (const r of rows) {
+    const cutoff =
+      r.training_cutoff instanceof Date ? r.training_cutoff : new Date(String(r.training_cutoff));
+    out.set(Number(r.match_id), {
+      proba: [Number(r.proba_home), Number(r.proba_draw), Number(r.proba_away)],
+      model_run_id: String(r.model_run_id),
+      training_cutoff: cutoff,
+    });
+  }
+  return out;
 }
 
 /**
- * The worker's in-memory copy of `features/match_features.parquet`, indexed by match_id. Loaded on
- * first use; afterwards the store's etag is checked at most every `refreshMs` in the background and
- * the table is swapped when it changed. A failed reload keeps the old table.
+ * The worker's in-memory copy of the served run's features (and its walk-forward backtest), indexed
+ * by match_id. It follows the published-run pointer: loaded on first use; afterwards the pointer's
+ * etag is checked at most every `refreshMs` in the background and the whole snapshot is swapped when
+ * a new run is published — never half of one. A failed reload keeps the old snapshot. While no run
+ * was ever published, the legacy top-level features file is followed instead.
  */
 export class FeatureTable {
   private table: Table | null = null;
@@ -23,13 +61,20 @@ export class FeatureTable {
     private readonly parse: (body: Buffer) => Promise<Record<string, unknown>[]>,
     private readonly refreshMs: number,
     private readonly log: Logger,
+    /** Called after a newly published run's snapshot replaced the previous one (not on the first load). */
+    private readonly onReload?: (snap: FeatureSnapshot) => void,
   ) {}
 
   /** The feature row of a match, or undefined when the match (or the whole file) is absent. */
   async get(matchId: number): Promise<Record<string, unknown> | undefined> {
+    return (await this.snapshot()).rows.get(matchId);
+  }
+
+  /** The current snapshot (features + backtest of one run). */
+  async snapshot(): Promise<FeatureSnapshot> {
     if (!this.table) this.table = await this.load();
     else if (Date.now() - this.checkedAt >= this.refreshMs) this.check();
-    return this.table.rows.get(matchId);
+    return this.table;
   }
 
   get size(): number {
@@ -45,12 +90,58 @@ export class FeatureTable {
 
   private async read(): Promise<Table> {
     this.checkedAt = Date.now();
-    const obj = await this.store.get(KEYS.features.bucket, KEYS.features.key);
-    if (!obj) return { etag: null, rows: new Map() };
+    const pointer = await readPublished(this.store);
+    return pointer ? this.readRun(pointer) : this.readLegacy();
+  }
+
+  private async readRun(pointer: PublishedRun): Promise<Table> {
+    const fRef = pointer.artifacts.features;
+    const bRef = pointer.artifacts.backtest;
+    const [fObj, bObj] = await Promise.all([
+      fRef ? this.store.get(fRef.bucket, fRef.key) : null,
+      bRef ? this.store.get(bRef.bucket, bRef.key) : null,
+    ]);
     const rows = new Map<number, Record<string, unknown>>();
-    for (const row of await this.parse(obj.body)) rows.set(Number(row.match_id), row);
-    this.log.info({ rows: rows.size, etag: obj.etag }, 'features loaded');
-    return { etag: obj.etag, rows };
+    if (fObj) for (const row of await this.parse(fObj.body)) rows.set(Number(row.match_id), row);
+    const backtest = bObj ? parseBacktest(await readParquet(bObj.body)) : new Map<number, BacktestEntry>();
+    this.log.info(
+      {
+        run_id: pointer.run_id,
+        rows: rows.size,
+        backtest: backtest.size,
+        fingerprint: pointer.features_fingerprint,
+      },
+      'features loaded (published run)',
+    );
+    return {
+      runId: pointer.run_id,
+      fingerprint: pointer.features_fingerprint,
+      published: pointer,
+      rows,
+      backtest,
+      pointerEtag: pointer.etag,
+      objectEtag: fObj?.etag ?? null,
+    };
+  }
+
+  private async readLegacy(): Promise<Table> {
+    const [obj, bObj] = await Promise.all([
+      this.store.get(KEYS.features.bucket, KEYS.features.key),
+      this.store.get(KEYS.backtest.bucket, KEYS.backtest.key),
+    ]);
+    const rows = new Map<number, Record<string, unknown>>();
+    if (obj) for (const row of await this.parse(obj.body)) rows.set(Number(row.match_id), row);
+    const backtest = bObj ? parseBacktest(await readParquet(bObj.body)) : new Map<number, BacktestEntry>();
+    if (obj) this.log.info({ rows: rows.size, etag: obj.etag }, 'features loaded');
+    return {
+      runId: null,
+      fingerprint: null,
+      published: null,
+      rows,
+      backtest,
+      pointerEtag: null,
+      objectEtag: obj?.etag ?? null,
+    };
   }
 
   private check(): void {
@@ -58,9 +149,16 @@ export class FeatureTable {
     this.checking = true;
     this.checkedAt = Date.now();
     (async () => {
-      const head = await this.store.head(KEYS.features.bucket, KEYS.features.key);
-      if ((head?.etag ?? null) === this.table?.etag) return;
+      const etag = await publishedEtag(this.store);
+      if (etag !== null) {
+        if (etag === this.table?.pointerEtag) return;
+      } else {
+        if (this.table?.pointerEtag) return; // the pointer vanished: keep the last published set
+        const head = await this.store.head(KEYS.features.bucket, KEYS.features.key);
+        if ((head?.etag ?? null) === this.table?.objectEtag) return;
+      }
       this.table = await this.load();
+      this.onReload?.(this.table);
     })()
       .catch((err) =>
         this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'features refresh failed'),

@@ -1,13 +1,31 @@
-import { isServableStage, MatchcastError, predictedClass, type ServableStage } from '../domain/index.js';
-import type { ModelInfoResult, PredictMatchResult, TaskName, WorkerModelMeta } from '../queue/index.js';
-import { FeatureTable } from './feature-table.js';
+import {
+  isMatchcastError,
+  isServableStage,
+  MatchcastError,
+  predictedClass,
+  type ServableStage,
+} from '../domain/index.js';
+import { hasNoOdds } from '../features/index.js';
+import { GOAL_INPUTS_VERSION, type GoalsModel, openingMeans, predictGoals } from '../model/index.js';
+import type {
+  ModelInfoResult,
+  PredictMarketsResult,
+  PredictMatchResult,
+  TaskName,
+  WorkerModelMeta,
+} from '../queue/index.js';
+import { matchMarkets } from '../serving/index.js';
+import { type FeatureSnapshot, FeatureTable } from './feature-table.js';
+import { GoalsTable, kickoffOf, oddsRecordAt, predictionTimeOf } from './goals-table.js';
 import { ModelSlots } from './model-slots.js';
 import type { LoadedModel, WorkerDeps, WorkerRuntimeOptions } from './types.js';
 
 /** The task handlers of a worker process (or thread), with their loaded state. */
 export interface WorkerRuntime {
-  run(name: TaskName, payload: unknown): Promise<PredictMatchResult | ModelInfoResult>;
+  run(name: TaskName, payload: unknown): Promise<PredictMatchResult | ModelInfoResult | PredictMarketsResult>;
   predictMatch(payload: unknown): Promise<PredictMatchResult>;
+  /** `predict_markets` (issue 16): the goals champion's markets of one match, point-in-time. */
+  predictMarkets(payload: unknown): Promise<PredictMarketsResult>;
   modelInfo(payload: unknown): Promise<ModelInfoResult>;
   /** Throws a clear error when the registry cannot be read (a new worker must not start blind). */
   checkRegistry(): Promise<void>;
@@ -39,15 +57,117 @@ function meta(model: LoadedModel, modelName: string): WorkerModelMeta {
   };
 }
 
+/**
+ * The two rules of issue 13 before a model scores a row:
+ * - a model scores only features of the fingerprint it was trained on (MC_ERR_FEATURES_MISMATCH,
+ *   503, never a silent mix; a version or features without a fingerprint predate the rule);
+ * - a match that kicked off before the model's training cut-off may have trained it, so the answer
+ *   is the served run's walk-forward (out-of-sample) row for the champion — the same row the
+ *   precomputed route serves — and MC_ERR_NOT_OUT_OF_SAMPLE (409) when there is none, or for the
+ *   challenger (the walk-forward refits the champion's recipe, not the challenger's).
+ * Returns null when the model itself should score the row.
+ */
+function startOf(row: Record<string, unknown>): Date {
+  return row.start_time_utc instanceof Date ? row.start_time_utc : new Date(String(row.start_time_utc));
+}
+
+/** The fingerprint rule of {@link scoreOutOfSample}, for any model (champion, challenger, fallback). */
+function checkFingerprint(model: LoadedModel, label: string, snap: FeatureSnapshot): void {
+  const want = model.version.feature_fingerprint;
+  if (want && snap.fingerprint && want !== snap.fingerprint) {
+    throw new MatchcastError(
+      'MC_ERR_FEATURES_MISMATCH',
+      `${label} v${model.version.version} was trained on features ${want}, the served run ${snap.runId} has ${snap.fingerprint}; promote a model trained on them or roll the run back`,
+    );
+  }
+}
+
+function scoreOutOfSample(
+  model: LoadedModel,
+  stage: ServableStage,
+  matchId: number,
+  row: Record<string, unknown>,
+  snap: FeatureSnapshot,
+): Pick<
+  PredictMatchResult,
+  'predicted_class' | 'probabilities' | 'model_run_id' | 'prediction_source' | 'training_cutoff'
+> | null {
+  checkFingerprint(model, stage, snap);
+  const start = startOf(row);
+  const cutoff = new Date(model.version.training_cutoff);
+  if (Number.isNaN(start.getTime()) || Number.isNaN(cutoff.getTime()) || start >= cutoff) return null;
+  const b = stage === 'champion' ? snap.backtest.get(matchId) : undefined;
+  if (!b || b.training_cutoff > start) {
+    throw new MatchcastError(
+      'MC_ERR_NOT_OUT_OF_SAMPLE',
+      stage === 'champion'
+        ? `Match ${matchId} kicked off before the champion's training cut-off (${cutoff.toISOString()}) and the served run has no walk-forward row for it`
+        : `Match ${matchId} kicked off before the ${stage}'s training cut-off (${cutoff.toISOString()}): it may have trained on it, and only the champion has a walk-forward backtest`,
+    );
+  }
+  return {
+    predicted_class: predictedClass(b.proba),
+    probabilities: { home_win: b.proba[0], draw: b.proba[1], away_win: b.proba[2] },
+    model_run_id: b.model_run_id,
+    prediction_source: 'walk_forward_backtest',
+    training_cutoff: b.training_cutoff.toISOString(),
+  };
+}
+
 /** Builds the handlers `predict_match` and `model_info` over the given dependencies. */
 export function createWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOptions = {}): WorkerRuntime {
   const models = new ModelSlots(deps.registry, deps.loadPredictor, options.aliasRefreshMs ?? 3000, deps.log);
+  const fallbackModels = deps.fallbackRegistry
+    ? new ModelSlots(deps.fallbackRegistry, deps.loadPredictor, options.aliasRefreshMs ?? 3000, deps.log)
+    : null;
+  /**
+   * The market-free fallback (issue 15) for a row without odds that kicks off at or after the
+   * fallback's training cut-off; null when there is none (no fallback registered: the stage's model
+   * scores the row as before). Same fingerprint rule as the stage's model.
+   */
+  async function fallbackFor(
+    row: Record<string, unknown>,
+    snap: FeatureSnapshot,
+  ): Promise<LoadedModel | null> {
+    if (!fallbackModels || !hasNoOdds(row)) return null;
+    let fb: LoadedModel;
+    try {
+      fb = await fallbackModels.get('champion');
+    } catch (err) {
+      // No fallback registered yet (e.g. a registry from before issue 15): not an error of this match.
+      if (isMatchcastError(err, 'MC_ERR_MODEL_UNAVAILABLE')) return null;
+      throw err;
+    }
+    checkFingerprint(fb, 'market-free fallback', snap);
+    const start = startOf(row);
+    const cutoff = new Date(fb.version.training_cutoff);
+    if (Number.isNaN(start.getTime()) || Number.isNaN(cutoff.getTime()) || start < cutoff) return null;
+    return fb;
+  }
+  const goalsTable = new GoalsTable(deps.store, deps.log);
+  /** Rating parameters of the last goals answer: set once this worker serves live markets. */
+  let goalsRating: GoalsModel['rating'] | null = null;
   const features = new FeatureTable(
     deps.store,
     deps.parseFeatures,
     options.featuresRefreshMs ?? 5000,
     deps.log,
+    // A worker that serves live markets builds the new run's goal inputs at once, in the background,
+    // so the first markets call after a publication does not pay them (≈ 4 s CPU on the real data).
+    (snap) => {
+      if (goalsRating) goalsTable.get(snap, goalsRating).catch(() => undefined);
+    },
   );
+  const goalsModels =
+    deps.goalsRegistry && deps.loadGoalsModel
+      ? new ModelSlots<GoalsModel>(
+          deps.goalsRegistry,
+          deps.loadGoalsModel,
+          options.aliasRefreshMs ?? 3000,
+          deps.log,
+          'MC_ERR_GOALS_MODEL_UNAVAILABLE',
+        )
+      : null;
 
   const runtime: WorkerRuntime = {
     async predictMatch(payload) {
@@ -57,24 +177,132 @@ export function createWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOpti
         throw new MatchcastError('MC_ERR_VALIDATION', 'match_id must be an integer');
       }
       const stage = stageOf(p);
-      const [model, row] = await Promise.all([
+      const [model, snap] = await Promise.all([
         models.get(stage, typeof p.run_id === 'string' ? p.run_id : undefined),
-        features.get(matchId),
+        features.snapshot(),
       ]);
+      const row = snap.rows.get(matchId);
       if (!row)
         throw new MatchcastError('MC_ERR_MATCH_NOT_FOUND', `Match ${matchId} is not in the features file`);
+      const base = {
+        match_id: matchId,
+        model_version: `${stage}/v${model.version.version}`,
+        model_stage: stage,
+        model: meta(model, deps.registry.modelName),
+        features_run_id: snap.runId,
+      };
+      const fb = await fallbackFor(row, snap);
+      if (fb) {
+        checkFingerprint(model, stage, snap);
+        const started = performance.now();
+        const proba = fb.predict(row);
+        return {
+          ...base,
+          // model_stage stays the requested alias (spec 2.3); the version and run are the fallback's.
+          model_version: `${stage}/v${fb.version.version}`,
+          model: meta(fb, fb.version.model_name),
+          predicted_class: predictedClass(proba),
+          probabilities: { home_win: proba[0], draw: proba[1], away_win: proba[2] },
+          model_run_id: fb.version.run_id,
+          inference_ms: performance.now() - started,
+          prediction_source: 'market_free_fallback' as const,
+          training_cutoff: fb.version.training_cutoff,
+          stage_run_id: model.version.run_id,
+        };
+      }
+      const answer = scoreOutOfSample(model, stage, matchId, row, snap);
+      if (answer) return { ...base, ...answer, inference_ms: 0 };
       const started = performance.now();
       const proba = model.predict(row);
       const inferenceMs = performance.now() - started;
       return {
-        match_id: matchId,
+        ...base,
         predicted_class: predictedClass(proba),
         probabilities: { home_win: proba[0], draw: proba[1], away_win: proba[2] },
-        model_version: `${stage}/v${model.version.version}`,
-        model_stage: stage,
         model_run_id: model.version.run_id,
         inference_ms: inferenceMs,
-        model: meta(model, deps.registry.modelName),
+        prediction_source: 'model' as const,
+        training_cutoff: model.version.training_cutoff,
+      };
+    },
+    async predictMarkets(payload) {
+      const p = asObject(payload);
+      const matchId = p.match_id;
+      if (typeof matchId !== 'number' || !Number.isInteger(matchId)) {
+        throw new MatchcastError('MC_ERR_VALIDATION', 'match_id must be an integer');
+      }
+      if (!goalsModels) {
+        throw new MatchcastError('MC_ERR_GOALS_MODEL_UNAVAILABLE', 'This worker has no goals-model registry');
+      }
+      const [model, snap] = await Promise.all([
+        goalsModels.get('champion', typeof p.run_id === 'string' ? p.run_id : undefined),
+        features.snapshot(),
+      ]);
+      const row = snap.rows.get(matchId);
+      if (!row)
+        throw new MatchcastError('MC_ERR_MATCH_NOT_FOUND', `Match ${matchId} is not in the features file`);
+      const gm = model.predict;
+      if (gm.inputs_version !== GOAL_INPUTS_VERSION) {
+        throw new MatchcastError(
+          'MC_ERR_FEATURES_MISMATCH',
+          `goals v${model.version.version} was trained on goal inputs v${gm.inputs_version}, this worker builds v${GOAL_INPUTS_VERSION}`,
+        );
+      }
+      const started = performance.now();
+      const table = await goalsTable.get(snap, gm.rating);
+      goalsRating = gm.rating;
+      const kickoff = kickoffOf(row);
+      const at = predictionTimeOf(row);
+      const cutoff = new Date(model.version.training_cutoff);
+      const base = {
+        model_version: `goals/v${model.version.version}`,
+        goals_run_id: model.version.run_id,
+        prediction_time: at.toISOString(),
+        features_run_id: snap.runId,
+      };
+      // Same rule as predict_match: a match older than the cut-off may have trained the model, so the
+      // answer is the served run's walk-forward row (what the precomputed route serves), or 409.
+      if (!(kickoff >= cutoff)) {
+        const b = table.backtest.get(matchId);
+        if (!b || b.training_cutoff > kickoff) {
+          throw new MatchcastError(
+            'MC_ERR_NOT_OUT_OF_SAMPLE',
+            `Match ${matchId} kicked off before the goals model's training cut-off (${cutoff.toISOString()}) and the served run has no walk-forward goals row for it`,
+          );
+        }
+        return {
+          ...base,
+          markets: matchMarkets(b),
+          prediction_source: 'walk_forward_backtest' as const,
+          inference_ms: performance.now() - started,
+        };
+      }
+      const input = table.inputs.get(matchId);
+      if (!input)
+        throw new MatchcastError('MC_ERR_MATCH_NOT_FOUND', `Match ${matchId} has no goal inputs in this run`);
+      // Its own prices only as observed by the prediction time; ratings as the goals stage builds them.
+      const rec = oddsRecordAt(table, matchId, at);
+      const g = predictGoals(gm, { ...input, open: openingMeans(rec) });
+      const shown = (latest?: number | null, close?: number | null, open?: number | null) =>
+        latest ?? close ?? open ?? null;
+      const markets = matchMarkets({
+        match_id: matchId,
+        expected_home_goals: g.lh,
+        expected_away_goals: g.la,
+        rho: g.rho,
+        model_stage: 'champion',
+        model_run_id: model.version.run_id,
+        training_cutoff: cutoff,
+        odd_over25: shown(rec?.odd_over25, rec?.close_over25, rec?.open_over25),
+        odd_under25: shown(rec?.odd_under25, rec?.close_under25, rec?.open_under25),
+        odd_btts_yes: shown(rec?.odd_btts_yes, rec?.close_btts_yes, rec?.open_btts_yes),
+        odd_btts_no: shown(rec?.odd_btts_no, rec?.close_btts_no, rec?.open_btts_no),
+      });
+      return {
+        ...base,
+        markets,
+        prediction_source: 'model' as const,
+        inference_ms: performance.now() - started,
       };
     },
     async modelInfo(payload) {
@@ -96,6 +324,7 @@ export function createWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOpti
     run(name, payload) {
       if (name === 'predict_match') return runtime.predictMatch(payload);
       if (name === 'model_info') return runtime.modelInfo(payload);
+      if (name === 'predict_markets') return runtime.predictMarkets(payload);
       return Promise.reject(new MatchcastError('MC_ERR_TASK_FAILED', `Unknown task ${String(name)}`));
     },
     async checkRegistry() {

@@ -3,8 +3,8 @@ import type { Logger } from '../logger.js';
 import type { ModelVersion } from '../registry/index.js';
 import type { LoadedModel, Predictor, WorkerRegistry } from './types.js';
 
-interface Slot {
-  model: LoadedModel;
+interface Slot<P> {
+  model: LoadedModel<P>;
   checkedAt: number;
   /** Run ids this stage pointed at before: a caller's hint naming one of them is stale, not new. */
   previous: Set<string>;
@@ -15,24 +15,28 @@ interface Slot {
  * at most every `refreshMs` in the background. A registry failure during a refresh keeps the loaded
  * model (spec §7: a running worker keeps serving).
  */
-export class ModelSlots {
-  private readonly slots = new Map<ServableStage, Slot>();
-  private readonly inflight = new Map<ServableStage, Promise<LoadedModel>>();
+export class ModelSlots<P = Predictor> {
+  private readonly slots = new Map<ServableStage, Slot<P>>();
+  private readonly inflight = new Map<ServableStage, Promise<LoadedModel<P>>>();
   /** Predictors by run id, so champion and challenger on the same run share one. */
-  private readonly predictors = new Map<string, { predict: Predictor; loadedAt: number }>();
+  private readonly predictors = new Map<string, { predict: P; loadedAt: number }>();
 
+  /** `missingCode`: the error when no version has the alias (the goals registry has its own). */
   constructor(
     private readonly registry: WorkerRegistry,
-    private readonly loadPredictor: (version: ModelVersion) => Promise<Predictor>,
+    private readonly loadPredictor: (version: ModelVersion) => Promise<P>,
     private readonly refreshMs: number,
     private readonly log: Logger,
+    private readonly missingCode:
+      | 'MC_ERR_MODEL_UNAVAILABLE'
+      | 'MC_ERR_GOALS_MODEL_UNAVAILABLE' = 'MC_ERR_MODEL_UNAVAILABLE',
   ) {}
 
   /**
    * The model of `stage`. `wantRunId` (the run id the API resolved) forces a re-resolve when it names
    * a run this worker has not seen for the stage, so a promotion is served at once.
    */
-  async get(stage: ServableStage, wantRunId?: string): Promise<LoadedModel> {
+  async get(stage: ServableStage, wantRunId?: string): Promise<LoadedModel<P>> {
     const slot = this.slots.get(stage);
     if (!slot) return this.refresh(stage);
     const current = slot.model.version.run_id;
@@ -54,7 +58,7 @@ export class ModelSlots {
     return out;
   }
 
-  private refresh(stage: ServableStage): Promise<LoadedModel> {
+  private refresh(stage: ServableStage): Promise<LoadedModel<P>> {
     let p = this.inflight.get(stage);
     if (!p) {
       p = this.doRefresh(stage).finally(() => this.inflight.delete(stage));
@@ -63,7 +67,7 @@ export class ModelSlots {
     return p;
   }
 
-  private async doRefresh(stage: ServableStage): Promise<LoadedModel> {
+  private async doRefresh(stage: ServableStage): Promise<LoadedModel<P>> {
     const slot = this.slots.get(stage);
     let version: ModelVersion | null;
     try {
@@ -84,7 +88,10 @@ export class ModelSlots {
         slot.checkedAt = Date.now();
         return slot.model;
       }
-      throw new MatchcastError('MC_ERR_MODEL_UNAVAILABLE', `No model version has the alias ${stage}`);
+      throw new MatchcastError(
+        this.missingCode,
+        `No ${this.registry.modelName} version has the alias ${stage}`,
+      );
     }
     if (slot && slot.model.version.run_id === version.run_id) {
       slot.checkedAt = Date.now();
@@ -121,7 +128,7 @@ export class ModelSlots {
         'model loaded',
       );
     }
-    const model: LoadedModel = { stage, version, predict: entry.predict, loadedAt: entry.loadedAt };
+    const model: LoadedModel<P> = { stage, version, predict: entry.predict, loadedAt: entry.loadedAt };
     const previous = slot?.previous ?? new Set<string>();
     if (slot) previous.add(slot.model.version.run_id);
     previous.delete(version.run_id);

@@ -1,9 +1,9 @@
-// The module each embedded worker thread runs (src/queue/in-process-queue.ts starts it).
+// The module each embedded worker thread runs (src/queue/in-process/queue.ts starts it).
 import type { Config } from '../config.js';
 import { createLogger } from '../logger.js';
+import { failThread, serveThread, threadData } from '../queue/index.js';
 import { createDefaultWorkerDeps } from './default-deps.js';
 import { createWorkerRuntime } from './handlers.js';
-import { failThread, serveThread, threadData } from './thread-runner.js';
 
 const data = threadData();
 const config = data.config as Config;

@@ -1,5 +1,6 @@
 import type { Probabilities, ServableStage, Stage } from '../domain/index.js';
 import type { Logger } from '../logger.js';
+import type { GoalsModel } from '../model/index.js';
 import type { ModelVersion } from '../registry/index.js';
 import type { ObjectStore } from '../storage/index.js';
 
@@ -18,8 +19,20 @@ export interface WorkerDeps {
   log: Logger;
   store: ObjectStore;
   registry: WorkerRegistry;
+  /**
+   * The market-free fallback's registry (`<MODEL_NAME>-market-free`, issue 15): its `champion` scores
+   * matches whose served feature row has no odds. Absent = no fallback (the stage's model scores them).
+   */
+  fallbackRegistry?: WorkerRegistry;
   /** Loads the artifact of `version` and returns its predictor (registry → deserialize → predictProba). */
   loadPredictor(version: ModelVersion): Promise<Predictor>;
+  /**
+   * The goals model's registry (`<MODEL_NAME>-goals`, issue 16): its `champion` answers `predict_markets`.
+   * Absent = no live goals markets (MC_ERR_GOALS_MODEL_UNAVAILABLE).
+   */
+  goalsRegistry?: WorkerRegistry;
+  /** Loads a goals version's artifact (registry → deserializeGoalsModel). Required with `goalsRegistry`. */
+  loadGoalsModel?(version: ModelVersion): Promise<GoalsModel>;
   /** Parses `features/match_features.parquet`. */
   parseFeatures(body: Buffer): Promise<Record<string, unknown>[]>;
   /** Disposes what the deps opened (store connections). Optional. */
@@ -34,11 +47,11 @@ export interface WorkerRuntimeOptions {
   featuresRefreshMs?: number;
 }
 
-/** A model a worker holds for a stage. */
-export interface LoadedModel {
+/** A model a worker holds for a stage (`P`: what its artifact loads into; the 1X2 predictor by default). */
+export interface LoadedModel<P = Predictor> {
   stage: ServableStage;
   version: ModelVersion;
-  predict: Predictor;
+  predict: P;
   /** Unix seconds. */
   loadedAt: number;
 }

@@ -52,6 +52,7 @@ test('live prediction through a worker process; second call is a cache hit with 
   assert.match(String(first.body.model_version), /^champion\/v\d+$/);
   const p = first.body.probabilities as Record<string, number>;
   assert.ok(Math.abs(p.home_win + p.draw + p.away_win - 1) < 1e-9);
+  // Spec 2.3's fields, plus the additive provenance of issue 13 (which model answered, its cut-off).
   assert.deepEqual(Object.keys(first.body).sort(), [
     'cached',
     'match_id',
@@ -59,8 +60,11 @@ test('live prediction through a worker process; second call is a cache hit with 
     'model_stage',
     'model_version',
     'predicted_class',
+    'prediction_source',
     'probabilities',
+    'training_cutoff',
   ]);
+  assert.equal(first.body.prediction_source, 'model');
 
   const dispatched = await counter(predictionRequestsTotal, 'sync');
   const second = await live.get('/predict/3');
@@ -180,7 +184,7 @@ test('async submission → 202, then task_status SUCCESS with the result; strict
   const unknown = (
     await live.app.inject({ method: 'GET', url: '/monitoring/task_status/no-such-task' })
   ).json();
-  assert.deepEqual(unknown, { task_id: 'no-such-task', status: 'pending', result: null });
+  assert.deepEqual(unknown, { task_id: 'no-such-task', status: 'pending', result: null, state: 'unknown' });
 });
 
 test('celery monitoring: workers with queues and ping; per-worker counts', { skip }, async () => {
@@ -227,7 +231,7 @@ test('worker stopped → 504 after the bound, the task stays pending, and comple
     const pending = (
       await short.app.inject({ method: 'GET', url: `/monitoring/task_status/${taskId}` })
     ).json();
-    assert.deepEqual(pending, { task_id: taskId, status: 'pending', result: null });
+    assert.deepEqual(pending, { task_id: taskId, status: 'pending', result: null, state: 'waiting' });
 
     w = await spawnWorker(short.fx);
     let status: Record<string, unknown> = {};

@@ -25,6 +25,8 @@ const SPEC_21_FIELDS = [
   'is_future',
   'model_stage',
   'model_run_id',
+  // Additive (issue 15): when the odds behind the prediction were observed.
+  'odds_observed_at',
 ].sort();
 const SPEC_22_FIELDS = [
   'match_id',
@@ -40,6 +42,7 @@ const SPEC_22_FIELDS = [
   'model_run_id',
   'model_stage',
   'predictions_computed_at',
+  'odds_observed_at',
 ].sort();
 const CARD_FIELDS = [
   'match_id',
@@ -69,6 +72,21 @@ const CARD_FIELDS = [
   'model_stage',
   'model_run_id',
   'predictions_computed_at',
+  'odds_observed_at',
+  // Goals markets (issue 16): additive, null without a markets file.
+  'expected_home_goals',
+  'expected_away_goals',
+  'proba_over_2_5',
+  'proba_btts_yes',
+  'odd_over_2_5',
+  'odd_under_2_5',
+  'odd_btts_yes',
+  'odd_btts_no',
+  'edge_over_2_5',
+  'edge_under_2_5',
+  'edge_btts_yes',
+  'edge_btts_no',
+  'top_score',
 ].sort();
 
 const auth = { 'x-api-key': API_KEY };

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createMemoryCache, createRedisCache, predictionCacheKey } from '../../src/cache/index.js';
+import { predictionCacheKey } from '../../src/cache/index.js';
+import { createMemoryCache } from '../../src/cache/memory-cache.js';
+import { createRedisCache } from '../../src/cache/redis-cache.js';
 
 const REDIS_URL = process.env.REDIS_URL;
 

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { KEYS } from '../../src/domain/index.js';
+import { readPublished, servedRef } from '../../src/runs/index.js';
 import { type EmbeddedApp, startEmbeddedApp } from './harness.js';
 
 const run = promisify(execFile);
@@ -156,9 +157,11 @@ after(async () => {
 // First, while no worker thread has loaded the features file: a worker-side failure is a 500 whose
 // body carries the request_id that the server's log lines also carry (spec §7).
 test('a 500 carries a request_id and the log line of that request carries it too', async () => {
-  const original = await app.ctx.store.get(KEYS.features.bucket, KEYS.features.key);
+  // The published run's features object (issue 13: artifacts live under the run's prefix), corrupted in place.
+  const ref = servedRef(await readPublished(app.ctx.store), 'features') ?? KEYS.features;
+  const original = await app.ctx.store.get(ref.bucket, ref.key);
   assert.ok(original, 'features file present after the first-run pipeline');
-  await app.ctx.store.put(KEYS.features.bucket, KEYS.features.key, Buffer.from('PAR1 this is not parquet'));
+  await app.ctx.store.put(ref.bucket, ref.key, Buffer.from('PAR1 this is not parquet'));
   try {
     const res = await call('GET', `/predict/${app.futureMatchId}`);
     assert.equal(res.status, 500, res.text);
@@ -178,7 +181,7 @@ test('a 500 carries a request_id and the log line of that request carries it too
       'the failure itself is logged (warn/error) with the request_id',
     );
   } finally {
-    await app.ctx.store.put(KEYS.features.bucket, KEYS.features.key, original.body);
+    await app.ctx.store.put(ref.bucket, ref.key, original.body);
   }
   // The failed load is not cached: the next request reads the restored file.
   const again = await call('GET', `/predict/${app.futureMatchId}`);
@@ -316,7 +319,7 @@ test('errors are JSON {detail} with a stable code (404, 400, 401, 413, 415)', as
       url: '/predict/async/',
       body: JSON.stringify({ match_id: 1, pad: 'x'.repeat(app.config.bodyLimitBytes) }),
       status: 413,
-      code: 'FST_ERR_CTP_BODY_TOO_LARGE',
+      code: 'MC_ERR_PAYLOAD_TOO_LARGE',
     },
     {
       method: 'POST',
@@ -324,14 +327,14 @@ test('errors are JSON {detail} with a stable code (404, 400, 401, 413, 415)', as
       body: 'match_id=1',
       ct: 'application/x-www-form-urlencoded',
       status: 415,
-      code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE',
+      code: 'MC_ERR_UNSUPPORTED_MEDIA_TYPE',
     },
     {
       method: 'POST',
       url: '/predict/async/',
       body: '{"match_id":',
       status: 400,
-      code: 'FST_ERR_CTP_INVALID_JSON_BODY',
+      code: 'MC_ERR_INVALID_JSON',
     },
   ];
   for (const c of cases) {

@@ -13,7 +13,16 @@ test('soak (short form): mixed load on matchcast start, 0 errors, RSS growth < 1
     cwd: ROOT,
     env: { ...process.env, SOAK_SECONDS: '15', SOAK_WARMUP_SECONDS: '3', SOAK_CONCURRENCY: '4' },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, so that a timeout ends the spawned `matchcast start` with it.
+    detached: true,
   });
+  const killGroup = () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  };
   let out = '';
   child.stdout.on('data', (d) => {
     out += d;
@@ -21,9 +30,10 @@ test('soak (short form): mixed load on matchcast start, 0 errors, RSS growth < 1
   child.stderr.on('data', (d) => {
     out += d;
   });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 140_000);
+  const timer = setTimeout(killGroup, 140_000);
   const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
   clearTimeout(timer);
+  killGroup();
   const line = out.split('\n').find((l) => l.startsWith('{"soak"'));
   assert.ok(line, `no summary line:\n${out.slice(-3000)}`);
   const { soak } = JSON.parse(line) as {

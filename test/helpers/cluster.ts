@@ -9,6 +9,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { startConditionalProxy } from './s3-conditional-proxy.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(ROOT, 'bin/matchcast.js');
@@ -293,23 +294,29 @@ interface S3rverInstance {
 }
 type S3rverCtor = new (options: Record<string, unknown>) => S3rverInstance;
 
-/** s3rver on a fixed port and folder, so that it can be stopped and started with its objects intact. */
+/**
+ * s3rver on a fixed port and folder, so that it can be stopped and started with its objects intact,
+ * behind the conditional-write proxy (which stays up: with s3rver stopped it answers 502).
+ */
 export interface RestartableS3 {
   endpoint: string;
   directory: string;
   start(): Promise<void>;
   stop(): Promise<void>;
+  /** Stops s3rver and the proxy for good. */
+  close(): Promise<void>;
 }
 
 export async function startRestartableS3(): Promise<RestartableS3> {
   const directory = mkdtempSync(path.join(tmpdir(), 'mc-ops-s3-'));
   const port = await freePort();
+  const proxy = await startConditionalProxy(port);
   // s3rver ships no type declarations; a computed specifier keeps the compiler from looking for them.
   const specifier = 's3rver';
   const { default: S3rver } = (await import(specifier)) as { default: S3rverCtor };
   let server: S3rverInstance | undefined;
   const s3: RestartableS3 = {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: proxy.endpoint,
     directory,
     async start() {
       server = new S3rver({ address: '127.0.0.1', port, silent: true, directory });
@@ -323,6 +330,10 @@ export async function startRestartableS3(): Promise<RestartableS3> {
       // Clients keep connections alive (the API polls every VIEW_REFRESH_MS): cut them, or close() waits.
       s.httpServer?.closeAllConnections?.();
       await closed;
+    },
+    async close() {
+      await s3.stop();
+      await proxy.close();
     },
   };
   await s3.start();
@@ -400,6 +411,11 @@ export interface Cluster {
   workers: Proc[];
   /** Match ids of the predictions file. */
   matchIds: number[];
+  /**
+   * Its future matches (after every model's cut-off): live answers for them come from the model itself,
+   * never from a walk-forward row (issue 13), so their `model_run_id` is the alias's run.
+   */
+  futureMatchIds: number[];
   /** `matchcast <args>` with the cluster's settings. */
   cli(
     args: string[],
@@ -437,7 +453,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   try {
     const s3 = await startRestartableS3();
     cleanups.push(async () => {
-      await s3.stop().catch(() => undefined);
+      await s3.close().catch(() => undefined);
       rmSync(s3.directory, { recursive: true, force: true });
     });
     cluster.s3 = s3;
@@ -517,8 +533,13 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     };
     await step(['ingest', '--synthetic', '--regions', '2', '--teams', '6', '--seasons', '2', '--seed', '7']);
     await step(['pipeline', 'run', '--json']);
-    await step(['registry', 'promote', '--reason', 'ops test sign-off']);
-    await step(['pipeline', 'predict', '--json']);
+    // The promotion guard may hold the first version back (it must beat the opening line on a small
+    // synthetic league): the operator then signs version 1 off directly, as `matchcast start` does.
+    const promoted = await cluster.cli(['registry', 'promote', '--reason', 'ops test sign-off']);
+    if (promoted.code !== 0)
+      await step(['registry', 'alias', 'set', 'champion', '1', '--reason', 'ops test sign-off']);
+    // A stand-alone `pipeline predict` writes a draft run (src/runs); a full run publishes predictions.
+    await step(['pipeline', 'run', '--json']);
     if (options.secondVersion) await step(['pipeline', 'train', '--family', 'ordered_logit', '--json']);
 
     const [apis, workers] = await Promise.all([
@@ -537,7 +558,9 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       45_000,
       250,
     );
-    cluster.matchIds = (first.json as Array<{ match_id: number }>).map((r) => r.match_id);
+    const rows = first.json as Array<{ match_id: number; is_future: boolean | null }>;
+    cluster.matchIds = rows.map((r) => r.match_id);
+    cluster.futureMatchIds = rows.filter((r) => r.is_future === true).map((r) => r.match_id);
   } catch (err) {
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
     // Processes of a start that failed half-way are not in cluster.apis/workers yet.

@@ -22,14 +22,15 @@ describe('matchcast ingest', () => {
     const first = capture();
     assert.equal(await ingestCommand(['--source', file], { ...first.io, config }), 0);
     const text = first.out.join('');
-    assert.match(text, /15 row\(s\) read → 7 inserted, 0 updated, 0 unchanged, 8 skipped/);
+    assert.match(text, /15 row\(s\) read → 8 inserted, 0 updated, 0 unchanged, 7 skipped/);
+    assert.match(text, /football-broken\.csv:14 1x2 closing: draw_close is not a decimal odd/);
     assert.match(text, new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:6 FTHG`));
 
     const second = capture();
     assert.equal(await ingestCommand(['--source', file, '--json'], { ...second.io, config }), 0);
     const report = JSON.parse(second.out.join(''));
-    assert.deepEqual([report.inserted, report.updated, report.unchanged], [0, 0, 7]);
-    assert.equal(report.skipped.length, 8);
+    assert.deepEqual([report.inserted, report.updated, report.unchanged], [0, 0, 8]);
+    assert.equal(report.skipped.length, 7);
   });
 
   test('exit codes: 1 when nothing could be read, 2 on bad usage', async () => {
@@ -44,6 +45,8 @@ describe('matchcast ingest', () => {
       ['--source', 'x', '--synthetic'],
       ['--synthetic', '--seed', 'abc'],
       ['--bogus'],
+      ['--source', 'x', '--encoding', 'utf-16'],
+      ['--synthetic', '--force'],
     ]) {
       const c = capture();
       assert.equal(await ingestCommand(argv, { ...c.io, config }), 2, argv.join(' '));

@@ -23,11 +23,11 @@ describe('ingestPath', () => {
     assert.equal(report.rowsRead, 15);
     assert.deepEqual(
       { inserted: report.inserted, updated: report.updated, unchanged: report.unchanged },
-      { inserted: 7, updated: 0, unchanged: 0 },
+      { inserted: 8, updated: 0, unchanged: 0 },
     );
     assert.deepEqual(
       report.skipped.map((s) => [s.file, s.line]),
-      [5, 6, 7, 8, 10, 11, 14, 17].map((line) => [BROKEN, line]),
+      [5, 6, 7, 8, 10, 11, 17].map((line) => [BROKEN, line]),
     );
     const reasons = report.skipped.map((s) => s.reason);
     assert.match(reasons[0], /unparseable CSV/);
@@ -36,11 +36,16 @@ describe('ingestPath', () => {
     assert.match(reasons[3], /Date/);
     assert.match(reasons[4], /duplicate of line 9/);
     assert.match(reasons[5], /both "Norwich"/);
-    assert.match(reasons[6], /draw_close/);
-    assert.match(reasons[7], /only one of FTHG\/FTAG/);
+    assert.match(reasons[6], /only one of FTHG\/FTAG/);
+    // A price that is not a number costs that market's prices, never the row's result.
+    assert.deepEqual(
+      report.oddsRejected.map((r) => [r.file, r.line, r.market, r.kind]),
+      [[BROKEN, 14, '1x2', 'closing']],
+    );
+    assert.match(report.oddsRejected[0].reason, /draw_close is not a decimal odd: "abc"/);
 
     const matches = await new MatchesRepository(env.db).allMatches();
-    assert.equal(matches.length, 7);
+    assert.equal(matches.length, 8);
     const first = matches[0];
     assert.deepEqual(
       { ...first, id: 0, regionId: 0 },
@@ -63,8 +68,14 @@ describe('ingestPath', () => {
     assert.equal(fixture?.homeScore, null);
 
     const odds = new Map((await readOddsFile(env.store)).map((o) => [o.match_id, o]));
-    assert.equal(odds.size, 7);
-    assert.equal(report.oddsRows, 7);
+    assert.equal(odds.size, 8);
+    assert.equal(report.oddsRows, 8);
+    const liverpool = odds.get(matches.find((m) => m.homeTeamName === 'Liverpool')?.id ?? -1);
+    assert.deepEqual(
+      liverpool && [liverpool.open_home, liverpool.close_home, liverpool.odd_home],
+      [1.22, null, 1.22],
+      'the rejected closing prices are not kept; the opening ones are',
+    );
     const o = odds.get(first.id);
     assert.deepEqual(o && [o.odd_home, o.odd_draw, o.odd_away], [4.2, 3.5, 1.95], 'closing odds when known');
     assert.deepEqual(o && [o.open_home, o.open_draw, o.open_away], [4.1, 3.4, 1.97]);
@@ -80,9 +91,9 @@ describe('ingestPath', () => {
     const report = await ingestPath(BROKEN, env);
     assert.deepEqual(
       { inserted: report.inserted, updated: report.updated, unchanged: report.unchanged },
-      { inserted: 0, updated: 0, unchanged: 7 },
+      { inserted: 0, updated: 0, unchanged: 8 },
     );
-    assert.equal(report.skipped.length, 8);
+    assert.equal(report.skipped.length, 7);
     assert.deepEqual(await new MatchesRepository(env.db).allMatches(), before);
     assert.equal((await env.store.head(KEYS.odds.bucket, KEYS.odds.key))?.etag, etag);
   });
@@ -103,7 +114,7 @@ describe('ingestPath', () => {
     );
 
     const all = await new MatchesRepository(env.db).allMatches();
-    assert.equal(all.length, 12);
+    assert.equal(all.length, 13);
     const find = (home: string) => all.find((m) => m.homeTeamName === home);
     assert.equal(find('Man United')?.startTimeUtc.toISOString(), '2021-08-14T11:30:00.000Z', '12:30 BST');
     assert.equal(find('Everton')?.startTimeUtc.toISOString(), '2021-08-14T14:00:00.000Z', 'dd/m/yy');
@@ -122,8 +133,8 @@ describe('ingestPath', () => {
     assert.equal(new Set(all.filter((m) => m.regionName === 'England').map((m) => m.regionId)).size, 1);
 
     const odds = new Map((await readOddsFile(env.store)).map((o) => [o.match_id, o]));
-    assert.equal(odds.size, 11, 'the first source kept, the second added');
-    assert.equal(report.oddsRows, 11);
+    assert.equal(odds.size, 12, 'the first source kept, the second added');
+    assert.equal(report.oddsRows, 12);
     const brentford = odds.get(find('Brentford')?.id ?? -1);
     assert.equal(brentford?.source, 'football-data.co.uk:Avg');
     assert.deepEqual(
@@ -134,8 +145,10 @@ describe('ingestPath', () => {
     assert.equal(manU?.source, 'football-data.co.uk:open=Avg,close=PSC');
     assert.deepEqual(manU && [manU.odd_home, manU.odd_draw, manU.odd_away], [1.58, 4.4, 5.8]);
     const burnley = odds.get(find('Burnley')?.id ?? -1);
-    assert.equal(burnley?.source, 'football-data.co.uk:PS');
-    assert.deepEqual(burnley && [burnley.odd_home, burnley.close_home], [3, null]);
+    // The summary is a function of every observation of the match: the second source's opening price
+    // does not erase the first source's closing one (the newest 1X2 observation, hence the source).
+    assert.equal(burnley?.source, 'football-csv');
+    assert.deepEqual(burnley && [burnley.odd_home, burnley.close_home], [2.9, 2.9]);
     assert.equal(odds.get(future?.id ?? -1)?.source, 'football-data.co.uk:B365');
     assert.equal(odds.has(unknown?.id ?? -1), false, 'no odds, no row');
     // Matches only the first source priced keep their odds.
@@ -157,13 +170,14 @@ describe('ingestPath', () => {
       {
         file: path.join(dir, 'a-unknown.csv'),
         line: 1,
-        reason: 'unrecognised header: expected the football CSV or the football-data.co.uk layout',
+        reason:
+          'unrecognised header: expected the football CSV, the football-data.co.uk or the odds-only layout',
       },
     ]);
     assert.equal(report.inserted, 1);
     const genk = (await new MatchesRepository(env.db).allMatches()).find((m) => m.homeTeamName === 'Genk');
     assert.deepEqual(genk && [genk.regionName, genk.tournamentName], ['Belgium', 'Jupiler Pro League']);
-    assert.equal(report.oddsRows, 11, 'no odds in this file: the odds file is kept as it was');
+    assert.equal(report.oddsRows, 12, 'no odds in this file: the odds file is kept as it was');
   });
 
   test('a missing path is MC_ERR_NOT_FOUND', async () => {

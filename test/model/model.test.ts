@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isMatchcastError } from '../../src/domain/index.js';
+import type { MultinomialState } from '../../src/model/families/multinomial-logit.js';
 import {
   deserializeModel,
   MODEL_FORMAT_VERSION,
@@ -40,7 +41,8 @@ test('multinomial logistic regression recovers known coefficients', () => {
   if (m.family !== 'multinomial_logit') return;
   const pre = m.preprocessor;
   // Back to raw units: coefficient / scale; differences to class 0 are identified.
-  const raw = (k: number, j: number) => m.coef[k][j + 1] / pre.scales[j];
+  const { coef } = m.state as MultinomialState;
+  const raw = (k: number, j: number) => coef[k][j + 1] / pre.scales[j];
   const cases: Array<[number, number, number]> = [
     [1, 0, 0.8],
     [1, 1, -0.5],
@@ -94,7 +96,8 @@ test('serialise / deserialise reproduces predictions bit for bit (both families)
   ];
   for (const v of variants) {
     const m = trainModel(X, y, { featureNames: v.names ?? ['a', 'b', 'noise'], ...v });
-    if (v.marketOffset) assert.ok(m.family === 'multinomial_logit' && m.offset_inputs !== null);
+    if (v.marketOffset)
+      assert.ok(m.family === 'multinomial_logit' && (m.state as MultinomialState).offset_inputs !== null);
     const json = serializeModel(m);
     const back = deserializeModel(json);
     assert.equal(back.format_version, MODEL_FORMAT_VERSION);

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { parseConfig } from '../../src/config.js';
 import { KEYS } from '../../src/domain/index.js';
+import { RunWriter, servedStoreView } from '../../src/runs/index.js';
 import { createObjectStore, type ObjectInfo } from '../../src/storage/index.js';
 import {
   CLUSTER_SKIP,
@@ -97,7 +98,8 @@ test('object store down: views and loaded models keep serving; the pipeline fail
   const heads = async (): Promise<Array<ObjectInfo | null>> => {
     const store = createObjectStore(config);
     try {
-      return await Promise.all(refs.map((r) => store.head(r.bucket, r.key)));
+      // The served copies: artifacts live under the published run's prefix (issue 13).
+      return await Promise.all(refs.map((r) => servedStoreView(store).head(r.bucket, r.key)));
     } finally {
       await store.close();
     }
@@ -161,11 +163,10 @@ test('a corrupt predictions file: the previous view keeps serving, the failure i
   const failuresBefore = await Promise.all(c.apis.map((a) => metric(a.base)));
   const store = createObjectStore(parseConfig({ ...c.env, LOG_LEVEL: 'silent' }));
   try {
-    await store.put(
-      KEYS.predictions.bucket,
-      KEYS.predictions.key,
-      Buffer.from('PAR1 this is not a parquet file'),
-    );
+    // A published run whose predictions are corrupt (gates bypassed on purpose: this tests the API's own check).
+    const run = await RunWriter.begin(store, { kind: 'test' });
+    await run.put('predictions', Buffer.from('PAR1 this is not a parquet file'));
+    await run.publish({ gates: [], requireParentCurrent: false });
   } finally {
     await store.close();
   }

@@ -79,7 +79,9 @@ test('a CLI promotion reaches both APIs and both workers without restart', {
   const champion = reg.versions.find((v) => v.version === reg.aliases.champion);
   const other = reg.versions.find((v) => v.version !== reg.aliases.champion);
   assert.ok(champion && other, `two versions: ${list.out}`);
-  const id = c.matchIds[1];
+  const future = c.futureMatchIds;
+  assert.ok(future.length >= 10, `future matches: ${future.length}`);
+  const id = future[1];
   for (const api of c.apis) {
     const r = await get(api.base, `/predict/${id}`);
     assert.equal(r.json.model_run_id, champion.run_id);
@@ -95,10 +97,7 @@ test('a CLI promotion reaches both APIs and both workers without restart', {
         `api ${i} serving run ${other.run_id}`,
         async () => {
           // Distinct ids each poll: a cached result of the old run cannot answer.
-          const r = await get(
-            api.base,
-            `/predict/${c.matchIds[(2 + seen.length + i * 7) % c.matchIds.length]}`,
-          );
+          const r = await get(api.base, `/predict/${future[(2 + seen.length + i * 7) % future.length]}`);
           return r.status === 200 && r.json.model_run_id === other.run_id;
         },
         10_000,
@@ -114,7 +113,7 @@ test('a CLI promotion reaches both APIs and both workers without restart', {
   );
   // Load both workers with the new model: spread enough requests to reach each of them.
   const burst = await Promise.all(
-    c.matchIds.slice(0, 40).map((m, i) => get(c.apis[i % 2].base, `/predict/${m}`)),
+    future.slice(0, 40).map((m, i) => get(c.apis[i % 2].base, `/predict/${m}`)),
   );
   assert.ok(burst.every((r) => r.status === 200 && r.json.model_run_id === other.run_id));
   await waitFor(

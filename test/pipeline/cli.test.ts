@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { pipelineCommand } from '../../src/cli/pipeline.js';
-import { openTestEnv, smallLeague, type TestEnv } from './fixtures.js';
+import { openTestEnv, runPipelineCli, smallLeague, type TestEnv } from './fixtures.js';
 
 let env: TestEnv;
 before(async () => {
@@ -11,22 +10,7 @@ after(async () => {
   await env?.close();
 });
 
-async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await pipelineCommand(argv, {
-    config: env.config,
-    deps: env.deps,
-    analytics: {},
-    out: (t) => {
-      out += t;
-    },
-    err: (t) => {
-      err += t;
-    },
-  });
-  return { code, out, err };
-}
+const run = (...argv: string[]) => runPipelineCli(env, ...argv);
 
 test('usage errors exit 2 without touching anything', async () => {
   assert.equal((await run()).code, 2);
@@ -47,11 +31,21 @@ test('stages from the command line, --json results, failures exit 1', async () =
   assert.equal((await run('train', ...asOf, '--family', 'ordered_logit')).code, 0);
   const promote = await run('promote');
   assert.equal(promote.code, 0);
-  assert.match(promote.out, /^candidate set: version 1/);
+  // The guard's verdict (candidate only with an edge over the champion and the opening line), with its reason.
+  assert.match(promote.out, /^(candidate set|no alias set): version 1: .*opening/);
   const backtest = JSON.parse(
     (await run('backtest', ...asOf, '--from', '2022-08-01', '--refit-days', '30', '--json')).out,
   );
   assert.ok(backtest.rows > 0);
   assert.equal(backtest.refit_days, 30);
   assert.equal((await run('simulate', ...asOf)).code, 1, 'not in this build (no analytics stages given)');
+});
+
+test('pipeline goals: too few finished matches is a clean skip (exit 0, no goals version)', async () => {
+  // This league has 48 matches, under the goals model's minimum of 50 (the fit path: cli-goals.test.ts).
+  const r = await run('goals', '--as-of', '2022-10-01', '--json');
+  assert.equal(r.code, 0, r.err);
+  assert.equal(JSON.parse(r.out).skipped, true);
+  assert.match(r.err, /pipeline goals: wrote draft run \S+ \(not served\)/);
+  assert.equal((await run('goals', '--refit-days', '0')).code, 2, 'bad window: usage error');
 });

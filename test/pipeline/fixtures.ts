@@ -3,6 +3,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pipelineCommand } from '../../src/cli/pipeline.js';
 import { type Config, parseConfig } from '../../src/config.js';
 import { type Database, MatchesRepository, type MatchUpsert, openDatabase } from '../../src/db/index.js';
 import { KEYS } from '../../src/domain/index.js';
@@ -158,4 +159,25 @@ export async function openTestEnv(
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** `matchcast pipeline <argv>` against `env`, with its exit code and what it printed. */
+export async function runPipelineCli(
+  env: TestEnv,
+  ...argv: string[]
+): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await pipelineCommand(argv, {
+    config: env.config,
+    deps: env.deps,
+    analytics: {},
+    out: (t) => {
+      out += t;
+    },
+    err: (t) => {
+      err += t;
+    },
+  });
+  return { code, out, err };
 }

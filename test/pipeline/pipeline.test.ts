@@ -13,6 +13,7 @@ import {
   runFeaturesStage,
   runPredictStage,
 } from '../../src/pipeline/index.js';
+import { servedStoreView } from '../../src/runs/index.js';
 import { readParquet } from '../../src/storage/index.js';
 import { openTestEnv, smallLeague, type TestEnv } from './fixtures.js';
 
@@ -21,7 +22,7 @@ const BACKTEST_FROM = new Date('2022-08-01T00:00:00Z');
 const league = smallLeague();
 
 async function readRows(env: TestEnv, ref: { bucket: 'predictions' | 'features'; key: string }) {
-  const obj = await env.deps.store.get(ref.bucket, ref.key);
+  const obj = await servedStoreView(env.deps.store).get(ref.bucket, ref.key);
   assert.ok(obj, `${ref.bucket}/${ref.key} exists`);
   return readParquet(obj.body);
 }
@@ -57,16 +58,18 @@ describe('pipeline on a small synthetic league', () => {
       assert.ok(new Date(v.training_cutoff) <= AS_OF);
     }
     const history = await reg.history();
+    // Whether version 1 was a candidate first depends on the promotion guard (it must beat the opening
+    // line); either way the first start signs it off and says so.
     assert.deepEqual(
-      history.map((e) => [e.actor, e.alias, e.from_version, e.to_version]),
+      history
+        .filter((e) => e.alias !== 'candidate')
+        .map((e) => [e.actor, e.alias, e.from_version, e.to_version]),
       [
-        ['pipeline-promote', 'candidate', null, '1'],
         [FIRST_START_ACTOR, 'champion', null, '1'],
-        [FIRST_START_ACTOR, 'candidate', '1', null],
         [FIRST_START_ACTOR, 'challenger', null, '2'],
       ],
     );
-    assert.deepEqual(first.run?.skipped, ['simulate', 'drift']);
+    assert.deepEqual(first.run?.skipped, ['simulate', 'drift', 'performance']);
     // A second start does nothing.
     const again = await bootstrapFirstRun(env.deps, AS_OF, { analytics: {} });
     assert.equal(again.ran, false);
@@ -74,12 +77,15 @@ describe('pipeline on a small synthetic league', () => {
   });
 
   test('writes the feature, backtest and prediction files with the agreed columns and types', async () => {
-    const store = env.deps.store;
+    const store = servedStoreView(env.deps.store);
     for (const ref of [KEYS.features, KEYS.backtest, KEYS.backtestMetrics, KEYS.predictions]) {
       assert.ok(await store.head(ref.bucket, ref.key), `${ref.bucket}/${ref.key}`);
     }
     const metrics = JSON.parse(
-      (await store.get(KEYS.backtestMetrics.bucket, KEYS.backtestMetrics.key))!.body.toString(),
+      (await servedStoreView(store).get(
+        KEYS.backtestMetrics.bucket,
+        KEYS.backtestMetrics.key,
+      ))!.body.toString(),
     );
     assert.equal(metrics.refit_days, 60);
     assert.ok(metrics.folds.length >= 3);
@@ -90,7 +96,7 @@ describe('pipeline on a small synthetic league', () => {
     try {
       const types = async (ref: { bucket: 'predictions' | 'features'; key: string }) => {
         const file = path.join(env.dir, ref.key);
-        await writeFile(file, (await store.get(ref.bucket, ref.key))!.body);
+        await writeFile(file, (await servedStoreView(store).get(ref.bucket, ref.key))!.body);
         const reader = await conn.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${file}')`);
         return Object.fromEntries(
           reader.getRowObjects().map((r) => [String(r.column_name), String(r.column_type)]),
@@ -105,6 +111,11 @@ describe('pipeline on a small synthetic league', () => {
         [p.is_future, p.model_stage, p.model_run_id, p.predictions_computed_at, p.home_score, p.away_score],
         ['BOOLEAN', 'VARCHAR', 'VARCHAR', 'TIMESTAMP WITH TIME ZONE', 'INTEGER', 'INTEGER'],
       );
+      assert.equal(
+        p.odds_observed_at,
+        'TIMESTAMP WITH TIME ZONE',
+        'issue 15: when the odds used were observed',
+      );
       assert.deepEqual(Object.keys(p).sort(), [
         'away_score',
         'away_team_name',
@@ -114,6 +125,7 @@ describe('pipeline on a small synthetic league', () => {
         'match_id',
         'model_run_id',
         'model_stage',
+        'odds_observed_at',
         'predicted_class',
         'predicted_label',
         'predictions_computed_at',
@@ -205,8 +217,8 @@ describe('pipeline on a small synthetic league', () => {
         strip(await readRows(other, KEYS.predictions)),
         strip(await readRows(env, KEYS.predictions)),
       );
-      const fa = (await env.deps.store.get(KEYS.features.bucket, KEYS.features.key))!.body;
-      const fb = (await other.deps.store.get(KEYS.features.bucket, KEYS.features.key))!.body;
+      const fa = (await servedStoreView(env.deps.store).get(KEYS.features.bucket, KEYS.features.key))!.body;
+      const fb = (await servedStoreView(other.deps.store).get(KEYS.features.bucket, KEYS.features.key))!.body;
       assert.deepEqual(await featureRowsFromParquet(fb), await featureRowsFromParquet(fa));
       // And rebuilding the features in place gives the same file.
       await runFeaturesStage(env.deps, AS_OF);

@@ -10,6 +10,7 @@ import { ingestSynthetic } from '../../src/ingest/index.js';
 import { createLogger } from '../../src/logger.js';
 import { bootstrapFirstRun, runPipeline, silentProgress } from '../../src/pipeline/index.js';
 import { createRegistry } from '../../src/registry/index.js';
+import { servedStoreView } from '../../src/runs/index.js';
 import { createObjectStore } from '../../src/storage/index.js';
 
 // The whole `pipeline run`, analytics stages included, on the ingest engineer's synthetic league —
@@ -36,7 +37,7 @@ test('first start then pipeline run on generateSyntheticLeague data, simulate an
     assert.ok(again.predict && again.predict.rows > 0);
     assert.ok(again.predict.champion_rows > 0, 'future fixtures come from the champion');
     for (const ref of [KEYS.features, KEYS.backtest, KEYS.predictions, KEYS.roiByRegion, KEYS.driftLatest]) {
-      assert.ok(await store.head(ref.bucket, ref.key), `${ref.bucket}/${ref.key}`);
+      assert.ok(await servedStoreView(store).head(ref.bucket, ref.key), `${ref.bucket}/${ref.key}`);
     }
     assert.equal((await deps.registry.listVersions()).length, 3);
   } finally {

@@ -9,6 +9,7 @@ import {
   runTrainStage,
 } from '../../src/pipeline/index.js';
 import { createRegistry } from '../../src/registry/index.js';
+import { servedStoreView } from '../../src/runs/index.js';
 import { createObjectStore, type ObjectStore } from '../../src/storage/index.js';
 import { openTestEnv, smallLeague, type TestEnv } from './fixtures.js';
 
@@ -62,7 +63,9 @@ describe('object store down', () => {
 
   test('a failed write leaves the previous artifacts and the registry as they were', async () => {
     const before = await Promise.all(
-      [KEYS.features, KEYS.predictions, KEYS.backtest].map((r) => env.deps.store.head(r.bucket, r.key)),
+      [KEYS.features, KEYS.predictions, KEYS.backtest].map((r) =>
+        servedStoreView(env.deps.store).head(r.bucket, r.key),
+      ),
     );
     const versions = (await env.deps.registry.listVersions()).length;
     store.down = true;
@@ -76,7 +79,9 @@ describe('object store down', () => {
       store.down = false;
     }
     const afterwards = await Promise.all(
-      [KEYS.features, KEYS.predictions, KEYS.backtest].map((r) => env.deps.store.head(r.bucket, r.key)),
+      [KEYS.features, KEYS.predictions, KEYS.backtest].map((r) =>
+        servedStoreView(env.deps.store).head(r.bucket, r.key),
+      ),
     );
     assert.deepEqual(
       afterwards.map((i) => i?.etag),

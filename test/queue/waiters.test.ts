@@ -4,10 +4,10 @@ import { MatchcastError } from '../../src/domain/index.js';
 import {
   decodeTaskFailure,
   encodeTaskFailure,
-  TaskWaiters,
   taskFailureError,
   toTaskFailure,
-} from '../../src/queue/index.js';
+} from '../../src/queue/task-errors.js';
+import { TaskWaiters } from '../../src/queue/waiters.js';
 
 test('failures round-trip through a string and map to typed errors', () => {
   const f = toTaskFailure(new MatchcastError('MC_ERR_MATCH_NOT_FOUND', 'Match 3 missing'));

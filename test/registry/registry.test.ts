@@ -5,14 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parseConfig } from '../../src/config.js';
-import {
-  aliasesKey,
-  createRegistry,
-  historyKey,
-  type ModelRegistry,
-  type NewVersion,
-  REGISTRY_BUCKET,
-} from '../../src/registry/index.js';
+import { createRegistry, type ModelRegistry, type NewVersion } from '../../src/registry/index.js';
+import { aliasesKey, historyKey, REGISTRY_BUCKET } from '../../src/registry/keys.js';
 import type { ObjectStore } from '../../src/storage/index.js';
 import { createObjectStore } from '../../src/storage/index.js';
 import { startS3rver, type TestS3Server } from '../helpers/s3rver.js';

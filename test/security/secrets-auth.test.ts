@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test';
 import { buildApp, keysMatch } from '../../src/api/index.js';
 import type { Config } from '../../src/config.js';
 import { KEYS } from '../../src/domain/index.js';
+import { readPublished, servedRef } from '../../src/runs/index.js';
 import { type EmbeddedApp, startEmbeddedApp } from '../contract/harness.js';
 
 let app: EmbeddedApp;
@@ -32,12 +33,14 @@ test('the API key never appears in a log line or a response body, through 200/40
     bodies.push(`${headers.join('\n')}\n${await res.text()}`);
   };
   // First (before a worker thread has loaded the features file), a real 500: the file is corrupt.
-  const original = await app.ctx.store.get(KEYS.features.bucket, KEYS.features.key);
-  await app.ctx.store.put(KEYS.features.bucket, KEYS.features.key, Buffer.from(`PAR1 corrupt ${key}`));
+  // The served features are the published run's copy (issue 13), not the legacy top-level key.
+  const ref = servedRef(await readPublished(app.ctx.store), 'features') ?? KEYS.features;
+  const original = await app.ctx.store.get(ref.bucket, ref.key);
+  await app.ctx.store.put(ref.bucket, ref.key, Buffer.from(`PAR1 corrupt ${key}`));
   try {
     await send(`/predict/${app.futureMatchId + 1}`);
   } finally {
-    await app.ctx.store.put(KEYS.features.bucket, KEYS.features.key, original!.body);
+    await app.ctx.store.put(ref.bucket, ref.key, original!.body);
   }
   // Successes and routine failures, the key sent the ways a careless client might.
   await send('/predict/predictions/');

@@ -2,22 +2,14 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { oddsRows, predictionRows } from '../../bench/precomputed-fixtures.js';
-import {
-  ArtifactInvalidError,
-  BodyEncoder,
-  bookmakerUrl,
-  buildCard,
-  byKickOff,
-  encodeBody,
-  identityOf,
-  identityStream,
-  negotiateEncoding,
-  notModified,
-  PredictionsView,
-  parseOddsRows,
-  parsePredictionRows,
-  parseRegionRoiCsv,
-} from '../../src/serving/index.js';
+import { BodyEncoder } from '../../src/serving/body-encoder.js';
+import { bookmakerUrl, buildCard } from '../../src/serving/cards.js';
+import { encodeBody, identityOf } from '../../src/serving/encoded-body.js';
+import { identityStream, negotiateEncoding, notModified } from '../../src/serving/index.js';
+import { parseOddsRows } from '../../src/serving/odds.js';
+import { byKickOff, PredictionsView, parsePredictionRows } from '../../src/serving/predictions.js';
+import { parseRegionRoiCsv } from '../../src/serving/region-roi.js';
+import { ArtifactInvalidError } from '../../src/serving/validate.js';
 
 describe('content negotiation', () => {
   test('prefers br, then gzip, honours q=0 and *', () => {

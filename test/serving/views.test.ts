@@ -8,7 +8,7 @@ import {
   putRoiCsv,
 } from '../../bench/precomputed-fixtures.js';
 import { isMatchcastError, KEYS } from '../../src/domain/index.js';
-import { identityOf } from '../../src/serving/index.js';
+import { identityOf } from '../../src/serving/encoded-body.js';
 import { writeParquet } from '../../src/storage/index.js';
 import { failures, type Harness, harness, until } from './harness.js';
 
@@ -26,6 +26,7 @@ const SPEC_22_FIELDS = [
   'model_run_id',
   'model_stage',
   'predictions_computed_at',
+  'odds_observed_at',
 ].sort();
 
 const open: Harness[] = [];
@@ -65,19 +66,31 @@ describe('serving views', () => {
     assert.equal(bulk.length, 50);
     const odds = JSON.parse(identityOf(h.views.oddsBody()).toString()) as Record<string, unknown>[];
     assert.equal(odds.length, 25);
-    assert.deepEqual(Object.keys(odds[0]).sort(), [
-      'close_away',
-      'close_draw',
-      'close_home',
-      'match_id',
-      'odd_away',
-      'odd_draw',
-      'odd_home',
-      'open_away',
-      'open_draw',
-      'open_home',
-      'source',
-    ]);
+    // Spec §2.5 plus opening/closing and source, plus the additive goals-market prices and observation
+    // times (issues 15/16; null when the file lacks them).
+    assert.deepEqual(
+      Object.keys(odds[0]).sort(),
+      [
+        'close_away',
+        'close_draw',
+        'close_home',
+        'match_id',
+        'odd_away',
+        'odd_draw',
+        'odd_home',
+        'open_away',
+        'open_draw',
+        'open_home',
+        'source',
+        ...['odd', 'open', 'close'].flatMap((p) =>
+          ['over25', 'under25', 'btts_yes', 'btts_no'].map((m) => `${p}_${m}`),
+        ),
+        'odds_observed_at',
+        'open_observed_at',
+        'close_observed_at',
+      ].sort(),
+    );
+    assert.equal(odds[0].odd_over25, null);
     const cards = JSON.parse(identityOf(h.views.cardsBody()).toString()) as Record<string, unknown>[];
     assert.equal(cards.length, 50);
     const times = cards.map((c) => Date.parse(c.start_time_utc as string));

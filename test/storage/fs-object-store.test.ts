@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { FsObjectStore } from '../../src/storage/index.js';
+import { FsObjectStore } from '../../src/storage/fs-object-store.js';
 import { twoProcessRace } from './cross-process.js';
 import { objectStoreBehaviour } from './object-store-behaviour.js';
 

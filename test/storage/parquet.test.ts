@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { type ParquetColumn, parquetRowCount, readParquet, writeParquet } from '../../src/storage/index.js';
+import { type ParquetColumn, readParquet, writeParquet } from '../../src/storage/index.js';
+import { parquetRowCount } from '../../src/storage/parquet.js';
 
 const COLUMNS: ParquetColumn[] = [
   { name: 'match_id', type: 'int64' },

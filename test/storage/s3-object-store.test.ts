@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { ListBucketsCommand } from '@aws-sdk/client-s3';
-import { BUCKETS } from '../../src/domain/index.js';
-import { S3ObjectStore } from '../../src/storage/index.js';
+import { BUCKETS, isMatchcastError } from '../../src/domain/index.js';
+import { S3ObjectStore } from '../../src/storage/s3-object-store.js';
 import { startS3rver, type TestS3Server } from '../helpers/s3rver.js';
 import { twoProcessRace } from './cross-process.js';
 import { objectStoreBehaviour } from './object-store-behaviour.js';
@@ -61,12 +61,37 @@ describe('S3ObjectStore specifics', () => {
     }
   });
 
-  test('s3rver ignores conditional headers, so the driver emulates them', async () => {
+  test('a server without conditional writes (bare s3rver) is refused with MC_ERR_STORE_UNSUPPORTED', async () => {
+    const bare = new S3ObjectStore({
+      endpoint: server.rawEndpoint,
+      accessKeyId: server.accessKeyId,
+      secretAccessKey: server.secretAccessKey,
+      bucketPrefix: 'bare-',
+    });
+    try {
+      await assert.rejects(bare.ensureBuckets(), (e) => isMatchcastError(e, 'MC_ERR_STORE_UNSUPPORTED'));
+      await assert.rejects(bare.put('models', 'k.json', '1', { ifNoneMatch: '*' }), (e) =>
+        isMatchcastError(e, 'MC_ERR_STORE_UNSUPPORTED'),
+      );
+      // Plain writes and reads still work; the probe object never shows in listings.
+      await bare.put('models', 'plain.json', '1');
+      assert.deepEqual(
+        (await bare.list('models')).map((o) => o.key),
+        ['plain.json'],
+      );
+    } finally {
+      await bare.close();
+    }
+  });
+
+  test('behind the test proxy (conditional writes like AWS S3) the check passes', async () => {
     const s = store('probe-');
     try {
-      assert.equal(await s.conditionalWriteMode(), 'emulated');
-      // Bookkeeping objects never show in listings.
+      await s.ensureBuckets();
       await s.put('models', 'k.json', '1', { ifNoneMatch: '*' });
+      await assert.rejects(s.put('models', 'k.json', '2', { ifNoneMatch: '*' }), (e) =>
+        isMatchcastError(e, 'MC_ERR_CONFLICT'),
+      );
       assert.deepEqual(
         (await s.list('models')).map((o) => o.key),
         ['k.json'],

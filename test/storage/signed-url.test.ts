@@ -6,15 +6,13 @@ import { after, before, describe, test } from 'node:test';
 import helmet from '@fastify/helmet';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from '../../src/api/context.js';
+import { registerErrorHandling } from '../../src/api/plugins/errors.js';
 import { filesRoutes } from '../../src/api/routes/files.js';
 import { parseConfig } from '../../src/config.js';
+import { FsObjectStore } from '../../src/storage/fs-object-store.js';
 import type { ObjectStore } from '../../src/storage/index.js';
-import {
-  FsObjectStore,
-  resolveUrlSigningSecret,
-  signObjectUrl,
-  verifySignedUrl,
-} from '../../src/storage/index.js';
+import { resolveUrlSigningSecret, verifySignedUrl } from '../../src/storage/index.js';
+import { signObjectUrl } from '../../src/storage/signed-url.js';
 import { embeddedApp } from '../helpers/app-context.js';
 
 const SECRET = 'a'.repeat(64);
@@ -140,6 +138,7 @@ describe('GET /files/:bucket/*', () => {
     await store.put('predictions', 'predictions.parquet', Buffer.from('PAR1'));
     await store.put('reports', '%2e%2e/x.json', '"literal"');
     app = Fastify({ routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 } });
+    registerErrorHandling(app);
     // As in the real app: helmet's strict CSP must be replaced, not merged, for HTML reports.
     await app.register(helmet);
     await filesRoutes(app, { config, store } as unknown as AppContext);
@@ -188,7 +187,7 @@ describe('GET /files/:bucket/*', () => {
   test('valid link to an absent object is 404', async () => {
     const res = await fetchSigned('reports', 'gone.html');
     assert.equal(res.statusCode, 404);
-    assert.deepEqual(res.json(), { detail: 'Not found' });
+    assert.deepEqual(res.json(), { detail: 'Not found', code: 'MC_ERR_NOT_FOUND' });
   });
 
   test('every refusal is the same 403', async () => {
@@ -221,7 +220,7 @@ describe('GET /files/:bucket/*', () => {
     for (const url of urls) {
       const res = await app.inject({ method: 'GET', url });
       assert.equal(res.statusCode, 403, url);
-      assert.deepEqual(res.json(), { detail: 'Invalid or expired link' }, url);
+      assert.deepEqual(res.json(), { detail: 'Invalid or expired link', code: 'MC_ERR_FORBIDDEN' }, url);
     }
   });
 
@@ -274,7 +273,7 @@ describe('GET /files inside the real app (auth, validation, security headers)', 
       url: `${p}?expires=${expires}&signature=${'f'.repeat(64)}`,
     });
     assert.equal(bad.statusCode, 403);
-    assert.deepEqual(bad.json(), { detail: 'Invalid or expired link' });
+    assert.deepEqual(bad.json(), { detail: 'Invalid or expired link', code: 'MC_ERR_FORBIDDEN' });
     const extra = await app.inject({
       method: 'GET',
       url: `${p}?expires=${expires}&signature=${signature}&x=1`,

@@ -15,7 +15,9 @@ test('defaults with an empty environment', () => {
   assert.equal(c.s3Endpoint, undefined);
   assert.equal(c.modelName, 'matchcast-1x2');
   assert.equal(c.logLevel, 'info');
-  assert.equal(c.promotionTolerance, 0.005);
+  assert.equal(c.promotionTolerance, 0.0005);
+  assert.equal(c.promotionOpeningMargin, 0);
+  assert.equal(c.performanceWindowMatches, 300);
   assert.equal(c.edgeThreshold, 0.05);
   assert.equal(c.predictTimeoutMs, 30_000);
   assert.equal(c.queueName, 'ml');

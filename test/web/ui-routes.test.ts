@@ -7,6 +7,7 @@ import { gzipSync } from 'node:zlib';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from '../../src/api/context.js';
 import { registerDocs } from '../../src/api/plugins/docs.js';
+import { registerErrorHandling } from '../../src/api/plugins/errors.js';
 import { uiRoutes } from '../../src/api/routes/ui.js';
 import { parseConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
@@ -25,6 +26,9 @@ before(async () => {
   store = createObjectStore(config);
   // Only the members the UI routes use; the rest of the runtime is not needed here.
   ctx = { config, log: createLogger('silent'), store } as unknown as AppContext;
+  // The bundle is made at build time (`npm run build`), never by the server.
+  const { buildWeb } = await import('../../scripts/build-web.mjs');
+  await buildWeb({ outDir: path.join(tmp, 'dist-a') });
 });
 
 after(async () => {
@@ -33,21 +37,19 @@ after(async () => {
   await rm(tmp, { recursive: true, force: true });
 });
 
-async function appWith(
-  distDir: string,
-  buildOnDemand = true,
-  ignoreTrailingSlash = false,
-): Promise<FastifyInstance> {
+async function appWith(distDir: string, ignoreTrailingSlash = false): Promise<FastifyInstance> {
   // buildApp uses ignoreTrailingSlash; both router settings must serve /ui/ and redirect /ui.
   const app = Fastify({ routerOptions: { ignoreTrailingSlash } });
   apps.push(app);
+  // The app's one error catalogue turns thrown MatchcastErrors into {detail, code} bodies.
+  registerErrorHandling(app);
   await registerDocs(app, 'test');
-  await uiRoutes(app, ctx, { distDir, buildOnDemand });
+  await uiRoutes(app, ctx, { distDir });
   await app.ready();
   return app;
 }
 
-test('builds on first request when web/dist is missing, then serves index.html and hashed assets', async () => {
+test('serves the bundled index.html and hashed assets', async () => {
   const dist = path.join(tmp, 'dist-a');
   const app = await appWith(dist);
   const redirect = await app.inject('/ui');
@@ -79,7 +81,7 @@ test('builds on first request when web/dist is missing, then serves index.html a
 });
 
 test('with ignoreTrailingSlash (as buildApp sets it) /ui/ still serves the page and /ui redirects', async () => {
-  const app = await appWith(path.join(tmp, 'dist-a'), true, true);
+  const app = await appWith(path.join(tmp, 'dist-a'), true);
   const index = await app.inject('/ui/');
   assert.equal(index.statusCode, 200);
   assert.match(index.body, /<script type="module" src="assets\//);
@@ -89,11 +91,12 @@ test('with ignoreTrailingSlash (as buildApp sets it) /ui/ still serves the page 
   assert.equal(redirect.headers.location, '/ui/?x=1');
 });
 
-test('answers 503 with a clear detail when the UI is not built and building is off', async () => {
-  const app = await appWith(path.join(tmp, 'dist-missing'), false);
+test('answers 503 with a clear detail when the UI is not built (the server never builds it)', async () => {
+  const app = await appWith(path.join(tmp, 'dist-missing'));
   const res = await app.inject('/ui/');
   assert.equal(res.statusCode, 503);
-  assert.match(res.json().detail, /build:web/);
+  assert.match(res.json().detail, /npm run build/);
+  assert.equal(res.json().code, 'MC_ERR_UI_UNAVAILABLE');
 });
 
 test('config.json carries the edge threshold from the settings', async () => {

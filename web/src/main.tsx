@@ -1,10 +1,12 @@
 import './styles.css';
 import { render } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import type { PerformanceSummary, PromotionStatus } from '../../src/schemas/performance.js';
 import { CardList } from './components/card-list.js';
 import { KeyPrompt } from './components/key-prompt.js';
 import type { LiveState } from './components/match-card.js';
 import { type Loadable, ModelsPanel } from './components/models-panel.js';
+import { PerformanceView } from './components/performance-view.js';
 import { RoiChart } from './components/roi-chart.js';
 import { StageSwitch } from './components/stage-switch.js';
 import { Api, ApiError, describeError, getStoredKey, storeKey } from './lib/api.js';
@@ -59,6 +61,8 @@ function App() {
   });
   const [drift, setDrift] = useState<Loadable<DriftSummary>>({ state: 'loading' });
   const [reports, setReports] = useState<Loadable<ReportEntry[]>>({ state: 'loading' });
+  const [performanceSummary, setPerformance] = useState<Loadable<PerformanceSummary>>({ state: 'loading' });
+  const [promotion, setPromotion] = useState<Loadable<PromotionStatus>>({ state: 'loading' });
   const [announcement, setAnnouncement] = useState('');
 
   const keyRef = useRef(key);
@@ -99,6 +103,20 @@ function App() {
         e instanceof ApiError && e.status === 401
           ? undefined
           : setReports({ state: 'error', message: describeError(e) }),
+    );
+    api.performance().then(
+      (value) => setPerformance({ state: 'ok', value }),
+      (e) =>
+        e instanceof ApiError && e.status === 401
+          ? undefined
+          : setPerformance({ state: 'error', message: describeError(e) }),
+    );
+    api.promotion().then(
+      (value) => setPromotion({ state: 'ok', value }),
+      (e) =>
+        e instanceof ApiError && e.status === 401
+          ? undefined
+          : setPromotion({ state: 'error', message: describeError(e) }),
     );
   }, [api, key]);
 
@@ -202,6 +220,7 @@ function App() {
         <nav aria-label="Sections">
           <a href="#matches">Matches</a>
           <a href="#roi">ROI</a>
+          <a href="#performance">Performance</a>
           <a href="#models">Models</a>
         </nav>
         <StageSwitch stage={stage} onChange={changeStage} />
@@ -268,6 +287,12 @@ function App() {
           {key && roi.state === 'error' ? <p class="error">{roi.message}</p> : null}
           {key && roi.state === 'ok' ? <RoiChart rows={roi.value} baselines={baselines} /> : null}
         </section>
+        <section id="performance" aria-labelledby="performance-title">
+          <h2 id="performance-title">Realised performance</h2>
+          {performanceSummary.state === 'loading' ? <p>Loading realised performance…</p> : null}
+          {performanceSummary.state === 'error' ? <p class="error">{performanceSummary.message}</p> : null}
+          {performanceSummary.state === 'ok' ? <PerformanceView summary={performanceSummary.value} /> : null}
+        </section>
         <section id="models" aria-labelledby="models-title">
           <h2 id="models-title">Models and monitoring</h2>
           <ModelsPanel
@@ -282,6 +307,7 @@ function App() {
             }
             drift={drift}
             reports={reports}
+            promotion={promotion}
           />
         </section>
       </main>

@@ -1,5 +1,6 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { MatchcastError } from '../../domain/index.js';
+import { errorResponses } from '../../schemas/index.js';
 
 /** Options of the API-key check (spec §5). */
 export interface AuthOptions {
@@ -32,12 +33,10 @@ export function isProtectedPath(url: string, protectMonitoring: boolean): boolea
 }
 
 /**
- * Decides on the matched route template when there is one: the router percent-decodes paths, so
- * `/%70redict/…` reaches a /predict route and a check on the raw URL alone would let it through.
+ * For a request no route matched: the router percent-decodes paths, so judge the decoded URL too
+ * (`/%70redict/…` is a /predict path).
  */
-function needsKey(request: FastifyRequest, protectMonitoring: boolean): boolean {
-  const template = request.routeOptions.url;
-  if (template !== undefined && isProtectedPath(template, protectMonitoring)) return true;
+export function unmatchedNeedsKey(request: FastifyRequest, protectMonitoring: boolean): boolean {
   let raw = request.url;
   try {
     raw = decodeURIComponent(raw);
@@ -47,17 +46,40 @@ function needsKey(request: FastifyRequest, protectMonitoring: boolean): boolean 
   return isProtectedPath(raw, protectMonitoring);
 }
 
-/** The check runs in `onRequest`, before body parsing and validation, so a 401 costs no work. */
+/** True when the request carries the configured key (constant-time comparison). */
+export function hasValidKey(request: FastifyRequest, expected: string | undefined): boolean {
+  const header = request.headers['x-api-key'];
+  return expected !== undefined && typeof header === 'string' && keysMatch(header, expected);
+}
+
+function hooksOf<T>(value: T | T[] | undefined): T[] {
+  return value === undefined ? [] : Array.isArray(value) ? value : [value];
+}
+
+/**
+ * The key check is a route-level `onRequest` hook of every route whose template is protected
+ * (decided once, at registration): it runs before body parsing and validation, so a 401 costs no
+ * work, and open routes pay nothing for it. The route's OpenAPI entry gets `ApiKeyAuth` and its
+ * 401 response. Unmatched URLs under a protected prefix answer 401 from the not-found handler
+ * (see `unmatchedNeedsKey`). Register before the routes.
+ */
 export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
   const protectMonitoring = options.protectMonitoring ?? false;
-  // A callback hook avoids a promise per request on the hot path.
   const expected = options.apiKey;
-  app.addHook('onRequest', (request: FastifyRequest, _reply, done) => {
-    if (!needsKey(request, protectMonitoring)) return done();
-    const header = request.headers['x-api-key'];
-    if (expected === undefined || typeof header !== 'string' || !keysMatch(header, expected)) {
-      return done(new MatchcastError('MC_ERR_UNAUTHORIZED'));
+  // A callback hook avoids a promise per request.
+  const checkKey: onRequestHookHandler = (request, _reply, done) => {
+    if (hasValidKey(request, expected)) return done();
+    done(new MatchcastError('MC_ERR_UNAUTHORIZED'));
+  };
+  app.addHook('onRoute', (route) => {
+    if (!isProtectedPath(route.url, protectMonitoring)) return;
+    route.onRequest = [checkKey, ...hooksOf(route.onRequest)];
+    const schema = route.schema as
+      | { hide?: boolean; security?: unknown; response?: Record<string, unknown> }
+      | undefined;
+    if (schema && !schema.hide) {
+      schema.security ??= [{ ApiKeyAuth: [] }];
+      schema.response = { ...errorResponses('MC_ERR_UNAUTHORIZED'), ...schema.response };
     }
-    done();
   });
 }

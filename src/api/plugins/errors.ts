@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isMatchcastError } from '../../domain/index.js';
+import { ERROR_CATALOGUE, type ErrorCode, isMatchcastError, MatchcastError } from '../../domain/index.js';
 
 /** One invalid field of a 422 body (FastAPI-compatible shape). */
 export interface FieldError {
@@ -44,47 +44,110 @@ export function toFieldErrors(errors: readonly AjvError[], context: string | und
   });
 }
 
-/**
- * The one error handler: validation → 422 with the invalid fields; catalogue errors → their status and
- * `{detail}`; Fastify's own client errors keep their 4xx; anything else → 500 with the `request_id`
- * that the log line carries. Stack traces and internal messages never reach the caller.
- */
-export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((err: FastifyError, request, reply) => {
-    if (err.validation) {
-      const detail = toFieldErrors(err.validation as AjvError[], err.validationContext);
-      return reply.code(422).send({ detail });
-    }
-    if (isMatchcastError(err)) {
-      if (err.statusCode < 500)
-        return reply.code(err.statusCode).send({ detail: err.detail, code: err.code });
-      // A server-side failure names its request_id, as its log line does, so a caller's report can be traced.
-      request.log.warn({ code: err.code, err: err.message, request_id: request.id }, 'request failed');
-      return sendRaw(reply, err.statusCode, { detail: err.detail, code: err.code, request_id: request.id });
-    }
-    const status = err.statusCode ?? 500;
-    if (status >= 400 && status < 500) {
-      return reply.code(status).send({ detail: clientMessage(err), code: err.code ?? 'MC_ERR_BAD_REQUEST' });
-    }
-    request.log.error({ err, request_id: request.id }, 'internal error');
-    return sendRaw(reply, 500, {
-      detail: 'Internal server error',
-      code: 'MC_ERR_INTERNAL',
-      request_id: request.id,
-    });
-  });
+/** Fastify's own error codes → the catalogue; any other client error keeps its status as MC_ERR_BAD_REQUEST. */
+export const FRAMEWORK_ERROR_CODES: Readonly<Record<string, ErrorCode>> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'MC_ERR_INVALID_JSON',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'MC_ERR_INVALID_JSON',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'MC_ERR_PAYLOAD_TOO_LARGE',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'MC_ERR_UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_TYPE: 'MC_ERR_UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_EMPTY_TYPE: 'MC_ERR_UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'MC_ERR_BAD_REQUEST',
+  FST_ERR_BAD_URL: 'MC_ERR_BAD_REQUEST',
+  FST_ERR_ASYNC_CONSTRAINT: 'MC_ERR_BAD_REQUEST',
+  FST_ERR_NOT_FOUND: 'MC_ERR_NOT_FOUND',
+  FST_ERR_VALIDATION: 'MC_ERR_VALIDATION',
+};
 
-  app.setNotFoundHandler((_request, reply) => {
-    reply.code(404).send({ detail: 'Not Found', code: 'MC_ERR_NOT_FOUND' });
-  });
+/** Client errors of plugins (e.g. @fastify/static) by status, when they carry no framework code we map. */
+const BY_STATUS: Readonly<Record<number, ErrorCode>> = {
+  403: 'MC_ERR_FORBIDDEN',
+  404: 'MC_ERR_NOT_FOUND',
+  408: 'MC_ERR_REQUEST_TIMEOUT',
+  413: 'MC_ERR_PAYLOAD_TOO_LARGE',
+  415: 'MC_ERR_UNSUPPORTED_MEDIA_TYPE',
+  431: 'MC_ERR_HEADERS_TOO_LARGE',
+};
+
+/** The body every error answer carries (src/schemas/errors.ts `ErrorBody`). */
+export interface ErrorAnswer {
+  status: number;
+  body: { detail: unknown; code: ErrorCode; request_id?: string };
 }
 
 /**
- * Sends an error body serialized here: a route's response schema for that status (e.g. `{detail, code}`)
- * would otherwise drop `request_id`.
+ * Maps any error onto the catalogue: validation → 422 MC_ERR_VALIDATION with the invalid fields;
+ * MatchcastError → its code and status; Fastify's FST_ERR_* and other client errors → their
+ * MC_ERR_* code; anything else → 500 MC_ERR_INTERNAL. 5xx answers name the request id.
  */
-function sendRaw(reply: FastifyReply, status: number, body: Record<string, unknown>): FastifyReply {
-  return reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(body));
+export function toErrorAnswer(err: FastifyError | Error, requestId: string): ErrorAnswer {
+  const e = err as FastifyError;
+  if (e.validation) {
+    const detail = toFieldErrors(e.validation as AjvError[], e.validationContext);
+    return { status: 422, body: { detail, code: 'MC_ERR_VALIDATION' } };
+  }
+  if (isMatchcastError(err)) {
+    const body = { detail: err.detail, code: err.code };
+    return {
+      status: err.statusCode,
+      body: err.statusCode >= 500 ? { ...body, request_id: requestId } : body,
+    };
+  }
+  const status = e.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    const code = FRAMEWORK_ERROR_CODES[e.code ?? ''] ?? BY_STATUS[status] ?? 'MC_ERR_BAD_REQUEST';
+    // A mapped code answers with its catalogue status; an unmapped client error keeps the framework's.
+    const keepStatus = code === 'MC_ERR_BAD_REQUEST' && !FRAMEWORK_ERROR_CODES[e.code ?? ''];
+    return {
+      status: keepStatus ? status : ERROR_CATALOGUE[code].status,
+      body: { detail: clientMessage(e), code },
+    };
+  }
+  return {
+    status: 500,
+    body: { detail: ERROR_CATALOGUE.MC_ERR_INTERNAL.message, code: 'MC_ERR_INTERNAL', request_id: requestId },
+  };
+}
+
+/**
+ * The one error handler: every error answer goes through {@link toErrorAnswer}. Stack traces and
+ * internal messages never reach the caller; server-side failures are logged with the request id.
+ */
+export function registerErrorHandling(app: FastifyInstance, options: NotFoundOptions = {}): void {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const answer = toErrorAnswer(err, request.id);
+    if (isMatchcastError(err) && err.retryAfterSeconds !== undefined)
+      reply.header('retry-after', String(err.retryAfterSeconds));
+    if (answer.status >= 500) {
+      if (isMatchcastError(err))
+        request.log.warn({ code: err.code, err: err.message, request_id: request.id }, 'request failed');
+      else request.log.error({ err, request_id: request.id }, 'internal error');
+    }
+    return sendError(reply, answer);
+  });
+
+  // An unmatched URL under a key-protected prefix answers 401 without the key: no route probing.
+  const needsKey = options.needsKey ?? (() => false);
+  app.setNotFoundHandler((request, reply) => {
+    const answer = needsKey(request)
+      ? toErrorAnswer(new MatchcastError('MC_ERR_UNAUTHORIZED'), request.id)
+      : toErrorAnswer(new MatchcastError('MC_ERR_NOT_FOUND'), request.id);
+    sendError(reply, answer);
+  });
+}
+
+/** Options of {@link registerErrorHandling}. */
+export interface NotFoundOptions {
+  /** True when an unmatched request lacks a valid key for a protected prefix (answered 401). */
+  needsKey?: (request: FastifyRequest) => boolean;
+}
+
+/**
+ * Sends an error body serialized here, not by a route's response schema: `detail` may be a list
+ * or any value a MatchcastError carries, which a per-status serializer could reshape or drop.
+ */
+function sendError(reply: FastifyReply, answer: ErrorAnswer): FastifyReply {
+  return reply.code(answer.status).type('application/json; charset=utf-8').send(JSON.stringify(answer.body));
 }
 
 /** Fastify's client-error messages are safe (no internals); keep them short. */
@@ -97,26 +160,13 @@ function clientMessage(err: FastifyError): string {
  * maxParamLength gets the same `{detail, code}` body and X-Request-Id as every other error.
  */
 export function frameworkErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 400;
-  reply
-    .code(status)
-    .header('x-request-id', request.id)
-    .send({ detail: clientMessage(err), code: err.code ?? 'MC_ERR_BAD_REQUEST' });
+  const answer = toErrorAnswer(err, request.id);
+  sendError(reply.header('x-request-id', request.id), answer);
 }
 
-const CLIENT_ERRORS: Record<string, { status: number; text: string; detail: string; code: string }> = {
-  ERR_HTTP_REQUEST_TIMEOUT: {
-    status: 408,
-    text: 'Request Timeout',
-    detail: 'Request not received in time',
-    code: 'MC_ERR_REQUEST_TIMEOUT',
-  },
-  HPE_HEADER_OVERFLOW: {
-    status: 431,
-    text: 'Request Header Fields Too Large',
-    detail: 'Request headers too large',
-    code: 'MC_ERR_HEADERS_TOO_LARGE',
-  },
+const CLIENT_ERRORS: Record<string, { text: string; code: ErrorCode }> = {
+  ERR_HTTP_REQUEST_TIMEOUT: { text: 'Request Timeout', code: 'MC_ERR_REQUEST_TIMEOUT' },
+  HPE_HEADER_OVERFLOW: { text: 'Request Header Fields Too Large', code: 'MC_ERR_HEADERS_TOO_LARGE' },
 };
 
 /**
@@ -125,49 +175,14 @@ const CLIENT_ERRORS: Record<string, { status: number; text: string; detail: stri
  */
 export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const known = CLIENT_ERRORS[err.code ?? ''] ?? {
-    status: 400,
-    text: 'Bad Request',
-    detail: 'Malformed HTTP request',
-    code: 'MC_ERR_BAD_REQUEST',
-  };
-  const body = JSON.stringify({ detail: known.detail, code: known.code });
+  const known = CLIENT_ERRORS[err.code ?? ''] ?? { text: 'Bad Request', code: 'MC_ERR_BAD_REQUEST' };
+  const entry = ERROR_CATALOGUE[known.code];
+  const body = JSON.stringify({ detail: entry.message, code: known.code });
   if (socket.writable) {
     socket.write(
-      `HTTP/1.1 ${known.status} ${known.text}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `HTTP/1.1 ${entry.status} ${known.text}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
         `Content-Type: application/json; charset=utf-8\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy(err);
-}
-
-/**
- * Ajv's type coercion turns the strings "Infinity" and "-Infinity" into numbers that pass `integer`,
- * `minimum` and `maximum` (its range checks only run on finite numbers). This preHandler rejects any
- * non-finite number left in params, query or a top-level body field with the usual 422.
- */
-export function registerFiniteNumberCheck(app: FastifyInstance): void {
-  const parts = [
-    ['params', 'path'],
-    ['query', 'query'],
-    ['body', 'body'],
-  ] as const;
-  app.addHook('preHandler', (request, reply, done) => {
-    const detail: FieldError[] = [];
-    for (const [part, loc] of parts) {
-      const value = request[part];
-      if (!value || typeof value !== 'object' || Array.isArray(value)) continue;
-      for (const [name, v] of Object.entries(value as Record<string, unknown>)) {
-        const values = Array.isArray(v) ? v : [v];
-        if (values.some((x) => typeof x === 'number' && !Number.isFinite(x))) {
-          detail.push({ loc: [loc, name], msg: 'must be a finite number', type: 'type' });
-        }
-      }
-    }
-    if (detail.length > 0) {
-      reply.code(422).send({ detail });
-      return;
-    }
-    done();
-  });
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { Logger } from '../../logger.js';
 import { httpRequestDuration, httpRequestsTotal } from '../../metrics.js';
 
 /** Fastify's `/predict/:match_id` → the spec's `/predict/{match_id}`; unmatched URLs share one label. */
@@ -21,17 +22,28 @@ export function requestIdFrom(header: string | string[] | undefined, fallback: (
   return typeof header === 'string' && REQUEST_ID.test(header) ? header : fallback();
 }
 
+/** Options of {@link registerObservability}. */
+export interface ObservabilityOptions {
+  /** Headers of every JSON response (the API security headers). Default none. */
+  staticHeaders?: Record<string, string>;
+  /** Headers of HTML documents (paths `isDocument` accepts). Default `staticHeaders`. */
+  documentHeaders?: Record<string, string>;
+  isDocument?: (url: string) => boolean;
+  /** Where the access lines go (`info`, one per request); usually `app.log`. Default: no lines. */
+  accessLog?: Logger;
+}
+
 /**
  * Every response carries X-Request-Id and the security headers — `documentHeaders` on the paths
  * `isDocument` accepts (HTML pages), `staticHeaders` on every other (JSON); one metrics sample and
- * one log line per request.
+ * one access line per request, taken once per event-loop turn for all requests answered in it
+ * ({@link RequestLedger}).
  */
-export function registerObservability(
-  app: FastifyInstance,
-  staticHeaders: Record<string, string> = {},
-  documentHeaders: Record<string, string> = staticHeaders,
-  isDocument: (url: string) => boolean = () => false,
-): void {
+export function registerObservability(app: FastifyInstance, options: ObservabilityOptions = {}): void {
+  const staticHeaders = options.staticHeaders ?? {};
+  const documentHeaders = options.documentHeaders ?? staticHeaders;
+  const isDocument = options.isDocument ?? (() => false);
+  const ledger = new RequestLedger(options.accessLog);
   // One hook sets the constant headers (security) and the request id: each hook costs a call per request.
   app.addHook('onRequest', (request, reply, done) => {
     reply.headers(isDocument(request.url) ? documentHeaders : staticHeaders);
@@ -39,20 +51,76 @@ export function registerObservability(
     done();
   });
   app.addHook('onResponse', (request, reply, done) => {
-    const path = routeTemplate(request.routeOptions.url);
-    recordRequest(request.method, path, reply.statusCode, reply.elapsedTime);
-    request.log.info(
-      {
-        request_id: request.id,
-        method: request.method,
-        route: path,
-        status: reply.statusCode,
-        ms: reply.elapsedTime,
-      },
-      'request',
-    );
+    ledger.add(request.id, request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime);
     done();
   });
+  // Whatever is pending when the server stops is still counted and logged.
+  app.addHook('onClose', (_app, done) => {
+    ledger.flush();
+    done();
+  });
+}
+
+/**
+ * The per-request bookkeeping of the shared hooks — the metrics sample and the access line —
+ * recorded as five values and taken once per event-loop turn, in a `setImmediate` that runs before
+ * the loop polls for I/O again (a batch holds at most one request per connection that was readable
+ * in the turn). Done per request, inline between kernel sends and receives, the same prom-client
+ * and pino calls cost several times what they cost in a tight loop (docs/benchmarks.md). Lines go
+ * through the logger's public API (`info`), one per request, as Fastify's request logger would.
+ */
+export class RequestLedger {
+  private ids: string[] = [];
+  private methods: string[] = [];
+  private routes: (string | undefined)[] = [];
+  private statuses: number[] = [];
+  private elapsed: number[] = [];
+  private n = 0;
+  private scheduled = false;
+  private readonly run = () => this.flush();
+
+  constructor(private readonly log?: Logger) {}
+
+  add(id: string, method: string, route: string | undefined, status: number, elapsedMs: number): void {
+    const i = this.n++;
+    this.ids[i] = id;
+    this.methods[i] = method;
+    this.routes[i] = route;
+    this.statuses[i] = status;
+    this.elapsed[i] = elapsedMs;
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.run);
+    }
+  }
+
+  /** Takes what is pending now. */
+  flush(): void {
+    this.scheduled = false;
+    const n = this.n;
+    if (n === 0) return;
+    this.n = 0;
+    for (let i = 0; i < n; i++) {
+      const path = routeTemplate(this.routes[i]);
+      recordRequest(this.methods[i]!, path, this.statuses[i]!, this.elapsed[i]!);
+      this.routes[i] = path;
+    }
+    const log = this.log;
+    if (log?.isLevelEnabled('info')) {
+      for (let i = 0; i < n; i++) {
+        log.info(
+          {
+            request_id: this.ids[i],
+            method: this.methods[i],
+            route: this.routes[i],
+            status: this.statuses[i],
+            ms: this.elapsed[i],
+          },
+          'request',
+        );
+      }
+    }
+  }
 }
 
 // Labelled children are looked up once per (method, route, status): prom-client otherwise hashes

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { BUCKETS, type Bucket, isMatchcastError } from '../../domain/index.js';
+import { BUCKETS, type Bucket, isMatchcastError, MatchcastError } from '../../domain/index.js';
 import {
   contentTypeForKey,
   resolveUrlSigningSecret,
@@ -9,7 +9,7 @@ import {
 } from '../../storage/index.js';
 import type { AppContext } from '../context.js';
 
-const FORBIDDEN = { detail: 'Invalid or expired link' } as const;
+const forbidden = () => new MatchcastError('MC_ERR_FORBIDDEN');
 
 /**
  * HTML reports are self-contained (inline script and style). They are served in a sandbox (opaque
@@ -40,11 +40,11 @@ export async function filesRoutes(app: FastifyInstance, ctx: AppContext): Promis
     async (request, reply) => {
       const { bucket, '*': key } = request.params as { bucket: string; '*': string };
       const { expires, signature } = request.query as { expires?: string; signature?: string };
-      if (!(BUCKETS as readonly string[]).includes(bucket)) return reply.code(403).send(FORBIDDEN);
+      if (!(BUCKETS as readonly string[]).includes(bucket)) throw forbidden();
       try {
         validateKey(key);
       } catch (err) {
-        if (isMatchcastError(err, 'MC_ERR_INVALID_KEY')) return reply.code(403).send(FORBIDDEN);
+        if (isMatchcastError(err, 'MC_ERR_INVALID_KEY')) throw forbidden();
         throw err;
       }
       const verdict = verifySignedUrl({
@@ -54,10 +54,10 @@ export async function filesRoutes(app: FastifyInstance, ctx: AppContext): Promis
         signature,
         secret: resolveUrlSigningSecret(ctx.config),
       });
-      if (!verdict.ok) return reply.code(403).send(FORBIDDEN);
+      if (!verdict.ok) throw forbidden();
 
       const object = await ctx.store.get(bucket as Bucket, key);
-      if (!object) return reply.code(404).send({ detail: 'Not found' });
+      if (!object) throw new MatchcastError('MC_ERR_NOT_FOUND');
       const remaining = Math.max(0, Math.floor((verdict.expiresAt.getTime() - Date.now()) / 1000));
       const contentType = contentTypeForKey(key);
       reply

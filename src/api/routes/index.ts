@@ -1,8 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
+import { adminRoutes } from './admin.js';
 import { filesRoutes } from './files.js';
 import { liveRoutes } from './live.js';
 import { livescoresRoutes } from './livescores.js';
+import { marketsRoutes } from './markets.js';
+import { monitoringPerformanceRoutes } from './monitoring-performance.js';
 import { monitoringReportsRoutes } from './monitoring-reports.js';
 import { precomputedRoutes } from './precomputed.js';
 import { serviceRoutes } from './service.js';
@@ -18,9 +21,12 @@ export const ROUTE_MODULES: RouteModule[] = [
   livescoresRoutes,
   // Static /predict/* routes before the parametric live route (find-my-way prefers static anyway).
   precomputedRoutes,
+  marketsRoutes,
   liveRoutes,
   tasksRoutes,
   monitoringReportsRoutes,
+  monitoringPerformanceRoutes,
   filesRoutes,
+  adminRoutes,
   (app, ctx) => uiRoutes(app, ctx),
 ];

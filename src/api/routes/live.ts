@@ -1,5 +1,5 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
 import { predictionCacheKey } from '../../cache/index.js';
 import { isMatchcastError, isServableStage, MatchcastError, type ServableStage } from '../../domain/index.js';
 import {
@@ -11,53 +11,29 @@ import {
   predictionRequestsTotal,
   predictionTimeoutsTotal,
 } from '../../metrics.js';
-import type { ModelInfoResult, PredictMatchResult, WorkerModelMeta } from '../../queue/index.js';
+import type {
+  ModelInfoResult,
+  PredictMarketsResult,
+  PredictMatchResult,
+  TaskName,
+  TaskOutcomeLike,
+  WorkerModelMeta,
+} from '../../queue/index.js';
 import type { ModelVersion, Registry } from '../../registry/index.js';
+import {
+  AsyncAccepted,
+  AsyncRequest,
+  EXAMPLE_ASYNC_ACCEPTED,
+  EXAMPLE_LIVE,
+  EXAMPLE_MODEL_INFO,
+  errorResponses,
+  LivePrediction,
+  MatchIdParams,
+  ModelInfo,
+  respond,
+  StageQuery,
+} from '../../schemas/index.js';
 import type { AppContext } from '../context.js';
-
-const SECURITY = [{ ApiKeyAuth: [] }];
-
-const StageQuery = Type.Object(
-  {
-    stage: Type.Optional(
-      Type.String({ description: 'Registry alias: `champion` (default) or `challenger`', maxLength: 64 }),
-    ),
-  },
-  { additionalProperties: false },
-);
-
-const ErrorBody = Type.Object({ detail: Type.Unknown(), code: Type.Optional(Type.String()) });
-
-const Probabilities = Type.Object({ home_win: Type.Number(), draw: Type.Number(), away_win: Type.Number() });
-
-/** Spec §2.3 plus `model_stage` (spec §2.3 traceability rule). */
-export const LivePrediction = Type.Object({
-  match_id: Type.Integer(),
-  predicted_class: Type.Integer({ description: '0 home win, 1 draw, 2 away win' }),
-  probabilities: Probabilities,
-  model_version: Type.String({ description: '`<stage>/v<version>`, e.g. `champion/v3`' }),
-  model_stage: Type.String({ description: 'Registry alias that served the request' }),
-  model_run_id: Type.String({ description: 'Run id of the model that computed the probabilities' }),
-  cached: Type.Boolean({ description: 'true when served from the prediction cache' }),
-});
-
-/** Spec §2.7. */
-export const ModelInfo = Type.Object({
-  model_name: Type.String(),
-  stage: Type.String(),
-  version: Type.String(),
-  run_id: Type.String(),
-  metrics: Type.Record(Type.String(), Type.Number()),
-  params: Type.Record(Type.String(), Type.String()),
-  feature_names: Type.Array(Type.String()),
-  created_at: Type.String({ description: 'ISO 8601 without zone, UTC' }),
-});
-
-const AsyncAccepted = Type.Object({
-  task_id: Type.String(),
-  status: Type.Literal('pending'),
-  status_url: Type.String(),
-});
 
 type CachedPrediction = Omit<PredictMatchResult, 'inference_ms' | 'model'>;
 
@@ -119,6 +95,8 @@ export class AliasCache {
 }
 
 const loadedModels = new Map<string, { model_name: string; version: string; stage: string }>();
+/** When a worker result last showed the stage's model loaded (Unix ms). */
+const seenLoadedAt = new Map<string, number>();
 
 /** Feeds the worker-side metrics (spec §4.2) in the API process from what a worker returned. */
 export function recordWorkerModel(meta: WorkerModelMeta | undefined): void {
@@ -130,10 +108,49 @@ export function recordWorkerModel(meta: WorkerModelMeta | undefined): void {
     modelInfo.labels(labels).set(1);
     loadedModels.set(meta.stage, labels);
   }
+  seenLoadedAt.set(meta.stage, Date.now());
   modelRegisteredAt.labels(meta.model_name).set(meta.loaded_at);
 }
 
+/**
+ * Samples `model_info` without a live call (at start and periodically, src/api/model-info-sampler.ts):
+ * the version an alias points at, 1 when a worker reports it loaded, else 0 (workers load lazily).
+ */
+export function sampleRegisteredModel(
+  labels: { model_name: string; version: string; stage: string },
+  loaded: boolean,
+): void {
+  const previous = loadedModels.get(labels.stage);
+  const moved =
+    previous !== undefined &&
+    (previous.version !== labels.version || previous.model_name !== labels.model_name);
+  if (moved) {
+    modelInfo.labels(previous).set(0);
+    seenLoadedAt.delete(labels.stage);
+  }
+  // A result seen in the last 30 s outranks a presence record that has not caught up yet.
+  const recent = Date.now() - (seenLoadedAt.get(labels.stage) ?? 0) < 30_000;
+  modelInfo.labels(labels).set(loaded || recent ? 1 : 0);
+  loadedModels.set(labels.stage, labels);
+}
+
+/**
+ * Feeds inference_duration_seconds, prediction_confidence and model_info from every result of this
+ * process's tasks, sync and async alike (spec §4.2): the queue reports each outcome once.
+ */
+export function recordTaskOutcome(name: TaskName, outcome: TaskOutcomeLike): void {
+  if (!outcome.ok || typeof outcome.value !== 'object' || outcome.value === null) return;
+  if (name === 'predict_match') recordPrediction(outcome.value as PredictMatchResult);
+  else if (name === 'model_info') recordWorkerModel((outcome.value as ModelInfoResult).model);
+  else if (name === 'predict_markets') {
+    // Goals markets (issue 16): time in the model only; confidence and model_info are the 1X2 model's.
+    const ms = (outcome.value as PredictMarketsResult).inference_ms;
+    if (typeof ms === 'number') inferenceDuration.observe(ms / 1000);
+  }
+}
+
 function recordPrediction(result: PredictMatchResult): void {
+  if (!result.probabilities) return;
   if (typeof result.inference_ms === 'number') inferenceDuration.observe(result.inference_ms / 1000);
   const p = result.probabilities;
   predictionConfidence.labels('home_win').observe(p.home_win);
@@ -142,7 +159,8 @@ function recordPrediction(result: PredictMatchResult): void {
   recordWorkerModel(result.model);
 }
 
-async function waitCounted<T>(ctx: AppContext, taskId: string): Promise<T> {
+/** Waits for a sync task's result; a timeout counts in `prediction_timeouts_total` (spec §4.2). */
+export async function waitCounted<T>(ctx: AppContext, taskId: string): Promise<T> {
   try {
     return await ctx.queue.wait<T>(taskId, ctx.config.predictTimeoutMs);
   } catch (err) {
@@ -155,45 +173,70 @@ async function waitCounted<T>(ctx: AppContext, taskId: string): Promise<T> {
  * The live path (spec §4.8, §4.9, §4.12): `GET /predict/{match_id}`, `GET /predict/model/info`,
  * `POST /predict/async/`. Dispatches to the `ml` queue; a cache hit dispatches nothing.
  */
-export async function liveRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function liveRoutes(root: FastifyInstance, ctx: AppContext): Promise<void> {
+  const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const aliases = new AliasCache(ctx.registry, ctx.config.aliasRefreshMs);
+  // Metrics of every task outcome (sync and async) come from one listener, so none is counted twice.
+  const stopRecording = ctx.queue.onOutcome(recordTaskOutcome);
+  app.addHook('onClose', (_instance, done) => {
+    stopRecording();
+    done();
+  });
+  // The caller's deadline: a worker that picks the task up after it skips it (MC_ERR_TASK_EXPIRED).
+  const deadline = () => ({ expiresAt: Date.now() + ctx.config.predictTimeoutMs });
 
-  app.get<{ Querystring: { stage?: string } }>(
+  app.get(
     '/predict/model/info',
     {
       schema: {
         tags: ['predict'],
         summary: 'Metadata of the model behind a stage, through the task queue',
-        security: SECURITY,
         querystring: StageQuery,
-        response: { 200: ModelInfo, 400: ErrorBody, 503: ErrorBody, 504: ErrorBody },
+        response: {
+          200: respond(ModelInfo, 'Metadata of the model the stage points at', [EXAMPLE_MODEL_INFO]),
+          ...errorResponses(
+            'MC_ERR_BAD_STAGE',
+            'MC_ERR_BROKER_UNAVAILABLE',
+            'MC_ERR_QUEUE_FULL',
+            'MC_ERR_MODEL_UNAVAILABLE',
+            'MC_ERR_STORE_UNAVAILABLE',
+            'MC_ERR_TASK_TIMEOUT',
+            'MC_ERR_TASK_EXPIRED',
+            'MC_ERR_TASK_FAILED',
+          ),
+        },
       },
     },
     async (request) => {
       const { stage } = await aliases.resolve(request.query.stage);
-      const taskId = await ctx.queue.submit('model_info', { stage });
-      const info = await waitCounted<ModelInfoResult>(ctx, taskId);
-      recordWorkerModel(info.model);
-      return info;
+      const taskId = await ctx.queue.submit('model_info', { stage }, deadline());
+      return waitCounted<ModelInfoResult>(ctx, taskId);
     },
   );
 
-  app.get<{ Params: { match_id: number }; Querystring: { stage?: string } }>(
+  app.get(
     '/predict/:match_id',
     {
       schema: {
         tags: ['predict'],
         summary: 'Live prediction of one match through the task queue (cached per model run)',
-        security: SECURITY,
-        params: Type.Object({ match_id: Type.Integer({ minimum: 1 }) }),
+        params: MatchIdParams,
         querystring: StageQuery,
         response: {
-          200: LivePrediction,
-          400: ErrorBody,
-          404: ErrorBody,
-          500: ErrorBody,
-          503: ErrorBody,
-          504: ErrorBody,
+          200: respond(LivePrediction, "Probabilities of the match from the stage's model", [EXAMPLE_LIVE]),
+          ...errorResponses(
+            'MC_ERR_BAD_STAGE',
+            'MC_ERR_MATCH_NOT_FOUND',
+            'MC_ERR_NOT_OUT_OF_SAMPLE',
+            'MC_ERR_TASK_FAILED',
+            'MC_ERR_BROKER_UNAVAILABLE',
+            'MC_ERR_QUEUE_FULL',
+            'MC_ERR_MODEL_UNAVAILABLE',
+            'MC_ERR_FEATURES_MISMATCH',
+            'MC_ERR_STORE_UNAVAILABLE',
+            'MC_ERR_TASK_TIMEOUT',
+            'MC_ERR_TASK_EXPIRED',
+          ),
         },
       },
     },
@@ -201,19 +244,27 @@ export async function liveRoutes(app: FastifyInstance, ctx: AppContext): Promise
       const started = performance.now();
       const matchId = request.params.match_id;
       const { stage, version } = await aliases.resolve(request.query.stage);
-      const hit = await ctx.cache.get<CachedPrediction>(predictionCacheKey(matchId, version.run_id));
+      // Keyed by what was asked: match, model run, stage and the features snapshot this API serves.
+      const featuresRunId = ctx.views.servedRun?.()?.run_id ?? null;
+      const key = predictionCacheKey(matchId, version.run_id, { stage, featuresRunId });
+      // Answers of the market-free fallback (a match without odds, issue 15) live under their own key.
+      const fallbackKey = predictionCacheKey(matchId, version.run_id, {
+        stage: `${stage}+market-free`,
+        featuresRunId,
+      });
+      const hit =
+        (await ctx.cache.get<CachedPrediction>(key)) ?? (await ctx.cache.get<CachedPrediction>(fallbackKey));
       if (hit) {
         predictionDuration.observe((performance.now() - started) / 1000);
         return { ...hit, cached: true };
       }
-      const taskId = await ctx.queue.submit('predict_match', {
-        match_id: matchId,
-        stage,
-        run_id: version.run_id,
-      });
+      const taskId = await ctx.queue.submit(
+        'predict_match',
+        { match_id: matchId, stage, run_id: version.run_id },
+        deadline(),
+      );
       predictionRequestsTotal.labels('sync').inc();
       const result = await waitCounted<PredictMatchResult>(ctx, taskId);
-      recordPrediction(result);
       const body: CachedPrediction = {
         match_id: result.match_id,
         predicted_class: result.predicted_class,
@@ -222,36 +273,53 @@ export async function liveRoutes(app: FastifyInstance, ctx: AppContext): Promise
         model_stage: result.model_stage,
         model_run_id: result.model_run_id,
       };
-      // Keyed by the run that computed it, so a result can never sit under a newer run's key.
-      ctx.cache
-        .set(predictionCacheKey(matchId, result.model_run_id), body, ctx.config.predictionCacheTtl)
-        .catch(() => {});
+      if (result.prediction_source) body.prediction_source = result.prediction_source;
+      if (result.training_cutoff) body.training_cutoff = result.training_cutoff;
+      // Cached only when the answer is exactly what the key says (this stage, this model run, these
+      // features); a worker that had not yet caught up with a promotion or a publication is not cached.
+      const fromFallback = result.prediction_source === 'market_free_fallback';
+      const modelRun = fromFallback ? result.stage_run_id : (result.model?.run_id ?? result.model_run_id);
+      if (
+        result.model_stage === stage &&
+        modelRun === version.run_id &&
+        (result.features_run_id === undefined || result.features_run_id === featuresRunId)
+      ) {
+        ctx.cache.set(fromFallback ? fallbackKey : key, body, ctx.config.predictionCacheTtl).catch(() => {});
+      }
       predictionDuration.observe((performance.now() - started) / 1000);
       return { ...body, cached: false };
     },
   );
 
-  app.post<{ Body: { match_id: number; stage?: string } }>(
+  app.post(
     '/predict/async/',
     {
       schema: {
         tags: ['predict'],
         summary: 'Submit a live prediction; poll /monitoring/task_status/{task_id} for the result',
-        security: SECURITY,
-        body: Type.Object(
-          { match_id: Type.Integer({ minimum: 1 }), stage: Type.Optional(Type.String({ maxLength: 64 })) },
-          { additionalProperties: false },
-        ),
-        response: { 202: AsyncAccepted, 400: ErrorBody, 503: ErrorBody },
+        body: AsyncRequest,
+        response: {
+          202: respond(AsyncAccepted, 'Accepted: poll status_url for the result', [EXAMPLE_ASYNC_ACCEPTED]),
+          ...errorResponses(
+            'MC_ERR_BAD_STAGE',
+            'MC_ERR_BROKER_UNAVAILABLE',
+            'MC_ERR_QUEUE_FULL',
+            'MC_ERR_STORE_UNAVAILABLE',
+            'MC_ERR_PAYLOAD_TOO_LARGE',
+            'MC_ERR_UNSUPPORTED_MEDIA_TYPE',
+            'MC_ERR_INVALID_JSON',
+          ),
+        },
       },
     },
     async (request, reply) => {
       const { stage, version } = await aliases.resolve(request.body.stage);
-      const taskId = await ctx.queue.submit('predict_match', {
-        match_id: request.body.match_id,
-        stage,
-        run_id: version.run_id,
-      });
+      // Async: no deadline (the result waits RESULT_TTL for its poller); observed only for metrics.
+      const taskId = await ctx.queue.submit(
+        'predict_match',
+        { match_id: request.body.match_id, stage, run_id: version.run_id },
+        { awaited: false },
+      );
       predictionRequestsTotal.labels('async').inc();
       reply.code(202);
       return { task_id: taskId, status: 'pending' as const, status_url: `/monitoring/task_status/${taskId}` };

@@ -1,71 +1,32 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { isUnavailableError, MatchesRepository } from '../../db/index.js';
 import { MatchcastError } from '../../domain/index.js';
+import {
+  EXAMPLE_LIVESCORE,
+  errorResponses,
+  Livescore,
+  LivescoresQuery,
+  respond,
+} from '../../schemas/index.js';
 import type { AppContext } from '../context.js';
 
-const LivescoresQuery = Type.Object(
-  {
-    year: Type.Optional(
-      Type.Integer({
-        minimum: 1900,
-        maximum: 2100,
-        description: 'UTC calendar year. Default: the current UTC year.',
-      }),
-    ),
-    month: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: 12,
-        description: 'Month 1–12 of `year`. Default: the whole year.',
-      }),
-    ),
-    limit: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: 10_000,
-        description: 'Rows to return, 1–10000. Default `LIVESCORES_DEFAULT_LIMIT` (100).',
-      }),
-    ),
-    offset: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'Rows to skip. Default 0.' }),
-    ),
-  },
-  { additionalProperties: false },
-);
-
-const Livescore = Type.Object({
-  id: Type.Integer({ description: 'match_id' }),
-  startTimeUtc: Type.String({ format: 'date-time', description: 'Kick-off, ISO 8601 UTC' }),
-  status: Type.Union([Type.Literal('scheduled'), Type.Literal('finished')]),
-  homeTeamName: Type.String(),
-  awayTeamName: Type.String(),
-  homeScore: Type.Union([Type.Integer(), Type.Null()], { description: 'Null until finished' }),
-  awayScore: Type.Union([Type.Integer(), Type.Null()], { description: 'Null until finished' }),
-  regionId: Type.Integer(),
-  regionName: Type.String(),
-  tournamentName: Type.String(),
-  season: Type.String(),
-});
-
-interface LivescoresQueryString {
-  year?: number;
-  month?: number;
-  limit?: number;
-  offset?: number;
-}
-
 /** `GET /livescores/` (spec §4.10): matches of a year (or month), newest first, from the relational DB. */
-export async function livescoresRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function livescoresRoutes(root: FastifyInstance, ctx: AppContext): Promise<void> {
+  const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const repo = new MatchesRepository(ctx.db);
-  app.get<{ Querystring: LivescoresQueryString }>(
+  app.get(
     '/livescores/',
     {
       schema: {
         tags: ['matches'],
         summary: 'Matches of a year or month, ordered by start time descending',
         querystring: LivescoresQuery,
-        response: { 200: Type.Array(Livescore) },
+        response: {
+          200: respond(Type.Array(Livescore), 'Matches of the period, newest first', [[EXAMPLE_LIVESCORE]]),
+          ...errorResponses('MC_ERR_DATABASE_UNAVAILABLE'),
+        },
       },
     },
     async (request) => {
@@ -73,7 +34,8 @@ export async function livescoresRoutes(app: FastifyInstance, ctx: AppContext): P
       try {
         return await repo.listLivescores(
           {
-            year: q.year ?? new Date().getUTCFullYear(),
+            // The service clock: a replay's "now" decides the default year.
+            year: q.year ?? (ctx.clock?.now() ?? new Date()).getUTCFullYear(),
             month: q.month,
             limit: q.limit ?? ctx.config.livescoresDefaultLimit,
             offset: q.offset ?? 0,

@@ -1,16 +1,19 @@
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
 import { registry } from '../../metrics.js';
+import {
+  EXAMPLE_HEALTH,
+  EXAMPLE_LANDING,
+  EXAMPLE_METRICS,
+  EXAMPLE_NOT_READY,
+  EXAMPLE_READY,
+  Health,
+  Landing,
+  MetricsText,
+  Readiness,
+  respond,
+} from '../../schemas/index.js';
 import type { AppContext } from '../context.js';
 import { SERVICE_VERSION } from '../version.js';
-
-const Health = Type.Object({
-  status: Type.String({ description: '`healthy` when the database answers, `degraded` otherwise' }),
-  version: Type.String(),
-  worker_pid: Type.Integer(),
-  memory_usage_mb: Type.Number(),
-  database: Type.Boolean({ description: 'database connectivity' }),
-});
 
 /** `GET /`, `GET /healthcheck/`, `GET /metrics`: open routes that need no model. */
 export async function serviceRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -20,16 +23,7 @@ export async function serviceRoutes(app: FastifyInstance, ctx: AppContext): Prom
       schema: {
         tags: ['service'],
         summary: 'Landing: service name, version and links',
-        response: {
-          200: Type.Object({
-            name: Type.String(),
-            version: Type.String(),
-            docs: Type.String(),
-            openapi: Type.String(),
-            ui: Type.String(),
-            health: Type.String(),
-          }),
-        },
+        response: { 200: respond(Landing, 'Service name, version and links', [EXAMPLE_LANDING]) },
       },
     },
     async () => ({
@@ -46,22 +40,75 @@ export async function serviceRoutes(app: FastifyInstance, ctx: AppContext): Prom
   // restarting pods cannot fix the database, so the probe still answers 200 (documented).
   app.get(
     '/healthcheck/',
-    { schema: { tags: ['service'], summary: 'Liveness probe', response: { 200: Health } } },
+    {
+      schema: {
+        tags: ['service'],
+        summary: 'Liveness probe',
+        response: {
+          200: respond(Health, 'Alive; `status` says healthy or degraded (database, predictions)', [
+            EXAMPLE_HEALTH,
+          ]),
+        },
+      },
+    },
     async () => {
       const database = await ctx.db.ping(Math.min(ctx.config.dbTimeoutMs, 1000));
+      // A service with nothing to serve (e.g. a first start that never finished) is not healthy.
+      const predictions = ctx.views.status().predictions.state === 'loaded';
       return {
-        status: database ? 'healthy' : 'degraded',
+        status: database && predictions ? 'healthy' : 'degraded',
         version: SERVICE_VERSION,
         worker_pid: process.pid,
         memory_usage_mb: Math.round((process.memoryUsage().rss / 1048576) * 100) / 100,
         database,
+        predictions,
+      };
+    },
+  );
+
+  // Readiness (additive; for an ingress or a Kubernetes readinessProbe): 200 once the process has
+  // predictions to serve, whatever the database and broker do — the routes that need them answer a
+  // coded 503 on their own, and taking the pod out of rotation would only lose the precomputed routes.
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        tags: ['service'],
+        summary: 'Readiness probe: 200 when predictions are loaded, 503 otherwise',
+        response: {
+          200: respond(Readiness, 'Ready: a predictions file is loaded', [EXAMPLE_READY]),
+          503: respond(Readiness, 'Not ready: nothing to serve yet (a probe answer, not an error)', [
+            EXAMPLE_NOT_READY,
+          ]),
+        },
+      },
+    },
+    async (_request, reply) => {
+      const bound = Math.min(ctx.config.dbTimeoutMs, 500);
+      const [database, broker] = await Promise.all([ctx.db.ping(bound), ctx.queue.ready(bound)]);
+      const predictions = ctx.views.status().predictions.state === 'loaded';
+      const checks = { predictions, database, broker };
+      if (predictions) return { status: 'ready' as const, checks };
+      reply.code(503);
+      return {
+        status: 'not_ready' as const,
+        detail: 'No predictions file is loaded yet',
+        code: 'MC_ERR_PREDICTIONS_UNAVAILABLE',
+        checks,
       };
     },
   );
 
   app.get(
     '/metrics',
-    { schema: { tags: ['service'], summary: 'Prometheus text exposition' } },
+    {
+      schema: {
+        tags: ['service'],
+        summary: 'Prometheus text exposition',
+        produces: ['text/plain'],
+        response: { 200: respond(MetricsText, 'Every metric of spec §4.2', [EXAMPLE_METRICS]) },
+      },
+    },
     async (_req, reply) => {
       reply.header('content-type', registry.contentType);
       return registry.metrics();

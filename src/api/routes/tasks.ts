@@ -1,73 +1,44 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import {
+  EXAMPLE_QUEUE_STATS,
+  EXAMPLE_TASK_STATUS,
+  EXAMPLE_WORKER,
+  errorResponses,
+  QueueStats,
+  respond,
+  TaskIdParams,
+  TaskStatus,
+  WorkerInfo,
+} from '../../schemas/index.js';
 import type { AppContext } from '../context.js';
-
-const ErrorBody = Type.Object({ detail: Type.Unknown(), code: Type.Optional(Type.String()) });
-
-/** Spec §2.8. */
-export const TaskStatusBody = Type.Object({
-  task_id: Type.String(),
-  status: Type.Union(
-    [Type.Literal('pending'), Type.Literal('STARTED'), Type.Literal('SUCCESS'), Type.Literal('FAILURE')],
-    {
-      description: '`pending` (queued, or unknown id), `STARTED`, `SUCCESS`, `FAILURE`',
-    },
-  ),
-  result: Type.Unknown({
-    description: 'null while pending or started; the task result on SUCCESS; `{error, code}` on FAILURE',
-  }),
-});
-
-export const QueueStatsBody = Type.Object({
-  queue: Type.String(),
-  counts: Type.Record(Type.String(), Type.Integer(), {
-    description: 'Tasks by state: waiting, active, delayed, prioritized, completed, failed',
-  }),
-  workers: Type.Array(
-    Type.Object({
-      worker: Type.String(),
-      active: Type.Integer({ description: 'tasks running on the worker now' }),
-      scheduled: Type.Integer({ description: 'tasks with an ETA held by the worker (always 0)' }),
-      reserved: Type.Integer({
-        description: 'tasks fetched but not started (always 0: a job is fetched for a free slot)',
-      }),
-    }),
-  ),
-});
-
-export const WorkersBody = Type.Array(
-  Type.Object({
-    worker: Type.String(),
-    queues: Type.Array(Type.String()),
-    ping: Type.Object({
-      ok: Type.Boolean(),
-      latency_ms: Type.Union([Type.Number(), Type.Null()], { description: 'ping round trip, ms' }),
-    }),
-    pid: Type.Optional(Type.Integer()),
-    hostname: Type.Optional(Type.String()),
-    concurrency: Type.Optional(Type.Integer()),
-    active: Type.Optional(Type.Integer()),
-    processed: Type.Optional(Type.Integer()),
-    failed: Type.Optional(Type.Integer()),
-    started_at: Type.Optional(Type.String()),
-    models: Type.Optional(
-      Type.Record(Type.String(), Type.Object({ version: Type.String(), run_id: Type.String() }), {
-        description: 'models the worker has loaded, by stage',
-      }),
-    ),
-  }),
-);
+import { startModelInfoSampler } from '../model-info-sampler.js';
+import { watchResultStore } from '../queue-gauges.js';
 
 /** Task-queue monitoring (spec §4.11): task status, queue counts, workers with ping. */
-export async function tasksRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  app.get<{ Params: { task_id: string } }>(
+export async function tasksRoutes(root: FastifyInstance, ctx: AppContext): Promise<void> {
+  const app = root.withTypeProvider<TypeBoxTypeProvider>();
+  // Gauges of the result store's memory budget and a model_info sample from the start (spec §4.2).
+  const unwatch = watchResultStore(ctx.queue, ctx.config);
+  const stopSampling = startModelInfoSampler(ctx);
+  app.addHook('onClose', (_instance, done) => {
+    unwatch();
+    stopSampling();
+    done();
+  });
+
+  app.get(
     '/monitoring/task_status/:task_id',
     {
       schema: {
         tags: ['monitoring'],
         summary: 'Status and result of a task (any task id, including a live prediction)',
-        params: Type.Object({ task_id: Type.String({ minLength: 1, maxLength: 200 }) }),
-        response: { 200: TaskStatusBody, 503: ErrorBody },
+        params: TaskIdParams,
+        response: {
+          200: respond(TaskStatus, 'The task and, once it finished, its result', [EXAMPLE_TASK_STATUS]),
+          ...errorResponses('MC_ERR_BROKER_UNAVAILABLE'),
+        },
       },
     },
     async (request) => ctx.queue.status(request.params.task_id),
@@ -79,7 +50,10 @@ export async function tasksRoutes(app: FastifyInstance, ctx: AppContext): Promis
       schema: {
         tags: ['monitoring'],
         summary: 'Task counts of the ml queue, and active/scheduled/reserved per worker',
-        response: { 200: QueueStatsBody, 503: ErrorBody },
+        response: {
+          200: respond(QueueStats, 'Counts of the ml queue and per-worker load', [EXAMPLE_QUEUE_STATS]),
+          ...errorResponses('MC_ERR_BROKER_UNAVAILABLE'),
+        },
       },
     },
     async () => ctx.queue.queueStats(),
@@ -91,7 +65,10 @@ export async function tasksRoutes(app: FastifyInstance, ctx: AppContext): Promis
       schema: {
         tags: ['monitoring'],
         summary: 'Connected workers: queues, ping with latency, load and loaded models',
-        response: { 200: WorkersBody, 503: ErrorBody },
+        response: {
+          200: respond(Type.Array(WorkerInfo), 'Every connected worker', [[EXAMPLE_WORKER]]),
+          ...errorResponses('MC_ERR_BROKER_UNAVAILABLE'),
+        },
       },
     },
     async () => ctx.queue.workers(),

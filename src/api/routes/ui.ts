@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import { parse as parseCsv } from 'csv-parse/sync';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { MatchcastError } from '../../domain/index.js';
+import { readArtifact } from '../../runs/index.js';
 import type { AppContext } from '../context.js';
 import { keysMatch } from '../plugins/auth.js';
 
@@ -12,13 +13,11 @@ const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..
 
 /** Options of {@link uiRoutes}; the defaults fit the repository layout. */
 export interface UiRoutesOptions {
-  /** Folder holding the built UI (`index.html`, `assets/`). Default `<repo>/web/dist`. */
-  distDir?: string;
   /**
-   * Build the UI with `scripts/build-web.mjs` (needs esbuild) at the first request when `distDir` has no
-   * `index.html`. Default `true`; when false, or when the build fails, `/ui/` answers 503.
+   * Folder holding the UI bundled at build time by `npm run build` (`index.html`, `assets/`).
+   * Default `<repo>/web/dist`. While it has no `index.html`, `/ui/` answers 503 saying so.
    */
-  buildOnDemand?: boolean;
+  distDir?: string;
 }
 
 /** One baseline row of `/ui/data/roi-baselines.json`. */
@@ -30,8 +29,6 @@ export interface RoiBaselineRow {
   n_bets: number;
   hit_rate: number | null;
 }
-
-const BASELINES_KEY = 'roi_baselines.csv';
 
 function num(v: string | undefined): number | null {
   if (v === undefined || v.trim() === '') return null;
@@ -64,12 +61,6 @@ export function parseBaselinesCsv(text: string): RoiBaselineRow[] {
   return out;
 }
 
-type BuildState =
-  | { state: 'idle' }
-  | { state: 'building'; done: Promise<void> }
-  | { state: 'ready' }
-  | { state: 'failed'; reason: string };
-
 /**
  * Serves the browser UI under `/ui/` (index.html without caching, hashed assets cached for a year),
  * plus two small JSON documents the page reads: `/ui/config.json` (the edge threshold) and
@@ -82,61 +73,27 @@ export async function uiRoutes(
   options: UiRoutesOptions = {},
 ): Promise<void> {
   const distDir = path.resolve(options.distDir ?? path.join(REPO_ROOT, 'web', 'dist'));
-  const buildOnDemand = options.buildOnDemand ?? true;
-  let build: BuildState = existsSync(path.join(distDir, 'index.html'))
-    ? { state: 'ready' }
-    : { state: 'idle' };
+  const indexFile = path.join(distDir, 'index.html');
+  // Checked until found, so a UI built while the server runs is served without a restart.
+  let built = existsSync(indexFile);
 
-  async function ensureBuilt(): Promise<void> {
-    if (build.state === 'ready') return;
-    if (build.state === 'building') return build.done;
-    if (build.state === 'failed') throw new MatchcastError('MC_ERR_INTERNAL', build.reason);
-    if (!buildOnDemand) {
-      build = {
-        state: 'failed',
-        reason: `The web UI is not built: run \`npm run build:web\` (expected ${distDir}).`,
-      };
-      return ensureBuilt();
-    }
-    const done = (async () => {
-      try {
-        const script = pathToFileURL(path.join(REPO_ROOT, 'scripts', 'build-web.mjs')).href;
-        const mod = (await import(script)) as { buildWeb: (o: { outDir: string }) => Promise<unknown> };
-        const started = Date.now();
-        await mod.buildWeb({ outDir: distDir });
-        ctx.log.info({ distDir, ms: Date.now() - started }, 'web UI built on first request');
-        build = { state: 'ready' };
-      } catch (err) {
-        ctx.log.error({ err }, 'web UI build failed');
-        build = {
-          state: 'failed',
-          reason: 'The web UI is not built and could not be built here: run `npm run build:web`.',
-        };
-      }
-    })();
-    build = { state: 'building', done };
-    return done.then(() => ensureBuilt());
-  }
-
-  // The page loads `assets/…` relative to itself, so it must be addressed as /ui/, never /ui.
-  app.addHook('onRequest', (request, reply, done) => {
-    const url = request.url;
-    // Cheap test first: this hook sees every request of the app.
-    if (url.charCodeAt(1) === 117 && (url === '/ui' || url.startsWith('/ui?'))) {
-      reply.redirect(`/ui/${url.slice(3)}`, 301);
-      return;
-    }
-    done();
-  });
+  // The page loads `assets/…` relative to itself, so it must be addressed as /ui/, never /ui. A route
+  // of its own (no global hook: that would run on every request of the app); with the router's
+  // ignoreTrailingSlash, /ui reaches the /ui/ route, which redirects it.
+  const bare = (url: string) => url === '/ui' || url.startsWith('/ui?');
+  const toSlash = (url: string, reply: FastifyReply) => reply.redirect(`/ui/${url.slice(3)}`, 301);
+  const router = app.initialConfig as { routerOptions?: { ignoreTrailingSlash?: boolean } };
+  if (!router.routerOptions?.ignoreTrailingSlash)
+    app.get('/ui', { schema: { hide: true } }, (request, reply) => toSlash(request.url, reply));
 
   await app.register(async (ui) => {
     ui.addHook('onRequest', async (request, reply) => {
       if (request.url.startsWith('/ui/config.json') || request.url.startsWith('/ui/data/')) return;
-      try {
-        await ensureBuilt();
-      } catch (err) {
-        const detail = err instanceof MatchcastError ? String(err.detail) : 'The web UI is unavailable.';
-        return reply.code(503).header('cache-control', 'no-store').send({ detail });
+      built ||= existsSync(indexFile);
+      if (!built) {
+        const detail = `The web UI is not built: run \`npm run build\` (expected ${distDir}).`;
+        reply.header('cache-control', 'no-store');
+        throw new MatchcastError('MC_ERR_UI_UNAVAILABLE', detail);
       }
     });
 
@@ -154,7 +111,8 @@ export async function uiRoutes(
     });
 
     // Explicit, because with the router's ignoreTrailingSlash the wildcard route never sees `/ui/`.
-    ui.get('/ui/', { schema: { hide: true } }, (_req, reply) => {
+    ui.get('/ui/', { schema: { hide: true } }, (request, reply) => {
+      if (bare(request.url)) return toSlash(request.url, reply);
       reply.header('cache-control', 'no-cache');
       return reply.sendFile('index.html');
     });
@@ -175,7 +133,7 @@ export async function uiRoutes(
           throw new MatchcastError('MC_ERR_UNAUTHORIZED');
         }
         reply.header('cache-control', 'no-cache');
-        const obj = await ctx.store.get('reports', BASELINES_KEY);
+        const obj = await readArtifact(ctx.store, 'roiBaselines'); // the published run's
         if (!obj)
           throw new MatchcastError(
             'MC_ERR_NOT_FOUND',

@@ -5,6 +5,7 @@ import { keysMatch } from '../../../src/api/index.js';
 import { uiRoutes } from '../../../src/api/routes/ui.js';
 import { parseConfig } from '../../../src/config.js';
 import { createLogger } from '../../../src/logger.js';
+import { matchMarkets, scoreMatrixRows } from '../../../src/serving/index.js';
 import {
   FIXTURE_BASELINES_CSV,
   FIXTURE_DRIFT,
@@ -75,6 +76,29 @@ export async function startFixtureServer(
   app.get('/predict/model/info', async (req) =>
     modelInfo((req.query as { stage?: string }).stage === 'challenger' ? 'challenger' : 'champion'),
   );
+  // Goals markets (issue 16): the real per-match computation on made-up expected goals.
+  app.get('/predict/markets/:id', async (req, reply) => {
+    const id = Number((req.params as { id: string }).id);
+    const card = cards.find((c) => c.match_id === id);
+    if (!card) return reply.code(404).send({ detail: 'Match not found' });
+    const lh = 0.9 + 1.2 * Number(card.proba_home);
+    const la = 0.7 + 1.2 * Number(card.proba_away);
+    const markets = matchMarkets({
+      match_id: id,
+      expected_home_goals: lh,
+      expected_away_goals: la,
+      rho: -0.066,
+      model_stage: 'champion',
+      model_run_id: 'run-goals-0001',
+      training_cutoff: new Date('2023-06-01T00:00:00Z'),
+      odd_over25: 1.9,
+      odd_under25: 1.95,
+      odd_btts_yes: 1.8,
+      odd_btts_no: 2.0,
+    });
+    const matrix = (req.query as { matrix?: string }).matrix === 'true';
+    return matrix ? { ...markets, score_matrix: scoreMatrixRows(markets) } : markets;
+  });
   const seen = new Set<string>();
   app.get('/predict/:id', async (req, reply) => {
     const id = Number((req.params as { id: string }).id);

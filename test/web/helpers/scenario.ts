@@ -79,7 +79,7 @@ export async function runUiScenario(browser: Browser, baseUrl: string, key: stri
     const before = await text(page.getByTestId('card-count'));
     await select.selectOption(region.value);
     await page.waitForFunction((name) => {
-      const metas = Array.from(document.querySelectorAll('article.card .meta'));
+      const metas = Array.from(document.querySelectorAll('article.card .meta:not([data-field])'));
       return metas.length > 0 && metas.every((m) => m.textContent?.includes(name));
     }, region.text);
     const after = await text(page.getByTestId('card-count'));

@@ -2,6 +2,7 @@ import { Component } from 'preact';
 import { edge, type IndexedCard, OUTCOME_NAMES, pct, signedPct } from '../lib/cards.js';
 import { formatKickoff, formatOdd, shortRunId } from '../lib/format.js';
 import type { LivePrediction, Outcome, Stage } from '../lib/types.js';
+import { GoalsPanel } from './goals-panel.js';
 
 export type LiveState =
   | { status: 'loading'; stage: Stage }
@@ -102,6 +103,12 @@ export class MatchCard extends Component<Props> {
         <p class="pick">
           Prediction: <strong>{OUTCOME_NAMES[c.predicted_class]}</strong>
         </p>
+        {c.odds_observed_at ? (
+          <p class="meta" data-field="odds-observed-at">
+            Odds observed{' '}
+            <time dateTime={c.odds_observed_at}>{c.odds_observed_at.slice(0, 16).replace('T', ' ')} UTC</time>
+          </p>
+        ) : null}
         <table class="odds">
           <caption class="sr-only">
             Odds and model edge, {home} v {away}
@@ -178,6 +185,7 @@ export class MatchCard extends Component<Props> {
           </button>
         </div>
         {live ? <LiveResult live={live} /> : null}
+        <GoalsPanel matchId={c.match_id} threshold={threshold} />
       </article>
     );
   }

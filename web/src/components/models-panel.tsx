@@ -1,3 +1,4 @@
+import type { PromotionStatus } from '../../../src/schemas/performance.js';
 import { formatNumber, formatTimestamp, shortRunId } from '../lib/format.js';
 import type { DriftSummary, ModelInfo, ReportEntry, Stage } from '../lib/types.js';
 
@@ -11,6 +12,8 @@ interface Props {
   models: Record<Stage, Loadable<ModelInfo>>;
   drift: Loadable<DriftSummary>;
   reports: Loadable<ReportEntry[]>;
+  /** The promotion guard's latest comparison (`GET /monitoring/promotion`). Default: not shown. */
+  promotion?: Loadable<PromotionStatus>;
 }
 
 const STAGES: Stage[] = ['champion', 'challenger'];
@@ -35,16 +38,21 @@ function cell(m: Loadable<ModelInfo>, pick: (v: ModelInfo) => string) {
   return pick(m.value);
 }
 
-/** Report kind from its filename: `drift_report_<ts>.html` or `data_quality_<ts>.html`. */
-export function reportKind(filename: string): 'drift' | 'quality' | 'other' {
+/** Report kind from its filename: `drift_report_<ts>.html`, `data_quality_<ts>.html`, `performance_report_<ts>.html`. */
+export function reportKind(filename: string): 'drift' | 'quality' | 'performance' | 'other' {
   if (filename.startsWith('drift_report')) return 'drift';
   if (filename.startsWith('data_quality')) return 'quality';
+  if (filename.startsWith('performance_report')) return 'performance';
   return 'other';
 }
 
 /** The newest report of each kind; names embed a sortable timestamp, so the largest name is the newest. */
-export function latestReports(list: ReportEntry[]): { drift?: ReportEntry; quality?: ReportEntry } {
-  const out: { drift?: ReportEntry; quality?: ReportEntry } = {};
+export function latestReports(list: ReportEntry[]): {
+  drift?: ReportEntry;
+  quality?: ReportEntry;
+  performance?: ReportEntry;
+} {
+  const out: { drift?: ReportEntry; quality?: ReportEntry; performance?: ReportEntry } = {};
   for (const r of [...list].sort((a, b) => a.filename.localeCompare(b.filename))) {
     const k = reportKind(r.filename);
     if (k !== 'other') out[k] = r;
@@ -66,7 +74,86 @@ function ReportLink({ r, label }: { r: ReportEntry; label: string }) {
   );
 }
 
-export function ModelsPanel({ stage, models, drift, reports }: Props) {
+/** A model's validation log loss against a market line on the same matches (registry metrics). */
+function lineEdge(v: ModelInfo, line: 'open' | 'close'): string {
+  const model = v.metrics[`model_on_${line}_log_loss`];
+  const market = v.metrics[`market_${line}_log_loss`];
+  if (!Number.isFinite(model) || !Number.isFinite(market)) return '–';
+  const edge = market - model;
+  return `${formatNumber(market, 4)} (edge ${edge > 0 ? '+' : ''}${edge.toFixed(4)})`;
+}
+
+const VERDICT: Record<string, string> = {
+  beats: 'beats',
+  ties: 'ties (within tolerance)',
+  worse: 'worse',
+  'no-champion': 'no champion',
+  'no-line': 'no opening odds',
+  'not-checked': 'not checked',
+  'not-finite': 'no log loss',
+};
+
+/** What the promotion guard decided for the newest judged version, with the bars it was held to. */
+export function PromotionGuard({ promotion }: { promotion: Loadable<PromotionStatus> }) {
+  if (promotion.state === 'loading') return <p>Loading promotion guard…</p>;
+  if (promotion.state === 'error') return <p class="error">Promotion guard: {promotion.message}</p>;
+  const c = promotion.value.comparison;
+  if (!c) return <p data-testid="promotion">No version has been through the promotion guard yet.</p>;
+  const f = (x: number | null | undefined) => formatNumber(x ?? null, 4);
+  return (
+    <div data-testid="promotion">
+      <p>
+        Version {c.version}{' '}
+        <strong data-field="promotion-verdict">{c.promote ? 'passed' : 'was refused'}</strong>
+        {c.promote && promotion.value.aliases.candidate === c.version ? ' and is the candidate' : ''}: it must
+        beat or tie the champion (tolerance {c.tolerance}) and beat the opening line on the same validation
+        matches.
+      </p>
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard */}
+      <section class="scroll-x" tabIndex={0} aria-label="Promotion guard comparison">
+        <table class="model-table">
+          <caption class="sr-only">Validation log loss of the new version against each bar</caption>
+          <thead>
+            <tr>
+              <th scope="col">Bar</th>
+              <th scope="col">Bar log loss</th>
+              <th scope="col">Version {c.version}</th>
+              <th scope="col">Verdict</th>
+            </tr>
+          </thead>
+          <tbody>
+            <tr>
+              <th scope="row">Champion {c.champion_version ?? '–'}</th>
+              <td class="num">{f(c.champion_log_loss)}</td>
+              <td class="num">{f(c.new_log_loss)}</td>
+              <td>{VERDICT[c.champion_verdict] ?? c.champion_verdict}</td>
+            </tr>
+            <tr>
+              <th scope="row">Opening line (required)</th>
+              <td class="num">{f(c.opening?.line_log_loss)}</td>
+              <td class="num">{f(c.opening?.model_log_loss)}</td>
+              <td>{VERDICT[c.opening_verdict] ?? c.opening_verdict}</td>
+            </tr>
+            <tr>
+              <th scope="row">Closing line (shown)</th>
+              <td class="num">{f(c.closing?.line_log_loss)}</td>
+              <td class="num">{f(c.closing?.model_log_loss)}</td>
+              <td>
+                {c.closing
+                  ? c.closing.model_log_loss < c.closing.line_log_loss
+                    ? 'beats'
+                    : 'does not beat'
+                  : '–'}
+              </td>
+            </tr>
+          </tbody>
+        </table>
+      </section>
+    </div>
+  );
+}
+
+export function ModelsPanel({ stage, models, drift, reports, promotion }: Props) {
   const all = metricNames(models);
   // The headline metrics in the table; the rest (market comparisons, counts) one click away.
   const metrics = all.filter((k) => METRIC_ORDER.includes(k));
@@ -121,6 +208,22 @@ export function ModelsPanel({ stage, models, drift, reports }: Props) {
                 ))}
               </tr>
               <MetricRows names={metrics} models={models} stage={stage} />
+              <tr>
+                <th scope="row">Opening line (same matches)</th>
+                {STAGES.map((s) => (
+                  <td key={s} class={s === stage ? 'sel num' : 'num'} data-field={`${s}-opening`}>
+                    {cell(models[s], (v) => lineEdge(v, 'open'))}
+                  </td>
+                ))}
+              </tr>
+              <tr>
+                <th scope="row">Closing line (same matches)</th>
+                {STAGES.map((s) => (
+                  <td key={s} class={s === stage ? 'sel num' : 'num'}>
+                    {cell(models[s], (v) => lineEdge(v, 'close'))}
+                  </td>
+                ))}
+              </tr>
             </tbody>
           </table>
         </section>
@@ -137,6 +240,12 @@ export function ModelsPanel({ stage, models, drift, reports }: Props) {
               </table>
             </section>
           </details>
+        ) : null}
+        {promotion ? (
+          <>
+            <h4>Promotion guard</h4>
+            <PromotionGuard promotion={promotion} />
+          </>
         ) : null}
         {selected.state === 'ok' ? (
           <details>
@@ -220,6 +329,11 @@ function ReportLinks({ list }: { list: ReportEntry[] }) {
             'No data-quality report yet'
           )}
         </li>
+        {latest.performance ? (
+          <li>
+            <ReportLink r={latest.performance} label="Latest performance report" />
+          </li>
+        ) : null}
       </ul>
       {list.length > 2 ? (
         <details>

@@ -1,3 +1,4 @@
+import type { PerformanceSummary, PromotionStatus } from '../../../src/schemas/performance.js';
 import type {
   Card,
   DriftSummary,
@@ -95,6 +96,12 @@ export class Api {
   }
   reports(): Promise<ReportEntry[]> {
     return this.get('/monitoring/reports');
+  }
+  performance(): Promise<PerformanceSummary> {
+    return this.get('/monitoring/performance');
+  }
+  promotion(): Promise<PromotionStatus> {
+    return this.get('/monitoring/promotion');
   }
   config(): Promise<UiConfig> {
     return this.get('/ui/config.json');

@@ -1,0 +1,242 @@
+import { SERVED_LOG } from '../domain/index.js';
+import { readArtifact } from '../runs/index.js';
+import { type ObjectStore, type ParquetColumn, readParquet, writeParquet } from '../storage/index.js';
+import { asDate, numOrNull } from './io.js';
+import { compactTimestamp } from './report-names.js';
+
+/**
+ * One prediction as it was served before kick-off: the served log's row. A publication appends one
+ * file of these; nothing rewrites or prunes them, so the realised figures of a match never change
+ * when later runs (or a rollback) replace the predictions file.
+ */
+export interface ServedRow {
+  match_id: number;
+  region_id: number;
+  region_name: string;
+  start_time_utc: Date;
+  proba_home: number;
+  proba_draw: number;
+  proba_away: number;
+  /** Registry alias of the model that produced the row (`champion` for the served file). */
+  model_stage: string;
+  /** The model's run id (registry). */
+  model_run_id: string;
+  /** The pipeline run (or re-prediction) that published it; null when the publisher has none. */
+  publication_id: string | null;
+  /** "Now" of the publication (the run's as-of, or the replay clock): the row was served from then on. */
+  served_at: Date;
+  /** Wall-clock time the row was appended to the log. */
+  recorded_at: Date;
+  /** De-margined opening odds the features held when it was predicted (null when unknown). */
+  used_open_home: number | null;
+  used_open_draw: number | null;
+  used_open_away: number | null;
+  /** When the odds it used were observed, when the publisher knows it. */
+  odds_observed_at: Date | null;
+}
+
+export const SERVED_COLUMNS: readonly ParquetColumn[] = [
+  { name: 'match_id', type: 'int64' },
+  { name: 'region_id', type: 'int32' },
+  { name: 'region_name', type: 'string' },
+  { name: 'start_time_utc', type: 'timestamp' },
+  { name: 'proba_home', type: 'double' },
+  { name: 'proba_draw', type: 'double' },
+  { name: 'proba_away', type: 'double' },
+  { name: 'model_stage', type: 'string' },
+  { name: 'model_run_id', type: 'string' },
+  { name: 'publication_id', type: 'string' },
+  { name: 'served_at', type: 'timestamp' },
+  { name: 'recorded_at', type: 'timestamp' },
+  { name: 'used_open_home', type: 'double' },
+  { name: 'used_open_draw', type: 'double' },
+  { name: 'used_open_away', type: 'double' },
+  { name: 'odds_observed_at', type: 'timestamp' },
+];
+
+/** The fields of a published prediction row that the log needs (a `PredictionRow` has them all). */
+export type PublishedPrediction = Pick<
+  ServedRow,
+  | 'match_id'
+  | 'region_id'
+  | 'region_name'
+  | 'start_time_utc'
+  | 'proba_home'
+  | 'proba_draw'
+  | 'proba_away'
+  | 'model_stage'
+  | 'model_run_id'
+> & {
+  /** Present once the predictions carry it (issue 15). */
+  odds_observed_at?: Date | null;
+};
+
+/** Options of {@link recordServedPredictions}. */
+export interface RecordServedOptions {
+  /** The publication's "now" (run as-of / replay clock). Only rows kicking off after it are logged. */
+  servedAt: Date;
+  /** Id of the run or re-prediction that published the rows. Default: none. */
+  publicationId?: string;
+  /** Feature rows (or any rows with `match_id` and `odds_open_*`) for the odds each row used. Default none. */
+  featureRows?: ReadonlyArray<{ match_id: number }>;
+  /** Wall clock for `recorded_at`. Default now. */
+  now?: Date;
+}
+
+/** Result of {@link recordServedPredictions}. */
+export interface RecordServedResult {
+  /** Rows appended (0: nothing written). */
+  rows: number;
+  /** Key in the `predictions` bucket, null when nothing was written. */
+  key: string | null;
+}
+
+/** Key of one publication's file: names sort by the publication instant. */
+export function servedLogKey(servedAt: Date, publicationId: string | undefined, now: Date): string {
+  const tag = (publicationId ?? compactTimestamp(now)).replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
+  return `${SERVED_LOG.prefix}${compactTimestamp(servedAt)}_${tag}.parquet`;
+}
+
+/**
+ * Appends the rows being published whose kick-off is after `servedAt` (only those can be "served
+ * before kick-off") and that a model produced live (`champion`/`challenger`; never `backtest` rows).
+ * Idempotent per (servedAt, publicationId): the same publication writes the same key.
+ */
+export async function recordServedPredictions(
+  store: ObjectStore,
+  rows: readonly PublishedPrediction[],
+  options: RecordServedOptions,
+): Promise<RecordServedResult> {
+  const servedMs = options.servedAt.getTime();
+  const now = options.now ?? new Date();
+  const odds = new Map<number, Record<string, unknown>>();
+  for (const f of options.featureRows ?? []) odds.set(f.match_id, f as unknown as Record<string, unknown>);
+  const out: ServedRow[] = [];
+  for (const r of rows) {
+    if (r.model_stage === 'backtest' || r.start_time_utc.getTime() <= servedMs) continue;
+    const f = odds.get(r.match_id);
+    out.push({
+      match_id: r.match_id,
+      region_id: r.region_id,
+      region_name: r.region_name,
+      start_time_utc: r.start_time_utc,
+      proba_home: r.proba_home,
+      proba_draw: r.proba_draw,
+      proba_away: r.proba_away,
+      model_stage: r.model_stage,
+      model_run_id: r.model_run_id,
+      publication_id: options.publicationId ?? null,
+      served_at: options.servedAt,
+      recorded_at: now,
+      used_open_home: f ? numOrNull(f.odds_open_home) : null,
+      used_open_draw: f ? numOrNull(f.odds_open_draw) : null,
+      used_open_away: f ? numOrNull(f.odds_open_away) : null,
+      odds_observed_at: r.odds_observed_at ?? null,
+    });
+  }
+  if (out.length === 0) return { rows: 0, key: null };
+  const key = servedLogKey(options.servedAt, options.publicationId, now);
+  await store.put(
+    SERVED_LOG.bucket,
+    key,
+    writeParquet(SERVED_COLUMNS, out as unknown as Record<string, unknown>[]),
+  );
+  return { rows: out.length, key };
+}
+
+function toServedRow(r: Record<string, unknown>): ServedRow | null {
+  const id = numOrNull(r.match_id);
+  const start = asDate(r.start_time_utc);
+  const servedAt = asDate(r.served_at);
+  const p = [numOrNull(r.proba_home), numOrNull(r.proba_draw), numOrNull(r.proba_away)];
+  if (id === null || !start || !servedAt || p.some((x) => x === null)) return null;
+  return {
+    match_id: id,
+    region_id: numOrNull(r.region_id) ?? 0,
+    region_name: typeof r.region_name === 'string' ? r.region_name : '',
+    start_time_utc: start,
+    proba_home: p[0] as number,
+    proba_draw: p[1] as number,
+    proba_away: p[2] as number,
+    model_stage: typeof r.model_stage === 'string' ? r.model_stage : 'champion',
+    model_run_id: typeof r.model_run_id === 'string' ? r.model_run_id : '',
+    publication_id: typeof r.publication_id === 'string' ? r.publication_id : null,
+    served_at: servedAt,
+    recorded_at: asDate(r.recorded_at) ?? servedAt,
+    used_open_home: numOrNull(r.used_open_home),
+    used_open_draw: numOrNull(r.used_open_draw),
+    used_open_away: numOrNull(r.used_open_away),
+    odds_observed_at: asDate(r.odds_observed_at),
+  };
+}
+
+/** Every row of the served log, in publication order (file names sort by the publication instant). */
+export async function readServedLog(store: ObjectStore): Promise<ServedRow[]> {
+  const files = (await store.list(SERVED_LOG.bucket, SERVED_LOG.prefix))
+    .map((o) => o.key)
+    .filter((k) => k.endsWith('.parquet'))
+    .sort();
+  const out: ServedRow[] = [];
+  for (const key of files) {
+    const obj = await store.get(SERVED_LOG.bucket, key);
+    if (!obj) continue; // deleted between list and get
+    for (const r of await readParquet(obj.body)) {
+      const row = toServedRow(r);
+      if (row) out.push(row);
+    }
+  }
+  return out;
+}
+
+/**
+ * The prediction served before each match's kick-off: the row with the latest `served_at` strictly
+ * before the kick-off (ties: the later file wins, i.e. the later publication at the same instant).
+ * `kickoffOf` gives the kick-off to judge by (the database's, so a rescheduled match is judged by
+ * when it was actually played); default the row's own.
+ */
+export function servedBeforeKickoff(
+  rows: readonly ServedRow[],
+  kickoffOf: (matchId: number) => Date | undefined = () => undefined,
+): Map<number, ServedRow> {
+  const out = new Map<number, ServedRow>();
+  for (const r of rows) {
+    const kickoff = kickoffOf(r.match_id) ?? r.start_time_utc;
+    if (r.served_at.getTime() >= kickoff.getTime()) continue;
+    const prev = out.get(r.match_id);
+    if (!prev || r.served_at.getTime() >= prev.served_at.getTime()) out.set(r.match_id, r);
+  }
+  return out;
+}
+
+/**
+ * Appends what the API serves NOW (the published run's predictions file) to the served log: for a
+ * publication that did not come from `pipeline run` — `matchcast runs publish` of a draft, `runs
+ * rollback`. `servedAt` is the publication instant (the wall clock, or the replay clock's now).
+ */
+export async function recordServedFromPublished(
+  store: ObjectStore,
+  options: { servedAt: Date; publicationId?: string; now?: Date },
+): Promise<RecordServedResult> {
+  const obj = await readArtifact(store, 'predictions');
+  if (!obj) return { rows: 0, key: null };
+  const rows: PublishedPrediction[] = [];
+  for (const r of await readParquet(obj.body)) {
+    const id = numOrNull(r.match_id);
+    const start = asDate(r.start_time_utc);
+    const p = [numOrNull(r.proba_home), numOrNull(r.proba_draw), numOrNull(r.proba_away)];
+    if (id === null || !start || p.some((x) => x === null)) continue;
+    rows.push({
+      match_id: id,
+      region_id: numOrNull(r.region_id) ?? 0,
+      region_name: typeof r.region_name === 'string' ? r.region_name : '',
+      start_time_utc: start,
+      proba_home: p[0] as number,
+      proba_draw: p[1] as number,
+      proba_away: p[2] as number,
+      model_stage: typeof r.model_stage === 'string' ? r.model_stage : 'champion',
+      model_run_id: typeof r.model_run_id === 'string' ? r.model_run_id : '',
+      odds_observed_at: asDate(r.odds_observed_at),
+    });
+  }
+  return recordServedPredictions(store, rows, options);
+}

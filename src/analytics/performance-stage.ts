@@ -1,0 +1,211 @@
+import { MatchesRepository } from '../db/index.js';
+import { KEYS, type Match } from '../domain/index.js';
+import type { DemarginMethod } from '../features/index.js';
+import type { ObjectStore } from '../storage/index.js';
+import { type AnalyticsDeps, asDate, numOrNull, putText, readOdds, readParquetObject } from './io.js';
+import {
+  type JoinedMatch,
+  joinServedResults,
+  outcomeOf,
+  type PerformanceGroup,
+  type PerformanceWindow,
+  performanceGroups,
+} from './performance.js';
+import { renderPerformanceReport } from './performance-html.js';
+import { readServedLog } from './performance-served.js';
+import { isReportFilename, performanceReportFilename } from './report-names.js';
+
+/** Options of {@link runPerformanceStage}. */
+export interface PerformanceStageOptions {
+  /** "Now": only matches kicking off before it have a result (the replay clock's now). Default now. */
+  asOf?: Date;
+  /** Window of the figures. Default `PERFORMANCE_WINDOW_MATCHES` / `PERFORMANCE_WINDOW_DAYS`. */
+  window?: Partial<PerformanceWindow>;
+  /** Generation time (wall clock): report name, `generated_at`, `last_new_result_at`. Default now. */
+  now?: Date;
+  /** Performance HTML reports kept in the bucket. Default `60`. */
+  keepReports?: number;
+  /** De-margining of the lines. Default `power` (as the features do). */
+  demargin?: DemarginMethod;
+}
+
+/** What `reports/performance_latest.json` and `GET /monitoring/performance` hold. */
+export interface PerformanceSummary {
+  /** `served`: predictions as served before kick-off (the served log). */
+  kind: 'served';
+  generated_at: string;
+  as_of: string;
+  window: PerformanceWindow;
+  demargin: DemarginMethod;
+  /** Finished served matches (all time, before the window). */
+  n_served_finished: number;
+  /** Finished matches nothing was served for before kick-off (before monitoring began, or never published). */
+  n_unserved_finished: number;
+  /** All regions first, then each region: figures over the window, weekly series over all time. */
+  groups: PerformanceGroup[];
+  /**
+   * Walk-forward backtest rows of the published predictions file, the same figures — marked and kept
+   * apart: never mixed into the served groups. Null without backtest rows.
+   */
+  backtest: { kind: 'backtest'; n: number; groups: PerformanceGroup[] } | null;
+  /** Results seen by the monitor: for the "no results ingested" alert. */
+  results: {
+    /** Finished matches before as-of in the database. */
+    n_finished: number;
+    last_result_kickoff: string | null;
+    /** Wall-clock time the monitor first saw the current set of results (when n_finished last grew). */
+    last_new_result_at: string | null;
+  };
+  report_filename: string | null;
+}
+
+async function previousSummary(store: ObjectStore): Promise<PerformanceSummary | null> {
+  const obj = await store.get(KEYS.performanceLatest.bucket, KEYS.performanceLatest.key);
+  if (!obj) return null;
+  try {
+    const parsed: unknown = JSON.parse(obj.body.toString('utf8'));
+    return parsed && typeof parsed === 'object' ? (parsed as PerformanceSummary) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Backtest rows of the predictions file joined to results and lines (kept apart from served rows). */
+async function backtestRows(
+  store: ObjectStore,
+  matches: readonly Match[],
+  asOf: Date,
+  demargin: DemarginMethod,
+  odds: Awaited<ReturnType<typeof readOdds>>,
+): Promise<JoinedMatch[]> {
+  const rows = (await readParquetObject(store, KEYS.predictions)) ?? [];
+  const pseudoServed = [];
+  for (const r of rows) {
+    if (r.model_stage !== 'backtest') continue;
+    const id = numOrNull(r.match_id);
+    const start = asDate(r.start_time_utc);
+    const p = [numOrNull(r.proba_home), numOrNull(r.proba_draw), numOrNull(r.proba_away)];
+    if (id === null || !start || p.some((x) => x === null)) continue;
+    pseudoServed.push({
+      match_id: id,
+      region_id: numOrNull(r.region_id) ?? 0,
+      region_name: String(r.region_name ?? ''),
+      start_time_utc: start,
+      proba_home: p[0] as number,
+      proba_draw: p[1] as number,
+      proba_away: p[2] as number,
+      model_stage: 'backtest',
+      model_run_id: String(r.model_run_id ?? ''),
+      publication_id: null,
+      // A fold predicts a match out of sample; for the join it counts as "known before kick-off".
+      served_at: new Date(start.getTime() - 1),
+      recorded_at: start,
+      used_open_home: null,
+      used_open_draw: null,
+      used_open_away: null,
+      odds_observed_at: null,
+    });
+  }
+  return joinServedResults(pseudoServed, matches, odds, { asOf, demargin }).joined;
+}
+
+/** Deletes all but the newest `keep` performance reports. */
+async function pruneReports(store: ObjectStore, keep: number): Promise<void> {
+  const names = (await store.list('reports', 'performance_report_'))
+    .map((o) => o.key)
+    .filter(isReportFilename)
+    .sort();
+  for (const name of names.slice(0, Math.max(0, names.length - Math.max(1, keep)))) {
+    await store.delete('reports', name);
+  }
+}
+
+/**
+ * `pipeline performance`: the predictions served before kick-off (the served log) joined to the
+ * results known at `asOf`, with the opening and closing lines on the same matches; writes
+ * `reports/performance_report_<ts>.html` and, last, `reports/performance_latest.json`.
+ */
+export async function runPerformanceStage(
+  deps: Pick<AnalyticsDeps, 'config' | 'db' | 'store' | 'log'>,
+  opts: PerformanceStageOptions = {},
+): Promise<PerformanceSummary> {
+  const { store } = deps;
+  const now = opts.now ?? new Date();
+  const asOf = opts.asOf ?? now;
+  const demargin = opts.demargin ?? 'power';
+  const window: PerformanceWindow = {
+    matches: opts.window?.matches ?? deps.config.performanceWindowMatches,
+    days: opts.window?.days ?? deps.config.performanceWindowDays,
+  };
+  const [served, matches, odds, prev] = await Promise.all([
+    readServedLog(store),
+    new MatchesRepository(deps.db).allMatches(),
+    readOdds(store),
+    previousSummary(store),
+  ]);
+  const { joined, unserved } = joinServedResults(served, matches, odds, { asOf, demargin });
+  const bt = await backtestRows(store, matches, asOf, demargin, odds);
+
+  let nFinished = 0;
+  let lastKickoff: Date | null = null;
+  for (const m of matches) {
+    if (outcomeOf(m) === null || m.startTimeUtc >= asOf) continue;
+    nFinished++;
+    if (!lastKickoff || m.startTimeUtc > lastKickoff) lastKickoff = m.startTimeUtc;
+  }
+  const prevN = prev?.results?.n_finished;
+  const grew = typeof prevN !== 'number' || nFinished !== prevN;
+  const lastNewResultAt =
+    nFinished === 0
+      ? null
+      : grew
+        ? now.toISOString()
+        : (prev?.results?.last_new_result_at ?? now.toISOString());
+
+  const reportName = performanceReportFilename(now);
+  const summary: PerformanceSummary = {
+    kind: 'served',
+    generated_at: now.toISOString(),
+    as_of: asOf.toISOString(),
+    window,
+    demargin,
+    n_served_finished: joined.length,
+    n_unserved_finished: unserved,
+    groups: performanceGroups(joined, window, asOf),
+    backtest: bt.length
+      ? { kind: 'backtest', n: bt.length, groups: performanceGroups(bt, window, asOf) }
+      : null,
+    results: {
+      n_finished: nFinished,
+      last_result_kickoff: lastKickoff ? lastKickoff.toISOString() : null,
+      last_new_result_at: lastNewResultAt,
+    },
+    report_filename: reportName,
+  };
+  await putText(store, 'reports', reportName, renderPerformanceReport(summary), 'text/html; charset=utf-8');
+  // Last, so that the summary never names a report that is not there yet.
+  await putText(
+    store,
+    'reports',
+    KEYS.performanceLatest.key,
+    `${JSON.stringify(summary)}\n`,
+    'application/json',
+  );
+  await pruneReports(store, opts.keepReports ?? 60);
+  const all = summary.groups[0];
+  deps.log.info(
+    {
+      stage: 'performance',
+      as_of: summary.as_of,
+      n: all.n,
+      log_loss: all.log_loss,
+      opening_edge: all.opening.edge_log_loss,
+      closing_edge: all.closing.edge_log_loss,
+      calibration_error: all.calibration_error,
+      backtest_n: bt.length,
+      report: reportName,
+    },
+    'realised performance written',
+  );
+  return summary;
+}

@@ -1,0 +1,315 @@
+import { type Match, type OddsRecord, type Probabilities, predictedClass } from '../domain/index.js';
+import { type DemarginMethod, demargin } from '../features/index.js';
+import { brier, logLoss, rps } from '../model/index.js';
+import { type ServedRow, servedBeforeKickoff } from './performance-served.js';
+
+const DAY_MS = 86_400_000;
+
+/** One finished match joined to the prediction it was given and to both market lines. */
+export interface JoinedMatch {
+  match_id: number;
+  region_id: number;
+  region_name: string;
+  start_time_utc: Date;
+  label: 0 | 1 | 2;
+  proba: Probabilities;
+  /** De-margined opening and closing odds; null when the line is unknown for the match. */
+  opening: Probabilities | null;
+  closing: Probabilities | null;
+}
+
+/** A market line on the matches where it exists, beside the model on those same matches. */
+export interface LineComparison {
+  /** Matches that have this line. */
+  n: number;
+  /** The model on those matches. */
+  model_log_loss: number | null;
+  line_log_loss: number | null;
+  line_rps: number | null;
+  line_brier: number | null;
+  /** line − model log loss: positive = the served probabilities beat the line (the edge). */
+  edge_log_loss: number | null;
+}
+
+/** One decile of the reliability table: the three outcomes pooled (each match adds three points). */
+export interface ReliabilityBin {
+  lower: number;
+  upper: number;
+  n: number;
+  mean_predicted: number | null;
+  observed_frequency: number | null;
+}
+
+/** Model and both lines over one calendar week (UTC, from Monday), for the charts. */
+export interface PeriodPoint {
+  period_start: string;
+  n: number;
+  log_loss: number;
+  n_opening: number;
+  opening_log_loss: number | null;
+  model_on_opening_log_loss: number | null;
+  n_closing: number;
+  closing_log_loss: number | null;
+  model_on_closing_log_loss: number | null;
+}
+
+/** Realised figures of one group (a region, or all regions). */
+export interface PerformanceFigures {
+  n: number;
+  log_loss: number | null;
+  rps: number | null;
+  brier: number | null;
+  accuracy: number | null;
+  opening: LineComparison;
+  closing: LineComparison;
+  /** Expected calibration error over {@link ReliabilityBin}s: Σ n_b |mean_p − freq| / Σ n_b. */
+  calibration_error: number | null;
+  reliability: ReliabilityBin[];
+  first_kickoff: string | null;
+  last_kickoff: string | null;
+}
+
+/** A group's figures over the window, and its weekly series over the whole history. */
+export interface PerformanceGroup extends PerformanceFigures {
+  /** Null for the all-regions group. */
+  region_id: number | null;
+  region_name: string;
+  series: PeriodPoint[];
+}
+
+/** Which finished matches count: the last `matches` of them, kicking off within `days` of as-of. */
+export interface PerformanceWindow {
+  /** Last N finished matches of the group; 0 = no limit. */
+  matches: number;
+  /** Only kick-offs in [as_of − days, as_of); 0 = no limit. */
+  days: number;
+}
+
+/** Options of {@link joinServedResults}. */
+export interface JoinOptions {
+  /** Results count only for matches kicking off before this instant (the replay clock's now). */
+  asOf: Date;
+  /** How the bookmaker margin is removed from the lines. Default `power` (as the features do). */
+  demargin?: DemarginMethod;
+}
+
+/** The outcome of a finished match, or null when it is not finished (or has no score). */
+export function outcomeOf(m: Match): 0 | 1 | 2 | null {
+  if (m.status !== 'finished' || m.homeScore === null || m.awayScore === null) return null;
+  return m.homeScore > m.awayScore ? 0 : m.homeScore === m.awayScore ? 1 : 2;
+}
+
+/**
+ * Every match finished before `asOf` that was served a prediction before its kick-off, joined to that
+ * prediction and to the de-margined opening and closing odds; sorted by kick-off then id. Also counts
+ * the finished matches nothing was served for (before monitoring began, or never published).
+ */
+export function joinServedResults(
+  served: readonly ServedRow[],
+  matches: readonly Match[],
+  odds: readonly OddsRecord[],
+  options: JoinOptions,
+): { joined: JoinedMatch[]; unserved: number } {
+  const asOfMs = options.asOf.getTime();
+  const method = options.demargin ?? 'power';
+  const byId = new Map(matches.map((m) => [m.id, m]));
+  const before = servedBeforeKickoff(served, (id) => byId.get(id)?.startTimeUtc);
+  const oddsById = new Map(odds.map((o) => [o.match_id, o]));
+  const joined: JoinedMatch[] = [];
+  let unserved = 0;
+  for (const m of matches) {
+    const label = outcomeOf(m);
+    if (label === null || m.startTimeUtc.getTime() >= asOfMs) continue;
+    const s = before.get(m.id);
+    if (!s) {
+      unserved++;
+      continue;
+    }
+    const o = oddsById.get(m.id);
+    joined.push({
+      match_id: m.id,
+      region_id: m.regionId,
+      region_name: m.regionName,
+      start_time_utc: m.startTimeUtc,
+      label,
+      proba: [s.proba_home, s.proba_draw, s.proba_away],
+      opening: o ? demargin(o.open_home, o.open_draw, o.open_away, method) : null,
+      closing: o ? demargin(o.close_home, o.close_draw, o.close_away, method) : null,
+    });
+  }
+  joined.sort((a, b) => a.start_time_utc.getTime() - b.start_time_utc.getTime() || a.match_id - b.match_id);
+  return { joined, unserved };
+}
+
+/** The rows of a group that fall in the window (rows sorted by kick-off). */
+export function applyWindow(
+  rows: readonly JoinedMatch[],
+  window: PerformanceWindow,
+  asOf: Date,
+): JoinedMatch[] {
+  const from = window.days > 0 ? asOf.getTime() - window.days * DAY_MS : Number.NEGATIVE_INFINITY;
+  const inDays = rows.filter((r) => r.start_time_utc.getTime() >= from);
+  return window.matches > 0 ? inDays.slice(-window.matches) : inDays;
+}
+
+function compareLine(rows: readonly JoinedMatch[], which: 'opening' | 'closing'): LineComparison {
+  const model: Probabilities[] = [];
+  const line: Probabilities[] = [];
+  const y: number[] = [];
+  for (const r of rows) {
+    const l = r[which];
+    if (!l) continue;
+    model.push(r.proba);
+    line.push(l);
+    y.push(r.label);
+  }
+  if (y.length === 0) {
+    return {
+      n: 0,
+      model_log_loss: null,
+      line_log_loss: null,
+      line_rps: null,
+      line_brier: null,
+      edge_log_loss: null,
+    };
+  }
+  const m = logLoss(model, y);
+  const l = logLoss(line, y);
+  return {
+    n: y.length,
+    model_log_loss: m,
+    line_log_loss: l,
+    line_rps: rps(line, y),
+    line_brier: brier(line, y),
+    edge_log_loss: l - m,
+  };
+}
+
+/** Ten equal-width bins of predicted probability, the three outcomes of each match pooled. */
+export function reliabilityTable(rows: readonly JoinedMatch[]): {
+  bins: ReliabilityBin[];
+  calibration_error: number | null;
+} {
+  const n = new Array<number>(10).fill(0);
+  const sumP = new Array<number>(10).fill(0);
+  const hits = new Array<number>(10).fill(0);
+  for (const r of rows) {
+    for (let k = 0; k < 3; k++) {
+      const p = r.proba[k];
+      const b = Math.min(9, Math.max(0, Math.floor(p * 10)));
+      n[b]++;
+      sumP[b] += p;
+      if (r.label === k) hits[b]++;
+    }
+  }
+  let total = 0;
+  let gap = 0;
+  const bins = n.map((count, b) => {
+    const mean = count ? sumP[b] / count : null;
+    const freq = count ? hits[b] / count : null;
+    if (count) {
+      total += count;
+      gap += count * Math.abs((mean as number) - (freq as number));
+    }
+    return {
+      lower: b / 10,
+      upper: (b + 1) / 10,
+      n: count,
+      mean_predicted: mean,
+      observed_frequency: freq,
+    };
+  });
+  return { bins, calibration_error: total ? gap / total : null };
+}
+
+/** Realised figures of a set of joined matches. */
+export function performanceFigures(rows: readonly JoinedMatch[]): PerformanceFigures {
+  const probs = rows.map((r) => r.proba);
+  const y = rows.map((r) => r.label);
+  const rel = reliabilityTable(rows);
+  let correct = 0;
+  for (const r of rows) {
+    if (predictedClass(r.proba) === r.label) correct++;
+  }
+  const n = rows.length;
+  return {
+    n,
+    log_loss: n ? logLoss(probs, y) : null,
+    rps: n ? rps(probs, y) : null,
+    brier: n ? brier(probs, y) : null,
+    accuracy: n ? correct / n : null,
+    opening: compareLine(rows, 'opening'),
+    closing: compareLine(rows, 'closing'),
+    calibration_error: rel.calibration_error,
+    reliability: rel.bins,
+    first_kickoff: n ? rows[0].start_time_utc.toISOString() : null,
+    last_kickoff: n ? rows[n - 1].start_time_utc.toISOString() : null,
+  };
+}
+
+/** Monday 00:00 UTC of the week holding `d`. */
+function weekStart(d: Date): number {
+  const day = Math.floor(d.getTime() / DAY_MS);
+  // 1970-01-01 was a Thursday: day 0 → weekday 3 counting from Monday.
+  return (day - ((day + 3) % 7)) * DAY_MS;
+}
+
+/** Model and both lines per calendar week (rows sorted by kick-off). */
+export function weeklySeries(rows: readonly JoinedMatch[]): PeriodPoint[] {
+  const groups = new Map<number, JoinedMatch[]>();
+  for (const r of rows) {
+    const w = weekStart(r.start_time_utc);
+    const g = groups.get(w);
+    if (g) g.push(r);
+    else groups.set(w, [r]);
+  }
+  return [...groups.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([w, g]) => {
+      const open = compareLine(g, 'opening');
+      const close = compareLine(g, 'closing');
+      return {
+        period_start: new Date(w).toISOString(),
+        n: g.length,
+        log_loss: logLoss(
+          g.map((r) => r.proba),
+          g.map((r) => r.label),
+        ),
+        n_opening: open.n,
+        opening_log_loss: open.line_log_loss,
+        model_on_opening_log_loss: open.model_log_loss,
+        n_closing: close.n,
+        closing_log_loss: close.line_log_loss,
+        model_on_closing_log_loss: close.model_log_loss,
+      };
+    });
+}
+
+/**
+ * The all-regions group first, then one group per region (by name): each with its figures over the
+ * window (applied per group: a region's last N matches) and its weekly series over all of `rows`.
+ */
+export function performanceGroups(
+  rows: readonly JoinedMatch[],
+  window: PerformanceWindow,
+  asOf: Date,
+): PerformanceGroup[] {
+  const regions = new Map<number, JoinedMatch[]>();
+  for (const r of rows) {
+    const g = regions.get(r.region_id);
+    if (g) g.push(r);
+    else regions.set(r.region_id, [r]);
+  }
+  const group = (regionId: number | null, name: string, all: readonly JoinedMatch[]): PerformanceGroup => ({
+    region_id: regionId,
+    region_name: name,
+    ...performanceFigures(applyWindow(all, window, asOf)),
+    series: weeklySeries(all),
+  });
+  return [
+    group(null, 'all', rows),
+    ...[...regions.entries()]
+      .map(([id, g]) => group(id, g[0].region_name, g))
+      .sort((a, b) => a.region_name.localeCompare(b.region_name)),
+  ];
+}

@@ -1,0 +1,123 @@
+import type { Match, OddsRecord } from '../../domain/index.js';
+import type { ValueRow } from '../drift.js';
+
+/** Limits of the data-quality checks; see docs/analytics.md. */
+export interface QualityLimits {
+  /** A decimal odd below this is impossible (a bet returning less than 1 % profit at best). Default `1.01`. */
+  minOdd: number;
+  /** Plausible range of the 1X2 overround `Σ 1/odd − 1`. Default `[0, 0.3]`. */
+  overround: readonly [number, number];
+  /** Newest finished match older than this many days before as-of = stale data. Default `21`. */
+  staleAfterDays: number;
+  /** A share of missing values above this in a column is a warning. Default `0.2`. */
+  maxMissingShare: number;
+  /** Goals outside 0 … this are out of range. Default `20`. */
+  maxGoals: number;
+  /** Examples listed per check. Default `20`. */
+  maxExamples: number;
+}
+
+export type CheckStatus = 'ok' | 'warn' | 'fail';
+
+export interface QualityCheck {
+  id: string;
+  title: string;
+  status: CheckStatus;
+  /** Offending items. */
+  count: number;
+  /** Items examined. */
+  total: number;
+  detail: string;
+  example_header: string[];
+  examples: string[][];
+  /** Example rows left out of `examples` (at most `maxExamples` are kept). */
+  omitted: number;
+}
+
+export interface MissingColumn {
+  source: string;
+  column: string;
+  missing: number;
+  total: number;
+  share: number;
+}
+
+export interface DataQualityReport {
+  generated_at: string;
+  as_of: string;
+  status: CheckStatus;
+  checks: QualityCheck[];
+  missing: MissingColumn[];
+  limits: QualityLimits;
+}
+
+export interface DataQualityInput {
+  asOf: Date;
+  matches: readonly Match[];
+  odds: readonly OddsRecord[];
+  /** Rows of the features parquet (match_id, start_time_utc, feature columns). */
+  featureRows: readonly ValueRow[];
+  featureNames: readonly string[];
+  /** Reference rows whose per-feature [min, max] define the in-range interval; default featureRows. */
+  referenceRows?: readonly ValueRow[];
+  /** Current-window rows checked against that interval; default featureRows. */
+  currentRows?: readonly ValueRow[];
+  /**
+   * Start of the current window: impossible odds of matches from here on fail the check, older ones
+   * (history that has already been trained on) only warn. Default: every match counts as current.
+   */
+  windowStart?: Date;
+  /** Rows of predictions.parquet, when present. */
+  predictionRows?: readonly ValueRow[];
+  limits?: Partial<QualityLimits>;
+  now?: Date;
+}
+
+/** A check's verdict, as it appears in the report (less its id and title). */
+export type CheckResult = Omit<QualityCheck, 'id' | 'title'>;
+
+/** What every check sees: the input, the resolved limits and the per-column missing-value table. */
+export interface QualityContext extends DataQualityInput {
+  limits: QualityLimits;
+  missing: readonly MissingColumn[];
+}
+
+/**
+ * One data-quality check. Add a check: one file in `quality-checks/` exporting one of these, and one
+ * line in `quality-checks/index.ts`; it appears in the JSON and HTML reports in list order.
+ */
+export interface QualityCheckDef {
+  /** Stable id in the report JSON. */
+  readonly id: string;
+  readonly title: string;
+  run(ctx: QualityContext): CheckResult;
+}
+
+export function isNum(v: unknown): v is number {
+  return typeof v === 'number' && Number.isFinite(v);
+}
+
+export function iso(d: Date): string {
+  return d.toISOString().replace('.000Z', 'Z');
+}
+
+/** A check that lists offending items: `failStatus` when any, examples cut to `max`. */
+export function listed(
+  count: number,
+  total: number,
+  detail: string,
+  header: string[],
+  examples: string[][],
+  max: number,
+  failStatus: CheckStatus = 'fail',
+): CheckResult {
+  return {
+    status: count > 0 ? failStatus : 'ok',
+    count,
+    total,
+    detail,
+    example_header: header,
+    examples: examples.slice(0, max),
+    omitted: Math.max(0, examples.length - max),
+  };
+}

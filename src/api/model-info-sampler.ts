@@ -1,0 +1,46 @@
+import type { AppContext } from './context.js';
+import { sampleRegisteredModel } from './routes/live.js';
+
+/** Options of {@link startModelInfoSampler}. */
+export interface ModelInfoSamplerOptions {
+  /** Period between samples, ms. Default `15000`. */
+  everyMs?: number;
+}
+
+/**
+ * Samples the `model_info` gauge from the registry and the workers' presence at start and then every
+ * `everyMs`, so that the gauge has a series before the first live call (spec §4.2): for champion and
+ * challenger, the version the alias points at, 1 when some worker reports it loaded, else 0. A
+ * registry or broker that cannot be read leaves the gauge as it is. Returns the stop function.
+ */
+export function startModelInfoSampler(ctx: AppContext, options: ModelInfoSamplerOptions = {}): () => void {
+  let stopped = false;
+  let running = false;
+  const sample = async (): Promise<void> => {
+    if (running || stopped) return;
+    running = true;
+    try {
+      const [aliases, workers] = await Promise.all([
+        ctx.registry.aliases(),
+        ctx.queue.workers().catch(() => []),
+      ]);
+      for (const stage of ['champion', 'challenger'] as const) {
+        const version = aliases[stage];
+        if (version === undefined) continue;
+        const loaded = workers.some((w) => w.models?.[stage]?.version === version);
+        sampleRegisteredModel({ model_name: ctx.registry.modelName, version, stage }, loaded);
+      }
+    } catch {
+      // registry unreachable: keep the last sample
+    } finally {
+      running = false;
+    }
+  };
+  void sample();
+  const timer = setInterval(() => void sample(), options.everyMs ?? 15_000);
+  timer.unref();
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+  };
+}

@@ -1,0 +1,69 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Bindings, ChildLoggerOptions } from 'pino';
+
+type LogArgs = Parameters<FastifyBaseLogger['info']>;
+
+/**
+ * `request.log` created on first use. Fastify builds a pino child (with the request id bound) for
+ * every request; with the access line written by the observability hook, most requests never log
+ * through it, so building it per request was pure cost (an object and a serialised binding per
+ * request). The first call builds the same child Fastify would have, and every line is the same.
+ */
+export class LazyRequestLogger implements FastifyBaseLogger {
+  private real: FastifyBaseLogger | undefined;
+
+  constructor(
+    private readonly parent: FastifyBaseLogger,
+    private readonly bindings: Bindings,
+    private readonly options: ChildLoggerOptions,
+  ) {}
+
+  /** The pino child, built now if it was not yet. */
+  get logger(): FastifyBaseLogger {
+    if (this.real === undefined) this.real = this.parent.child(this.bindings, this.options);
+    return this.real;
+  }
+
+  get level(): string {
+    return this.real?.level ?? this.options.level ?? this.parent.level;
+  }
+
+  set level(level: string) {
+    this.logger.level = level;
+  }
+
+  fatal(...args: LogArgs): void {
+    this.logger.fatal(...args);
+  }
+  error(...args: LogArgs): void {
+    this.logger.error(...args);
+  }
+  warn(...args: LogArgs): void {
+    this.logger.warn(...args);
+  }
+  info(...args: LogArgs): void {
+    this.logger.info(...args);
+  }
+  debug(...args: LogArgs): void {
+    this.logger.debug(...args);
+  }
+  trace(...args: LogArgs): void {
+    this.logger.trace(...args);
+  }
+  silent(...args: LogArgs): void {
+    this.logger.silent(...args);
+  }
+
+  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
+    return this.logger.child(bindings, options);
+  }
+}
+
+/** Fastify's `childLoggerFactory` option: {@link LazyRequestLogger} instead of an eager pino child. */
+export function lazyChildLogger(
+  logger: FastifyBaseLogger,
+  bindings: Bindings,
+  options: ChildLoggerOptions,
+): FastifyBaseLogger {
+  return new LazyRequestLogger(logger, bindings, options);
+}

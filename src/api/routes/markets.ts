@@ -1,0 +1,216 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import { predictionCacheKey } from '../../cache/index.js';
+import { isMatchcastError, KEYS, MatchcastError } from '../../domain/index.js';
+import { predictionDuration, predictionRequestsTotal } from '../../metrics.js';
+import type { PredictMarketsResult } from '../../queue/index.js';
+import { createRegistry } from '../../registry/index.js';
+import { readArtifact } from '../../runs/index.js';
+import {
+  EXAMPLE_LIVE_MARKETS,
+  EXAMPLE_MARKET_ROI,
+  EXAMPLE_MATCH_MARKETS,
+  errorResponses,
+  MarketRoiQuery,
+  MarketRoiRow,
+  MarketsQuery,
+  MatchIdParams,
+  MatchMarkets,
+  respond,
+} from '../../schemas/index.js';
+import { MarketsView, scoreMatrixRows } from '../../serving/index.js';
+import type { AppContext } from '../context.js';
+import { AliasCache, waitCounted } from './live.js';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const FILE = `${KEYS.markets.bucket}/${KEYS.markets.key}`;
+
+/**
+ * `GET /predict/markets/{match_id}` (issue 16): the goals model's expected goals and every market of the
+ * match, precomputed by `pipeline run` (goals stage) and served from memory like `/predict/precomputed/`.
+ */
+export async function marketsRoutes(root: FastifyInstance, ctx: AppContext): Promise<void> {
+  const view = new MarketsView(ctx.store, ctx.config.viewRefreshMs, ctx.log);
+  await view.start();
+  root.addHook('onClose', () => view.close());
+  const app = root.withTypeProvider<TypeBoxTypeProvider>();
+  const live = liveMarkets(ctx);
+
+  app.get(
+    '/predict/markets/:match_id',
+    {
+      schema: {
+        tags: ['predict'],
+        summary:
+          'Goals markets of one match: expected goals, 1X2, over/under, BTTS, DNB, Asian lines, top scores',
+        description:
+          "A map lookup in the loaded markets file (`predictions/markets.parquet` of the published run); every figure comes from one Dixon–Coles score matrix, so over + under = 1 and the matrix reproduces its 1X2. `?matrix=true` adds the 11 × 11 score matrix. The body without the matrix is pre-serialised once per file load.\n\n`?live=true` computes the same body now through the `ml` queue (task `predict_markets`, ≤ PREDICT_TIMEOUT_MS): the worker holds the goals champion (`<MODEL_NAME>-goals`, alias `champion`) and builds the match's goal inputs point-in-time (its own prices only as observed by `prediction_time`); a match that kicked off before the champion's training cut-off gets the served run's walk-forward row or 409. Cached as `predict:{match_id}:{goals_run_id}:goals:{features_run_id}`; the answer adds `cached`, `prediction_source`, `model_version`, `prediction_time`.",
+        params: MatchIdParams,
+        querystring: MarketsQuery,
+        response: {
+          200: respond(MatchMarkets, 'The goals markets of the match', [
+            EXAMPLE_MATCH_MARKETS,
+            { ...EXAMPLE_MATCH_MARKETS, score_matrix: [[0.0744, 0.0804], [0.1131]] },
+            EXAMPLE_LIVE_MARKETS,
+          ]),
+          ...errorResponses(
+            'MC_ERR_MATCH_NOT_FOUND',
+            'MC_ERR_PREDICTIONS_UNAVAILABLE',
+            'MC_ERR_GOALS_MODEL_UNAVAILABLE',
+            'MC_ERR_NOT_OUT_OF_SAMPLE',
+            'MC_ERR_TASK_FAILED',
+            'MC_ERR_BROKER_UNAVAILABLE',
+            'MC_ERR_QUEUE_FULL',
+            'MC_ERR_FEATURES_MISMATCH',
+            'MC_ERR_STORE_UNAVAILABLE',
+            'MC_ERR_TASK_TIMEOUT',
+            'MC_ERR_TASK_EXPIRED',
+          ),
+        },
+      },
+    },
+    (request, reply) => {
+      const id = request.params.match_id;
+      // Live: a promise Fastify serialises; the precomputed path below stays synchronous.
+      if (request.query.live === true) {
+        const matrix = request.query.matrix === true;
+        return live(id).then((body) => (matrix ? { ...body, score_matrix: scoreMatrixRows(body) } : body));
+      }
+      if (!view.loaded()) {
+        const s = view.status();
+        throw new MatchcastError(
+          'MC_ERR_PREDICTIONS_UNAVAILABLE',
+          s.state === 'missing'
+            ? `The markets file ${FILE} does not exist yet; run \`npx matchcast pipeline run\` to produce it.`
+            : `The markets file ${FILE} is not loaded yet${s.lastError ? `: ${s.lastError}` : '; retry shortly'}.`,
+        );
+      }
+      if (request.query.matrix === true) {
+        const markets = view.markets(id);
+        if (!markets) throw notFound(id);
+        reply.send({ ...markets, score_matrix: scoreMatrixRows(markets) });
+        return;
+      }
+      const json = view.json(id);
+      if (json === undefined) throw notFound(id);
+      sendBytes(reply, json);
+    },
+  );
+
+  // Re-read at most every roiRecheckMs, like the 1X2 ROI route (spec §4.6).
+  let roi: { at: number; rows: MarketRoiRow[] } | null = null;
+  app.get(
+    '/predict/region-roi/markets/',
+    {
+      schema: {
+        tags: ['predict'],
+        summary: 'Flat-stake ROI per region of the goals markets (O/U 2.5, BTTS), out-of-sample',
+        description:
+          "Rows of `reports/roi_by_region_markets.csv`: the goals model's walk-forward rows bet with the 1X2 simulation's edge rule (EDGE_THRESHOLD) at closing prices, and its baselines. The spec's `/predict/region-roi/` is unchanged. `[]` before the first run.",
+        querystring: MarketRoiQuery,
+        response: {
+          200: respond(Type.Array(MarketRoiRow), 'ROI rows of one market and strategy', [EXAMPLE_MARKET_ROI]),
+        },
+      },
+    },
+    async (request) => {
+      const now = Date.now();
+      if (!roi || now - roi.at >= ctx.config.roiRecheckMs) {
+        const obj = await readArtifact(ctx.store, 'roiByRegionMarkets');
+        roi = { at: now, rows: obj ? parseMarketRoiCsv(obj.body.toString('utf8')) : [] };
+      }
+      const market = request.query.market ?? 'ou25';
+      const strategy = request.query.strategy ?? 'model';
+      return roi.rows.filter((r) => r.market === market && r.strategy === strategy);
+    },
+  );
+}
+
+/**
+ * The live goals markets (issue 16): like the live 1X2 route, a cache hit dispatches nothing; otherwise
+ * one `predict_markets` task on the `ml` queue. The goals alias is resolved here so that an absent
+ * goals model is answered at once (MC_ERR_GOALS_MODEL_UNAVAILABLE) and the cache key carries its run.
+ */
+function liveMarkets(ctx: AppContext): (matchId: number) => Promise<MatchMarkets> {
+  // Built on first use: the precomputed route alone needs no registry, queue or cache.
+  let aliases: AliasCache | null = null;
+  return async (matchId) => {
+    const started = performance.now();
+    aliases ??= new AliasCache(
+      // The goals stage registers under this name (pipeline/stage-goals.ts goalsModelName).
+      createRegistry(ctx.store, { modelName: `${ctx.config.modelName}-goals` }),
+      ctx.config.aliasRefreshMs,
+    );
+    const { version } = await aliases.resolve('champion').catch((err: unknown) => {
+      if (isMatchcastError(err, 'MC_ERR_BAD_STAGE')) {
+        throw new MatchcastError(
+          'MC_ERR_GOALS_MODEL_UNAVAILABLE',
+          `No goals model is registered (${ctx.config.modelName}-goals has no champion); run \`npx matchcast pipeline run\``,
+        );
+      }
+      throw err;
+    });
+    const featuresRunId = ctx.views.servedRun?.()?.run_id ?? null;
+    const key = predictionCacheKey(matchId, version.run_id, { stage: 'goals', featuresRunId });
+    const hit = await ctx.cache.get<MatchMarkets>(key);
+    if (hit) {
+      predictionDuration.observe((performance.now() - started) / 1000);
+      return { ...hit, cached: true };
+    }
+    const taskId = await ctx.queue.submit(
+      'predict_markets',
+      { match_id: matchId, run_id: version.run_id },
+      { expiresAt: Date.now() + ctx.config.predictTimeoutMs },
+    );
+    predictionRequestsTotal.labels('sync').inc();
+    const result = await waitCounted<PredictMarketsResult>(ctx, taskId);
+    const body = {
+      ...(result.markets as unknown as MatchMarkets),
+      prediction_source: result.prediction_source,
+      model_version: result.model_version,
+      prediction_time: result.prediction_time,
+    };
+    // Cached only when the answer is exactly what the key says (this goals run, these features).
+    if (result.goals_run_id === version.run_id && result.features_run_id === featuresRunId) {
+      ctx.cache.set(key, body, ctx.config.predictionCacheTtl).catch(() => {});
+    }
+    predictionDuration.observe((performance.now() - started) / 1000);
+    return { ...body, cached: false };
+  };
+}
+
+/** Sends JSON bytes serialised ahead of time (the route's schema describes them, no serializer runs). */
+function sendBytes(reply: FastifyReply, json: Buffer): void {
+  reply.header('content-type', JSON_TYPE).send(json);
+}
+
+/** Parses `reports/roi_by_region_markets.csv` (written by analytics' goals simulation). */
+export function parseMarketRoiCsv(text: string): MarketRoiRow[] {
+  const [header, ...lines] = text.trim().split('\n');
+  const cols = header.split(',');
+  const num = (v: string | undefined) => (v === undefined || v === '' ? null : Number(v));
+  return lines
+    .filter((l) => l.length > 0)
+    .map((line) => {
+      // Region names with commas are quoted; split on commas outside quotes.
+      const cells = line
+        .match(/("([^"]|"")*"|[^,]*)(,|$)/g)!
+        .map((c) => c.replace(/,$/, '').replace(/^"|"$/g, '').replace(/""/g, '"'));
+      const v = (k: string) => cells[cols.indexOf(k)];
+      return {
+        market: v('market'),
+        strategy: v('strategy'),
+        region_name: v('region_name'),
+        roi_pct: num(v('roi_pct')),
+        n_bets: Number(v('n_bets')),
+        hit_rate: num(v('hit_rate')),
+        profit: num(v('profit')),
+        region_id: num(v('region_id')),
+      };
+    });
+}
+
+function notFound(id: number): MatchcastError {
+  return new MatchcastError('MC_ERR_MATCH_NOT_FOUND', `Match ${id} is not in the current markets file`);
+}

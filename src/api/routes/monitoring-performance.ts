@@ -1,0 +1,172 @@
+import type { FastifyInstance } from 'fastify';
+import {
+  performanceGeneratedAt,
+  realisedBrier,
+  realisedCalibrationError,
+  realisedEdgeLogLoss,
+  realisedLineLogLoss,
+  realisedLogLoss,
+  realisedMatches,
+  realisedRps,
+  registerScrapeRefresher,
+  resultsLastNewAt,
+} from '../../metrics.js';
+import { readComparison } from '../../registry/index.js';
+import { readArtifact } from '../../runs/index.js';
+import {
+  EXAMPLE_PERFORMANCE,
+  EXAMPLE_PROMOTION,
+  PerformanceSummary,
+  PromotionStatus,
+} from '../../schemas/performance.js';
+import type { AppContext } from '../context.js';
+
+type Summary = PerformanceSummary;
+
+function empty(ctx: AppContext): Summary {
+  return {
+    available: false,
+    kind: 'served',
+    generated_at: null,
+    as_of: null,
+    window: { matches: ctx.config.performanceWindowMatches, days: ctx.config.performanceWindowDays },
+    demargin: 'power',
+    n_served_finished: 0,
+    n_unserved_finished: 0,
+    groups: [],
+    backtest: null,
+    results: null,
+    report_filename: null,
+  };
+}
+
+/** The gauges mirror the summary exactly: a region or line without figures has no series at all. */
+export function setPerformanceGauges(s: Summary): void {
+  for (const g of [
+    realisedMatches,
+    realisedLogLoss,
+    realisedRps,
+    realisedBrier,
+    realisedLineLogLoss,
+    realisedEdgeLogLoss,
+    realisedCalibrationError,
+    performanceGeneratedAt,
+    resultsLastNewAt,
+  ]) {
+    g.reset();
+  }
+  if (!s.available) {
+    performanceGeneratedAt.set(Number.NaN);
+    resultsLastNewAt.set(Number.NaN);
+    return;
+  }
+  const set = (g: typeof realisedLogLoss, labels: Record<string, string>, v: number | null) => {
+    if (v !== null && Number.isFinite(v)) g.set(labels, v);
+  };
+  for (const grp of s.groups) {
+    const region = grp.region_name;
+    realisedMatches.set({ region }, grp.n);
+    set(realisedLogLoss, { region }, grp.log_loss);
+    set(realisedRps, { region }, grp.rps);
+    set(realisedBrier, { region }, grp.brier);
+    set(realisedCalibrationError, { region }, grp.calibration_error);
+    for (const line of ['opening', 'closing'] as const) {
+      set(realisedLineLogLoss, { region, line }, grp[line].line_log_loss);
+      set(realisedEdgeLogLoss, { region, line }, grp[line].edge_log_loss);
+    }
+  }
+  const ts = (iso: string | null | undefined) => (iso ? Date.parse(iso) / 1000 : Number.NaN);
+  performanceGeneratedAt.set(ts(s.generated_at));
+  resultsLastNewAt.set(ts(s.results?.last_new_result_at));
+}
+
+/**
+ * `GET /monitoring/performance`: realised performance of the predictions served before kick-off,
+ * beside the opening and closing lines (docs/monitoring.md). Open like the other monitoring routes;
+ * `MONITORING_REQUIRE_KEY=true` closes it (auth plugin, by prefix). The matchcast_realised_* gauges
+ * are refreshed from the same file on every call and on scrape.
+ */
+export async function monitoringPerformanceRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  let cached: { at: number; summary: Summary } | null = null;
+  let inflight: Promise<Summary> | null = null;
+  const load = async (): Promise<Summary> => {
+    const obj = await readArtifact(ctx.store, 'performanceLatest'); // the published run's
+    let summary = empty(ctx);
+    if (obj) {
+      try {
+        const parsed = JSON.parse(obj.body.toString('utf8')) as Omit<Summary, 'available'>;
+        if (parsed && typeof parsed === 'object' && Array.isArray(parsed.groups)) {
+          summary = { ...parsed, available: true };
+        }
+      } catch (err) {
+        ctx.log.warn({ err: (err as Error).message }, 'performance_latest.json is not valid JSON');
+      }
+    }
+    setPerformanceGauges(summary);
+    cached = { at: Date.now(), summary };
+    return summary;
+  };
+  // One store read per refresh interval however often Prometheus scrapes; the route always reads.
+  const loadShared = (): Promise<Summary> => {
+    inflight ??= load().finally(() => {
+      inflight = null;
+    });
+    return inflight;
+  };
+  registerScrapeRefresher('performance', async () => {
+    if (cached && Date.now() - cached.at < ctx.config.viewRefreshMs) return;
+    await loadShared();
+  });
+
+  app.get(
+    '/monitoring/performance',
+    {
+      schema: {
+        tags: ['monitoring'],
+        summary:
+          'Realised log loss, RPS, Brier and calibration of the predictions served before kick-off, per region, beside the opening and closing lines',
+        response: {
+          200: {
+            ...PerformanceSummary,
+            description:
+              'The latest realised-performance figures (`available: false` before the performance stage has run)',
+            examples: [EXAMPLE_PERFORMANCE],
+          },
+        },
+      },
+    },
+    async () => loadShared(),
+  );
+
+  app.get(
+    '/monitoring/promotion',
+    {
+      schema: {
+        tags: ['monitoring'],
+        summary:
+          "The promotion guard's comparison for the newest model version: champion, opening and closing lines on the same validation matches",
+        response: {
+          200: {
+            ...PromotionStatus,
+            description:
+              'The newest judged version and the aliases (`available: false` before any promote stage)',
+            examples: [EXAMPLE_PROMOTION],
+          },
+        },
+      },
+    },
+    async (): Promise<PromotionStatus> => {
+      const aliases = (await ctx.registry.aliases()) as Record<string, string>;
+      // The newest version the guard judged (a first start's challenger, say, never went through it).
+      const versions = (await ctx.registry.listVersions())
+        .map((v) => v.version)
+        .sort((a, b) => Number(b) - Number(a))
+        .slice(0, 10);
+      for (const v of versions) {
+        const comparison = await readComparison(ctx.store, ctx.registry.modelName, v);
+        if (comparison) return { available: true, aliases, comparison };
+      }
+      return { available: false, aliases, comparison: null };
+    },
+  );
+}

@@ -1,0 +1,105 @@
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config.js';
+import { MatchcastError } from '../domain/index.js';
+import { readLiveServer } from './server-file.js';
+
+/** `<DATA_DIR>/dataset.json`: which data `matchcast start` loaded into this folder on its first start. */
+export const DATASET_FILE = 'dataset.json';
+
+/** What the first start loaded. */
+export interface DatasetRecord {
+  /** Absolute path of the CSV file or folder, or `synthetic`. */
+  source: string;
+  loaded_at: string;
+}
+
+export function readDatasetRecord(dataDir: string): DatasetRecord | null {
+  try {
+    const r = JSON.parse(readFileSync(path.join(dataDir, DATASET_FILE), 'utf8')) as DatasetRecord;
+    return typeof r.source === 'string' ? r : null;
+  } catch {
+    return null;
+  }
+}
+
+export function writeDatasetRecord(dataDir: string, source: string): void {
+  const record: DatasetRecord = { source, loaded_at: new Date().toISOString() };
+  writeFileSync(path.join(dataDir, DATASET_FILE), `${JSON.stringify(record, null, 2)}\n`);
+}
+
+/** The recorded name of a `--data` argument (absolute), or `synthetic` without one. */
+export function datasetSource(data: string | undefined): string {
+  return data === undefined ? 'synthetic' : path.resolve(data);
+}
+
+/**
+ * Refuses `start --data X` on a DATA_DIR that already holds other data (it used to be silently
+ * ignored): the message names what is there and the two documented ways to switch.
+ */
+export function checkDataset(config: Config, data: string | undefined, matchCount: number): void {
+  if (data === undefined || matchCount === 0) return;
+  const wanted = datasetSource(data);
+  const record = readDatasetRecord(config.dataDir);
+  if (record?.source === wanted) return;
+  const held = record
+    ? record.source === 'synthetic'
+      ? 'the synthetic league'
+      : record.source
+    : `${matchCount} matches loaded earlier (source not recorded)`;
+  throw new MatchcastError(
+    'MC_ERR_DATASET_MISMATCH',
+    `${config.dataDir} already holds ${held}; --data ${data} was not loaded. To switch, either start ` +
+      `afresh in this folder with \`matchcast start --data ${data} --reset\` (deletes its database, ` +
+      `objects and models), or keep both with a folder per data set: ` +
+      `\`DATA_DIR=${path.join(path.dirname(config.dataDir), `${path.basename(config.dataDir)}-${path.basename(wanted)}`)} matchcast start --data ${data}\`.`,
+  );
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * `start --reset`: deletes the embedded state of DATA_DIR (database, object store, dataset record,
+ * replay state); the API key and URL-signing secret stay. Refused with PostgreSQL or S3 (their data is
+ * not this folder's to delete) and while a server runs on the folder.
+ */
+export function resetEmbeddedState(config: Config): string[] {
+  if (config.databaseUrl !== undefined || config.s3Endpoint !== undefined) {
+    throw new MatchcastError(
+      'MC_ERR_CONFIG',
+      '--reset only clears embedded state (PGlite and the folder store); DATABASE_URL or S3_ENDPOINT is set',
+    );
+  }
+  const server = readLiveServer(config.dataDir);
+  if (server) {
+    throw new MatchcastError(
+      'MC_ERR_CONFLICT',
+      `a server (pid ${server.pid}) is running on ${config.dataDir}; stop it before --reset`,
+    );
+  }
+  const lock = path.join(config.dataDir, 'db.lock');
+  const holder = existsSync(lock) ? Number(readFileSync(lock, 'utf8').trim()) : 0;
+  if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) {
+    throw new MatchcastError(
+      'MC_ERR_CONFLICT',
+      `process ${holder} has the embedded database of ${config.dataDir} open; stop it before --reset`,
+    );
+  }
+  const removed: string[] = [];
+  // first-start.json: the marker of a finished first start (src/pipeline/bootstrap.ts).
+  for (const name of ['db', 'db.lock', 'objects', DATASET_FILE, 'replay', 'first-start.json']) {
+    const p = path.join(config.dataDir, name);
+    if (existsSync(p)) {
+      rmSync(p, { recursive: true, force: true });
+      removed.push(p);
+    }
+  }
+  return removed;
+}

@@ -1,0 +1,201 @@
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Config } from '../config.js';
+import { isMatchcastError, MatchcastError, replayClock } from '../domain/index.js';
+import { ingestPath, listCsvFiles } from '../ingest/index.js';
+import type { Logger } from '../logger.js';
+import {
+  bootstrapFirstRun,
+  type PipelineDeps,
+  type RepredictCache,
+  repredictMatches,
+} from '../pipeline/index.js';
+import { type FeedDelta, ReplayFeed } from '../replay/index.js';
+import { openRuntime, type RuntimeContext } from '../runtime.js';
+import { serveEmbedded } from './serve-embedded.js';
+import type { ServerJobs } from './server-jobs.js';
+import { UsageError } from './usage-error.js';
+
+/** The schedule of the full pipeline during a replay when PIPELINE_SCHEDULE is unset: daily, on the replay clock. */
+export const REPLAY_DEFAULT_SCHEDULE = '30 4 * * *';
+
+/** Options of {@link replayCommand} (the raw `start` arguments). */
+export interface ReplayArgs {
+  data: string | undefined;
+  asOf: string | undefined;
+  speed: string | undefined;
+  /** Wall-clock interval between feed ticks, ms. Default `1000`. */
+  tickMs?: number;
+  /** Resolves when the server should stop (tests). Default SIGTERM/SIGINT. */
+  until?: Promise<unknown>;
+  /** Called once serving, with the replay's state (tests). */
+  onServing?: (state: ReplayState) => void;
+}
+
+/** What a running replay exposes to tests. */
+export interface ReplayState {
+  ctx: RuntimeContext;
+  jobs: ServerJobs;
+  feed: ReplayFeed;
+  /** Feed ticks applied so far (after the first load). */
+  ticks: () => number;
+}
+
+function parseInstant(raw: string): Date {
+  const iso = /^\d{4}-\d\d-\d\d$/.test(raw)
+    ? `${raw}T00:00:00Z`
+    : /[zZ]|[+-]\d\d:?\d\d$/.test(raw)
+      ? raw
+      : `${raw}Z`;
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) throw new UsageError(`--as-of: not an ISO date: ${raw}`);
+  return d;
+}
+
+/** Writes a delta as CSV files of a fresh folder and ingests them as of `now`. */
+async function applyDelta(ctx: RuntimeContext, dir: string, seq: number, delta: FeedDelta, now: Date) {
+  const folder = path.join(dir, String(seq).padStart(6, '0'));
+  await mkdir(folder, { recursive: true });
+  await Promise.all(
+    delta.files.map((text, i) => writeFile(path.join(folder, `${String(i).padStart(4, '0')}.csv`), text)),
+  );
+  const report = await ingestPath(folder, { db: ctx.db, store: ctx.store, log: ctx.log }, { now });
+  // The feed files are only a hand-over to ingest; the database and the odds files keep what they held.
+  await rm(folder, { recursive: true, force: true });
+  return report;
+}
+
+/**
+ * `matchcast start --data <csv folder> --as-of <date> [--speed N]`: the service as if "now" were
+ * `date`. The replay's state lives in `<DATA_DIR>/replay` (recreated at each replay start); the data
+ * is released by a {@link ReplayFeed} as the clock passes it and read by the ordinary ingest, the
+ * full pipeline runs on PIPELINE_SCHEDULE (default daily at 04:30 on the replay clock) and every run
+ * goes through the gated publish; the server serves each published run at once.
+ */
+export async function replayCommand(config: Config, log: Logger, args: ReplayArgs): Promise<number> {
+  let files: string[];
+  // Bad options are usage errors (one line, the usage, exit 2); the rest below is coded.
+  if (args.data === undefined) throw new UsageError('--as-of needs --data <csv folder>');
+  if (args.asOf === undefined) throw new UsageError('--speed goes with --as-of <date>');
+  const asOf = parseInstant(args.asOf);
+  const speed = args.speed === undefined ? 1 : Number(args.speed);
+  if (!Number.isFinite(speed) || speed < 0)
+    throw new UsageError(`--speed expects a number ≥ 0, got "${args.speed}"`);
+  try {
+    if (config.databaseUrl !== undefined || config.s3Endpoint !== undefined)
+      throw new MatchcastError(
+        'MC_ERR_CONFIG',
+        'a replay runs on the embedded stack: unset DATABASE_URL and S3_ENDPOINT',
+      );
+    files = await listCsvFiles(args.data);
+  } catch (err) {
+    if (isMatchcastError(err)) {
+      process.stderr.write(`matchcast start: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  const feed = await ReplayFeed.load(files);
+  const stateDir = path.join(config.dataDir, 'replay');
+  await rm(stateDir, { recursive: true, force: true });
+  const feedDir = path.join(stateDir, 'feed');
+  await mkdir(feedDir, { recursive: true });
+  const replayConfig: Config = {
+    ...config,
+    dataDir: stateDir,
+    pipelineSchedule: config.pipelineSchedule ?? REPLAY_DEFAULT_SCHEDULE,
+    pipelineSource: undefined,
+  };
+  const ctx = await openRuntime(replayConfig, log, { role: 'embedded' });
+  let seq = 0;
+  const first = feed.advance(asOf);
+  if (first) {
+    const report = await applyDelta(ctx, feedDir, seq++, first, asOf);
+    log.info(
+      { as_of: asOf.toISOString(), rows: first.rows, inserted: report.inserted },
+      'replay: data up to as-of loaded',
+    );
+  }
+  log.info('replay: running the pipeline as of the replay start');
+  await bootstrapFirstRun(
+    { config: replayConfig, db: ctx.db, store: ctx.store, registry: ctx.registry, log },
+    asOf,
+  );
+  await ctx.startEmbeddedWorker?.();
+
+  const clock = replayClock({ start: asOf, speed });
+  const deps: PipelineDeps = {
+    config: replayConfig,
+    db: ctx.db,
+    store: ctx.store,
+    registry: ctx.registry,
+    log,
+  };
+  const cache: RepredictCache = {};
+  let ticks = 0;
+  const background = (jobs: ServerJobs) => {
+    let pending = false;
+    const timer = setInterval(() => {
+      if (pending) return;
+      pending = true;
+      jobs
+        .exclusive('replay-tick', async () => {
+          const now = clock.now();
+          const delta = feed.advance(now);
+          if (!delta) return;
+          const report = await applyDelta(ctx, feedDir, seq++, delta, now);
+          ticks++;
+          // New odds or results: re-predict just those matches and publish (not a full rebuild).
+          const ids = await ctx.db.query<{ id: number }>(
+            'SELECT id FROM matches WHERE start_time_utc = ANY($1::timestamptz[])',
+            [delta.kickoffs.map((t) => new Date(t).toISOString())],
+          );
+          const re = await repredictMatches(
+            deps,
+            ids.map((r) => Number(r.id)),
+            { asOf: now, cache, actor: 'replay' },
+          );
+          if (re.published) await ctx.views.refresh();
+          log.info(
+            {
+              now: now.toISOString(),
+              fixtures: delta.fixtures,
+              openings: delta.openings,
+              closings: delta.closings,
+              results: delta.results,
+              inserted: report.inserted,
+              updated: report.updated,
+              repredicted: re.repredicted,
+              results_updated: re.updated,
+              run_id: re.run_id,
+              repredict_ms: re.ms,
+            },
+            'replay: released',
+          );
+        })
+        .catch((err: unknown) => log.error({ err }, 'replay tick failed'))
+        .finally(() => {
+          pending = false;
+        });
+    }, args.tickMs ?? 1000);
+    timer.unref();
+    args.onServing?.({ ctx, jobs, feed, ticks: () => ticks });
+    return () => clearInterval(timer);
+  };
+  return serveEmbedded(ctx, {
+    clock,
+    recordDir: config.dataDir,
+    replay: { as_of: asOf.toISOString(), speed },
+    background,
+    until: args.until,
+    banner: (url) =>
+      [
+        '',
+        `  matchcast replay from ${asOf.toISOString()} at ${speed}× — running at ${url}`,
+        `  UI:   ${url}/ui/      docs: ${url}/docs`,
+        `  API key (X-API-Key): ${config.apiKey}`,
+        `  clock: curl ${url}/healthcheck/   fixtures: curl ${url}/livescores/`,
+        '',
+      ].join('\n'),
+  });
+}

@@ -1,0 +1,229 @@
+import { parseArgs } from 'node:util';
+import { recordServedFromPublished } from '../analytics/index.js';
+import { type Config, loadEnv, parseConfig } from '../config.js';
+import { isMatchcastError, MatchcastError } from '../domain/index.js';
+import { evaluateGates } from '../pipeline/index.js';
+import { createRegistry } from '../registry/index.js';
+import {
+  type GateResult,
+  listRuns,
+  pruneRuns,
+  type RunRecord,
+  RunWriter,
+  readPublished,
+  readRunHistory,
+  readRunRecord,
+  rollbackRun,
+} from '../runs/index.js';
+import { createObjectStore, type ObjectStore } from '../storage/index.js';
+import { defaultActor, formatTable } from './registry.js';
+
+const USAGE = `Usage: matchcast runs <command> [--json]
+
+  list                   every pipeline run: status, kind, as-of, gates, which one is published
+  show <run_id>          one run: stages, gates and their figures, artifacts, publications
+  publish <run_id>       gate and publish a draft (stand-alone stages) or rejected run
+  rollback <run_id>      serve an earlier complete run again (one compare-and-swap)
+  history                the append-only log of publications and rollbacks
+  prune                  apply retention now (RUNS_KEEP)
+
+Options:
+  --json             machine-readable output
+  --force            publish/rollback although a gate failed or the champion's feature
+                     fingerprint differs (recorded in the run and the history)
+  --actor <name>     who is acting (default: $USER)
+  --reason <text>    recorded in the history with the move
+
+Exit codes: 0 ok, 1 failure, 2 usage error, 3 a gate failed (nothing published).`;
+
+/** Test seams of {@link runsCommand}. */
+export interface RunsCommandIo {
+  out?: (text: string) => void;
+  err?: (text: string) => void;
+  config?: Config;
+  store?: ObjectStore;
+}
+
+function gatesText(gates: readonly GateResult[]): string {
+  if (gates.length === 0) return '  (no gates evaluated)\n';
+  return gates.map((g) => `  ${g.passed ? 'pass' : 'FAIL'}  ${g.name}: ${g.message}\n`).join('');
+}
+
+function runDetail(r: RunRecord, publishedId: string | null): string {
+  const lines = [
+    `run ${r.run_id}${r.run_id === publishedId ? '  (PUBLISHED)' : ''}`,
+    `status: ${r.status}${r.forced ? ' (forced past failed gates)' : ''}   kind: ${r.kind}   actor: ${r.actor}`,
+    `created: ${r.created_at}   finished: ${r.finished_at ?? '-'}   as-of: ${r.as_of ?? '-'}`,
+    `parent: ${r.parent_run_id ?? '-'}   features fingerprint: ${r.features_fingerprint ?? '-'}`,
+    `published at: ${r.published_at.length ? r.published_at.join(', ') : '-'}`,
+  ];
+  if (r.error) lines.push(`error: [${r.error.code}] ${r.error.message}`);
+  lines.push('stages:');
+  for (const [name, st] of Object.entries(r.stages))
+    lines.push(`  ${name}: ${st.seconds ?? '-'} s ${JSON.stringify(st.figures)}`);
+  lines.push('gates:');
+  let text = `${lines.join('\n')}\n${gatesText(r.gates)}artifacts:\n`;
+  for (const [name, a] of Object.entries(r.artifacts)) {
+    if (a)
+      text += `  ${name}: ${a.bucket}/${a.key} (${a.size} B${a.run_id === r.run_id ? '' : `, inherited from ${a.run_id}`})\n`;
+  }
+  return text;
+}
+
+/** `matchcast runs …` — exit code 0 ok, 1 failure, 2 usage error, 3 a gate failed. */
+export async function runsCommand(argv: string[], io: RunsCommandIo = {}): Promise<number> {
+  const out = io.out ?? ((t: string) => void process.stdout.write(t));
+  const err = io.err ?? ((t: string) => void process.stderr.write(t));
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        json: { type: 'boolean', default: false },
+        force: { type: 'boolean', default: false },
+        actor: { type: 'string' },
+        reason: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (e) {
+    err(`${(e as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  const v = parsed.values as {
+    json: boolean;
+    force: boolean;
+    actor?: string;
+    reason?: string;
+    help: boolean;
+  };
+  const [cmd, id, ...extra] = parsed.positionals;
+  if (v.help || !cmd) {
+    (v.help ? out : err)(`${USAGE}\n`);
+    return v.help ? 0 : 2;
+  }
+  const needsId = ['show', 'publish', 'rollback'].includes(cmd);
+  if (
+    !['list', 'show', 'publish', 'rollback', 'history', 'prune'].includes(cmd) ||
+    (needsId && !id) ||
+    extra.length > 0 ||
+    (!needsId && id)
+  ) {
+    err(`matchcast runs: bad command line "${parsed.positionals.join(' ')}"\n\n${USAGE}\n`);
+    return 2;
+  }
+  const config = io.config ?? parseConfig(loadEnv());
+  const store = io.store ?? createObjectStore(config);
+  const actor = v.actor ?? defaultActor();
+  const emit = (value: unknown, text: string) => out(v.json ? `${JSON.stringify(value, null, 2)}\n` : text);
+  try {
+    const published = await readPublished(store);
+    switch (cmd) {
+      case 'list': {
+        const runs = await listRuns(store);
+        emit(
+          { published: published?.run_id ?? null, runs },
+          runs.length
+            ? formatTable(
+                ['run_id', 'status', 'kind', 'as_of', 'gates', 'published'],
+                runs.map((r) => [
+                  r.run_id,
+                  r.status + (r.forced ? '*' : ''),
+                  r.kind,
+                  r.as_of ?? '-',
+                  r.gates.length ? `${r.gates.filter((g) => g.passed).length}/${r.gates.length}` : '-',
+                  r.run_id === published?.run_id ? 'SERVED' : r.published_at.length ? 'before' : '',
+                ]),
+              )
+            : 'no pipeline runs yet\n',
+        );
+        return 0;
+      }
+      case 'show': {
+        const r = await readRunRecord(store, id!);
+        if (!r) throw new MatchcastError('MC_ERR_NOT_FOUND', `run ${id} does not exist`);
+        emit({ ...r, published: r.run_id === published?.run_id }, runDetail(r, published?.run_id ?? null));
+        return 0;
+      }
+      case 'history': {
+        const events = await readRunHistory(store);
+        emit(
+          events,
+          events.length
+            ? formatTable(
+                ['seq', 'at', 'action', 'from', 'to', 'actor', 'forced', 'reason'],
+                events.map((e) => [
+                  String(e.seq),
+                  e.at,
+                  e.action,
+                  e.from_run ?? '-',
+                  e.to_run,
+                  e.actor,
+                  e.forced ? 'yes' : '',
+                  e.reason ?? '',
+                ]),
+              )
+            : 'no publications yet\n',
+        );
+        return 0;
+      }
+      case 'prune': {
+        const removed = await pruneRuns(store, config.runsKeep);
+        emit({ removed }, `${removed.length} run(s) removed (RUNS_KEEP=${config.runsKeep})\n`);
+        return 0;
+      }
+      case 'publish': {
+        const run = await RunWriter.resume(store, id!, { forPublish: true });
+        const gates = await evaluateGates(run, published, {}, { maxRowDrop: config.gateMaxRowDrop });
+        err(gatesText(gates));
+        const event = await run.publish({
+          gates,
+          force: v.force,
+          actor,
+          reason: v.reason,
+          requireParentCurrent: !v.force,
+        });
+        await pruneRuns(store, config.runsKeep);
+        // What is served changed: its future rows go to the served log (docs/monitoring.md).
+        await recordServedFromPublished(store, { servedAt: new Date(), publicationId: event.to_run });
+        emit(
+          event,
+          `published ${event.to_run} (was ${event.from_run ?? '-'})${event.forced ? ' — forced' : ''}\n`,
+        );
+        return 0;
+      }
+      case 'rollback': {
+        const target = await readRunRecord(store, id!);
+        const champion = await createRegistry(store, config).resolve('champion');
+        if (
+          target?.features_fingerprint &&
+          champion?.feature_fingerprint &&
+          target.features_fingerprint !== champion.feature_fingerprint &&
+          !v.force
+        ) {
+          throw new MatchcastError(
+            'MC_ERR_FEATURES_MISMATCH',
+            `run ${id} has features ${target.features_fingerprint} but champion v${champion.version} was trained on ${champion.feature_fingerprint}; pass --force to serve it anyway (live answers are then 503)`,
+          );
+        }
+        const event = await rollbackRun(store, id!, { actor, reason: v.reason });
+        await recordServedFromPublished(store, { servedAt: new Date(), publicationId: event.to_run });
+        emit(
+          event,
+          `serving ${event.to_run} again (was ${event.from_run ?? '-'}); undo: matchcast runs rollback ${event.from_run ?? '-'}\n`,
+        );
+        return 0;
+      }
+    }
+    return 2;
+  } catch (e) {
+    if (isMatchcastError(e)) {
+      err(`matchcast runs ${cmd}: ${e.message} [${e.code}]\n`);
+      return e.code === 'MC_ERR_GATE_FAILED' ? 3 : e.code === 'MC_ERR_VALIDATION' ? 2 : 1;
+    }
+    throw e;
+  } finally {
+    if (!io.store) await store.close();
+  }
+}

@@ -1,0 +1,62 @@
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * `<DATA_DIR>/server.json`: written by `matchcast start` once it listens, removed when it stops. The
+ * embedded database accepts one process, so `matchcast ingest` / `pipeline` read this file to find
+ * the running server and hand their job to it instead of failing on the database lock.
+ */
+export const SERVER_FILE = 'server.json';
+
+/** What the running server records about itself. */
+export interface ServerRecord {
+  pid: number;
+  /** Base URL on the loopback interface, e.g. `http://127.0.0.1:8000`. */
+  url: string;
+  started_at: string;
+  /** The folder of its embedded state (the replay folder during a replay). */
+  state_dir: string;
+  /** Set during a replay: the clock's start and speed. */
+  replay?: { as_of: string; speed: number };
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Writes the record atomically (a reader never sees half a file). */
+export function writeServerFile(dataDir: string, record: ServerRecord): void {
+  const file = path.join(dataDir, SERVER_FILE);
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
+  renameSync(tmp, file);
+}
+
+/** The record of a server that is still alive, else null (a stale file of a dead process is ignored). */
+export function readLiveServer(dataDir: string): ServerRecord | null {
+  let record: ServerRecord;
+  try {
+    record = JSON.parse(readFileSync(path.join(dataDir, SERVER_FILE), 'utf8')) as ServerRecord;
+  } catch {
+    return null;
+  }
+  if (!Number.isInteger(record.pid) || typeof record.url !== 'string') return null;
+  return record.pid !== process.pid && isAlive(record.pid) ? record : null;
+}
+
+/** Removes the record when it is this process's. */
+export function removeServerFile(dataDir: string): void {
+  const file = path.join(dataDir, SERVER_FILE);
+  try {
+    const record = JSON.parse(readFileSync(file, 'utf8')) as ServerRecord;
+    if (record.pid !== process.pid) return;
+  } catch {
+    return;
+  }
+  rmSync(file, { force: true });
+}

@@ -1,0 +1,120 @@
+import { isMatchcastError, MatchcastError } from '../domain/index.js';
+import type { Database, Queryable, QueryOptions } from './database.js';
+
+/** Options of {@link openDatabaseDeferred}. */
+export interface DeferredDatabaseOptions {
+  /** Which adapter `open` builds (reported while it is not open yet). */
+  kind: Database['kind'];
+  /** Minimum time between two attempts to open, ms. Default `1000`. */
+  retryMs?: number;
+  /** Period of the background attempts while the database is down, ms. Default `5000`. */
+  backgroundMs?: number;
+  /** Called once when the database is opened after an outage at start. */
+  onOpen?: () => void;
+}
+
+/**
+ * Opens the database, or — when it cannot be reached (`MC_ERR_DATABASE_UNAVAILABLE`) — returns a
+ * stand-in that answers every call with that error (fast, no hang) and keeps trying to open (and
+ * migrate) it in the background and on demand, so that a process started during a database outage
+ * serves what does not need the database and picks the database up when it returns, without a restart.
+ * Any other failure (bad credentials, bad schema name) is thrown: it is a configuration error.
+ */
+export async function openDatabaseDeferred(
+  open: () => Promise<Database>,
+  options: DeferredDatabaseOptions,
+): Promise<{ db: Database; deferred: boolean }> {
+  try {
+    return { db: await open(), deferred: false };
+  } catch (err) {
+    if (!isMatchcastError(err, 'MC_ERR_DATABASE_UNAVAILABLE')) throw err;
+    return { db: new DeferredDatabase(open, options, err), deferred: true };
+  }
+}
+
+class DeferredDatabase implements Database {
+  readonly kind: Database['kind'];
+  private inner: Database | undefined;
+  private opening: Promise<Database> | undefined;
+  private lastAttempt = Date.now();
+  private lastError: MatchcastError;
+  private closed = false;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly open: () => Promise<Database>,
+    private readonly options: DeferredDatabaseOptions,
+    firstError: MatchcastError,
+  ) {
+    this.kind = options.kind;
+    this.lastError = firstError;
+    this.timer = setInterval(() => {
+      if (!this.inner) this.attempt().catch(() => undefined);
+    }, options.backgroundMs ?? 5000);
+    this.timer.unref();
+  }
+
+  get schema(): string | undefined {
+    return this.inner?.schema;
+  }
+
+  /** The open database, opening it when the last attempt is older than `retryMs`. */
+  private async get(): Promise<Database> {
+    if (this.inner) return this.inner;
+    if (this.opening) return this.opening;
+    if (Date.now() - this.lastAttempt < (this.options.retryMs ?? 1000)) throw this.lastError;
+    return this.attempt();
+  }
+
+  private attempt(): Promise<Database> {
+    if (this.closed) return Promise.reject(new MatchcastError('MC_ERR_DATABASE_UNAVAILABLE', 'closed'));
+    this.opening ??= (async () => {
+      this.lastAttempt = Date.now();
+      try {
+        const db = await this.open();
+        if (this.closed) {
+          await db.close().catch(() => undefined);
+          throw new MatchcastError('MC_ERR_DATABASE_UNAVAILABLE', 'closed');
+        }
+        this.inner = db;
+        clearInterval(this.timer);
+        this.options.onOpen?.();
+        return db;
+      } catch (err) {
+        this.lastError = isMatchcastError(err)
+          ? err
+          : new MatchcastError('MC_ERR_DATABASE_UNAVAILABLE', 'Database is unavailable', { cause: err });
+        throw this.lastError;
+      } finally {
+        this.opening = undefined;
+      }
+    })();
+    return this.opening;
+  }
+
+  async query<T = Record<string, unknown>>(
+    sql: string,
+    params?: readonly unknown[],
+    options?: QueryOptions,
+  ): Promise<T[]> {
+    return (await this.get()).query<T>(sql, params, options);
+  }
+
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    return (await this.get()).transaction(fn);
+  }
+
+  async ping(timeoutMs: number): Promise<boolean> {
+    if (this.inner) return this.inner.ping(timeoutMs);
+    // Not open: try (rate-limited, in the background) but answer at once.
+    this.get().catch(() => undefined);
+    return false;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    await this.opening?.catch(() => undefined);
+    await this.inner?.close();
+  }
+}

@@ -1,0 +1,126 @@
+import type { OddsRecord } from './match.js';
+import type { OddsKind, OddsMarket, OddsObservation } from './odds.js';
+import { OPENING_LEAD_MS } from './odds.js';
+
+const KIND_ORDER: Record<OddsKind, number> = { opening: 0, intermediate: 1, closing: 2 };
+
+/** Observation order: time, then opening < intermediate < closing, then source (a stable total order). */
+function compare(a: OddsObservation, b: OddsObservation): number {
+  return (
+    a.observed_at.getTime() - b.observed_at.getTime() ||
+    KIND_ORDER[a.kind] - KIND_ORDER[b.kind] ||
+    (a.source < b.source ? -1 : a.source > b.source ? 1 : 0)
+  );
+}
+
+/**
+ * Point-in-time index of odds observations: per match and market, the observations sorted by time.
+ * `latest(m, k, t)` is a binary search (O(log k) for k observations of that match and market), so the
+ * features of every match cost O(n log k) in all.
+ */
+export class OddsTimeline {
+  private readonly byMatch = new Map<number, Map<OddsMarket, OddsObservation[]>>();
+  private count = 0;
+
+  /** Builds the index, O(n log n). Observations are not copied; do not mutate them afterwards. */
+  static from(observations: Iterable<OddsObservation>): OddsTimeline {
+    const t = new OddsTimeline();
+    for (const o of observations) t.add(o);
+    for (const markets of t.byMatch.values()) for (const list of markets.values()) list.sort(compare);
+    return t;
+  }
+
+  /**
+   * A timeline from today's per-match records (no times in them): complete opening triples observed at
+   * kick-off − {@link OPENING_LEAD_MS}, complete closing triples at kick-off. A match missing from
+   * `kickoffById` is left out.
+   */
+  static fromRecords(records: Iterable<OddsRecord>, kickoffById: ReadonlyMap<number, Date>): OddsTimeline {
+    const obs: OddsObservation[] = [];
+    for (const r of records) {
+      const kickoff = kickoffById.get(r.match_id);
+      if (!kickoff) continue;
+      const add = (kind: OddsKind, at: number, p: Array<number | null>) => {
+        if (p.every((v) => typeof v === 'number' && Number.isFinite(v)))
+          obs.push({
+            match_id: r.match_id,
+            market: '1x2',
+            kind,
+            observed_at: new Date(at),
+            prices: p as number[],
+            source: r.source,
+          });
+      };
+      add('opening', kickoff.getTime() - OPENING_LEAD_MS, [r.open_home, r.open_draw, r.open_away]);
+      add('closing', kickoff.getTime(), [r.close_home, r.close_draw, r.close_away]);
+    }
+    return OddsTimeline.from(obs);
+  }
+
+  private add(o: OddsObservation): void {
+    let markets = this.byMatch.get(o.match_id);
+    if (!markets) {
+      markets = new Map();
+      this.byMatch.set(o.match_id, markets);
+    }
+    let list = markets.get(o.market);
+    if (!list) {
+      list = [];
+      markets.set(o.market, list);
+    }
+    list.push(o);
+    this.count++;
+  }
+
+  /** Observations held. */
+  get size(): number {
+    return this.count;
+  }
+
+  /** Every observation of a match and market, oldest first (empty when none). */
+  of(matchId: number, market: OddsMarket): readonly OddsObservation[] {
+    return this.byMatch.get(matchId)?.get(market) ?? [];
+  }
+
+  /** The newest observation of `market` for `matchId` made at or before `at`; null when there is none. */
+  latest(matchId: number, market: OddsMarket, at: Date | number): OddsObservation | null {
+    const list = this.byMatch.get(matchId)?.get(market);
+    if (!list || list.length === 0) return null;
+    const t = typeof at === 'number' ? at : at.getTime();
+    // Last index with observed_at <= t.
+    let lo = 0;
+    let hi = list.length - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid].observed_at.getTime() <= t) {
+        found = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return found < 0 ? null : list[found];
+  }
+
+  /** The first observation of kind `opening` (else none). */
+  opening(matchId: number, market: OddsMarket): OddsObservation | null {
+    return this.of(matchId, market).find((o) => o.kind === 'opening') ?? null;
+  }
+
+  /** The last observation of kind `closing` (else none). */
+  closing(matchId: number, market: OddsMarket): OddsObservation | null {
+    const list = this.of(matchId, market);
+    for (let i = list.length - 1; i >= 0; i--) if (list[i].kind === 'closing') return list[i];
+    return null;
+  }
+
+  /** The newest observation whatever its time (what a user sees last); null when none. */
+  last(matchId: number, market: OddsMarket): OddsObservation | null {
+    const list = this.of(matchId, market);
+    return list.length > 0 ? list[list.length - 1] : null;
+  }
+
+  /** Ids of the matches with at least one observation. */
+  matchIds(): IterableIterator<number> {
+    return this.byMatch.keys();
+  }
+}

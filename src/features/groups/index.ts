@@ -1,0 +1,29 @@
+import type { FeatureGroup } from '../feature-group.js';
+import { baselineOddsGroup } from './baseline-odds.js';
+import { eloGroup } from './elo.js';
+import { formGroup } from './form.js';
+import { goalsMarketGroup } from './goals-market.js';
+import { marketGroup } from './market.js';
+import { marketRatingGroup } from './market-rating.js';
+import { piGroup } from './pi.js';
+import { restGroup } from './rest.js';
+import { seasonGroup } from './season.js';
+
+/**
+ * Every feature group, in column order. Values are computed in this order (a group may read the
+ * columns of groups above it from `ctx.row`). Add a group: one file beside this one and one line here.
+ */
+export const FEATURE_GROUPS = [
+  eloGroup,
+  piGroup,
+  formGroup,
+  restGroup,
+  seasonGroup,
+  marketGroup,
+  marketRatingGroup,
+  baselineOddsGroup,
+  goalsMarketGroup,
+] as const;
+
+/** The list with each group's own state types erased, as the row builder drives it. */
+export const FEATURE_GROUP_LIST = FEATURE_GROUPS as unknown as readonly FeatureGroup[];

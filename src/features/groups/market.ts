@@ -1,0 +1,31 @@
+import { featureGroup } from '../feature-group.js';
+
+/**
+ * The model's market view: the de-margined 1X2 odds of the latest observation made at or before the
+ * match's prediction time (the opening line at the default `early` horizon, the closing line at
+ * `kickoff`), never a later one; log-odds forms, the overround and a missing flag.
+ */
+export const marketGroup = featureGroup({
+  columns: [
+    'mkt_home',
+    'mkt_draw',
+    'mkt_away',
+    'mkt_logit_home_away',
+    'mkt_logit_draw',
+    'mkt_log_draw_away',
+    'mkt_overround',
+    'mkt_missing',
+  ],
+  newTeam: () => undefined,
+  values({ prices }, out) {
+    const mkt = prices.market;
+    out.mkt_home = mkt ? mkt[0] : null;
+    out.mkt_draw = mkt ? mkt[1] : null;
+    out.mkt_away = mkt ? mkt[2] : null;
+    out.mkt_logit_home_away = mkt ? Math.log(mkt[0] / mkt[2]) : null;
+    out.mkt_logit_draw = mkt ? Math.log(mkt[1] / (1 - mkt[1])) : null;
+    out.mkt_log_draw_away = mkt ? Math.log(mkt[1] / mkt[2]) : null;
+    out.mkt_overround = mkt ? prices.marketOverround : null;
+    out.mkt_missing = mkt ? 0 : 1;
+  },
+});

@@ -1,0 +1,19 @@
+import { featureGroup } from '../feature-group.js';
+
+const DAY_MS = 86_400_000;
+
+/** Days since each team's previous fixture on the schedule, capped at `restCapDays`. */
+export const restGroup = featureGroup({
+  columns: ['rest_days_home', 'rest_days_away'],
+  newTeam: (): { lastFixtureMs: number | null } => ({ lastFixtureMs: null }),
+  values({ home: h, away: a, t, settings }, out) {
+    const cap = settings.restCapDays;
+    out.rest_days_home = h.lastFixtureMs === null ? null : Math.min(cap, (t - h.lastFixtureMs) / DAY_MS);
+    out.rest_days_away = a.lastFixtureMs === null ? null : Math.min(cap, (t - a.lastFixtureMs) / DAY_MS);
+  },
+  // Every fixture on the schedule counts, played or still to come (rest is known from the fixture list).
+  update({ home: h, away: a, t }) {
+    h.lastFixtureMs = t;
+    a.lastFixtureMs = t;
+  },
+});

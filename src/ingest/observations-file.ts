@@ -1,0 +1,203 @@
+import {
+  isMatchcastError,
+  isOddsKind,
+  isOddsMarket,
+  MARKET_OUTCOMES,
+  ODDS_OBSERVATIONS,
+  type OddsObservation,
+} from '../domain/index.js';
+import { type ObjectStore, type ParquetColumn, readParquet, writeParquet } from '../storage/index.js';
+import { type DecodedEntry, readDecoded, rememberDecoded } from './decoded-cache.js';
+
+/** Columns of `raw-data/odds_observations.parquet`: one row per observation; `price_3` is null for two-way markets. */
+export const OBSERVATION_COLUMNS: readonly ParquetColumn[] = [
+  { name: 'match_id', type: 'int64' },
+  { name: 'market', type: 'string' },
+  { name: 'kind', type: 'string' },
+  { name: 'observed_at', type: 'timestamp' },
+  { name: 'source', type: 'string' },
+  { name: 'price_1', type: 'double' },
+  { name: 'price_2', type: 'double' },
+  { name: 'price_3', type: 'double' },
+];
+
+/** The identity of an observation: a second one with the same identity replaces it. */
+export function observationKey(o: OddsObservation): string {
+  return `${o.match_id}\u0000${o.market}\u0000${o.source}\u0000${o.observed_at.getTime()}`;
+}
+
+function sameObservation(a: OddsObservation, b: OddsObservation): boolean {
+  return (
+    a.kind === b.kind && a.prices.length === b.prices.length && a.prices.every((p, i) => p === b.prices[i])
+  );
+}
+
+/** Decodes the observations file; a row that is not a complete observation is dropped. */
+export async function decodeObservations(buf: Buffer): Promise<OddsObservation[]> {
+  const out: OddsObservation[] = [];
+  for (const r of await readParquet(buf)) {
+    const id = Number(r.match_id);
+    const at = r.observed_at instanceof Date ? r.observed_at : null;
+    if (!Number.isSafeInteger(id) || !at || !isOddsMarket(r.market) || !isOddsKind(r.kind)) continue;
+    const n = MARKET_OUTCOMES[r.market].length;
+    const prices = [r.price_1, r.price_2, r.price_3].slice(0, n);
+    if (!prices.every((p) => typeof p === 'number' && Number.isFinite(p))) continue;
+    out.push({
+      match_id: id,
+      market: r.market,
+      kind: r.kind,
+      observed_at: at,
+      prices: prices as number[],
+      source: typeof r.source === 'string' ? r.source : '',
+    });
+  }
+  return out;
+}
+
+/** Every stored odds observation (empty when the file is absent). */
+export async function readOddsObservations(store: ObjectStore): Promise<OddsObservation[]> {
+  const obj = await store.get(ODDS_OBSERVATIONS.bucket, ODDS_OBSERVATIONS.key);
+  return obj ? decodeObservations(obj.body) : [];
+}
+
+/** The observations file decoded: every observation, and the same grouped by match (file order). */
+export interface ObservationSet {
+  readonly all: readonly OddsObservation[];
+  readonly byMatch: ReadonlyMap<number, readonly OddsObservation[]>;
+}
+
+const OBSERVATIONS_DECODER = 'observation-set';
+
+function groupByMatch(all: readonly OddsObservation[]): Map<number, OddsObservation[]> {
+  const byMatch = new Map<number, OddsObservation[]>();
+  for (const o of all) {
+    const list = byMatch.get(o.match_id);
+    if (list) list.push(o);
+    else byMatch.set(o.match_id, [o]);
+  }
+  return byMatch;
+}
+
+/**
+ * `raw-data/odds_observations.parquet` decoded, from the per-process cache while its etag is
+ * unchanged (ingest leaves the set it merged there). Shared and read-only. Null when absent.
+ */
+export function readObservationSet(store: ObjectStore): Promise<DecodedEntry<ObservationSet> | null> {
+  return readDecoded(
+    store,
+    ODDS_OBSERVATIONS.bucket,
+    ODDS_OBSERVATIONS.key,
+    OBSERVATIONS_DECODER,
+    async (body) => {
+      const all = await decodeObservations(body);
+      return { all, byMatch: groupByMatch(all) };
+    },
+  );
+}
+
+/** What {@link mergeOddsObservations} did. */
+export interface MergeObservationsResult {
+  /** Observations in the file after the merge. */
+  rows: number;
+  added: number;
+  /** Same identity (match, market, source, time), different prices or kind: the new one replaced the old. */
+  replaced: number;
+  written: boolean;
+  /** The merged set (so callers need not read the file back). */
+  all: OddsObservation[];
+}
+
+/**
+ * Merges observations into `raw-data/odds_observations.parquet` by identity (match, market, source,
+ * observed_at): new ones are added, a changed one replaces its predecessor, everything else is kept.
+ * Written back with a compare-and-swap on the etag; nothing is written when nothing changed.
+ */
+export async function mergeOddsObservations(
+  store: ObjectStore,
+  observations: readonly OddsObservation[],
+  options: { retries?: number } = {},
+): Promise<MergeObservationsResult> {
+  const retries = options.retries ?? 5;
+  for (let attempt = 0; ; attempt++) {
+    // Decoded once per version of the file (the cache), never mutated here: the lists are copies.
+    const current = await readObservationSet(store);
+    // Grouped per match (a handful of observations each): identity and repeat checks are a short scan,
+    // not 200k string keys.
+    const byMatch = groupByMatch(current?.value.all ?? []);
+    let added = 0;
+    let replaced = 0;
+    for (const o of observations) {
+      let list = byMatch.get(o.match_id);
+      if (!list) {
+        list = [];
+        byMatch.set(o.match_id, list);
+      }
+      const t = o.observed_at.getTime();
+      const same = list.findIndex(
+        (e) => e.market === o.market && e.source === o.source && e.observed_at.getTime() === t,
+      );
+      if (same >= 0) {
+        if (sameObservation(list[same], o)) continue;
+        list[same] = o;
+        replaced++;
+        continue;
+      }
+      // The same prices again from the same source and kind, later: nothing new was observed (a fixture's
+      // opening price stamped at "now" on every re-ingest would otherwise pile up).
+      if (
+        o.kind !== 'closing' &&
+        list.some(
+          (e) =>
+            e.market === o.market &&
+            e.source === o.source &&
+            e.kind === o.kind &&
+            e.observed_at.getTime() <= t &&
+            sameObservation(e, o),
+        )
+      )
+        continue;
+      list.push(o);
+      added++;
+    }
+    const all: OddsObservation[] = [];
+    const ids = [...byMatch.keys()].sort((x, y) => x - y);
+    for (const id of ids) {
+      const list = byMatch.get(id) as OddsObservation[];
+      if (list.length > 1)
+        list.sort(
+          (a, b) =>
+            (a.market < b.market ? -1 : a.market > b.market ? 1 : 0) ||
+            a.observed_at.getTime() - b.observed_at.getTime() ||
+            (a.source < b.source ? -1 : a.source > b.source ? 1 : 0),
+        );
+      for (const o of list) all.push(o);
+    }
+    if (added === 0 && replaced === 0) return { rows: all.length, added, replaced, written: false, all };
+    const rows = all.map((o) => ({
+      match_id: o.match_id,
+      market: o.market,
+      kind: o.kind,
+      observed_at: o.observed_at,
+      source: o.source,
+      price_1: o.prices[0],
+      price_2: o.prices[1],
+      price_3: o.prices[2] ?? null,
+    }));
+    const body = writeParquet(OBSERVATION_COLUMNS, rows);
+    try {
+      const info = await store.put(ODDS_OBSERVATIONS.bucket, ODDS_OBSERVATIONS.key, body, {
+        ...(current ? { ifMatch: current.etag } : { ifNoneMatch: '*' as const }),
+      });
+      // The next reader of this version (a re-prediction) decodes nothing.
+      rememberDecoded(store, ODDS_OBSERVATIONS.bucket, ODDS_OBSERVATIONS.key, OBSERVATIONS_DECODER, {
+        etag: info.etag,
+        value: { all, byMatch: groupByMatch(all) },
+        body: null,
+      });
+      return { rows: all.length, added, replaced, written: true, all };
+    } catch (err) {
+      if (isMatchcastError(err, 'MC_ERR_CONFLICT') && attempt < retries) continue;
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,130 @@
+import { FIELD_LIMITS, isOddsKind, type OddsKind } from '../domain/index.js';
+import { cleanName, type Field, firstOf, isoUtc, marketPrices, RowError, required } from './fields.js';
+import { regionName, tournamentName } from './names.js';
+import type { PriceSet, RowRejection } from './types.js';
+
+/** Source label of an odds-only file without a `source` column. */
+export const ODDS_FILE_SOURCE = 'odds-file';
+
+/** Price columns of an odds-only file per market, in MARKET_OUTCOMES order (the odds artifact's names). */
+export const ODDS_ONLY_MARKETS = [
+  { market: '1x2', columns: ['odd_home', 'odd_draw', 'odd_away'] },
+  { market: 'ou25', columns: ['odd_over25', 'odd_under25'] },
+  { market: 'btts', columns: ['odd_btts_yes', 'odd_btts_no'] },
+] as const;
+
+const KEY_COLUMNS = {
+  region: ['region', 'country'],
+  tournament: ['tournament', 'league'],
+  kickoff: ['kickoff', 'Date'],
+  home: ['home_team', 'HomeTeam'],
+  away: ['away_team', 'AwayTeam'],
+} as const;
+
+/**
+ * Odds-only files (issue 15): one row = the prices of one match observed at one time. Columns:
+ * `observed_at` (ISO 8601; without an offset it is UTC), the match as `match_id` or as its natural key
+ * (`region`/`country`, `tournament`/`league`, `kickoff`/`Date`, `home_team`/`HomeTeam`,
+ * `away_team`/`AwayTeam`), any of the price groups `odd_home,odd_draw,odd_away`,
+ * `odd_over25,odd_under25`, `odd_btts_yes,odd_btts_no`, and optionally `kind` (opening | intermediate |
+ * closing; default intermediate) and `source` (default `odds-file`). No goal columns: a file with
+ * `FTHG` is a results file.
+ */
+export function isOddsOnlyHeader(header: readonly string[]): boolean {
+  const has = (c: string) => header.includes(c);
+  if (!has('observed_at') || has('FTHG') || has('HG')) return false;
+  const byKey = Object.values(KEY_COLUMNS).every((alts) => alts.some(has));
+  return has('match_id') || byKey;
+}
+
+/** The match an odds row refers to: its id, or its natural key (resolved against the DB by ingest). */
+export type OddsMatchRef =
+  | { matchId: number }
+  | {
+      regionName: string;
+      tournamentName: string;
+      startTimeUtc: Date;
+      homeTeamName: string;
+      awayTeamName: string;
+    };
+
+/** One valid odds-only row. */
+export interface ParsedOddsRow {
+  line: number;
+  ref: OddsMatchRef;
+  observedAt: Date;
+  kind: OddsKind;
+  source: string;
+  prices: PriceSet[];
+}
+
+export type OddsRowResult =
+  | { ok: true; row: Omit<ParsedOddsRow, 'line'>; rejected: RowRejection[] }
+  | { ok: false; reason: string };
+
+/** An instant: `YYYY-MM-DD[ HH:MM[:SS]]` as UTC, or ISO 8601 with `Z` or an offset. */
+export function instant(raw: string, name: string): Date {
+  if (
+    /[+-]\d\d:?\d\d$/.test(raw) &&
+    /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,3})?)?[+-]\d\d:?\d\d$/.test(raw)
+  ) {
+    const d = new Date(raw);
+    if (Number.isNaN(d.getTime())) throw new RowError(`${name} is not a valid time: "${raw}"`);
+    return d;
+  }
+  return isoUtc(raw.replace(/\.\d{1,3}(?=Z?$)/, ''), name);
+}
+
+export function readOddsOnlyRow(get: Field): OddsRowResult {
+  try {
+    const observedAt = instant(required(get, 'observed_at'), 'observed_at');
+    const rawKind = get('kind') || 'intermediate';
+    if (!isOddsKind(rawKind))
+      throw new RowError(`kind is not opening, intermediate or closing: "${rawKind.slice(0, 40)}"`);
+    const source = cleanName(get('source') || ODDS_FILE_SOURCE);
+    if (source.length > FIELD_LIMITS.source)
+      throw new RowError(`source is longer than ${FIELD_LIMITS.source} characters`);
+    let ref: OddsMatchRef;
+    const id = get('match_id');
+    if (id !== undefined && id !== '') {
+      if (!/^\d{1,10}$/.test(id) || !Number.isSafeInteger(Number(id)))
+        throw new RowError(`match_id is not a match id: "${id.slice(0, 40)}"`);
+      ref = { matchId: Number(id) };
+    } else {
+      const col = (alts: readonly string[]) => {
+        const v = firstOf(get, alts);
+        if (v === undefined) throw new RowError(`missing ${alts.join(' or ')}`);
+        return v;
+      };
+      const region = cleanName(col(KEY_COLUMNS.region));
+      const tournament = cleanName(col(KEY_COLUMNS.tournament));
+      const home = cleanName(col(KEY_COLUMNS.home));
+      const away = cleanName(col(KEY_COLUMNS.away));
+      if (
+        region.length > FIELD_LIMITS.regionName ||
+        tournament.length > FIELD_LIMITS.tournamentName ||
+        home.length > FIELD_LIMITS.teamName ||
+        away.length > FIELD_LIMITS.teamName
+      )
+        throw new RowError(`a match-key field is longer than ${FIELD_LIMITS.teamName} characters`);
+      ref = {
+        regionName: regionName(region),
+        tournamentName: tournamentName(tournament),
+        startTimeUtc: instant(col(KEY_COLUMNS.kickoff), 'kickoff'),
+        homeTeamName: home,
+        awayTeamName: away,
+      };
+    }
+    const prices: PriceSet[] = [];
+    const rejected: RowRejection[] = [];
+    for (const m of ODDS_ONLY_MARKETS) {
+      if (marketPrices(get, m.market, rawKind, m.columns, prices, rejected))
+        prices[prices.length - 1].observedAt = observedAt;
+    }
+    if (prices.length === 0 && rejected.length === 0) throw new RowError('no prices in the row');
+    return { ok: true, row: { ref, observedAt, kind: rawKind, source, prices }, rejected };
+  } catch (err) {
+    if (err instanceof RowError) return { ok: false, reason: err.message };
+    throw err;
+  }
+}

@@ -1,0 +1,120 @@
+import type { Queryable } from '../db/index.js';
+import type { NearDuplicateTeams } from './types.js';
+
+/** Case- and spacing-insensitive key of a team name: `Manchester  CITY` and `manchester city` are one team. */
+export function foldName(name: string): string {
+  return name.normalize('NFKC').toLowerCase().replace(/\s+/gu, ' ').trim();
+}
+
+/** Looser key for near-duplicate REPORTS only: no accents, punctuation or spaces (`Köln` ~ `Koln`, `St. Truiden` ~ `St Truiden`). */
+function looseName(name: string): string {
+  return foldName(name)
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .replace(/[^\p{L}\p{N}]/gu, '');
+}
+
+/** Levenshtein distance capped at `cap + 1` (only "≤ cap" matters). */
+function distance(a: string, b: string, cap: number): number {
+  if (Math.abs(a.length - b.length) > cap) return cap + 1;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const v = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      cur.push(v);
+      if (v < rowMin) rowMin = v;
+    }
+    if (rowMin > cap) return cap + 1;
+    prev = cur;
+  }
+  return prev[b.length];
+}
+
+/**
+ * The canonical display name of every team per region: the first spelling the database (or, for a new
+ * team, the first file row) used. Later spellings that differ only in case or spacing map to it, so
+ * they never create a second team. Names that differ a little more (accents, punctuation, one letter)
+ * are reported by {@link TeamNames.nearDuplicates}, never merged: `Inter` and `Inter Milan` may be one
+ * club, `Sporting` and `Sporting CP` may not.
+ */
+export class TeamNames {
+  /** region → fold key → display name. */
+  private readonly byRegion = new Map<string, Map<string, string>>();
+  /** Names first seen in this ingest, per region. */
+  private readonly added = new Map<string, Set<string>>();
+
+  /** Loads the names the database already holds. */
+  static async load(db: Queryable): Promise<TeamNames> {
+    const t = new TeamNames();
+    const rows = await db.query<{ region_name: string; name: string }>(
+      `SELECT DISTINCT region_name, home_team_name AS name FROM matches
+       UNION SELECT DISTINCT region_name, away_team_name FROM matches`,
+    );
+    // Deterministic canonical choice when the DB already holds two spellings: the smallest.
+    rows.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const r of rows) t.register(r.region_name, r.name, false);
+    return t;
+  }
+
+  private register(region: string, name: string, isNew: boolean): string {
+    let names = this.byRegion.get(region);
+    if (!names) {
+      names = new Map();
+      this.byRegion.set(region, names);
+    }
+    const key = foldName(name);
+    const known = names.get(key);
+    if (known !== undefined) return known;
+    names.set(key, name);
+    if (isNew) {
+      let set = this.added.get(region);
+      if (!set) {
+        set = new Set();
+        this.added.set(region, set);
+      }
+      set.add(name);
+    }
+    return name;
+  }
+
+  /** The canonical spelling of `name` in `region` (registering it when new). */
+  canonical(region: string, name: string): string {
+    return this.register(region, name, true);
+  }
+
+  /** The canonical spelling when the team is known, else undefined (odds-only files never create teams). */
+  lookup(region: string, name: string): string | undefined {
+    return this.byRegion.get(region)?.get(foldName(name));
+  }
+
+  /** Pairs of a name added by this ingest and another name of its region that look like one team. */
+  nearDuplicates(): NearDuplicateTeams[] {
+    const out: NearDuplicateTeams[] = [];
+    const seen = new Set<string>();
+    for (const [region, added] of this.added) {
+      const all = [...(this.byRegion.get(region)?.values() ?? [])];
+      const loose = new Map(all.map((n) => [n, looseName(n)]));
+      for (const a of added) {
+        const la = loose.get(a) as string;
+        for (const b of all) {
+          if (a === b) continue;
+          const pair = a < b ? [a, b] : [b, a];
+          const id = `${region}\u0000${pair[0]}\u0000${pair[1]}`;
+          if (seen.has(id)) continue;
+          const lb = loose.get(b) as string;
+          let reason: string | null = null;
+          if (la === lb) reason = 'same letters apart from accents, punctuation or spacing';
+          else if (Math.min(la.length, lb.length) >= 6 && distance(la, lb, 1) <= 1)
+            reason = 'one letter apart';
+          if (reason) {
+            seen.add(id);
+            out.push({ region, names: pair as [string, string], reason });
+          }
+        }
+      }
+    }
+    return out.sort((x, y) => (x.region + x.names[0] < y.region + y.names[0] ? -1 : 1));
+  }
+}

@@ -1,0 +1,132 @@
+import { MatchcastError } from '../../domain/index.js';
+import type { GoalsFamily, GoalsFitData, GoalsPrediction } from '../family.js';
+import type { GoalInput } from '../goals/goal-inputs.js';
+import { fitPoissonGlm, type PoissonGlm, predictPoissonGlm } from '../goals/poisson-glm.js';
+import { dixonColesTau } from '../goals/score-matrix.js';
+
+/** Fitted state: one log-linear Poisson regression per side plus the Dixon–Coles ρ. */
+export interface DixonColesMarketState {
+  home: PoissonGlm;
+  away: PoissonGlm;
+  rho: number;
+}
+
+const lg = (x: number) => Math.log(Math.max(x, 1e-6));
+
+/** Inputs per side in {@link sideDesign}. */
+export const SIDE_INPUTS = 4;
+
+/** Fewest finished matches a fit accepts (fewer: the walk-forward skips the fold, the stage skips). */
+export const MIN_TRAIN_MATCHES = 50;
+
+/**
+ * Inputs of one side's regression, written into `out` at `offset`: log of the opening-implied mean
+ * of this side (the ratings' mean when the opening prices are missing), log of the ratings' means of
+ * this side and of the other, and a missing-prices indicator.
+ */
+export function sideDesign(
+  input: GoalInput,
+  side: 0 | 1,
+  out: Float64Array = new Float64Array(SIDE_INPUTS),
+  offset = 0,
+): Float64Array {
+  const open = input.open;
+  out[offset] = lg(open ? open[side] : input.rated[side]);
+  out[offset + 1] = lg(input.rated[side]);
+  out[offset + 2] = lg(input.rated[1 - side]);
+  out[offset + 3] = open ? 0 : 1;
+  return out;
+}
+
+/** ρ maximising the Dixon–Coles likelihood of the training scores given their means (golden section). */
+function fitRho(train: readonly GoalInput[], lam: ReadonlyArray<[number, number]>): number {
+  const low: number[] = [];
+  for (let i = 0; i < train.length; i++)
+    if (train[i].home_goals! < 2 && train[i].away_goals! < 2) low.push(i);
+  const f = (rho: number) => {
+    let s = 0;
+    for (const i of low) {
+      const tau = dixonColesTau(train[i].home_goals!, train[i].away_goals!, lam[i][0], lam[i][1], rho);
+      s += Math.log(Math.max(tau, 1e-12));
+    }
+    return s;
+  };
+  let lo = -0.25;
+  let hi = 0.15;
+  for (let it = 0; it < 40; it++) {
+    const a = lo + (hi - lo) * 0.381966;
+    const b = lo + (hi - lo) * 0.618034;
+    if (f(a) > f(b)) hi = b;
+    else lo = a;
+  }
+  return (lo + hi) / 2;
+}
+
+/**
+ * Dixon–Coles score model whose means come from a Poisson regression on the opening 1X2 + O/U 2.5
+ * implied means and the closing-line goal ratings (chosen on 2015-07..2021-07, docs/model-quality.md).
+ */
+export const dixonColesMarket: GoalsFamily<DixonColesMarketState, 'dixon_coles_market'> = {
+  kind: 'goals',
+  name: 'dixon_coles_market',
+  fit(data: GoalsFitData): DixonColesMarketState {
+    const rows = data.rows.filter((r) => r.home_goals !== null && r.away_goals !== null);
+    if (rows.length < MIN_TRAIN_MATCHES) {
+      throw new MatchcastError(
+        'MC_ERR_VALIDATION',
+        `goals model needs ≥ ${MIN_TRAIN_MATCHES} finished matches, got ${rows.length}`,
+      );
+    }
+    const { l2 } = data.params;
+    const n = rows.length;
+    const xh = new Float64Array(n * SIDE_INPUTS);
+    const xa = new Float64Array(n * SIDE_INPUTS);
+    const yh = new Float64Array(n);
+    const ya = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      sideDesign(rows[i], 0, xh, i * SIDE_INPUTS);
+      sideDesign(rows[i], 1, xa, i * SIDE_INPUTS);
+      yh[i] = rows[i].home_goals!;
+      ya[i] = rows[i].away_goals!;
+    }
+    const home = fitPoissonGlm(xh, SIDE_INPUTS, yh, null, { l2 });
+    const away = fitPoissonGlm(xa, SIDE_INPUTS, ya, null, { l2 });
+    const lam = rows.map(
+      (_, i) =>
+        [predictPoissonGlm(home, xh, i * SIDE_INPUTS), predictPoissonGlm(away, xa, i * SIDE_INPUTS)] as [
+          number,
+          number,
+        ],
+    );
+    return { home, away, rho: fitRho(rows, lam) };
+  },
+  predict(state: DixonColesMarketState, input: GoalInput): GoalsPrediction {
+    return {
+      lh: predictPoissonGlm(state.home, sideDesign(input, 0)),
+      la: predictPoissonGlm(state.away, sideDesign(input, 1)),
+      rho: state.rho,
+    };
+  },
+  parse(fields: Record<string, unknown>): DixonColesMarketState {
+    const glm = (v: unknown, name: string): PoissonGlm => {
+      const g = v as Partial<PoissonGlm> | null;
+      const ok = (a: unknown, n: number) =>
+        Array.isArray(a) && a.length === n && a.every((x) => typeof x === 'number' && Number.isFinite(x));
+      if (
+        !g ||
+        !Array.isArray(g.mean) ||
+        !ok(g.mean, g.mean.length) ||
+        !ok(g.std, g.mean.length) ||
+        !ok(g.coef, g.mean.length + 1)
+      ) {
+        throw new MatchcastError('MC_ERR_MODEL_UNAVAILABLE', `goals model: malformed ${name} regression`);
+      }
+      return { mean: g.mean as number[], std: g.std as number[], coef: g.coef as number[] };
+    };
+    const rho = fields.rho;
+    if (typeof rho !== 'number' || !Number.isFinite(rho)) {
+      throw new MatchcastError('MC_ERR_MODEL_UNAVAILABLE', 'goals model: malformed rho');
+    }
+    return { home: glm(fields.home, 'home'), away: glm(fields.away, 'away'), rho };
+  },
+};

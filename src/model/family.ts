@@ -1,0 +1,125 @@
+import type { GoalInput } from './goals/goal-inputs.js';
+
+/** Design matrix: `n` rows of width `d`, row-major, already imputed and standardised. */
+export interface Design {
+  z: Float64Array;
+  n: number;
+  d: number;
+}
+
+/** The training parameters a family may read (resolved; see `TrainParams` for meanings and defaults). */
+export interface FitParams {
+  l2: number;
+  marketOffset: boolean;
+  maxIter: number;
+  gradTol: number;
+}
+
+/** What a family's `fit` sees: the preprocessed design plus the raw inputs it was made from. */
+export interface FitData {
+  /** Preprocessed inputs (median-imputed, missing indicators, standardised), one row per match. */
+  design: Design;
+  /** Raw inputs, one per row, NaN = missing (e.g. for an offset read from named inputs). */
+  inputs: readonly Float64Array[];
+  /** Names of the raw inputs, in column order. */
+  featureNames: readonly string[];
+  /** Outcome labels: 0 home, 1 draw, 2 away. */
+  y: ArrayLike<number>;
+  /** Optional per-row likelihood weights. */
+  weights?: ArrayLike<number>;
+  params: FitParams;
+}
+
+/**
+ * The one seam every model family implements, whatever it predicts: a stable `name`, `fit` (data →
+ * fitted state), `predict` (state + one row → output) and `parse` (deserialise). `State` is plain JSON
+ * data, so serialising is `JSON.stringify` and `parse` is the way back (it validates and throws
+ * `MC_ERR_MODEL_UNAVAILABLE` on a malformed artifact). `kind` says which artifact and which pipeline
+ * path use the family: `1x2` (home/draw/away classifiers, `model.ts`) or `goals` (score models,
+ * `goals/goals-model.ts`). Add a family: one file in `families/`, one line in `FAMILIES`
+ * (`families/index.ts`).
+ */
+export interface Family<
+  Kind extends string,
+  Data,
+  Row extends unknown[],
+  Output,
+  State extends object = object,
+  Name extends string = string,
+> {
+  readonly kind: Kind;
+  /** Stable name, stored in artifacts and the registry (`params.family`); never rename. */
+  readonly name: Name;
+  /** Fits the state; `warm` is an earlier fit of the same family (a hint: same optimum, fewer steps). */
+  fit(data: Data, warm?: State): State;
+  /** The output for one row. */
+  predict(state: State, ...row: Row): Output;
+  /** The state back from an artifact's family fields; throws `MC_ERR_MODEL_UNAVAILABLE` when malformed. */
+  parse(fields: Record<string, unknown>): State;
+}
+
+/**
+ * A 1X2 family: fits a classifier on the shared preprocessing. `predict(state, z, input)` takes the
+ * preprocessed row `z` and the raw `input` (NaN = missing) and returns (home, draw, away). The artifact
+ * stores the state's fields beside the common ones (`format_version`, `feature_names`, `params`,
+ * `preprocessor`, `n_train`, `family`; see `serializeModel`).
+ */
+export type ModelFamily<State extends object = object, Name extends string = string> = Family<
+  '1x2',
+  FitData,
+  [z: Float64Array, input: ArrayLike<number>],
+  [number, number, number],
+  State,
+  Name
+>;
+
+/** The means and dependence a goals family gives one match; the score matrix follows from them. */
+export interface GoalsPrediction {
+  /** Expected home goals (Poisson mean). */
+  lh: number;
+  /** Expected away goals. */
+  la: number;
+  /** Dixon–Coles low-score dependence. */
+  rho: number;
+}
+
+/** Options of a goals fit as a caller gives them (all optional). */
+export interface GoalsFitOptions {
+  /** L2 penalty on standardised slopes. Default `1e-3`. */
+  l2?: number;
+}
+
+/** Resolved goals fit parameters, as stored in the goals artifact (`params`). */
+export interface GoalsFitParams {
+  l2: number;
+}
+
+/** What a goals family's `fit` sees: finished matches' inputs (goals known) and the resolved parameters. */
+export interface GoalsFitData {
+  rows: readonly GoalInput[];
+  params: GoalsFitParams;
+}
+
+/**
+ * A goals family: fits a score model on finished matches' {@link GoalInput}s and predicts both means
+ * and ρ for one match; the goals artifact stores the state under `state` (`goals/goals-model.ts`).
+ */
+export type GoalsFamily<State extends object = object, Name extends string = string> = Family<
+  'goals',
+  GoalsFitData,
+  [input: GoalInput],
+  GoalsPrediction,
+  State,
+  Name
+>;
+
+/** Per-row weights normalised to mean 1 (so `l2` means the same with or without weights); all 1 when absent. */
+export function sampleWeights(n: number, weights?: ArrayLike<number>): Float64Array {
+  const w = new Float64Array(n).fill(1);
+  if (!weights) return w;
+  let s = 0;
+  for (let i = 0; i < n; i++) s += weights[i];
+  const scale = s > 0 ? n / s : 1;
+  for (let i = 0; i < n; i++) w[i] = weights[i] * scale;
+  return w;
+}

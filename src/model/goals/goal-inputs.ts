@@ -1,0 +1,171 @@
+import type { Match, OddsRecord } from '../../domain/index.js';
+import { impliedMeans } from './implied-means.js';
+
+/**
+ * The goals model's inputs of one match, all known before its kick-off at the early horizon:
+ * the means implied by its OPENING 1X2 and over/under 2.5 prices (null when either is missing),
+ * and goal ratings built from the CLOSING lines of earlier, already kicked-off matches only.
+ */
+export interface GoalInput {
+  match_id: number;
+  region_id: number;
+  /** Kick-off, ms since epoch. */
+  t: number;
+  /** Means implied by the opening 1X2 + O/U 2.5 prices (home, away); null when either market is missing. */
+  open: [number, number] | null;
+  /** Means the goal ratings predict from earlier matches' closing lines (home, away). */
+  rated: [number, number];
+  /** De-margined opening P(over 2.5), P(BTTS yes), closing likewise — the lines we are judged against. */
+  line: {
+    ou_open: number | null;
+    ou_close: number | null;
+    btts_open: number | null;
+    btts_close: number | null;
+  };
+  /** Goals, null unless finished and kicked off before as-of. */
+  home_goals: number | null;
+  away_goals: number | null;
+}
+
+/** Parameters of the closing-line goal ratings. */
+export interface GoalRatingParams {
+  /** Share of a closing-line surprise (log mean units) each team's attack/defence absorbs. Default `0.45`. */
+  eta: number;
+  /** Step of a region's mean and home terms. Default `0.01`. */
+  etaRegion: number;
+}
+
+/** Chosen on 2015-07..2021-07 walk-forward (bench/goals-experiment.ts; 0.1/0.2/0.3/0.45 tried). */
+export const DEFAULT_GOAL_RATING: GoalRatingParams = { eta: 0.45, etaRegion: 0.01 };
+
+/** Version of the input definition: bump whenever {@link buildGoalInputs} computes anything differently. */
+export const GOAL_INPUTS_VERSION = 1;
+
+/** De-margined P(first outcome) of a two-way book (proportional), or null when a price is missing/invalid. */
+export function twoWay(a: number | null | undefined, b: number | null | undefined): number | null {
+  if (typeof a !== 'number' || typeof b !== 'number' || !(a > 1) || !(b > 1)) return null;
+  return 1 / a / (1 / a + 1 / b);
+}
+
+/** De-margined (power) home/away probabilities of a 1X2 book, or null. */
+function oneXTwo(
+  h: number | null | undefined,
+  d: number | null | undefined,
+  a: number | null | undefined,
+): [number, number] | null {
+  if (typeof h !== 'number' || typeof d !== 'number' || typeof a !== 'number') return null;
+  if (!(h > 1 && d > 1 && a > 1)) return null;
+  const r = [1 / h, 1 / d, 1 / a];
+  let k = 1;
+  for (let it = 0; it < 50; it++) {
+    const p = r.map((x) => x ** k);
+    const f = p[0] + p[1] + p[2] - 1;
+    const df = p[0] * Math.log(r[0]) + p[1] * Math.log(r[1]) + p[2] * Math.log(r[2]);
+    const step = f / df;
+    k -= step;
+    if (Math.abs(step) < 1e-13) break;
+  }
+  const p = r.map((x) => x ** k);
+  const s = p[0] + p[1] + p[2];
+  return [p[0] / s, p[2] / s];
+}
+
+/**
+ * The prices a user could see at the early horizon: the opening ones, or the source's latest
+ * (`odd_*`) only when the source has no closing price (so `odd_*` is not the closing line).
+ */
+function earlyPrices(o: OddsRecord | undefined): { x12: [number, number] | null; over: number | null } {
+  if (!o) return { x12: null, over: null };
+  const x12 =
+    oneXTwo(o.open_home, o.open_draw, o.open_away) ??
+    (o.close_home == null ? oneXTwo(o.odd_home, o.odd_draw, o.odd_away) : null);
+  const over =
+    twoWay(o.open_over25, o.open_under25) ??
+    (o.close_over25 == null ? twoWay(o.odd_over25, o.odd_under25) : null);
+  return { x12, over };
+}
+
+/**
+ * The means implied by the prices of `o` a user could see at the early horizon (opening 1X2 + O/U 2.5,
+ * see `earlyPrices`); null when either market is missing. The live worker calls it on the record of
+ * the observations made by the prediction time, so both paths share the rule.
+ */
+export function openingMeans(o: OddsRecord | undefined): [number, number] | null {
+  const early = earlyPrices(o);
+  return early.x12 && early.over !== null ? impliedMeans(early.x12[0], early.x12[1], early.over) : null;
+}
+
+/**
+ * One {@link GoalInput} per match, in kick-off order (ties by id). Matches are processed in kick-off
+ * order and all matches of one kick-off instant see the ratings before any of them; a match's closing
+ * lines update the ratings only after its kick-off and only when it kicked off before `asOf`.
+ */
+export function buildGoalInputs(
+  matches: readonly Match[],
+  odds: ReadonlyMap<number, OddsRecord>,
+  asOf: Date,
+  params: Partial<GoalRatingParams> = {},
+): GoalInput[] {
+  const p: GoalRatingParams = { ...DEFAULT_GOAL_RATING, ...params };
+  const asOfMs = asOf.getTime();
+  const sorted = [...matches].sort(
+    (a, b) => a.startTimeUtc.getTime() - b.startTimeUtc.getTime() || a.id - b.id,
+  );
+  const att = new Map<string, number>();
+  const def = new Map<string, number>();
+  const mu = new Map<number, number>();
+  const home = new Map<number, number>();
+  const out: GoalInput[] = [];
+  let i = 0;
+  while (i < sorted.length) {
+    const t = sorted[i].startTimeUtc.getTime();
+    let j = i;
+    while (j < sorted.length && sorted[j].startTimeUtc.getTime() === t) j++;
+    const updates: Array<() => void> = [];
+    for (let g = i; g < j; g++) {
+      const m = sorted[g];
+      const kH = `${m.regionId}\u0000${m.homeTeamName}`;
+      const kA = `${m.regionId}\u0000${m.awayTeamName}`;
+      const m0 = mu.get(m.regionId) ?? Math.log(1.3);
+      const h0 = home.get(m.regionId) ?? 0.25;
+      const predH = m0 + h0 / 2 + (att.get(kH) ?? 0) - (def.get(kA) ?? 0);
+      const predA = m0 - h0 / 2 + (att.get(kA) ?? 0) - (def.get(kH) ?? 0);
+      const o = odds.get(m.id);
+      const open = openingMeans(o);
+      const finished = m.status === 'finished' && m.homeScore !== null && m.awayScore !== null && t < asOfMs;
+      out.push({
+        match_id: m.id,
+        region_id: m.regionId,
+        t,
+        open,
+        rated: [Math.exp(predH), Math.exp(predA)],
+        line: {
+          ou_open: twoWay(o?.open_over25, o?.open_under25),
+          ou_close: t < asOfMs ? twoWay(o?.close_over25, o?.close_under25) : null,
+          btts_open: twoWay(o?.open_btts_yes, o?.open_btts_no),
+          btts_close: t < asOfMs ? twoWay(o?.close_btts_yes, o?.close_btts_no) : null,
+        },
+        home_goals: finished ? m.homeScore : null,
+        away_goals: finished ? m.awayScore : null,
+      });
+      if (t >= asOfMs || !o) continue;
+      const c = oneXTwo(o.close_home, o.close_draw, o.close_away);
+      const cOver = twoWay(o.close_over25, o.close_under25);
+      const lam = c && cOver !== null ? impliedMeans(c[0], c[1], cOver) : null;
+      if (!lam) continue;
+      updates.push(() => {
+        const eh = Math.log(lam[0]) - predH;
+        const ea = Math.log(lam[1]) - predA;
+        att.set(kH, (att.get(kH) ?? 0) + p.eta * eh);
+        def.set(kA, (def.get(kA) ?? 0) - p.eta * eh);
+        att.set(kA, (att.get(kA) ?? 0) + p.eta * ea);
+        def.set(kH, (def.get(kH) ?? 0) - p.eta * ea);
+        mu.set(m.regionId, (mu.get(m.regionId) ?? Math.log(1.3)) + (p.etaRegion * (eh + ea)) / 2);
+        home.set(m.regionId, (home.get(m.regionId) ?? 0.25) + p.etaRegion * (eh - ea));
+      });
+    }
+    for (const u of updates) u();
+    i = j;
+  }
+  return out;
+}

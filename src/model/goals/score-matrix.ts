@@ -1,0 +1,66 @@
+/** Goals counted on each side of a score matrix: 0..MAX_GOALS (mass beyond is folded in by renormalising). */
+export const MAX_GOALS = 10;
+/** Side length of the square score matrix (home goals = row, away goals = column). */
+export const MATRIX_SIZE = MAX_GOALS + 1;
+
+/** Poisson probabilities P(0..n) with mean `lambda`, written into `out` when given (no allocation). */
+export function poissonPmf(lambda: number, n = MAX_GOALS, out = new Float64Array(n + 1)): Float64Array {
+  out[0] = Math.exp(-lambda);
+  for (let k = 1; k <= n; k++) out[k] = (out[k - 1] * lambda) / k;
+  return out;
+}
+
+/**
+ * Dixon–Coles low-score factor τ(h, a) for home mean `lh`, away mean `la`, dependence `rho`: it moves
+ * mass between 0-0/1-1 and 1-0/0-1 and leaves the total unchanged (ρ < 0 → more 0-0 and 1-1).
+ */
+export function dixonColesTau(h: number, a: number, lh: number, la: number, rho: number): number {
+  if (h === 0 && a === 0) return 1 - lh * la * rho;
+  if (h === 0 && a === 1) return 1 + lh * rho;
+  if (h === 1 && a === 0) return 1 + la * rho;
+  if (h === 1 && a === 1) return 1 - rho;
+  return 1;
+}
+
+/** Largest |ρ| for which every τ stays positive at these means (the DC parameter space). */
+export function rhoBounds(lh: number, la: number): [number, number] {
+  const lo = Math.max(-1 / Math.max(lh, 1e-9), -1 / Math.max(la, 1e-9));
+  const hi = Math.min(1 / Math.max(lh * la, 1e-9), 1);
+  return [lo, hi];
+}
+
+/**
+ * The (MAX_GOALS+1)² score matrix, row-major `m[h * MATRIX_SIZE + a]`, of independent Poisson
+ * goals with the Dixon–Coles correction; it is renormalised to sum to exactly 1 over 0..10 each side
+ * (the truncated tail is < 1e-6 for means under 3.5). ρ is clamped into its valid range.
+ */
+export function scoreMatrix(lh: number, la: number, rho = 0): Float64Array {
+  const ph = poissonPmf(lh);
+  const pa = poissonPmf(la);
+  const [lo, hi] = rhoBounds(lh, la);
+  const r = Math.min(hi, Math.max(lo, rho));
+  const m = new Float64Array(MATRIX_SIZE * MATRIX_SIZE);
+  let s = 0;
+  for (let h = 0; h < MATRIX_SIZE; h++) {
+    for (let a = 0; a < MATRIX_SIZE; a++) {
+      const v = ph[h] * pa[a] * (h < 2 && a < 2 ? dixonColesTau(h, a, lh, la, r) : 1);
+      m[h * MATRIX_SIZE + a] = v;
+      s += v;
+    }
+  }
+  for (let i = 0; i < m.length; i++) m[i] /= s;
+  return m;
+}
+
+/** log P(score h-a) under the untruncated Dixon–Coles model (the likelihood the fit maximises). */
+export function scoreLogLik(h: number, a: number, lh: number, la: number, rho: number): number {
+  const lp = (k: number, l: number) => k * Math.log(l) - l - logFactorial(k);
+  const tau = h < 2 && a < 2 ? dixonColesTau(h, a, lh, la, rho) : 1;
+  return lp(h, lh) + lp(a, la) + Math.log(Math.max(tau, 1e-12));
+}
+
+const LOG_FACT: number[] = [0];
+function logFactorial(k: number): number {
+  for (let i = LOG_FACT.length; i <= k; i++) LOG_FACT.push(LOG_FACT[i - 1] + Math.log(i));
+  return LOG_FACT[k];
+}

@@ -1,0 +1,202 @@
+import { MIN_TRAIN_MATCHES } from '../families/dixon-coles-market.js';
+import type { GoalsPrediction } from '../family.js';
+import type { GoalInput } from './goal-inputs.js';
+import { predictGoals, type TrainGoalsOptions, trainGoalsModel } from './goals-model.js';
+import { marketsFromMatrix } from './markets.js';
+import { scoreMatrix } from './score-matrix.js';
+
+const DAY_MS = 86_400_000;
+
+/** One out-of-sample goals prediction of the walk-forward. */
+export interface GoalsBacktestRow extends GoalsPrediction {
+  match_id: number;
+  fold_id: number;
+  training_cutoff: Date;
+}
+
+/** Log losses of one market on the matches where the model and both lines are known. */
+export interface MarketLossRow {
+  n: number;
+  model: number;
+  open: number;
+  close: number;
+  /** 95 % paired-bootstrap interval of mean(model − open) loss; negative = model better. */
+  diff_open_ci: [number, number];
+}
+
+export interface GoalsBacktestResult {
+  rows: GoalsBacktestRow[];
+  folds: { fold_id: number; training_cutoff: string; until: string; n_train: number; n_predicted: number }[];
+  metrics: GoalsMetrics;
+}
+
+export interface GoalsMetrics {
+  overall: { ou25: MarketLossRow | null; btts: MarketLossRow | null };
+  by_region: Record<string, { ou25: MarketLossRow | null; btts: MarketLossRow | null }>;
+}
+
+/**
+ * Walk-forward: a refit every `refitDays` from `from`, each fold trained on the matches that kicked
+ * off before its cutoff, predicting the finished matches of [cutoff, cutoff + refitDays) ∩ [from, to).
+ */
+export function goalsWalkForward(
+  inputs: readonly GoalInput[],
+  opts: { from: Date; to: Date; refitDays?: number } & TrainGoalsOptions,
+): GoalsBacktestResult {
+  const refit = (opts.refitDays ?? 90) * DAY_MS;
+  const rows: GoalsBacktestRow[] = [];
+  const folds: GoalsBacktestResult['folds'] = [];
+  let fold = 0;
+  for (let cut = opts.from.getTime(); cut < opts.to.getTime(); cut += refit) {
+    const until = Math.min(cut + refit, opts.to.getTime());
+    const target = inputs.filter((r) => r.t >= cut && r.t < until && r.home_goals !== null);
+    if (target.length === 0) continue;
+    let nTrain = 0;
+    for (const r of inputs) if (r.t < cut && r.home_goals !== null) nTrain++;
+    if (nTrain < MIN_TRAIN_MATCHES) continue;
+    const model = trainGoalsModel(inputs, new Date(cut), opts);
+    for (const r of target) {
+      rows.push({
+        match_id: r.match_id,
+        fold_id: fold,
+        training_cutoff: new Date(cut),
+        ...predictGoals(model, r),
+      });
+    }
+    folds.push({
+      fold_id: fold,
+      training_cutoff: new Date(cut).toISOString(),
+      until: new Date(until).toISOString(),
+      n_train: model.n_train,
+      n_predicted: target.length,
+    });
+    fold++;
+  }
+  return { rows, folds, metrics: goalsMetrics(inputs, rows) };
+}
+
+const ll = (p: number, y: boolean) => -Math.log(Math.min(1 - 1e-12, Math.max(1e-12, y ? p : 1 - p)));
+
+/** Paired bootstrap 95 % interval of the mean of `d` (fixed seed: reproducible). */
+export function pairedBootstrap(d: readonly number[], draws = 1000, seed = 20260101): [number, number] {
+  if (d.length === 0) return [Number.NaN, Number.NaN];
+  let s = seed | 0;
+  const rnd = () => {
+    s = (s + 0x6d2b79f5) | 0;
+    let t = Math.imul(s ^ (s >>> 15), 1 | s);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const means = new Float64Array(draws);
+  for (let b = 0; b < draws; b++) {
+    let sum = 0;
+    for (let i = 0; i < d.length; i++) sum += d[Math.floor(rnd() * d.length)];
+    means[b] = sum / d.length;
+  }
+  means.sort();
+  return [means[Math.floor(0.025 * draws)], means[Math.floor(0.975 * draws)]];
+}
+
+/** O/U 2.5 and BTTS log loss of the model against the de-margined opening and closing lines. */
+export function goalsMetrics(inputs: readonly GoalInput[], rows: readonly GoalsBacktestRow[]): GoalsMetrics {
+  const byId = new Map(inputs.map((r) => [r.match_id, r]));
+  type Acc = { m: number[]; o: number[]; c: number[] };
+  const acc = () => ({ ou25: { m: [], o: [], c: [] } as Acc, btts: { m: [], o: [], c: [] } as Acc });
+  const all = acc();
+  const regions = new Map<number, ReturnType<typeof acc>>();
+  for (const p of rows) {
+    const r = byId.get(p.match_id);
+    if (!r || r.home_goals === null || r.away_goals === null) continue;
+    const mk = marketsFromMatrix(scoreMatrix(p.lh, p.la, p.rho), 1);
+    let reg = regions.get(r.region_id);
+    if (!reg) {
+      reg = acc();
+      regions.set(r.region_id, reg);
+    }
+    const over = r.home_goals + r.away_goals > 2.5;
+    const btts = r.home_goals > 0 && r.away_goals > 0;
+    for (const a of [all, reg]) {
+      if (r.line.ou_open !== null && r.line.ou_close !== null) {
+        a.ou25.m.push(ll(mk.over['2.5'], over));
+        a.ou25.o.push(ll(r.line.ou_open, over));
+        a.ou25.c.push(ll(r.line.ou_close, over));
+      }
+      if (r.line.btts_open !== null && r.line.btts_close !== null) {
+        a.btts.m.push(ll(mk.btts_yes, btts));
+        a.btts.o.push(ll(r.line.btts_open, btts));
+        a.btts.c.push(ll(r.line.btts_close, btts));
+      }
+    }
+  }
+  const mean = (x: number[]) => x.reduce((s, v) => s + v, 0) / x.length;
+  const summarise = (a: Acc): MarketLossRow | null =>
+    a.m.length === 0
+      ? null
+      : {
+          n: a.m.length,
+          model: mean(a.m),
+          open: mean(a.o),
+          close: mean(a.c),
+          diff_open_ci: pairedBootstrap(a.m.map((v, i) => v - a.o[i])),
+        };
+  const by_region: GoalsMetrics['by_region'] = {};
+  for (const [id, a] of [...regions].sort((x, y) => x[0] - y[0])) {
+    by_region[String(id)] = { ou25: summarise(a.ou25), btts: summarise(a.btts) };
+  }
+  return { overall: { ou25: summarise(all.ou25), btts: summarise(all.btts) }, by_region };
+}
+
+/** A model's log loss beside a de-margined line's on the matches that have that line. */
+export interface LineFigures {
+  n: number;
+  model_log_loss: number;
+  line_log_loss: number;
+}
+
+/** What the goals promotion guard reads: O/U 2.5 log loss of out-of-sample rows and the lines beside it. */
+export interface Ou25Figures {
+  /** Finished matches among `rows`. */
+  n: number;
+  /** O/U 2.5 log loss on all of them (NaN when none). */
+  log_loss: number;
+  /** The model and the de-margined opening O/U 2.5 line on the matches with opening O/U prices. */
+  open: LineFigures | null;
+  /** Likewise for the closing line. */
+  close: LineFigures | null;
+}
+
+/**
+ * O/U 2.5 log loss of `rows` (out-of-sample predictions) on their finished matches, and on the matches
+ * with each line beside that line. Unlike {@link goalsMetrics} (matches with both lines), each line
+ * counts every match that has it: the opening check is the one the promotion guard demands.
+ */
+export function ou25Figures(
+  inputs: readonly GoalInput[],
+  rows: readonly (GoalsPrediction & { match_id: number })[],
+): Ou25Figures {
+  const byId = new Map(inputs.map((r) => [r.match_id, r]));
+  let n = 0;
+  let sum = 0;
+  const open = { n: 0, m: 0, l: 0 };
+  const close = { n: 0, m: 0, l: 0 };
+  for (const p of rows) {
+    const r = byId.get(p.match_id);
+    if (!r || r.home_goals === null || r.away_goals === null) continue;
+    const over = r.home_goals + r.away_goals > 2.5;
+    const loss = ll(marketsFromMatrix(scoreMatrix(p.lh, p.la, p.rho), 1).over['2.5'], over);
+    n++;
+    sum += loss;
+    for (const [acc, line] of [
+      [open, r.line.ou_open],
+      [close, r.line.ou_close],
+    ] as const) {
+      if (line === null) continue;
+      acc.n++;
+      acc.m += loss;
+      acc.l += ll(line, over);
+    }
+  }
+  const figures = (a: typeof open): LineFigures | null =>
+    a.n === 0 ? null : { n: a.n, model_log_loss: a.m / a.n, line_log_loss: a.l / a.n };
+  return { n, log_loss: n === 0 ? Number.NaN : sum / n, open: figures(open), close: figures(close) };
+}

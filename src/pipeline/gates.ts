@@ -1,0 +1,313 @@
+import { KEYS, ODDS_BOUNDS, type OddsRecord } from '../domain/index.js';
+import { type FeatureRow, featureRowsFromParquet, MODEL_FEATURE_NAMES } from '../features/index.js';
+import { decodeOdds } from '../ingest/index.js';
+import {
+  type GateResult,
+  type PublishedRun,
+  type RunWriter,
+  readRunRecord,
+  runFileKey,
+} from '../runs/index.js';
+import { readParquet } from '../storage/index.js';
+import type { BacktestRow, PredictionRow } from './predictions-file.js';
+
+/** Gate names, in the order they are evaluated (and shown). */
+export const GATE_NAMES = [
+  'rows',
+  'results_kept',
+  'probabilities',
+  'odds_plausible',
+  'feature_columns',
+] as const;
+
+/** What the gates read; rows already in memory are handed over, the others are read from the run. */
+export interface GateInputs {
+  featureRows?: FeatureRow[];
+  predictionRows?: PredictionRow[] | null;
+  backtestRows?: BacktestRow[] | null;
+  odds?: OddsRecord[] | null;
+}
+
+/** Options of {@link evaluateGates}. */
+export interface GateOptions {
+  /** Largest share of rows lost against the published run (`GATE_MAX_ROW_DROP`). Default `0.2`. */
+  maxRowDrop?: number;
+  /** The run's as-of; results of matches after it are not expected. Default the run's record. */
+  asOf?: Date | null;
+}
+
+/** A column of market origin: wholly missing when the data has no odds at all, which is not a fault. */
+function isMarketColumn(name: string): boolean {
+  return name.startsWith('mkt_') || name.startsWith('mr_') || name.startsWith('odds_');
+}
+
+type Row = Record<string, unknown>;
+
+async function rowsOf(run: RunWriter, name: 'predictions' | 'backtest' | 'features'): Promise<Row[] | null> {
+  const obj = await run.get(name);
+  if (!obj) return null;
+  if (name === 'features') return (await featureRowsFromParquet(obj.body)) as unknown as Row[];
+  return readParquet(obj.body);
+}
+
+/** The extra file of a run that lists its finished matches and their outcomes (for `results_kept`). */
+export const RESULTS_FILE = 'results.json';
+
+interface ResultsFile {
+  as_of: string | null;
+  /** Finished matches: id, outcome label, kick-off (ms). */
+  ids: number[];
+  labels: number[];
+  starts: number[];
+}
+
+/** The results summary written beside the features of `writerRunId`, or null. */
+async function readResults(run: RunWriter, writerRunId: string): Promise<ResultsFile | null> {
+  const obj = await run.base.get(KEYS.features.bucket, runFileKey(writerRunId, RESULTS_FILE));
+  if (!obj) return null;
+  try {
+    return JSON.parse(obj.body.toString('utf8')) as ResultsFile;
+  } catch {
+    return null;
+  }
+}
+
+function time(v: unknown): number {
+  return v instanceof Date ? v.getTime() : new Date(String(v)).getTime();
+}
+
+function num(v: unknown): number | null {
+  if (typeof v === 'bigint') return Number(v);
+  return typeof v === 'number' ? v : null;
+}
+
+/**
+ * The validation gates of a run, each a named check with its figures (recorded in the run):
+ * - `rows`: features and predictions are not empty and did not drop by more than `maxRowDrop`
+ *   against the published run;
+ * - `results_kept`: no match that was finished in the published run (kick-off before this run's
+ *   as-of) lost its result;
+ * - `probabilities`: every predicted and backtest probability is finite, in [0, 1], and each
+ *   triple sums to 1 (±1e-6);
+ * - `odds_plausible`: every odd of the run's odds snapshot is within `ODDS_BOUNDS`;
+ * - `feature_columns`: no model feature column is wholly missing (market columns only count when
+ *   the published run had them, so a data set without any odds can still start).
+ */
+export async function evaluateGates(
+  run: RunWriter,
+  previous: PublishedRun | null,
+  inputs: GateInputs = {},
+  options: GateOptions = {},
+): Promise<GateResult[]> {
+  const maxDrop = options.maxRowDrop ?? 0.2;
+  const asOfIso = options.asOf === undefined ? run.record.as_of : (options.asOf?.toISOString() ?? null);
+  const asOfMs = asOfIso ? new Date(asOfIso).getTime() : Number.POSITIVE_INFINITY;
+  const prevRecord = previous ? await readRunRecord(run.base, previous.run_id) : null;
+  // Features the run inherited unchanged are not re-read (cheap incremental runs): their gates carry over.
+  const inherited =
+    !inputs.featureRows &&
+    previous?.artifacts.features?.key !== undefined &&
+    run.ref('features')?.key === previous.artifacts.features.key;
+  const features: Row[] = inherited
+    ? []
+    : ((inputs.featureRows as unknown as Row[] | undefined) ?? (await rowsOf(run, 'features')) ?? []);
+  const predictions: Row[] | null =
+    inputs.predictionRows !== undefined
+      ? (inputs.predictionRows as unknown as Row[] | null)
+      : await rowsOf(run, 'predictions');
+  const backtest: Row[] | null =
+    inputs.backtestRows !== undefined
+      ? (inputs.backtestRows as unknown as Row[] | null)
+      : await rowsOf(run, 'backtest');
+  const gates: GateResult[] = [];
+
+  // rows
+  const prevRows = prevRecord?.gates.find((g) => g.name === 'rows')?.figures ?? {};
+  const prevFeatures = num(prevRows.features_rows);
+  const prevPredictions = num(prevRows.predictions_rows);
+  const problems: string[] = [];
+  const nFeatures = inherited ? (prevFeatures ?? 0) : features.length;
+  if (nFeatures === 0) problems.push('the features artifact has no rows (empty or wrong database?)');
+  if (predictions !== null && predictions.length === 0) problems.push('the predictions artifact has no rows');
+  const drop = (now: number, before: number | null) => (before && before > 0 ? (before - now) / before : 0);
+  // Inherited features count as the published run's rows (they are those rows), not as none.
+  if (prevFeatures !== null && drop(nFeatures, prevFeatures) > maxDrop) {
+    problems.push(`features rows fell from ${prevFeatures} to ${nFeatures} (more than ${maxDrop * 100} %)`);
+  }
+  if (
+    predictions !== null &&
+    prevPredictions !== null &&
+    drop(predictions.length, prevPredictions) > maxDrop
+  ) {
+    problems.push(
+      `predictions rows fell from ${prevPredictions} to ${predictions.length} (more than ${maxDrop * 100} %)`,
+    );
+  }
+  gates.push({
+    name: 'rows',
+    passed: problems.length === 0,
+    message: problems.length
+      ? problems.join('; ')
+      : `${nFeatures} feature rows${inherited ? ' (inherited)' : ''}, ${predictions?.length ?? 'no'} prediction rows`,
+    figures: {
+      features_rows: nFeatures,
+      predictions_rows: predictions?.length ?? null,
+      previous_run: previous?.run_id ?? null,
+      previous_features_rows: prevFeatures,
+      previous_predictions_rows: prevPredictions,
+      max_drop: maxDrop,
+    },
+  });
+
+  // results_kept: against the results summary written with the published run's features.
+  let lost = 0;
+  let checked = 0;
+  const examples: number[] = [];
+  const prevWriter = previous?.artifacts.features?.run_id;
+  const prevResults = !inherited && prevWriter ? await readResults(run, prevWriter) : null;
+  if (prevResults) {
+    const labelled = new Map<number, number>();
+    for (const r of features)
+      if (r.label !== null && r.label !== undefined) labelled.set(Number(r.match_id), Number(r.label));
+    for (let i = 0; i < prevResults.ids.length; i++) {
+      if (prevResults.starts[i]! >= asOfMs) continue;
+      checked++;
+      const now = labelled.get(prevResults.ids[i]!);
+      if (now === undefined || now !== prevResults.labels[i]) {
+        lost++;
+        if (examples.length < 5) examples.push(prevResults.ids[i]!);
+      }
+    }
+  }
+  if (!inherited && features.length > 0 && run.wrote('features')) {
+    const out: ResultsFile = { as_of: asOfIso, ids: [], labels: [], starts: [] };
+    for (const r of features) {
+      if (r.label === null || r.label === undefined) continue;
+      out.ids.push(Number(r.match_id));
+      out.labels.push(Number(r.label));
+      out.starts.push(time(r.start_time_utc));
+    }
+    await run.putFile(KEYS.features.bucket, RESULTS_FILE, JSON.stringify(out), {
+      contentType: 'application/json',
+    });
+  }
+  gates.push({
+    name: 'results_kept',
+    passed: lost === 0,
+    message:
+      lost === 0
+        ? inherited
+          ? 'features inherited unchanged from the published run'
+          : prevResults
+            ? `${checked} finished matches of the published run keep their results`
+            : 'no published results to compare with'
+        : `${lost} finished match(es) of the published run lost or changed their result (e.g. ${examples.join(', ')})`,
+    figures: { checked, lost, examples: examples.join(',') || null },
+  });
+
+  // probabilities
+  let bad = 0;
+  let n = 0;
+  let firstBad: string | null = null;
+  for (const [what, rows] of [
+    ['predictions', predictions],
+    ['backtest', backtest],
+  ] as const) {
+    for (const r of rows ?? []) {
+      n++;
+      const p = [r.proba_home, r.proba_draw, r.proba_away].map((x) => num(x) ?? Number.NaN);
+      const ok =
+        p.every((x) => Number.isFinite(x) && x >= 0 && x <= 1) && Math.abs(p[0] + p[1] + p[2] - 1) <= 1e-6;
+      if (!ok) {
+        bad++;
+        firstBad ??= `${what} match ${String(r.match_id)}: ${p.join(', ')}`;
+      }
+    }
+  }
+  gates.push({
+    name: 'probabilities',
+    passed: bad === 0,
+    message:
+      bad === 0
+        ? `${n} probability triples in [0, 1] summing to 1`
+        : `${bad} of ${n} probability triples invalid (first: ${firstBad})`,
+    figures: { checked: n, invalid: bad },
+  });
+
+  // odds_plausible: the run's snapshot (its own or inherited).
+  let odds = inputs.odds ?? (run.memo.get('odds') as OddsRecord[] | undefined) ?? null;
+  if (!odds) {
+    const obj = await run.get('odds');
+    odds = obj ? await decodeOdds(obj.body) : [];
+  }
+  let implausible = 0;
+  let values = 0;
+  let firstOdd: string | null = null;
+  for (const o of odds) {
+    for (const k of [
+      'odd_home',
+      'odd_draw',
+      'odd_away',
+      'open_home',
+      'open_draw',
+      'open_away',
+      'close_home',
+      'close_draw',
+      'close_away',
+    ] as const) {
+      const v = o[k];
+      if (v === null || v === undefined) continue;
+      values++;
+      if (!(Number.isFinite(v) && v >= ODDS_BOUNDS.min && v <= ODDS_BOUNDS.max)) {
+        implausible++;
+        firstOdd ??= `match ${o.match_id} ${k}=${v}`;
+      }
+    }
+  }
+  gates.push({
+    name: 'odds_plausible',
+    passed: implausible === 0,
+    message:
+      implausible === 0
+        ? `${values} odds within [${ODDS_BOUNDS.min}, ${ODDS_BOUNDS.max}]`
+        : `${implausible} odds outside [${ODDS_BOUNDS.min}, ${ODDS_BOUNDS.max}] (first: ${firstOdd})`,
+    figures: { checked: values, implausible, min: ODDS_BOUNDS.min, max: ODDS_BOUNDS.max },
+  });
+
+  // feature_columns: the previous run's present columns come from its record (no re-read).
+  const prevColumns = prevRecord?.gates.find((g) => g.name === 'feature_columns')?.figures;
+  const prevPresent = new Set(
+    String(prevColumns?.present ?? '')
+      .split(',')
+      .filter(Boolean),
+  );
+  const present = new Set<string>();
+  if (inherited) for (const n of prevPresent) present.add(n);
+  for (const r of features) {
+    for (const name of MODEL_FEATURE_NAMES) {
+      if (!present.has(name) && r[name] !== null && r[name] !== undefined) present.add(name);
+    }
+    if (present.size === MODEL_FEATURE_NAMES.length) break;
+  }
+  const missing = inherited
+    ? []
+    : MODEL_FEATURE_NAMES.filter(
+        (name) =>
+          !present.has(name) && features.length > 0 && (!isMarketColumn(name) || prevPresent.has(name)),
+      );
+  gates.push({
+    name: 'feature_columns',
+    passed: missing.length === 0,
+    message:
+      missing.length === 0
+        ? `${present.size} of ${MODEL_FEATURE_NAMES.length} model columns have values`
+        : `column(s) wholly missing: ${missing.join(', ')}`,
+    figures: {
+      columns: MODEL_FEATURE_NAMES.length,
+      with_values: present.size,
+      missing: missing.join(',') || null,
+      present: [...present].join(','),
+    },
+  });
+  return gates;
+}

@@ -1,0 +1,412 @@
+import { MatchesRepository } from '../db/index.js';
+import { type Match, type OddsRecord, OUTCOME_LABELS, predictedClass } from '../domain/index.js';
+import {
+  buildFeatureRows,
+  type FeatureCheckpoint,
+  type FeatureResume,
+  type FeatureRow,
+  hasNoOdds,
+  toModelInput,
+} from '../features/index.js';
+import { type OddsSet, readObservationSet, readOddsSet } from '../ingest/index.js';
+import { deserializeModel, type Model, predictProba } from '../model/index.js';
+import { ModelRegistry, type ModelVersion } from '../registry/index.js';
+import { type PublishedRun, type RunEvent, RunWriter, readArtifact, readPublished } from '../runs/index.js';
+import { readParquet, writeParquet } from '../storage/index.js';
+import type { PipelineDeps } from './deps.js';
+import { evaluateGates } from './gates.js';
+import { timelineOfMatches } from './odds.js';
+import { oddsObservedAt, PREDICTION_COLUMNS, type PredictionRow } from './predictions-file.js';
+import { type AnalyticsStages, defaultAnalyticsStages } from './run.js';
+import { fallbackModelName } from './stage-fallback.js';
+import type { PredictResult } from './stage-predict.js';
+
+/**
+ * What an incremental re-prediction keeps between calls (one per serving process): the champion's
+ * parsed model and the published predictions it last read, so that a call pays only for the
+ * matches it touches and the one file it writes.
+ */
+export interface RepredictCache {
+  model?: { version: string; model: Model };
+  /** The market-free fallback's parsed model (matches without odds), by version. */
+  fallback?: { version: string; model: Model };
+  predictions?: { key: string; rows: PredictionRow[] };
+  /**
+   * Per region, the feature state a few days before the last call's "now": the next call starts
+   * there when nothing before it changed (else it rebuilds the region and takes a new one).
+   */
+  features?: Map<number, FeatureCheckpoint>;
+  /** Per region, its matches by id and the database mark they are current to (see loadRegionMatches). */
+  matches?: Map<number, { mark: string; byId: Map<number, Match> }>;
+}
+
+/**
+ * Every match of `regionIds`, kept in the cache and refreshed with only the rows written since the
+ * region was last read (a region of ~5k matches is read whole once). A region whose count no longer
+ * matches what the cache holds (a row deleted) is read whole again.
+ */
+async function loadRegionMatches(
+  deps: Pick<PipelineDeps, 'db'>,
+  regionIds: readonly number[],
+  cache: RepredictCache,
+): Promise<Match[]> {
+  const repo = new MatchesRepository(deps.db);
+  cache.matches ??= new Map();
+  const held = cache.matches;
+  const cached = regionIds.filter((r) => held.has(r));
+  const fresh = regionIds.filter((r) => !held.has(r));
+  if (cached.length > 0) {
+    // The oldest mark of the regions asked for: rows already held may come again (merged by id).
+    const since = cached.map((r) => held.get(r)!.mark).reduce((a, b) => (BigInt(a) < BigInt(b) ? a : b));
+    const delta = await repo.regionMatchesSince(cached, since);
+    for (const m of delta.matches) held.get(m.regionId)?.byId.set(m.id, m);
+    for (const r of cached) {
+      const slot = held.get(r)!;
+      if ((delta.counts.get(r) ?? 0) === slot.byId.size) slot.mark = delta.mark;
+      else {
+        held.delete(r);
+        fresh.push(r);
+      }
+    }
+  }
+  if (fresh.length > 0) {
+    const all = await repo.regionMatchesSince(fresh, null);
+    for (const r of fresh) held.set(r, { mark: all.mark, byId: new Map() });
+    for (const m of all.matches) held.get(m.regionId)?.byId.set(m.id, m);
+  }
+  const out: Match[] = [];
+  for (const r of regionIds) for (const m of held.get(r)?.byId.values() ?? []) out.push(m);
+  return out;
+}
+
+/**
+ * How far before "now" a region's feature checkpoint is taken: results and closing odds arrive
+ * within hours of kick-off, so matches older than this rarely change (when one does, the region is
+ * rebuilt from its first match, as a full run would).
+ */
+const CHECKPOINT_LAG_MS = 3 * 86_400_000;
+
+/** Options of {@link repredictMatches}. */
+export interface RepredictOptions {
+  /** "Now": the features' as-of and the run's. */
+  asOf: Date;
+  /** Reused between calls. Default: a fresh one (everything is read). */
+  cache?: RepredictCache;
+  /** Actor of the run record and the history. Default `repredict`. */
+  actor?: string;
+  /** `predictions_computed_at` of the new rows. Default `asOf`. */
+  computedAt?: Date;
+  /** Where the re-predicted rows are logged as served (issue 17). Default {@link defaultAnalyticsStages}. */
+  analytics?: AnalyticsStages;
+}
+
+/** What {@link repredictMatches} did. */
+export interface RepredictResult {
+  /** Matches whose probabilities were recomputed by the champion. */
+  repredicted: number;
+  /** Matches whose row changed otherwise (result arrived, or a backtest-stage row's outcome fields). */
+  updated: number;
+  /** Asked-for matches left alone (unknown, or before the champion's cut-off without a row). */
+  unchanged: number;
+  /** The published run, or null when nothing was published (no change, or nothing to build on). */
+  run_id: string | null;
+  published: RunEvent | null;
+  /** Why nothing was published, when nothing was. */
+  reason: string | null;
+  ms: number;
+  /** Wall time of each step, ms (where the time goes; docs/benchmarks.md). */
+  phases: Record<string, number>;
+  /** Regions whose features were rebuilt, and how many of them started from a checkpoint. */
+  regions: number;
+  resumed_regions: number;
+}
+
+function asDate(v: unknown): Date {
+  return v instanceof Date ? v : new Date(String(v));
+}
+
+function intOrNull(v: unknown): number | null {
+  return v === null || v === undefined ? null : Number(v);
+}
+
+/** Decodes the predictions file (the pipeline's own column contract). */
+export async function decodePredictionRows(body: Buffer): Promise<PredictionRow[]> {
+  return (await readParquet(body)).map((r) => ({
+    match_id: Number(r.match_id),
+    home_team_name: String(r.home_team_name),
+    away_team_name: String(r.away_team_name),
+    start_time_utc: asDate(r.start_time_utc),
+    region_id: Number(r.region_id),
+    region_name: String(r.region_name),
+    tournament_name: String(r.tournament_name),
+    season: String(r.season),
+    proba_home: Number(r.proba_home),
+    proba_draw: Number(r.proba_draw),
+    proba_away: Number(r.proba_away),
+    predicted_class: Number(r.predicted_class),
+    predicted_label: String(r.predicted_label),
+    is_future: Boolean(r.is_future),
+    model_stage: r.model_stage === 'backtest' || r.model_stage === 'fallback' ? r.model_stage : 'champion',
+    model_run_id: String(r.model_run_id),
+    predictions_computed_at: asDate(r.predictions_computed_at),
+    home_score: intOrNull(r.home_score),
+    away_score: intOrNull(r.away_score),
+    odds_observed_at:
+      r.odds_observed_at === null || r.odds_observed_at === undefined ? null : asDate(r.odds_observed_at),
+  }));
+}
+
+async function championModel(
+  deps: Pick<PipelineDeps, 'registry'>,
+  champion: ModelVersion,
+  cache: RepredictCache,
+): Promise<Model> {
+  if (cache.model?.version !== champion.version) {
+    const model = deserializeModel((await deps.registry.loadArtifact(champion)).toString('utf8'));
+    cache.model = { version: champion.version, model };
+  }
+  return cache.model.model;
+}
+
+/** The market-free fallback champion (`<MODEL_NAME>-market-free`), or null when none is registered. */
+async function fallbackModel(
+  deps: Pick<PipelineDeps, 'store' | 'run' | 'config'>,
+  cache: RepredictCache,
+): Promise<{ version: ModelVersion; model: Model } | null> {
+  const registry = new ModelRegistry(deps.run?.base ?? deps.store, fallbackModelName(deps.config.modelName));
+  const version = await registry.resolve('champion');
+  if (!version) return null;
+  if (cache.fallback?.version !== version.version) {
+    const model = deserializeModel((await registry.loadArtifact(version)).toString('utf8'));
+    cache.fallback = { version: version.version, model };
+  }
+  return { version, model: cache.fallback.model };
+}
+
+async function publishedRows(
+  deps: Pick<PipelineDeps, 'store'>,
+  published: PublishedRun,
+  cache: RepredictCache,
+): Promise<PredictionRow[] | null> {
+  const ref = published.artifacts.predictions;
+  if (!ref) return null;
+  if (cache.predictions?.key !== ref.key) {
+    const obj = await readArtifact(deps.store, 'predictions', published);
+    if (!obj) return null;
+    cache.predictions = { key: ref.key, rows: await decodePredictionRows(obj.body) };
+  }
+  return cache.predictions.rows;
+}
+
+/**
+ * Incremental re-prediction (issue 15): new odds (or a result) arrived for `matchIds`; their rows of
+ * the served predictions are recomputed by the champion — features rebuilt as of `asOf` for the
+ * affected regions only (a region's feature rows depend on its own matches and odds alone) — and
+ * published as a new run through the gated publish. The run writes only the predictions and the
+ * odds snapshot; every other artifact (features, backtest, reports…) is inherited unchanged from
+ * the published run by reference. A match before the champion's training cut-off keeps its
+ * out-of-sample (backtest) probabilities; only its result fields follow the database.
+ */
+export async function repredictMatches(
+  deps: PipelineDeps,
+  matchIds: Iterable<number>,
+  options: RepredictOptions,
+): Promise<RepredictResult> {
+  const started = performance.now();
+  const cache = options.cache ?? {};
+  const asOf = options.asOf;
+  const phases: Record<string, number> = {};
+  let mark = started;
+  const lap = (name: string) => {
+    const t = performance.now();
+    phases[name] = Math.round((t - mark) * 10) / 10;
+    mark = t;
+  };
+  let regionCount = 0;
+  let resumed = 0;
+  const done = (reason: string, counts = { repredicted: 0, updated: 0, unchanged: 0 }): RepredictResult => ({
+    ...counts,
+    run_id: null,
+    published: null,
+    reason,
+    ms: Math.round(performance.now() - started),
+    phases,
+    regions: regionCount,
+    resumed_regions: resumed,
+  });
+  const wanted = new Set(matchIds);
+  if (wanted.size === 0) return done('no matches');
+  const published = await readPublished(deps.store);
+  if (!published) return done('no published run to build on');
+  const champion = await deps.registry.resolve('champion');
+  if (!champion) return done('no champion');
+  const [model, fallback, served, inRegions, oddsEntry, observed] = await Promise.all([
+    championModel(deps, champion, cache),
+    fallbackModel(deps, cache),
+    publishedRows(deps, published, cache),
+    new MatchesRepository(deps.db).regionsOf([...wanted]).then((r) => loadRegionMatches(deps, r, cache)),
+    // Decoded once per version of each file (they change only with ingest, which leaves its copy).
+    readOddsSet(deps.store, { keepBody: true }),
+    readObservationSet(deps.store),
+  ]);
+  if (!served) return done('the published run has no predictions');
+  const odds: OddsSet = oddsEntry?.value ?? { records: [], byId: new Map() };
+  lap('load');
+
+  const affected = new Map<number, Match>();
+  for (const m of inRegions) if (wanted.has(m.id)) affected.set(m.id, m);
+  const regions = new Set([...affected.values()].map((m) => m.regionId));
+  const regionMatches = inRegions.filter((m) => regions.has(m.regionId));
+  const timeline = timelineOfMatches(observed?.value ?? null, odds.byId, regionMatches);
+  lap('observations');
+  // Odds over time: each match's market columns use the latest observation made by `asOf`. A
+  // region's rows depend on its own matches alone, so each region resumes from its own checkpoint.
+  const features = new Map<number, FeatureRow>();
+  cache.features ??= new Map();
+  const checkpoints = cache.features;
+  regionCount = regions.size;
+  for (const region of regions) {
+    const resume: FeatureResume = {
+      from: checkpoints.get(region) ?? null,
+      takeAt: new Date(asOf.getTime() - CHECKPOINT_LAG_MS),
+    };
+    const built = buildFeatureRows(
+      regionMatches.filter((m) => m.regionId === region),
+      odds.byId,
+      asOf,
+      { observations: timeline, horizon: { at: asOf } },
+      resume,
+    );
+    for (const f of built) if (affected.has(f.match_id)) features.set(f.match_id, f);
+    if (resume.taken) checkpoints.set(region, resume.taken);
+    else checkpoints.delete(region);
+    if (resume.resumed) resumed++;
+  }
+  lap('features');
+
+  const cutoff = new Date(champion.training_cutoff).getTime();
+  const computedAt = options.computedAt ?? asOf;
+  const index = new Map(served.map((r, i) => [r.match_id, i]));
+  const rows = served.slice();
+  const fresh: PredictionRow[] = [];
+  let repredicted = 0;
+  let updated = 0;
+  let unchanged = wanted.size - affected.size;
+  for (const [id, m] of affected) {
+    const f = features.get(id);
+    const at = index.get(id);
+    const start = m.startTimeUtc.getTime();
+    const finished = m.status === 'finished' && start < asOf.getTime() && m.homeScore !== null;
+    const scores = {
+      home_score: finished ? m.homeScore : null,
+      away_score: finished ? m.awayScore : null,
+      is_future: start >= asOf.getTime(),
+    };
+    if (f && start >= cutoff) {
+      // No odds by its prediction time: the market-free model, as in the full predict stage.
+      const byFallback =
+        fallback !== null && hasNoOdds(f) && start >= new Date(fallback.version.training_cutoff).getTime();
+      const scorer = byFallback ? fallback : { version: champion, model };
+      const proba = predictProba(scorer.model, toModelInput(f, scorer.version.feature_names));
+      const cls = predictedClass(proba);
+      const row: PredictionRow = {
+        match_id: id,
+        home_team_name: m.homeTeamName,
+        away_team_name: m.awayTeamName,
+        start_time_utc: m.startTimeUtc,
+        region_id: m.regionId,
+        region_name: m.regionName,
+        tournament_name: m.tournamentName,
+        season: m.season,
+        proba_home: proba[0],
+        proba_draw: proba[1],
+        proba_away: proba[2],
+        predicted_class: cls,
+        predicted_label: OUTCOME_LABELS[cls],
+        model_stage: byFallback ? 'fallback' : 'champion',
+        model_run_id: scorer.version.run_id,
+        predictions_computed_at: computedAt,
+        odds_observed_at: oddsObservedAt(f),
+        ...scores,
+      };
+      if (at === undefined) rows.push(row);
+      else rows[at] = row;
+      fresh.push(row);
+      repredicted++;
+    } else if (at !== undefined) {
+      const old = rows[at]!;
+      if (
+        old.home_score === scores.home_score &&
+        old.away_score === scores.away_score &&
+        old.is_future === scores.is_future
+      ) {
+        unchanged++;
+        continue;
+      }
+      rows[at] = { ...old, ...scores };
+      updated++;
+    } else unchanged++;
+  }
+  const counts = { repredicted, updated, unchanged };
+  lap('predict');
+  if (repredicted + updated === 0) return done('nothing changed', counts);
+
+  const run = await RunWriter.begin(deps.store, {
+    kind: 'incremental',
+    asOf,
+    actor: options.actor ?? 'repredict',
+    log: deps.log,
+  });
+  lap('begin');
+  try {
+    await run.put(
+      'predictions',
+      writeParquet(PREDICTION_COLUMNS, rows as unknown as Record<string, unknown>[]),
+    );
+    // The cards show the odds of the run's snapshot: the odds the new rows were computed from. When
+    // the inherited snapshot is already those bytes (same etag), it stays inherited.
+    if (oddsEntry?.body && run.ref('odds')?.etag !== oddsEntry.etag) await run.put('odds', oddsEntry.body);
+    await run.recordStage('repredict', null, { ...counts, regions: regions.size, resumed_regions: resumed });
+    lap('write');
+    // Every gate runs, on what this run changes: its predictions and odds snapshot. The features
+    // and backtest artifacts are the published run's, unchanged, and passed its gates when it was
+    // published (the gates carry their figures over instead of re-reading them).
+    const gates = await evaluateGates(
+      run,
+      published,
+      { predictionRows: rows, backtestRows: null, odds: odds.records as OddsRecord[] },
+      { maxRowDrop: deps.config.gateMaxRowDrop, asOf },
+    );
+    lap('gates');
+    const event = await run.publish({ gates, actor: options.actor ?? 'repredict' });
+    lap('publish');
+    cache.predictions = { key: run.ref('predictions')!.key, rows };
+    // Published: the re-predicted rows are now what the API serves before their kick-offs.
+    const analytics = options.analytics ?? (await defaultAnalyticsStages());
+    await analytics
+      .served?.(
+        deps,
+        asOf,
+        { predictionRows: fresh, champion_run_id: champion.run_id } as PredictResult,
+        [...features.values()],
+        run.runId,
+      )
+      .catch((err: unknown) =>
+        deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'served log not written'),
+      );
+    lap('served_log');
+    return {
+      ...counts,
+      run_id: run.runId,
+      published: event,
+      reason: null,
+      ms: Math.round(performance.now() - started),
+      phases,
+      regions: regionCount,
+      resumed_regions: resumed,
+    };
+  } catch (err) {
+    await run.fail(err).catch(() => undefined);
+    throw err;
+  }
+}

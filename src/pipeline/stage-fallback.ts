@@ -1,0 +1,122 @@
+import { KEYS } from '../domain/index.js';
+import { type FeatureRow, MARKET_FREE_FEATURE_NAMES } from '../features/index.js';
+import { type Model, type TrainParams, trainAndValidate, walkForwardBacktest } from '../model/index.js';
+import { ModelRegistry, type ModelVersion, newRunId } from '../registry/index.js';
+import { backtestToParquet } from './artifacts.js';
+import { type PipelineDeps, progressOf } from './deps.js';
+import type { BacktestRow } from './predictions-file.js';
+import { newVersionOf } from './stage-train.js';
+import { resultsEnd } from './windows.js';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The market-free fallback's recipe, fixed on the tuning windows 2017-07..2019-07 and 2019-07..2021-07
+ * (docs/model-quality.md): the champion's family on the inputs without the match's own odds, L2 0.003.
+ */
+export const FALLBACK_PARAMS: TrainParams = { family: 'multinomial_logit', l2: 0.003 };
+
+/** Name of the fallback in the registry: the 1X2 model's name + `-market-free`. */
+export function fallbackModelName(modelName: string): string {
+  return `${modelName}-market-free`;
+}
+
+export interface FallbackStageOptions {
+  /** Walk-forward start. Default 730 days before the last known result (as the backtest stage). */
+  from?: Date;
+  /** Walk-forward end (exclusive). Default `asOf`. */
+  to?: Date;
+  refitDays?: number;
+  validationDays?: number;
+}
+
+export interface FallbackStageResult {
+  version: ModelVersion;
+  model: Model;
+  backtestRows: BacktestRow[];
+  log_loss: number;
+  folds: number;
+}
+
+/**
+ * `pipeline fallback` (a step of `pipeline run`, after backtest): fits the market-free model (issue 15)
+ * with the champion's validation scheme, registers it under `<MODEL_NAME>-market-free` with alias
+ * `champion` (it serves only matches with no odds, so it follows each run without an operator's
+ * sign-off; every move is in that model's alias history), and walks its recipe forward over the
+ * backtest window so that past matches without odds get out-of-sample rows too.
+ */
+export async function runFallbackStage(
+  deps: Pick<PipelineDeps, 'store' | 'log' | 'progress' | 'run' | 'config'>,
+  asOf: Date,
+  featureRows: FeatureRow[],
+  options: FallbackStageOptions = {},
+): Promise<FallbackStageResult> {
+  const rows = featureRows;
+  const end = resultsEnd(rows, asOf);
+  const fit = progressOf(deps).step('fallback', 'fit', 1);
+  const validationDays = options.validationDays ?? 365;
+  const result = trainAndValidate(rows, {
+    asOf: end,
+    validationDays,
+    params: FALLBACK_PARAMS,
+    featureNames: MARKET_FREE_FEATURE_NAMES,
+  });
+  const registry = new ModelRegistry(deps.run?.base ?? deps.store, fallbackModelName(deps.config.modelName));
+  const version = await registry.registerVersion(
+    newVersionOf(deps, result, asOf, end, validationDays, { role: 'market-free fallback' }),
+  );
+  await registry.setAlias(
+    'champion',
+    version.version,
+    'pipeline',
+    'market-free fallback retrained by the run',
+  );
+  fit.done({ version: version.version, log_loss: result.metrics.log_loss });
+
+  const wf = progressOf(deps).step('fallback', 'walk-forward', 1);
+  const from = options.from ?? new Date(end.getTime() - 730 * DAY_MS);
+  const to = options.to ?? asOf;
+  const bt = walkForwardBacktest(rows, {
+    from,
+    to,
+    refitDays: options.refitDays ?? 90,
+    params: FALLBACK_PARAMS,
+    featureNames: MARKET_FREE_FEATURE_NAMES,
+  });
+  const runIds = new Map(bt.folds.map((f) => [f.fold_id, newRunId()]));
+  await Promise.all(
+    bt.folds.map((f) =>
+      registry.recordRun({
+        run_id: runIds.get(f.fold_id)!,
+        kind: 'backtest-fold',
+        created_at: new Date().toISOString(),
+        training_cutoff: f.training_cutoff.toISOString(),
+        recipe_version: version.version,
+        params: Object.fromEntries(Object.entries(bt.params).map(([k, v]) => [k, String(v)])),
+        feature_names: [...bt.featureNames],
+        pipeline_run_id: deps.run?.runId ?? null,
+      }),
+    ),
+  );
+  const backtestRows: BacktestRow[] = bt.predictions.map((p) => ({
+    match_id: p.match_id,
+    proba_home: p.proba_home,
+    proba_draw: p.proba_draw,
+    proba_away: p.proba_away,
+    model_run_id: runIds.get(p.fold_id)!,
+    training_cutoff: p.training_cutoff,
+  }));
+  await deps.store.put(
+    KEYS.fallbackBacktest.bucket,
+    KEYS.fallbackBacktest.key,
+    backtestToParquet(backtestRows),
+  );
+  wf.done({ folds: bt.folds.length, rows: backtestRows.length });
+  return {
+    version,
+    model: result.model,
+    backtestRows,
+    log_loss: result.metrics.log_loss,
+    folds: bt.folds.length,
+  };
+}

@@ -1,0 +1,244 @@
+import { MatchesRepository } from '../db/index.js';
+import { KEYS, type Match } from '../domain/index.js';
+import {
+  buildGoalInputs,
+  GOAL_INPUTS_VERSION,
+  type GoalsMetrics,
+  type GoalsModel,
+  goalsWalkForward,
+  MARKETS_COLUMNS,
+  type MarketsRow,
+  MIN_TRAIN_MATCHES,
+  ou25Figures,
+  predictGoals,
+  serializeGoalsModel,
+  trainGoalsModel,
+} from '../model/index.js';
+import { ModelRegistry, newRunId } from '../registry/index.js';
+import { writeParquet } from '../storage/index.js';
+import { type PipelineDeps, progressOf } from './deps.js';
+import { readOddsMap } from './odds.js';
+import { type GoalsPromoteResult, goalsGuardMetrics, promoteGoalsVersion } from './stage-promote.js';
+
+const DAY_MS = 86_400_000;
+
+/** Options of {@link runGoalsStage}. */
+export interface GoalsStageOptions {
+  /** Matches already in memory (from the features stage). Default: read the DB. */
+  matches?: Match[];
+  /** Walk-forward start. Default 730 days before the last known result. */
+  from?: Date;
+  /** Walk-forward end (exclusive). Default `asOf`. */
+  to?: Date;
+  /** Days between refits. Default `90`. */
+  refitDays?: number;
+}
+
+export interface GoalsStageResult {
+  version: string;
+  model_run_id: string;
+  rows: number;
+  backtest_rows: number;
+  folds: number;
+  metrics: GoalsMetrics['overall'];
+  key: string;
+  /** The goals promotion guard's decision on the new version (stage-promote.ts). */
+  promotion: Omit<GoalsPromoteResult, 'serving'>;
+  /** The version whose rows from the end of the known results on are in the markets file; null: none passed. */
+  serving_version: string | null;
+}
+
+/** Name of the goals model in the registry: the 1X2 model's name + `-goals`. */
+export function goalsModelName(modelName: string): string {
+  return `${modelName}-goals`;
+}
+
+/**
+ * `pipeline goals` (a step of `pipeline run`, after backtest): builds the goals inputs (opening 1X2 +
+ * O/U prices, closing-line goal ratings of earlier matches), walks the goals model forward over the
+ * backtest window (out-of-sample rows, `model_stage` `backtest`), fits it on every finished match
+ * before `asOf`, registers that version under `<MODEL_NAME>-goals`, which becomes `champion` only
+ * if the goals promotion guard passes it (`promoteGoalsVersion`), and writes
+ * `predictions/markets.parquet` (backtest rows, then the serving champion's rows from the end of the
+ * known results on; none when no version passed)
+ * and `predictions/markets_metrics.json` (O/U 2.5 and BTTS log loss vs the opening/closing lines).
+ */
+export async function runGoalsStage(
+  deps: Pick<PipelineDeps, 'db' | 'store' | 'log' | 'progress' | 'run' | 'config'>,
+  asOf: Date,
+  options: GoalsStageOptions = {},
+): Promise<GoalsStageResult | null> {
+  const load = progressOf(deps).step('goals', 'inputs', 1);
+  const matches = options.matches ?? (await new MatchesRepository(deps.db).allMatches());
+  const odds = await readOddsMap(deps.store);
+  const inputs = buildGoalInputs(matches, odds, asOf);
+  load.done({ matches: matches.length, with_opening_prices: inputs.filter((r) => r.open).length });
+
+  let last = Number.NEGATIVE_INFINITY;
+  for (const r of inputs) if (r.home_goals !== null && r.t > last) last = r.t;
+  const end = Number.isFinite(last) ? Math.min(asOf.getTime(), last + 1) : asOf.getTime();
+  const from = options.from ?? new Date(end - 730 * DAY_MS);
+  const to = options.to ?? asOf;
+  const wf = progressOf(deps).step('goals', 'walk-forward', 1);
+  const refitDays = options.refitDays ?? 90;
+  const bt = goalsWalkForward(inputs, { from, to, refitDays });
+  wf.done({ folds: bt.folds.length, predicted: bt.rows.length, ou25: bt.metrics.overall.ou25?.model });
+
+  const fit = progressOf(deps).step('goals', 'fit', 1);
+  const finished = inputs.filter((r) => r.home_goals !== null && r.t < end).length;
+  if (finished < MIN_TRAIN_MATCHES) {
+    // Too little history to fit: no goals version and no markets file in this run (never a stale one).
+    deps.run?.drop('markets');
+    deps.run?.drop('marketsMetrics');
+    fit.done({ skipped: true, finished });
+    deps.log.warn({ stage: 'goals', finished }, 'goals model skipped: too few finished matches');
+    return null;
+  }
+  const model = trainGoalsModel(inputs, new Date(end));
+  const base = deps.run?.base ?? deps.store;
+  const registry = new ModelRegistry(base, goalsModelName(deps.config.modelName));
+  // The guard's keys (`log_loss`, `model_on_open_log_loss`, `market_open_log_loss`, … : O/U 2.5 on
+  // every walk-forward match / on those with each line) are the ones `registry promote` reads.
+  const flat: Record<string, number> = goalsGuardMetrics(ou25Figures(inputs, bt.rows));
+  for (const market of ['ou25', 'btts'] as const) {
+    const m = bt.metrics.overall[market];
+    if (!m) continue;
+    flat[`${market}_log_loss`] = m.model;
+    flat[`${market}_open_log_loss`] = m.open;
+    flat[`${market}_close_log_loss`] = m.close;
+    flat[`${market}_n`] = m.n;
+  }
+  const version = await registry.registerVersion({
+    run_id: newRunId(),
+    metrics: flat,
+    params: {
+      family: model.family,
+      guard_market: 'ou25',
+      inputs_version: model.inputs_version,
+      l2: model.params.l2,
+      rating_eta: model.rating.eta,
+      rating_eta_region: model.rating.etaRegion,
+      rho: (model.state as { rho?: number }).rho ?? 0,
+      backtest_from: from.toISOString(),
+      backtest_to: to.toISOString(),
+      // The guard's validation matches are the walk-forward's: the same window.
+      validation_from: from.toISOString(),
+      validation_to: to.toISOString(),
+      n_train: model.n_train,
+    },
+    feature_names: ['open_implied_goals', 'rated_goals_own', 'rated_goals_other', 'open_missing'],
+    training_cutoff: new Date(end),
+    artifact: serializeGoalsModel(model),
+    feature_fingerprint: goalsFingerprint(model),
+  });
+  const { serving, ...promotion } = await promoteGoalsVersion(deps, {
+    registry,
+    registryStore: base,
+    version,
+    model,
+    inputs,
+    backtest: bt,
+    window: { from, to, refitDays },
+    rebuildInputs: (rating) => buildGoalInputs(matches, odds, asOf, rating),
+  });
+  fit.done({
+    version: version.version,
+    n_train: model.n_train,
+    promoted: promotion.promoted,
+    serving: serving?.version.version ?? null,
+  });
+
+  const write = progressOf(deps).step('goals', 'write', 2);
+  const foldRun = new Map(bt.folds.map((f) => [f.fold_id, newRunId()]));
+  const byMatch = new Map(bt.rows.map((r) => [r.match_id, r]));
+  // Like predictions.parquet: walk-forward rows for the backtest window, the serving champion's rows
+  // from the end of the known results on (none when no version passed the guard); older matches are
+  // left out. The champion's rows use inputs built with its own rating parameters.
+  const servingInputs = new Map((serving?.inputs ?? []).map((r) => [r.match_id, r]));
+  const served = inputs.filter((r) => byMatch.has(r.match_id) || (serving !== null && r.t >= end));
+  const prices = (id: number) => {
+    const o = odds.get(id);
+    const pick = (latest?: number | null, close?: number | null, open?: number | null) =>
+      latest ?? close ?? open ?? null;
+    return {
+      odd_over25: pick(o?.odd_over25, o?.close_over25, o?.open_over25),
+      odd_under25: pick(o?.odd_under25, o?.close_under25, o?.open_under25),
+      odd_btts_yes: pick(o?.odd_btts_yes, o?.close_btts_yes, o?.open_btts_yes),
+      odd_btts_no: pick(o?.odd_btts_no, o?.close_btts_no, o?.open_btts_no),
+    };
+  };
+  const rows: MarketsRow[] = served.map((input) => {
+    const b = byMatch.get(input.match_id);
+    if (b) {
+      return {
+        match_id: input.match_id,
+        expected_home_goals: b.lh,
+        expected_away_goals: b.la,
+        rho: b.rho,
+        model_stage: 'backtest',
+        model_run_id: foldRun.get(b.fold_id)!,
+        training_cutoff: b.training_cutoff,
+        ...prices(input.match_id),
+      };
+    }
+    const s = serving!;
+    const p = predictGoals(s.model, servingInputs.get(input.match_id) ?? input);
+    return {
+      match_id: input.match_id,
+      expected_home_goals: p.lh,
+      expected_away_goals: p.la,
+      rho: p.rho,
+      model_stage: 'champion',
+      model_run_id: s.version.run_id,
+      training_cutoff: new Date(s.version.training_cutoff),
+      ...prices(input.match_id),
+    };
+  });
+  const body = writeParquet(MARKETS_COLUMNS, rows as unknown as Record<string, unknown>[]);
+  await deps.store.put(KEYS.markets.bucket, KEYS.markets.key, body);
+  write.tick();
+  const report = {
+    generated_at: new Date().toISOString(),
+    as_of: asOf.toISOString(),
+    model_version: version.version,
+    model_run_id: version.run_id,
+    serving_version: serving?.version.version ?? null,
+    promotion,
+    from: from.toISOString(),
+    to: to.toISOString(),
+    folds: bt.folds.map((f) => ({ ...f, model_run_id: foldRun.get(f.fold_id) })),
+    metrics: bt.metrics,
+  };
+  await deps.store.put(
+    KEYS.marketsMetrics.bucket,
+    KEYS.marketsMetrics.key,
+    `${JSON.stringify(report, null, 2)}\n`,
+  );
+  const key = `${KEYS.markets.bucket}/${KEYS.markets.key}`;
+  write.done({ key, rows: rows.length, bytes: body.length });
+  return {
+    version: version.version,
+    model_run_id: version.run_id,
+    rows: rows.length,
+    backtest_rows: bt.rows.length,
+    folds: bt.folds.length,
+    metrics: bt.metrics.overall,
+    key,
+    promotion,
+    serving_version: serving?.version.version ?? null,
+  };
+}
+
+/** The goals model's feature fingerprint: its input definition version and rating parameters. */
+export function goalsFingerprint(model: GoalsModel): string {
+  return `goals-v${model.inputs_version}:eta=${model.rating.eta}:etaRegion=${model.rating.etaRegion}`;
+}
+
+/**
+ * For a goals fingerprint ({@link goalsFingerprint}), whether this build computes that input definition
+ * (the live worker answers 503 for another); null for any other fingerprint (a 1X2 features one).
+ */
+export function goalsFingerprintCurrent(fingerprint: string): boolean | null {
+  if (!fingerprint.startsWith('goals-v')) return null;
+  return fingerprint.startsWith(`goals-v${GOAL_INPUTS_VERSION}:`);
+}

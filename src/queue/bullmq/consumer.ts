@@ -1,0 +1,214 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { type Job, UnrecoverableError, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { Config } from '../../config.js';
+import { MatchcastError } from '../../domain/index.js';
+import type { Logger } from '../../logger.js';
+import {
+  encodeTaskFailure,
+  expiredFailure,
+  isExpiredPayload,
+  isPermanentTaskError,
+  toTaskFailure,
+} from '../task-errors.js';
+import type { TaskName, TaskRunner } from '../task-queue.js';
+import {
+  bullConnection,
+  HEARTBEAT_MS,
+  type PingMessage,
+  type PongMessage,
+  PRESENCE_TTL_MS,
+  presenceKeys,
+  redisOptions,
+  redisUrlOptions,
+  type TaskReply,
+  type WorkerPresence,
+} from './protocol.js';
+
+/** Options of {@link startBullmqConsumer}. */
+export interface StartWorkerOptions {
+  /** Tasks run at once. Default `config.workerConcurrency`. */
+  concurrency?: number;
+  /** Lock of an active job, ms; a job whose worker died is retried after about lock + stalled interval. Default `10000`. */
+  lockDurationMs?: number;
+  /** How often stalled jobs (dead worker) are looked for, ms. Default `5000`. */
+  stalledIntervalMs?: number;
+  /** Worker name. Default `<hostname>:<pid>:<random>`. */
+  name?: string;
+  /** Called last when the worker has closed (e.g. to close the runtime's stores). Default none. */
+  onClose?: () => Promise<void> | void;
+}
+
+/** A running worker. */
+export interface RunningWorker<R extends TaskRunner = TaskRunner> {
+  readonly name: string;
+  readonly runtime: R;
+  /** Stops taking jobs, lets running ones finish for at most `timeoutMs` (default config.shutdownTimeoutMs), closes. */
+  close(timeoutMs?: number): Promise<void>;
+}
+
+/**
+ * The BullMQ consumer: takes `ml` jobs from Redis and runs them with `runtime` (whose registry the
+ * caller has checked), announces itself for `/monitoring/celery/*` and replies on the producer's
+ * channel. Fails (rejects) with a clear message when Redis cannot be reached.
+ */
+export async function startBullmqConsumer<R extends TaskRunner>(
+  config: Config,
+  runtime: R,
+  log: Logger,
+  options: StartWorkerOptions = {},
+): Promise<RunningWorker<R>> {
+  if (!config.redisUrl)
+    throw new Error('matchcast worker needs REDIS_URL (embedded mode runs workers in-process)');
+
+  const name = options.name ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  const concurrency = options.concurrency ?? config.workerConcurrency;
+  const keys = presenceKeys(config.queueName);
+
+  const redis = new Redis(config.redisUrl, redisOptions({ maxRetriesPerRequest: 1 }));
+  redis.on('error', () => undefined);
+  try {
+    await withDeadline(redis.ping(), 3000, `Redis at ${safeUrl(config.redisUrl)} did not answer`);
+  } catch (err) {
+    redis.disconnect();
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new Error(`Redis at ${safeUrl(config.redisUrl)} cannot be reached: ${reason}`);
+  }
+
+  const stats = { active: 0, processed: 0, failed: 0 };
+  const startedAt = new Date().toISOString();
+  const reply = (replyTo: unknown, message: TaskReply) => {
+    if (typeof replyTo !== 'string' || !replyTo.startsWith(keys.reply(''))) return;
+    redis.publish(replyTo, JSON.stringify(message)).catch(() => undefined);
+  };
+  const processor = async (job: Job) => {
+    stats.active++;
+    const replyTo = (job.data as { reply_to?: unknown } | undefined)?.reply_to;
+    try {
+      // A sync task whose caller has given up (deadline passed while it waited) is not run.
+      const expiredAt = isExpiredPayload(job.data);
+      if (expiredAt !== undefined)
+        throw new MatchcastError('MC_ERR_TASK_EXPIRED', expiredFailure(expiredAt).error);
+      const value = await runtime.run(job.name as TaskName, job.data);
+      // The waiting API gets the result at once; BullMQ still stores it for task_status.
+      reply(replyTo, { id: String(job.id), ok: true, value });
+      return value;
+    } catch (err) {
+      stats.failed++;
+      const failure = toTaskFailure(err);
+      reply(replyTo, { id: String(job.id), ok: false, failure });
+      const reason = encodeTaskFailure(failure);
+      // A missing match will be missing on every retry: fail for good.
+      throw isPermanentTaskError(err) ? new UnrecoverableError(reason) : new Error(reason);
+    } finally {
+      stats.active--;
+      stats.processed++;
+    }
+  };
+
+  const worker = new Worker(config.queueName, processor, {
+    connection: bullConnection(config.redisUrl),
+    concurrency,
+    name,
+    lockDuration: options.lockDurationMs ?? 10_000,
+    stalledInterval: options.stalledIntervalMs ?? 5000,
+    maxStalledCount: 1,
+    skipVersionCheck: true,
+  });
+  worker.on('error', (err) => log.warn({ err: err.message }, 'worker connection error'));
+
+  const heartbeat = async () => {
+    const presence: WorkerPresence = {
+      worker: name,
+      hostname: hostname(),
+      pid: process.pid,
+      queues: [config.queueName],
+      concurrency,
+      active: stats.active,
+      processed: stats.processed,
+      failed: stats.failed,
+      started_at: startedAt,
+      models: runtime.loadedModels(),
+    };
+    await redis
+      .multi()
+      .set(keys.record(name), JSON.stringify(presence), 'PX', PRESENCE_TTL_MS)
+      .zadd(keys.set, Date.now(), name)
+      .exec();
+  };
+  await heartbeat();
+  const beat = setInterval(() => {
+    heartbeat().catch(() => undefined);
+  }, HEARTBEAT_MS);
+
+  const sub = new Redis(redisOptions({ ...redisUrlOptions(config.redisUrl), maxRetriesPerRequest: null }));
+  sub.on('error', () => undefined);
+  await sub.subscribe(keys.ping);
+  sub.on('message', (_channel: string, message: string) => {
+    let ping: PingMessage;
+    try {
+      ping = JSON.parse(message) as PingMessage;
+    } catch {
+      return;
+    }
+    const pong: PongMessage = { nonce: ping.nonce, worker: name };
+    redis.publish(keys.pong, JSON.stringify(pong)).catch(() => undefined);
+  });
+
+  await worker.waitUntilReady();
+  log.info({ worker: name, queue: config.queueName, concurrency }, 'worker started');
+
+  let closing: Promise<void> | undefined;
+  return {
+    name,
+    runtime,
+    close(timeoutMs = config.shutdownTimeoutMs) {
+      closing ??= (async () => {
+        clearInterval(beat);
+        // Stop taking jobs and let running ones finish, but not forever.
+        const graceful = worker.close();
+        const finished = await Promise.race([
+          graceful.then(() => true),
+          new Promise<boolean>((r) => setTimeout(() => r(false), timeoutMs).unref()),
+        ]);
+        if (!finished) {
+          log.warn({ worker: name }, 'running tasks did not finish in time; handing them back');
+          // worker.close(true) would only join the graceful close above, still waiting for them. Cutting
+          // the connections lets their locks lapse instead: another worker takes them over (stalled check).
+          await Promise.race([
+            worker.disconnect().catch(() => undefined),
+            new Promise<void>((r) => setTimeout(r, 1000).unref()),
+          ]);
+        }
+        await redis
+          .multi()
+          .zrem(keys.set, name)
+          .del(keys.record(name))
+          .exec()
+          .catch(() => undefined);
+        sub.disconnect();
+        redis.disconnect();
+        await options.onClose?.();
+        log.info({ worker: name }, 'worker stopped');
+      })();
+      return closing;
+    },
+  };
+}
+
+function withDeadline<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(message)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+function safeUrl(url: string): string {
+  const u = new URL(url);
+  if (u.password) u.password = '***';
+  return u.toString();
+}

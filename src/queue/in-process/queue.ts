@@ -1,0 +1,336 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { Config } from '../../config.js';
+import type { Logger } from '../../logger.js';
+import { expiredFailure, queueFull } from '../task-errors.js';
+import type {
+  ModelInfoPayload,
+  PredictMatchPayload,
+  ResultStoreUsage,
+  SubmitOptions,
+  TaskName,
+  TaskQueue,
+  TaskStatus,
+  WorkerInfo,
+} from '../task-queue.js';
+import type { TaskFailure } from '../task-types.js';
+import { TaskWaiters } from '../waiters.js';
+import type { FromThread, ThreadData, ToThread } from './thread-protocol.js';
+
+/** Options of {@link createInProcessQueue}. */
+export interface InProcessQueueOptions {
+  log?: Logger;
+  /** Module each thread runs. Default `src/worker/thread-entry.ts`. */
+  entry?: URL;
+  /** Finished tasks are kept this long for task_status, ms. Default `config.resultTtl` s (one day). */
+  keepMs?: number;
+  /** …within a memory cap of this many. Default `config.resultStoreMax` (100000). */
+  keepCount?: number;
+  /** Waiting tasks accepted; beyond it `submit` throws MC_ERR_QUEUE_FULL. Default `config.queueMaxWaiting`. */
+  maxWaiting?: number;
+  /** Delay before a thread that failed to start is started again, ms. Default `5000`. */
+  restartDelayMs?: number;
+}
+
+interface JobRecord {
+  id: string;
+  name: TaskName;
+  payload: unknown;
+  state: 'waiting' | 'active' | 'completed' | 'failed';
+  /** Unix ms after which the task is skipped (its sync caller has gone). */
+  expiresAt?: number;
+  value?: unknown;
+  failure?: TaskFailure;
+  finishedAt?: number;
+}
+
+interface ThreadSlot {
+  index: number;
+  name: string;
+  worker: Worker | null;
+  ready: boolean;
+  active: Set<string>;
+  pings: Map<string, (models: WorkerInfo['models']) => void>;
+}
+
+// Compiled (dist/) or sources (tsx): the entry has this module's own extension.
+const DEFAULT_ENTRY = new URL(
+  import.meta.url.endsWith('.ts') ? '../../worker/thread-entry.ts' : '../../worker/thread-entry.js',
+  import.meta.url,
+);
+
+// Runs in the thread as CommonJS: registers tsx when the entry is TypeScript, then imports it.
+const BOOTSTRAP = `
+const { workerData, parentPort } = require('node:worker_threads');
+(async () => {
+  if (workerData.tsxApi && workerData.entry.endsWith('.ts')) (await import(workerData.tsxApi)).register();
+  await import(workerData.entry);
+})().catch((err) => {
+  parentPort.postMessage({ t: 'init-error', message: String(err && err.stack || err) });
+  process.exit(1);
+});
+`;
+
+function resolveTsx(): string | null {
+  try {
+    return import.meta.resolve('tsx/esm/api');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The embedded task queue: tasks run on `node:worker_threads` that execute the same handlers as a
+ * `matchcast worker` process, with the same statuses (pending → STARTED → SUCCESS | FAILURE). A
+ * thread that dies hands its running tasks back to the queue, like a stalled BullMQ job.
+ */
+export function createInProcessQueue(config: Config, options: InProcessQueueOptions = {}): TaskQueue {
+  const log = options.log;
+  const keepMs = options.keepMs ?? config.resultTtl * 1000;
+  const keepCount = options.keepCount ?? config.resultStoreMax;
+  const maxWaiting = options.maxWaiting ?? config.queueMaxWaiting;
+  const restartDelayMs = options.restartDelayMs ?? 5000;
+  const entry = (options.entry ?? DEFAULT_ENTRY).href;
+  const tsxApi = resolveTsx();
+  const jobs = new Map<string, JobRecord>();
+  const pending: string[] = [];
+  const finished: string[] = [];
+  const waiters = new TaskWaiters();
+  const concurrency = config.workerConcurrency;
+  let closed = false;
+
+  const slots: ThreadSlot[] = Array.from({ length: config.embeddedWorkerThreads }, (_, index) => ({
+    index,
+    name: `embedded-${index + 1}@${hostname()}:${process.pid}`,
+    worker: null,
+    ready: false,
+    active: new Set<string>(),
+    pings: new Map(),
+  }));
+
+  function spawn(slot: ThreadSlot): void {
+    if (closed) return;
+    const data: ThreadData = {
+      config: JSON.parse(JSON.stringify(config)),
+      entry,
+      tsxApi,
+      workerName: slot.name,
+      concurrency,
+    };
+    const worker = new Worker(BOOTSTRAP, { eval: true, workerData: data, execArgv: [] });
+    slot.worker = worker;
+    slot.ready = false;
+    let initError: string | undefined;
+    worker.on('message', (msg: FromThread) => {
+      switch (msg.t) {
+        case 'ready':
+          slot.ready = true;
+          dispatch();
+          break;
+        case 'init-error':
+          initError = msg.message;
+          break;
+        case 'started': {
+          const job = jobs.get(msg.id);
+          if (job) job.state = 'active';
+          break;
+        }
+        case 'done':
+          slot.active.delete(msg.id);
+          finish(msg.id, msg.ok ? { ok: true, value: msg.value } : { ok: false, failure: msg.failure });
+          dispatch();
+          break;
+        case 'pong':
+          slot.pings.get(msg.nonce)?.(msg.models);
+          break;
+      }
+    });
+    worker.on('error', (err) => {
+      initError ??= err.message;
+    });
+    worker.on('exit', (code) => {
+      slot.ready = false;
+      slot.worker = null;
+      // Tasks the thread was running go back to the front of the queue (stalled-job recovery).
+      for (const id of [...slot.active].reverse()) {
+        const job = jobs.get(id);
+        if (job && job.state !== 'completed' && job.state !== 'failed') {
+          job.state = 'waiting';
+          pending.unshift(id);
+        }
+      }
+      slot.active.clear();
+      if (closed) return;
+      log?.error({ worker: slot.name, code, err: initError }, 'embedded worker thread stopped; restarting');
+      setTimeout(() => spawn(slot), initError ? restartDelayMs : 100).unref();
+      dispatch();
+    });
+  }
+
+  function finish(
+    id: string,
+    outcome: { ok: true; value: unknown } | { ok: false; failure: TaskFailure },
+  ): void {
+    const job = jobs.get(id);
+    if (!job) return;
+    job.state = outcome.ok ? 'completed' : 'failed';
+    if (outcome.ok) job.value = outcome.value;
+    else job.failure = outcome.failure;
+    job.finishedAt = Date.now();
+    job.payload = undefined;
+    finished.push(id);
+    prune();
+    waiters.settle(id, outcome);
+  }
+
+  function prune(): void {
+    const cutoff = Date.now() - keepMs;
+    while (finished.length > 0) {
+      const first = jobs.get(finished[0]);
+      if (finished.length <= keepCount && first?.finishedAt !== undefined && first.finishedAt >= cutoff)
+        break;
+      jobs.delete(finished[0]);
+      finished.shift();
+    }
+  }
+
+  function dispatch(): void {
+    while (pending.length > 0) {
+      let best: ThreadSlot | undefined;
+      for (const s of slots) {
+        if (
+          s.ready &&
+          s.worker &&
+          s.active.size < concurrency &&
+          (!best || s.active.size < best.active.size)
+        ) {
+          best = s;
+        }
+      }
+      if (!best?.worker) return;
+      const id = pending.shift()!;
+      const job = jobs.get(id);
+      if (job?.state !== 'waiting') continue;
+      if (job.expiresAt !== undefined && Date.now() > job.expiresAt) {
+        // Its synchronous caller has given up: running it would be wasted work.
+        finish(id, { ok: false, failure: expiredFailure(job.expiresAt) });
+        continue;
+      }
+      best.active.add(id);
+      const msg: ToThread = { t: 'run', id, name: job.name, payload: job.payload };
+      best.worker.postMessage(msg);
+    }
+  }
+
+  for (const slot of slots) spawn(slot);
+
+  return {
+    kind: 'in-process',
+    async submit(
+      name: TaskName,
+      payload: PredictMatchPayload | ModelInfoPayload,
+      submitOptions: SubmitOptions = {},
+    ): Promise<string> {
+      if (pending.length >= maxWaiting) throw queueFull(pending.length, maxWaiting);
+      const id = randomUUID();
+      const expiresAt = submitOptions.expiresAt;
+      jobs.set(id, {
+        id,
+        name,
+        payload: expiresAt === undefined ? payload : { ...payload, expires_at: expiresAt },
+        state: 'waiting',
+        expiresAt,
+      });
+      waiters.track(id, name, { awaited: submitOptions.awaited });
+      pending.push(id);
+      dispatch();
+      return id;
+    },
+    wait<T>(taskId: string, timeoutMs: number): Promise<T> {
+      const job = jobs.get(taskId);
+      const poll = async () => {
+        const j = jobs.get(taskId);
+        if (j?.state === 'completed') return { ok: true as const, value: j.value };
+        if (j?.state === 'failed' && j.failure) return { ok: false as const, failure: j.failure };
+        return undefined;
+      };
+      // A finished task that nobody waited for yet is answered from the record.
+      if (job?.state === 'completed' || job?.state === 'failed') {
+        return poll().then((o) => {
+          if (o?.ok) return o.value as T;
+          return waiters.wait<T>(taskId, timeoutMs, poll, 0);
+        });
+      }
+      return waiters.wait<T>(taskId, timeoutMs);
+    },
+    async status(taskId: string): Promise<TaskStatus> {
+      prune(); // results older than RESULT_TTL go even when nothing else finishes
+      const job = jobs.get(taskId);
+      // Never submitted, or finished longer than RESULT_TTL ago (or trimmed by RESULT_STORE_MAX).
+      if (!job) return { task_id: taskId, status: 'pending', result: null, state: 'unknown' };
+      if (job.state === 'waiting')
+        return { task_id: taskId, status: 'pending', result: null, state: 'waiting' };
+      if (job.state === 'active')
+        return { task_id: taskId, status: 'STARTED', result: null, state: 'active' };
+      if (job.state === 'completed')
+        return { task_id: taskId, status: 'SUCCESS', result: job.value ?? null, state: 'completed' };
+      return { task_id: taskId, status: 'FAILURE', result: job.failure ?? null, state: 'failed' };
+    },
+    onOutcome: (listener) => waiters.onOutcome(listener),
+    async usage(): Promise<ResultStoreUsage> {
+      prune();
+      return { results: finished.length, waiting: pending.length, brokerMemoryBytes: null };
+    },
+    async queueStats() {
+      let active = 0;
+      for (const s of slots) active += s.active.size;
+      let completed = 0;
+      let failed = 0;
+      for (const id of finished) {
+        const state = jobs.get(id)?.state;
+        if (state === 'completed') completed++;
+        else if (state === 'failed') failed++;
+      }
+      return {
+        queue: config.queueName,
+        counts: { waiting: pending.length, active, delayed: 0, prioritized: 0, completed, failed },
+        workers: slots
+          .filter((s) => s.ready)
+          .map((s) => ({ worker: s.name, active: s.active.size, scheduled: 0, reserved: 0 })),
+      };
+    },
+    async workers(): Promise<WorkerInfo[]> {
+      return Promise.all(
+        slots.map(async (s): Promise<WorkerInfo> => {
+          const base = { worker: s.name, queues: [config.queueName], concurrency, active: s.active.size };
+          if (!s.ready || !s.worker) return { ...base, ping: { ok: false, latency_ms: null } };
+          const nonce = randomUUID();
+          const start = performance.now();
+          let models: WorkerInfo['models'];
+          const ok = await new Promise<boolean>((resolve) => {
+            const timer = setTimeout(() => resolve(false), 500);
+            s.pings.set(nonce, (m) => {
+              models = m;
+              clearTimeout(timer);
+              resolve(true);
+            });
+            const msg: ToThread = { t: 'ping', nonce };
+            s.worker?.postMessage(msg);
+          });
+          s.pings.delete(nonce);
+          const latency = Math.round((performance.now() - start) * 100) / 100;
+          return { ...base, ping: { ok, latency_ms: ok ? latency : null }, ...(models ? { models } : {}) };
+        }),
+      );
+    },
+    async ready(): Promise<boolean> {
+      return !closed;
+    },
+    async close(): Promise<void> {
+      closed = true;
+      waiters.close();
+      await Promise.allSettled(slots.map((s) => s.worker?.terminate()));
+    },
+  };
+}

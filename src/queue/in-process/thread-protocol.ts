@@ -1,0 +1,31 @@
+import type { TaskName } from '../task-queue.js';
+import type { TaskFailure } from '../task-types.js';
+
+/** Messages from the in-process queue to a worker thread. */
+export type ToThread =
+  | { t: 'run'; id: string; name: TaskName; payload: unknown }
+  | { t: 'ping'; nonce: string }
+  | { t: 'stop' };
+
+/** Messages from a worker thread to the in-process queue. */
+export type FromThread =
+  | { t: 'ready' }
+  | { t: 'init-error'; message: string }
+  | { t: 'started'; id: string }
+  | { t: 'done'; id: string; ok: true; value: unknown }
+  | { t: 'done'; id: string; ok: false; failure: TaskFailure }
+  | { t: 'pong'; nonce: string; models?: Record<string, { version: string; run_id: string }> };
+
+/** What a worker thread receives as `workerData`. */
+export interface ThreadData {
+  /** The serialisable Config of the parent. */
+  config: unknown;
+  /** Module URL to import in the thread. */
+  entry: string;
+  /** URL of `tsx/esm/api`, registered first when the entry is TypeScript. */
+  tsxApi: string | null;
+  /** Name of this thread as a worker: `embedded-<n>@<host>:<pid>`. */
+  workerName: string;
+  /** Tasks the thread runs at once. */
+  concurrency: number;
+}

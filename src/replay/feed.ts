@@ -1,0 +1,171 @@
+import { readFile } from 'node:fs/promises';
+import { parse } from 'csv-parse/sync';
+import { MatchcastError, OPENING_LEAD_MS } from '../domain/index.js';
+
+/** Options of {@link ReplayFeed.load}. */
+export interface ReplayFeedOptions {
+  /** A match becomes a fixture this long before kick-off. Default 7 days. */
+  fixtureLeadMs?: number;
+  /** Opening prices are released this long before kick-off. Default `OPENING_LEAD_MS` (48 h), as ingest stamps them. */
+  openingLeadMs?: number;
+  /** The result is released this long after kick-off (full time). Default 2 h. */
+  fullTimeMs?: number;
+}
+
+/** What one {@link ReplayFeed.advance} released. */
+export interface FeedDelta {
+  /** The changed rows as one CSV text in the shared football layout (header included). */
+  csv: string;
+  /** The same rows split into CSV texts of at most {@link FEED_FILE_ROWS} rows (what ingest reads, one file each). */
+  files: string[];
+  rows: number;
+  /** Kick-off instants (ms) of the changed rows: the matches to re-predict. */
+  kickoffs: number[];
+  fixtures: number;
+  openings: number;
+  closings: number;
+  results: number;
+}
+
+/** Rows per feed file: ingest applies a file in one transaction, so a first release of a whole data set is split. */
+export const FEED_FILE_ROWS = 2000;
+
+/** Stages of a match in the replay, in release order. */
+const HIDDEN = 0;
+const FIXTURE = 1;
+const OPENING = 2;
+const CLOSING = 3;
+const RESULT = 4;
+
+const REQUIRED = ['Date', 'country', 'league', 'HomeTeam', 'AwayTeam', 'FTHG', 'FTAG'];
+
+/** Columns a fixture carries from the start (who plays where and when). */
+const FIXTURE_COLUMNS = new Set(['Date', 'country', 'league', 'Season', 'HomeTeam', 'AwayTeam']);
+
+function csvCell(v: string): string {
+  return /[",\n\r]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v;
+}
+
+/**
+ * The real data as a season that unfolds: each row of the shared football CSVs is released in stages
+ * as a clock passes it — a fixture `fixtureLeadMs` before kick-off (no odds, no score), its opening
+ * prices at kick-off − 48 h, its closing prices at kick-off, its result at full time. Each
+ * {@link advance} hands back the rows whose stage changed as a CSV in the same layout, which the
+ * ordinary ingest reads (blank odds = not observed yet, blank score = not played yet).
+ */
+export class ReplayFeed {
+  private readonly level: Uint8Array;
+  /** Per stage, how many rows (in kick-off order) have reached it. */
+  private readonly reached = [0, 0, 0, 0, 0];
+
+  private constructor(
+    private readonly header: string[],
+    private readonly rows: string[][],
+    private readonly kickoff: Float64Array,
+    private readonly offsets: readonly number[],
+  ) {
+    this.level = new Uint8Array(rows.length);
+  }
+
+  /** Reads the CSV files (shared football layout); rows are ordered by kick-off. */
+  static async load(files: readonly string[], options: ReplayFeedOptions = {}): Promise<ReplayFeed> {
+    let header: string[] | null = null;
+    const all: { t: number; cells: string[] }[] = [];
+    for (const file of files) {
+      const records = parse(await readFile(file), { relaxColumnCount: true, bom: true }) as string[][];
+      const [head, ...body] = records;
+      if (!head || !REQUIRED.every((c) => head.includes(c))) {
+        throw new MatchcastError(
+          'MC_ERR_VALIDATION',
+          `${file}: a replay reads the shared football CSV layout (${REQUIRED.join(', ')}, …)`,
+        );
+      }
+      header ??= head;
+      const date = head.indexOf('Date');
+      for (const r of body) {
+        // Columns by name, so that files with a different column order line up with the first header.
+        const byName = new Map(head.map((c, i) => [c, r[i] ?? '']));
+        const raw = byName.get('Date') ?? r[date] ?? '';
+        const t = Date.parse(`${raw.trim().replace(' ', 'T')}${/[zZ]|[+-]\d\d:?\d\d$/.test(raw) ? '' : 'Z'}`);
+        if (!Number.isFinite(t)) continue; // ingest would skip and report it; the replay cannot place it
+        all.push({ t, cells: header.map((c) => byName.get(c) ?? '') });
+      }
+    }
+    if (!header) throw new MatchcastError('MC_ERR_VALIDATION', 'no CSV files to replay');
+    all.sort((a, b) => a.t - b.t);
+    const fixtureLead = options.fixtureLeadMs ?? 7 * 86_400_000;
+    const openingLead = options.openingLeadMs ?? OPENING_LEAD_MS;
+    const fullTime = options.fullTimeMs ?? 2 * 3_600_000;
+    // Offset from kick-off at which each stage is released (index = stage).
+    const offsets = [Number.NEGATIVE_INFINITY, -fixtureLead, -openingLead, 0, fullTime];
+    return new ReplayFeed(
+      header,
+      all.map((r) => r.cells),
+      Float64Array.from(all.map((r) => r.t)),
+      offsets,
+    );
+  }
+
+  get size(): number {
+    return this.rows.length;
+  }
+
+  /** First and last kick-off of the data. */
+  span(): { first: Date; last: Date } | null {
+    if (this.rows.length === 0) return null;
+    return { first: new Date(this.kickoff[0]!), last: new Date(this.kickoff[this.rows.length - 1]!) };
+  }
+
+  /** Releases everything the clock has passed by `now`; null when nothing changed. */
+  advance(now: Date): FeedDelta | null {
+    const t = now.getTime();
+    const changed = new Set<number>();
+    const counts = [0, 0, 0, 0, 0];
+    for (let stage = FIXTURE; stage <= RESULT; stage++) {
+      let i = this.reached[stage]!;
+      const offset = this.offsets[stage]!;
+      while (i < this.rows.length && this.kickoff[i]! + offset <= t) {
+        if (this.level[i]! < stage) {
+          this.level[i] = stage;
+          changed.add(i);
+        }
+        i++;
+      }
+      counts[stage] = i - this.reached[stage]!;
+      this.reached[stage] = i;
+    }
+    if (changed.size === 0) return null;
+    const head = this.header.map(csvCell).join(',');
+    const order = [...changed].sort((a, b) => a - b);
+    const body = order.map((i) => this.render(i));
+    const files: string[] = [];
+    for (let k = 0; k < body.length; k += FEED_FILE_ROWS)
+      files.push(`${[head, ...body.slice(k, k + FEED_FILE_ROWS)].join('\n')}\n`);
+    return {
+      csv: `${[head, ...body].join('\n')}\n`,
+      files,
+      rows: changed.size,
+      kickoffs: [...new Set(order.map((i) => this.kickoff[i]!))],
+      fixtures: counts[FIXTURE]!,
+      openings: counts[OPENING]!,
+      closings: counts[CLOSING]!,
+      results: counts[RESULT]!,
+    };
+  }
+
+  /** One row as released so far: later columns blank. */
+  private render(i: number): string {
+    const level = this.level[i]!;
+    const cells = this.rows[i]!;
+    return this.header
+      .map((column, c) => {
+        const v = cells[c] ?? '';
+        if (level === HIDDEN) return '';
+        if (FIXTURE_COLUMNS.has(column)) return csvCell(v);
+        if (column.endsWith('_open')) return level >= OPENING ? csvCell(v) : '';
+        if (column.endsWith('_close')) return level >= CLOSING ? csvCell(v) : '';
+        return level >= RESULT ? csvCell(v) : '';
+      })
+      .join(',');
+  }
+}

@@ -1,0 +1,1 @@
+export { type FeedDelta, ReplayFeed, type ReplayFeedOptions } from './feed.js';

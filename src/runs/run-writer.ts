@@ -1,0 +1,381 @@
+import { createHash } from 'node:crypto';
+import { hostname, userInfo } from 'node:os';
+import { type Bucket, isMatchcastError, MatchcastError } from '../domain/index.js';
+import type { Logger } from '../logger.js';
+import type { ObjectInfo, ObjectStore, PutOptions, StoredObject } from '../storage/index.js';
+import { type ArtifactName, artifactNameOf, newPipelineRunId, runArtifactRef, runFileKey } from './keys.js';
+import { listRuns, movePointer, readPublished, readRunRecord, writeRunRecord } from './records.js';
+import type { ArtifactRef, GateResult, RunEvent, RunRecord } from './types.js';
+
+/** Options of {@link RunWriter.begin}. */
+export interface BeginRunOptions {
+  /** `full` (pipeline run, default), `stage` (a draft of stand-alone stages), `incremental`, … */
+  kind?: string;
+  /** Who started the run, written to the record and the history. Default `<user>@<host>`. */
+  actor?: string;
+  /** The run's as-of. Default null. */
+  asOf?: Date | null;
+  /** `running` (default) or `draft` (stand-alone stages: never published without `runs publish`). */
+  status?: 'running' | 'draft';
+  /**
+   * Run whose artifacts this one inherits (by reference) until it writes its own. Default: the
+   * published run; `null`: none.
+   */
+  parent?: string | null;
+  log?: Logger;
+  /** Clock. Default `() => new Date()`. */
+  now?: () => Date;
+}
+
+/** Options of {@link RunWriter.publish}. */
+export interface PublishOptions {
+  /** The gates' results; a failed one stops the publication unless `force`. */
+  gates: GateResult[];
+  /** Publish even though a gate failed; recorded in the run and the history. Default false. */
+  force?: boolean;
+  actor?: string;
+  reason?: string;
+  /**
+   * Refuse (MC_ERR_CONFLICT) when the pointer moved since the run began: a run that inherits
+   * artifacts must not publish over a newer run. Default true except for `full` runs.
+   */
+  requireParentCurrent?: boolean;
+}
+
+function defaultActor(): string {
+  try {
+    return `${userInfo().username}@${hostname()}`;
+  } catch {
+    return `pipeline@${hostname()}`;
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The message of a failed-gates error: every failed gate with its message. */
+export function describeFailedGates(gates: readonly GateResult[]): string {
+  return gates
+    .filter((g) => !g.passed)
+    .map((g) => `${g.name}: ${g.message}`)
+    .join('; ');
+}
+
+/**
+ * Writes one pipeline run: every artifact goes under `runs/<run_id>/` (nothing served changes), the
+ * run record `models/runs/<run_id>/run.json` says how far it got, and {@link publish} — after the
+ * gates — makes it the served run with ONE compare-and-swap of the pointer. Artifacts the run does
+ * not write are inherited from its parent by reference (cheap incremental runs).
+ */
+export class RunWriter {
+  /**
+   * An object-store view for code that reads and writes `KEYS` artifacts by their well-known keys:
+   * a `KEYS` key reads this run's copy (own or inherited) and writes into the run; any other key
+   * goes to the real store. `close()` does nothing (the real store is the caller's).
+   */
+  readonly store: ObjectStore;
+  /**
+   * In-memory hand-over between stages of one process (e.g. the odds the features stage decoded, so
+   * the gates need not decode them again). Never persisted.
+   */
+  readonly memo = new Map<string, unknown>();
+  private parentEtag: string | null;
+
+  private constructor(
+    readonly base: ObjectStore,
+    private rec: RunRecord,
+    parentEtag: string | null,
+    private readonly log: Logger | undefined,
+    private readonly now: () => Date,
+  ) {
+    this.parentEtag = parentEtag;
+    this.store = scopedStore(this);
+  }
+
+  get runId(): string {
+    return this.rec.run_id;
+  }
+
+  /** A copy of the run record as it stands. */
+  get record(): RunRecord {
+    return structuredClone(this.rec);
+  }
+
+  /** Starts a run: marks abandoned runs of this host failed, inherits the parent's artifacts, writes the record. */
+  static async begin(store: ObjectStore, options: BeginRunOptions = {}): Promise<RunWriter> {
+    const now = options.now ?? (() => new Date());
+    const published = await readPublished(store);
+    let parent: Pick<RunRecord, 'run_id' | 'artifacts' | 'features_fingerprint'> | null = null;
+    if (options.parent === undefined) parent = published;
+    else if (options.parent !== null) {
+      parent = await readRunRecord(store, options.parent);
+      if (!parent) throw new MatchcastError('MC_ERR_NOT_FOUND', `run ${options.parent} does not exist`);
+    }
+    await markAbandonedRuns(store, options.log);
+    const at = now().toISOString();
+    const record: RunRecord = {
+      run_id: newPipelineRunId(now()),
+      kind: options.kind ?? 'full',
+      status: options.status ?? 'running',
+      parent_run_id: parent?.run_id ?? null,
+      actor: options.actor ?? defaultActor(),
+      host: hostname(),
+      pid: process.pid,
+      created_at: at,
+      updated_at: at,
+      finished_at: null,
+      as_of: options.asOf ? options.asOf.toISOString() : null,
+      stages: {},
+      artifacts: structuredClone(parent?.artifacts ?? {}),
+      files: [],
+      features_fingerprint: parent?.features_fingerprint ?? null,
+      gates: [],
+      forced: false,
+      error: null,
+      published_at: [],
+    };
+    const writer = new RunWriter(store, record, published?.etag ?? null, options.log, now);
+    await writer.save();
+    options.log?.info(
+      { run_id: record.run_id, kind: record.kind, parent: record.parent_run_id },
+      'run started (nothing served changes until it is published)',
+    );
+    return writer;
+  }
+
+  /** Continues a draft run (stand-alone stages). MC_ERR_NOT_FOUND / MC_ERR_VALIDATION when it cannot be. */
+  static async resume(
+    store: ObjectStore,
+    runId: string,
+    options: {
+      log?: Logger;
+      now?: () => Date /** Also a rejected run (to publish it with --force). */;
+      forPublish?: boolean;
+    } = {},
+  ): Promise<RunWriter> {
+    const record = await readRunRecord(store, runId);
+    if (!record) throw new MatchcastError('MC_ERR_NOT_FOUND', `run ${runId} does not exist`);
+    if (record.status !== 'draft' && !(options.forPublish && record.status === 'rejected')) {
+      throw new MatchcastError(
+        'MC_ERR_VALIDATION',
+        `run ${runId} is ${record.status}: only a draft run can be continued (runs are immutable)`,
+      );
+    }
+    const published = await readPublished(store);
+    const parentEtag = published && published.run_id === record.parent_run_id ? published.etag : null;
+    return new RunWriter(store, record, parentEtag, options.log, options.now ?? (() => new Date()));
+  }
+
+  /** The reference of `name` in this run (own or inherited), or undefined. */
+  ref(name: ArtifactName): ArtifactRef | undefined {
+    return this.rec.artifacts[name];
+  }
+
+  /** True when this run wrote `name` itself (not inherited). */
+  wrote(name: ArtifactName): boolean {
+    return this.rec.artifacts[name]?.run_id === this.rec.run_id;
+  }
+
+  /** Writes artifact `name` of this run (create-exclusive: a run's artifact is written once). */
+  async put(name: ArtifactName, body: Buffer | string, options: PutOptions = {}): Promise<ArtifactRef> {
+    const { bucket, key } = runArtifactRef(this.rec.run_id, name);
+    const buf = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+    let info: ObjectInfo;
+    try {
+      info = await this.base.put(bucket, key, buf, { contentType: options.contentType, ifNoneMatch: '*' });
+    } catch (err) {
+      if (!isMatchcastError(err, 'MC_ERR_CONFLICT')) throw err;
+      // A stage that writes the same artifact twice in one run (a draft stage rerun): replace it.
+      info = await this.base.put(bucket, key, buf, { contentType: options.contentType });
+    }
+    const ref: ArtifactRef = {
+      bucket,
+      key,
+      etag: info.etag,
+      size: info.size,
+      sha256: createHash('sha256').update(buf).digest('hex'),
+      run_id: this.rec.run_id,
+    };
+    this.rec.artifacts[name] = ref;
+    return ref;
+  }
+
+  /** Removes `name` from the run (an inherited artifact that this run has no counterpart of). */
+  drop(name: ArtifactName): void {
+    delete this.rec.artifacts[name];
+  }
+
+  /** Writes an extra file of the run (a report outside `KEYS`); returns its key. */
+  async putFile(
+    bucket: Bucket,
+    file: string,
+    body: Buffer | string,
+    options: PutOptions = {},
+  ): Promise<string> {
+    const key = runFileKey(this.rec.run_id, file);
+    await this.base.put(bucket, key, body, { contentType: options.contentType });
+    const where = `${bucket}/${key}`;
+    if (!this.rec.files.includes(where)) this.rec.files.push(where);
+    return key;
+  }
+
+  /** This run's copy of `name` (own or inherited), or null. */
+  async get(name: ArtifactName): Promise<StoredObject | null> {
+    const ref = this.rec.artifacts[name];
+    return ref ? this.base.get(ref.bucket, ref.key) : null;
+  }
+
+  async head(name: ArtifactName): Promise<ObjectInfo | null> {
+    const ref = this.rec.artifacts[name];
+    return ref ? this.base.head(ref.bucket, ref.key) : null;
+  }
+
+  /** Records the fingerprint of the feature definition that built this run's features. */
+  setFeaturesFingerprint(fingerprint: string): void {
+    this.rec.features_fingerprint = fingerprint;
+  }
+
+  /** Records a finished stage (seconds and figures) and saves the record. */
+  async recordStage(
+    name: string,
+    seconds: number | null,
+    figures: Record<string, unknown> = {},
+  ): Promise<void> {
+    this.rec.stages[name] = { seconds, figures };
+    await this.save();
+  }
+
+  async save(): Promise<void> {
+    this.rec.updated_at = this.now().toISOString();
+    await writeRunRecord(this.base, this.rec);
+  }
+
+  /** Marks the run failed (nothing was published). Never throws: the original error matters more. */
+  async fail(err: unknown): Promise<void> {
+    this.rec.status = 'failed';
+    this.rec.finished_at = this.now().toISOString();
+    this.rec.error = {
+      code: isMatchcastError(err) ? err.code : 'MC_ERR_INTERNAL',
+      message: err instanceof Error ? err.message : String(err),
+    };
+    try {
+      await this.save();
+    } catch (saveErr) {
+      this.log?.error(
+        { run_id: this.rec.run_id, err: saveErr instanceof Error ? saveErr.message : String(saveErr) },
+        'could not mark the run failed',
+      );
+    }
+  }
+
+  /** Keeps the run unpublished as a draft (stand-alone stages), recording what it has. */
+  async saveDraft(): Promise<void> {
+    this.rec.status = 'draft';
+    await this.save();
+  }
+
+  /**
+   * Records the gates and, when they passed (or `force`), publishes the run with one compare-and-swap
+   * of the pointer. A failed gate without `force` marks the run `rejected` and throws
+   * MC_ERR_GATE_FAILED naming every failed gate; nothing served changes.
+   */
+  async publish(options: PublishOptions): Promise<RunEvent> {
+    const failed = options.gates.filter((g) => !g.passed);
+    this.rec.gates = options.gates;
+    this.rec.finished_at = this.now().toISOString();
+    if (failed.length > 0 && !options.force) {
+      this.rec.status = 'rejected';
+      this.rec.error = { code: 'MC_ERR_GATE_FAILED', message: describeFailedGates(options.gates) };
+      await this.save();
+      throw new MatchcastError(
+        'MC_ERR_GATE_FAILED',
+        `run ${this.rec.run_id} not published, gate(s) failed: ${describeFailedGates(options.gates)} (publish anyway with --force)`,
+      );
+    }
+    this.rec.forced = failed.length > 0;
+    this.rec.status = 'complete';
+    this.rec.error = null;
+    await this.save();
+    const requireParent = options.requireParentCurrent ?? this.rec.kind !== 'full';
+    const reason =
+      options.reason ??
+      (this.rec.forced
+        ? `forced past failed gate(s): ${failed.map((g) => g.name).join(', ')}`
+        : 'gates passed');
+    const event = await movePointer(this.base, this.rec, {
+      actor: options.actor ?? this.rec.actor,
+      action: 'publish',
+      reason,
+      forced: this.rec.forced,
+      expectEtag: requireParent ? this.parentEtag : undefined,
+      now: this.now(),
+    });
+    this.rec.published_at.push(event.at);
+    await this.save();
+    this.log?.info(
+      { run_id: this.rec.run_id, seq: event.seq, from: event.from_run, forced: event.forced },
+      'run published',
+    );
+    return event;
+  }
+}
+
+/**
+ * Marks `running` records of this host whose process is gone as `failed` (a run killed mid-stage):
+ * what it wrote stays under its prefix, unreferenced, until retention removes it.
+ */
+export async function markAbandonedRuns(store: ObjectStore, log?: Logger): Promise<string[]> {
+  const marked: string[] = [];
+  for (const r of await listRuns(store)) {
+    if (r.status !== 'running' || r.host !== hostname() || r.pid === process.pid) continue;
+    if (processAlive(r.pid)) continue;
+    r.status = 'failed';
+    r.error = { code: 'MC_ERR_INTERNAL', message: `abandoned: process ${r.pid} on ${r.host} is gone` };
+    r.finished_at = r.updated_at;
+    await writeRunRecord(store, r);
+    marked.push(r.run_id);
+    log?.warn({ run_id: r.run_id, pid: r.pid }, 'run marked failed: its process is gone');
+  }
+  return marked;
+}
+
+const runStores = new WeakSet<ObjectStore>();
+
+/** True when `store` is a run's view (`run.store`): `KEYS` keys read that run's copies. */
+export function isRunStore(store: ObjectStore): boolean {
+  return runStores.has(store);
+}
+
+function scopedStore(run: RunWriter): ObjectStore {
+  const base = run.base;
+  const view: ObjectStore = {
+    kind: base.kind,
+    async put(bucket, key, body, options) {
+      const name = artifactNameOf(bucket, key);
+      if (!name) return base.put(bucket, key, body, options);
+      const ref = await run.put(name, body, { contentType: options?.contentType });
+      return { key: ref.key, size: ref.size, etag: ref.etag, lastModified: new Date() };
+    },
+    async get(bucket, key) {
+      const name = artifactNameOf(bucket, key);
+      return name ? run.get(name) : base.get(bucket, key);
+    },
+    async head(bucket, key) {
+      const name = artifactNameOf(bucket, key);
+      return name ? run.head(name) : base.head(bucket, key);
+    },
+    list: (bucket, prefix) => base.list(bucket, prefix),
+    delete: (bucket, key) => base.delete(bucket, key),
+    presign: (bucket, key, ttl) => base.presign(bucket, key, ttl),
+    ensureBuckets: base.ensureBuckets ? () => base.ensureBuckets!() : undefined,
+    async close() {},
+  };
+  runStores.add(view);
+  return view;
+}

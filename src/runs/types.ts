@@ -1,0 +1,92 @@
+import type { Bucket } from '../domain/index.js';
+import type { ArtifactName } from './keys.js';
+
+/** Where a run's artifact lives; a run may reference an earlier run's unchanged artifact. */
+export interface ArtifactRef {
+  bucket: Bucket;
+  key: string;
+  etag: string;
+  size: number;
+  /** sha256 of the bytes (hex). */
+  sha256: string;
+  /** The run that wrote the object (this run, or an earlier one it inherited it from). */
+  run_id: string;
+}
+
+/** One named validation check of a run and its figures. */
+export interface GateResult {
+  name: string;
+  passed: boolean;
+  message: string;
+  figures: Record<string, number | string | boolean | null>;
+}
+
+/**
+ * - `running`: being written by a `pipeline run` (a record still `running` whose process is gone is
+ *   marked `failed` by the next run);
+ * - `draft`: written by stand-alone stages; published only by `matchcast runs publish`;
+ * - `failed`: a stage threw or the process died; never published;
+ * - `rejected`: complete, but a gate failed (and no `--force`); publishable with `runs publish --force`;
+ * - `complete`: passed its gates (and was published then, or later by rollback).
+ */
+export type RunStatus = 'running' | 'draft' | 'failed' | 'rejected' | 'complete';
+
+/** `runs/<run_id>/run.json`. */
+export interface RunRecord {
+  run_id: string;
+  /** `full` (pipeline run), `stage` (stand-alone stages: a draft), `incremental` (H7 re-prediction). */
+  kind: string;
+  status: RunStatus;
+  /** The run that was published when this one began; artifacts not rewritten are inherited from it. */
+  parent_run_id: string | null;
+  actor: string;
+  host: string;
+  pid: number;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+  as_of: string | null;
+  /** Per stage: seconds and the stage's own figures. */
+  stages: Record<string, { seconds: number | null; figures: Record<string, unknown> }>;
+  /** Every artifact of the run (own and inherited) by `KEYS` name. */
+  artifacts: Partial<Record<ArtifactName, ArtifactRef>>;
+  /** Extra files of the run (reports not in `KEYS`), `bucket/key`. */
+  files: string[];
+  /** Fingerprint of the feature definition that built `features` (null when unknown). */
+  features_fingerprint: string | null;
+  gates: GateResult[];
+  /** True when published although a gate failed (`--force`). */
+  forced: boolean;
+  error: { code: string; message: string } | null;
+  /** Every instant the pointer moved to this run (publish or rollback), ISO 8601 UTC. */
+  published_at: string[];
+}
+
+/** One move of the published-run pointer, in the append-only history. */
+export interface RunEvent {
+  seq: number;
+  /** ISO 8601 UTC: from this instant on, `to_run` is what the API and workers serve. */
+  at: string;
+  actor: string;
+  action: 'publish' | 'rollback';
+  from_run: string | null;
+  to_run: string;
+  reason?: string;
+  forced: boolean;
+}
+
+/** `runs/published.json`: the served run, with a copy of its artifact map (one get for a reader). */
+export interface PublishedPointer {
+  run_id: string;
+  seq: number;
+  published_at: string;
+  artifacts: Partial<Record<ArtifactName, ArtifactRef>>;
+  features_fingerprint: string | null;
+  /** The event of the last move, so a reader can complete the history if its writer died after the CAS. */
+  last_event: RunEvent;
+}
+
+/** A pointer as read, with the etag a compare-and-swap needs. */
+export interface PublishedRun extends PublishedPointer {
+  etag: string;
+}

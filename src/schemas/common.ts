@@ -1,0 +1,33 @@
+import { type TSchema, Type } from 'typebox';
+
+/** `T` or JSON null (OpenAPI 3.1: `anyOf [T, {type: null}]`). */
+export const Nullable = <T extends TSchema>(schema: T, description?: string) =>
+  Type.Union([schema, Type.Null()], description === undefined ? {} : { description });
+
+export const NullableNumber = (description: string) => Nullable(Type.Number(), description);
+export const NullableInteger = (description: string) => Nullable(Type.Integer(), description);
+export const NullableString = (description: string) => Nullable(Type.String(), description);
+
+/** ISO 8601 timestamp in UTC, e.g. `2024-05-11T14:00:00.000Z`. */
+export const DateTime = (description = 'ISO 8601 timestamp, UTC') =>
+  Type.String({ format: 'date-time', description });
+
+/**
+ * A response entry of a route schema: the shape, what the status means (OpenAPI `description`,
+ * never "Default Response") and one or more examples. Every example is validated against the shape
+ * by test/api/openapi-examples.test.ts, so a wrong example fails the build.
+ *
+ *   response: { 200: respond(MatchCard, 'The match card', [EXAMPLE_CARD]), ...errorResponses(...) }
+ */
+export function respond<T extends TSchema>(
+  schema: T,
+  description: string,
+  examples: readonly unknown[],
+): T & { description: string; examples: unknown[] } {
+  return { ...schema, description, examples: [...examples] };
+}
+
+/** A response without a body (304, 307): its description only. */
+export function noBody(description: string) {
+  return { type: 'null', description } as const;
+}

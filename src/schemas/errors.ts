@@ -1,0 +1,74 @@
+import { Type } from 'typebox';
+import { ERROR_CATALOGUE, type ErrorCode } from '../domain/index.js';
+
+/** One invalid field of a 422 body (FastAPI-compatible `{loc, msg, type}`). */
+export const FieldError = Type.Object(
+  {
+    loc: Type.Array(Type.Union([Type.String(), Type.Integer()]), {
+      description: 'where: `query`, `path`, `body` or `header`, then the field name (and index)',
+    }),
+    msg: Type.String({ description: 'what is wrong, e.g. `field required`, `unknown field`' }),
+    type: Type.String({ description: 'the failed rule (JSON Schema keyword), e.g. `type`, `minimum`' }),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * The one error body of every error response (src/api/plugins/errors.ts sends it): a stable code
+ * from the catalogue (src/domain/errors.ts, docs/errors.md), a detail safe to show, and the
+ * request id on server-side failures (5xx) so a report can be traced to its log line.
+ */
+export const ErrorBody = Type.Object(
+  {
+    detail: Type.Union([Type.String(), Type.Array(FieldError)], {
+      description: 'a message; for MC_ERR_VALIDATION (422) the list of invalid fields',
+    }),
+    code: Type.Enum(Object.keys(ERROR_CATALOGUE) as ErrorCode[], {
+      description: 'stable error code (docs/errors.md); clients branch on it, never on `detail`',
+    }),
+    request_id: Type.Optional(
+      Type.String({ description: 'the X-Request-Id of the request; on 5xx answers' }),
+    ),
+  },
+  { description: 'Error body of every non-2xx answer' },
+);
+
+/** Example error bodies per code; codes without an entry use the catalogue's message. */
+const EXAMPLE_DETAIL: Partial<Record<ErrorCode, unknown>> = {
+  MC_ERR_VALIDATION: [{ loc: ['path', 'match_id'], msg: 'must be integer', type: 'type' }],
+  MC_ERR_MATCH_NOT_FOUND: 'Match 999999 is not in the current predictions file',
+  MC_ERR_BAD_STAGE: 'Stage "candidate" is not one of champion, challenger',
+};
+
+const SERVER_SIDE = 500;
+const EXAMPLE_REQUEST_ID = '6f1c2a3e-8d4b-4c1e-9a7f-2b5d0e8c1a43';
+
+/** The error body a code answers with (for examples and docs). */
+export function exampleError(code: ErrorCode): { detail: unknown; code: ErrorCode; request_id?: string } {
+  const entry = ERROR_CATALOGUE[code];
+  const body = { detail: EXAMPLE_DETAIL[code] ?? entry.message, code };
+  return entry.status >= SERVER_SIDE ? { ...body, request_id: EXAMPLE_REQUEST_ID } : body;
+}
+
+/**
+ * Response entries for the error codes a route can answer, grouped by their catalogue status:
+ * `errorResponses('MC_ERR_UNAUTHORIZED', 'MC_ERR_MATCH_NOT_FOUND')` → `{401: …, 404: …}`, each the
+ * {@link ErrorBody} schema with a description naming its codes and one example per code.
+ * 401 (protected routes), 422 and 500 are added to every documented route by buildApp; list the
+ * route's own codes (404, 400, 503, 504, …).
+ */
+export function errorResponses(...codes: ErrorCode[]): Record<number, ReturnType<typeof errorResponse>> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) {
+    const status = ERROR_CATALOGUE[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const out: Record<number, ReturnType<typeof errorResponse>> = {};
+  for (const [status, list] of byStatus) out[status] = errorResponse(list);
+  return out;
+}
+
+function errorResponse(codes: readonly ErrorCode[]) {
+  const description = codes.map((c) => `\`${c}\`: ${ERROR_CATALOGUE[c].message}`).join('; ');
+  return { ...ErrorBody, description, examples: codes.map(exampleError) };
+}

@@ -1,0 +1,43 @@
+import { type Static, Type } from 'typebox';
+import { NullableInteger, NullableNumber, NullableString } from './common.js';
+
+/** Spec §2.6: one row of `reports/roi_by_region.csv` and of `GET /predict/region-roi/`. */
+export const RegionRoi = Type.Object(
+  {
+    region_name: NullableString('region label'),
+    roi_pct: NullableNumber('flat-stake ROI in percent'),
+    n_bets: Type.Integer({ description: 'number of simulated bets' }),
+    hit_rate: NullableNumber('fraction of winning bets'),
+    region_id: NullableInteger('internal region identifier'),
+  },
+  { additionalProperties: false },
+);
+export type RegionRoi = Static<typeof RegionRoi>;
+
+/**
+ * The header of `reports/roi_by_region.csv`, in order: the {@link RegionRoi} fields. Written by
+ * src/analytics (roi-csv.ts) and required by src/serving (region-roi.ts).
+ */
+export const ROI_BY_REGION_COLUMNS = Object.keys(RegionRoi.properties) as readonly (keyof RegionRoi)[];
+
+/** ROI of a baseline strategy in one region (`/ui/data/roi-baselines.json`). */
+export const RoiBaseline = Type.Object(
+  {
+    strategy: Type.String({ description: 'baseline strategy, e.g. `favourite`, `home`' }),
+    region_name: NullableString('region label'),
+    region_id: NullableInteger('internal region identifier'),
+    roi_pct: NullableNumber('flat-stake ROI in percent'),
+    n_bets: Type.Integer({ description: 'number of simulated bets' }),
+    hit_rate: NullableNumber('fraction of winning bets'),
+  },
+  { additionalProperties: false },
+);
+export type RoiBaseline = Static<typeof RoiBaseline>;
+
+export const EXAMPLE_REGION_ROI: RegionRoi = {
+  region_name: 'England',
+  roi_pct: -3.42,
+  n_bets: 1140,
+  hit_rate: 0.4728,
+  region_id: 1,
+};

@@ -1,0 +1,161 @@
+import {
+  type Match,
+  type OddsObservation,
+  type OddsRecord,
+  OddsTimeline,
+  OPENING_LEAD_MS,
+} from '../domain/index.js';
+import { decodeOdds, readOddsObservations, summariseOdds } from '../ingest/index.js';
+import type { Logger } from '../logger.js';
+import { buildGoalInputs, type GoalInput, type GoalRatingParams, type MarketsRow } from '../model/index.js';
+import { servedRef } from '../runs/index.js';
+import { parseMarketsRows } from '../serving/index.js';
+import { type ObjectStore, readParquet } from '../storage/index.js';
+import type { FeatureSnapshot } from './feature-table.js';
+
+/**
+ * What the live goals markets need of ONE published run (issue 16), built once per features snapshot
+ * and rating parameters: every match's goal inputs (ratings from earlier matches' closing lines, as the
+ * goals stage builds them), the run's odds records, the odds observations with their times, and the
+ * walk-forward rows of the run's markets file.
+ */
+export interface GoalsSnapshot {
+  runId: string | null;
+  inputs: Map<number, GoalInput>;
+  odds: Map<number, OddsRecord>;
+  /** Observations file (the ingest input), for the point-in-time prices of the predicted match. */
+  observations: OddsTimeline;
+  /** `model_stage: backtest` rows of the served markets file (out of sample). */
+  backtest: Map<number, MarketsRow>;
+}
+
+/** The kick-off of a feature row. */
+export function kickoffOf(row: Record<string, unknown>): Date {
+  const v = row.start_time_utc;
+  return v instanceof Date ? v : new Date(String(v));
+}
+
+/**
+ * The instant a match is predicted at: the feature row's `prediction_time` (the 1X2 live path's rule,
+ * kick-off − 48 h at the early horizon), else kick-off − 48 h for rows built before it existed.
+ */
+export function predictionTimeOf(row: Record<string, unknown>): Date {
+  const v = row.prediction_time;
+  if (v instanceof Date && Number.isFinite(v.getTime())) return v;
+  if (typeof v === 'string' && Number.isFinite(Date.parse(v))) return new Date(v);
+  return new Date(kickoffOf(row).getTime() - OPENING_LEAD_MS);
+}
+
+/**
+ * The odds record of `matchId` as it stood at `at`: summarised from its observations made at or before
+ * `at` only (so a later price cannot reach the answer). A match the observations file does not cover (a
+ * store from before observations) keeps the run's record: its times are unknown, there is nothing to
+ * filter on.
+ */
+export function oddsRecordAt(
+  snap: Pick<GoalsSnapshot, 'odds' | 'observations'>,
+  matchId: number,
+  at: Date,
+): OddsRecord | undefined {
+  const seen: OddsObservation[] = [];
+  let covered = false;
+  for (const market of ['1x2', 'ou25', 'btts'] as const) {
+    for (const o of snap.observations.of(matchId, market)) {
+      covered = true;
+      if (o.observed_at.getTime() <= at.getTime()) seen.push(o);
+    }
+  }
+  if (!covered) return snap.odds.get(matchId);
+  return summariseOdds(matchId, OddsTimeline.from(seen)) ?? undefined;
+}
+
+/** A Match from a feature row's meta columns (the goal ratings read ids, region, teams and kick-off). */
+function matchOf(row: Record<string, unknown>): Match {
+  return {
+    id: Number(row.match_id),
+    regionId: Number(row.region_id),
+    regionName: '',
+    tournamentName: '',
+    season: String(row.season ?? ''),
+    startTimeUtc: kickoffOf(row),
+    homeTeamName: String(row.home_team_name),
+    awayTeamName: String(row.away_team_name),
+    // Results are not read: the ratings move on closing lines, and the worker does not train.
+    status: 'scheduled',
+    homeScore: null,
+    awayScore: null,
+  };
+}
+
+/** The `as_of` the features of the run were built at (the goals stage ran at the same one). */
+function asOfOf(rows: Map<number, Record<string, unknown>>): Date {
+  for (const row of rows.values()) {
+    const v = row.as_of;
+    const d = v instanceof Date ? v : new Date(String(v));
+    if (Number.isFinite(d.getTime())) return d;
+  }
+  return new Date();
+}
+
+/** Builds a {@link GoalsSnapshot} from a features snapshot; reads the run's odds and markets artifacts. */
+export async function buildGoalsSnapshot(
+  store: ObjectStore,
+  snap: FeatureSnapshot,
+  rating: GoalRatingParams,
+): Promise<GoalsSnapshot> {
+  const oddsRef = servedRef(snap.published, 'odds');
+  const marketsRef = servedRef(snap.published, 'markets');
+  const [oddsObj, marketsObj, observed] = await Promise.all([
+    oddsRef ? store.get(oddsRef.bucket, oddsRef.key) : null,
+    marketsRef ? store.get(marketsRef.bucket, marketsRef.key) : null,
+    readOddsObservations(store),
+  ]);
+  const odds = new Map<number, OddsRecord>();
+  if (oddsObj) for (const r of await decodeOdds(oddsObj.body)) odds.set(r.match_id, r);
+  const matches = [...snap.rows.values()].map(matchOf);
+  const inputs = new Map<number, GoalInput>();
+  for (const input of buildGoalInputs(matches, odds, asOfOf(snap.rows), rating)) {
+    inputs.set(input.match_id, input);
+  }
+  const backtest = new Map<number, MarketsRow>();
+  if (marketsObj) {
+    for (const row of parseMarketsRows(await readParquet(marketsObj.body))) {
+      if (row.model_stage === 'backtest') backtest.set(row.match_id, row);
+    }
+  }
+  return { runId: snap.runId, inputs, odds, observations: OddsTimeline.from(observed), backtest };
+}
+
+/**
+ * The worker's {@link GoalsSnapshot}, rebuilt when the features snapshot (i.e. the published run) or the
+ * rating parameters change; concurrent callers share one build.
+ */
+export class GoalsTable {
+  private current: { snap: FeatureSnapshot; ratingKey: string; value: Promise<GoalsSnapshot> } | null = null;
+
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly log: Logger,
+  ) {}
+
+  get(snap: FeatureSnapshot, rating: GoalRatingParams): Promise<GoalsSnapshot> {
+    const ratingKey = `${rating.eta}:${rating.etaRegion}`;
+    if (this.current && this.current.snap === snap && this.current.ratingKey === ratingKey) {
+      return this.current.value;
+    }
+    const started = performance.now();
+    const value = buildGoalsSnapshot(this.store, snap, rating).then((g) => {
+      this.log.info(
+        { run_id: g.runId, matches: g.inputs.size, ms: Math.round(performance.now() - started) },
+        'goals inputs built',
+      );
+      return g;
+    });
+    this.current = { snap, ratingKey, value };
+    // A failed build is not kept: the next call tries again.
+    value.catch(() => {
+      if (this.current?.value === value) this.current = null;
+    });
+    return value;
+  }
+}

@@ -1,0 +1,60 @@
+// Issue 18 item 8: every command answers a bad option or a bad option value with one line naming it,
+// its usage and exit code 2 — no stack trace, nothing started. Runs the real binary (bin/matchcast.js).
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { killAll, runCli } from '../helpers/cluster.js';
+
+let dir: string;
+before(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'mc-cli-bad-'));
+});
+after(async () => {
+  await killAll();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const CASES: Array<{ args: string[]; names: RegExp }> = [
+  { args: ['start', '--bogus'], names: /--bogus/ },
+  { args: ['start', '--port', 'abc'], names: /--port.*abc/ },
+  { args: ['start', '--port', '70000'], names: /--port.*70000/ },
+  { args: ['start', '--data', '/nowhere', '--as-of', 'yesterday-ish'], names: /--as-of/ },
+  { args: ['serve', '--bogus'], names: /--bogus/ },
+  { args: ['worker', '--concurrency', '0'], names: /--concurrency/ },
+  { args: ['ingest', '--synthetic', '--seed', 'x'], names: /--seed/ },
+  { args: ['pipeline', 'run', '--as-of', 'garbage'], names: /--as-of/ },
+  { args: ['runs', 'list', '--bogus'], names: /--bogus/ },
+];
+
+test('bad options and option values: one line, the usage, exit 2, nothing started', async () => {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? dir,
+    DATA_DIR: path.join(dir, 'data'),
+    LOG_LEVEL: 'error',
+  };
+  // Three at a time: each is a cold node start on a 2-core machine.
+  const results: Array<{ args: string[]; names: RegExp; code: number | null; out: string }> = [];
+  for (let i = 0; i < CASES.length; i += 3) {
+    const batch = CASES.slice(i, i + 3);
+    results.push(
+      ...(await Promise.all(batch.map(async (c) => ({ ...c, ...(await runCli(c.args, env, 60_000)) })))),
+    );
+  }
+  for (const r of results) {
+    const label = `matchcast ${r.args.join(' ')}:\n${r.out}`;
+    assert.equal(r.code, 2, label);
+    assert.match(r.out, r.names, label);
+    assert.match(r.out, /Usage/, label);
+    assert.doesNotMatch(r.out, /\n\s+at .+:\d+:\d+/, `stack trace in ${label}`);
+  }
+  // Nothing was started: no database, no run, no predictions under DATA_DIR.
+  const left = await readdir(path.join(dir, 'data')).catch(() => [] as string[]);
+  assert.deepEqual(
+    left.filter((f) => !['api-key', 'url-signing.secret'].includes(f)),
+    [],
+    `DATA_DIR holds ${left.join(', ')}`,
+  );
+});

@@ -1,0 +1,103 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * An HTTP proxy in front of s3rver that gives it the conditional writes AWS S3, MinIO and R2 have
+ * (s3rver 3.7 ignores `If-None-Match` / `If-Match`): every PUT and DELETE of one path is serialised
+ * here, and a conditional PUT first compares the object's current etag (an unsigned HEAD) and
+ * answers 412 PreconditionFailed as S3 does. All test processes talk to the one proxy, so the
+ * semantics are exact between processes too. Requests are forwarded byte for byte (the Host header
+ * stays the one the client signed).
+ */
+export async function startConditionalProxy(
+  upstreamPort: number,
+): Promise<{ endpoint: string; close(): Promise<void> }> {
+  const queues = new Map<string, Promise<void>>();
+  const sockets = new Set<import('node:net').Socket>();
+
+  /** Runs `fn` after every earlier mutation of the same path. */
+  async function serialised(path: string, fn: () => Promise<void>): Promise<void> {
+    const prev = queues.get(path) ?? Promise.resolve();
+    const run = prev.then(fn, fn);
+    const tail = run.catch(() => undefined);
+    queues.set(path, tail);
+    try {
+      await run;
+    } finally {
+      if (queues.get(path) === tail) queues.delete(path);
+    }
+  }
+
+  function upstream(
+    method: string,
+    path: string,
+    headers: http.OutgoingHttpHeaders,
+    body: Buffer | null,
+  ): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+    return new Promise((resolve, reject) => {
+      const req = http.request({ host: '127.0.0.1', port: upstreamPort, method, path, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+        res.on('error', reject);
+      });
+      req.setTimeout(10_000, () => req.destroy(new Error('upstream timeout')));
+      req.on('error', reject);
+      req.end(body ?? undefined);
+    });
+  }
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const method = req.method ?? 'GET';
+      const path = req.url ?? '/';
+      const objectPath = path.split('?')[0];
+      const forward = async (): Promise<void> => {
+        const ifNoneMatch = req.headers['if-none-match'];
+        const ifMatch = req.headers['if-match'];
+        if (method === 'PUT' && (ifNoneMatch !== undefined || ifMatch !== undefined)) {
+          const cur = await upstream('HEAD', objectPath, { host: req.headers.host }, null);
+          const etag = cur.status === 200 ? String(cur.headers.etag ?? '') : null;
+          const strip = (e: string) => e.replace(/^W\//, '').replace(/^"|"$/g, '');
+          const failed =
+            (ifNoneMatch === '*' && etag !== null) ||
+            (ifMatch !== undefined && (etag === null || strip(etag) !== strip(String(ifMatch))));
+          if (failed) {
+            res.writeHead(412, { 'content-type': 'application/xml' });
+            res.end(
+              '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>PreconditionFailed</Code>' +
+                '<Message>At least one of the pre-conditions you specified did not hold</Message></Error>',
+            );
+            return;
+          }
+        }
+        const up = await upstream(method, path, req.headers, body.length > 0 ? body : null);
+        res.writeHead(up.status, up.headers);
+        res.end(up.body);
+      };
+      const mutating = method === 'PUT' || method === 'DELETE';
+      (mutating ? serialised(objectPath, forward) : forward()).catch((err: unknown) => {
+        if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
+        res.end(String(err));
+      });
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    async close() {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
