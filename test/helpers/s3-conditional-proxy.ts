@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -8,6 +9,11 @@ import type { AddressInfo } from 'node:net';
  * answers 412 PreconditionFailed as S3 does. All test processes talk to the one proxy, so the
  * semantics are exact between processes too. Requests are forwarded byte for byte (the Host header
  * stays the one the client signed).
+ *
+ * s3rver answers a streamed PUT before its file write has landed (it resolves on its hashing
+ * stream's finish, not the file's), so a read right after could pair the old bytes with the new
+ * etag and let a stale compare-and-swap through. S3 has read-after-write consistency: here every
+ * request of a path is serialised, and a PUT is answered only once a read returns its bytes.
  */
 export async function startConditionalProxy(
   upstreamPort: number,
@@ -77,11 +83,18 @@ export async function startConditionalProxy(
           }
         }
         const up = await upstream(method, path, req.headers, body.length > 0 ? body : null);
+        if (method === 'PUT' && up.status === 200 && up.headers.etag) {
+          const want = String(up.headers.etag).replace(/^W\//, '').replace(/^"|"$/g, '');
+          for (let i = 0; i < 200; i++) {
+            const cur = await upstream('GET', objectPath, { host: req.headers.host }, null);
+            if (cur.status === 200 && createHash('md5').update(cur.body).digest('hex') === want) break;
+            await new Promise((r) => setTimeout(r, 5));
+          }
+        }
         res.writeHead(up.status, up.headers);
         res.end(up.body);
       };
-      const mutating = method === 'PUT' || method === 'DELETE';
-      (mutating ? serialised(objectPath, forward) : forward()).catch((err: unknown) => {
+      serialised(objectPath, forward).catch((err: unknown) => {
         if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
         res.end(String(err));
       });
