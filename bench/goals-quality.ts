@@ -1,7 +1,7 @@
 /**
  * Goals model quality (issue 16, docs/model-quality.md): the adopted recipe (src/model/goals) walked
  * forward on the real CSVs, refit every 90 days; log loss of O/U 2.5 and BTTS against the de-margined
- * opening and closing lines, overall and per region, with a paired bootstrap interval; and the
+ * opening and closing lines, overall and per region, with paired bootstrap intervals against both; and the
  * goals model's own 1X2 log loss next to the opening line's.
  *
  *   node --import tsx bench/goals-quality.ts                 # tuning window 2015-07-01 → 2021-07-01
@@ -59,12 +59,12 @@ console.log(
 const regionName = new Map(matches.map((m) => [String(m.regionId), m.regionName]));
 const fmt = (r: MarketLossRow | null) =>
   r
-    ? `${String(r.n).padStart(6)} | ${r.model.toFixed(4)} | ${r.open.toFixed(4)} | ${r.close.toFixed(4)} | ${(r.model - r.open).toFixed(4)} [${r.diff_open_ci[0].toFixed(4)}, ${r.diff_open_ci[1].toFixed(4)}]`
-    : '     — | — | — | — | —';
+    ? `${String(r.n).padStart(6)} | ${r.model.toFixed(4)} | ${r.open.toFixed(4)} | ${r.close.toFixed(4)} | ${(r.model - r.open).toFixed(4)} [${r.diff_open_ci[0].toFixed(4)}, ${r.diff_open_ci[1].toFixed(4)}] | ${(r.model - r.close).toFixed(4)} [${r.diff_close_ci[0].toFixed(4)}, ${r.diff_close_ci[1].toFixed(4)}]`
+    : '     — | — | — | — | — | —';
 console.log(
-  '| region | O/U n | model | open | close | model − open [95 % CI] | BTTS n | model | open | close | model − open [95 % CI] |',
+  '| region | O/U n | model | open | close | model − open [95 % CI] | model − close [95 % CI] | BTTS n | model | open | close | model − open [95 % CI] | model − close [95 % CI] |',
 );
-console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 console.log(`| all | ${fmt(res.metrics.overall.ou25)} | ${fmt(res.metrics.overall.btts)} |`);
 for (const [rid, m] of Object.entries(res.metrics.by_region)) {
   console.log(`| ${regionName.get(rid)} | ${fmt(m.ou25)} | ${fmt(m.btts)} |`);

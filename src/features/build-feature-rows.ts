@@ -148,6 +148,17 @@ function cloneTeam(t: TeamSlot): TeamSlot {
 }
 
 /**
+ * The instant (ms) a match is predicted at on the early horizon (the served one): kick-off − 48 h for a
+ * match before `asOfMs`; a fixture at `asOfMs` (never after kick-off − 1 ms: a fixture kicking off
+ * exactly at asOf is still predicted before its closing price), or kick-off − 48 h when that is later.
+ */
+export function earlyPredictionTime(kickoffMs: number, asOfMs: number): number {
+  return kickoffMs < asOfMs
+    ? kickoffMs - OPENING_LEAD_MS
+    : Math.max(kickoffMs - OPENING_LEAD_MS, Math.min(asOfMs, kickoffMs - 1));
+}
+
+/**
  * One feature row per match (past and future relative to `asOf`), computed only from information
  * available before its kick-off. Matches are processed in kick-off order; all matches with the same
  * kick-off time see the state before any of them. A match's result is used (label, rating and form
@@ -174,10 +185,7 @@ export function buildFeatureRows(
     horizon === 'kickoff'
       ? kickoff
       : horizon === 'early'
-        ? kickoff < asOfMs
-          ? kickoff - OPENING_LEAD_MS
-          : // A fixture kicking off exactly at asOf is still predicted before its closing price.
-            Math.max(kickoff - OPENING_LEAD_MS, Math.min(asOfMs, kickoff - 1))
+        ? earlyPredictionTime(kickoff, asOfMs)
         : Math.min(atMs, kickoff);
 
   const sorted = [...matches].sort(

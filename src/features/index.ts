@@ -1,5 +1,6 @@
 export {
   buildFeatureRows,
+  earlyPredictionTime,
   type FeatureCheckpoint,
   type FeatureOptions,
   type FeatureResume,

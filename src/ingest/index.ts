@@ -20,6 +20,7 @@ export {
   mergeOddsFile,
   ODDS_COLUMNS,
   type OddsSet,
+  oddsRecordAsOf,
   readOddsFile,
   readOddsSet,
   summariseOdds,

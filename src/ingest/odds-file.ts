@@ -3,8 +3,9 @@ import {
   KEYS,
   MARKET_OUTCOMES,
   type OddsMarket,
+  type OddsObservation,
   type OddsRecord,
-  type OddsTimeline,
+  OddsTimeline,
 } from '../domain/index.js';
 import { type ObjectStore, type ParquetColumn, readParquet, writeParquet } from '../storage/index.js';
 import { type DecodedEntry, readDecoded, rememberDecoded } from './decoded-cache.js';
@@ -83,6 +84,28 @@ export function summariseOdds(matchId: number, timeline: OddsTimeline): OddsReco
   if (!any) return null;
   rec.source = source ?? '';
   return rec as unknown as OddsRecord;
+}
+
+/**
+ * The odds record of a match as it stood at `at`: summarised from its observations made at or before
+ * `at` only, so a later price cannot reach what is computed from it. A match without any observation
+ * (a store from before observations) keeps `fallback`, its run's record: its times are unknown, there
+ * is nothing to filter on. The goals stage and the live worker both take a match's own prices from it.
+ */
+export function oddsRecordAsOf(
+  matchId: number,
+  observations: Iterable<OddsObservation> | undefined,
+  fallback: OddsRecord | undefined,
+  at: Date,
+): OddsRecord | undefined {
+  const seen: OddsObservation[] = [];
+  let covered = false;
+  for (const o of observations ?? []) {
+    covered = true;
+    if (o.observed_at.getTime() <= at.getTime()) seen.push(o);
+  }
+  if (!covered) return fallback;
+  return summariseOdds(matchId, OddsTimeline.from(seen)) ?? undefined;
 }
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);

@@ -1,14 +1,19 @@
 import { MatchesRepository } from '../db/index.js';
-import { KEYS, type Match } from '../domain/index.js';
+import { KEYS, type Match, type OddsObservation, type OddsRecord } from '../domain/index.js';
+import { earlyPredictionTime } from '../features/index.js';
+import { oddsRecordAsOf, readObservationSet } from '../ingest/index.js';
 import {
   buildGoalInputs,
   GOAL_INPUTS_VERSION,
+  type GoalInput,
+  type GoalRatingParams,
   type GoalsMetrics,
   type GoalsModel,
   goalsWalkForward,
   MARKETS_COLUMNS,
   type MarketsRow,
   MIN_TRAIN_MATCHES,
+  openingMeans,
   ou25Figures,
   predictGoals,
   serializeGoalsModel,
@@ -54,6 +59,32 @@ export function goalsModelName(modelName: string): string {
 }
 
 /**
+ * The stage's goal inputs: `buildGoalInputs` (ratings from the closing lines of earlier matches), with
+ * each match's own opening means taken from its odds observations made by its prediction time only
+ * (`earlyPredictionTime`, the served features' horizon; `oddsRecordAsOf`, the live worker's rule), so a
+ * price observed after it reaches neither the walk-forward nor the served rows. A match the
+ * observations do not cover keeps its odds record (times unknown). The judged lines stay the record's.
+ */
+export function pointInTimeGoalInputs(
+  matches: readonly Match[],
+  odds: ReadonlyMap<number, OddsRecord>,
+  asOf: Date,
+  observed: ReadonlyMap<number, readonly OddsObservation[]> | null,
+  rating?: Partial<GoalRatingParams>,
+): GoalInput[] {
+  const inputs = buildGoalInputs(matches, odds, asOf, rating);
+  if (!observed) return inputs;
+  const asOfMs = asOf.getTime();
+  for (const r of inputs) {
+    const own = observed.get(r.match_id);
+    if (!own || own.length === 0) continue;
+    const at = new Date(earlyPredictionTime(r.t, asOfMs));
+    r.open = openingMeans(oddsRecordAsOf(r.match_id, own, odds.get(r.match_id), at));
+  }
+  return inputs;
+}
+
+/**
  * `pipeline goals` (a step of `pipeline run`, after backtest): builds the goals inputs (opening 1X2 +
  * O/U prices, closing-line goal ratings of earlier matches), walks the goals model forward over the
  * backtest window (out-of-sample rows, `model_stage` `backtest`), fits it on every finished match
@@ -71,7 +102,9 @@ export async function runGoalsStage(
   const load = progressOf(deps).step('goals', 'inputs', 1);
   const matches = options.matches ?? (await new MatchesRepository(deps.db).allMatches());
   const odds = await readOddsMap(deps.store);
-  const inputs = buildGoalInputs(matches, odds, asOf);
+  // Observations with their times (ingest's input file): a match's own prices as seen at its prediction time.
+  const observed = (await readObservationSet(deps.run?.base ?? deps.store))?.value.byMatch ?? null;
+  const inputs = pointInTimeGoalInputs(matches, odds, asOf, observed);
   load.done({ matches: matches.length, with_opening_prices: inputs.filter((r) => r.open).length });
 
   let last = Number.NEGATIVE_INFINITY;
@@ -139,7 +172,7 @@ export async function runGoalsStage(
     inputs,
     backtest: bt,
     window: { from, to, refitDays },
-    rebuildInputs: (rating) => buildGoalInputs(matches, odds, asOf, rating),
+    rebuildInputs: (rating) => pointInTimeGoalInputs(matches, odds, asOf, observed, rating),
   });
   fit.done({
     version: version.version,

@@ -1,11 +1,5 @@
-import {
-  type Match,
-  type OddsObservation,
-  type OddsRecord,
-  OddsTimeline,
-  OPENING_LEAD_MS,
-} from '../domain/index.js';
-import { decodeOdds, readOddsObservations, summariseOdds } from '../ingest/index.js';
+import { type Match, type OddsRecord, OddsTimeline, OPENING_LEAD_MS } from '../domain/index.js';
+import { decodeOdds, oddsRecordAsOf, readOddsObservations } from '../ingest/index.js';
 import type { Logger } from '../logger.js';
 import { buildGoalInputs, type GoalInput, type GoalRatingParams, type MarketsRow } from '../model/index.js';
 import { servedRef } from '../runs/index.js';
@@ -47,26 +41,18 @@ export function predictionTimeOf(row: Record<string, unknown>): Date {
 }
 
 /**
- * The odds record of `matchId` as it stood at `at`: summarised from its observations made at or before
- * `at` only (so a later price cannot reach the answer). A match the observations file does not cover (a
- * store from before observations) keeps the run's record: its times are unknown, there is nothing to
- * filter on.
+ * The odds record of `matchId` as it stood at `at` (`oddsRecordAsOf`, the goals stage's rule): its
+ * observations made at or before `at` only; the run's record for a match the observations do not cover.
  */
 export function oddsRecordAt(
   snap: Pick<GoalsSnapshot, 'odds' | 'observations'>,
   matchId: number,
   at: Date,
 ): OddsRecord | undefined {
-  const seen: OddsObservation[] = [];
-  let covered = false;
-  for (const market of ['1x2', 'ou25', 'btts'] as const) {
-    for (const o of snap.observations.of(matchId, market)) {
-      covered = true;
-      if (o.observed_at.getTime() <= at.getTime()) seen.push(o);
-    }
-  }
-  if (!covered) return snap.odds.get(matchId);
-  return summariseOdds(matchId, OddsTimeline.from(seen)) ?? undefined;
+  const own = (['1x2', 'ou25', 'btts'] as const).flatMap((market) => [
+    ...snap.observations.of(matchId, market),
+  ]);
+  return oddsRecordAsOf(matchId, own, snap.odds.get(matchId), at);
 }
 
 /** A Match from a feature row's meta columns (the goal ratings read ids, region, teams and kick-off). */

@@ -1,7 +1,17 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { pickGoalsOdds, roiMarketsCsv, simulateBets, twoWayCandidate } from '../../src/analytics/index.js';
-import type { OddsRecord } from '../../src/domain/index.js';
+import {
+  pickGoalsOdds,
+  roiMarketsCsv,
+  runGoalsSimulateStage,
+  simulateBets,
+  twoWayCandidate,
+} from '../../src/analytics/index.js';
+import { KEYS, type OddsRecord } from '../../src/domain/index.js';
+import { ODDS_COLUMNS } from '../../src/ingest/index.js';
+import { MARKETS_COLUMNS, type MarketsRow } from '../../src/model/index.js';
+import { writeParquet } from '../../src/storage/index.js';
+import { generateLeague, setupEnv } from './synthetic.js';
 
 const base = (id: number) => ({ match_id: id, region_id: 1, region_name: 'Norland', season: '2022-2023' });
 
@@ -54,4 +64,75 @@ test('odds picked: closing (falling back to the latest price) or opening; missin
   assert.deepEqual(pickGoalsOdds(rec, 'ou25', 'opening'), [2.0, 1.85]);
   assert.deepEqual(pickGoalsOdds(rec, 'btts', 'closing'), [1.7, 2.1]);
   assert.equal(pickGoalsOdds(rec, 'btts', 'opening'), null);
+});
+
+test('goals simulation stage bets out-of-sample rows only: walk-forward rows kicked off at or after their cut-off', async () => {
+  const FIRST = new Date('2020-08-01T15:00:00Z');
+  const AS_OF = new Date('2022-06-01T00:00:00Z');
+  const CUTOFF = new Date('2021-08-01T00:00:00Z');
+  const env = await setupEnv(
+    generateLeague({
+      seed: 3,
+      homeAdvantage: 0.3,
+      seasons: 2,
+      teams: 6,
+      regions: ['Alpha'],
+      firstSeasonStart: FIRST,
+      asOf: AS_OF,
+    }),
+    AS_OF,
+    CUTOFF,
+    CUTOFF,
+  );
+  try {
+    // Every match priced 1.90 / 1.90 in both goals markets at closing.
+    const odds = env.matches.map((m) => ({
+      match_id: m.id,
+      close_over25: 1.9,
+      close_under25: 1.9,
+      close_btts_yes: 1.9,
+      close_btts_no: 1.9,
+    }));
+    await env.deps.store.put(
+      'raw-data',
+      'odds.parquet',
+      writeParquet([...ODDS_COLUMNS], odds as unknown as Record<string, unknown>[]),
+    );
+    // Expected goals 3 – 3: P(over 2.5) ≈ 0.94, P(BTTS) ≈ 0.90, an edge far above 5 % on every row. Finished
+    // matches alternate between an out-of-sample walk-forward row, an in-sample one (cut-off after kick-off)
+    // and a champion row; only the first kind may be bet.
+    const finished = env.matches.filter((m) => m.status === 'finished' && m.startTimeUtc < AS_OF);
+    const day = 86_400_000;
+    const rows: MarketsRow[] = finished.map((m, i) => ({
+      match_id: m.id,
+      expected_home_goals: 3,
+      expected_away_goals: 3,
+      rho: 0,
+      model_stage: i % 3 === 2 ? 'champion' : 'backtest',
+      model_run_id: 'r',
+      training_cutoff: new Date(m.startTimeUtc.getTime() + (i % 3 === 1 ? day : -day)),
+      odd_over25: 1.9,
+      odd_under25: 1.9,
+      odd_btts_yes: 1.9,
+      odd_btts_no: 1.9,
+    }));
+    await env.deps.store.put(
+      KEYS.markets.bucket,
+      KEYS.markets.key,
+      writeParquet(MARKETS_COLUMNS, rows as unknown as Record<string, unknown>[]),
+    );
+    const outOfSample = finished.filter((_, i) => i % 3 === 0).length;
+    assert.ok(outOfSample > 10 && outOfSample < finished.length);
+    const results = await runGoalsSimulateStage(env.deps, { asOf: AS_OF });
+    assert.ok(results);
+    for (const { market, sim } of results) {
+      assert.equal(sim.model.total.n_bets, outOfSample, market);
+      assert.equal(sim.baselines.favourite.total.n_bets, outOfSample, market);
+    }
+    const csv = (await env.deps.store.get('reports', KEYS.roiByRegionMarkets.key))!.body.toString();
+    assert.match(csv, new RegExp(`\\nou25,model,ALL,-?[\\d.]+,${outOfSample},`));
+    assert.match(csv, new RegExp(`\\nbtts,model,ALL,-?[\\d.]+,${outOfSample},`));
+  } finally {
+    await env.close();
+  }
 });

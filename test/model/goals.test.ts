@@ -4,6 +4,8 @@ import type { OddsRecord } from '../../src/domain/index.js';
 import {
   buildGoalInputs,
   deserializeGoalsModel,
+  type GoalInput,
+  goalsMetrics,
   goalsWalkForward,
   impliedMeans,
   MATRIX_SIZE,
@@ -179,4 +181,36 @@ test('walk-forward: folds train only on earlier matches and the model learns the
   // Better than a coin on O/U (the prices carry the true means).
   assert.ok(ou.model < Math.log(2), `${ou.model}`);
   assert.ok(ou.diff_open_ci[0] <= ou.diff_open_ci[1]);
+  assert.ok(ou.diff_close_ci[0] <= ou.diff_close_ci[1]);
+});
+
+test('metrics: paired bootstrap intervals against the opening AND the closing line, overall and per region', () => {
+  // The closing line equals the model's own probabilities, the opening line is a coin: model − close is
+  // exactly 0 on every match (interval [0, 0]) while model − open is not.
+  const inputs: GoalInput[] = [];
+  const rows = [];
+  for (let i = 0; i < 40; i++) {
+    const [lh, la, rho] = [1 + (i % 5) * 0.2, 0.8 + (i % 3) * 0.3, -0.05];
+    const mk = marketsFromMatrix(scoreMatrix(lh, la, rho), 1);
+    inputs.push({
+      match_id: i + 1,
+      region_id: 1 + (i % 2),
+      t: i * 86_400_000,
+      open: null,
+      rated: [lh, la],
+      line: { ou_open: 0.5, ou_close: mk.over['2.5'], btts_open: 0.5, btts_close: mk.btts_yes },
+      home_goals: i % 4,
+      away_goals: i % 3,
+    });
+    rows.push({ match_id: i + 1, fold_id: 0, training_cutoff: new Date(0), lh, la, rho });
+  }
+  const m = goalsMetrics(inputs, rows);
+  for (const r of [m.overall.ou25, m.overall.btts, m.by_region['1'].ou25, m.by_region['2'].btts]) {
+    assert.ok(r);
+    assert.deepEqual(r.diff_close_ci, [0, 0]);
+    close(r.model, r.close);
+    assert.notDeepEqual(r.diff_open_ci, [0, 0]);
+    const d = r.model - r.open;
+    assert.ok(r.diff_open_ci[0] <= d && d <= r.diff_open_ci[1], `${d} in ${r.diff_open_ci}`);
+  }
 });

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import type { Browser } from 'playwright-core';
+import type { Browser, Locator } from 'playwright-core';
 import { launchChromium, skipWithoutChromium } from './helpers/browser.js';
 import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
 
@@ -11,6 +11,8 @@ import { type FixtureServer, startFixtureServer } from './helpers/fixture-server
 let server: FixtureServer;
 let browser: Browser;
 let dist: string;
+/** The text of an element (its DOM text content, trimmed). */
+const text = async (l: Locator) => ((await l.textContent()) ?? '').trim();
 
 before(async () => {
   if (skipWithoutChromium) return;
@@ -43,12 +45,12 @@ test('a card shows expected goals, O/U 2.5 and BTTS with odds and edge, and the 
     await card.getByRole('button', { name: 'Goals markets' }).click();
     const panel = card.getByTestId('goals-panel');
     await panel.waitFor({ timeout: 10_000 });
-    assert.match(await panel.locator('[data-field="xg"]').innerText(), /Expected goals \d\.\d\d – \d\.\d\d/);
-    const over = Number((await panel.locator('[data-field="over25-p"]').innerText()).replace('%', ''));
-    const under = Number((await panel.locator('[data-field="under25-p"]').innerText()).replace('%', ''));
+    assert.match(await text(panel.locator('[data-field="xg"]')), /Expected goals \d\.\d\d – \d\.\d\d/);
+    const over = Number((await text(panel.locator('[data-field="over25-p"]'))).replace('%', ''));
+    const under = Number((await text(panel.locator('[data-field="under25-p"]'))).replace('%', ''));
     assert.ok(Math.abs(over + under - 100) <= 1, `${over} + ${under}`);
-    assert.equal(await panel.locator('[data-field="over25-odd"]').innerText(), '1.90');
-    assert.match(await panel.locator('[data-field="btts-yes-edge"]').innerText(), /^[+-]?\d+\.\d%/);
+    assert.equal(await text(panel.locator('[data-field="over25-odd"]')), '1.90');
+    assert.match(await text(panel.locator('[data-field="btts-yes-edge"]')), /^[+-]?\d+\.\d%/);
     assert.equal(await card.getByTestId('score-matrix').count(), 0);
     await panel.getByRole('button', { name: 'Score matrix' }).click();
     const matrix = card.getByTestId('score-matrix');

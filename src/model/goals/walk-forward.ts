@@ -22,6 +22,8 @@ export interface MarketLossRow {
   close: number;
   /** 95 % paired-bootstrap interval of mean(model − open) loss; negative = model better. */
   diff_open_ci: [number, number];
+  /** Likewise against the closing line (same resampled matches as `diff_open_ci`). */
+  diff_close_ci: [number, number];
 }
 
 export interface GoalsBacktestResult {
@@ -138,6 +140,7 @@ export function goalsMetrics(inputs: readonly GoalInput[], rows: readonly GoalsB
           open: mean(a.o),
           close: mean(a.c),
           diff_open_ci: pairedBootstrap(a.m.map((v, i) => v - a.o[i])),
+          diff_close_ci: pairedBootstrap(a.m.map((v, i) => v - a.c[i])),
         };
   const by_region: GoalsMetrics['by_region'] = {};
   for (const [id, a] of [...regions].sort((x, y) => x[0] - y[0])) {
