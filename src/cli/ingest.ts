@@ -13,6 +13,8 @@ import {
   listCsvFiles,
 } from '../ingest/index.js';
 import { REDACT_PATHS } from '../logger.js';
+import { type RepredictCache, repredictMatches } from '../pipeline/index.js';
+import { createRegistry, type ModelRegistry } from '../registry/index.js';
 import { createObjectStore } from '../storage/index.js';
 import { handOffToServer } from './handoff.js';
 
@@ -34,6 +36,9 @@ const USAGE = `Usage: matchcast ingest --source <path> | --synthetic [options]
                       price is stamped min(kick-off − 48 h, now); a fixture's closing price is current at now
   --json              print the report as JSON
   --max-skipped <N>   skipped rows listed in the text report (default 200; all with --json)
+  --no-repredict      do not refresh the served predictions of the matches this ingest changed (by
+                      default, once a run is published, new odds or results are re-predicted
+                      incrementally and published as a run of kind incremental)
 
 Exit code 0 on success, 1 when nothing could be read or the database/store failed, 2 on bad usage.`;
 
@@ -49,8 +54,21 @@ export interface IngestCommandIo {
    * Database and store to ingest into (the running server's, when a command is handed to it).
    * Default opened from the config and closed at the end; given ones are left open.
    */
-  deps?: { db: Awaited<ReturnType<typeof openDatabase>>; store: ReturnType<typeof createObjectStore> };
+  deps?: {
+    db: Awaited<ReturnType<typeof openDatabase>>;
+    store: ReturnType<typeof createObjectStore>;
+    /** Default: the registry of `config.modelName` on `store`. */
+    registry?: ModelRegistry;
+  };
+  /** Kept between ingests of one process (the server's job lane): the re-prediction's warm state. */
+  repredictCache?: RepredictCache;
 }
+
+/**
+ * Above this many changed matches an ingest does not re-predict them one by one (a whole season or
+ * data set arrived): `pipeline run` rebuilds everything and is the right tool.
+ */
+export const INGEST_REPREDICT_MAX = 2000;
 
 class UsageError extends Error {}
 
@@ -138,6 +156,7 @@ export async function ingestCommand(argv: string[], io: IngestCommandIo = {}): P
         force: { type: 'boolean' },
         encoding: { type: 'string' },
         'max-skipped': { type: 'string' },
+        'no-repredict': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -212,10 +231,45 @@ export async function ingestCommand(argv: string[], io: IngestCommandIo = {}): P
     const report = synthetic
       ? await ingestSynthetic(synthetic, deps)
       : await ingestPath(values.source as string, deps, sourceOptions);
-    out(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report, maxSkipped));
+    const { changedMatchIds, ...printed } = report;
+    out(
+      values.json
+        ? `${JSON.stringify({ ...printed, changedMatches: changedMatchIds.length }, null, 2)}\n`
+        : formatReport(report, maxSkipped),
+    );
     if (report.rowsRead === 0) {
       err('ingest: nothing could be read\n');
       return 1;
+    }
+    if (!values['no-repredict'] && changedMatchIds.length > 0) {
+      // New odds (or results) refresh the served predictions of those matches now (issue 15 item 2),
+      // not at the next full run. With --json the line goes to stderr: stdout carries only the report.
+      const say = values.json ? err : out;
+      const asOf = (synthetic ? synthetic.now : sourceOptions.now) ?? new Date();
+      if (changedMatchIds.length > INGEST_REPREDICT_MAX) {
+        say(
+          `predictions: ${changedMatchIds.length} matches changed (more than ${INGEST_REPREDICT_MAX}); not re-predicted one by one — run \`matchcast pipeline run\`\n`,
+        );
+      } else {
+        const registry = io.deps?.registry ?? createRegistry(store, config);
+        try {
+          const re = await repredictMatches({ config, db, store, registry, log }, changedMatchIds, {
+            asOf,
+            cache: io.repredictCache,
+            actor: 'ingest',
+          });
+          say(
+            re.published
+              ? `predictions: ${re.repredicted} re-predicted, ${re.updated} updated as of ${asOf.toISOString()}; run ${re.run_id} published (${re.ms} ms)\n`
+              : `predictions: not refreshed (${re.reason ?? 'nothing changed'})\n`,
+          );
+        } catch (e) {
+          // The data is in; only the refresh failed: the next `pipeline run` (or ingest) catches up.
+          err(
+            `predictions: re-prediction failed, the data is ingested (run \`matchcast pipeline run\`): ${isMatchcastError(e) ? `${e.code}: ${e.message}` : ((e as Error).stack ?? String(e))}\n`,
+          );
+        }
+      }
     }
     return 0;
   } catch (e) {

@@ -3,7 +3,7 @@ import pino from 'pino';
 import type { AdminJob, AdminJobKind, AdminJobs } from '../api/index.js';
 import type { Clock } from '../domain/index.js';
 import { REDACT_PATHS } from '../logger.js';
-import type { PipelineDeps, Progress } from '../pipeline/index.js';
+import type { PipelineDeps, Progress, RepredictCache } from '../pipeline/index.js';
 import type { RuntimeContext } from '../runtime.js';
 import { ingestCommand } from './ingest.js';
 import { pipelineCommand } from './pipeline.js';
@@ -52,6 +52,7 @@ function textProgress(write: (text: string) => void): Progress {
 }
 
 const hasAsOf = (argv: readonly string[]) => argv.some((a) => a === '--as-of' || a.startsWith('--as-of='));
+const hasNow = (argv: readonly string[]) => argv.some((a) => a === '--now' || a.startsWith('--now='));
 
 /**
  * Runs `matchcast ingest` / `matchcast pipeline` command lines inside the serving process, one at a
@@ -65,6 +66,8 @@ export function createServerJobs(ctx: RuntimeContext, options: ServerJobsOptions
   const jobs = new Map<string, AdminJob>();
   let lane: Promise<unknown> = Promise.resolve();
   let closed = false;
+  // The warm state of the re-predictions that ingest jobs run (model, predictions, feature checkpoints).
+  const repredictCache: RepredictCache = {};
 
   const append = (job: AdminJob, stream: 'stdout' | 'stderr', text: string) => {
     const next = job[stream] + text;
@@ -83,10 +86,15 @@ export function createServerJobs(ctx: RuntimeContext, options: ServerJobsOptions
     const out = (t: string) => append(job, 'stdout', t);
     const err = (t: string) => append(job, 'stderr', t);
     const clock = options.clock;
-    const argv =
-      job.kind === 'pipeline' && clock?.simulated && !hasAsOf(job.argv)
+    // On a replay clock a job without its own time runs as of the clock: a pipeline run (--as-of), and
+    // an ingest, whose prices are known, and whose changed matches are re-predicted, as of then (--now).
+    const argv = !clock?.simulated
+      ? job.argv
+      : job.kind === 'pipeline' && !hasAsOf(job.argv)
         ? [...job.argv, '--as-of', clock.now().toISOString()]
-        : job.argv;
+        : job.kind === 'ingest' && !hasNow(job.argv) && !job.argv.includes('--synthetic')
+          ? [...job.argv, '--now', clock.now().toISOString()]
+          : job.argv;
     ctx.log.info({ job: job.id, kind: job.kind, argv, origin: job.origin }, 'job started');
     try {
       if (job.kind === 'ingest') {
@@ -94,7 +102,8 @@ export function createServerJobs(ctx: RuntimeContext, options: ServerJobsOptions
           out,
           err,
           config: ctx.config,
-          deps: { db: ctx.db, store: ctx.store },
+          deps: { db: ctx.db, store: ctx.store, registry: ctx.registry },
+          repredictCache,
         });
       } else {
         const log = pino(
@@ -119,10 +128,11 @@ export function createServerJobs(ctx: RuntimeContext, options: ServerJobsOptions
       err(`${(e as Error).stack ?? String(e)}\n`);
       job.exit_code = 1;
     }
+    // Serve what the job published now rather than at the next poll — and before the job reads as
+    // finished: the CLI that handed it over returns on that state, and what it published must serve then.
+    await ctx.views.refresh().catch(() => undefined);
     job.state = job.exit_code === 0 ? 'done' : 'failed';
     job.finished_at = new Date().toISOString();
-    // Serve what the job published now rather than at the next poll.
-    await ctx.views.refresh().catch(() => undefined);
     ctx.log.info({ job: job.id, exit_code: job.exit_code }, 'job finished');
     options.onFinished?.(job);
   }

@@ -19,6 +19,8 @@ export interface UpsertResult {
   unchanged: number;
   /** The match id of every input row, in input order (duplicates of a key share one id). */
   ids: number[];
+  /** Ids of the matches inserted or updated (what changed: e.g. to re-predict them). */
+  changed: number[];
 }
 
 /** Filter of `/livescores/`: a UTC calendar year, optionally one month of it. */
@@ -142,7 +144,7 @@ export class MatchesRepository {
    * same rows again reports them all `unchanged`. Within one call the last row of a key wins.
    */
   async upsertMatches(rows: readonly MatchUpsert[], options: UpsertOptions = {}): Promise<UpsertResult> {
-    if (rows.length === 0) return { inserted: 0, updated: 0, unchanged: 0, ids: [] };
+    if (rows.length === 0) return { inserted: 0, updated: 0, unchanged: 0, ids: [], changed: [] };
     const db = this.db;
     if (isDatabase(db))
       return db.transaction((tx) => new MatchesRepository(tx, this.batchSize).upsertMatches(rows, options));
@@ -165,7 +167,7 @@ export class MatchesRepository {
 
     const regionIds = await this.ensureRegions(unique.map((r) => r.regionName));
     const uniqueIds: number[] = new Array(unique.length);
-    const result: UpsertResult = { inserted: 0, updated: 0, unchanged: 0, ids: [] };
+    const result: UpsertResult = { inserted: 0, updated: 0, unchanged: 0, ids: [], changed: [] };
     for (let start = 0; start < unique.length; start += this.batchSize) {
       const batch = unique.slice(start, start + this.batchSize);
       const out = await db.query<{ ord: number; id: number | null; inserted: boolean | null }>(UPSERT_SQL, [
@@ -189,6 +191,7 @@ export class MatchesRepository {
         if (r.inserted === true) result.inserted++;
         else if (r.inserted === false) result.updated++;
         else result.unchanged++;
+        if (r.inserted !== null && r.id !== null) result.changed.push(Number(r.id));
       }
       // An identical row that a concurrent writer committed after our snapshot began is in neither
       // RETURNING nor the snapshot: look its id up now.

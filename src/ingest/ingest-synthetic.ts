@@ -36,8 +36,12 @@ export async function ingestSynthetic(options: SyntheticOptions, deps: IngestDep
   report.updated = applied.updated;
   report.unchanged = applied.unchanged;
   report.conflicts = applied.conflicts;
-  await storeObservations(deps, applied.observations, report);
+  await storeObservations(deps, applied.observations, report, new Set(applied.changed));
   report.ms = Math.round(performance.now() - started);
-  deps.log?.info({ ...report, regions: league.regions.length }, 'ingest: synthetic league applied');
+  const { changedMatchIds, ...logged } = report;
+  deps.log?.info(
+    { ...logged, changed_matches: changedMatchIds.length, regions: league.regions.length },
+    'ingest: synthetic league applied',
+  );
   return report;
 }

@@ -105,6 +105,8 @@ export interface MergeObservationsResult {
   written: boolean;
   /** The merged set (so callers need not read the file back). */
   all: OddsObservation[];
+  /** Matches with an added or replaced observation (what a re-prediction must refresh), ascending. */
+  changedMatches: number[];
 }
 
 /**
@@ -126,6 +128,7 @@ export async function mergeOddsObservations(
     const byMatch = groupByMatch(current?.value.all ?? []);
     let added = 0;
     let replaced = 0;
+    const changed = new Set<number>();
     for (const o of observations) {
       let list = byMatch.get(o.match_id);
       if (!list) {
@@ -140,6 +143,7 @@ export async function mergeOddsObservations(
         if (sameObservation(list[same], o)) continue;
         list[same] = o;
         replaced++;
+        changed.add(o.match_id);
         continue;
       }
       // The same prices again from the same source and kind, later: nothing new was observed (a fixture's
@@ -158,7 +162,9 @@ export async function mergeOddsObservations(
         continue;
       list.push(o);
       added++;
+      changed.add(o.match_id);
     }
+    const changedMatches = [...changed].sort((x, y) => x - y);
     const all: OddsObservation[] = [];
     const ids = [...byMatch.keys()].sort((x, y) => x - y);
     for (const id of ids) {
@@ -172,7 +178,8 @@ export async function mergeOddsObservations(
         );
       for (const o of list) all.push(o);
     }
-    if (added === 0 && replaced === 0) return { rows: all.length, added, replaced, written: false, all };
+    if (added === 0 && replaced === 0)
+      return { rows: all.length, added, replaced, written: false, all, changedMatches };
     const rows = all.map((o) => ({
       match_id: o.match_id,
       market: o.market,
@@ -194,7 +201,7 @@ export async function mergeOddsObservations(
         value: { all, byMatch: groupByMatch(all) },
         body: null,
       });
-      return { rows: all.length, added, replaced, written: true, all };
+      return { rows: all.length, added, replaced, written: true, all, changedMatches };
     } catch (err) {
       if (isMatchcastError(err, 'MC_ERR_CONFLICT') && attempt < retries) continue;
       throw err;

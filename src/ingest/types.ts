@@ -93,6 +93,11 @@ export interface IngestReport {
   oddsRows: number;
   /** Wall-clock time of the run, ms. */
   ms: number;
+  /**
+   * Matches this ingest changed — inserted, result or status updated, or given a new (or replaced)
+   * odds observation — ascending: the ones whose served predictions a re-prediction must refresh.
+   */
+  changedMatchIds: number[];
 }
 
 /** Opening and closing 1X2 decimal odds of one match as a source gives them; unknown = null. */

@@ -13,6 +13,12 @@ export const Health = Type.Object({
   predictions: Type.Boolean({
     description: 'additive: true when a predictions file is loaded (false = nothing to serve yet)',
   }),
+  clock: Type.Optional(
+    Type.String({
+      description:
+        'additive, only during a replay (`start --as-of`): the service clock, the "now" the replay has reached (ISO 8601)',
+    }),
+  ),
 });
 export type Health = Static<typeof Health>;
 

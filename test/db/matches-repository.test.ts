@@ -45,17 +45,18 @@ for (const backend of BACKENDS) {
         ];
         const first = await repo.upsertMatches(rows);
         assert.deepEqual(
-          { ...first, ids: undefined },
-          { inserted: 3, updated: 0, unchanged: 0, ids: undefined },
+          { ...first, ids: undefined, changed: undefined },
+          { inserted: 3, updated: 0, unchanged: 0, ids: undefined, changed: undefined },
         );
         assert.equal(new Set(first.ids).size, 3);
+        assert.deepEqual([...first.changed].sort(), [...first.ids].sort(), 'every inserted row is changed');
         assert.equal(await repo.count(), 3);
 
         const stamps = await db.query<{ id: number; updated_at: Date }>(
           'SELECT id, updated_at FROM matches ORDER BY id',
         );
         const second = await repo.upsertMatches(rows);
-        assert.deepEqual(second, { inserted: 0, updated: 0, unchanged: 3, ids: first.ids });
+        assert.deepEqual(second, { inserted: 0, updated: 0, unchanged: 3, ids: first.ids, changed: [] });
         assert.deepEqual(
           await db.query<{ id: number; updated_at: Date }>('SELECT id, updated_at FROM matches ORDER BY id'),
           stamps,
@@ -65,7 +66,13 @@ for (const backend of BACKENDS) {
         // The fixture is played: same key, new status and score → updated, same id.
         const played = { ...rows[2], status: 'finished' as const, homeScore: 0, awayScore: 0 };
         const third = await repo.upsertMatches([played, rows[0]]);
-        assert.deepEqual(third, { inserted: 0, updated: 1, unchanged: 1, ids: [first.ids[2], first.ids[0]] });
+        assert.deepEqual(third, {
+          inserted: 0,
+          updated: 1,
+          unchanged: 1,
+          ids: [first.ids[2], first.ids[0]],
+          changed: [first.ids[2]],
+        });
 
         // Duplicates of one key within a call: the last wins, both get the same id.
         const dup = await repo.upsertMatches([
@@ -112,7 +119,13 @@ for (const backend of BACKENDS) {
           ]),
         );
         assert.equal(await repo.count(), 4);
-        assert.deepEqual(await repo.upsertMatches([]), { inserted: 0, updated: 0, unchanged: 0, ids: [] });
+        assert.deepEqual(await repo.upsertMatches([]), {
+          inserted: 0,
+          updated: 0,
+          unchanged: 0,
+          ids: [],
+          changed: [],
+        });
       } finally {
         await cleanup();
       }

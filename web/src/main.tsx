@@ -28,6 +28,16 @@ function pageSize(): number {
   return Number.isInteger(n) && n >= 1 && n <= 100_000 ? n : 100;
 }
 
+/**
+ * Seconds between reloads of the match cards while the page is visible (the served predictions move:
+ * new odds re-predicted, results, a replay's clock); `?refresh=N` overrides, `?refresh=0` turns it off.
+ */
+function refreshSeconds(): number {
+  const raw = new URLSearchParams(location.search).get('refresh');
+  const n = raw === null ? Number.NaN : Number(raw);
+  return Number.isFinite(n) && n >= 0 && n <= 86_400 ? n : 30;
+}
+
 const mark = (name: string) => performance.mark(name);
 
 const STAGE_STORAGE = 'matchcast.stage';
@@ -159,6 +169,28 @@ function App() {
     loadModel('champion');
     loadModel('challenger');
   }, [api, key, loadModel]);
+
+  // Keep the cards current while the page is open: odds and probabilities change as odds arrive (and
+  // as a replay's clock moves). Filters, paging and live answers stay; a failed reload keeps the list.
+  const refreshEvery = useRef(refreshSeconds()).current;
+  useEffect(() => {
+    if (!key || refreshEvery === 0) return;
+    let inflight = false;
+    const timer = setInterval(() => {
+      if (inflight || document.visibilityState === 'hidden') return;
+      inflight = true;
+      api
+        .cards()
+        .then(
+          (list) => setCards({ state: 'ok', value: indexCards(list) }),
+          () => undefined,
+        )
+        .finally(() => {
+          inflight = false;
+        });
+    }, refreshEvery * 1000);
+    return () => clearInterval(timer);
+  }, [api, key, refreshEvery]);
 
   const onLive = useCallback(
     (matchId: number) => {

@@ -62,6 +62,8 @@ export async function serviceRoutes(app: FastifyInstance, ctx: AppContext): Prom
         memory_usage_mb: Math.round((process.memoryUsage().rss / 1048576) * 100) / 100,
         database,
         predictions,
+        // A replay's clock (docs/operations.md#replay-a-real-season): where the season has got to.
+        ...(ctx.clock?.simulated ? { clock: ctx.clock.now().toISOString() } : {}),
       };
     },
   );

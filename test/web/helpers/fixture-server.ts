@@ -32,6 +32,8 @@ export interface FixtureServer {
   app: FastifyInstance;
   url: string;
   key: string;
+  /** Replaces what `GET /predict/cards/` answers from now on (the served predictions moved). */
+  setCards(next: FixtureCard[]): void;
   close(): Promise<void>;
 }
 
@@ -45,7 +47,7 @@ export async function startFixtureServer(
 ): Promise<FixtureServer> {
   const key = 'fixture-key-0123456789abcdef';
   const cards = Array.isArray(options.cards) ? options.cards : makeCards(options.cards ?? 48);
-  const cardsBody = JSON.stringify(cards);
+  let cardsBody = JSON.stringify(cards);
   const config = { ...parseConfig({ API_KEY: key, LOG_LEVEL: 'silent' }) };
   const ctx = {
     config,
@@ -131,5 +133,13 @@ export async function startFixtureServer(
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
-  return { app, url: `http://127.0.0.1:${port}`, key, close: () => app.close() };
+  return {
+    app,
+    url: `http://127.0.0.1:${port}`,
+    key,
+    setCards: (next) => {
+      cardsBody = JSON.stringify(next);
+    },
+    close: () => app.close(),
+  };
 }

@@ -103,6 +103,11 @@ export class MatchCard extends Component<Props> {
         <p class="pick">
           Prediction: <strong>{OUTCOME_NAMES[c.predicted_class]}</strong>
         </p>
+        {c.model_stage === 'fallback' ? (
+          <p class="meta" data-field="model-note">
+            No odds yet: market-free model
+          </p>
+        ) : null}
         {c.odds_observed_at ? (
           <p class="meta" data-field="odds-observed-at">
             Odds observed{' '}
