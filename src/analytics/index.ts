@@ -16,7 +16,6 @@ export {
   servedBeforeKickoff,
 } from './performance-served.js';
 export { type PerformanceSummary, runPerformanceStage } from './performance-stage.js';
-export { num, renderReport, Table } from './report-html.js';
 export { isReportFilename } from './report-names.js';
 export { ROI_BY_REGION_COLUMNS, roiBaselinesCsv, roiByRegionCsv } from './roi-csv.js';
 export { runSimulateStage } from './simulate-stage.js';

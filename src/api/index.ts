@@ -1,3 +1,3 @@
-export { type BuildAppOptions, buildApp } from './app.js';
+export { buildApp } from './app.js';
 export type { AdminJob, AdminJobKind, AdminJobs, AppContext } from './context.js';
 export { isProtectedPath, keysMatch } from './plugins/auth.js';

@@ -1,3 +1,3 @@
 // The prediction cache: the port and its factory (memory or Redis, from the settings).
 export { createPredictionCache } from './create-prediction-cache.js';
-export { type PredictionCache, type PredictionCacheScope, predictionCacheKey } from './prediction-cache.js';
+export { type PredictionCache, predictionCacheKey } from './prediction-cache.js';

@@ -4,6 +4,7 @@ import { type Config, loadEnv, parseConfig } from '../config.js';
 import { isMatchcastError, MatchcastError } from '../domain/index.js';
 import { ingestPath } from '../ingest/index.js';
 import { REDACT_PATHS } from '../logger.js';
+import { DEFAULT_FAMILY, MODEL_FAMILY_NAMES } from '../model/index.js';
 import {
   type AnalyticsStages,
   defaultAnalyticsStages,
@@ -32,7 +33,7 @@ Stages: features | train | promote | backtest | fallback | goals | predict | sim
 
 Options:
   --as-of <ISO>         "now" for the whole run: later matches are future, their results ignored (default: now)
-  --family <name>       multinomial_logit (default) | ordered_logit
+  --family <name>       ${MODEL_FAMILY_NAMES.map((f) => (f === DEFAULT_FAMILY ? `${f} (default)` : f)).join(' | ')}
   --validation-days N   validation window of train, ending at as-of (default 365)
   --from <date>         backtest/goals start (default: as-of − 730 days)
   --to <date>           backtest/goals end, exclusive (default: as-of)

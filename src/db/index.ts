@@ -1,7 +1,7 @@
 // The database: the Database port, its factories (PGlite or PostgreSQL, picked from the settings) and
 // the matches repository. Drivers, migrations and error mapping stay inside; tests of a driver import its file.
 export type { Database, Queryable } from './database.js';
-export { type DeferredDatabaseOptions, openDatabaseDeferred } from './deferred-database.js';
+export { openDatabaseDeferred } from './deferred-database.js';
 export { isUnavailableError } from './errors.js';
 export { MatchesRepository, type MatchUpsert } from './matches-repository.js';
-export { type OpenDatabaseOptions, openDatabase } from './open-database.js';
+export { openDatabase } from './open-database.js';

@@ -24,7 +24,6 @@ function canonical(value: unknown): string {
 
 /**
  * The fingerprint of any definition object (names, parameters, code version): `sha256:<16 hex>`.
- * The goals model's inputs use the same function on their own definition.
  */
 export function fingerprintOf(definition: unknown): string {
   return `sha256:${createHash('sha256').update(canonical(definition)).digest('hex').slice(0, 16)}`;

@@ -1,26 +1,10 @@
-export { oddsOf } from './evaluate.js';
 export {
   DEFAULT_FAMILY,
-  FAMILIES,
-  GOALS_FAMILIES,
-  type GoalsFamilyName,
-  goalsFamily,
   isModelFamilyName,
-  MODEL_FAMILIES,
   MODEL_FAMILY_NAMES,
   type ModelFamilyName,
-  modelFamily,
 } from './families/index.js';
-export type {
-  Design,
-  Family,
-  FitData,
-  FitParams,
-  GoalsFamily,
-  GoalsFitData,
-  GoalsPrediction,
-  ModelFamily,
-} from './family.js';
+export type { GoalsPrediction } from './family.js';
 // Goals models (issue 16): what other folders use, by name (internals stay in goals/index.ts for its tests).
 export {
   buildGoalInputs,
@@ -45,30 +29,15 @@ export {
   serializeGoalsModel,
   trainGoalsModel,
 } from './goals/index.js';
-export { type LbfgsOptions, minimizeLbfgs, type Objective } from './lbfgs.js';
 export { accuracy, brier, computeMetrics, logLoss, type MetricSet, rocAucOvr, rps } from './metrics.js';
 export {
   deserializeModel,
   MODEL_FORMAT_VERSION,
   type Model,
   predictProba,
-  type ResolvedParams,
-  recencyWeights,
-  resolveParams,
   serializeModel,
   type TrainParams,
   trainModel,
 } from './model.js';
-export type { Preprocessor } from './preprocess.js';
-export {
-  type TrainAndValidateOptions,
-  type TrainAndValidateResult,
-  trainAndValidate,
-} from './train-and-validate.js';
-export {
-  type BacktestFold,
-  type BacktestPrediction,
-  type WalkForwardOptions,
-  type WalkForwardResult,
-  walkForwardBacktest,
-} from './walk-forward.js';
+export { type TrainAndValidateResult, trainAndValidate } from './train-and-validate.js';
+export { type BacktestPrediction, type WalkForwardResult, walkForwardBacktest } from './walk-forward.js';

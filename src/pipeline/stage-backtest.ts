@@ -1,6 +1,11 @@
 import { KEYS, MatchcastError } from '../domain/index.js';
 import type { FeatureRow } from '../features/index.js';
-import { type ModelFamilyName, type TrainParams, walkForwardBacktest } from '../model/index.js';
+import {
+  DEFAULT_FAMILY,
+  type ModelFamilyName,
+  type TrainParams,
+  walkForwardBacktest,
+} from '../model/index.js';
 import { type ModelRegistry, type ModelVersion, newRunId } from '../registry/index.js';
 import { backtestToParquet, readFeatureRows } from './artifacts.js';
 import { type PipelineDeps, progressOf } from './deps.js';
@@ -57,7 +62,7 @@ export function recipeOf(version: ModelVersion): {
   };
   for (const k of Object.keys(params) as (keyof TrainParams)[]) if (params[k] === undefined) delete params[k];
   return {
-    family: (p.family as ModelFamilyName | undefined) ?? 'multinomial_logit',
+    family: (p.family as ModelFamilyName | undefined) ?? DEFAULT_FAMILY,
     params,
     featureNames: [...version.feature_names],
   };

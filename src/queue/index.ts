@@ -4,26 +4,18 @@
 
 export { type RunningWorker, type StartWorkerOptions, startBullmqConsumer } from './bullmq/consumer.js';
 export { type SchedulerRepeat, startPipelineScheduler } from './bullmq/scheduler.js';
-export { createTaskQueue, type TaskQueueDeps } from './create-task-queue.js';
+export { createTaskQueue } from './create-task-queue.js';
 export { failThread, serveThread, threadData } from './in-process/thread-runner.js';
 export type {
-  ModelInfoPayload,
-  PredictMarketsPayload,
-  PredictMatchPayload,
   ResultStoreUsage,
-  SubmitOptions,
   TaskName,
   TaskOutcomeLike,
   TaskQueue,
   TaskRunner,
-  TaskState,
-  TaskStatus,
-  WorkerInfo,
 } from './task-queue.js';
 export type {
   ModelInfoResult,
   PredictMarketsResult,
   PredictMatchResult,
-  TaskFailure,
   WorkerModelMeta,
 } from './task-types.js';

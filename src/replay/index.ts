@@ -1,1 +1,1 @@
-export { type FeedDelta, ReplayFeed, type ReplayFeedOptions } from './feed.js';
+export { type FeedDelta, ReplayFeed } from './feed.js';

@@ -29,7 +29,12 @@ export {
   WorkerInfo,
 } from './monitoring.js';
 export { EXAMPLE_ODDS, OddsRecord } from './odds.js';
-export { EXAMPLE_PERFORMANCE } from './performance.js';
+export {
+  EXAMPLE_PERFORMANCE,
+  EXAMPLE_PROMOTION,
+  PerformanceSummary,
+  PromotionStatus,
+} from './performance.js';
 export {
   AsyncAccepted,
   AsyncRequest,

@@ -303,7 +303,7 @@ export const EXAMPLE_MODEL_INFO: ModelInfo = {
   version: '3',
   run_id: 'run-20240510-0007',
   metrics: { log_loss: 0.9785, roc_auc_ovr: 0.6712 },
-  params: { l2: '0.003', family: 'multinomial-logit' },
+  params: { l2: '0.003', family: 'multinomial_logit' },
   feature_names: ['elo_diff', 'mr_sup', 'home_form_5'],
   created_at: '2024-05-10T03:05:11',
 };

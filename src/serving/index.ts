@@ -2,13 +2,6 @@
 // pre-encoded response bodies. Other folders use the views through createServingViews and the
 // encoding helpers below; parsers and card builders stay internal (tests import their files).
 export { identityStream, negotiateEncoding, notModified } from './encoded-body.js';
-export {
-  type CardMarketsSummary,
-  MarketsView,
-  matchMarkets,
-  parseMarketsRows,
-  readMarketsSummaries,
-  scoreMatrixRows,
-} from './markets-view.js';
+export { MarketsView, matchMarkets, parseMarketsRows, scoreMatrixRows } from './markets-view.js';
 export type { EncodedBody, ServingViews, Views } from './types.js';
-export { createServingViews, type ServedArtifact, type ServingViewsOptions } from './views.js';
+export { createServingViews, type ServingViewsOptions } from './views.js';

@@ -7,7 +7,6 @@ export { validateKey, validatePrefix } from './keys.js';
 export type { ObjectInfo, ObjectStore, PutOptions, StoredObject } from './object-store.js';
 export {
   type ParquetColumn,
-  type ParquetColumnType,
   type ParquetRow,
   readParquet,
   writeParquet,

@@ -2,9 +2,8 @@
 // BullMQ consumer (start-worker.ts) or in each thread of the in-process queue (thread-entry.ts).
 export type { RunningWorker } from '../queue/index.js';
 export { createDefaultWorkerDeps } from './default-deps.js';
-export { createWorkerRuntime, type WorkerRuntime } from './handlers.js';
+export { createWorkerRuntime } from './handlers.js';
 export { startWorker } from './start-worker.js';
-export type { WorkerDeps } from './types.js';
 
 /**
  * The module the embedded queue runs in each worker thread (pass as `threadEntry` to createTaskQueue):

@@ -1,13 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { h } from 'preact';
-import {
-  type DataQualityReport,
-  num,
-  renderDataQualityReport,
-  renderReport,
-  Table,
-} from '../../src/analytics/index.js';
+import { type DataQualityReport, renderDataQualityReport } from '../../src/analytics/index.js';
+import { num, renderReport, Table } from '../../src/analytics/report-html.js';
 
 const HOSTILE = '<img src=x onerror=alert(1)><td>"&';
 

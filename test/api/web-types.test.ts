@@ -2,7 +2,7 @@
 // API shape of its own, only type-only aliases of src/schemas, and every route that serves one of
 // those shapes documents exactly that schema in /openapi.json.
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
@@ -10,7 +10,10 @@ import {
   DriftSummary,
   LivePrediction,
   MatchCard,
+  MatchMarkets,
   ModelInfo,
+  PerformanceSummary,
+  PromotionStatus,
   RegionRoi,
   ReportEntry,
 } from '../../src/schemas/index.js';
@@ -26,6 +29,9 @@ const SERVED: Record<string, { schema: object; path: string; array?: boolean }> 
   ModelInfo: { schema: ModelInfo, path: '/predict/model/info' },
   DriftSummary: { schema: DriftSummary, path: '/monitoring/drift' },
   ReportEntry: { schema: ReportEntry, path: '/monitoring/reports', array: true },
+  MatchMarkets: { schema: MatchMarkets, path: '/predict/markets/{match_id}' },
+  PerformanceSummary: { schema: PerformanceSummary, path: '/monitoring/performance' },
+  PromotionStatus: { schema: PromotionStatus, path: '/monitoring/promotion' },
 };
 
 let app: FastifyInstance;
@@ -55,9 +61,20 @@ test('web/src/lib/types.ts declares no API shape: only type-only aliases of src/
   assert.doesNotMatch(source, /^export type \w+ = \{/m);
 });
 
+test('no other web file reaches into src/: API shapes come through web/src/lib/types.ts', async () => {
+  const webSrc = path.dirname(path.dirname(TYPES_FILE));
+  const files = (await readdir(webSrc, { recursive: true })).filter((f) => /\.tsx?$/.test(f));
+  for (const f of files) {
+    const full = path.join(webSrc, f);
+    if (full === TYPES_FILE) continue;
+    assert.doesNotMatch(await readFile(full, 'utf8'), /from '(\.\.\/)+src\//, `${f} imports src/ directly`);
+  }
+});
+
 /**
- * @fastify/swagger writes `const: x` as `enum: [x]` and a record's `patternProperties: {'^.*$': T}` as
- * `additionalProperties: T`; each pair is the same JSON Schema.
+ * @fastify/swagger writes `const: x` as `enum: [x]` (the same JSON Schema) and `patternProperties:
+ * {pattern: T}` as `additionalProperties: T` (OpenAPI output drops the key pattern; the route still
+ * validates it).
  */
 function normalise(s: unknown): unknown {
   if (Array.isArray(s)) return s.map(normalise);
@@ -65,8 +82,8 @@ function normalise(s: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(s)) {
     if (k === 'const') out.enum = [v];
-    else if (k === 'patternProperties' && Object.keys(v as object).join() === '^.*$')
-      out.additionalProperties = normalise((v as Record<string, unknown>)['^.*$']);
+    else if (k === 'patternProperties')
+      out.additionalProperties = normalise(Object.values(v as Record<string, unknown>)[0]);
     else out[k] = normalise(v);
   }
   return out;

@@ -1,7 +1,6 @@
 import './styles.css';
 import { render } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import type { PerformanceSummary, PromotionStatus } from '../../src/schemas/performance.js';
 import { CardList } from './components/card-list.js';
 import { KeyPrompt } from './components/key-prompt.js';
 import type { LiveState } from './components/match-card.js';
@@ -20,7 +19,16 @@ import {
   OUTCOME_NAMES,
   pct,
 } from './lib/cards.js';
-import type { DriftSummary, ModelInfo, RegionRoi, ReportEntry, RoiBaseline, Stage } from './lib/types.js';
+import type {
+  DriftSummary,
+  ModelInfo,
+  PerformanceSummary,
+  PromotionStatus,
+  RegionRoi,
+  ReportEntry,
+  RoiBaseline,
+  Stage,
+} from './lib/types.js';
 
 /** Cards rendered at first and added by each "Show more"; `?page=N` overrides (benchmarks use 500). */
 function pageSize(): number {

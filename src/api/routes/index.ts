@@ -28,5 +28,5 @@ export const ROUTE_MODULES: RouteModule[] = [
   monitoringPerformanceRoutes,
   filesRoutes,
   adminRoutes,
-  (app, ctx) => uiRoutes(app, ctx),
+  uiRoutes,
 ];

@@ -18,7 +18,8 @@ import {
   EXAMPLE_PROMOTION,
   PerformanceSummary,
   PromotionStatus,
-} from '../../schemas/performance.js';
+  respond,
+} from '../../schemas/index.js';
 import type { AppContext } from '../context.js';
 
 type Summary = PerformanceSummary;
@@ -126,12 +127,11 @@ export async function monitoringPerformanceRoutes(app: FastifyInstance, ctx: App
         summary:
           'Realised log loss, RPS, Brier and calibration of the predictions served before kick-off, per region, beside the opening and closing lines',
         response: {
-          200: {
-            ...PerformanceSummary,
-            description:
-              'The latest realised-performance figures (`available: false` before the performance stage has run)',
-            examples: [EXAMPLE_PERFORMANCE],
-          },
+          200: respond(
+            PerformanceSummary,
+            'The latest realised-performance figures (`available: false` before the performance stage has run)',
+            [EXAMPLE_PERFORMANCE],
+          ),
         },
       },
     },
@@ -146,12 +146,11 @@ export async function monitoringPerformanceRoutes(app: FastifyInstance, ctx: App
         summary:
           "The promotion guard's comparison for the newest model version: champion, opening and closing lines on the same validation matches",
         response: {
-          200: {
-            ...PromotionStatus,
-            description:
-              'The newest judged version and the aliases (`available: false` before any promote stage)',
-            examples: [EXAMPLE_PROMOTION],
-          },
+          200: respond(
+            PromotionStatus,
+            'The newest judged version and the aliases (`available: false` before any promote stage)',
+            [EXAMPLE_PROMOTION],
+          ),
         },
       },
     },

@@ -1,8 +1,8 @@
 import { Component } from 'preact';
-import type { MatchMarkets } from '../../../src/schemas/markets.js';
 import { Api, getStoredKey } from '../lib/api.js';
 import { edge, pct, signedPct } from '../lib/cards.js';
 import { formatOdd } from '../lib/format.js';
+import type { MatchMarkets } from '../lib/types.js';
 
 type State =
   | { status: 'closed' }

@@ -1,6 +1,5 @@
-import type { PromotionStatus } from '../../../src/schemas/performance.js';
 import { formatNumber, formatTimestamp, shortRunId } from '../lib/format.js';
-import type { DriftSummary, ModelInfo, ReportEntry, Stage } from '../lib/types.js';
+import type { DriftSummary, ModelInfo, PromotionStatus, ReportEntry, Stage } from '../lib/types.js';
 
 export type Loadable<T> =
   | { state: 'loading' }

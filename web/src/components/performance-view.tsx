@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
-import type { PerformanceSummary } from '../../../src/schemas/performance.js';
 import { formatNumber, formatTimestamp } from '../lib/format.js';
+import type { PerformanceSummary } from '../lib/types.js';
 
 type Group = PerformanceSummary['groups'][number];
 type Point = Group['series'][number];

@@ -1,9 +1,10 @@
-import type { PerformanceSummary, PromotionStatus } from '../../../src/schemas/performance.js';
 import type {
   Card,
   DriftSummary,
   LivePrediction,
   ModelInfo,
+  PerformanceSummary,
+  PromotionStatus,
   RegionRoi,
   ReportEntry,
   RoiBaseline,

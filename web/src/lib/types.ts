@@ -7,7 +7,10 @@ import type {
   DriftSummary as DriftSummaryShape,
   LivePrediction as LivePredictionShape,
   MatchCard,
+  MatchMarkets as MatchMarketsShape,
   ModelInfo as ModelInfoShape,
+  PerformanceSummary as PerformanceSummaryShape,
+  PromotionStatus as PromotionStatusShape,
   RegionRoi as RegionRoiShape,
   ReportEntry as ReportEntryShape,
   RoiBaseline as RoiBaselineShape,
@@ -33,3 +36,9 @@ export type DriftSummary = DriftSummaryShape;
 export type ReportEntry = ReportEntryShape;
 /** `GET /ui/config.json`: settings the UI needs from the server. */
 export type UiConfig = UiConfigShape;
+/** `GET /predict/markets/{match_id}` (issue 16): goals markets of one match. */
+export type MatchMarkets = MatchMarketsShape;
+/** `GET /monitoring/performance`: realised performance of what was served. */
+export type PerformanceSummary = PerformanceSummaryShape;
+/** `GET /monitoring/promotion`: the promotion guard's newest comparison. */
+export type PromotionStatus = PromotionStatusShape;
