@@ -51,6 +51,9 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
       connectionsCheckingInterval: Math.min(1000, ctx.config.requestTimeoutMs),
     },
   }) as unknown as FastifyInstance;
+  // Bodies are JSON only: Fastify's built-in text/plain parser would hand a route a string, answered
+  // as a puzzling 422 "must be object"; without it such a body is 415 MC_ERR_UNSUPPORTED_MEDIA_TYPE.
+  app.removeContentTypeParser('text/plain');
 
   const protectMonitoring = ctx.config.monitoringRequireKey;
   registerObservability(app, {

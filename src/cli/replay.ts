@@ -75,8 +75,8 @@ async function applyDelta(ctx: RuntimeContext, dir: string, seq: number, delta: 
 export async function replayCommand(config: Config, log: Logger, args: ReplayArgs): Promise<number> {
   let files: string[];
   // Bad options are usage errors (one line, the usage, exit 2); the rest below is coded.
-  if (args.data === undefined) throw new UsageError('--as-of needs --data <csv folder>');
   if (args.asOf === undefined) throw new UsageError('--speed goes with --as-of <date>');
+  if (args.data === undefined) throw new UsageError('--as-of needs --data <csv folder>');
   const asOf = parseInstant(args.asOf);
   const speed = args.speed === undefined ? 1 : Number(args.speed);
   if (!Number.isFinite(speed) || speed < 0)

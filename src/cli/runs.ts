@@ -7,6 +7,7 @@ import { createRegistry } from '../registry/index.js';
 import {
   type GateResult,
   listRuns,
+  markAbandonedRuns,
   pruneRuns,
   type RunRecord,
   RunWriter,
@@ -118,6 +119,8 @@ export async function runsCommand(argv: string[], io: RunsCommandIo = {}): Promi
   const actor = v.actor ?? defaultActor();
   const emit = (value: unknown, text: string) => out(v.json ? `${JSON.stringify(value, null, 2)}\n` : text);
   try {
+    // A run killed outright (SIGKILL, OOM) is shown as failed, not as running forever.
+    await markAbandonedRuns(store);
     const published = await readPublished(store);
     switch (cmd) {
       case 'list': {

@@ -8,6 +8,7 @@ import { isMatchcastError } from '../domain/index.js';
 import { ingestPath, ingestSynthetic } from '../ingest/index.js';
 import { createLogger } from '../logger.js';
 import { bootstrapFirstRun, firstStartDone } from '../pipeline/index.js';
+import { markAbandonedRuns } from '../runs/index.js';
 import { openRuntime } from '../runtime.js';
 import {
   checkDataset,
@@ -84,6 +85,11 @@ export async function startCommand(argv: string[]): Promise<number> {
     return replayCommand(config, log, { data: values.data, asOf: values['as-of'], speed: values.speed });
   }
   const ctx = await openRuntime(config, log, { role: 'embedded' });
+  // Runs handed to a previous server that was killed (SIGKILL, OOM) died with it: mark them failed now
+  // (what they wrote was never published) rather than leaving them `running` until the next run.
+  await markAbandonedRuns(ctx.store, log).catch((err: unknown) =>
+    log.warn({ err: (err as Error).message }, 'runs: could not check for abandoned runs'),
+  );
 
   const matches = new MatchesRepository(ctx.db);
   const count = await matches.count();

@@ -44,6 +44,11 @@ export interface ParseOptions {
   encoding?: IngestEncoding;
   /** Canonical team names (case/spacing variants map to the known spelling). Default: names kept as cleaned. */
   names?: TeamNames;
+  /**
+   * "Now" for the file: a row with a score whose kick-off is after it is refused (a result cannot be
+   * known before the match is played: a wrong date or a wrong column). Default: the wall clock.
+   */
+  now?: Date;
 }
 
 /**
@@ -135,6 +140,7 @@ export function parseCsvText(text: string, file: string, options: ParseOptions =
   });
   const seen = new Map<string, ParsedMatch>();
   const seenOdds = new Map<string, number>();
+  const now = options.now ?? new Date();
 
   for (let i = headerAt + 1; i < lines.length; i++) {
     const text = lines[i];
@@ -215,6 +221,14 @@ export function parseCsvText(text: string, file: string, options: ParseOptions =
       continue;
     }
     const m = res.match;
+    if (m.status === 'finished' && m.startTimeUtc.getTime() > now.getTime()) {
+      skipped.push({
+        file,
+        line,
+        reason: `a score for a match that has not kicked off: ${m.startTimeUtc.toISOString()} is after now (${now.toISOString()}); fix the date, or leave the score empty for a fixture`,
+      });
+      continue;
+    }
     if (options.names) {
       m.homeTeamName = options.names.canonical(m.regionName, m.homeTeamName);
       m.awayTeamName = options.names.canonical(m.regionName, m.awayTeamName);

@@ -91,9 +91,15 @@ export function marketPrices(
   return true;
 }
 
-/** Collapses inner whitespace (tabs, non-breaking spaces, runs) and trims; Unicode NFC. */
+/**
+ * Invisible characters that make two identical-looking names two teams: control characters, the
+ * soft hyphen, zero-width space and word joiner (ZWJ/ZWNJ are kept: some scripts need them).
+ */
+const INVISIBLE = /[\p{Cc}\u00ad\u200b\u2060]/gu;
+
+/** Collapses inner whitespace (tabs, non-breaking spaces, runs), drops invisible characters, trims; Unicode NFC. */
 export function cleanName(raw: string): string {
-  return raw.normalize('NFC').replace(/\s+/gu, ' ').trim();
+  return raw.normalize('NFC').replace(/\s+/gu, ' ').replace(INVISIBLE, '').replace(/\s+/gu, ' ').trim();
 }
 
 /** A required name column, cleaned, refused over `limit` characters. */

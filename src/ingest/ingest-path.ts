@@ -49,6 +49,7 @@ export function emptyReport(): IngestReport {
     observations: 0,
     oddsRows: 0,
     ms: 0,
+    changedMatchIds: [],
   };
 }
 
@@ -99,6 +100,8 @@ export async function applyMatches(
   inserted: number;
   updated: number;
   unchanged: number;
+  /** Ids of the matches inserted or updated. */
+  changed: number[];
   observations: OddsObservation[];
   conflicts: ResultConflict[];
 }> {
@@ -141,6 +144,7 @@ export async function applyMatches(
     inserted: result.inserted,
     updated: result.updated,
     unchanged: result.unchanged,
+    changed: result.changed,
     observations,
     conflicts,
   };
@@ -215,10 +219,11 @@ export async function ingestPath(
   const report = emptyReport();
   const names = await TeamNames.load(deps.db);
   const observations: OddsObservation[] = [];
+  const changed = new Set<number>();
   for (const file of files) {
     let parsed: Awaited<ReturnType<typeof parseCsvFile>>;
     try {
-      parsed = await parseCsvFile(file, { encoding: options.encoding, names });
+      parsed = await parseCsvFile(file, { encoding: options.encoding, names, now: options.now });
     } catch (err) {
       report.skipped.push({ file, line: 0, reason: `cannot read the file: ${(err as Error).message}` });
       continue;
@@ -234,6 +239,7 @@ export async function ingestPath(
       report.unchanged += applied.unchanged;
       appendAll(report.conflicts, applied.conflicts);
       appendAll(observations, applied.observations);
+      for (const id of applied.changed) changed.add(id);
     }
     if (parsed.oddsRows.length > 0)
       appendAll(observations, await resolveOddsRows(deps, parsed.oddsRows, names, file, report.oddsRejected));
@@ -249,7 +255,7 @@ export async function ingestPath(
     );
   }
   report.nearDuplicateTeams = names.nearDuplicates();
-  await storeObservations(deps, observations, report);
+  await storeObservations(deps, observations, report, changed);
   report.ms = Math.round(performance.now() - started);
   logSkipped(deps, report);
   return report;
@@ -263,10 +269,14 @@ export async function storeObservations(
   deps: IngestDeps,
   observations: readonly OddsObservation[],
   report: IngestReport,
+  changedMatches: ReadonlySet<number> = new Set(),
 ): Promise<void> {
   report.observationsRead += observations.length;
   const merged = await mergeOddsObservations(deps.store, observations);
   report.observations = merged.rows;
+  const changed = new Set(changedMatches);
+  for (const id of merged.changedMatches) changed.add(id);
+  report.changedMatchIds = [...changed].sort((a, b) => a - b);
   const touched = new Set(observations.map((o) => o.match_id));
   const timeline = OddsTimeline.from(merged.all.filter((o) => touched.has(o.match_id)));
   const records: OddsRecord[] = [];

@@ -32,7 +32,7 @@ export interface GateInputs {
 export interface GateOptions {
   /** Largest share of rows lost against the published run (`GATE_MAX_ROW_DROP`). Default `0.2`. */
   maxRowDrop?: number;
-  /** The run's as-of; results of matches after it are not expected. Default the run's record. */
+  /** The run's as-of: a published result kicking off at or after it counts as lost. Default the run's record. */
   asOf?: Date | null;
 }
 
@@ -85,8 +85,8 @@ function num(v: unknown): number | null {
  * The validation gates of a run, each a named check with its figures (recorded in the run):
  * - `rows`: features and predictions are not empty and did not drop by more than `maxRowDrop`
  *   against the published run;
- * - `results_kept`: no match that was finished in the published run (kick-off before this run's
- *   as-of) lost its result;
+ * - `results_kept`: no match that was finished in the published run lost or changed its result —
+ *   also not by a run whose as-of is before its kick-off (a run going back in time);
  * - `probabilities`: every predicted and backtest probability is finite, in [0, 1], and each
  *   triple sums to 1 (±1e-6);
  * - `odds_plausible`: every odd of the run's odds snapshot is within `ODDS_BOUNDS`;
@@ -162,6 +162,9 @@ export async function evaluateGates(
   // results_kept: against the results summary written with the published run's features.
   let lost = 0;
   let checked = 0;
+  // Finished matches of the published run that kick off at or after this run's as-of: a run that goes
+  // back in time would serve them as fixtures, without their results (lost too; named in the message).
+  let afterAsOf = 0;
   const examples: number[] = [];
   const prevWriter = previous?.artifacts.features?.run_id;
   const prevResults = !inherited && prevWriter ? await readResults(run, prevWriter) : null;
@@ -170,11 +173,12 @@ export async function evaluateGates(
     for (const r of features)
       if (r.label !== null && r.label !== undefined) labelled.set(Number(r.match_id), Number(r.label));
     for (let i = 0; i < prevResults.ids.length; i++) {
-      if (prevResults.starts[i]! >= asOfMs) continue;
       checked++;
-      const now = labelled.get(prevResults.ids[i]!);
+      const rewound = prevResults.starts[i]! >= asOfMs;
+      const now = rewound ? undefined : labelled.get(prevResults.ids[i]!);
       if (now === undefined || now !== prevResults.labels[i]) {
         lost++;
+        if (rewound) afterAsOf++;
         if (examples.length < 5) examples.push(prevResults.ids[i]!);
       }
     }
@@ -201,8 +205,18 @@ export async function evaluateGates(
           : prevResults
             ? `${checked} finished matches of the published run keep their results`
             : 'no published results to compare with'
-        : `${lost} finished match(es) of the published run lost or changed their result (e.g. ${examples.join(', ')})`,
-    figures: { checked, lost, examples: examples.join(',') || null },
+        : [
+            afterAsOf > 0
+              ? `this run's as-of ${asOfIso} is before the kick-off of ${afterAsOf} finished match(es) of the published run (as-of ${prevResults?.as_of ?? 'unknown'}): it would serve them as fixtures without their results (run with a later --as-of, or serve an earlier run with \`matchcast runs rollback\`)`
+              : null,
+            lost > afterAsOf
+              ? `${lost - afterAsOf} finished match(es) of the published run lost or changed their result`
+              : null,
+          ]
+            .filter(Boolean)
+            .join('; ')
+            .concat(` (e.g. ${examples.join(', ')})`),
+    figures: { checked, lost, after_as_of: afterAsOf, examples: examples.join(',') || null },
   });
 
   // probabilities

@@ -11,5 +11,5 @@ export {
   readRunHistory,
   readRunRecord,
 } from './records.js';
-export { RunWriter } from './run-writer.js';
+export { markAbandonedRuns, RunWriter } from './run-writer.js';
 export type { GateResult, PublishedRun, RunEvent, RunRecord } from './types.js';

@@ -61,11 +61,17 @@ export async function listRunIds(store: ObjectStore): Promise<string[]> {
   return [...ids].sort();
 }
 
-/** Every run record, oldest first. */
+/**
+ * Every run record, oldest first: by `created_at` (milliseconds), then id. Ids alone sort by the second
+ * and then by their random suffix, so two runs started within one second came out in either order
+ * (the newest draft, retention and `runs list` then picked the wrong one).
+ */
 export async function listRuns(store: ObjectStore): Promise<RunRecord[]> {
   const ids = await listRunIds(store);
   const records = await Promise.all(ids.map((id) => readRunRecord(store, id)));
-  return records.filter((r): r is RunRecord => r !== null);
+  return records
+    .filter((r): r is RunRecord => r !== null)
+    .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.run_id.localeCompare(b.run_id));
 }
 
 async function writeEvent(store: ObjectStore, event: RunEvent): Promise<void> {

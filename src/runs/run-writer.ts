@@ -327,16 +327,35 @@ export class RunWriter {
 }
 
 /**
- * Marks `running` records of this host whose process is gone as `failed` (a run killed mid-stage):
- * what it wrote stays under its prefix, unreferenced, until retention removes it.
+ * A `running` record of another host (a CronJob pod that was killed) whose last progress is older than
+ * this is abandoned too: its process cannot be checked from here, and no stage takes hours.
  */
-export async function markAbandonedRuns(store: ObjectStore, log?: Logger): Promise<string[]> {
+export const ABANDONED_AFTER_MS = 6 * 3600_000;
+
+/**
+ * Marks `running` records whose process is gone as `failed` (a run killed mid-stage): on this host
+ * when the pid is dead, on another host when the record made no progress for {@link ABANDONED_AFTER_MS}.
+ * What the run wrote stays under its prefix, unreferenced, until retention removes it. Called when a
+ * run begins, by `matchcast runs` and by `matchcast start` (embedded runs execute in the server).
+ */
+export async function markAbandonedRuns(
+  store: ObjectStore,
+  log?: Logger,
+  now: Date = new Date(),
+): Promise<string[]> {
   const marked: string[] = [];
   for (const r of await listRuns(store)) {
-    if (r.status !== 'running' || r.host !== hostname() || r.pid === process.pid) continue;
-    if (processAlive(r.pid)) continue;
+    if (r.status !== 'running' || (r.host === hostname() && r.pid === process.pid)) continue;
+    const idleMs = now.getTime() - new Date(r.updated_at).getTime();
+    if (r.host === hostname() ? processAlive(r.pid) : !(idleMs > ABANDONED_AFTER_MS)) continue;
     r.status = 'failed';
-    r.error = { code: 'MC_ERR_INTERNAL', message: `abandoned: process ${r.pid} on ${r.host} is gone` };
+    r.error = {
+      code: 'MC_ERR_INTERNAL',
+      message:
+        r.host === hostname()
+          ? `abandoned: process ${r.pid} on ${r.host} is gone`
+          : `abandoned: no progress from ${r.host} (pid ${r.pid}) for ${Math.round(idleMs / 60_000)} min`,
+    };
     r.finished_at = r.updated_at;
     await writeRunRecord(store, r);
     marked.push(r.run_id);

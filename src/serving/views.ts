@@ -99,6 +99,13 @@ class PrecomputedViews implements Views {
   /** The goals-markets card summaries joined into the cards (issue 16); absent file = null fields. */
   private readonly markets = slot<ReadonlyMap<number, CardMarketsSummary>>();
   private roiRows: readonly RegionRoiRow[] = [];
+  /**
+   * Whether the odds body / ROI rows were ever built from the store's answer (a file, or "no such
+   * file"). Until then an empty list would claim "no odds" while the store has not answered (down
+   * since start-up, or the first load after it returned still running): 503 instead.
+   */
+  private oddsReady = false;
+  private roiReady = false;
   private roiCheckedAt = Number.NEGATIVE_INFINITY;
   private roiInflight: Promise<void> | null = null;
   /** Pointer etag last acted on (`undefined`: never polled; null: no run published, legacy keys). */
@@ -161,6 +168,8 @@ class PrecomputedViews implements Views {
   }
 
   oddsBody(): EncodedBody {
+    // A copy that failed validation is not a store outage: it keeps the documented `[]`.
+    if (!this.oddsReady && this.odds.rejectedEtag === null) throw this.storeUnavailable('odds', this.odds);
     return this.snapshot.odds;
   }
 
@@ -178,6 +187,7 @@ class PrecomputedViews implements Views {
       await Promise.race([check, wait]);
       clearTimeout(timer);
     }
+    if (!this.roiReady && this.roi.rejectedEtag === null) throw this.storeUnavailable('ROI', this.roi);
     return this.roiRows;
   }
 
@@ -203,6 +213,25 @@ class PrecomputedViews implements Views {
     const view = this.snapshot.predictions;
     if (!view) throw this.unavailable();
     return view;
+  }
+
+  /**
+   * An artifact never loaded because the store could not be reached: not the same as an absent file
+   * (`[]`), which would tell a client "no odds" / "no ROI" while the file exists (issue 18: an API
+   * started during an object-store outage). Once loaded, an outage keeps serving the loaded copy.
+   */
+  private storeUnavailable(what: string, s: Slot<unknown>): MatchcastError {
+    return new MatchcastError(
+      'MC_ERR_STORE_UNAVAILABLE',
+      s.storeDown || s.lastError
+        ? `The ${what} file could not be loaded: ${s.lastError ?? 'object store unavailable'}; retry shortly`
+        : `The ${what} file is being loaded (the object store just became reachable); retry shortly`,
+    );
+  }
+
+  private setRoiRows(): void {
+    this.roiRows = this.roi.current?.data ?? [];
+    this.roiReady = true;
   }
 
   private unavailable(): MatchcastError {
@@ -291,7 +320,7 @@ class PrecomputedViews implements Views {
         }
       : null;
     if (!oddsChanged && !predictionsChanged && !marketsChanged) {
-      if (roiChanged) this.roiRows = this.roi.current?.data ?? [];
+      if (roiChanged) this.setRoiRows();
       this.served = servedNow;
       return;
     }
@@ -324,7 +353,8 @@ class PrecomputedViews implements Views {
           : this.snapshot.odds,
       };
       this.snapshot = next;
-      if (roiChanged) this.roiRows = this.roi.current?.data ?? [];
+      if (oddsChanged) this.oddsReady = true;
+      if (roiChanged) this.setRoiRows();
       this.served = servedNow;
     } catch (err) {
       // Cannot happen with validated rows; keep the previous snapshot whole rather than serve a mix.
@@ -429,7 +459,7 @@ class PrecomputedViews implements Views {
       const changed = await this.sync('region_roi', this.roi, this.refs.roiByRegion, async (buf) =>
         parseRegionRoiCsv(buf),
       );
-      if (changed) this.roiRows = this.roi.current?.data ?? [];
+      if (changed) this.setRoiRows();
     })().finally(() => {
       this.roiInflight = null;
     });

@@ -147,6 +147,23 @@ test('strict JSON bodies: no type coercion ({"match_id": true} and "1" are 422, 
   assert.equal((await app.inject({ url: '/livescores/?year=Infinity' })).statusCode, 422);
 });
 
+test('a body of another content type (text/plain, form, none) is 415 MC_ERR_UNSUPPORTED_MEDIA_TYPE, not a 422', async () => {
+  for (const type of [
+    'text/plain',
+    'text/plain; charset=utf-8',
+    'application/x-www-form-urlencoded',
+    undefined,
+  ]) {
+    const res = await fetch(`http://127.0.0.1:${port}/predict/async/`, {
+      method: 'POST',
+      headers: type === undefined ? KEY : { ...KEY, 'content-type': type },
+      body: type === undefined ? new Blob(['{"match_id": 1}']) : '{"match_id": 1}',
+    });
+    const body = (await res.json()) as { code: string };
+    assert.deepEqual([res.status, body.code], [415, 'MC_ERR_UNSUPPORTED_MEDIA_TYPE'], String(type));
+  }
+});
+
 test('docs/errors.md documents every code of the catalogue', async () => {
   const doc = await readFile(path.resolve(import.meta.dirname, '../../docs/errors.md'), 'utf8');
   const missing = Object.keys(ERROR_CATALOGUE).filter((c) => !doc.includes(`\`${c}\``));

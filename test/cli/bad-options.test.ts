@@ -21,6 +21,8 @@ const CASES: Array<{ args: string[]; names: RegExp }> = [
   { args: ['start', '--port', 'abc'], names: /--port.*abc/ },
   { args: ['start', '--port', '70000'], names: /--port.*70000/ },
   { args: ['start', '--data', '/nowhere', '--as-of', 'yesterday-ish'], names: /--as-of/ },
+  // --speed alone names --speed (it used to say "--as-of needs --data").
+  { args: ['start', '--speed', '3'], names: /--speed goes with --as-of/ },
   { args: ['serve', '--bogus'], names: /--bogus/ },
   { args: ['worker', '--concurrency', '0'], names: /--concurrency/ },
   { args: ['ingest', '--synthetic', '--seed', 'x'], names: /--seed/ },

@@ -216,6 +216,19 @@ describe('ingest never loses or invents data', () => {
     assert.deepEqual([r2.inserted, r2.unchanged, r2.nearDuplicateTeams.length], [0, 1, 0]);
   });
 
+  test('invisible characters (zero-width space, soft hyphen, controls) never make a second team', async () => {
+    const f = file(
+      `${HEADER}\n2014-08-09 15:00:00,scotland,premiership,2014-2015,Hibernian,Kilmarnock,1,0,${ODDS}\n2014-08-16 15:00:00,scotland,premiership,2014-2015,Hibernian\u200b,Kilmar\u00adnock,2,0,${ODDS}\n2014-08-23 15:00:00,scotland,premiership,2014-2015,Kilmarnock\u0007,Hiber\u2060nian,0,0,${ODDS}\n`,
+    );
+    const report = await ingestPath(f, env);
+    assert.deepEqual([report.inserted, report.skipped.length, report.nearDuplicateTeams.length], [3, 0, 0]);
+    const sco = (await matches()).filter((m) => m.regionName === 'Scotland');
+    assert.deepEqual([...new Set(sco.flatMap((m) => [m.homeTeamName, m.awayTeamName]))].sort(), [
+      'Hibernian',
+      'Kilmarnock',
+    ]);
+  });
+
   test('duplicated rows in one file: the first is kept, the second reported (conflicting or identical)', async () => {
     const line = `2015-08-08 15:00:00,belgium,jupiler-pro-league,2015-2016,Genk,Gent,1,1,${ODDS}`;
     const f = file(`${HEADER}\n${line}\n${line}\n${line.replace(',1,1,', ',2,1,')}\n`);
@@ -230,6 +243,31 @@ describe('ingest never loses or invents data', () => {
     );
     const genk = (await matches()).find((m) => m.homeTeamName === 'Genk');
     assert.equal(genk?.homeScore, 1);
+  });
+
+  test('a score for a match that has not kicked off is refused (row skipped, never a finished match); its fixture form loads', async () => {
+    const now = new Date('2024-05-01T12:00:00Z');
+    const f = file(
+      `${HEADER}\n2035-06-18 13:45:00,germany,bundesliga,2034-2035,Kappa,Lambda,4,0,${ODDS}\n2024-05-02 15:00:00,germany,bundesliga,2023-2024,Kappa,Lambda,,,${ODDS}\n2024-04-30 15:00:00,germany,bundesliga,2023-2024,Lambda,Kappa,2,2,${ODDS}\n`,
+    );
+    const report = await ingestPath(f, env, { now });
+    assert.equal(report.inserted, 2);
+    assert.deepEqual(
+      report.skipped.map((s) => [s.line, s.reason.split(':')[0]]),
+      [[2, 'a score for a match that has not kicked off']],
+    );
+    assert.match(
+      report.skipped[0].reason,
+      /2035-06-18T13:45:00\.000Z is after now \(2024-05-01T12:00:00\.000Z\)/,
+    );
+    const de = (await matches()).filter((m) => m.homeTeamName === 'Kappa' || m.awayTeamName === 'Kappa');
+    assert.deepEqual(
+      de.map((m) => [m.startTimeUtc.toISOString().slice(0, 10), m.status, m.homeScore]),
+      [
+        ['2024-04-30', 'finished', 2],
+        ['2024-05-02', 'scheduled', null],
+      ],
+    );
   });
 
   test('observations: opening at kick-off − 48 h, closing at kick-off, per market; the odds file keeps its columns and adds the goals markets', async () => {

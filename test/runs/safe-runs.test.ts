@@ -201,6 +201,29 @@ describe('safe runs (embedded)', () => {
     );
   });
 
+  test('a run whose as-of is before published results is refused by results_kept (it would serve them as fixtures)', async () => {
+    const before = served(views);
+    const earlier = new Date('2023-08-20T00:00:00Z');
+    const run = await RunWriter.begin(env.deps.store, { asOf: earlier, kind: 'stage', status: 'draft', log });
+    try {
+      await runFeaturesStage({ ...env.deps, store: run.store, run }, earlier);
+      const gates = await evaluateGates(run, await readPublished(env.deps.store));
+      const kept = gates.find((g) => g.name === 'results_kept')!;
+      assert.equal(kept.passed, false, kept.message);
+      assert.ok(Number(kept.figures.after_as_of) > 0, JSON.stringify(kept.figures));
+      assert.equal(kept.figures.lost, kept.figures.after_as_of);
+      assert.match(
+        kept.message,
+        /as-of 2023-08-20T00:00:00\.000Z is before the kick-off of \d+ finished match/,
+      );
+      assert.equal(await codeOf(run.publish({ gates })), 'MC_ERR_GATE_FAILED');
+      await views.refresh();
+      assert.deepEqual(served(views), before);
+    } finally {
+      await run.fail(new Error('test: discarded')).catch(() => undefined);
+    }
+  });
+
   test('workers: out-of-sample answers before the cut-off, coded errors, fingerprint pinning', async () => {
     const deps = createDefaultWorkerDeps(env.config, log, env.deps.store);
     const runtime = createWorkerRuntime(deps);

@@ -220,8 +220,10 @@ describe('serving views', () => {
   });
 
   test('a store that is down at start: start resolves, predictions 503, and it loads once the store is back', async () => {
-    const h = await setup({ VIEW_REFRESH_MS: '50' });
+    const h = await setup({ VIEW_REFRESH_MS: '50', ROI_RECHECK_MS: '50' });
     await putPredictions(h.store, predictionRows({ n: 10 }));
+    await putOdds(h.store, oddsRows([1, 2, 3]));
+    await putRoiCsv(h.store, 'region_name,roi_pct,n_bets,hit_rate,region_id\nRegion 1,3.5,10,0.5,1\n');
     h.store.down = true;
     await h.views.start();
     assert.throws(
@@ -232,8 +234,20 @@ describe('serving views', () => {
         return true;
       },
     );
+    // Odds and ROI that exist but could not be read are not "no odds" / "no ROI": a coded 503, never [].
+    assert.throws(
+      () => h.views.oddsBody(),
+      (e: unknown) => isMatchcastError(e, 'MC_ERR_STORE_UNAVAILABLE'),
+    );
+    await assert.rejects(h.views.regionRoi(), (e: unknown) =>
+      isMatchcastError(e, 'MC_ERR_STORE_UNAVAILABLE'),
+    );
     h.store.down = false;
     await until(() => h.views.status().predictions.state === 'loaded', 5000, 'load after store recovery');
+    await until(() => h.views.status().odds.state === 'loaded', 5000, 'odds after store recovery');
+    assert.equal((JSON.parse(identityOf(h.views.oddsBody()).toString()) as unknown[]).length, 2);
+    await new Promise((r) => setTimeout(r, 60));
+    assert.equal((await h.views.regionRoi())[0]?.roi_pct, 3.5);
   });
 
   test('ROI is re-checked at most every roiRecheckMs', async () => {

@@ -52,7 +52,7 @@ export async function adminRoutes(app: FastifyInstance, ctx: AppContext): Promis
         body: AdminJobRequest,
         response: {
           202: respond(AdminJobView, 'The job is queued; poll GET /admin/jobs/{id}', [EXAMPLE_ADMIN_JOB]),
-          ...errorResponses('MC_ERR_NOT_FOUND'),
+          ...errorResponses('MC_ERR_UNAUTHORIZED', 'MC_ERR_NOT_FOUND'),
         },
       },
     },
@@ -74,7 +74,7 @@ export async function adminRoutes(app: FastifyInstance, ctx: AppContext): Promis
         querystring: AdminJobQuery,
         response: {
           200: respond(AdminJobView, 'The job, with its output from the offsets on', [EXAMPLE_ADMIN_JOB]),
-          ...errorResponses('MC_ERR_NOT_FOUND'),
+          ...errorResponses('MC_ERR_UNAUTHORIZED', 'MC_ERR_NOT_FOUND'),
         },
       },
     },

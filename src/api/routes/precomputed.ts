@@ -29,6 +29,8 @@ import {
 import type { AppContext } from '../context.js';
 
 const UNAVAILABLE = errorResponses('MC_ERR_PREDICTIONS_UNAVAILABLE');
+/** Odds and ROI that exist but were never read (object store down since start): not `[]`. */
+const STORE_UNAVAILABLE = errorResponses('MC_ERR_STORE_UNAVAILABLE');
 const NOT_MODIFIED = { 304: noBody('Not Modified: If-None-Match names the current content (ETag)') };
 const RAW_NOTE =
   'The body is pre-serialised once per file load (identity, gzip and br by Accept-Encoding, with a strong ETag; If-None-Match → 304); the schema describes that payload.';
@@ -158,6 +160,7 @@ export async function precomputedRoutes(root: FastifyInstance, ctx: AppContext):
             [EXAMPLE_ODDS],
           ]),
           ...NOT_MODIFIED,
+          ...STORE_UNAVAILABLE,
         },
       },
     },
@@ -178,6 +181,7 @@ export async function precomputedRoutes(root: FastifyInstance, ctx: AppContext):
           200: respond(Type.Array(RegionRoi), 'ROI per region; [] when roi_by_region.csv is absent', [
             [EXAMPLE_REGION_ROI],
           ]),
+          ...STORE_UNAVAILABLE,
         },
       },
     },
