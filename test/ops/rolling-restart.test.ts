@@ -34,8 +34,10 @@ async function startProxy(ports: number[]): Promise<{ base: string; retries: () 
   const server = http.createServer((req, res) => {
     const headers = { ...req.headers };
     delete headers.connection; // hop-by-hop: the upstream connection is the proxy's own
-    const attempt = (tries: number) => {
-      const port = ports[next++ % ports.length];
+    // A retry goes to the upstream after the one that failed, as an ingress's "next upstream" does: a
+    // shared round-robin counter advanced by the other in-flight retries could send it back to the dead one.
+    const attempt = (tries: number, index: number) => {
+      const port = ports[index % ports.length];
       const upstream = http.request(
         { host: '127.0.0.1', port, path: req.url, method: req.method, headers, agent },
         (up) => {
@@ -50,14 +52,14 @@ async function startProxy(ports: number[]): Promise<{ base: string; retries: () 
         }
         if (tries < 20) {
           retries++;
-          setTimeout(() => attempt(tries + 1), tries < ports.length ? 0 : 50);
+          setTimeout(() => attempt(tries + 1, index + 1), tries < ports.length ? 0 : 50);
         } else {
           res.writeHead(502).end(`proxy: ${err.code}`);
         }
       });
       upstream.end();
     };
-    attempt(0);
+    attempt(0, next++);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   proxy = server;
