@@ -1,5 +1,5 @@
 import type { AppContext } from './context.js';
-import { sampleRegisteredModel } from './routes/live.js';
+import { forgetRegisteredModel, sampleRegisteredModel } from './routes/live.js';
 
 /** Options of {@link startModelInfoSampler}. */
 export interface ModelInfoSamplerOptions {
@@ -10,8 +10,9 @@ export interface ModelInfoSamplerOptions {
 /**
  * Samples the `model_info` gauge from the registry and the workers' presence at start and then every
  * `everyMs`, so that the gauge has a series before the first live call (spec §4.2): for champion and
- * challenger, the version the alias points at, 1 when some worker reports it loaded, else 0. A
- * registry or broker that cannot be read leaves the gauge as it is. Returns the stop function.
+ * challenger, the version the alias points at, 1 when some worker reports it loaded, else 0; a stage
+ * whose alias no longer resolves has its sample removed. A registry or broker that cannot be read
+ * leaves the gauge as it is. Returns the stop function.
  */
 export function startModelInfoSampler(ctx: AppContext, options: ModelInfoSamplerOptions = {}): () => void {
   let stopped = false;
@@ -26,7 +27,11 @@ export function startModelInfoSampler(ctx: AppContext, options: ModelInfoSampler
       ]);
       for (const stage of ['champion', 'challenger'] as const) {
         const version = aliases[stage];
-        if (version === undefined) continue;
+        if (version === undefined) {
+          // The alias was removed: no live model for the stage, so no sample claiming one.
+          forgetRegisteredModel(stage);
+          continue;
+        }
         const loaded = workers.some((w) => w.models?.[stage]?.version === version);
         sampleRegisteredModel({ model_name: ctx.registry.modelName, version, stage }, loaded);
       }

@@ -11,6 +11,44 @@ import {
 import { readParquet } from '../storage/index.js';
 import type { BacktestRow, PredictionRow } from './predictions-file.js';
 
+/**
+ * The input gate of `pipeline run`, checked right after the features stage (before anything is
+ * trained): the `rows` gate on what the run would train on. It fails when the database gave no match
+ * at all (empty or wrong database) or no match finished before the as-of (nothing to train a model
+ * on); the figures name the counts and whether a champion exists. Training cannot succeed without a
+ * finished match — with a champion the published run keeps serving; without one there is nothing to
+ * fall back on — so the run is refused here with a named gate instead of failing inside `train`.
+ */
+export function evaluateInputGate(
+  featureRows: readonly FeatureRow[],
+  asOf: Date,
+  champion: { version: string } | null,
+): GateResult {
+  const finished = featureRows.filter((r) => r.label !== null && r.start_time_utc < asOf).length;
+  const at = asOf.toISOString();
+  const fallback = champion
+    ? `the champion (version ${champion.version}) keeps serving the published run`
+    : 'there is no champion to fall back on';
+  const message =
+    featureRows.length === 0
+      ? `no rows to train on: the database has no match (empty or wrong database? check DATABASE_URL, or ingest data first); ${fallback}`
+      : finished === 0
+        ? `no rows to train on: none of the ${featureRows.length} matches finished before as-of ${at} (wrong database or --as-of?); ${fallback}`
+        : `${finished} finished matches before as-of ${at} to train on (${featureRows.length} feature rows)`;
+  return {
+    name: 'rows',
+    passed: finished > 0,
+    message,
+    figures: {
+      stage: 'input',
+      features_rows: featureRows.length,
+      finished_rows: finished,
+      as_of: at,
+      champion: champion?.version ?? null,
+    },
+  };
+}
+
 /** Gate names, in the order they are evaluated (and shown). */
 export const GATE_NAMES = [
   'rows',

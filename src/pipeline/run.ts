@@ -3,7 +3,7 @@ import type { FeatureRow } from '../features/index.js';
 import type { ModelFamilyName } from '../model/index.js';
 import { type GateResult, pruneRuns, type RunEvent, RunWriter, readPublished } from '../runs/index.js';
 import type { PipelineDeps, StageName } from './deps.js';
-import { evaluateGates } from './gates.js';
+import { evaluateGates, evaluateInputGate } from './gates.js';
 import { kickoffFeatureRows } from './horizons.js';
 import { type BacktestResult, runBacktestStage } from './stage-backtest.js';
 import { runFallbackStage } from './stage-fallback.js';
@@ -163,6 +163,16 @@ export async function runPipeline(
       }),
     );
     const featureRows = features.featureRows;
+    // Input gate: an empty or wrong database (no match, or none finished before as-of) is refused
+    // by name here (exit 3, run failed, nothing served changes) instead of failing inside train.
+    const input = evaluateInputGate(featureRows, asOf, await deps.registry.resolve('champion'));
+    if (!input.passed) {
+      if (!options.force) await run.refuse([input], 'train');
+      deps.log.warn(
+        { gate: input.name, figures: input.figures },
+        `--force past the input gate: ${input.message}`,
+      );
+    }
     const train = await recorded(
       'train',
       () => runTrainStage(deps, asOf, { family: options.family, featureRows }),

@@ -64,7 +64,7 @@ export async function runTrainStage(
   if (labelled === 0) {
     throw new MatchcastError(
       'MC_ERR_VALIDATION',
-      `no finished match before as-of ${asOf.toISOString()} to train on`,
+      `no finished match before as-of ${asOf.toISOString()} to train on (${rows.length} feature rows${rows.length === 0 ? ': empty or wrong database?' : ''}); a model cannot be trained without results, --force or not`,
     );
   }
 

@@ -274,6 +274,25 @@ export class RunWriter {
     }
   }
 
+  /**
+   * Stops the run before its remaining stages because an input gate failed (e.g. an empty or wrong
+   * database: nothing to train on): records the gates, marks the run `failed` — it never got far
+   * enough to be published, not even with `runs publish --force` — and throws MC_ERR_GATE_FAILED
+   * naming every failed gate. Nothing served changes.
+   */
+  async refuse(gates: GateResult[], stage: string): Promise<never> {
+    const message = describeFailedGates(gates);
+    this.rec.gates = gates;
+    this.rec.status = 'failed';
+    this.rec.finished_at = this.now().toISOString();
+    this.rec.error = { code: 'MC_ERR_GATE_FAILED', message };
+    await this.save();
+    throw new MatchcastError(
+      'MC_ERR_GATE_FAILED',
+      `run ${this.rec.run_id} stopped before ${stage}, gate(s) failed: ${message} (nothing published; the served run is unchanged)`,
+    );
+  }
+
   /** Keeps the run unpublished as a draft (stand-alone stages), recording what it has. */
   async saveDraft(): Promise<void> {
     this.rec.status = 'draft';

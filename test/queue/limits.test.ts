@@ -80,3 +80,27 @@ test('in-process: cap on waiting tasks, expired sync task skipped, results by ag
     await q.close();
   }
 });
+
+test('in-process: expiry is read from the result’s own age, not only from the prune order', async () => {
+  // A clock stepped back (NTP) between two finishes leaves a younger-stamped result behind an older
+  // one in the store's order; the status still answers `unknown` once its own age passed keepMs.
+  const q = createInProcessQueue(config, { entry, keepMs: 1000, keepCount: 1000 });
+  const realNow = Date.now;
+  let offset = 0;
+  Date.now = () => realNow() + offset;
+  try {
+    await until(async () => (await q.workers()).some((w) => w.ping.ok), 20_000);
+    offset = 5000; // clock ahead
+    const ahead = await q.submit('predict_match', { match_id: 1 } as never, { awaited: false });
+    await until(async () => (await q.status(ahead)).status === 'SUCCESS', 10_000);
+    offset = 0; // stepped back
+    const id = await q.submit('predict_match', { match_id: 2 } as never, { awaited: false });
+    await until(async () => (await q.status(id)).status === 'SUCCESS', 10_000);
+    offset = 1500; // 1.5 s after `id` finished, before `ahead` (stamped 5 s later) expires
+    assert.deepEqual(await q.status(id), { task_id: id, status: 'pending', result: null, state: 'unknown' });
+    assert.equal((await q.status(ahead)).status, 'SUCCESS');
+  } finally {
+    Date.now = realNow;
+    await q.close();
+  }
+});

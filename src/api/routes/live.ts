@@ -94,13 +94,27 @@ export class AliasCache {
   }
 }
 
-const loadedModels = new Map<string, { model_name: string; version: string; stage: string }>();
+type ModelLabels = { model_name: string; version: string; stage: string };
+const loadedModels = new Map<string, ModelLabels>();
 /** When a worker result last showed the stage's model loaded (Unix ms). */
 const seenLoadedAt = new Map<string, number>();
+/** The sample last removed per stage because its alias stopped resolving (see forgetRegisteredModel). */
+const unaliased = new Map<string, ModelLabels>();
 
-/** Feeds the worker-side metrics (spec §4.2) in the API process from what a worker returned. */
+const sameModel = (a: ModelLabels, b: { model_name: string; version: string }) =>
+  a.model_name === b.model_name && a.version === b.version;
+
+/**
+ * Feeds the worker-side metrics (spec §4.2) in the API process from what a worker returned. A result
+ * of a task that was in flight when its stage's alias was removed does not bring the removed sample
+ * back: a worker keeps the old model loaded, but the API no longer serves that stage.
+ */
 export function recordWorkerModel(meta: WorkerModelMeta | undefined): void {
   if (!meta) return;
+  modelRegisteredAt.labels(meta.model_name).set(meta.loaded_at);
+  const removed = unaliased.get(meta.stage);
+  if (removed && sameModel(removed, meta)) return;
+  unaliased.delete(meta.stage);
   const previous = loadedModels.get(meta.stage);
   if (!previous || previous.version !== meta.version || previous.model_name !== meta.model_name) {
     if (previous) modelInfo.labels(previous).set(0);
@@ -109,17 +123,14 @@ export function recordWorkerModel(meta: WorkerModelMeta | undefined): void {
     loadedModels.set(meta.stage, labels);
   }
   seenLoadedAt.set(meta.stage, Date.now());
-  modelRegisteredAt.labels(meta.model_name).set(meta.loaded_at);
 }
 
 /**
  * Samples `model_info` without a live call (at start and periodically, src/api/model-info-sampler.ts):
  * the version an alias points at, 1 when a worker reports it loaded, else 0 (workers load lazily).
  */
-export function sampleRegisteredModel(
-  labels: { model_name: string; version: string; stage: string },
-  loaded: boolean,
-): void {
+export function sampleRegisteredModel(labels: ModelLabels, loaded: boolean): void {
+  unaliased.delete(labels.stage);
   const previous = loadedModels.get(labels.stage);
   const moved =
     previous !== undefined &&
@@ -132,6 +143,20 @@ export function sampleRegisteredModel(
   const recent = Date.now() - (seenLoadedAt.get(labels.stage) ?? 0) < 30_000;
   modelInfo.labels(labels).set(loaded || recent ? 1 : 0);
   loadedModels.set(labels.stage, labels);
+}
+
+/**
+ * The stage's alias no longer resolves (e.g. `matchcast registry alias rm challenger`): its
+ * `model_info` sample is removed, so the gauge no longer claims a live model for a stage the API
+ * refuses (400 MC_ERR_BAD_STAGE). Called by the sampler (src/api/model-info-sampler.ts).
+ */
+export function forgetRegisteredModel(stage: string): void {
+  const previous = loadedModels.get(stage);
+  if (!previous) return;
+  modelInfo.remove(previous);
+  loadedModels.delete(stage);
+  seenLoadedAt.delete(stage);
+  unaliased.set(stage, previous);
 }
 
 /**

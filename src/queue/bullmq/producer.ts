@@ -121,12 +121,18 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
   const bounded = <T>(p: Promise<T>): Promise<T> =>
     withTimeout(p, callTimeoutMs, () => unavailable('timeout'));
 
-  /** State first, then the job: a job read while active would miss the result it gets a moment later. */
+  /**
+   * State first, then the job: a job read while active would miss the result it gets a moment later.
+   * A result that finished more than `keepJobsSeconds` ago reads as `unknown`: BullMQ removes old
+   * finished jobs only when a later job finishes, so without this check a result outlived its
+   * RESULT_TTL for as long as the queue stayed idle.
+   */
   async function readJob(taskId: string): Promise<{ state: string; job: Job | undefined }> {
     const state = await queue.getJobState(taskId);
     if (state !== 'completed' && state !== 'failed') return { state, job: undefined };
     const job = await Job.fromId(queue, taskId);
-    return job ? { state, job } : { state: 'unknown', job: undefined };
+    if (!job || resultExpired(job.finishedOn, keep.age * 1000)) return { state: 'unknown', job: undefined };
+    return { state, job };
   }
 
   async function pollOutcome(taskId: string): Promise<TaskOutcome | undefined> {
@@ -358,6 +364,15 @@ export function sharedFor<T>(ttlMs: number): (load: () => Promise<T>) => Promise
       });
     return inflight;
   };
+}
+
+/**
+ * Whether a result that finished at `finishedOn` (Unix ms, the worker's clock) is older than `ttlMs`
+ * now: expiry by age is exact from the outside, whatever the broker has trimmed yet. A job with no
+ * finish time is not expired.
+ */
+export function resultExpired(finishedOn: number | undefined, ttlMs: number, now = Date.now()): boolean {
+  return typeof finishedOn === 'number' && Number.isFinite(finishedOn) && now - finishedOn > ttlMs;
 }
 
 function safeParse(raw: string): unknown {

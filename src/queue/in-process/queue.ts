@@ -195,6 +195,11 @@ export function createInProcessQueue(config: Config, options: InProcessQueueOpti
     }
   }
 
+  /** A finished record older than RESULT_TTL (`keepMs`): read as unknown even before it is pruned. */
+  function expired(job: JobRecord): boolean {
+    return job.finishedAt !== undefined && Date.now() - job.finishedAt > keepMs;
+  }
+
   function dispatch(): void {
     while (pending.length > 0) {
       let best: ThreadSlot | undefined;
@@ -248,6 +253,7 @@ export function createInProcessQueue(config: Config, options: InProcessQueueOpti
       return id;
     },
     wait<T>(taskId: string, timeoutMs: number): Promise<T> {
+      prune();
       const job = jobs.get(taskId);
       const poll = async () => {
         const j = jobs.get(taskId);
@@ -267,8 +273,9 @@ export function createInProcessQueue(config: Config, options: InProcessQueueOpti
     async status(taskId: string): Promise<TaskStatus> {
       prune(); // results older than RESULT_TTL go even when nothing else finishes
       const job = jobs.get(taskId);
-      // Never submitted, or finished longer than RESULT_TTL ago (or trimmed by RESULT_STORE_MAX).
-      if (!job) return { task_id: taskId, status: 'pending', result: null, state: 'unknown' };
+      // Never submitted, or finished longer than RESULT_TTL ago (or trimmed by RESULT_STORE_MAX). The
+      // age is checked on the record too, so expiry is exact whatever order the store was pruned in.
+      if (!job || expired(job)) return { task_id: taskId, status: 'pending', result: null, state: 'unknown' };
       if (job.state === 'waiting')
         return { task_id: taskId, status: 'pending', result: null, state: 'waiting' };
       if (job.state === 'active')
