@@ -5,9 +5,11 @@ import type { MatchMarkets } from '../schemas/index.js';
 import { type ObjectStore, readParquet } from '../storage/index.js';
 import type { ViewStatus } from './types.js';
 
-/** The markets of one match and its pre-serialised JSON (without the score matrix). */
+/**
+ * The pre-serialised JSON of one match's markets (without the score matrix). The object itself is not
+ * kept: 45k of them cost tens of MB of heap, and only the rare `?matrix=true` needs it (parsed then).
+ */
 interface Entry {
-  markets: MatchMarkets;
   json: Buffer;
 }
 
@@ -166,7 +168,8 @@ export class MarketsView {
   }
 
   markets(matchId: number): MatchMarkets | undefined {
-    return this.entries.get(matchId)?.markets;
+    const json = this.entries.get(matchId)?.json;
+    return json === undefined ? undefined : (JSON.parse(json.toString('utf8')) as MatchMarkets);
   }
 
   /** The card summary of one match, undefined when there is none. */
@@ -213,7 +216,7 @@ export class MarketsView {
       const summaries = new Map<number, CardMarketsSummary>();
       for (const row of rows) {
         const markets = matchMarkets(row);
-        entries.set(row.match_id, { markets, json: Buffer.from(JSON.stringify(markets)) });
+        entries.set(row.match_id, { json: Buffer.from(JSON.stringify(markets)) });
         summaries.set(row.match_id, summaryOf(markets));
       }
       this.replace(entries, summaries, 'loaded', obj.etag);
