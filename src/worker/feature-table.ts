@@ -43,6 +43,9 @@ function parseBacktest(rows: Record<string, unknown>[]): Map<number, BacktestEnt
   return out;
 }
 
+/** How often a miss (an unknown match id) may trigger an immediate check of the published pointer. */
+const MISS_RECHECK_MS = 250;
+
 /**
  * The worker's in-memory copy of the served run's features (and its walk-forward backtest), indexed
  * by match_id. It follows the published-run pointer: loaded on first use; afterwards the pointer's
@@ -53,7 +56,7 @@ function parseBacktest(rows: Record<string, unknown>[]): Map<number, BacktestEnt
 export class FeatureTable {
   private table: Table | null = null;
   private loading: Promise<Table> | null = null;
-  private checking = false;
+  private checking: Promise<void> | null = null;
   private checkedAt = 0;
 
   constructor(
@@ -70,10 +73,28 @@ export class FeatureTable {
     return (await this.snapshot()).rows.get(matchId);
   }
 
+  /**
+   * A match's row with the snapshot it came from. On a miss the published pointer is checked now
+   * (awaited, at most once per {@link MISS_RECHECK_MS}): a match added by a run published since the
+   * last background check is found instead of answering 404 for up to `refreshMs`.
+   */
+  async lookup(
+    matchId: number,
+  ): Promise<{ snap: FeatureSnapshot; row: Record<string, unknown> | undefined }> {
+    let snap = await this.snapshot();
+    let row = snap.rows.get(matchId);
+    if (row === undefined && Date.now() - this.checkedAt >= MISS_RECHECK_MS) {
+      await this.check();
+      snap = this.table ?? snap;
+      row = snap.rows.get(matchId);
+    }
+    return { snap, row };
+  }
+
   /** The current snapshot (features + backtest of one run). */
   async snapshot(): Promise<FeatureSnapshot> {
     if (!this.table) this.table = await this.load();
-    else if (Date.now() - this.checkedAt >= this.refreshMs) this.check();
+    else if (Date.now() - this.checkedAt >= this.refreshMs) void this.check();
     return this.table;
   }
 
@@ -144,11 +165,11 @@ export class FeatureTable {
     };
   }
 
-  private check(): void {
-    if (this.checking) return;
-    this.checking = true;
+  /** Reloads when a new run was published; one check at a time (callers share it); never throws. */
+  private check(): Promise<void> {
+    if (this.checking) return this.checking;
     this.checkedAt = Date.now();
-    (async () => {
+    this.checking = (async () => {
       const etag = await publishedEtag(this.store);
       if (etag !== null) {
         if (etag === this.table?.pointerEtag) return;
@@ -164,7 +185,8 @@ export class FeatureTable {
         this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'features refresh failed'),
       )
       .finally(() => {
-        this.checking = false;
+        this.checking = null;
       });
+    return this.checking;
   }
 }

@@ -177,11 +177,10 @@ export function createWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOpti
         throw new MatchcastError('MC_ERR_VALIDATION', 'match_id must be an integer');
       }
       const stage = stageOf(p);
-      const [model, snap] = await Promise.all([
+      const [model, { snap, row }] = await Promise.all([
         models.get(stage, typeof p.run_id === 'string' ? p.run_id : undefined),
-        features.snapshot(),
+        features.lookup(matchId),
       ]);
-      const row = snap.rows.get(matchId);
       if (!row)
         throw new MatchcastError('MC_ERR_MATCH_NOT_FOUND', `Match ${matchId} is not in the features file`);
       const base = {
@@ -234,11 +233,10 @@ export function createWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOpti
       if (!goalsModels) {
         throw new MatchcastError('MC_ERR_GOALS_MODEL_UNAVAILABLE', 'This worker has no goals-model registry');
       }
-      const [model, snap] = await Promise.all([
+      const [model, { snap, row }] = await Promise.all([
         goalsModels.get('champion', typeof p.run_id === 'string' ? p.run_id : undefined),
-        features.snapshot(),
+        features.lookup(matchId),
       ]);
-      const row = snap.rows.get(matchId);
       if (!row)
         throw new MatchcastError('MC_ERR_MATCH_NOT_FOUND', `Match ${matchId} is not in the features file`);
       const gm = model.predict;

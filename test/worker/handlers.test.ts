@@ -78,6 +78,23 @@ test('the features file is reloaded when its etag changes', async () => {
   await fx.store.put(KEYS.features.bucket, KEYS.features.key, featureRowsToParquet(featureRows()));
 });
 
+test('an unknown match re-checks the served features at once: a match added by a newer file is found before the next background check', async () => {
+  await fx.publish('champion');
+  const rt = createWorkerRuntime(createDefaultWorkerDeps(fx.config, log, fx.store), {
+    featuresRefreshMs: 600_000, // the background check never runs in this test
+  });
+  assert.equal((await rt.predictMatch({ match_id: 1, stage: 'champion' })).match_id, 1);
+  await fx.store.put(KEYS.features.bucket, KEYS.features.key, featureRowsToParquet(featureRows([1, 2, 501])));
+  await new Promise((r) => setTimeout(r, 300)); // past the miss re-check interval (250 ms)
+  assert.equal((await rt.predictMatch({ match_id: 501, stage: 'champion' })).match_id, 501);
+  // A miss that stays a miss is still MC_ERR_MATCH_NOT_FOUND.
+  await new Promise((r) => setTimeout(r, 300));
+  await assert.rejects(rt.predictMatch({ match_id: 999_999, stage: 'champion' }), {
+    code: 'MC_ERR_MATCH_NOT_FOUND',
+  });
+  await fx.store.put(KEYS.features.bucket, KEYS.features.key, featureRowsToParquet(featureRows()));
+});
+
 test('registry unreachable: a running worker keeps its model; a new one fails checkRegistry', async () => {
   await fx.publish('champion');
   const deps = createDefaultWorkerDeps(fx.config, log, fx.store);
