@@ -11,7 +11,7 @@ Usage: matchcast <command> [options]
   worker [--concurrency N]         an ml worker consuming the task queue (needs REDIS_URL)
   ingest --source <path>           import football CSVs (shared-data format or football-data.co.uk)
   ingest --synthetic [--seed N]    generate and import a synthetic multi-region league
-  pipeline <stage> [--as-of ISO]   features | train | promote | backtest | predict | simulate | drift | run
+  pipeline <stage> [--as-of ISO]   features | train | promote | backtest | fallback | goals | predict | simulate | drift | performance | run
   registry <command>               list | show <version> | alias set <alias> <version> | alias rm <alias> | promote | history
   runs <command>                   list | show <id> | publish <id> | rollback <id> | history | prune (published pipeline runs)
 

@@ -35,7 +35,7 @@ Options:
   --as-of <ISO>         "now" for the whole run: later matches are future, their results ignored (default: now)
   --family <name>       ${MODEL_FAMILY_NAMES.map((f) => (f === DEFAULT_FAMILY ? `${f} (default)` : f)).join(' | ')}
   --validation-days N   validation window of train, ending at as-of (default 365)
-  --from <date>         backtest/goals start (default: as-of − 730 days)
+  --from <date>         backtest/goals start (default: 730 days before the last known result)
   --to <date>           backtest/goals end, exclusive (default: as-of)
   --refit-days N        backtest/goals refit interval (default 90)
   --source <path>       run only: ingest this CSV file or folder first

@@ -44,7 +44,8 @@ const USAGE = `Usage: matchcast registry <command> [--json]
 Options:
   --json             machine-readable output
   --actor <name>     who is acting (default: $USER)
-  --reason <text>    recorded in the history with the move`;
+  --reason <text>    recorded in the history with the move
+  --force            move an alias to a version trained on other features than the published run's`;
 
 /** Where the command writes, and which settings it reads; tests replace them. */
 export interface RegistryCommandIo {

@@ -8,7 +8,8 @@ export const OutcomeClass = Type.Enum([0, 1, 2], {
 });
 const PredictedLabel = Type.String({ description: '`home_win`, `draw` or `away_win`' });
 const ModelStage = Type.String({
-  description: 'registry alias that produced the row (`champion`, or `backtest` for walk-forward rows)',
+  description:
+    'what produced the row: `champion`, `backtest` (walk-forward, out of sample) or `fallback` (the market-free model, for a match without odds by its prediction time)',
 });
 const ModelRunId = Type.String({ description: 'registry run id, for lineage' });
 
