@@ -1,3 +1,4 @@
+import { type Match, OUTCOME_LABELS, predictedClass } from '../domain/index.js';
 import type { ParquetColumn } from '../storage/index.js';
 
 /** Column contract of `predictions/predictions.parquet` (docs/dev/TEAM.md, spec 2.1/2.2). */
@@ -82,4 +83,48 @@ export function oddsObservedAt(featureRow: object): Date | null {
   if (v === null || v === undefined) return null;
   const d = v instanceof Date ? v : new Date(String(v));
   return Number.isNaN(d.getTime()) ? null : d;
+}
+
+/**
+ * The prediction row of match `m` with probabilities `proba`: the one place that decides what a row
+ * says besides its numbers — the result only for a match finished before as-of, `is_future` from its
+ * kick-off, the odds time from its feature row. Used by the predict stage and the incremental re-predict.
+ */
+export function predictionRowOf(
+  m: Match,
+  proba: readonly [number, number, number],
+  at: {
+    asOfMs: number;
+    stage: PredictionRow['model_stage'];
+    runId: string;
+    computedAt: Date;
+    featureRow: object;
+  },
+): PredictionRow {
+  const start = m.startTimeUtc.getTime();
+  const finished =
+    m.status === 'finished' && start < at.asOfMs && m.homeScore !== null && m.awayScore !== null;
+  const cls = predictedClass([proba[0], proba[1], proba[2]]);
+  return {
+    match_id: m.id,
+    home_team_name: m.homeTeamName,
+    away_team_name: m.awayTeamName,
+    start_time_utc: m.startTimeUtc,
+    region_id: m.regionId,
+    region_name: m.regionName,
+    tournament_name: m.tournamentName,
+    season: m.season,
+    proba_home: proba[0],
+    proba_draw: proba[1],
+    proba_away: proba[2],
+    predicted_class: cls,
+    predicted_label: OUTCOME_LABELS[cls],
+    is_future: start >= at.asOfMs,
+    model_stage: at.stage,
+    model_run_id: at.runId,
+    predictions_computed_at: at.computedAt,
+    home_score: finished ? m.homeScore : null,
+    away_score: finished ? m.awayScore : null,
+    odds_observed_at: oddsObservedAt(at.featureRow),
+  };
 }

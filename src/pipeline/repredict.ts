@@ -1,5 +1,5 @@
 import { MatchesRepository } from '../db/index.js';
-import { type Match, type OddsRecord, OUTCOME_LABELS, predictedClass } from '../domain/index.js';
+import type { Match, OddsRecord } from '../domain/index.js';
 import {
   buildFeatureRows,
   type FeatureCheckpoint,
@@ -16,7 +16,7 @@ import { readParquet, writeParquet } from '../storage/index.js';
 import type { PipelineDeps } from './deps.js';
 import { evaluateGates } from './gates.js';
 import { timelineOfMatches } from './odds.js';
-import { oddsObservedAt, PREDICTION_COLUMNS, type PredictionRow } from './predictions-file.js';
+import { PREDICTION_COLUMNS, type PredictionRow, predictionRowOf } from './predictions-file.js';
 import { type AnalyticsStages, defaultAnalyticsStages } from './run.js';
 import { fallbackModelName } from './stage-fallback.js';
 import type { PredictResult } from './stage-predict.js';
@@ -296,7 +296,8 @@ export async function repredictMatches(
     const f = features.get(id);
     const at = index.get(id);
     const start = m.startTimeUtc.getTime();
-    const finished = m.status === 'finished' && start < asOf.getTime() && m.homeScore !== null;
+    const finished =
+      m.status === 'finished' && start < asOf.getTime() && m.homeScore !== null && m.awayScore !== null;
     const scores = {
       home_score: finished ? m.homeScore : null,
       away_score: finished ? m.awayScore : null,
@@ -308,27 +309,13 @@ export async function repredictMatches(
         fallback !== null && hasNoOdds(f) && start >= new Date(fallback.version.training_cutoff).getTime();
       const scorer = byFallback ? fallback : { version: champion, model };
       const proba = predictProba(scorer.model, toModelInput(f, scorer.version.feature_names));
-      const cls = predictedClass(proba);
-      const row: PredictionRow = {
-        match_id: id,
-        home_team_name: m.homeTeamName,
-        away_team_name: m.awayTeamName,
-        start_time_utc: m.startTimeUtc,
-        region_id: m.regionId,
-        region_name: m.regionName,
-        tournament_name: m.tournamentName,
-        season: m.season,
-        proba_home: proba[0],
-        proba_draw: proba[1],
-        proba_away: proba[2],
-        predicted_class: cls,
-        predicted_label: OUTCOME_LABELS[cls],
-        model_stage: byFallback ? 'fallback' : 'champion',
-        model_run_id: scorer.version.run_id,
-        predictions_computed_at: computedAt,
-        odds_observed_at: oddsObservedAt(f),
-        ...scores,
-      };
+      const row = predictionRowOf(m, proba, {
+        asOfMs: asOf.getTime(),
+        stage: byFallback ? 'fallback' : 'champion',
+        runId: scorer.version.run_id,
+        computedAt,
+        featureRow: f,
+      });
       if (at === undefined) rows.push(row);
       else rows[at] = row;
       fresh.push(row);

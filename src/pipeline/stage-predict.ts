@@ -1,5 +1,5 @@
 import { MatchesRepository } from '../db/index.js';
-import { KEYS, type Match, MatchcastError, OUTCOME_LABELS, predictedClass } from '../domain/index.js';
+import { KEYS, type Match, MatchcastError } from '../domain/index.js';
 import { type FeatureRow, hasNoOdds, toModelInput } from '../features/index.js';
 import { deserializeModel, type Model, predictProba } from '../model/index.js';
 import { ModelRegistry, type ModelVersion } from '../registry/index.js';
@@ -8,9 +8,9 @@ import { readBacktestRows, readFeatureRows } from './artifacts.js';
 import { type PipelineDeps, progressOf } from './deps.js';
 import {
   type BacktestRow,
-  oddsObservedAt,
   PREDICTION_COLUMNS,
   type PredictionRow,
+  predictionRowOf,
 } from './predictions-file.js';
 import { fallbackModelName } from './stage-fallback.js';
 
@@ -170,31 +170,7 @@ export async function runPredictStage(
       runId = b.model_run_id;
       backtestRows++;
     }
-    const cls = predictedClass(proba);
-    const finished =
-      m.status === 'finished' && start < asOfMs && m.homeScore !== null && m.awayScore !== null;
-    out.push({
-      match_id: f.match_id,
-      home_team_name: m.homeTeamName,
-      away_team_name: m.awayTeamName,
-      start_time_utc: f.start_time_utc,
-      region_id: m.regionId,
-      region_name: m.regionName,
-      tournament_name: m.tournamentName,
-      season: m.season,
-      proba_home: proba[0],
-      proba_draw: proba[1],
-      proba_away: proba[2],
-      predicted_class: cls,
-      predicted_label: OUTCOME_LABELS[cls],
-      is_future: f.is_future,
-      model_stage: stage,
-      model_run_id: runId,
-      predictions_computed_at: computedAt,
-      home_score: finished ? m.homeScore : null,
-      away_score: finished ? m.awayScore : null,
-      odds_observed_at: oddsObservedAt(f),
-    });
+    out.push(predictionRowOf(m, proba, { asOfMs, stage, runId, computedAt, featureRow: f }));
   }
   step.done({
     champion_rows: championRows,
