@@ -245,6 +245,17 @@ describe('serving views', () => {
     h.store.down = false;
     await until(() => h.views.status().predictions.state === 'loaded', 5000, 'load after store recovery');
     await until(() => h.views.status().odds.state === 'loaded', 5000, 'odds after store recovery');
+    // The slot reads "loaded" once the file is parsed; the body is encoded just after (503 until then).
+    const oddsServed = () => {
+      try {
+        h.views.oddsBody();
+        return true;
+      } catch (e) {
+        assert.ok(isMatchcastError(e, 'MC_ERR_STORE_UNAVAILABLE'));
+        return false;
+      }
+    };
+    await until(oddsServed, 5000, 'odds body after store recovery');
     assert.equal((JSON.parse(identityOf(h.views.oddsBody()).toString()) as unknown[]).length, 2);
     await new Promise((r) => setTimeout(r, 60));
     assert.equal((await h.views.regionRoi())[0]?.roi_pct, 3.5);
