@@ -263,6 +263,14 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
     async usage(): Promise<ResultStoreUsage> {
       if (!isUp()) throw unavailable(lastError || producer.status);
       try {
+        // BullMQ trims results by age only when a later job finishes: an idle queue would keep (and
+        // count) results past RESULT_TTL. Each sample removes up to 1,000 of each kind first.
+        await bounded(
+          Promise.all([
+            queue.clean(keep.age * 1000, 1000, 'completed'),
+            queue.clean(keep.age * 1000, 1000, 'failed'),
+          ]),
+        );
         const [counts, info] = await bounded(
           Promise.all([
             queue.getJobCounts('completed', 'failed', 'waiting', 'prioritized', 'delayed'),
