@@ -144,12 +144,14 @@ export async function recordServedPredictions(
   return { rows: out.length, key };
 }
 
-function toServedRow(r: Record<string, unknown>): ServedRow | null {
+/** The published-prediction fields of a parquet record (predictions file or served log); null when unusable. */
+function toPublishedPrediction(
+  r: Record<string, unknown>,
+): (PublishedPrediction & { odds_observed_at: Date | null }) | null {
   const id = numOrNull(r.match_id);
   const start = asDate(r.start_time_utc);
-  const servedAt = asDate(r.served_at);
   const p = [numOrNull(r.proba_home), numOrNull(r.proba_draw), numOrNull(r.proba_away)];
-  if (id === null || !start || !servedAt || p.some((x) => x === null)) return null;
+  if (id === null || !start || p.some((x) => x === null)) return null;
   return {
     match_id: id,
     region_id: numOrNull(r.region_id) ?? 0,
@@ -160,13 +162,22 @@ function toServedRow(r: Record<string, unknown>): ServedRow | null {
     proba_away: p[2] as number,
     model_stage: typeof r.model_stage === 'string' ? r.model_stage : 'champion',
     model_run_id: typeof r.model_run_id === 'string' ? r.model_run_id : '',
+    odds_observed_at: asDate(r.odds_observed_at),
+  };
+}
+
+function toServedRow(r: Record<string, unknown>): ServedRow | null {
+  const base = toPublishedPrediction(r);
+  const servedAt = asDate(r.served_at);
+  if (!base || !servedAt) return null;
+  return {
+    ...base,
     publication_id: typeof r.publication_id === 'string' ? r.publication_id : null,
     served_at: servedAt,
     recorded_at: asDate(r.recorded_at) ?? servedAt,
     used_open_home: numOrNull(r.used_open_home),
     used_open_draw: numOrNull(r.used_open_draw),
     used_open_away: numOrNull(r.used_open_away),
-    odds_observed_at: asDate(r.odds_observed_at),
   };
 }
 
@@ -221,22 +232,8 @@ export async function recordServedFromPublished(
   if (!obj) return { rows: 0, key: null };
   const rows: PublishedPrediction[] = [];
   for (const r of await readParquet(obj.body)) {
-    const id = numOrNull(r.match_id);
-    const start = asDate(r.start_time_utc);
-    const p = [numOrNull(r.proba_home), numOrNull(r.proba_draw), numOrNull(r.proba_away)];
-    if (id === null || !start || p.some((x) => x === null)) continue;
-    rows.push({
-      match_id: id,
-      region_id: numOrNull(r.region_id) ?? 0,
-      region_name: typeof r.region_name === 'string' ? r.region_name : '',
-      start_time_utc: start,
-      proba_home: p[0] as number,
-      proba_draw: p[1] as number,
-      proba_away: p[2] as number,
-      model_stage: typeof r.model_stage === 'string' ? r.model_stage : 'champion',
-      model_run_id: typeof r.model_run_id === 'string' ? r.model_run_id : '',
-      odds_observed_at: asDate(r.odds_observed_at),
-    });
+    const row = toPublishedPrediction(r);
+    if (row) rows.push(row);
   }
   return recordServedPredictions(store, rows, options);
 }
