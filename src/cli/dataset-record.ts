@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.js';
-import { MatchcastError } from '../domain/index.js';
+import { MatchcastError, processAlive } from '../domain/index.js';
 import { readLiveServer } from './server-file.js';
 
 /** `<DATA_DIR>/dataset.json`: which data `matchcast start` loaded into this folder on its first start. */
@@ -56,15 +56,6 @@ export function checkDataset(config: Config, data: string | undefined, matchCoun
   );
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * `start --reset`: deletes the embedded state of DATA_DIR (database, object store, dataset record,
  * replay state); the API key and URL-signing secret stay. Refused with PostgreSQL or S3 (their data is
@@ -86,7 +77,7 @@ export function resetEmbeddedState(config: Config): string[] {
   }
   const lock = path.join(config.dataDir, 'db.lock');
   const holder = existsSync(lock) ? Number(readFileSync(lock, 'utf8').trim()) : 0;
-  if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) {
+  if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && processAlive(holder)) {
     throw new MatchcastError(
       'MC_ERR_CONFLICT',
       `process ${holder} has the embedded database of ${config.dataDir} open; stop it before --reset`,

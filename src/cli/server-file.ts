@@ -1,5 +1,6 @@
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { processAlive } from '../domain/index.js';
 
 /**
  * `<DATA_DIR>/server.json`: written by `matchcast start` once it listens, removed when it stops. The
@@ -20,15 +21,6 @@ export interface ServerRecord {
   replay?: { as_of: string; speed: number };
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Writes the record atomically (a reader never sees half a file). */
 export function writeServerFile(dataDir: string, record: ServerRecord): void {
   const file = path.join(dataDir, SERVER_FILE);
@@ -46,7 +38,7 @@ export function readLiveServer(dataDir: string): ServerRecord | null {
     return null;
   }
   if (!Number.isInteger(record.pid) || typeof record.url !== 'string') return null;
-  return record.pid !== process.pid && isAlive(record.pid) ? record : null;
+  return record.pid !== process.pid && processAlive(record.pid) ? record : null;
 }
 
 /** Removes the record when it is this process's. */

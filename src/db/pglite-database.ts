@@ -1,7 +1,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { MatchcastError } from '../domain/index.js';
+import { MatchcastError, processAlive } from '../domain/index.js';
 import type { Database, Queryable, QueryOptions } from './database.js';
 import { mapDatabaseError, withTimeout } from './errors.js';
 import { applyMigrations } from './migrations.js';
@@ -12,15 +12,6 @@ export interface PgliteOptions {
   dataDir: string | undefined;
   /** Schema to work in (created when missing). */
   schema: string;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**
@@ -38,7 +29,7 @@ function acquireLock(dataDir: string): () => void {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const pid = Number(readFileSync(lockFile, 'utf8').trim());
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) {
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid)) {
         throw new MatchcastError(
           'MC_ERR_DATABASE_UNAVAILABLE',
           `The embedded database ${dataDir} is in use by process ${pid}; stop it or set DATABASE_URL`,

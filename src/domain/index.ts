@@ -24,4 +24,5 @@ export {
   type Probabilities,
   predictedClass,
 } from './outcome.js';
+export { processAlive } from './process-alive.js';
 export { isServableStage, isStage, type ServableStage, STAGES, type Stage } from './stage.js';

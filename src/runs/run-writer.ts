@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
-import { type Bucket, isMatchcastError, MatchcastError } from '../domain/index.js';
+import { type Bucket, isMatchcastError, MatchcastError, processAlive } from '../domain/index.js';
 import type { Logger } from '../logger.js';
 import type { ObjectInfo, ObjectStore, PutOptions, StoredObject } from '../storage/index.js';
 import { type ArtifactName, artifactNameOf, newPipelineRunId, runArtifactRef, runFileKey } from './keys.js';
@@ -47,15 +47,6 @@ function defaultActor(): string {
     return `${userInfo().username}@${hostname()}`;
   } catch {
     return `pipeline@${hostname()}`;
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

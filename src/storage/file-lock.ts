@@ -3,7 +3,7 @@ import { link, mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MatchcastError } from '../domain/index.js';
+import { MatchcastError, processAlive } from '../domain/index.js';
 
 /** Options of {@link acquireFileLock}. */
 export interface FileLockOptions {
@@ -30,15 +30,6 @@ function parseOwner(text: string): LockOwner | null {
     // A half-written lock file (crash during create) has no valid owner; its age decides.
   }
   return null;
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function errno(err: unknown): string | undefined {
