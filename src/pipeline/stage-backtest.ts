@@ -4,6 +4,7 @@ import {
   DEFAULT_FAMILY,
   type ModelFamilyName,
   type TrainParams,
+  type WalkForwardResult,
   walkForwardBacktest,
 } from '../model/index.js';
 import { type ModelRegistry, type ModelVersion, newRunId } from '../registry/index.js';
@@ -112,43 +113,24 @@ export async function runBacktestStage(
   const champion =
     options.recipe !== undefined ? options.recipe : ((await deps.registry?.resolve('champion')) ?? null);
   const recipe = champion ? recipeOf(champion) : null;
-  const result = walkForwardBacktest(rows, {
+  const walkOptions = {
     from,
     to,
     refitDays,
     family: recipe?.family ?? options.family,
     params: recipe?.params,
     featureNames: recipe?.featureNames,
-  });
-  const runIds = new Map(result.folds.map((f) => [f.fold_id, newRunId()]));
-  // Every fold's run id is recorded in the registry, so a served backtest row names a run it knows.
-  if (deps.registry) {
-    const paramStrings = Object.fromEntries(Object.entries(result.params).map(([k, v]) => [k, String(v)]));
-    await Promise.all(
-      result.folds.map((f) =>
-        deps.registry!.recordRun({
-          run_id: runIds.get(f.fold_id)!,
-          kind: 'backtest-fold',
-          created_at: new Date().toISOString(),
-          training_cutoff: f.training_cutoff.toISOString(),
-          recipe_version: champion?.version ?? null,
-          params: paramStrings,
-          feature_names: [...result.featureNames],
-          pipeline_run_id: deps.run?.runId ?? null,
-        }),
-      ),
-    );
-  }
+  };
+  const result = walkForwardBacktest(rows, walkOptions);
+  const { rows: backtestRows, runIds } = await foldRows(
+    result,
+    deps.registry,
+    champion?.version ?? null,
+    deps.run?.runId ?? null,
+  );
   // The kick-off horizon: the same recipe refit walk-forward on rows whose odds are the latest at kick-off.
   const kickoff = options.kickoffFeatureRows
-    ? walkForwardBacktest(options.kickoffFeatureRows, {
-        from,
-        to,
-        refitDays,
-        family: recipe?.family ?? options.family,
-        params: recipe?.params,
-        featureNames: recipe?.featureNames,
-      })
+    ? walkForwardBacktest(options.kickoffFeatureRows, walkOptions)
     : null;
   const horizons: BacktestResult['horizons'] = {
     early: horizonReport(result.metrics, 'opening'),
@@ -164,14 +146,6 @@ export async function runBacktestStage(
   });
 
   const write = progressOf(deps).step('backtest', 'write', 2);
-  const backtestRows: BacktestRow[] = result.predictions.map((p) => ({
-    match_id: p.match_id,
-    proba_home: p.proba_home,
-    proba_draw: p.proba_draw,
-    proba_away: p.proba_away,
-    model_run_id: runIds.get(p.fold_id)!,
-    training_cutoff: p.training_cutoff,
-  }));
   const report = {
     generated_at: new Date().toISOString(),
     as_of: asOf.toISOString(),
@@ -215,4 +189,44 @@ export async function runBacktestStage(
     backtestRows,
     horizons,
   };
+}
+
+/**
+ * Gives every fold of a walk-forward a run id, records it in the registry (when there is one) so a
+ * served backtest row names a run the registry knows; returns the rows of the backtest file and the
+ * run id of each fold.
+ */
+export async function foldRows(
+  result: WalkForwardResult,
+  registry: ModelRegistry | undefined,
+  recipeVersion: string | null,
+  pipelineRunId: string | null,
+): Promise<{ rows: BacktestRow[]; runIds: Map<number, string> }> {
+  const runIds = new Map(result.folds.map((f) => [f.fold_id, newRunId()]));
+  if (registry) {
+    const params = Object.fromEntries(Object.entries(result.params).map(([k, v]) => [k, String(v)]));
+    await Promise.all(
+      result.folds.map((f) =>
+        registry.recordRun({
+          run_id: runIds.get(f.fold_id)!,
+          kind: 'backtest-fold',
+          created_at: new Date().toISOString(),
+          training_cutoff: f.training_cutoff.toISOString(),
+          recipe_version: recipeVersion,
+          params,
+          feature_names: [...result.featureNames],
+          pipeline_run_id: pipelineRunId,
+        }),
+      ),
+    );
+  }
+  const rows = result.predictions.map((p) => ({
+    match_id: p.match_id,
+    proba_home: p.proba_home,
+    proba_draw: p.proba_draw,
+    proba_away: p.proba_away,
+    model_run_id: runIds.get(p.fold_id)!,
+    training_cutoff: p.training_cutoff,
+  }));
+  return { rows, runIds };
 }

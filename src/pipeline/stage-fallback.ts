@@ -1,10 +1,11 @@
 import { KEYS } from '../domain/index.js';
 import { type FeatureRow, MARKET_FREE_FEATURE_NAMES } from '../features/index.js';
 import { type Model, type TrainParams, trainAndValidate, walkForwardBacktest } from '../model/index.js';
-import { ModelRegistry, type ModelVersion, newRunId } from '../registry/index.js';
+import { ModelRegistry, type ModelVersion } from '../registry/index.js';
 import { backtestToParquet } from './artifacts.js';
 import { type PipelineDeps, progressOf } from './deps.js';
 import type { BacktestRow } from './predictions-file.js';
+import { foldRows } from './stage-backtest.js';
 import { newVersionOf } from './stage-train.js';
 import { resultsEnd } from './windows.js';
 
@@ -83,29 +84,7 @@ export async function runFallbackStage(
     params: FALLBACK_PARAMS,
     featureNames: MARKET_FREE_FEATURE_NAMES,
   });
-  const runIds = new Map(bt.folds.map((f) => [f.fold_id, newRunId()]));
-  await Promise.all(
-    bt.folds.map((f) =>
-      registry.recordRun({
-        run_id: runIds.get(f.fold_id)!,
-        kind: 'backtest-fold',
-        created_at: new Date().toISOString(),
-        training_cutoff: f.training_cutoff.toISOString(),
-        recipe_version: version.version,
-        params: Object.fromEntries(Object.entries(bt.params).map(([k, v]) => [k, String(v)])),
-        feature_names: [...bt.featureNames],
-        pipeline_run_id: deps.run?.runId ?? null,
-      }),
-    ),
-  );
-  const backtestRows: BacktestRow[] = bt.predictions.map((p) => ({
-    match_id: p.match_id,
-    proba_home: p.proba_home,
-    proba_draw: p.proba_draw,
-    proba_away: p.proba_away,
-    model_run_id: runIds.get(p.fold_id)!,
-    training_cutoff: p.training_cutoff,
-  }));
+  const { rows: backtestRows } = await foldRows(bt, registry, version.version, deps.run?.runId ?? null);
   await deps.store.put(
     KEYS.fallbackBacktest.bucket,
     KEYS.fallbackBacktest.key,
