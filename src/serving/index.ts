@@ -2,6 +2,6 @@
 // pre-encoded response bodies. Other folders use the views through createServingViews and the
 // encoding helpers below; parsers and card builders stay internal (tests import their files).
 export { identityStream, negotiateEncoding, notModified } from './encoded-body.js';
-export { MarketsView, matchMarkets, parseMarketsRows, scoreMatrixRows } from './markets-view.js';
+export { matchMarkets, parseMarketsRows, scoreMatrixRows } from './markets-view.js';
 export type { EncodedBody, ServingViews, Views } from './types.js';
-export { createServingViews, type ServingViewsOptions } from './views.js';
+export { asViews, createServingViews, type ServingViewsOptions } from './views.js';

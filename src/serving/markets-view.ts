@@ -1,17 +1,6 @@
-import type { Logger } from '../logger.js';
 import { MATRIX_SIZE, type MarketsRow, marketsFromMatrix, scoreMatrix } from '../model/index.js';
-import { publishedEtag, readPublished, servedRef } from '../runs/index.js';
 import type { MatchMarkets } from '../schemas/index.js';
-import { type ObjectStore, readParquet } from '../storage/index.js';
-import type { ViewStatus } from './types.js';
-
-/**
- * The pre-serialised JSON of one match's markets (without the score matrix). The object itself is not
- * kept: 45k of them cost tens of MB of heap, and only the rare `?matrix=true` needs it (parsed then).
- */
-interface Entry {
-  json: Buffer;
-}
+import { readParquet } from '../storage/index.js';
 
 /** Card summary of one match's goals markets (additive card fields). */
 export interface CardMarketsSummary {
@@ -44,14 +33,24 @@ function summaryOf(markets: MatchMarkets): CardMarketsSummary {
 }
 
 /**
- * Card summaries of every row of a markets file (the cards join them when the published run loads).
- * Throws when the file is not a valid markets file.
+ * The markets of a markets file, computed once per load: each match's pre-serialised route body
+ * (`GET /predict/markets/{id}`, matrix left out) and its card summary. Throws when the file is not a
+ * valid markets file.
  */
-export async function readMarketsSummaries(body: Buffer): Promise<Map<number, CardMarketsSummary>> {
-  const out = new Map<number, CardMarketsSummary>();
-  for (const row of parseMarketsRows(await readParquet(body)))
-    out.set(row.match_id, summaryOf(matchMarkets(row)));
-  return out;
+export interface MarketsTable {
+  json: Map<number, Buffer>;
+  summaries: Map<number, CardMarketsSummary>;
+}
+
+export async function readMarketsFile(body: Buffer): Promise<MarketsTable> {
+  const json = new Map<number, Buffer>();
+  const summaries = new Map<number, CardMarketsSummary>();
+  for (const row of parseMarketsRows(await readParquet(body))) {
+    const markets = matchMarkets(row);
+    json.set(row.match_id, Buffer.from(JSON.stringify(markets)));
+    summaries.set(row.match_id, summaryOf(markets));
+  }
+  return { json, summaries };
 }
 
 /** Every market of one markets-file row (the route's 200 body, matrix left out). */
@@ -131,122 +130,4 @@ export function parseMarketsRows(rows: Record<string, unknown>[]): MarketsRow[] 
       odd_btts_no: price(r.odd_btts_no),
     };
   });
-}
-
-/**
- * In-memory view of `predictions/markets.parquet` (the published run's copy): every match's markets
- * computed and serialised once per load, so a request is a map lookup. Polls the published-run pointer
- * every `refreshMs` (one HEAD when it did not move); a failed load keeps the previous copy serving.
- */
-export class MarketsView {
-  private entries = new Map<number, Entry>();
-  private summaries = new Map<number, CardMarketsSummary>();
-  private state: ViewStatus = { state: 'pending', etag: null, rows: 0, loadedAt: null, lastError: null };
-  private pointerEtag: string | null | undefined = undefined;
-  private timer: NodeJS.Timeout | null = null;
-  private closed = false;
-
-  constructor(
-    private readonly store: ObjectStore,
-    private readonly refreshMs: number,
-    private readonly log: Logger,
-  ) {}
-
-  async start(): Promise<void> {
-    await this.refresh();
-    this.schedule();
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
-  }
-
-  /** Pre-serialised 200 body of one match, undefined when the file has no row for it. */
-  json(matchId: number): Buffer | undefined {
-    return this.entries.get(matchId)?.json;
-  }
-
-  markets(matchId: number): MatchMarkets | undefined {
-    const json = this.entries.get(matchId)?.json;
-    return json === undefined ? undefined : (JSON.parse(json.toString('utf8')) as MatchMarkets);
-  }
-
-  /** The card summary of one match, undefined when there is none. */
-  summary(matchId: number): CardMarketsSummary | undefined {
-    return this.summaries.get(matchId);
-  }
-
-  /** True once a markets file is loaded. */
-  loaded(): boolean {
-    return this.state.state === 'loaded';
-  }
-
-  status(): ViewStatus {
-    return { ...this.state };
-  }
-
-  /** Follows the published-run pointer and reloads the markets file when it changed. */
-  async refresh(): Promise<void> {
-    try {
-      const etag = await publishedEtag(this.store);
-      // A published run's artifacts are immutable: an unmoved pointer means nothing to reload.
-      if (etag !== null && etag === this.pointerEtag && this.state.state !== 'pending') return;
-      const pointer = etag === null ? null : await readPublished(this.store);
-      const ref = servedRef(pointer, 'markets');
-      if (!ref) {
-        this.replace(new Map(), new Map(), 'missing', null);
-        this.pointerEtag = etag;
-        return;
-      }
-      const head = await this.store.head(ref.bucket, ref.key);
-      if (!head) {
-        this.replace(new Map(), new Map(), 'missing', null);
-        this.pointerEtag = etag;
-        return;
-      }
-      if (head.etag === this.state.etag) {
-        this.pointerEtag = etag;
-        return;
-      }
-      const obj = await this.store.get(ref.bucket, ref.key);
-      if (!obj) return;
-      const rows = parseMarketsRows(await readParquet(obj.body));
-      const entries = new Map<number, Entry>();
-      const summaries = new Map<number, CardMarketsSummary>();
-      for (const row of rows) {
-        const markets = matchMarkets(row);
-        entries.set(row.match_id, { json: Buffer.from(JSON.stringify(markets)) });
-        summaries.set(row.match_id, summaryOf(markets));
-      }
-      this.replace(entries, summaries, 'loaded', obj.etag);
-      this.pointerEtag = etag;
-      this.log.info({ rows: rows.length, etag: obj.etag }, 'serving: markets loaded');
-    } catch (err) {
-      this.state = { ...this.state, lastError: err instanceof Error ? err.message : String(err) };
-      this.log.warn(
-        { err: this.state.lastError },
-        'serving: markets file not loaded; keeping the previous copy',
-      );
-    }
-  }
-
-  private replace(
-    entries: Map<number, Entry>,
-    summaries: Map<number, CardMarketsSummary>,
-    state: 'loaded' | 'missing',
-    etag: string | null,
-  ): void {
-    this.entries = entries;
-    this.summaries = summaries;
-    this.state = { state, etag, rows: entries.size, loadedAt: new Date(), lastError: null };
-  }
-
-  private schedule(): void {
-    if (this.closed) return;
-    this.timer = setTimeout(() => {
-      this.refresh().finally(() => this.schedule());
-    }, this.refreshMs);
-    this.timer.unref();
-  }
 }

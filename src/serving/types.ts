@@ -65,7 +65,12 @@ export interface Views extends ServingViews {
   regionRoi(): Promise<readonly RegionRoiRow[]>;
   /** Polls the store now (predictions and odds) and waits for any reload; for tests and admin tooling. */
   refresh(): Promise<void>;
-  status(): { predictions: ViewStatus; odds: ViewStatus; regionRoi: ViewStatus };
+  /**
+   * Pre-serialised goals markets of one match (`GET /predict/markets/{id}`, matrix left out), from the
+   * same published run as the cards; `undefined` when the markets file has no row for it.
+   */
+  marketsJson(matchId: number): Buffer | undefined;
+  status(): { predictions: ViewStatus; odds: ViewStatus; regionRoi: ViewStatus; markets: ViewStatus };
   /**
    * The published run the views serve (run id, features fingerprint, publication time); null while
    * no run was ever published (legacy top-level keys). Live answers are cached per served run.

@@ -12,11 +12,11 @@ import {
 import { type ObjectStore, readParquet } from '../storage/index.js';
 import { buildCardsBody } from './cards.js';
 import { encodeBody, encodeBodySync } from './encoded-body.js';
-import { type CardMarketsSummary, readMarketsSummaries } from './markets-view.js';
+import { type MarketsTable, readMarketsFile } from './markets-view.js';
 import { parseOddsRows } from './odds.js';
 import { byKickOff, type PredictionRow, PredictionsView, parsePredictionRows } from './predictions.js';
 import { parseRegionRoiCsv } from './region-roi.js';
-import type { EncodedBody, OddsRow, RegionRoiRow, ViewStatus, Views } from './types.js';
+import type { EncodedBody, OddsRow, RegionRoiRow, ServingViews, ViewStatus, Views } from './types.js';
 
 /** Options of {@link createServingViews}. */
 export interface ServingViewsOptions {
@@ -96,8 +96,8 @@ class PrecomputedViews implements Views {
   private readonly predictions = slot<Parsed<PredictionRow>>();
   private readonly odds = slot<Parsed<OddsRow>>();
   private readonly roi = slot<readonly RegionRoiRow[]>();
-  /** The goals-markets card summaries joined into the cards (issue 16); absent file = null fields. */
-  private readonly markets = slot<ReadonlyMap<number, CardMarketsSummary>>();
+  /** The goals markets: the markets route's bodies and the card summaries (issue 16); absent file = null fields. */
+  private readonly markets = slot<MarketsTable>();
   private roiRows: readonly RegionRoiRow[] = [];
   /**
    * Whether the odds body / ROI rows were ever built from the store's answer (a file, or "no such
@@ -191,11 +191,16 @@ class PrecomputedViews implements Views {
     return this.roiRows;
   }
 
-  status(): { predictions: ViewStatus; odds: ViewStatus; regionRoi: ViewStatus } {
+  marketsJson(matchId: number): Buffer | undefined {
+    return this.markets.current?.data.json.get(matchId);
+  }
+
+  status(): { predictions: ViewStatus; odds: ViewStatus; regionRoi: ViewStatus; markets: ViewStatus } {
     return {
       predictions: this.statusOf(this.predictions, (d) => d.count),
       odds: this.statusOf(this.odds, (d) => d.count),
       regionRoi: this.statusOf(this.roi, (d) => d.length),
+      markets: this.statusOf(this.markets, (d) => d.json.size),
     };
   }
 
@@ -310,7 +315,7 @@ class PrecomputedViews implements Views {
       pointer
         ? this.sync('region_roi', this.roi, refs.roiByRegion, async (buf) => parseRegionRoiCsv(buf))
         : Promise.resolve(false),
-      this.sync('markets', this.markets, refs.markets, readMarketsSummaries),
+      this.sync('markets', this.markets, refs.markets, readMarketsFile),
     ]);
     const servedNow: ServedRunInfo | null = pointer
       ? {
@@ -343,7 +348,7 @@ class PrecomputedViews implements Views {
               oddsById,
               this.config.bookmakerUrlTemplate,
               this.options.identityMaxBytes,
-              this.markets.current?.data,
+              this.markets.current?.data.summaries,
             )
           : null,
         odds: oddsChanged
@@ -465,6 +470,15 @@ class PrecomputedViews implements Views {
     });
     return this.roiInflight;
   }
+}
+
+/** The serving views of the context, checked once at route registration (AppContext types them as the base port). */
+export function asViews(v: ServingViews): Views {
+  const candidate = v as Partial<Views>;
+  if (typeof candidate.precomputedJson !== 'function' || typeof candidate.predictionsBody !== 'function') {
+    throw new Error('ctx.views must come from createServingViews (src/serving)');
+  }
+  return v as Views;
 }
 
 /**

@@ -53,13 +53,21 @@ async function build(): Promise<FastifyInstance> {
   }) as unknown as FastifyInstance;
   registerErrorHandling(a);
   registerAuth(a, { apiKey: h.config.apiKey });
-  await marketsRoutes(a, { config: h.config, log: h.log, store: h.store } as unknown as AppContext);
+  // The markets come from the serving views, which read the published files: load what is there now.
+  await h.views.refresh();
+  await marketsRoutes(a, {
+    config: h.config,
+    log: h.log,
+    store: h.store,
+    views: h.views,
+  } as unknown as AppContext);
   await a.ready();
   return a;
 }
 
 before(async () => {
   h = await harness();
+  await h.views.start();
 });
 after(async () => {
   await app?.close();

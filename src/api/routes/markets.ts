@@ -19,7 +19,7 @@ import {
   MatchMarkets,
   respond,
 } from '../../schemas/index.js';
-import { MarketsView, scoreMatrixRows } from '../../serving/index.js';
+import { asViews, scoreMatrixRows } from '../../serving/index.js';
 import type { AppContext } from '../context.js';
 import { AliasCache, waitCounted } from './live.js';
 
@@ -31,9 +31,8 @@ const FILE = `${KEYS.markets.bucket}/${KEYS.markets.key}`;
  * match, precomputed by `pipeline run` (goals stage) and served from memory like `/predict/precomputed/`.
  */
 export async function marketsRoutes(root: FastifyInstance, ctx: AppContext): Promise<void> {
-  const view = new MarketsView(ctx.store, ctx.config.viewRefreshMs, ctx.log);
-  await view.start();
-  root.addHook('onClose', () => view.close());
+  // The markets are loaded by the serving views with the rest of the published run (one read per run).
+  const views = asViews(ctx.views);
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const live = liveMarkets(ctx);
 
@@ -77,8 +76,8 @@ export async function marketsRoutes(root: FastifyInstance, ctx: AppContext): Pro
         const matrix = request.query.matrix === true;
         return live(id).then((body) => (matrix ? { ...body, score_matrix: scoreMatrixRows(body) } : body));
       }
-      if (!view.loaded()) {
-        const s = view.status();
+      const s = views.status().markets;
+      if (s.state !== 'loaded') {
         throw new MatchcastError(
           'MC_ERR_PREDICTIONS_UNAVAILABLE',
           s.state === 'missing'
@@ -86,14 +85,14 @@ export async function marketsRoutes(root: FastifyInstance, ctx: AppContext): Pro
             : `The markets file ${FILE} is not loaded yet${s.lastError ? `: ${s.lastError}` : '; retry shortly'}.`,
         );
       }
+      const json = views.marketsJson(id);
+      if (json === undefined) throw notFound(id);
       if (request.query.matrix === true) {
-        const markets = view.markets(id);
-        if (!markets) throw notFound(id);
+        // The matrix is rare: parse the stored body rather than keep 45k market objects in memory.
+        const markets = JSON.parse(json.toString('utf8')) as MatchMarkets;
         reply.send({ ...markets, score_matrix: scoreMatrixRows(markets) });
         return;
       }
-      const json = view.json(id);
-      if (json === undefined) throw notFound(id);
       sendBytes(reply, json);
     },
   );

@@ -19,12 +19,11 @@ import {
   respond,
 } from '../../schemas/index.js';
 import {
+  asViews,
   type EncodedBody,
   identityStream,
   negotiateEncoding,
   notModified,
-  type ServingViews,
-  type Views,
 } from '../../serving/index.js';
 import type { AppContext } from '../context.js';
 
@@ -34,15 +33,6 @@ const STORE_UNAVAILABLE = errorResponses('MC_ERR_STORE_UNAVAILABLE');
 const NOT_MODIFIED = { 304: noBody('Not Modified: If-None-Match names the current content (ETag)') };
 const RAW_NOTE =
   'The body is pre-serialised once per file load (identity, gzip and br by Accept-Encoding, with a strong ETag; If-None-Match → 304); the schema describes that payload.';
-
-/** The serving views of the context, checked once at registration (AppContext types them as the base port). */
-function viewsOf(v: ServingViews): Views {
-  const candidate = v as Partial<Views>;
-  if (typeof candidate.precomputedJson !== 'function' || typeof candidate.predictionsBody !== 'function') {
-    throw new Error('precomputedRoutes: ctx.views must come from createServingViews (src/serving)');
-  }
-  return v as Views;
-}
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -75,7 +65,7 @@ function sendEncoded(request: FastifyRequest, reply: FastifyReply, body: Encoded
  */
 export async function precomputedRoutes(root: FastifyInstance, ctx: AppContext): Promise<void> {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
-  const views = viewsOf(ctx.views);
+  const views = asViews(ctx.views);
 
   app.get(
     '/predict/predictions/',
