@@ -292,6 +292,11 @@ test('an API started during a PostgreSQL, object-store or Redis outage serves th
     assert.equal(health.json.status, 'degraded');
     assert.equal(health.json.predictions, false);
     assert.equal((await get(api.base, '/livescores/?year=2026')).status, 200);
+    // Running workers keep serving their loaded model (spec §7): the API, which has never read the
+    // registry, sends the stage without a run id and lets them answer.
+    const live = await get(api.base, `/predict/${c.matchIds[10]}`, 10_000);
+    assert.equal(live.status, 200, `live from an API started with the store down: ${live.text}`);
+    assert.equal(live.json.cached, false);
   } finally {
     await c.s3.start();
   }

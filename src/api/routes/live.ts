@@ -39,7 +39,9 @@ type CachedPrediction = Omit<PredictMatchResult, 'inference_ms' | 'model'>;
 
 /**
  * Alias → version, cached for `refreshMs` (config.aliasRefreshMs). Versions are immutable, so they
- * are cached by number for good. A registry that fails keeps the last known answer.
+ * are cached by number for good. A registry that fails keeps the last known answer; with no answer
+ * yet (an API started during a registry outage) `version` is null and the task goes to the workers
+ * without a run id: a running worker keeps serving its loaded model (spec §7), nothing is cached.
  */
 export class AliasCache {
   private aliases: Partial<Record<string, string>> | null = null;
@@ -53,21 +55,21 @@ export class AliasCache {
   ) {}
 
   /** The version `stage` points at; MC_ERR_BAD_STAGE when the stage is not servable or not assigned. */
-  async resolve(stage: string | undefined): Promise<{ stage: ServableStage; version: ModelVersion }> {
+  async resolve(stage: string | undefined): Promise<{ stage: ServableStage; version: ModelVersion | null }> {
     const s = stage ?? 'champion';
     if (!isServableStage(s)) {
       throw new MatchcastError('MC_ERR_BAD_STAGE', `Stage "${s}" is not one of champion, challenger`);
     }
     if (!this.aliases || Date.now() - this.fetchedAt >= this.refreshMs) await this.refresh();
-    const number = this.aliases?.[s];
+    if (!this.aliases) return { stage: s, version: null };
+    const number = this.aliases[s];
     if (number === undefined) {
       throw new MatchcastError('MC_ERR_BAD_STAGE', `No model version has the alias "${s}"`);
     }
     let version = this.versions.get(number);
     if (!version) {
-      const found = await this.registry.getVersion(number).catch((err) => {
-        throw new MatchcastError('MC_ERR_STORE_UNAVAILABLE', 'Model registry unreachable', { cause: err });
-      });
+      const found = await this.registry.getVersion(number).catch(() => undefined);
+      if (found === undefined) return { stage: s, version: null };
       if (!found) throw new MatchcastError('MC_ERR_BAD_STAGE', `Alias "${s}" points at a missing version`);
       version = found;
       this.versions.set(number, version);
@@ -80,11 +82,8 @@ export class AliasCache {
       try {
         this.aliases = await this.registry.aliases();
         this.fetchedAt = Date.now();
-      } catch (err) {
-        if (!this.aliases) {
-          throw new MatchcastError('MC_ERR_STORE_UNAVAILABLE', 'Model registry unreachable', { cause: err });
-        }
-        // Keep serving the last known aliases; try again after another period.
+      } catch {
+        // Keep the last known aliases (none yet: resolve defers to the workers); try again after a period.
         this.fetchedAt = Date.now();
       }
     })().finally(() => {
@@ -224,7 +223,6 @@ export async function liveRoutes(root: FastifyInstance, ctx: AppContext): Promis
             'MC_ERR_BROKER_UNAVAILABLE',
             'MC_ERR_QUEUE_FULL',
             'MC_ERR_MODEL_UNAVAILABLE',
-            'MC_ERR_STORE_UNAVAILABLE',
             'MC_ERR_TASK_TIMEOUT',
             'MC_ERR_TASK_EXPIRED',
             'MC_ERR_TASK_FAILED',
@@ -258,7 +256,6 @@ export async function liveRoutes(root: FastifyInstance, ctx: AppContext): Promis
             'MC_ERR_QUEUE_FULL',
             'MC_ERR_MODEL_UNAVAILABLE',
             'MC_ERR_FEATURES_MISMATCH',
-            'MC_ERR_STORE_UNAVAILABLE',
             'MC_ERR_TASK_TIMEOUT',
             'MC_ERR_TASK_EXPIRED',
           ),
@@ -269,23 +266,25 @@ export async function liveRoutes(root: FastifyInstance, ctx: AppContext): Promis
       const started = performance.now();
       const matchId = request.params.match_id;
       const { stage, version } = await aliases.resolve(request.query.stage);
+      const runId = version?.run_id;
       // Keyed by what was asked: match, model run, stage and the features snapshot this API serves.
       const featuresRunId = ctx.views.servedRun?.()?.run_id ?? null;
-      const key = predictionCacheKey(matchId, version.run_id, { stage, featuresRunId });
       // Answers of the market-free fallback (a match without odds, issue 15) live under their own key.
-      const fallbackKey = predictionCacheKey(matchId, version.run_id, {
-        stage: `${stage}+market-free`,
-        featuresRunId,
-      });
+      const keys = runId && {
+        main: predictionCacheKey(matchId, runId, { stage, featuresRunId }),
+        fallback: predictionCacheKey(matchId, runId, { stage: `${stage}+market-free`, featuresRunId }),
+      };
       const hit =
-        (await ctx.cache.get<CachedPrediction>(key)) ?? (await ctx.cache.get<CachedPrediction>(fallbackKey));
+        keys &&
+        ((await ctx.cache.get<CachedPrediction>(keys.main)) ??
+          (await ctx.cache.get<CachedPrediction>(keys.fallback)));
       if (hit) {
         predictionDuration.observe((performance.now() - started) / 1000);
         return { ...hit, cached: true };
       }
       const taskId = await ctx.queue.submit(
         'predict_match',
-        { match_id: matchId, stage, run_id: version.run_id },
+        { match_id: matchId, stage, run_id: runId },
         deadline(),
       );
       predictionRequestsTotal.labels('sync').inc();
@@ -305,11 +304,14 @@ export async function liveRoutes(root: FastifyInstance, ctx: AppContext): Promis
       const fromFallback = result.prediction_source === 'market_free_fallback';
       const modelRun = fromFallback ? result.stage_run_id : (result.model?.run_id ?? result.model_run_id);
       if (
+        keys &&
         result.model_stage === stage &&
-        modelRun === version.run_id &&
+        modelRun === runId &&
         (result.features_run_id === undefined || result.features_run_id === featuresRunId)
       ) {
-        ctx.cache.set(fromFallback ? fallbackKey : key, body, ctx.config.predictionCacheTtl).catch(() => {});
+        ctx.cache
+          .set(fromFallback ? keys.fallback : keys.main, body, ctx.config.predictionCacheTtl)
+          .catch(() => {});
       }
       predictionDuration.observe((performance.now() - started) / 1000);
       return { ...body, cached: false };
@@ -329,7 +331,6 @@ export async function liveRoutes(root: FastifyInstance, ctx: AppContext): Promis
             'MC_ERR_BAD_STAGE',
             'MC_ERR_BROKER_UNAVAILABLE',
             'MC_ERR_QUEUE_FULL',
-            'MC_ERR_STORE_UNAVAILABLE',
             'MC_ERR_PAYLOAD_TOO_LARGE',
             'MC_ERR_UNSUPPORTED_MEDIA_TYPE',
             'MC_ERR_INVALID_JSON',
@@ -342,7 +343,7 @@ export async function liveRoutes(root: FastifyInstance, ctx: AppContext): Promis
       // Async: no deadline (the result waits RESULT_TTL for its poller); observed only for metrics.
       const taskId = await ctx.queue.submit(
         'predict_match',
-        { match_id: request.body.match_id, stage, run_id: version.run_id },
+        { match_id: request.body.match_id, stage, run_id: version?.run_id },
         { awaited: false },
       );
       predictionRequestsTotal.labels('async').inc();

@@ -151,15 +151,16 @@ function liveMarkets(ctx: AppContext): (matchId: number) => Promise<MatchMarkets
       throw err;
     });
     const featuresRunId = ctx.views.servedRun?.()?.run_id ?? null;
-    const key = predictionCacheKey(matchId, version.run_id, { stage: 'goals', featuresRunId });
-    const hit = await ctx.cache.get<MatchMarkets>(key);
+    const runId = version?.run_id;
+    const key = runId && predictionCacheKey(matchId, runId, { stage: 'goals', featuresRunId });
+    const hit = key ? await ctx.cache.get<MatchMarkets>(key) : null;
     if (hit) {
       predictionDuration.observe((performance.now() - started) / 1000);
       return { ...hit, cached: true };
     }
     const taskId = await ctx.queue.submit(
       'predict_markets',
-      { match_id: matchId, run_id: version.run_id },
+      { match_id: matchId, run_id: runId },
       { expiresAt: Date.now() + ctx.config.predictTimeoutMs },
     );
     predictionRequestsTotal.labels('sync').inc();
@@ -171,7 +172,7 @@ function liveMarkets(ctx: AppContext): (matchId: number) => Promise<MatchMarkets
       prediction_time: result.prediction_time,
     };
     // Cached only when the answer is exactly what the key says (this goals run, these features).
-    if (result.goals_run_id === version.run_id && result.features_run_id === featuresRunId) {
+    if (key && result.goals_run_id === runId && result.features_run_id === featuresRunId) {
       ctx.cache.set(key, body, ctx.config.predictionCacheTtl).catch(() => {});
     }
     predictionDuration.observe((performance.now() - started) / 1000);

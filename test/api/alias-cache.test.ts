@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { AliasCache } from '../../src/api/routes/live.js';
+import { parseConfig } from '../../src/config.js';
+import { MatchcastError } from '../../src/domain/index.js';
+import { createRegistry } from '../../src/registry/index.js';
+import { createObjectStore, type ObjectStore } from '../../src/storage/index.js';
+
+const dirs: string[] = [];
+after(async () => {
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+
+/** The folder store with a switch that makes every read fail as an unreachable store does. */
+function breakable(inner: ObjectStore): ObjectStore & { down: boolean } {
+  const wrapper = Object.create(inner) as ObjectStore & { down: boolean };
+  wrapper.down = false;
+  const fail = () => {
+    throw new MatchcastError('MC_ERR_STORE_UNAVAILABLE', 'object store is down (test)');
+  };
+  wrapper.get = async (...args) => (wrapper.down ? fail() : inner.get(...args));
+  wrapper.head = async (...args) => (wrapper.down ? fail() : inner.head(...args));
+  wrapper.list = async (...args) => (wrapper.down ? fail() : inner.list(...args));
+  return wrapper;
+}
+
+test('registry unreachable at start: resolve defers to the workers (version null); stage rules still apply', async () => {
+  const config = parseConfig({
+    S3_ENDPOINT: 'http://127.0.0.1:9',
+    S3_ACCESS_KEY_ID: 'x',
+    S3_SECRET_ACCESS_KEY: 'y',
+  });
+  const s3 = createObjectStore(config);
+  try {
+    const aliases = new AliasCache(createRegistry(s3, config), 60_000);
+    assert.deepEqual(await aliases.resolve(undefined), { stage: 'champion', version: null });
+    assert.deepEqual(await aliases.resolve('challenger'), { stage: 'challenger', version: null });
+    await assert.rejects(aliases.resolve('staging'), { code: 'MC_ERR_BAD_STAGE' });
+  } finally {
+    await s3.close();
+  }
+});
+
+test('registry lost after a first answer: the last known aliases and versions keep resolving', async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'mc-alias-cache-'));
+  dirs.push(dir);
+  const store = breakable(createObjectStore(parseConfig({ DATA_DIR: dir })));
+  const registry = createRegistry(store, { modelName: `alias-cache-${process.pid}` });
+  const v1 = await registry.registerVersion({
+    metrics: { log_loss: 0.99 },
+    params: { family: 'multinomial_logit' },
+    feature_names: ['elo_diff'],
+    training_cutoff: '2023-07-01T00:00:00Z',
+    artifact: '{}',
+  });
+  await registry.setAlias('champion', v1.version, 'test');
+  const aliases = new AliasCache(registry, 0); // refreshMs 0: every call asks the registry again
+  assert.equal((await aliases.resolve('champion')).version?.run_id, v1.run_id);
+  await assert.rejects(aliases.resolve('challenger'), { code: 'MC_ERR_BAD_STAGE' }, 'no such alias');
+
+  store.down = true;
+  assert.equal((await aliases.resolve('champion')).version?.run_id, v1.run_id, 'last known answer');
+  await assert.rejects(aliases.resolve('challenger'), { code: 'MC_ERR_BAD_STAGE' });
+
+  store.down = false;
+  await registry.deleteAlias('champion', 'test');
+  await assert.rejects(aliases.resolve('champion'), { code: 'MC_ERR_BAD_STAGE' }, 'a removed alias is seen');
+});
