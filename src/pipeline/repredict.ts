@@ -94,7 +94,10 @@ export interface RepredictOptions {
   cache?: RepredictCache;
   /** Actor of the run record and the history. Default `repredict`. */
   actor?: string;
-  /** `predictions_computed_at` of the new rows. Default `asOf`. */
+  /**
+   * `predictions_computed_at` of the new rows. Default the wall clock, as a full run's rows (a replay's
+   * `asOf` is its simulated clock; the row says when it was actually computed).
+   */
   computedAt?: Date;
   /** Where the re-predicted rows are logged as served (issue 17). Default {@link defaultAnalyticsStages}. */
   analytics?: AnalyticsStages;
@@ -285,7 +288,7 @@ export async function repredictMatches(
   lap('features');
 
   const cutoff = new Date(champion.training_cutoff).getTime();
-  const computedAt = options.computedAt ?? asOf;
+  const computedAt = options.computedAt ?? new Date();
   const index = new Map(served.map((r, i) => [r.match_id, i]));
   const rows = served.slice();
   const fresh: PredictionRow[] = [];

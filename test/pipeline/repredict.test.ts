@@ -76,9 +76,16 @@ describe('incremental re-prediction when new odds arrive', () => {
     }
     await env.deps.store.put(KEYS.odds.bucket, KEYS.odds.key, writeParquet(ODDS_COLUMNS, odds as never));
 
+    const wallBefore = Date.now();
     const r = await repredictMatches(env.deps, touched, { asOf: now, analytics: {} });
     assert.equal(r.repredicted, 4);
     assert.ok(r.published && r.run_id, r.reason ?? 'published');
+    // Like a full run's rows, the new rows say when they were computed (wall clock), not the as-of.
+    for (const row of await served(env)) {
+      if (!touched.includes(row.match_id)) continue;
+      const at = new Date(row.predictions_computed_at).getTime();
+      assert.ok(at >= wallBefore && at <= Date.now(), `computed_at ${row.predictions_computed_at}`);
+    }
 
     const after = await served(env);
     assert.equal(after.length, before.length);
