@@ -54,7 +54,7 @@ function stripQuotes(etag: string | undefined): string {
 interface SdkError {
   name?: string;
   code?: string;
-  $metadata?: { httpStatusCode?: number };
+  $metadata?: { httpStatusCode?: number; attempts?: number };
 }
 
 function statusOf(err: unknown): number | undefined {
@@ -146,7 +146,7 @@ export class S3ObjectStore implements ObjectStore {
     if (isMatchcastError(err)) return err;
     // S3 answers If-Match on a missing key with 404 NoSuchKey: the compare failed all the same.
     if (isPreconditionFailed(err) || (what === 'conditional put' && isNotFound(err)))
-      return new MatchcastError('MC_ERR_CONFLICT', `S3 ${what}: precondition failed`);
+      return new MatchcastError('MC_ERR_CONFLICT', `S3 ${what}: precondition failed`, { cause: err });
     const status = statusOf(err);
     const detail = `Object store (S3) ${what} failed: ${nameOf(err)}${status ? ` (HTTP ${status})` : ''}`;
     if (!isNoSuchBucket(err)) this.options.log?.warn({ err, op: what }, 'object store call failed');
@@ -200,21 +200,48 @@ export class S3ObjectStore implements ObjectStore {
   ): Promise<ObjectInfo> {
     const conditional =
       conditionalHeaders && (options.ifNoneMatch !== undefined || options.ifMatch !== undefined);
-    const res = await this.call(conditional ? 'conditional put' : 'put', (abortSignal) =>
-      this.client.send(
-        new PutObjectCommand({
-          Bucket: this.bucketName(bucket),
-          Key: key,
-          Body: data,
-          ContentLength: data.length,
-          ContentType: options.contentType ?? contentTypeForKey(key),
-          IfNoneMatch: conditionalHeaders ? options.ifNoneMatch : undefined,
-          IfMatch: conditionalHeaders && options.ifMatch !== undefined ? `"${options.ifMatch}"` : undefined,
-        }),
-        { abortSignal },
-      ),
-    );
-    return { key, size: data.length, etag: stripQuotes(res.ETag), lastModified: new Date() };
+    const send = () =>
+      this.call(conditional ? 'conditional put' : 'put', (abortSignal) =>
+        this.client.send(
+          new PutObjectCommand({
+            Bucket: this.bucketName(bucket),
+            Key: key,
+            Body: data,
+            ContentLength: data.length,
+            ContentType: options.contentType ?? contentTypeForKey(key),
+            IfNoneMatch: conditionalHeaders ? options.ifNoneMatch : undefined,
+            IfMatch: conditionalHeaders && options.ifMatch !== undefined ? `"${options.ifMatch}"` : undefined,
+          }),
+          { abortSignal },
+        ),
+      );
+    try {
+      const res = await send();
+      return { key, size: data.length, etag: stripQuotes(res.ETag), lastModified: new Date() };
+    } catch (err) {
+      const own = conditional ? await this.ownRetriedWrite(bucket, key, data, err) : null;
+      if (own) return own;
+      throw err;
+    }
+  }
+
+  /**
+   * A conditional PUT whose first attempt landed but whose answer was lost (timeout, reset) is retried
+   * by the SDK and then fails its own precondition (412). When the object now holds exactly these
+   * bytes, that write was ours: report it as written instead of as a conflict.
+   */
+  private async ownRetriedWrite(
+    bucket: Bucket,
+    key: string,
+    data: Buffer,
+    err: unknown,
+  ): Promise<ObjectInfo | null> {
+    if (!isMatchcastError(err, 'MC_ERR_CONFLICT')) return null;
+    const attempts = (err.cause as SdkError | undefined)?.$metadata?.attempts ?? 1;
+    if (attempts < 2) return null;
+    const current = await this.getRaw(bucket, key).catch(() => null);
+    if (!current?.body.equals(data)) return null;
+    return { key, size: data.length, etag: current.etag, lastModified: current.lastModified };
   }
 
   async put(

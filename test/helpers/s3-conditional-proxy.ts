@@ -41,14 +41,19 @@ export async function startConditionalProxy(
     body: Buffer | null,
   ): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
     return new Promise((resolve, reject) => {
-      const req = http.request({ host: '127.0.0.1', port: upstreamPort, method, path, headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }),
-        );
-        res.on('error', reject);
-      });
+      // A fresh connection each time: a reused keep-alive socket that s3rver closes at that moment
+      // fails the request, and a failed read-after-write check would answer 502 for a PUT that landed.
+      const req = http.request(
+        { host: '127.0.0.1', port: upstreamPort, method, path, headers, agent: false },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }),
+          );
+          res.on('error', reject);
+        },
+      );
       req.setTimeout(10_000, () => req.destroy(new Error('upstream timeout')));
       req.on('error', reject);
       req.end(body ?? undefined);

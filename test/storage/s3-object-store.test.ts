@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { ListBucketsCommand } from '@aws-sdk/client-s3';
@@ -185,6 +186,80 @@ describe('S3ObjectStore specifics', () => {
       await dead.close();
       for (const sock of sockets) sock.destroy();
       await new Promise((r) => silent.close(r));
+    }
+  });
+  test('a conditional put whose answer is lost is retried and reported as written, not as a conflict', async () => {
+    // In front of the test server: the first PUT of each key is forwarded and lands, then its
+    // connection is cut before the answer, as a timeout or reset would; the SDK retries it.
+    const upstream = new URL(server.endpoint);
+    const cut = new Set<string>();
+    const lossy = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const key = (req.url ?? '').split('?')[0];
+        const up = http.request(
+          {
+            host: upstream.hostname,
+            port: upstream.port,
+            method: req.method,
+            path: req.url,
+            headers: req.headers,
+            agent: false,
+          },
+          (ur) => {
+            const body: Buffer[] = [];
+            ur.on('data', (c: Buffer) => body.push(c));
+            ur.on('end', () => {
+              if (
+                req.method === 'PUT' &&
+                ur.statusCode === 200 &&
+                !cut.has(key) &&
+                /\/lost-[ab]\.json$/.test(key)
+              ) {
+                cut.add(key);
+                req.socket.destroy();
+                return;
+              }
+              res.writeHead(ur.statusCode ?? 502, ur.headers);
+              res.end(Buffer.concat(body));
+            });
+          },
+        );
+        up.on('error', () => req.socket.destroy());
+        up.end(Buffer.concat(chunks));
+      });
+    });
+    await new Promise<void>((r) => lossy.listen(0, '127.0.0.1', r));
+    const s = new S3ObjectStore({
+      endpoint: `http://127.0.0.1:${(lossy.address() as AddressInfo).port}`,
+      accessKeyId: server.accessKeyId,
+      secretAccessKey: server.secretAccessKey,
+      bucketPrefix: 'lost-',
+      checkConditionalWrites: false,
+    });
+    try {
+      await s.ensureBuckets();
+      const created = await s.put('models', 'lost-a.json', '{"v":1}', { ifNoneMatch: '*' });
+      assert.equal((await s.get('models', 'lost-a.json'))?.body.toString(), '{"v":1}');
+      assert.equal(created.etag, (await s.head('models', 'lost-a.json'))?.etag);
+      assert.equal(cut.size, 1, 'the first answer was lost');
+      // A compare-and-swap whose answer is lost likewise.
+      const swapped = await s.put('models', 'lost-b.json', '{"v":1}');
+      cut.delete('/lost-models/lost-b.json');
+      await s.put('models', 'lost-b.json', '{"v":2}', { ifMatch: swapped.etag });
+      assert.equal((await s.get('models', 'lost-b.json'))?.body.toString(), '{"v":2}');
+      // Still a conflict when the object holds someone else's bytes.
+      await assert.rejects(s.put('models', 'lost-a.json', '{"v":9}', { ifNoneMatch: '*' }), {
+        code: 'MC_ERR_CONFLICT',
+      });
+      await assert.rejects(s.put('models', 'lost-b.json', '{"v":3}', { ifMatch: swapped.etag }), {
+        code: 'MC_ERR_CONFLICT',
+      });
+    } finally {
+      await s.close();
+      lossy.closeAllConnections();
+      await new Promise((r) => lossy.close(r));
     }
   });
 });
