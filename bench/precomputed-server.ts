@@ -2,6 +2,7 @@
  * Server process of bench/precomputed.ts (started with fork; talks over IPC).
  *   argv: <mode> <dataDir>
  *   mode `bare`:        node:http, one constant body (the baseline)
+ *   mode `fastify-hello`: Fastify, one route answering the bare server's constant body (no schema): the framework's floor
  *   mode `fastify`:     Fastify with only the precomputed routes (no shared hooks): the route's own cost
  *   mode `app`:         the real `buildApp` (helmet, CORS, auth, request ids, metrics, request log at info)
  *   mode `app-quiet`:   `buildApp` with `logRequests: false`
@@ -73,10 +74,10 @@ async function loadViews(env: Record<string, string> = {}) {
 }
 
 async function main(): Promise<void> {
-  if (mode === 'bare') {
-    const body = Buffer.from(
+  const body = Buffer.from(
       '{"match_id":12345,"proba_home":0.45,"proba_draw":0.27,"proba_away":0.28,"predicted_class":0,"predicted_label":"home_win","is_future":false,"start_time_utc":"2025-10-04T14:00:00.000Z","home_team_name":"Home 1-2 & Co","away_team_name":"Away 1-3/FC","model_run_id":"run-0001","model_stage":"champion","predictions_computed_at":"2026-01-01T00:00:00.000Z"}',
-    );
+  );
+  if (mode === 'bare') {
     const server = createServer((_req, res) => {
       res.writeHead(200, {
         'content-type': 'application/json; charset=utf-8',
@@ -85,6 +86,16 @@ async function main(): Promise<void> {
       res.end(body);
     });
     serveBare(server);
+    return;
+  }
+  if (mode === 'fastify-hello') {
+    // The framework's own floor: the bare server's constant body through one Fastify route, no schema.
+    const hello = Fastify({ logger: false });
+    hello.get('/predict/precomputed/:match_id', (_request, reply) => {
+      reply.header('content-type', 'application/json; charset=utf-8').send(body);
+    });
+    await hello.ready();
+    serveBare(hello.server);
     return;
   }
 
