@@ -75,7 +75,7 @@ async function loadViews(env: Record<string, string> = {}) {
 
 async function main(): Promise<void> {
   const body = Buffer.from(
-      '{"match_id":12345,"proba_home":0.45,"proba_draw":0.27,"proba_away":0.28,"predicted_class":0,"predicted_label":"home_win","is_future":false,"start_time_utc":"2025-10-04T14:00:00.000Z","home_team_name":"Home 1-2 & Co","away_team_name":"Away 1-3/FC","model_run_id":"run-0001","model_stage":"champion","predictions_computed_at":"2026-01-01T00:00:00.000Z"}',
+    '{"match_id":12345,"proba_home":0.45,"proba_draw":0.27,"proba_away":0.28,"predicted_class":0,"predicted_label":"home_win","is_future":false,"start_time_utc":"2025-10-04T14:00:00.000Z","home_team_name":"Home 1-2 & Co","away_team_name":"Away 1-3/FC","model_run_id":"run-0001","model_stage":"champion","predictions_computed_at":"2026-01-01T00:00:00.000Z"}',
   );
   if (mode === 'bare') {
     const server = createServer((_req, res) => {

@@ -4,7 +4,16 @@ export { BUCKETS, type Bucket, KEYS, modelArtifactKey, ODDS_OBSERVATIONS, SERVED
 export { type Clock, replayClock, systemClock } from './clock.js';
 export { ERROR_CATALOGUE, type ErrorCode, isMatchcastError, MatchcastError } from './errors.js';
 export { FIELD_LIMITS } from './field-limits.js';
-export type { Match, MatchKey, MatchStatus, OddsRecord } from './match.js';
+export {
+  type Match,
+  type MatchKey,
+  type MatchStatus,
+  ODDS_1X2_FIELDS,
+  ODDS_GOALS_FIELDS,
+  ODDS_PRICE_FIELDS,
+  ODDS_TIME_FIELDS,
+  type OddsRecord,
+} from './match.js';
 export {
   isOddsKind,
   isOddsMarket,

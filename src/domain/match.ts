@@ -62,3 +62,42 @@ export interface OddsRecord {
   open_observed_at?: Date | null;
   close_observed_at?: Date | null;
 }
+
+/** The 1X2 price fields of an {@link OddsRecord}: latest, opening, closing. */
+export const ODDS_1X2_FIELDS = [
+  'odd_home',
+  'odd_draw',
+  'odd_away',
+  'open_home',
+  'open_draw',
+  'open_away',
+  'close_home',
+  'close_draw',
+  'close_away',
+] as const satisfies readonly (keyof OddsRecord)[];
+
+/** The goals-market price fields (issue 16): latest, opening and closing over/under 2.5 and BTTS. */
+export const ODDS_GOALS_FIELDS = [
+  'odd_over25',
+  'odd_under25',
+  'odd_btts_yes',
+  'odd_btts_no',
+  'open_over25',
+  'open_under25',
+  'close_over25',
+  'close_under25',
+  'open_btts_yes',
+  'open_btts_no',
+  'close_btts_yes',
+  'close_btts_no',
+] as const satisfies readonly (keyof OddsRecord)[];
+
+/** Every price field of an {@link OddsRecord}, 1X2 first: what the artifact stores and the gates check. */
+export const ODDS_PRICE_FIELDS = [...ODDS_1X2_FIELDS, ...ODDS_GOALS_FIELDS] as const;
+
+/** When the 1X2 prices behind `odd_*`, `open_*` and `close_*` were observed. */
+export const ODDS_TIME_FIELDS = [
+  'odds_observed_at',
+  'open_observed_at',
+  'close_observed_at',
+] as const satisfies readonly (keyof OddsRecord)[];

@@ -2,6 +2,10 @@ import {
   isMatchcastError,
   KEYS,
   MARKET_OUTCOMES,
+  ODDS_1X2_FIELDS,
+  ODDS_GOALS_FIELDS,
+  ODDS_PRICE_FIELDS,
+  ODDS_TIME_FIELDS,
   type OddsMarket,
   type OddsObservation,
   type OddsRecord,
@@ -13,35 +17,14 @@ import { type DecodedEntry, readDecoded, rememberDecoded } from './decoded-cache
 /** Columns of `raw-data/odds.parquet` (TEAM.md contract; everything after `source` is additive, nullable). */
 export const ODDS_COLUMNS: readonly ParquetColumn[] = [
   { name: 'match_id', type: 'int64' },
-  { name: 'odd_home', type: 'double' },
-  { name: 'odd_draw', type: 'double' },
-  { name: 'odd_away', type: 'double' },
-  { name: 'open_home', type: 'double' },
-  { name: 'open_draw', type: 'double' },
-  { name: 'open_away', type: 'double' },
-  { name: 'close_home', type: 'double' },
-  { name: 'close_draw', type: 'double' },
-  { name: 'close_away', type: 'double' },
+  ...ODDS_1X2_FIELDS.map((name) => ({ name, type: 'double' as const })),
   { name: 'source', type: 'string' },
-  { name: 'odd_over25', type: 'double' },
-  { name: 'odd_under25', type: 'double' },
-  { name: 'odd_btts_yes', type: 'double' },
-  { name: 'odd_btts_no', type: 'double' },
-  { name: 'open_over25', type: 'double' },
-  { name: 'open_under25', type: 'double' },
-  { name: 'close_over25', type: 'double' },
-  { name: 'close_under25', type: 'double' },
-  { name: 'open_btts_yes', type: 'double' },
-  { name: 'open_btts_no', type: 'double' },
-  { name: 'close_btts_yes', type: 'double' },
-  { name: 'close_btts_no', type: 'double' },
-  { name: 'odds_observed_at', type: 'timestamp' },
-  { name: 'open_observed_at', type: 'timestamp' },
-  { name: 'close_observed_at', type: 'timestamp' },
+  ...ODDS_GOALS_FIELDS.map((name) => ({ name, type: 'double' as const })),
+  ...ODDS_TIME_FIELDS.map((name) => ({ name, type: 'timestamp' as const })),
 ];
 
-const PRICE_NAMES = ODDS_COLUMNS.filter((c) => c.type === 'double').map((c) => c.name);
-const TIME_NAMES = ['odds_observed_at', 'open_observed_at', 'close_observed_at'] as const;
+const PRICE_NAMES = ODDS_PRICE_FIELDS;
+const TIME_NAMES = ODDS_TIME_FIELDS;
 
 /** Column suffix of each market's outcomes in the odds artifact. */
 const SUFFIX: Record<OddsMarket, readonly string[]> = {

@@ -1,4 +1,4 @@
-import { KEYS, ODDS_BOUNDS, type OddsRecord } from '../domain/index.js';
+import { KEYS, ODDS_BOUNDS, ODDS_PRICE_FIELDS, type OddsRecord } from '../domain/index.js';
 import { type FeatureRow, featureRowsFromParquet, MODEL_FEATURE_NAMES } from '../features/index.js';
 import { decodeOdds } from '../ingest/index.js';
 import {
@@ -127,7 +127,7 @@ function num(v: unknown): number | null {
  *   also not by a run whose as-of is before its kick-off (a run going back in time);
  * - `probabilities`: every predicted and backtest probability is finite, in [0, 1], and each
  *   triple sums to 1 (±1e-6);
- * - `odds_plausible`: every odd of the run's odds snapshot is within `ODDS_BOUNDS`;
+ * - `odds_plausible`: every price of the run's odds snapshot (1X2 and goals markets) is within `ODDS_BOUNDS`;
  * - `feature_columns`: no model feature column is wholly missing (market columns only count when
  *   the published run had them, so a data set without any odds can still start).
  */
@@ -296,17 +296,7 @@ export async function evaluateGates(
   let values = 0;
   let firstOdd: string | null = null;
   for (const o of odds) {
-    for (const k of [
-      'odd_home',
-      'odd_draw',
-      'odd_away',
-      'open_home',
-      'open_draw',
-      'open_away',
-      'close_home',
-      'close_draw',
-      'close_away',
-    ] as const) {
+    for (const k of ODDS_PRICE_FIELDS) {
       const v = o[k];
       if (v === null || v === undefined) continue;
       values++;

@@ -1,33 +1,11 @@
+import { ODDS_PRICE_FIELDS, ODDS_TIME_FIELDS } from '../domain/index.js';
 import type { OddsRow } from './types.js';
 import { ArtifactInvalidError, cell, requireColumns } from './validate.js';
 
 export const ODDS_REQUIRED_COLUMNS = ['match_id', 'odd_home', 'odd_draw', 'odd_away'] as const;
-const PRICE_COLUMNS = [
-  'odd_home',
-  'odd_draw',
-  'odd_away',
-  'open_home',
-  'open_draw',
-  'open_away',
-  'close_home',
-  'close_draw',
-  'close_away',
-  // Additive (issue 16): goals-market prices, latest / opening / closing; null when not quoted.
-  'odd_over25',
-  'odd_under25',
-  'odd_btts_yes',
-  'odd_btts_no',
-  'open_over25',
-  'open_under25',
-  'close_over25',
-  'close_under25',
-  'open_btts_yes',
-  'open_btts_no',
-  'close_btts_yes',
-  'close_btts_no',
-] as const;
-/** Additive (issue 15): when the 1X2 prices behind `odd_*`, `open_*` and `close_*` were observed (ISO 8601). */
-const TIME_COLUMNS = ['odds_observed_at', 'open_observed_at', 'close_observed_at'] as const;
+// Goals-market prices and observation times are additive (issues 15, 16): null when not quoted.
+const PRICE_COLUMNS = ODDS_PRICE_FIELDS;
+const TIME_COLUMNS = ODDS_TIME_FIELDS;
 
 function time(r: Record<string, unknown>, i: number, column: string): string | null {
   const v = r[column];

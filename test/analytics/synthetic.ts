@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { AnalyticsDeps } from '../../src/analytics/index.js';
 import { parseConfig } from '../../src/config.js';
 import { MatchesRepository, type MatchUpsert, openDatabase } from '../../src/db/index.js';
-import type { Match, OddsRecord } from '../../src/domain/index.js';
+import { type Match, ODDS_1X2_FIELDS, type OddsRecord } from '../../src/domain/index.js';
 import {
   buildFeatureRows,
   FEATURE_NAMES,
@@ -166,17 +166,7 @@ export function generateLeague(o: LeagueOptions): League {
 
 export const ODDS_COLUMNS = [
   { name: 'match_id', type: 'int64' },
-  ...[
-    'odd_home',
-    'odd_draw',
-    'odd_away',
-    'open_home',
-    'open_draw',
-    'open_away',
-    'close_home',
-    'close_draw',
-    'close_away',
-  ].map((name) => ({ name, type: 'double' as const })),
+  ...ODDS_1X2_FIELDS.map((name) => ({ name, type: 'double' as const })),
   { name: 'source', type: 'string' },
 ] as const;
 

@@ -201,6 +201,40 @@ describe('safe runs (embedded)', () => {
     );
   });
 
+  test('odds_plausible checks the goals-market prices too, not only 1X2', async () => {
+    const draft = await openDraftRun(env.deps.store, { asOf: AS_OF });
+    await runFeaturesStage({ ...env.deps, store: draft.store, run: draft }, AS_OF);
+    const base = {
+      match_id: 1,
+      odd_home: 2.1,
+      odd_draw: 3.4,
+      odd_away: 3.6,
+      open_home: 2.2,
+      open_draw: 3.3,
+      open_away: 3.5,
+      close_home: null,
+      close_draw: null,
+      close_away: null,
+      source: 'test',
+      open_over25: 1.9,
+      open_under25: 1.95,
+      close_btts_yes: 1.8,
+    };
+    const published = await readPublished(env.deps.store);
+    const ok = await evaluateGates(draft, published, { odds: [base] });
+    const passed = ok.find((g) => g.name === 'odds_plausible')!;
+    assert.equal(passed.passed, true, passed.message);
+    assert.equal(passed.figures.checked, 9, '6 1X2 prices and 3 goals prices');
+    for (const field of ['open_under25', 'close_btts_yes', 'odd_btts_no'] as const) {
+      const gates = await evaluateGates(draft, published, { odds: [{ ...base, [field]: 0.5 }] });
+      const gate = gates.find((g) => g.name === 'odds_plausible')!;
+      assert.equal(gate.passed, false, field);
+      assert.equal(gate.figures.implausible, 1, field);
+      assert.match(gate.message, new RegExp(field));
+    }
+    await draft.saveDraft();
+  });
+
   test('a run whose as-of is before published results is refused by results_kept (it would serve them as fixtures)', async () => {
     const before = served(views);
     const earlier = new Date('2023-08-20T00:00:00Z');
