@@ -17,6 +17,7 @@ import { type RepredictCache, repredictMatches } from '../pipeline/index.js';
 import { createRegistry, type ModelRegistry } from '../registry/index.js';
 import { createObjectStore } from '../storage/index.js';
 import { handOffToServer } from './handoff.js';
+import { dateOption, positiveIntOption, UsageError } from './usage-error.js';
 
 const USAGE = `Usage: matchcast ingest --source <path> | --synthetic [options]
 
@@ -69,27 +70,6 @@ export interface IngestCommandIo {
  * data set arrived): `pipeline run` rebuilds everything and is the right tool.
  */
 export const INGEST_REPREDICT_MAX = 2000;
-
-class UsageError extends Error {}
-
-function positiveInt(name: string, raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1)
-    throw new UsageError(`--${name} expects a positive integer, got "${raw}"`);
-  return Number(raw);
-}
-
-function parseNow(raw: string | undefined): Date | undefined {
-  if (raw === undefined) return undefined;
-  const iso = /^\d{4}-\d\d-\d\d$/.test(raw)
-    ? `${raw}T00:00:00Z`
-    : /[zZ]|[+-]\d\d:?\d\d$/.test(raw)
-      ? raw
-      : `${raw}Z`;
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) throw new UsageError(`--now expects an ISO date-time, got "${raw}"`);
-  return d;
-}
 
 /** The human-readable report. */
 export function formatReport(report: IngestReport, maxSkipped = 200): string {
@@ -175,10 +155,10 @@ export async function ingestCommand(argv: string[], io: IngestCommandIo = {}): P
         throw new UsageError(`--seed expects an integer, got "${seed}"`);
       synthetic = {
         seed: seed === undefined ? undefined : Number(seed),
-        now: parseNow(values.now as string | undefined),
-        regions: positiveInt('regions', values.regions as string | undefined),
-        teamsPerRegion: positiveInt('teams', values.teams as string | undefined),
-        seasons: positiveInt('seasons', values.seasons as string | undefined),
+        now: dateOption('now', values.now as string | undefined),
+        regions: positiveIntOption('regions', values.regions as string | undefined),
+        teamsPerRegion: positiveIntOption('teams', values.teams as string | undefined),
+        seasons: positiveIntOption('seasons', values.seasons as string | undefined),
       };
     } else if (['seed', 'regions', 'teams', 'seasons'].some((k) => values[k] !== undefined)) {
       throw new UsageError('--seed, --regions, --teams and --seasons go with --synthetic');
@@ -189,12 +169,12 @@ export async function ingestCommand(argv: string[], io: IngestCommandIo = {}): P
       sourceOptions = {
         force: values.force === true,
         encoding: encoding as IngestEncoding | undefined,
-        now: parseNow(values.now as string | undefined),
+        now: dateOption('now', values.now as string | undefined),
       };
     }
     if (values.synthetic && (values.force || values.encoding !== undefined))
       throw new UsageError('--force and --encoding go with --source');
-    maxSkipped = positiveInt('max-skipped', values['max-skipped'] as string | undefined) ?? 200;
+    maxSkipped = positiveIntOption('max-skipped', values['max-skipped'] as string | undefined) ?? 200;
   } catch (e) {
     err(`${(e as Error).message}\n\n${USAGE}\n`);
     return 2;

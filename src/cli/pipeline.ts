@@ -24,6 +24,7 @@ import {
 } from '../pipeline/index.js';
 import { openDraftRun, type RunWriter } from '../runs/index.js';
 import { handOffToServer } from './handoff.js';
+import { dateOption, positiveIntOption, UsageError } from './usage-error.js';
 
 const USAGE = `Usage: matchcast pipeline <stage> [options]
 
@@ -61,28 +62,6 @@ export interface PipelineCommandIo {
   deps?: PipelineDeps;
   /** Default {@link defaultAnalyticsStages}. */
   analytics?: AnalyticsStages;
-}
-
-function parseDate(name: string, value: string | undefined): Date | undefined {
-  if (value === undefined) return undefined;
-  // A bare date is midnight UTC; a date-time without zone is UTC too (the data's convention).
-  const normalised = /^\d{4}-\d\d-\d\d$/.test(value)
-    ? `${value}T00:00:00Z`
-    : /[zZ]|[+-]\d\d:?\d\d$/.test(value)
-      ? value
-      : `${value}Z`;
-  const d = new Date(normalised);
-  if (Number.isNaN(d.getTime()))
-    throw new MatchcastError('MC_ERR_VALIDATION', `${name}: not an ISO 8601 date: ${value}`);
-  return d;
-}
-
-function parsePositiveInt(name: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value) || Number(value) < 1) {
-    throw new MatchcastError('MC_ERR_VALIDATION', `${name} must be a positive integer`);
-  }
-  return Number(value);
 }
 
 /** Drops in-memory row arrays from a result before printing it. */
@@ -167,16 +146,16 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
       );
     }
     options = {
-      asOf: parseDate('--as-of', v['as-of'] as string | undefined) ?? new Date(),
+      asOf: dateOption('as-of', v['as-of'] as string | undefined) ?? new Date(),
       family: parseFamily(v.family as string | undefined),
-      validationDays: parsePositiveInt('--validation-days', v['validation-days'] as string | undefined),
-      from: parseDate('--from', v.from as string | undefined),
-      to: parseDate('--to', v.to as string | undefined),
-      refitDays: parsePositiveInt('--refit-days', v['refit-days'] as string | undefined),
+      validationDays: positiveIntOption('validation-days', v['validation-days'] as string | undefined),
+      from: dateOption('from', v.from as string | undefined),
+      to: dateOption('to', v.to as string | undefined),
+      refitDays: positiveIntOption('refit-days', v['refit-days'] as string | undefined),
       source: v.source as string | undefined,
     };
   } catch (e) {
-    if (isMatchcastError(e)) {
+    if (isMatchcastError(e) || e instanceof UsageError) {
       err(`matchcast pipeline: ${e.message}\n\n${USAGE}\n`);
       return 2;
     }

@@ -14,7 +14,7 @@ import { type FeedDelta, ReplayFeed } from '../replay/index.js';
 import { openRuntime, type RuntimeContext } from '../runtime.js';
 import { serveEmbedded } from './serve-embedded.js';
 import type { ServerJobs } from './server-jobs.js';
-import { UsageError } from './usage-error.js';
+import { dateOption, UsageError } from './usage-error.js';
 
 /** The schedule of the full pipeline during a replay when PIPELINE_SCHEDULE is unset: daily, on the replay clock. */
 export const REPLAY_DEFAULT_SCHEDULE = '30 4 * * *';
@@ -39,17 +39,6 @@ export interface ReplayState {
   feed: ReplayFeed;
   /** Feed ticks applied so far (after the first load). */
   ticks: () => number;
-}
-
-function parseInstant(raw: string): Date {
-  const iso = /^\d{4}-\d\d-\d\d$/.test(raw)
-    ? `${raw}T00:00:00Z`
-    : /[zZ]|[+-]\d\d:?\d\d$/.test(raw)
-      ? raw
-      : `${raw}Z`;
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) throw new UsageError(`--as-of: not an ISO date: ${raw}`);
-  return d;
 }
 
 /** Writes a delta as CSV files of a fresh folder and ingests them as of `now`. */
@@ -77,7 +66,7 @@ export async function replayCommand(config: Config, log: Logger, args: ReplayArg
   // Bad options are usage errors (one line, the usage, exit 2); the rest below is coded.
   if (args.asOf === undefined) throw new UsageError('--speed goes with --as-of <date>');
   if (args.data === undefined) throw new UsageError('--as-of needs --data <csv folder>');
-  const asOf = parseInstant(args.asOf);
+  const asOf = dateOption('as-of', args.asOf) as Date;
   const speed = args.speed === undefined ? 1 : Number(args.speed);
   if (!Number.isFinite(speed) || speed < 0)
     throw new UsageError(`--speed expects a number ≥ 0, got "${args.speed}"`);

@@ -12,3 +12,28 @@ export function portOption(option: string, raw: string): string {
     throw new UsageError(`--${option} expects a port 0..65535, got "${raw}"`);
   return raw;
 }
+
+/** `--<option>` as a positive integer, or a {@link UsageError}; undefined when not given. */
+export function positiveIntOption(option: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1)
+    throw new UsageError(`--${option} expects a positive integer, got "${raw}"`);
+  return Number(raw);
+}
+
+/**
+ * `--<option>` as an instant, or a {@link UsageError}; undefined when not given. A bare date is
+ * midnight UTC, and a date-time without a zone is UTC too (the data's convention).
+ */
+export function dateOption(option: string, raw: string | undefined): Date | undefined {
+  if (raw === undefined) return undefined;
+  const iso = /^\d{4}-\d\d-\d\d$/.test(raw)
+    ? `${raw}T00:00:00Z`
+    : /[zZ]|[+-]\d\d:?\d\d$/.test(raw)
+      ? raw
+      : `${raw}Z`;
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime()))
+    throw new UsageError(`--${option} expects an ISO 8601 date or date-time, got "${raw}"`);
+  return d;
+}

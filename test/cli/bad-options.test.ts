@@ -27,6 +27,10 @@ const CASES: Array<{ args: string[]; names: RegExp }> = [
   { args: ['worker', '--concurrency', '0'], names: /--concurrency/ },
   { args: ['ingest', '--synthetic', '--seed', 'x'], names: /--seed/ },
   { args: ['pipeline', 'run', '--as-of', 'garbage'], names: /--as-of/ },
+  { args: ['pipeline', 'backtest', '--to', '2023-13-45'], names: /--to.*2023-13-45/ },
+  { args: ['pipeline', 'backtest', '--refit-days', '0'], names: /--refit-days/ },
+  { args: ['ingest', '--synthetic', '--now', 'soon'], names: /--now.*soon/ },
+  { args: ['ingest', '--synthetic', '--regions', '-1'], names: /--regions/ },
   { args: ['runs', 'list', '--bogus'], names: /--bogus/ },
 ];
 

@@ -1,0 +1,30 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { dateOption, positiveIntOption, UsageError } from '../../src/cli/usage-error.js';
+
+test('dateOption: a bare date is midnight UTC, a date-time without zone is UTC, an offset is kept', () => {
+  assert.equal(dateOption('as-of', undefined), undefined);
+  assert.equal(dateOption('as-of', '2023-06-30')?.toISOString(), '2023-06-30T00:00:00.000Z');
+  assert.equal(dateOption('as-of', '2023-06-30T18:45')?.toISOString(), '2023-06-30T18:45:00.000Z');
+  assert.equal(dateOption('as-of', '2023-06-30T18:45:00+02:00')?.toISOString(), '2023-06-30T16:45:00.000Z');
+  assert.equal(dateOption('as-of', '2023-06-30T18:45:00z')?.toISOString(), '2023-06-30T18:45:00.000Z');
+  for (const bad of ['', 'yesterday', '2023-13-45', '2023-06-30T25:00']) {
+    assert.throws(
+      () => dateOption('from', bad),
+      (e: unknown) => {
+        assert.ok(e instanceof UsageError);
+        assert.match(e.message, /^--from expects an ISO 8601 date/);
+        return true;
+      },
+      bad,
+    );
+  }
+});
+
+test('positiveIntOption: digits ≥ 1 only', () => {
+  assert.equal(positiveIntOption('seasons', undefined), undefined);
+  assert.equal(positiveIntOption('seasons', '12'), 12);
+  for (const bad of ['0', '-1', '1.5', 'x', '', ' 3']) {
+    assert.throws(() => positiveIntOption('seasons', bad), { name: 'UsageError', message: /--seasons/ }, bad);
+  }
+});
