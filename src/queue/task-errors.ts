@@ -11,6 +11,9 @@ const PASS_THROUGH: ReadonlySet<string> = new Set<ErrorCode>([
   // Issue 13: a model never scores features of another definition, nor answers in sample.
   'MC_ERR_FEATURES_MISMATCH',
   'MC_ERR_NOT_OUT_OF_SAMPLE',
+  // An unassigned stage, or no goals model: what the API answers itself when it can read the registry.
+  'MC_ERR_BAD_STAGE',
+  'MC_ERR_GOALS_MODEL_UNAVAILABLE',
 ]);
 
 /** MC_ERR_QUEUE_FULL with a Retry-After hint. */
@@ -38,12 +41,7 @@ export function isExpiredPayload(payload: unknown, now = Date.now()): number | u
 
 /** Errors a retry cannot fix: the worker marks them so the queue does not run the task again. */
 export function isPermanentTaskError(err: unknown): boolean {
-  return (
-    isMatchcastError(err, 'MC_ERR_MATCH_NOT_FOUND') ||
-    isMatchcastError(err, 'MC_ERR_TASK_EXPIRED') ||
-    isMatchcastError(err, 'MC_ERR_FEATURES_MISMATCH') ||
-    isMatchcastError(err, 'MC_ERR_NOT_OUT_OF_SAMPLE')
-  );
+  return isMatchcastError(err) && PASS_THROUGH.has(err.code);
 }
 
 /** The `{error, code}` a failed task reports, from whatever the handler threw. */

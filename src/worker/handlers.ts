@@ -116,9 +116,18 @@ function scoreOutOfSample(
 
 /** Builds the handlers `predict_match` and `model_info` over the given dependencies. */
 export function createWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOptions = {}): WorkerRuntime {
-  const models = new ModelSlots(deps.registry, deps.loadPredictor, options.aliasRefreshMs ?? 3000, deps.log);
+  const refreshMs = options.aliasRefreshMs ?? 3000;
+  // An unassigned stage reaches a worker only from an API that could not read the registry: 400 as
+  // that API would answer (spec §7).
+  const models = new ModelSlots(deps.registry, deps.loadPredictor, refreshMs, deps.log, 'MC_ERR_BAD_STAGE');
   const fallbackModels = deps.fallbackRegistry
-    ? new ModelSlots(deps.fallbackRegistry, deps.loadPredictor, options.aliasRefreshMs ?? 3000, deps.log)
+    ? new ModelSlots(
+        deps.fallbackRegistry,
+        deps.loadPredictor,
+        refreshMs,
+        deps.log,
+        'MC_ERR_MODEL_UNAVAILABLE',
+      )
     : null;
   /**
    * The market-free fallback (issue 15) for a row without odds that kicks off at or after the
@@ -163,7 +172,7 @@ export function createWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOpti
       ? new ModelSlots<GoalsModel>(
           deps.goalsRegistry,
           deps.loadGoalsModel,
-          options.aliasRefreshMs ?? 3000,
+          refreshMs,
           deps.log,
           'MC_ERR_GOALS_MODEL_UNAVAILABLE',
         )

@@ -21,15 +21,19 @@ export class ModelSlots<P = Predictor> {
   /** Predictors by run id, so champion and challenger on the same run share one. */
   private readonly predictors = new Map<string, { predict: P; loadedAt: number }>();
 
-  /** `missingCode`: the error when no version has the alias (the goals registry has its own). */
+  /**
+   * `missingCode`: the error when no version has the alias — `MC_ERR_BAD_STAGE` (400) for the 1X2
+   * stages, as the API answers when it reads the registry itself; the goals registry has its own.
+   */
   constructor(
     private readonly registry: WorkerRegistry,
     private readonly loadPredictor: (version: ModelVersion) => Promise<P>,
     private readonly refreshMs: number,
     private readonly log: Logger,
     private readonly missingCode:
+      | 'MC_ERR_BAD_STAGE'
       | 'MC_ERR_MODEL_UNAVAILABLE'
-      | 'MC_ERR_GOALS_MODEL_UNAVAILABLE' = 'MC_ERR_MODEL_UNAVAILABLE',
+      | 'MC_ERR_GOALS_MODEL_UNAVAILABLE',
   ) {}
 
   /**

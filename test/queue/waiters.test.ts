@@ -22,6 +22,16 @@ test('failures round-trip through a string and map to typed errors', () => {
     'MC_ERR_TASK_FAILED',
   );
   assert.equal(taskFailureError({ code: 'MC_ERR_CONFIG', error: 'x' }).code, 'MC_ERR_TASK_FAILED');
+  // A worker asked by an API that could not read the registry answers as that API would have.
+  for (const code of ['MC_ERR_BAD_STAGE', 'MC_ERR_GOALS_MODEL_UNAVAILABLE'] as const) {
+    const e = taskFailureError(toTaskFailure(new MatchcastError(code, 'x')));
+    assert.equal(e.code, code);
+  }
+  // A model the worker cannot load is a failed task (spec §7), not "unavailable".
+  assert.equal(
+    taskFailureError(toTaskFailure(new MatchcastError('MC_ERR_MODEL_UNAVAILABLE', 'x'))).code,
+    'MC_ERR_TASK_FAILED',
+  );
 });
 
 test('an outcome that arrives before wait is kept for a tracked task', async () => {

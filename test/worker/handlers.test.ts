@@ -43,15 +43,16 @@ test('predict_match returns spec 2.3 with the run id of the model that computed 
   assert.equal(info.created_at, v2.created_at);
 });
 
-test('unknown match → MC_ERR_MATCH_NOT_FOUND; no challenger → MC_ERR_MODEL_UNAVAILABLE', async () => {
+test('unknown match → MC_ERR_MATCH_NOT_FOUND; no challenger → MC_ERR_BAD_STAGE, as the API answers', async () => {
   await fx.publish('champion');
   const rt = createWorkerRuntime(createDefaultWorkerDeps(fx.config, log, fx.store));
   await assert.rejects(rt.predictMatch({ match_id: 99_999, stage: 'champion' }), {
     code: 'MC_ERR_MATCH_NOT_FOUND',
   });
   await assert.rejects(rt.predictMatch({ match_id: 1, stage: 'challenger' }), {
-    code: 'MC_ERR_MODEL_UNAVAILABLE',
+    code: 'MC_ERR_BAD_STAGE',
   });
+  await assert.rejects(rt.modelInfo({ stage: 'challenger' }), { code: 'MC_ERR_BAD_STAGE' });
   await assert.rejects(rt.predictMatch({ match_id: 1, stage: 'candidate' }), { code: 'MC_ERR_BAD_STAGE' });
 });
 

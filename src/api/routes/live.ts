@@ -68,7 +68,11 @@ export class AliasCache {
     }
     let version = this.versions.get(number);
     if (!version) {
-      const found = await this.registry.getVersion(number).catch(() => undefined);
+      // Only an unreachable store defers to the workers; a corrupt version document is an error.
+      const found = await this.registry.getVersion(number).catch((err: unknown) => {
+        if (isMatchcastError(err, 'MC_ERR_STORE_UNAVAILABLE')) return undefined;
+        throw err;
+      });
       if (found === undefined) return { stage: s, version: null };
       if (!found) throw new MatchcastError('MC_ERR_BAD_STAGE', `Alias "${s}" points at a missing version`);
       version = found;
@@ -222,7 +226,6 @@ export async function liveRoutes(root: FastifyInstance, ctx: AppContext): Promis
             'MC_ERR_BAD_STAGE',
             'MC_ERR_BROKER_UNAVAILABLE',
             'MC_ERR_QUEUE_FULL',
-            'MC_ERR_MODEL_UNAVAILABLE',
             'MC_ERR_TASK_TIMEOUT',
             'MC_ERR_TASK_EXPIRED',
             'MC_ERR_TASK_FAILED',
@@ -254,7 +257,6 @@ export async function liveRoutes(root: FastifyInstance, ctx: AppContext): Promis
             'MC_ERR_TASK_FAILED',
             'MC_ERR_BROKER_UNAVAILABLE',
             'MC_ERR_QUEUE_FULL',
-            'MC_ERR_MODEL_UNAVAILABLE',
             'MC_ERR_FEATURES_MISMATCH',
             'MC_ERR_TASK_TIMEOUT',
             'MC_ERR_TASK_EXPIRED',
