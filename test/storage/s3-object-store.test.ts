@@ -193,11 +193,25 @@ describe('S3ObjectStore specifics', () => {
     // connection is cut before the answer, as a timeout or reset would; the SDK retries it.
     const upstream = new URL(server.endpoint);
     const cut = new Set<string>();
+    // A peer's write that lands instead of this one: the first PUT of lost-c is not forwarded, the
+    // peer writes other bytes, then the connection is cut; the retry must still be a conflict.
+    const peer = new S3ObjectStore({
+      endpoint: server.endpoint,
+      accessKeyId: server.accessKeyId,
+      secretAccessKey: server.secretAccessKey,
+      bucketPrefix: 'lost-',
+      checkConditionalWrites: false,
+    });
     const lossy = http.createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const key = (req.url ?? '').split('?')[0];
+        if (req.method === 'PUT' && key.endsWith('/lost-c.json') && !cut.has(key)) {
+          cut.add(key);
+          void peer.put('models', 'lost-c.json', '{"peer":1}').finally(() => req.socket.destroy());
+          return;
+        }
         const up = http.request(
           {
             host: upstream.hostname,
@@ -256,8 +270,15 @@ describe('S3ObjectStore specifics', () => {
       await assert.rejects(s.put('models', 'lost-b.json', '{"v":3}', { ifMatch: swapped.etag }), {
         code: 'MC_ERR_CONFLICT',
       });
+      // Retried, and the object holds a peer's bytes: a conflict, and the peer's write stands.
+      await assert.rejects(s.put('models', 'lost-c.json', '{"v":1}', { ifNoneMatch: '*' }), {
+        code: 'MC_ERR_CONFLICT',
+      });
+      assert.ok(cut.has('/lost-models/lost-c.json'), 'the first attempt was cut');
+      assert.equal((await s.get('models', 'lost-c.json'))?.body.toString(), '{"peer":1}');
     } finally {
       await s.close();
+      await peer.close();
       lossy.closeAllConnections();
       await new Promise((r) => lossy.close(r));
     }
