@@ -2,6 +2,7 @@
  * Server process of bench/precomputed.ts (started with fork; talks over IPC).
  *   argv: <mode> <dataDir>
  *   mode `bare`:        node:http, one constant body (the baseline)
+ *   mode `bare-headers`: the bare server plus the app's security headers and an X-Request-Id
  *   mode `fastify-hello`: Fastify, one route answering the bare server's constant body (no schema): the framework's floor
  *   mode `fastify`:     Fastify with only the precomputed routes (no shared hooks): the route's own cost
  *   mode `app`:         the real `buildApp` (helmet, CORS, auth, request ids, metrics, request log at info)
@@ -83,6 +84,20 @@ async function main(): Promise<void> {
         'content-type': 'application/json; charset=utf-8',
         'content-length': body.length,
       });
+      res.end(body);
+    });
+    serveBare(server);
+    return;
+  }
+  if (mode === 'bare-headers') {
+    // The bare server plus the headers every app response carries (security set, a request id): their own cost.
+    const headers = {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': body.length,
+      ...apiSecurityHeaders(),
+    };
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { ...headers, 'x-request-id': randomUUID() });
       res.end(body);
     });
     serveBare(server);
