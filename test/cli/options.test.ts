@@ -8,7 +8,8 @@ test('dateOption: a bare date is midnight UTC, a date-time without zone is UTC, 
   assert.equal(dateOption('as-of', '2023-06-30T18:45')?.toISOString(), '2023-06-30T18:45:00.000Z');
   assert.equal(dateOption('as-of', '2023-06-30T18:45:00+02:00')?.toISOString(), '2023-06-30T16:45:00.000Z');
   assert.equal(dateOption('as-of', '2023-06-30T18:45:00z')?.toISOString(), '2023-06-30T18:45:00.000Z');
-  for (const bad of ['', 'yesterday', '2023-13-45', '2023-06-30T25:00']) {
+  assert.equal(dateOption('as-of', '2024-02-29')?.toISOString(), '2024-02-29T00:00:00.000Z', 'a leap day');
+  for (const bad of ['', 'yesterday', '2023-13-45', '2023-06-30T25:00', '2023-02-30', '2023-04-31T12:00']) {
     assert.throws(
       () => dateOption('from', bad),
       (e: unknown) => {
