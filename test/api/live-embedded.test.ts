@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { buildApp } from '../../src/api/index.js';
+import { parseConfig } from '../../src/config.js';
 import { predictionRequestsTotal } from '../../src/metrics.js';
+import { createRegistry } from '../../src/registry/index.js';
+import { createObjectStore } from '../../src/storage/index.js';
 import { API_KEY, type LiveApp, sleep, startLiveApp } from '../worker/app-harness.js';
 
 // Embedded mode: no REDIS_URL → in-process queue on worker threads, in-memory cache.
@@ -76,4 +80,36 @@ test('embedded: celery routes list the worker threads with a ping', async () => 
   assert.equal(queues.queue, 'ml');
   assert.ok(queues.counts.completed >= 1);
   assert.equal(queues.workers.length, 1);
+});
+
+test('embedded: an API that cannot read the registry defers to the workers; an unassigned stage is still 400', async () => {
+  // A second API on the same queue and workers whose registry is an unreachable S3 endpoint.
+  const dead = createObjectStore(
+    parseConfig({ S3_ENDPOINT: 'http://127.0.0.1:9', S3_ACCESS_KEY_ID: 'x', S3_SECRET_ACCESS_KEY: 'y' }),
+  );
+  const app = await buildApp(
+    { ...live.ctx, registry: createRegistry(dead, live.fx.config) },
+    { logRequests: false },
+  );
+  try {
+    const get = async (url: string) => {
+      const res = await app.inject({ method: 'GET', url, headers: { 'x-api-key': API_KEY } });
+      return { status: res.statusCode, body: res.json() };
+    };
+    const champion = await live.fx.registry.resolve('champion');
+    const ok = await get('/predict/3');
+    assert.equal(ok.status, 200, JSON.stringify(ok.body));
+    assert.equal(ok.body.model_run_id, champion?.run_id, 'the workers answer with the model they hold');
+    assert.equal(ok.body.cached, false);
+    assert.equal((await get('/predict/3')).body.cached, false, 'nothing is cached without a run id');
+    const challenger = await get('/predict/3?stage=challenger');
+    assert.equal(challenger.status, 400, JSON.stringify(challenger.body));
+    assert.equal(challenger.body.code, 'MC_ERR_BAD_STAGE');
+    const info = await get('/predict/model/info?stage=challenger');
+    assert.equal(info.status, 400);
+    assert.equal(info.body.code, 'MC_ERR_BAD_STAGE');
+  } finally {
+    await app.close();
+    await dead.close();
+  }
 });

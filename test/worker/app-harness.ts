@@ -18,6 +18,8 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 
 export interface LiveApp {
   app: FastifyInstance;
+  /** What the app was built with (a second app can share its queue, cache and views). */
+  ctx: AppContext;
   fx: Fixture;
   queue: TaskQueue;
   cache: PredictionCache;
@@ -51,6 +53,7 @@ export async function startLiveApp(env: Record<string, string | undefined> = {})
   await app.ready();
   return {
     app,
+    ctx,
     fx,
     queue,
     cache,
