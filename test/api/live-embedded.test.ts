@@ -82,13 +82,13 @@ test('embedded: celery routes list the worker threads with a ping', async () => 
   assert.equal(queues.workers.length, 1);
 });
 
-test('embedded: an API that cannot read the registry defers to the workers; an unassigned stage is still 400', async () => {
+test('embedded: an API that cannot read the registry defers to the workers; an unassigned stage is still 400, no goals model 503', async () => {
   // A second API on the same queue and workers whose registry is an unreachable S3 endpoint.
   const dead = createObjectStore(
     parseConfig({ S3_ENDPOINT: 'http://127.0.0.1:9', S3_ACCESS_KEY_ID: 'x', S3_SECRET_ACCESS_KEY: 'y' }),
   );
   const app = await buildApp(
-    { ...live.ctx, registry: createRegistry(dead, live.fx.config) },
+    { ...live.ctx, store: dead, registry: createRegistry(dead, live.fx.config) },
     { logRequests: false },
   );
   try {
@@ -108,6 +108,10 @@ test('embedded: an API that cannot read the registry defers to the workers; an u
     const info = await get('/predict/model/info?stage=challenger');
     assert.equal(info.status, 400);
     assert.equal(info.body.code, 'MC_ERR_BAD_STAGE');
+    // No goals model here: the worker refuses as the API would have, 503 at once, not a failed task.
+    const markets = await get('/predict/markets/3?live=true');
+    assert.equal(markets.status, 503, JSON.stringify(markets.body));
+    assert.equal(markets.body.code, 'MC_ERR_GOALS_MODEL_UNAVAILABLE');
   } finally {
     await app.close();
     await dead.close();
