@@ -34,9 +34,10 @@ export function dateOption(option: string, raw: string | undefined): Date | unde
       : `${raw}Z`;
   const d = new Date(iso);
   // Date rolls a day past the month's end over (2023-02-30 → 2 March): such a date is refused.
-  const ymd = /^(\d{4})-(\d\d)-(\d\d)/.exec(raw);
-  const calendar = ymd ? new Date(Date.UTC(Number(ymd[1]), Number(ymd[2]) - 1, Number(ymd[3]))) : null;
-  if (Number.isNaN(d.getTime()) || (calendar && calendar.getUTCDate() !== Number(ymd?.[3])))
+  const ymd = /^(\d{4})-(\d\d)-(\d\d)/.exec(raw)?.map(Number);
+  const rolled =
+    ymd !== undefined && new Date(Date.UTC(ymd[1]!, ymd[2]! - 1, ymd[3]!)).getUTCDate() !== ymd[3];
+  if (Number.isNaN(d.getTime()) || rolled)
     throw new UsageError(`--${option} expects an ISO 8601 date or date-time, got "${raw}"`);
   return d;
 }

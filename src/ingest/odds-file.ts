@@ -23,9 +23,6 @@ export const ODDS_COLUMNS: readonly ParquetColumn[] = [
   ...ODDS_TIME_FIELDS.map((name) => ({ name, type: 'timestamp' as const })),
 ];
 
-const PRICE_NAMES = ODDS_PRICE_FIELDS;
-const TIME_NAMES = ODDS_TIME_FIELDS;
-
 /** Column suffix of each market's outcomes in the odds artifact. */
 const SUFFIX: Record<OddsMarket, readonly string[]> = {
   '1x2': ['home', 'draw', 'away'],
@@ -42,8 +39,8 @@ const SUFFIX: Record<OddsMarket, readonly string[]> = {
  */
 export function summariseOdds(matchId: number, timeline: OddsTimeline): OddsRecord | null {
   const rec: Record<string, unknown> = { match_id: matchId };
-  for (const n of PRICE_NAMES) rec[n] = null;
-  for (const n of TIME_NAMES) rec[n] = null;
+  for (const n of ODDS_PRICE_FIELDS) rec[n] = null;
+  for (const n of ODDS_TIME_FIELDS) rec[n] = null;
   let source: string | null = null;
   let any = false;
   for (const market of Object.keys(SUFFIX) as OddsMarket[]) {
@@ -102,8 +99,8 @@ export async function decodeOdds(buf: Buffer): Promise<OddsRecord[]> {
     const id = Number(r.match_id);
     if (!Number.isSafeInteger(id)) continue;
     const rec: Record<string, unknown> = { match_id: id };
-    for (const n of PRICE_NAMES) rec[n] = num(r[n]);
-    for (const n of TIME_NAMES) rec[n] = date(r[n]);
+    for (const n of ODDS_PRICE_FIELDS) rec[n] = num(r[n]);
+    for (const n of ODDS_TIME_FIELDS) rec[n] = date(r[n]);
     rec.source = typeof r.source === 'string' ? r.source : '';
     out.push(rec as unknown as OddsRecord);
   }

@@ -3,9 +3,6 @@ import type { OddsRow } from './types.js';
 import { ArtifactInvalidError, cell, requireColumns } from './validate.js';
 
 export const ODDS_REQUIRED_COLUMNS = ['match_id', 'odd_home', 'odd_draw', 'odd_away'] as const;
-// Goals-market prices and observation times are additive (issues 15, 16): null when not quoted.
-const PRICE_COLUMNS = ODDS_PRICE_FIELDS;
-const TIME_COLUMNS = ODDS_TIME_FIELDS;
 
 function time(r: Record<string, unknown>, i: number, column: string): string | null {
   const v = r[column];
@@ -35,9 +32,10 @@ export function parseOddsRows(raw: Record<string, unknown>[]): OddsRow[] {
     if (seen.has(matchId)) throw new ArtifactInvalidError(`row ${i}: duplicate match_id ${matchId}`);
     seen.add(matchId);
     const row: Record<string, number | string | null> = { match_id: matchId };
-    for (const c of PRICE_COLUMNS) row[c] = price(r, i, c);
+    // Goals-market prices and observation times are additive (issues 15, 16): null when absent.
+    for (const c of ODDS_PRICE_FIELDS) row[c] = price(r, i, c);
     row.source = r.source === undefined ? null : cell.str(r, i, 'source', true);
-    for (const c of TIME_COLUMNS) row[c] = time(r, i, c);
+    for (const c of ODDS_TIME_FIELDS) row[c] = time(r, i, c);
     out[i] = row as unknown as OddsRow;
   }
   out.sort((a, b) => a.match_id - b.match_id);

@@ -200,8 +200,8 @@ export class S3ObjectStore implements ObjectStore {
   ): Promise<ObjectInfo> {
     const conditional =
       conditionalHeaders && (options.ifNoneMatch !== undefined || options.ifMatch !== undefined);
-    const send = () =>
-      this.call(conditional ? 'conditional put' : 'put', (abortSignal) =>
+    try {
+      const res = await this.call(conditional ? 'conditional put' : 'put', (abortSignal) =>
         this.client.send(
           new PutObjectCommand({
             Bucket: this.bucketName(bucket),
@@ -215,8 +215,6 @@ export class S3ObjectStore implements ObjectStore {
           { abortSignal },
         ),
       );
-    try {
-      const res = await send();
       return { key, size: data.length, etag: stripQuotes(res.ETag), lastModified: new Date() };
     } catch (err) {
       const own = conditional ? await this.ownRetriedWrite(bucket, key, data, err) : null;

@@ -8,6 +8,7 @@ import { parseConfig } from '../../src/config.js';
 import { MatchcastError } from '../../src/domain/index.js';
 import { createRegistry } from '../../src/registry/index.js';
 import { createObjectStore, type ObjectStore } from '../../src/storage/index.js';
+import { unreachableS3Config } from '../helpers/s3rver.js';
 
 const dirs: string[] = [];
 after(async () => {
@@ -28,11 +29,7 @@ function breakable(inner: ObjectStore): ObjectStore & { down: boolean } {
 }
 
 test('registry unreachable at start: resolve defers to the workers (version null); stage rules still apply', async () => {
-  const config = parseConfig({
-    S3_ENDPOINT: 'http://127.0.0.1:9',
-    S3_ACCESS_KEY_ID: 'x',
-    S3_SECRET_ACCESS_KEY: 'y',
-  });
+  const config = unreachableS3Config();
   const s3 = createObjectStore(config);
   try {
     const aliases = new AliasCache(createRegistry(s3, config), 60_000);

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { buildApp } from '../../src/api/index.js';
-import { parseConfig } from '../../src/config.js';
 import { predictionRequestsTotal } from '../../src/metrics.js';
 import { createRegistry } from '../../src/registry/index.js';
 import { createObjectStore } from '../../src/storage/index.js';
+import { unreachableS3Config } from '../helpers/s3rver.js';
 import { API_KEY, type LiveApp, sleep, startLiveApp } from '../worker/app-harness.js';
 
 // Embedded mode: no REDIS_URL → in-process queue on worker threads, in-memory cache.
@@ -84,9 +84,7 @@ test('embedded: celery routes list the worker threads with a ping', async () => 
 
 test('embedded: an API that cannot read the registry defers to the workers; an unassigned stage is still 400, no goals model 503', async () => {
   // A second API on the same queue and workers whose registry is an unreachable S3 endpoint.
-  const dead = createObjectStore(
-    parseConfig({ S3_ENDPOINT: 'http://127.0.0.1:9', S3_ACCESS_KEY_ID: 'x', S3_SECRET_ACCESS_KEY: 'y' }),
-  );
+  const dead = createObjectStore(unreachableS3Config());
   const app = await buildApp(
     { ...live.ctx, store: dead, registry: createRegistry(dead, live.fx.config) },
     { logRequests: false },

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { type Config, parseConfig } from '../../src/config.js';
 import { startConditionalProxy } from './s3-conditional-proxy.js';
 
 interface S3rverInstance {
@@ -44,4 +45,9 @@ export async function startS3rver(): Promise<TestS3Server> {
       await rm(directory, { recursive: true, force: true });
     },
   };
+}
+
+/** Settings whose S3 endpoint refuses every connection (port 9, discard): an object store that is down. */
+export function unreachableS3Config(): Config {
+  return parseConfig({ S3_ENDPOINT: 'http://127.0.0.1:9', S3_ACCESS_KEY_ID: 'x', S3_SECRET_ACCESS_KEY: 'y' });
 }

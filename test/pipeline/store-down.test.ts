@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { parseConfig } from '../../src/config.js';
 import { KEYS, MatchcastError } from '../../src/domain/index.js';
 import {
   bootstrapFirstRun,
@@ -11,6 +10,7 @@ import {
 import { createRegistry } from '../../src/registry/index.js';
 import { servedStoreView } from '../../src/runs/index.js';
 import { createObjectStore, type ObjectStore } from '../../src/storage/index.js';
+import { unreachableS3Config } from '../helpers/s3rver.js';
 import { openTestEnv, smallLeague, type TestEnv } from './fixtures.js';
 
 const AS_OF = new Date('2023-09-15T00:00:00Z');
@@ -44,11 +44,7 @@ describe('object store down', () => {
   });
 
   test('an unreachable S3 endpoint fails the stage with MC_ERR_STORE_UNAVAILABLE, quickly', async () => {
-    const config = parseConfig({
-      S3_ENDPOINT: 'http://127.0.0.1:9',
-      S3_ACCESS_KEY_ID: 'x',
-      S3_SECRET_ACCESS_KEY: 'y',
-    });
+    const config = unreachableS3Config();
     const s3 = createObjectStore(config);
     const started = Date.now();
     try {
