@@ -3,11 +3,14 @@
  * uniformly over all matches, against a bare node:http server returning a constant body measured
  * in the same run (alternating rounds), plus the API's resident memory with 45k matches loaded.
  *
- *   node --import tsx bench/precomputed.ts [--rows 45000] [--duration 10] [--rounds 2] [--modes app,fastify] [--paired]
+ *   node --import tsx bench/precomputed.ts [--rows 45000] [--duration 10] [--rounds 2] [--modes app,fastify] [--paired] [--source]
+ *
+ * The servers run as compiled JavaScript (an esbuild bundle, plain node), as production does;
+ * `--source` runs their TypeScript through tsx instead.
  *
  * Needs `wrk` (apt-get install -y wrk). Prints a Markdown table and a JSON summary.
  */
-import { execFile, fork } from 'node:child_process';
+import { type ChildProcess, execFile, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -28,12 +31,21 @@ const { values } = parseArgs({
     modes: { type: 'string', default: 'app,app-quiet,fastify' },
     /** Extra node flags for the API server processes, e.g. `--max-semi-space-size=2`. */
     'node-flags': { type: 'string', default: '' },
-    /** Run the servers from an esbuild bundle with plain node (no tsx in the process), as a compiled deployment would. */
+    /** Accepted for older commands: compiled servers are now the default (see `--source`). */
     bundle: { type: 'boolean', default: false },
+    /** Run the servers' TypeScript through tsx (development mode): tsx's loader alone costs ~2–3 µs per request. */
+    source: { type: 'boolean', default: false },
     /** Leave glibc's malloc at its defaults instead of the `GLIBC_TUNABLES` that `npm start` and the image set. */
     'default-malloc': { type: 'boolean', default: false },
     /** Keep every server up and measure them back to back in each round (see `paired` below). */
     paired: { type: 'boolean', default: false },
+    /**
+     * With `--paired` (ignored without it: unpaired rounds always start fresh servers): start every
+     * server afresh for each round. Identical server processes differ by up to ~15 % on a shared VM
+     * (docs/benchmarks.md), so the median over rounds then spans processes too. The "after load test"
+     * memory figure is then that of the last round's process.
+     */
+    fresh: { type: 'boolean', default: false },
   },
 });
 // The servers run with the allocator settings the service ships with (package.json `start`, deploy/Dockerfile).
@@ -51,6 +63,8 @@ const CONNECTIONS = Number(values.connections);
 const THREADS = Number(values.threads);
 const MODES = String(values.modes).split(',');
 const KEY = 'bench-key-0123456789abcdef';
+// Production runs compiled JavaScript (`npm run build`, bin/matchcast.js): so do the servers, unless --source.
+const COMPILED = !values.source;
 const NODE_FLAGS = String(values['node-flags']).split(' ').filter(Boolean);
 let serverEntry = path.join(import.meta.dirname, 'precomputed-server.ts');
 let serverExecArgv = ['--import', 'tsx'];
@@ -67,12 +81,17 @@ interface Server {
   stop(): Promise<void>;
 }
 
+/** Every server process still running: stopped at the end even when the benchmark fails. */
+const running = new Set<ChildProcess>();
+
 function startServer(mode: string, dataDir: string): Promise<Server> {
   const child = fork(serverEntry, [mode, dataDir], {
     execArgv: mode === 'bare' ? serverExecArgv : [...serverExecArgv, ...NODE_FLAGS],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     env: SERVER_ENV,
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${mode} server did not start in 300 s`)), 300_000);
     child.once('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)));
@@ -94,7 +113,10 @@ function startServer(mode: string, dataDir: string): Promise<Server> {
         stop: () =>
           new Promise((res) => {
             child.removeAllListeners('exit');
-            child.once('exit', () => res());
+            child.once('exit', () => {
+              running.delete(child);
+              res();
+            });
             child.kill('SIGTERM');
           }),
       });
@@ -162,7 +184,7 @@ async function main(): Promise<void> {
     await putOdds(store, oddsRows(rows.map((r) => r.match_id as number)));
     await store.close();
 
-    if (values.bundle) {
+    if (COMPILED) {
       const { build } = await import('esbuild');
       // Two levels under the repository root, like src/api/*.ts, so that bare imports resolve from
       // node_modules and package.json is found where the sources look for it; removed at the end.
@@ -227,6 +249,14 @@ async function main(): Promise<void> {
       }
       const order = ['bare', ...MODES];
       for (let round = 0; round < ROUNDS; round++) {
+        if (values.fresh && round > 0) {
+          for (const [mode, server] of servers) {
+            await server.stop();
+            const next = await startServer(mode, dataDir);
+            servers.set(mode, next);
+            await wrk(next.port, script).catch(() => undefined);
+          }
+        }
         const rotated = [...order.slice(round % order.length), ...order.slice(0, round % order.length)];
         for (const mode of rotated) await measure(mode, servers.get(mode)!, round);
       }
@@ -278,11 +308,12 @@ async function main(): Promise<void> {
     console.log('\nmemory:');
     for (const [k, v] of Object.entries(memory)) console.log(`- ${k}: ${JSON.stringify(v)}`);
     console.log(
-      `\nJSON ${JSON.stringify({ rows: ROWS, duration: DURATION, connections: CONNECTIONS, results, memory })}`,
+      `\nJSON ${JSON.stringify({ rows: ROWS, duration: DURATION, connections: CONNECTIONS, compiled: COMPILED, results, memory })}`,
     );
   } finally {
+    for (const child of running) child.kill('SIGTERM');
     await rm(dataDir, { recursive: true, force: true });
-    if (values.bundle) await rm(path.dirname(serverEntry), { recursive: true, force: true });
+    if (COMPILED) await rm(path.dirname(serverEntry), { recursive: true, force: true });
   }
 }
 

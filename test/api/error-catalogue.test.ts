@@ -144,7 +144,20 @@ test('strict JSON bodies: no type coercion ({"match_id": true} and "1" are 422, 
   }
   // Path and query strings are still coerced to the declared integer; non-finite ones are refused.
   assert.equal((await app.inject({ url: '/livescores/?year=2024&limit=1' })).statusCode !== 422, true);
-  assert.equal((await app.inject({ url: '/livescores/?year=Infinity' })).statusCode, 422);
+  for (const [url, loc] of [
+    ['/livescores/?year=Infinity', ['query', 'year']],
+    ['/livescores/?year=-Infinity', ['query', 'year']],
+    ['/livescores/?year=1e400', ['query', 'year']],
+    ['/livescores/?year=2024&limit=Infinity', ['query', 'limit']],
+    ['/predict/precomputed/Infinity', ['path', 'match_id']],
+    ['/predict/precomputed/1e400', ['path', 'match_id']],
+    ['/predict/Infinity', ['path', 'match_id']],
+  ] as const) {
+    const res = await app.inject({ url, headers: KEY });
+    const body = res.json() as { code: string; detail: { loc: unknown[] }[] };
+    assert.deepEqual([res.statusCode, body.code], [422, 'MC_ERR_VALIDATION'], url);
+    assert.deepEqual(body.detail[0]?.loc, loc, url);
+  }
 });
 
 test('a body of another content type (text/plain, form, none) is 415 MC_ERR_UNSUPPORTED_MEDIA_TYPE, not a 422', async () => {

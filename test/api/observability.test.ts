@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import pino from 'pino';
+import { RequestLedger } from '../../src/api/plugins/observability.js';
 import { LazyRequestLogger, lazyChildLogger } from '../../src/api/plugins/request-logger.js';
 import { TurnBatchedDestination } from '../../src/logger.js';
 import { httpRequestDuration, httpRequestsTotal } from '../../src/metrics.js';
@@ -31,6 +32,11 @@ async function counterValue(method: string, path: string, status: number): Promi
     (x) => x.labels.method === method && x.labels.path === path && x.labels.status_code === String(status),
   );
   return v?.value ?? 0;
+}
+
+async function durationSum(): Promise<number> {
+  const { values } = await httpRequestDuration.get();
+  return values.find((x) => x.metricName === 'http_request_duration_seconds_sum')?.value ?? 0;
 }
 
 async function durationCount(): Promise<number> {
@@ -119,6 +125,40 @@ test('a burst of requests in one turn is counted request by request', async () =
   const lines = sink.lines.filter((l) => l.msg === 'request');
   assert.equal(lines.length, n);
   assert.equal(new Set(lines.map((l) => l.request_id)).size, n, 'one line per request id');
+});
+
+test('the ledger counts interleaved runs of (method, route, status) request by request', async () => {
+  const sequence: [string, string, number][] = [
+    ['GET', '/ledger/:id', 200],
+    ['GET', '/ledger/:id', 200],
+    ['GET', '/ledger/:id', 404],
+    ['GET', '/ledger/:id', 200],
+    ['POST', '/ledger/:id', 200],
+    ['POST', '/ledger/:id', 200],
+    ['GET', '/ledger/:id', 200],
+  ];
+  const expected = [
+    ['GET', 200, 4],
+    ['GET', 404, 1],
+    ['POST', 200, 2],
+  ] as const;
+  const before = await Promise.all(expected.map(([m, st]) => counterValue(m, '/ledger/{id}', st)));
+  const countBefore = await durationCount();
+  const sumBefore = await durationSum();
+  const out = memoryDestination();
+  const ledger = new RequestLedger(pino({ level: 'info' }, out));
+  // Durations 1..7 ms: every one is observed, whichever run it falls in.
+  for (const [i, [method, route, status]] of sequence.entries())
+    ledger.add(`l-${i}`, method, route, status, i + 1);
+  ledger.flush();
+  const after = await Promise.all(expected.map(([m, st]) => counterValue(m, '/ledger/{id}', st)));
+  for (const [i, [m, st, n]] of expected.entries()) assert.equal(after[i]! - before[i]!, n, `${m} ${st}`);
+  assert.equal((await durationCount()) - countBefore, sequence.length);
+  assert.ok(Math.abs((await durationSum()) - sumBefore - 0.028) < 1e-9, 'the sum of the 7 durations (s)');
+  assert.deepEqual(
+    out.lines.map((l) => [l.request_id, l.method, l.route, l.status, l.ms]),
+    sequence.map(([method, , status], i) => [`l-${i}`, method, '/ledger/{id}', status, i + 1]),
+  );
 });
 
 test('request.log is built only when a request logs, with the request id bound as Fastify binds it', async () => {

@@ -100,10 +100,18 @@ export class RequestLedger {
     const n = this.n;
     if (n === 0) return;
     this.n = 0;
-    for (let i = 0; i < n; i++) {
-      const path = routeTemplate(this.routes[i]);
-      recordRequest(this.methods[i]!, path, this.statuses[i]!, this.elapsed[i]!);
-      this.routes[i] = path;
+    // A run of requests with the same method, route and status (most of a turn under load) is one
+    // counter increment; each duration is still its own histogram sample.
+    for (let start = 0, i = 1; i <= n; i++) {
+      const method = this.methods[start]!;
+      const route = this.routes[start];
+      const status = this.statuses[start]!;
+      if (i < n && this.methods[i] === method && this.routes[i] === route && this.statuses[i] === status)
+        continue;
+      const path = routeTemplate(route);
+      recordRequests(method, path, status, this.elapsed, start, i);
+      for (let j = start; j < i; j++) this.routes[j] = path;
+      start = i;
     }
     const log = this.log;
     if (log?.isLevelEnabled('info')) {
@@ -137,20 +145,18 @@ function counterOf(method: string, path: string, status: number): { inc(n?: numb
   return counter;
 }
 
-/** One sample of `http_requests_total` and `http_request_duration_seconds`; `path` is the route template. */
-export function recordRequest(method: string, path: string, status: number, elapsedMs: number): void {
-  counterOf(method, path, status).inc();
-  httpRequestDuration.observe(elapsedMs / 1000);
-}
-
-/** `n` samples of the same (method, route, status) at once: the first `n` durations of `elapsedMs`. */
+/**
+ * Samples of `http_requests_total` and `http_request_duration_seconds` for one (method, route
+ * template, status): the durations `elapsedMs[from..to)`.
+ */
 export function recordRequests(
   method: string,
   path: string,
   status: number,
   elapsedMs: ArrayLike<number>,
-  n: number,
+  from: number,
+  to: number,
 ): void {
-  counterOf(method, path, status).inc(n);
-  for (let i = 0; i < n; i++) httpRequestDuration.observe(elapsedMs[i]! / 1000);
+  counterOf(method, path, status).inc(to - from);
+  for (let i = from; i < to; i++) httpRequestDuration.observe(elapsedMs[i]! / 1000);
 }
