@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   CreateBucketCommand,
@@ -15,6 +16,7 @@ import type { Logger } from '../logger.js';
 import { contentTypeForKey } from './content-type.js';
 import { compareKeys, isReservedKey, RESERVED_SEGMENT_PREFIX, validateKey, validatePrefix } from './keys.js';
 import type { ObjectInfo, ObjectStore, PutOptions, StoredObject } from './object-store.js';
+import { historyOf, newWriteId, outcomeOf, parseHistory, WRITE_HISTORY_META } from './write-history.js';
 
 /** Options of {@link S3ObjectStore}. */
 export interface S3ObjectStoreOptions {
@@ -77,6 +79,19 @@ function isNoSuchBucket(err: unknown): boolean {
   return nameOf(err) === 'NoSuchBucket';
 }
 
+/** A failure after which a write may still have landed: no answer, or a server error. */
+function mayHaveLanded(err: unknown): boolean {
+  const status = statusOf(err);
+  return status === undefined || status >= 500;
+}
+
+function conflict(key: string): MatchcastError {
+  return new MatchcastError('MC_ERR_CONFLICT', `S3 conditional put of ${key}: precondition failed`);
+}
+
+/** Histories of recently read or written objects kept per store, to name a write's base. */
+const KNOWN_HISTORIES = 4096;
+
 function isPreconditionFailed(err: unknown): boolean {
   const name = nameOf(err);
   return name === 'PreconditionFailed' || name === 'ConditionalRequestConflict' || statusOf(err) === 412;
@@ -93,6 +108,10 @@ function isPreconditionFailed(err: unknown): boolean {
 export class S3ObjectStore implements ObjectStore {
   readonly kind = 's3' as const;
   readonly client: S3Client;
+  /** Conditional writes are never resent blindly by the SDK: see `conditionalPut`. */
+  private readonly conditionalClient: S3Client;
+  /** `bucket/key` → the etag and write history last seen of it (insertion order = age). */
+  private readonly histories = new Map<string, { etag: string; history: string[] }>();
   private readonly options: S3ObjectStoreOptions;
   private readonly prefix: string;
   private conditionalCheck: Promise<void> | undefined;
@@ -105,7 +124,7 @@ export class S3ObjectStore implements ObjectStore {
       options.accessKeyId && options.secretAccessKey
         ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
         : undefined;
-    this.client = new S3Client({
+    const config = {
       endpoint: options.endpoint,
       region: options.region ?? 'us-east-1',
       credentials,
@@ -120,7 +139,9 @@ export class S3ObjectStore implements ObjectStore {
         // Without this the SDK only logs a warning and keeps waiting on a silent socket.
         throwOnRequestTimeout: true,
       },
-    });
+    } as const;
+    this.client = new S3Client(config);
+    this.conditionalClient = new S3Client({ ...config, maxAttempts: 1 });
     if (options.checkConditionalWrites === false) this.conditionalCheck = Promise.resolve();
   }
 
@@ -191,55 +212,119 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
-  private async rawPut(
+  private remember(bucket: Bucket, key: string, etag: string, history: string[]): void {
+    const k = `${bucket}/${key}`;
+    this.histories.delete(k);
+    this.histories.set(k, { etag, history });
+    if (this.histories.size > KNOWN_HISTORIES) {
+      const oldest = this.histories.keys().next().value;
+      if (oldest !== undefined) this.histories.delete(oldest);
+    }
+  }
+
+  private putCommand(bucket: Bucket, key: string, data: Buffer, options: PutOptions, history: string[]) {
+    return new PutObjectCommand({
+      Bucket: this.bucketName(bucket),
+      Key: key,
+      Body: data,
+      ContentLength: data.length,
+      ContentType: options.contentType ?? contentTypeForKey(key),
+      Metadata: { [WRITE_HISTORY_META]: history.join(' ') },
+      IfNoneMatch: options.ifNoneMatch,
+      IfMatch: options.ifMatch !== undefined ? `"${options.ifMatch}"` : undefined,
+    });
+  }
+
+  private async rawPut(bucket: Bucket, key: string, data: Buffer, options: PutOptions): Promise<ObjectInfo> {
+    if (options.ifNoneMatch !== undefined || options.ifMatch !== undefined) {
+      return this.conditionalPut(bucket, key, data, options);
+    }
+    // A plain put may be resent: writing the same bytes twice is the same write.
+    const history = historyOf(newWriteId(), 'unknown');
+    const res = await this.call('put', (abortSignal) =>
+      this.client.send(this.putCommand(bucket, key, data, options, history), { abortSignal }),
+    );
+    const etag = stripQuotes(res.ETag);
+    this.remember(bucket, key, etag, history);
+    return { key, size: data.length, etag, lastModified: new Date() };
+  }
+
+  /**
+   * A create-exclusive or compare-and-swap put. When its answer is lost (timeout, reset, 5xx) it may
+   * have landed, and others may have written on top since: resending it would fail its own
+   * precondition and double a compare-and-swap update when taken for a conflict. So it is sent once,
+   * and after a lost answer the object's write history (write-history.ts) says whether it landed;
+   * it is resent only while its precondition still holds, and an undecidable outcome is
+   * MC_ERR_STORE_UNAVAILABLE, never a guess.
+   */
+  private async conditionalPut(
     bucket: Bucket,
     key: string,
     data: Buffer,
     options: PutOptions,
-    conditionalHeaders: boolean,
   ): Promise<ObjectInfo> {
-    const conditional =
-      conditionalHeaders && (options.ifNoneMatch !== undefined || options.ifMatch !== undefined);
-    try {
-      const res = await this.call(conditional ? 'conditional put' : 'put', (abortSignal) =>
-        this.client.send(
-          new PutObjectCommand({
-            Bucket: this.bucketName(bucket),
-            Key: key,
-            Body: data,
-            ContentLength: data.length,
-            ContentType: options.contentType ?? contentTypeForKey(key),
-            IfNoneMatch: conditionalHeaders ? options.ifNoneMatch : undefined,
-            IfMatch: conditionalHeaders && options.ifMatch !== undefined ? `"${options.ifMatch}"` : undefined,
-          }),
-          { abortSignal },
-        ),
-      );
-      return { key, size: data.length, etag: stripQuotes(res.ETag), lastModified: new Date() };
-    } catch (err) {
-      const own = conditional ? await this.ownRetriedWrite(bucket, key, data, err) : null;
-      if (own) return own;
-      throw err;
+    const id = newWriteId();
+    let base: string | undefined;
+    let history: string[];
+    if (options.ifNoneMatch === '*') {
+      history = historyOf(id, 'created');
+    } else {
+      let known = this.histories.get(`${bucket}/${key}`)?.history;
+      if (this.histories.get(`${bucket}/${key}`)?.etag !== options.ifMatch) {
+        // An etag this store did not read itself: read the history it names (and refuse early).
+        const cur = await this.headWithHistory(bucket, key);
+        if (!cur || cur.info.etag !== options.ifMatch) throw conflict(key);
+        known = cur.history;
+      }
+      base = known?.[0];
+      history = historyOf(id, known && known.length > 0 ? known : 'unknown');
     }
-  }
-
-  /**
-   * A conditional PUT whose first attempt landed but whose answer was lost (timeout, reset) is retried
-   * by the SDK and then fails its own precondition (412). When the object now holds exactly these
-   * bytes, that write was ours: report it as written instead of as a conflict.
-   */
-  private async ownRetriedWrite(
-    bucket: Bucket,
-    key: string,
-    data: Buffer,
-    err: unknown,
-  ): Promise<ObjectInfo | null> {
-    if (!isMatchcastError(err, 'MC_ERR_CONFLICT')) return null;
-    const attempts = (err.cause as SdkError | undefined)?.$metadata?.attempts ?? 1;
-    if (attempts < 2) return null;
-    const current = await this.getRaw(bucket, key).catch(() => null);
-    if (!current?.body.equals(data)) return null;
-    return { key, size: data.length, etag: current.etag, lastModified: current.lastModified };
+    const sends = Math.max(1, this.options.maxAttempts ?? 2);
+    for (let send = 1; ; send++) {
+      let lost: MatchcastError;
+      try {
+        const res = await this.call('conditional put', (abortSignal) =>
+          this.conditionalClient.send(this.putCommand(bucket, key, data, options, history), { abortSignal }),
+        );
+        const etag = stripQuotes(res.ETag);
+        this.remember(bucket, key, etag, history);
+        return { key, size: data.length, etag, lastModified: new Date() };
+      } catch (err) {
+        if (!(err instanceof MatchcastError)) throw err;
+        // A refusal of the first send is certain; of a resend it may be the first send having landed.
+        const definite = err.code === 'MC_ERR_CONFLICT' ? send === 1 : !mayHaveLanded(err.cause);
+        if (definite) throw err;
+        lost = err;
+      }
+      let cur: Awaited<ReturnType<S3ObjectStore['headWithHistory']>>;
+      try {
+        cur = await this.headWithHistory(bucket, key);
+      } catch (err) {
+        throw new MatchcastError(
+          'MC_ERR_STORE_UNAVAILABLE',
+          `S3 conditional put of ${key}: the answer was lost and the object cannot be read, so whether it was written is unknown`,
+          { cause: err },
+        );
+      }
+      const holds = options.ifNoneMatch === '*' ? cur === null : cur?.info.etag === options.ifMatch;
+      if (cur?.history.includes(id)) {
+        const etag = cur.history[0] === id ? cur.info.etag : createHash('md5').update(data).digest('hex');
+        return { key, size: data.length, etag, lastModified: cur.info.lastModified };
+      }
+      if (holds) {
+        // Not written (yet): resend the same write, so a late first send and the resend are one write.
+        if (send >= sends) throw lost;
+        await sleep(25 * send);
+        continue;
+      }
+      const outcome = cur ? outcomeOf(cur.history, id, base) : 'refused';
+      if (outcome === 'refused') throw conflict(key);
+      throw new MatchcastError(
+        'MC_ERR_STORE_UNAVAILABLE',
+        `S3 conditional put of ${key}: the answer was lost and more writes followed than the object's history keeps, so whether it was written is unknown`,
+        { cause: lost },
+      );
+    }
   }
 
   async put(
@@ -253,7 +338,7 @@ export class S3ObjectStore implements ObjectStore {
     const data = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     return this.withBucket(bucket, async () => {
       if (options.ifNoneMatch === '*' || options.ifMatch !== undefined) await this.checkConditional(bucket);
-      return this.rawPut(bucket, key, data, options, true);
+      return this.rawPut(bucket, key, data, options);
     });
   }
 
@@ -267,9 +352,9 @@ export class S3ObjectStore implements ObjectStore {
       // One fixed key, overwritten and never deleted: concurrent probes of several processes agree,
       // and no listing races with a probe's deletion.
       const probe = `${RESERVED_SEGMENT_PREFIX}probe/conditional-writes`;
-      await this.rawPut(bucket, probe, Buffer.from('1'), {}, false);
+      await this.rawPut(bucket, probe, Buffer.from('1'), {});
       try {
-        await this.rawPut(bucket, probe, Buffer.from('2'), { ifNoneMatch: '*' }, true);
+        await this.rawPut(bucket, probe, Buffer.from('2'), { ifNoneMatch: '*' });
       } catch (err) {
         if (isMatchcastError(err, 'MC_ERR_CONFLICT')) return;
         throw err;
@@ -318,10 +403,12 @@ export class S3ObjectStore implements ObjectStore {
       );
       const bytes = (await res.Body?.transformToByteArray()) ?? new Uint8Array();
       const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      const etag = stripQuotes(res.ETag);
+      this.remember(bucket, key, etag, parseHistory(res.Metadata?.[WRITE_HISTORY_META]));
       return {
         key,
         size: body.length,
-        etag: stripQuotes(res.ETag),
+        etag,
         lastModified: res.LastModified ?? new Date(0),
         body,
         contentType: res.ContentType,
@@ -332,7 +419,10 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
-  private async headRaw(bucket: Bucket, key: string): Promise<ObjectInfo | null> {
+  private async headWithHistory(
+    bucket: Bucket,
+    key: string,
+  ): Promise<{ info: ObjectInfo; history: string[] } | null> {
     return this.call('head', async (abortSignal) => {
       try {
         const res = await this.client.send(
@@ -341,12 +431,16 @@ export class S3ObjectStore implements ObjectStore {
             abortSignal,
           },
         );
-        return {
+        const etag = stripQuotes(res.ETag);
+        const history = parseHistory(res.Metadata?.[WRITE_HISTORY_META]);
+        this.remember(bucket, key, etag, history);
+        const info = {
           key,
           size: res.ContentLength ?? 0,
-          etag: stripQuotes(res.ETag),
+          etag,
           lastModified: res.LastModified ?? new Date(0),
         };
+        return { info, history };
       } catch (err) {
         // HEAD has no body, so a missing bucket also arrives as a bare 404.
         if (isNotFound(err)) return null;
@@ -380,7 +474,7 @@ export class S3ObjectStore implements ObjectStore {
 
   async head(bucket: Bucket, key: string): Promise<ObjectInfo | null> {
     validateKey(key);
-    return this.headRaw(bucket, key);
+    return (await this.headWithHistory(bucket, key))?.info ?? null;
   }
 
   async list(bucket: Bucket, prefix = ''): Promise<ObjectInfo[]> {
@@ -431,5 +525,6 @@ export class S3ObjectStore implements ObjectStore {
 
   async close(): Promise<void> {
     this.client.destroy();
+    this.conditionalClient.destroy();
   }
 }

@@ -3,6 +3,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
+ * A fault for the `n`th conditional PUT whose precondition holds (1-based): `drop` cuts the connection
+ * without forwarding it; `lose-answer` forwards it (it lands) and cuts the connection before the
+ * answer; `error-after` forwards it and answers 500 InternalError, as S3 may after a write.
+ */
+export type ConditionalPutFault = (n: number) => 'drop' | 'lose-answer' | 'error-after' | undefined;
+
+/**
  * An HTTP proxy in front of s3rver that gives it the conditional writes AWS S3, MinIO and R2 have
  * (s3rver 3.7 ignores `If-None-Match` / `If-Match`): every PUT and DELETE of one path is serialised
  * here, and a conditional PUT first compares the object's current etag (an unsigned HEAD) and
@@ -17,7 +24,9 @@ import type { AddressInfo } from 'node:net';
  */
 export async function startConditionalProxy(
   upstreamPort: number,
+  options: { fault?: ConditionalPutFault } = {},
 ): Promise<{ endpoint: string; close(): Promise<void> }> {
+  let conditionalPuts = 0;
   const queues = new Map<string, Promise<void>>();
   const sockets = new Set<import('node:net').Socket>();
 
@@ -87,6 +96,14 @@ export async function startConditionalProxy(
             return;
           }
         }
+        const fault =
+          method === 'PUT' && (ifNoneMatch !== undefined || ifMatch !== undefined)
+            ? options.fault?.(++conditionalPuts)
+            : undefined;
+        if (fault === 'drop') {
+          req.socket.destroy();
+          return;
+        }
         const up = await upstream(method, path, req.headers, body.length > 0 ? body : null);
         if (method === 'PUT' && up.status === 200 && up.headers.etag) {
           const want = String(up.headers.etag).replace(/^W\//, '').replace(/^"|"$/g, '');
@@ -95,6 +112,17 @@ export async function startConditionalProxy(
             if (cur.status === 200 && createHash('md5').update(cur.body).digest('hex') === want) break;
             await new Promise((r) => setTimeout(r, 5));
           }
+        }
+        if (fault === 'lose-answer') {
+          req.socket.destroy();
+          return;
+        }
+        if (fault === 'error-after') {
+          res.writeHead(500, { 'content-type': 'application/xml' });
+          res.end(
+            '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>InternalError</Code><Message>test fault</Message></Error>',
+          );
+          return;
         }
         res.writeHead(up.status, up.headers);
         res.end(up.body);

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Config, parseConfig } from '../../src/config.js';
-import { startConditionalProxy } from './s3-conditional-proxy.js';
+import { type ConditionalPutFault, startConditionalProxy } from './s3-conditional-proxy.js';
 
 interface S3rverInstance {
   run(): Promise<{ address: string; port: number }>;
@@ -18,6 +18,8 @@ export interface TestS3Server {
   rawEndpoint: string;
   accessKeyId: string;
   secretAccessKey: string;
+  /** Another proxy in front of the same s3rver, injecting `fault` into conditional PUTs. */
+  faultyEndpoint(fault: ConditionalPutFault): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -33,13 +35,20 @@ export async function startS3rver(): Promise<TestS3Server> {
   const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory });
   const { port } = await server.run();
   const proxy = await startConditionalProxy(port);
+  const faulty: Array<Awaited<ReturnType<typeof startConditionalProxy>>> = [];
   return {
     endpoint: proxy.endpoint,
     rawEndpoint: `http://127.0.0.1:${port}`,
     // s3rver accepts these default credentials (it does not verify signatures).
     accessKeyId: 'S3RVER',
     secretAccessKey: 'S3RVER',
+    async faultyEndpoint(fault) {
+      const p = await startConditionalProxy(port, { fault });
+      faulty.push(p);
+      return p.endpoint;
+    },
     async stop() {
+      for (const p of faulty) await p.close();
       await proxy.close();
       await server.close();
       await rm(directory, { recursive: true, force: true });

@@ -14,7 +14,9 @@ const WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures
  */
 export async function twoProcessRace(
   store: ObjectStore,
-  job: { driver: 'fs'; root: string } | { driver: 's3'; endpoint: string },
+  job:
+    | { driver: 'fs'; root: string }
+    | { driver: 's3'; endpoint: string; maxAttempts?: number; bucketPrefix?: string },
   increments: number,
   createKeys: number,
 ): Promise<void> {

@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { ListBucketsCommand } from '@aws-sdk/client-s3';
 import { BUCKETS, isMatchcastError } from '../../src/domain/index.js';
 import { S3ObjectStore } from '../../src/storage/s3-object-store.js';
+import { HISTORY_LENGTH } from '../../src/storage/write-history.js';
 import { startS3rver, type TestS3Server } from '../helpers/s3rver.js';
 import { twoProcessRace } from './cross-process.js';
 import { objectStoreBehaviour } from './object-store-behaviour.js';
@@ -129,6 +130,21 @@ describe('S3ObjectStore specifics', () => {
     }
   });
 
+  test('two processes through lost answers: no compare-and-swap update is lost or doubled, no create has two winners', async () => {
+    // Every third conditional PUT that would land is cut before it is forwarded, cut after it
+    // landed, or answered 500 after it landed, in turn. Three faults in a row of one writer include
+    // one that landed, so three attempts always settle.
+    const endpoint = await server.faultyEndpoint((n) =>
+      n % 3 === 0 ? (['drop', 'lose-answer', 'error-after'] as const)[(n / 3) % 3] : undefined,
+    );
+    const s = store('lossy-');
+    try {
+      await twoProcessRace(s, { driver: 's3', endpoint, maxAttempts: 3, bucketPrefix: 'lossy-' }, 15, 12);
+    } finally {
+      await s.close();
+    }
+  });
+
   test('an unreachable store fails fast with MC_ERR_STORE_UNAVAILABLE', async () => {
     const dead = new S3ObjectStore({
       endpoint: 'http://127.0.0.1:9',
@@ -212,6 +228,42 @@ describe('S3ObjectStore specifics', () => {
           void peer.put('models', 'lost-c.json', '{"peer":1}').finally(() => req.socket.destroy());
           return;
         }
+        // Lost-d's compare-and-swap lands, then the peer swaps more times than a history keeps
+        // before the answer is cut: whether it was written cannot be told, and is not guessed.
+        if (
+          req.method === 'PUT' &&
+          key.endsWith('/lost-d.json') &&
+          !cut.has(key) &&
+          req.headers['if-match']
+        ) {
+          cut.add(key);
+          void forwardThen(async () => {
+            for (let i = 0; i < HISTORY_LENGTH; i++) {
+              const cur = await peer.get('models', 'lost-d.json');
+              await peer.put('models', 'lost-d.json', `{"peer":${i}}`, { ifMatch: cur?.etag ?? '' });
+            }
+          });
+          return;
+        }
+        function forwardThen(then: () => Promise<void>) {
+          const up = http.request(
+            {
+              host: upstream.hostname,
+              port: upstream.port,
+              method: req.method,
+              path: req.url,
+              headers: req.headers,
+              agent: false,
+            },
+            (ur) => {
+              ur.resume();
+              ur.on('end', () => void then().finally(() => req.socket.destroy()));
+            },
+          );
+          up.on('error', () => req.socket.destroy());
+          up.end(Buffer.concat(chunks));
+          return up;
+        }
         const up = http.request(
           {
             host: upstream.hostname,
@@ -276,6 +328,13 @@ describe('S3ObjectStore specifics', () => {
       });
       assert.ok(cut.has('/lost-models/lost-c.json'), 'the first attempt was cut');
       assert.equal((await s.get('models', 'lost-c.json'))?.body.toString(), '{"peer":1}');
+      const d = await s.put('models', 'lost-d.json', '{"v":1}');
+      await assert.rejects(s.put('models', 'lost-d.json', '{"v":2}', { ifMatch: d.etag }), (err: unknown) => {
+        assert.ok(isMatchcastError(err, 'MC_ERR_STORE_UNAVAILABLE'), String(err));
+        assert.match(err.message, /whether it was written is unknown/);
+        return true;
+      });
+      assert.equal((await s.get('models', 'lost-d.json'))?.body.toString(), `{"peer":${HISTORY_LENGTH - 1}}`);
     } finally {
       await s.close();
       await peer.close();

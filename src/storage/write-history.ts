@@ -1,0 +1,55 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * A conditional write whose answer is lost (timeout, reset, 5xx) may or may not have landed, and
+ * others may have written on top since. Each conditional write of the S3 driver therefore carries
+ * the ids of the writes it builds on, newest first, in its user metadata, so the writer can tell
+ * afterwards whether its write is part of the object's history. Resending blindly or guessing from
+ * the bytes loses or doubles a compare-and-swap update.
+ */
+export const WRITE_HISTORY_META = 'mc-writes';
+/** The history starts at the object's creation by a create-exclusive write. */
+export const CREATED = '^';
+/** What came before was written without a known history (a plain put or a foreign writer). */
+export const UNKNOWN = '?';
+/** Ids kept per object: enough to look past a burst of rival writes while an answer is lost. */
+export const HISTORY_LENGTH = 16;
+
+export function newWriteId(): string {
+  return randomBytes(6).toString('hex');
+}
+
+/** Parses the metadata value; empty for an object written without one. */
+export function parseHistory(value: string | undefined): string[] {
+  return value ? value.split(' ').filter((s) => s.length > 0) : [];
+}
+
+/**
+ * The history a write records: its own id, then the one it replaces (`base`, when known), `CREATED`
+ * for a create-exclusive write, or `UNKNOWN`.
+ */
+export function historyOf(id: string, base: string[] | 'created' | 'unknown'): string[] {
+  const rest = base === 'created' ? [CREATED] : base === 'unknown' || base.length === 0 ? [UNKNOWN] : base;
+  return [id, ...rest].slice(0, HISTORY_LENGTH);
+}
+
+/**
+ * What the current object's history says of a write whose answer was lost, when the write's
+ * precondition no longer holds:
+ * - `landed`: the write is in the history (it may have been replaced since);
+ * - `refused`: the history reaches back to the write's base (the object it had to replace), the
+ *   creation or a write of unknown history (which replaced whatever was there) without it;
+ * - `unknown`: the kept history is too short to tell.
+ */
+export function outcomeOf(
+  current: string[],
+  id: string,
+  base: string | undefined,
+): 'landed' | 'refused' | 'unknown' {
+  for (const w of current) {
+    if (w === id) return 'landed';
+    if (w === base || w === UNKNOWN || w === CREATED) return 'refused';
+  }
+  // A history shorter than the kept length is complete back to an object without one.
+  return current.length < HISTORY_LENGTH ? 'refused' : 'unknown';
+}
