@@ -79,10 +79,20 @@ function isNoSuchBucket(err: unknown): boolean {
   return nameOf(err) === 'NoSuchBucket';
 }
 
-/** A failure after which a write may still have landed: no answer, or a server error. */
-function mayHaveLanded(err: unknown): boolean {
+/** 4xx answers the SDK would retry: the server did not act on them, and a resend may succeed. */
+const TRANSIENT_REFUSALS = new Set([
+  'RequestTimeout',
+  'RequestTimeTooSkewed',
+  'SlowDown',
+  'Throttling',
+  'ThrottlingException',
+  'TooManyRequestsException',
+]);
+
+/** A failure after which a resend may be due: no answer, a server error, or a transient refusal. */
+function mayResend(err: unknown): boolean {
   const status = statusOf(err);
-  return status === undefined || status >= 500;
+  return status === undefined || status >= 500 || status === 429 || TRANSIENT_REFUSALS.has(nameOf(err));
 }
 
 function conflict(key: string): MatchcastError {
@@ -240,7 +250,7 @@ export class S3ObjectStore implements ObjectStore {
       return this.conditionalPut(bucket, key, data, options);
     }
     // A plain put may be resent: writing the same bytes twice is the same write.
-    const history = historyOf(newWriteId(), 'unknown');
+    const history = historyOf(newWriteId(), 'blind');
     const res = await this.call('put', (abortSignal) =>
       this.client.send(this.putCommand(bucket, key, data, options, history), { abortSignal }),
     );
@@ -277,7 +287,7 @@ export class S3ObjectStore implements ObjectStore {
         known = cur.history;
       }
       base = known?.[0];
-      history = historyOf(id, known && known.length > 0 ? known : 'unknown');
+      history = historyOf(id, known ?? []);
     }
     const sends = Math.max(1, this.options.maxAttempts ?? 2);
     for (let send = 1; ; send++) {
@@ -292,7 +302,7 @@ export class S3ObjectStore implements ObjectStore {
       } catch (err) {
         if (!(err instanceof MatchcastError)) throw err;
         // A refusal of the first send is certain; of a resend it may be the first send having landed.
-        const definite = err.code === 'MC_ERR_CONFLICT' ? send === 1 : !mayHaveLanded(err.cause);
+        const definite = err.code === 'MC_ERR_CONFLICT' ? send === 1 : !mayResend(err.cause);
         if (definite) throw err;
         lost = err;
       }
@@ -311,19 +321,25 @@ export class S3ObjectStore implements ObjectStore {
         const etag = cur.history[0] === id ? cur.info.etag : createHash('md5').update(data).digest('hex');
         return { key, size: data.length, etag, lastModified: cur.info.lastModified };
       }
+      const unknown = (why: string) =>
+        new MatchcastError(
+          'MC_ERR_STORE_UNAVAILABLE',
+          `S3 conditional put of ${key}: the answer was lost and ${why}, so whether it was written is unknown`,
+          { cause: lost },
+        );
       if (holds) {
         // Not written (yet): resend the same write, so a late first send and the resend are one write.
-        if (send >= sends) throw lost;
-        await sleep(25 * send);
-        continue;
+        if (send < sends) {
+          await sleep(25 * send);
+          continue;
+        }
+        // After a refused resend the first send may still land: not a conflict.
+        throw lost.code === 'MC_ERR_CONFLICT' ? unknown('every send was used') : lost;
       }
+      // A write that landed and was deleted since counts as refused: it is not there to build on.
       const outcome = cur ? outcomeOf(cur.history, id, base) : 'refused';
       if (outcome === 'refused') throw conflict(key);
-      throw new MatchcastError(
-        'MC_ERR_STORE_UNAVAILABLE',
-        `S3 conditional put of ${key}: the answer was lost and more writes followed than the object's history keeps, so whether it was written is unknown`,
-        { cause: lost },
-      );
+      throw unknown("the object's history does not reach back to its base");
     }
   }
 
@@ -510,6 +526,7 @@ export class S3ObjectStore implements ObjectStore {
 
   async delete(bucket: Bucket, key: string): Promise<void> {
     validateKey(key);
+    this.histories.delete(`${bucket}/${key}`);
     await this.deleteRaw(bucket, key);
   }
 

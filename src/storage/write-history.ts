@@ -10,8 +10,10 @@ import { randomBytes } from 'node:crypto';
 export const WRITE_HISTORY_META = 'mc-writes';
 /** The history starts at the object's creation by a create-exclusive write. */
 export const CREATED = '^';
-/** What came before was written without a known history (a plain put or a foreign writer). */
+/** A compare-and-swap over an object that had no history (written by a foreign writer). */
 export const UNKNOWN = '?';
+/** A plain put: it replaced whatever was there, perhaps a write whose answer was lost. */
+export const BLIND = '!';
 /** Ids kept per object: enough to look past a burst of rival writes while an answer is lost. */
 export const HISTORY_LENGTH = 16;
 
@@ -25,11 +27,12 @@ export function parseHistory(value: string | undefined): string[] {
 }
 
 /**
- * The history a write records: its own id, then the one it replaces (`base`, when known), `CREATED`
- * for a create-exclusive write, or `UNKNOWN`.
+ * The history a write records: its own id, then the history of the object it replaces (`base`),
+ * `CREATED` for a create-exclusive write, `BLIND` for a plain put, `UNKNOWN` for a base without one.
  */
-export function historyOf(id: string, base: string[] | 'created' | 'unknown'): string[] {
-  const rest = base === 'created' ? [CREATED] : base === 'unknown' || base.length === 0 ? [UNKNOWN] : base;
+export function historyOf(id: string, base: string[] | 'created' | 'blind'): string[] {
+  const rest =
+    base === 'created' ? [CREATED] : base === 'blind' ? [BLIND] : base.length === 0 ? [UNKNOWN] : base;
   return [id, ...rest].slice(0, HISTORY_LENGTH);
 }
 
@@ -38,8 +41,10 @@ export function historyOf(id: string, base: string[] | 'created' | 'unknown'): s
  * precondition no longer holds:
  * - `landed`: the write is in the history (it may have been replaced since);
  * - `refused`: the history reaches back to the write's base (the object it had to replace), the
- *   creation or a write of unknown history (which replaced whatever was there) without it;
- * - `unknown`: the kept history is too short to tell.
+ *   creation, or a compare-and-swap over an object without a history (so not over this write)
+ *   without it;
+ * - `unknown`: the kept history is too short to tell, or reaches a plain put or an object without a
+ *   history, either of which may have replaced this write.
  */
 export function outcomeOf(
   current: string[],
@@ -49,7 +54,7 @@ export function outcomeOf(
   for (const w of current) {
     if (w === id) return 'landed';
     if (w === base || w === UNKNOWN || w === CREATED) return 'refused';
+    if (w === BLIND) return 'unknown';
   }
-  // A history shorter than the kept length is complete back to an object without one.
-  return current.length < HISTORY_LENGTH ? 'refused' : 'unknown';
+  return 'unknown';
 }

@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 /**
  * A fault for the `n`th conditional PUT whose precondition holds (1-based): `drop` cuts the connection
  * without forwarding it; `lose-answer` forwards it (it lands) and cuts the connection before the
- * answer; `error-after` forwards it and answers 500 InternalError, as S3 may after a write.
+ * answer; `error-after` forwards it and answers 500 InternalError, as S3 may after a write. Both
+ * wait `holdMs` before failing.
  */
 export type ConditionalPutFault = (n: number) => 'drop' | 'lose-answer' | 'error-after' | undefined;
 
@@ -24,9 +25,10 @@ export type ConditionalPutFault = (n: number) => 'drop' | 'lose-answer' | 'error
  */
 export async function startConditionalProxy(
   upstreamPort: number,
-  options: { fault?: ConditionalPutFault } = {},
-): Promise<{ endpoint: string; close(): Promise<void> }> {
+  options: { fault?: ConditionalPutFault; holdMs?: number } = {},
+): Promise<{ endpoint: string; fired: Record<string, number>; close(): Promise<void> }> {
   let conditionalPuts = 0;
+  const fired: Record<string, number> = {};
   const queues = new Map<string, Promise<void>>();
   const sockets = new Set<import('node:net').Socket>();
 
@@ -100,6 +102,7 @@ export async function startConditionalProxy(
           method === 'PUT' && (ifNoneMatch !== undefined || ifMatch !== undefined)
             ? options.fault?.(++conditionalPuts)
             : undefined;
+        if (fault) fired[fault] = (fired[fault] ?? 0) + 1;
         if (fault === 'drop') {
           req.socket.destroy();
           return;
@@ -113,15 +116,18 @@ export async function startConditionalProxy(
             await new Promise((r) => setTimeout(r, 5));
           }
         }
+        // The lost answer is held back outside the path's queue, so a rival can write on top first.
         if (fault === 'lose-answer') {
-          req.socket.destroy();
+          setTimeout(() => req.socket.destroy(), options.holdMs ?? 0);
           return;
         }
         if (fault === 'error-after') {
-          res.writeHead(500, { 'content-type': 'application/xml' });
-          res.end(
-            '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>InternalError</Code><Message>test fault</Message></Error>',
-          );
+          setTimeout(() => {
+            res.writeHead(500, { 'content-type': 'application/xml' });
+            res.end(
+              '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>InternalError</Code><Message>test fault</Message></Error>',
+            );
+          }, options.holdMs ?? 0);
           return;
         }
         res.writeHead(up.status, up.headers);
@@ -141,6 +147,7 @@ export async function startConditionalProxy(
   const { port } = server.address() as AddressInfo;
   return {
     endpoint: `http://127.0.0.1:${port}`,
+    fired,
     async close() {
       for (const s of sockets) s.destroy();
       await new Promise<void>((r) => server.close(() => r()));

@@ -18,8 +18,11 @@ export interface TestS3Server {
   rawEndpoint: string;
   accessKeyId: string;
   secretAccessKey: string;
-  /** Another proxy in front of the same s3rver, injecting `fault` into conditional PUTs. */
-  faultyEndpoint(fault: ConditionalPutFault): Promise<string>;
+  /** Another proxy in front of the same s3rver, injecting `fault` into conditional PUTs; `fired` counts them by kind. */
+  faultyEndpoint(
+    fault: ConditionalPutFault,
+    holdMs?: number,
+  ): Promise<{ endpoint: string; fired: Record<string, number> }>;
   stop(): Promise<void>;
 }
 
@@ -42,10 +45,10 @@ export async function startS3rver(): Promise<TestS3Server> {
     // s3rver accepts these default credentials (it does not verify signatures).
     accessKeyId: 'S3RVER',
     secretAccessKey: 'S3RVER',
-    async faultyEndpoint(fault) {
-      const p = await startConditionalProxy(port, { fault });
+    async faultyEndpoint(fault, holdMs) {
+      const p = await startConditionalProxy(port, { fault, holdMs });
       faulty.push(p);
-      return p.endpoint;
+      return { endpoint: p.endpoint, fired: p.fired };
     },
     async stop() {
       for (const p of faulty) await p.close();

@@ -133,13 +133,17 @@ describe('S3ObjectStore specifics', () => {
   test('two processes through lost answers: no compare-and-swap update is lost or doubled, no create has two winners', async () => {
     // Every third conditional PUT that would land is cut before it is forwarded, cut after it
     // landed, or answered 500 after it landed, in turn. Three faults in a row of one writer include
-    // one that landed, so three attempts always settle.
-    const endpoint = await server.faultyEndpoint((n) =>
-      n % 3 === 0 ? (['drop', 'lose-answer', 'error-after'] as const)[(n / 3) % 3] : undefined,
+    // one that landed, so three attempts always settle. A landed write's failure is held back
+    // 150 ms, so the rival often writes on top of it before the writer learns of the failure.
+    const { endpoint, fired } = await server.faultyEndpoint(
+      (n) => (n % 3 === 0 ? (['drop', 'lose-answer', 'error-after'] as const)[(n / 3) % 3] : undefined),
+      150,
     );
     const s = store('lossy-');
     try {
       await twoProcessRace(s, { driver: 's3', endpoint, maxAttempts: 3, bucketPrefix: 'lossy-' }, 15, 12);
+      for (const kind of ['drop', 'lose-answer', 'error-after'])
+        assert.ok((fired[kind] ?? 0) >= 3, `fault ${kind} fired: ${JSON.stringify(fired)}`);
     } finally {
       await s.close();
     }
@@ -245,6 +249,33 @@ describe('S3ObjectStore specifics', () => {
           });
           return;
         }
+        // Lost-e's increment lands, a peer increments on top, then the answer is cut.
+        if (
+          req.method === 'PUT' &&
+          key.endsWith('/lost-e.json') &&
+          !cut.has(key) &&
+          req.headers['if-match']
+        ) {
+          cut.add(key);
+          void forwardThen(async () => {
+            const cur = await peer.get('models', 'lost-e.json');
+            await peer.put('models', 'lost-e.json', `${Number(cur?.body.toString()) + 1}`, {
+              ifMatch: cur?.etag ?? '',
+            });
+          });
+          return;
+        }
+        // Lost-f's write lands, then a plain put replaces it before the answer is cut.
+        if (
+          req.method === 'PUT' &&
+          key.endsWith('/lost-f.json') &&
+          !cut.has(key) &&
+          req.headers['if-match']
+        ) {
+          cut.add(key);
+          void forwardThen(() => peer.put('models', 'lost-f.json', 'reset').then(() => undefined));
+          return;
+        }
         function forwardThen(then: () => Promise<void>) {
           const up = http.request(
             {
@@ -303,6 +334,8 @@ describe('S3ObjectStore specifics', () => {
       secretAccessKey: server.secretAccessKey,
       bucketPrefix: 'lost-',
       checkConditionalWrites: false,
+      // Lost-d's peer writes 16 times before the answer is cut: no socket timeout may cut it first.
+      requestTimeoutMs: 60_000,
     });
     try {
       await s.ensureBuckets();
@@ -322,9 +355,10 @@ describe('S3ObjectStore specifics', () => {
       await assert.rejects(s.put('models', 'lost-b.json', '{"v":3}', { ifMatch: swapped.etag }), {
         code: 'MC_ERR_CONFLICT',
       });
-      // Retried, and the object holds a peer's bytes: a conflict, and the peer's write stands.
+      // Lost, and a peer's plain put now holds the key: it may have replaced this write, so the
+      // outcome is unknown (not a guessed conflict), and the peer's write stands.
       await assert.rejects(s.put('models', 'lost-c.json', '{"v":1}', { ifNoneMatch: '*' }), {
-        code: 'MC_ERR_CONFLICT',
+        code: 'MC_ERR_STORE_UNAVAILABLE',
       });
       assert.ok(cut.has('/lost-models/lost-c.json'), 'the first attempt was cut');
       assert.equal((await s.get('models', 'lost-c.json'))?.body.toString(), '{"peer":1}');
@@ -335,6 +369,16 @@ describe('S3ObjectStore specifics', () => {
         return true;
       });
       assert.equal((await s.get('models', 'lost-d.json'))?.body.toString(), `{"peer":${HISTORY_LENGTH - 1}}`);
+      // Landed, then a peer's increment on top: written, one increment each.
+      const e = await s.put('models', 'lost-e.json', '0');
+      await s.put('models', 'lost-e.json', '1', { ifMatch: e.etag });
+      assert.equal((await s.get('models', 'lost-e.json'))?.body.toString(), '2');
+      // Landed, then replaced by a plain put: undecidable.
+      const f = await s.put('models', 'lost-f.json', '0');
+      await assert.rejects(s.put('models', 'lost-f.json', '1', { ifMatch: f.etag }), {
+        code: 'MC_ERR_STORE_UNAVAILABLE',
+      });
+      assert.ok(['lost-d', 'lost-e', 'lost-f'].every((k) => cut.has(`/lost-models/${k}.json`)));
     } finally {
       await s.close();
       await peer.close();

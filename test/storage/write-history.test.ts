@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
+  BLIND,
   CREATED,
   HISTORY_LENGTH,
   historyOf,
@@ -12,8 +13,8 @@ import {
 test('a write records itself, then what it replaced, kept to HISTORY_LENGTH ids', () => {
   assert.deepEqual(historyOf('a', 'created'), ['a', CREATED]);
   assert.deepEqual(historyOf('b', ['a', CREATED]), ['b', 'a', CREATED]);
-  assert.deepEqual(historyOf('c', 'unknown'), ['c', UNKNOWN]);
-  assert.deepEqual(historyOf('c', []), ['c', UNKNOWN], 'an object written without a history');
+  assert.deepEqual(historyOf('p', 'blind'), ['p', BLIND]);
+  assert.deepEqual(historyOf('c', []), ['c', UNKNOWN], 'over an object written without a history');
   const long = Array.from({ length: HISTORY_LENGTH }, (_, i) => `w${i}`);
   assert.deepEqual(historyOf('new', long), ['new', ...long.slice(0, HISTORY_LENGTH - 1)]);
   assert.deepEqual(parseHistory(historyOf('b', ['a', CREATED]).join(' ')), ['b', 'a', CREATED]);
@@ -27,10 +28,17 @@ test('a lost write is landed when in the history, refused when the history reach
   assert.equal(outcomeOf(['r2', 'r', 'b', CREATED], 'x', 'b'), 'refused');
   // A create-exclusive write whose key a rival created.
   assert.equal(outcomeOf(['r', CREATED], 'x', undefined), 'refused');
-  // A plain put replaced whatever was there.
-  assert.equal(outcomeOf(['p', UNKNOWN], 'x', 'b'), 'refused');
-  // An object written without a history.
-  assert.equal(outcomeOf([], 'x', 'b'), 'refused');
+  // A compare-and-swap over an object without a history: that object was not this write.
+  assert.equal(outcomeOf(['r', UNKNOWN], 'x', 'b'), 'refused');
+  // A short history complete back to the creation.
+  assert.equal(outcomeOf(['r', CREATED], 'x', 'b'), 'refused');
+});
+
+test('a plain put or an object without a history may have replaced the write: undecidable', () => {
+  assert.equal(outcomeOf(['p', BLIND], 'x', 'b'), 'unknown');
+  assert.equal(outcomeOf(['r', 'p', BLIND], 'x', 'b'), 'unknown');
+  assert.equal(outcomeOf([], 'x', 'b'), 'unknown');
+  assert.equal(outcomeOf(['p', BLIND], 'x', CREATED), 'unknown');
 });
 
 test('a history that is full and reaches neither the write nor its base is undecidable', () => {
