@@ -53,8 +53,14 @@ test('keysMatch takes about the same time for a wrong key of any length', () => 
     return Number(process.hrtime.bigint() - t0);
   };
   time('warm-up');
-  const short = time('k');
-  const sameLengthPrefix = time(`${'k'.repeat(63)}x`);
+  // The fastest of interleaved rounds: another process on the machine only ever adds time, and one
+  // preempted sample must not decide.
+  let short = Number.POSITIVE_INFINITY;
+  let sameLengthPrefix = Number.POSITIVE_INFINITY;
+  for (let round = 0; round < 9; round++) {
+    short = Math.min(short, time('k'));
+    sameLengthPrefix = Math.min(sameLengthPrefix, time(`${'k'.repeat(63)}x`));
+  }
   const ratio = Math.max(short, sameLengthPrefix) / Math.min(short, sameLengthPrefix);
   // One pass over the expected key, no early exit: independent of where or whether the keys differ.
   assert.ok(ratio < 3, `timing ratio ${ratio.toFixed(2)}`);
