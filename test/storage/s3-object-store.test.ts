@@ -222,11 +222,29 @@ describe('S3ObjectStore specifics', () => {
       bucketPrefix: 'lost-',
       checkConditionalWrites: false,
     });
+    // Lost-g's first send is held until the writer, having timed out, has read the object: it lands
+    // between that read and the resend, which is refused (412) though it is the same write.
+    let releaseHeld: (() => void) | undefined;
     const lossy = http.createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const key = (req.url ?? '').split('?')[0];
+        if (
+          req.method === 'PUT' &&
+          key.endsWith('/lost-g.json') &&
+          !cut.has(key) &&
+          req.headers['if-match']
+        ) {
+          cut.add(key);
+          releaseHeld = () => forwardThen(async () => undefined);
+          return;
+        }
+        if (req.method === 'HEAD' && key.endsWith('/lost-g.json') && releaseHeld) {
+          const release = releaseHeld;
+          releaseHeld = undefined;
+          res.once('finish', release);
+        }
         if (req.method === 'PUT' && key.endsWith('/lost-c.json') && !cut.has(key)) {
           cut.add(key);
           void peer.put('models', 'lost-c.json', '{"peer":1}').finally(() => req.socket.destroy());
@@ -379,6 +397,25 @@ describe('S3ObjectStore specifics', () => {
         code: 'MC_ERR_STORE_UNAVAILABLE',
       });
       assert.ok(['lost-d', 'lost-e', 'lost-f'].every((k) => cut.has(`/lost-models/${k}.json`)));
+      // A first send that lands late, after the resend was decided: the resend is the same write, so
+      // its 412 is recognised as this write having landed.
+      const quick = new S3ObjectStore({
+        endpoint: `http://127.0.0.1:${(lossy.address() as AddressInfo).port}`,
+        accessKeyId: server.accessKeyId,
+        secretAccessKey: server.secretAccessKey,
+        bucketPrefix: 'lost-',
+        checkConditionalWrites: false,
+        requestTimeoutMs: 1000,
+      });
+      try {
+        const g = await quick.put('models', 'lost-g.json', '0');
+        await quick.put('models', 'lost-g.json', '1', { ifMatch: g.etag });
+        assert.ok(cut.has('/lost-models/lost-g.json'), 'the first send was held');
+        assert.equal(releaseHeld, undefined, 'the held send was released after the read');
+        assert.equal((await quick.get('models', 'lost-g.json'))?.body.toString(), '1');
+      } finally {
+        await quick.close();
+      }
     } finally {
       await s.close();
       await peer.close();
