@@ -16,7 +16,15 @@ import type { Logger } from '../logger.js';
 import { contentTypeForKey } from './content-type.js';
 import { compareKeys, isReservedKey, RESERVED_SEGMENT_PREFIX, validateKey, validatePrefix } from './keys.js';
 import type { ObjectInfo, ObjectStore, PutOptions, StoredObject } from './object-store.js';
-import { historyOf, newWriteId, outcomeOf, parseHistory, WRITE_HISTORY_META } from './write-history.js';
+import {
+  CREATED,
+  historyOf,
+  newWriteId,
+  outcomeOf,
+  parseHistory,
+  UNKNOWN,
+  WRITE_HISTORY_META,
+} from './write-history.js';
 
 /** Options of {@link S3ObjectStore}. */
 export interface S3ObjectStoreOptions {
@@ -89,10 +97,21 @@ const TRANSIENT_REFUSALS = new Set([
   'TooManyRequestsException',
 ]);
 
-/** A failure after which a resend may be due: no answer, a server error, or a transient refusal. */
+/** Failures before the request reached the server: nothing can have landed. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/**
+ * A failure after which the write may have landed or a resend may succeed: no answer (reset,
+ * timeout), a server error, or a refusal the SDK would retry.
+ */
 function mayResend(err: unknown): boolean {
   const status = statusOf(err);
-  return status === undefined || status >= 500 || status === 429 || TRANSIENT_REFUSALS.has(nameOf(err));
+  if (status === undefined) {
+    const name = nameOf(err);
+    if (NOT_SENT.has(name) || name === 'CredentialsProviderError') return false;
+    return !/did not establish a connection/.test(String((err as Error | undefined)?.message));
+  }
+  return [429, 500, 502, 503, 504].includes(status) || TRANSIENT_REFUSALS.has(nameOf(err));
 }
 
 function conflict(key: string): MatchcastError {
@@ -274,9 +293,10 @@ export class S3ObjectStore implements ObjectStore {
     options: PutOptions,
   ): Promise<ObjectInfo> {
     const id = newWriteId();
-    let base: string | undefined;
+    let base: string;
     let history: string[];
     if (options.ifNoneMatch === '*') {
+      base = CREATED;
       history = historyOf(id, 'created');
     } else {
       let known = this.histories.get(`${bucket}/${key}`)?.history;
@@ -286,10 +306,11 @@ export class S3ObjectStore implements ObjectStore {
         if (!cur || cur.info.etag !== options.ifMatch) throw conflict(key);
         known = cur.history;
       }
-      base = known?.[0];
+      base = known?.[0] ?? UNKNOWN;
       history = historyOf(id, known ?? []);
     }
     const sends = Math.max(1, this.options.maxAttempts ?? 2);
+    let refusedResend = false;
     for (let send = 1; ; send++) {
       let lost: MatchcastError;
       try {
@@ -302,8 +323,12 @@ export class S3ObjectStore implements ObjectStore {
       } catch (err) {
         if (!(err instanceof MatchcastError)) throw err;
         // A refusal of the first send is certain; of a resend it may be the first send having landed.
-        const definite = err.code === 'MC_ERR_CONFLICT' ? send === 1 : !mayResend(err.cause);
+        const definite =
+          err.code === 'MC_ERR_CONFLICT'
+            ? send === 1
+            : err.code !== 'MC_ERR_STORE_UNAVAILABLE' || !mayResend(err.cause);
         if (definite) throw err;
+        refusedResend ||= err.code === 'MC_ERR_CONFLICT';
         lost = err;
       }
       let cur: Awaited<ReturnType<S3ObjectStore['headWithHistory']>>;
@@ -329,12 +354,14 @@ export class S3ObjectStore implements ObjectStore {
         );
       if (holds) {
         // Not written (yet): resend the same write, so a late first send and the resend are one write.
+        // Not after a refused resend: the precondition holding again means the object changed back
+        // (deleted, say) after a send that may have landed.
+        if (refusedResend) throw unknown('a resend was refused');
         if (send < sends) {
           await sleep(25 * send);
           continue;
         }
-        // After a refused resend the first send may still land: not a conflict.
-        throw lost.code === 'MC_ERR_CONFLICT' ? unknown('every send was used') : lost;
+        throw unknown('every send was used');
       }
       // A write that landed and was deleted since counts as refused: it is not there to build on.
       const outcome = cur ? outcomeOf(cur.history, id, base) : 'refused';

@@ -38,23 +38,19 @@ export function historyOf(id: string, base: string[] | 'created' | 'blind'): str
 
 /**
  * What the current object's history says of a write whose answer was lost, when the write's
- * precondition no longer holds:
+ * precondition no longer holds. `base` is what the write had to replace: the id of that object's
+ * newest write, `CREATED` for a create-exclusive write, `UNKNOWN` for an object without a history.
  * - `landed`: the write is in the history (it may have been replaced since);
- * - `refused`: the history reaches back to the write's base (the object it had to replace), the
- *   creation, or a compare-and-swap over an object without a history (so not over this write)
- *   without it;
- * - `unknown`: the kept history is too short to tell, or reaches a plain put or an object without a
- *   history, either of which may have replaced this write.
+ * - `refused`: the history reaches back to the base, or to the key's creation, without it (a write
+ *   deleted since is not there to build on either);
+ * - `unknown`: the kept history is too short to tell, or passes a plain put (`BLIND`) or an object
+ *   without a history (`UNKNOWN`, other than the base), either of which may have replaced the write.
  */
-export function outcomeOf(
-  current: string[],
-  id: string,
-  base: string | undefined,
-): 'landed' | 'refused' | 'unknown' {
+export function outcomeOf(current: string[], id: string, base: string): 'landed' | 'refused' | 'unknown' {
   for (const w of current) {
     if (w === id) return 'landed';
-    if (w === base || w === UNKNOWN || w === CREATED) return 'refused';
-    if (w === BLIND) return 'unknown';
+    if (w === base || w === CREATED) return 'refused';
+    if (w === BLIND || w === UNKNOWN) return 'unknown';
   }
   return 'unknown';
 }

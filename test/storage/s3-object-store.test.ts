@@ -132,8 +132,9 @@ describe('S3ObjectStore specifics', () => {
 
   test('two processes through lost answers: no compare-and-swap update is lost or doubled, no create has two winners', async () => {
     // Every third conditional PUT that would land is cut before it is forwarded, cut after it
-    // landed, or answered 500 after it landed, in turn. Three faults in a row of one writer include
-    // one that landed, so three attempts always settle. A landed write's failure is held back
+    // landed, or answered 500 after it landed, in turn (one cycle for both writers). A write fails
+    // only if all three of its sends are dropped, which needs the rival to land exactly eight PUTs
+    // between each of them (within ~25 ms). A landed write's failure is held back
     // 150 ms, so the rival often writes on top of it before the writer learns of the failure.
     const { endpoint, fired } = await server.faultyEndpoint(
       (n) => (n % 3 === 0 ? (['drop', 'lose-answer', 'error-after'] as const)[(n / 3) % 3] : undefined),
@@ -222,28 +223,56 @@ describe('S3ObjectStore specifics', () => {
       bucketPrefix: 'lost-',
       checkConditionalWrites: false,
     });
-    // Lost-g's first send is held until the writer, having timed out, has read the object: it lands
-    // between that read and the resend, which is refused (412) though it is the same write.
-    let releaseHeld: (() => void) | undefined;
+    // Lost-g's first send is cut before it is forwarded and kept; when the writer then reads the
+    // object, the proxy takes that read, lands the kept send, and only then answers the read (which
+    // still shows the precondition holding): the resend is refused (412) though it is the same write.
+    let heldG: { path: string; headers: http.IncomingHttpHeaders; body: Buffer } | undefined;
+    let refusedG = 0;
+    const relay = (method: string, path: string, headers: http.IncomingHttpHeaders, body: Buffer | null) =>
+      new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+        const up = http.request(
+          { host: upstream.hostname, port: upstream.port, method, path, headers, agent: false },
+          (ur) => {
+            const parts: Buffer[] = [];
+            ur.on('data', (c: Buffer) => parts.push(c));
+            ur.on('end', () =>
+              resolve({ status: ur.statusCode ?? 502, headers: ur.headers, body: Buffer.concat(parts) }),
+            );
+          },
+        );
+        up.on('error', reject);
+        up.end(body ?? undefined);
+      });
     const lossy = http.createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const key = (req.url ?? '').split('?')[0];
-        if (
-          req.method === 'PUT' &&
-          key.endsWith('/lost-g.json') &&
-          !cut.has(key) &&
-          req.headers['if-match']
-        ) {
-          cut.add(key);
-          releaseHeld = () => forwardThen(async () => undefined);
+        if (req.method === 'PUT' && key.endsWith('/lost-g.json') && req.headers['if-match']) {
+          if (!cut.has(key)) {
+            cut.add(key);
+            heldG = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) };
+            req.socket.destroy();
+            return;
+          }
+          void relay('PUT', req.url ?? '', req.headers, Buffer.concat(chunks)).then((up) => {
+            if (up.status === 412) refusedG++;
+            res.writeHead(up.status, up.headers);
+            res.end(up.body);
+          });
           return;
         }
-        if (req.method === 'HEAD' && key.endsWith('/lost-g.json') && releaseHeld) {
-          const release = releaseHeld;
-          releaseHeld = undefined;
-          res.once('finish', release);
+        if (req.method === 'HEAD' && key.endsWith('/lost-g.json') && heldG) {
+          const held = heldG;
+          heldG = undefined;
+          void (async () => {
+            const head = await relay('HEAD', req.url ?? '', req.headers, null);
+            const landed = await relay('PUT', held.path, held.headers, held.body);
+            assert.equal(landed.status, 200, 'the kept send lands');
+            res.writeHead(head.status, head.headers);
+            res.end();
+          })();
+          return;
         }
         if (req.method === 'PUT' && key.endsWith('/lost-c.json') && !cut.has(key)) {
           cut.add(key);
@@ -389,8 +418,12 @@ describe('S3ObjectStore specifics', () => {
       assert.equal((await s.get('models', 'lost-d.json'))?.body.toString(), `{"peer":${HISTORY_LENGTH - 1}}`);
       // Landed, then a peer's increment on top: written, one increment each.
       const e = await s.put('models', 'lost-e.json', '0');
-      await s.put('models', 'lost-e.json', '1', { ifMatch: e.etag });
+      const e1 = await s.put('models', 'lost-e.json', '1', { ifMatch: e.etag });
       assert.equal((await s.get('models', 'lost-e.json'))?.body.toString(), '2');
+      // Its etag names its own version, which is gone: a compare-and-swap on it is a conflict.
+      await assert.rejects(s.put('models', 'lost-e.json', '3', { ifMatch: e1.etag }), {
+        code: 'MC_ERR_CONFLICT',
+      });
       // Landed, then replaced by a plain put: undecidable.
       const f = await s.put('models', 'lost-f.json', '0');
       await assert.rejects(s.put('models', 'lost-f.json', '1', { ifMatch: f.etag }), {
@@ -399,23 +432,14 @@ describe('S3ObjectStore specifics', () => {
       assert.ok(['lost-d', 'lost-e', 'lost-f'].every((k) => cut.has(`/lost-models/${k}.json`)));
       // A first send that lands late, after the resend was decided: the resend is the same write, so
       // its 412 is recognised as this write having landed.
-      const quick = new S3ObjectStore({
-        endpoint: `http://127.0.0.1:${(lossy.address() as AddressInfo).port}`,
-        accessKeyId: server.accessKeyId,
-        secretAccessKey: server.secretAccessKey,
-        bucketPrefix: 'lost-',
-        checkConditionalWrites: false,
-        requestTimeoutMs: 1000,
-      });
-      try {
-        const g = await quick.put('models', 'lost-g.json', '0');
-        await quick.put('models', 'lost-g.json', '1', { ifMatch: g.etag });
-        assert.ok(cut.has('/lost-models/lost-g.json'), 'the first send was held');
-        assert.equal(releaseHeld, undefined, 'the held send was released after the read');
-        assert.equal((await quick.get('models', 'lost-g.json'))?.body.toString(), '1');
-      } finally {
-        await quick.close();
-      }
+      const g = await s.put('models', 'lost-g.json', '0');
+      await s.put('models', 'lost-g.json', '1', { ifMatch: g.etag });
+      assert.ok(
+        cut.has('/lost-models/lost-g.json') && heldG === undefined,
+        'the first send was kept and landed',
+      );
+      assert.equal(refusedG, 1, 'the resend was refused');
+      assert.equal((await s.get('models', 'lost-g.json'))?.body.toString(), '1');
     } finally {
       await s.close();
       await peer.close();

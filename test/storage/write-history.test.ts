@@ -27,10 +27,10 @@ test('a lost write is landed when in the history, refused when the history reach
   // A rival replaced b instead: ours cannot land any more.
   assert.equal(outcomeOf(['r2', 'r', 'b', CREATED], 'x', 'b'), 'refused');
   // A create-exclusive write whose key a rival created.
-  assert.equal(outcomeOf(['r', CREATED], 'x', undefined), 'refused');
-  // A compare-and-swap over an object without a history: that object was not this write.
-  assert.equal(outcomeOf(['r', UNKNOWN], 'x', 'b'), 'refused');
-  // A short history complete back to the creation.
+  assert.equal(outcomeOf(['r', CREATED], 'x', CREATED), 'refused');
+  // A compare-and-swap over an object without a history, replaced by a rival's.
+  assert.equal(outcomeOf(['r', UNKNOWN], 'x', UNKNOWN), 'refused');
+  // A history complete back to the key's creation without ours or its base: recreated since.
   assert.equal(outcomeOf(['r', CREATED], 'x', 'b'), 'refused');
 });
 
@@ -39,6 +39,9 @@ test('a plain put or an object without a history may have replaced the write: un
   assert.equal(outcomeOf(['r', 'p', BLIND], 'x', 'b'), 'unknown');
   assert.equal(outcomeOf([], 'x', 'b'), 'unknown');
   assert.equal(outcomeOf(['p', BLIND], 'x', CREATED), 'unknown');
+  // A rival's compare-and-swap over a foreign write (no history) that may have replaced ours.
+  assert.equal(outcomeOf(['r', UNKNOWN], 'x', 'b'), 'unknown');
+  assert.equal(outcomeOf(['r', UNKNOWN], 'x', CREATED), 'unknown');
 });
 
 test('a history that is full and reaches neither the write nor its base is undecidable', () => {
