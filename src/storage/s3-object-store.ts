@@ -299,8 +299,9 @@ export class S3ObjectStore implements ObjectStore {
       base = CREATED;
       history = historyOf(id, 'created');
     } else {
-      let known = this.histories.get(`${bucket}/${key}`)?.history;
-      if (this.histories.get(`${bucket}/${key}`)?.etag !== options.ifMatch) {
+      const seen = this.histories.get(`${bucket}/${key}`);
+      let known = seen?.history;
+      if (seen?.etag !== options.ifMatch) {
         // An etag this store did not read itself: read the history it names (and refuse early).
         const cur = await this.headWithHistory(bucket, key);
         if (!cur || cur.info.etag !== options.ifMatch) throw conflict(key);
