@@ -64,7 +64,7 @@ function stripQuotes(etag: string | undefined): string {
 interface SdkError {
   name?: string;
   code?: string;
-  $metadata?: { httpStatusCode?: number; attempts?: number };
+  $metadata?: { httpStatusCode?: number };
 }
 
 function statusOf(err: unknown): number | undefined {
@@ -97,6 +97,9 @@ const TRANSIENT_REFUSALS = new Set([
   'TooManyRequestsException',
 ]);
 
+/** Statuses the SDK retries: the server may have acted on the request, or may on a resend. */
+const RESEND_STATUSES = new Set([429, 500, 502, 503, 504]);
+
 /** Failures before the request reached the server: nothing can have landed. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
@@ -111,7 +114,7 @@ function mayResend(err: unknown): boolean {
     if (NOT_SENT.has(name) || name === 'CredentialsProviderError') return false;
     return !/did not establish a connection/.test(String((err as Error | undefined)?.message));
   }
-  return [429, 500, 502, 503, 504].includes(status) || TRANSIENT_REFUSALS.has(nameOf(err));
+  return RESEND_STATUSES.has(status) || TRANSIENT_REFUSALS.has(nameOf(err));
 }
 
 function conflict(key: string): MatchcastError {

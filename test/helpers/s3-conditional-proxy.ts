@@ -2,6 +2,40 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** An upstream answer, read whole. */
+export interface RelayedResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/**
+ * Sends one request to `127.0.0.1:port` and reads the whole answer. A fresh connection each time: a
+ * reused keep-alive socket that s3rver closes at that moment fails the request, and a failed
+ * read-after-write check would answer 502 for a PUT that landed.
+ */
+export function relay(
+  port: number,
+  method: string,
+  path: string,
+  headers: http.OutgoingHttpHeaders,
+  body: Buffer | null,
+): Promise<RelayedResponse> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }),
+      );
+      res.on('error', reject);
+    });
+    req.setTimeout(10_000, () => req.destroy(new Error('upstream timeout')));
+    req.on('error', reject);
+    req.end(body ?? undefined);
+  });
+}
+
 /**
  * A fault for the `n`th conditional PUT whose precondition holds (1-based): `drop` cuts the connection
  * without forwarding it; `lose-answer` forwards it (it lands) and cuts the connection before the
@@ -45,31 +79,8 @@ export async function startConditionalProxy(
     }
   }
 
-  function upstream(
-    method: string,
-    path: string,
-    headers: http.OutgoingHttpHeaders,
-    body: Buffer | null,
-  ): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
-    return new Promise((resolve, reject) => {
-      // A fresh connection each time: a reused keep-alive socket that s3rver closes at that moment
-      // fails the request, and a failed read-after-write check would answer 502 for a PUT that landed.
-      const req = http.request(
-        { host: '127.0.0.1', port: upstreamPort, method, path, headers, agent: false },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () =>
-            resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }),
-          );
-          res.on('error', reject);
-        },
-      );
-      req.setTimeout(10_000, () => req.destroy(new Error('upstream timeout')));
-      req.on('error', reject);
-      req.end(body ?? undefined);
-    });
-  }
+  const upstream = (method: string, path: string, headers: http.OutgoingHttpHeaders, body: Buffer | null) =>
+    relay(upstreamPort, method, path, headers, body);
 
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];

@@ -6,6 +6,7 @@ import { ListBucketsCommand } from '@aws-sdk/client-s3';
 import { BUCKETS, isMatchcastError } from '../../src/domain/index.js';
 import { S3ObjectStore } from '../../src/storage/s3-object-store.js';
 import { HISTORY_LENGTH } from '../../src/storage/write-history.js';
+import { relay } from '../helpers/s3-conditional-proxy.js';
 import { startS3rver, type TestS3Server } from '../helpers/s3rver.js';
 import { twoProcessRace } from './cross-process.js';
 import { objectStoreBehaviour } from './object-store-behaviour.js';
@@ -212,7 +213,6 @@ describe('S3ObjectStore specifics', () => {
   test('a conditional put whose answer is lost is retried and reported as written, not as a conflict', async () => {
     // In front of the test server: the first PUT of each key is forwarded and lands, then its
     // connection is cut before the answer, as a timeout or reset would; the SDK retries it.
-    const upstream = new URL(server.endpoint);
     const cut = new Set<string>();
     // A peer's write that lands instead of this one: the first PUT of lost-c is not forwarded, the
     // peer writes other bytes, then the connection is cut; the retry must still be a conflict.
@@ -228,46 +228,48 @@ describe('S3ObjectStore specifics', () => {
     // still shows the precondition holding): the resend is refused (412) though it is the same write.
     let heldG: { path: string; headers: http.IncomingHttpHeaders; body: Buffer } | undefined;
     let refusedG = 0;
-    const relay = (method: string, path: string, headers: http.IncomingHttpHeaders, body: Buffer | null) =>
-      new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
-        const up = http.request(
-          { host: upstream.hostname, port: upstream.port, method, path, headers, agent: false },
-          (ur) => {
-            const parts: Buffer[] = [];
-            ur.on('data', (c: Buffer) => parts.push(c));
-            ur.on('end', () =>
-              resolve({ status: ur.statusCode ?? 502, headers: ur.headers, body: Buffer.concat(parts) }),
-            );
-          },
-        );
-        up.on('error', reject);
-        up.end(body ?? undefined);
-      });
+    const port = Number(new URL(server.endpoint).port);
+    // What a peer does after a key's compare-and-swap landed, before its answer is cut.
+    const afterLanding: Record<string, () => Promise<unknown>> = {
+      // Lost-d: the peer swaps more times than a history keeps: whether it was written cannot be
+      // told, and is not guessed.
+      '/lost-models/lost-d.json': async () => {
+        for (let i = 0; i < HISTORY_LENGTH; i++) {
+          const cur = await peer.get('models', 'lost-d.json');
+          await peer.put('models', 'lost-d.json', `{"peer":${i}}`, { ifMatch: cur?.etag ?? '' });
+        }
+      },
+      // Lost-e: a peer increments on top.
+      '/lost-models/lost-e.json': async () => {
+        const cur = await peer.get('models', 'lost-e.json');
+        await peer.put('models', 'lost-e.json', `${Number(cur?.body.toString()) + 1}`, {
+          ifMatch: cur?.etag ?? '',
+        });
+      },
+      // Lost-f: a plain put replaces it.
+      '/lost-models/lost-f.json': () => peer.put('models', 'lost-f.json', 'reset'),
+    };
     const lossy = http.createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        const key = (req.url ?? '').split('?')[0];
-        if (req.method === 'PUT' && key.endsWith('/lost-g.json') && req.headers['if-match']) {
-          if (!cut.has(key)) {
-            cut.add(key);
-            heldG = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) };
-            req.socket.destroy();
-            return;
-          }
-          void relay('PUT', req.url ?? '', req.headers, Buffer.concat(chunks)).then((up) => {
-            if (up.status === 412) refusedG++;
-            res.writeHead(up.status, up.headers);
-            res.end(up.body);
-          });
+        const key = (req.url ?? '').split('?')[0] ?? '';
+        const path = req.url ?? '';
+        const body = Buffer.concat(chunks);
+        const cutAnswer = () => req.socket.destroy();
+        const firstCas = req.method === 'PUT' && !cut.has(key) && req.headers['if-match'] !== undefined;
+        if (firstCas && key.endsWith('/lost-g.json')) {
+          cut.add(key);
+          heldG = { path, headers: req.headers, body };
+          cutAnswer();
           return;
         }
         if (req.method === 'HEAD' && key.endsWith('/lost-g.json') && heldG) {
           const held = heldG;
           heldG = undefined;
           void (async () => {
-            const head = await relay('HEAD', req.url ?? '', req.headers, null);
-            const landed = await relay('PUT', held.path, held.headers, held.body);
+            const head = await relay(port, 'HEAD', path, req.headers, null);
+            const landed = await relay(port, 'PUT', held.path, held.headers, held.body);
             assert.equal(landed.status, 200, 'the kept send lands');
             res.writeHead(head.status, head.headers);
             res.end();
@@ -276,102 +278,27 @@ describe('S3ObjectStore specifics', () => {
         }
         if (req.method === 'PUT' && key.endsWith('/lost-c.json') && !cut.has(key)) {
           cut.add(key);
-          void peer.put('models', 'lost-c.json', '{"peer":1}').finally(() => req.socket.destroy());
+          void peer.put('models', 'lost-c.json', '{"peer":1}').finally(cutAnswer);
           return;
         }
-        // Lost-d's compare-and-swap lands, then the peer swaps more times than a history keeps
-        // before the answer is cut: whether it was written cannot be told, and is not guessed.
-        if (
-          req.method === 'PUT' &&
-          key.endsWith('/lost-d.json') &&
-          !cut.has(key) &&
-          req.headers['if-match']
-        ) {
+        const then = afterLanding[key];
+        if (firstCas && then) {
           cut.add(key);
-          void forwardThen(async () => {
-            for (let i = 0; i < HISTORY_LENGTH; i++) {
-              const cur = await peer.get('models', 'lost-d.json');
-              await peer.put('models', 'lost-d.json', `{"peer":${i}}`, { ifMatch: cur?.etag ?? '' });
-            }
-          });
+          void relay(port, 'PUT', path, req.headers, body)
+            .then(then, () => undefined)
+            .finally(cutAnswer);
           return;
         }
-        // Lost-e's increment lands, a peer increments on top, then the answer is cut.
-        if (
-          req.method === 'PUT' &&
-          key.endsWith('/lost-e.json') &&
-          !cut.has(key) &&
-          req.headers['if-match']
-        ) {
-          cut.add(key);
-          void forwardThen(async () => {
-            const cur = await peer.get('models', 'lost-e.json');
-            await peer.put('models', 'lost-e.json', `${Number(cur?.body.toString()) + 1}`, {
-              ifMatch: cur?.etag ?? '',
-            });
-          });
-          return;
-        }
-        // Lost-f's write lands, then a plain put replaces it before the answer is cut.
-        if (
-          req.method === 'PUT' &&
-          key.endsWith('/lost-f.json') &&
-          !cut.has(key) &&
-          req.headers['if-match']
-        ) {
-          cut.add(key);
-          void forwardThen(() => peer.put('models', 'lost-f.json', 'reset').then(() => undefined));
-          return;
-        }
-        function forwardThen(then: () => Promise<void>) {
-          const up = http.request(
-            {
-              host: upstream.hostname,
-              port: upstream.port,
-              method: req.method,
-              path: req.url,
-              headers: req.headers,
-              agent: false,
-            },
-            (ur) => {
-              ur.resume();
-              ur.on('end', () => void then().finally(() => req.socket.destroy()));
-            },
-          );
-          up.on('error', () => req.socket.destroy());
-          up.end(Buffer.concat(chunks));
-          return up;
-        }
-        const up = http.request(
-          {
-            host: upstream.hostname,
-            port: upstream.port,
-            method: req.method,
-            path: req.url,
-            headers: req.headers,
-            agent: false,
-          },
-          (ur) => {
-            const body: Buffer[] = [];
-            ur.on('data', (c: Buffer) => body.push(c));
-            ur.on('end', () => {
-              if (
-                req.method === 'PUT' &&
-                ur.statusCode === 200 &&
-                !cut.has(key) &&
-                /\/lost-[ab]\.json$/.test(key)
-              ) {
-                cut.add(key);
-                req.socket.destroy();
-                return;
-              }
-              res.writeHead(ur.statusCode ?? 502, ur.headers);
-              res.end(Buffer.concat(body));
-            });
-          },
-        );
-        up.on('error', () => req.socket.destroy());
-        up.end(Buffer.concat(chunks));
+        void relay(port, req.method ?? 'GET', path, req.headers, body).then((up) => {
+          if (req.method === 'PUT' && up.status === 200 && !cut.has(key) && /\/lost-[ab]\.json$/.test(key)) {
+            cut.add(key);
+            cutAnswer();
+            return;
+          }
+          if (req.method === 'PUT' && key.endsWith('/lost-g.json') && up.status === 412) refusedG++;
+          res.writeHead(up.status, up.headers);
+          res.end(up.body);
+        }, cutAnswer);
       });
     });
     await new Promise<void>((r) => lossy.listen(0, '127.0.0.1', r));
