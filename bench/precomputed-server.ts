@@ -7,6 +7,7 @@
  *   mode `fastify`:     Fastify with only the precomputed routes (no shared hooks): the route's own cost
  *   mode `app`:         the real `buildApp` (helmet, CORS, auth, request ids, metrics, request log at info)
  *   mode `app-quiet`:   `buildApp` with `logRequests: false`
+ *   mode `app-inline-log`: `buildApp` with the access lines written on the event loop (no access-log thread)
  *   mode `app-cors`:    `buildApp` with `CORS_ALLOWED_ORIGINS` set (the CORS plugin's hook on every request)
  *   mode `compose:<a+b+…>`: Fastify + precomputed routes + a subset of the shared hooks, to price
  *                          each one (errors, auth, obs, log, lazylog, sechdr, strict, helmet, cors, reqid)
@@ -145,7 +146,10 @@ async function main(): Promise<void> {
       cache: createPredictionCache(config, log),
       registry: createRegistry(store, config),
     } as unknown as AppContext;
-    app = await buildApp(ctx, { logRequests: mode !== 'app-quiet' });
+    app = await buildApp(ctx, {
+      logRequests: mode !== 'app-quiet',
+      accessLogThread: mode !== 'app-inline-log',
+    });
     if (!app.hasRoute({ method: 'GET', url: '/predict/precomputed/:match_id' }))
       await precomputedRoutes(app, ctx);
   }

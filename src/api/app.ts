@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { AppContext } from './context.js';
+import { threadAccessLog } from './plugins/access-log.js';
 import { hasValidKey, registerAuth, unmatchedNeedsKey } from './plugins/auth.js';
 import { registerDocs } from './plugins/docs.js';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './plugins/errors.js';
@@ -16,6 +17,12 @@ import { SERVICE_VERSION } from './version.js';
 export interface BuildAppOptions {
   /** Log every request as a JSON line. Default `true`. */
   logRequests?: boolean;
+  /**
+   * Serialise and write those lines on a thread of their own, to standard output, instead of through
+   * `ctx.log` on the event loop (`threadAccessLog`). `runServer` sets it; `ctx.log` must then be the
+   * process's standard-output logger (`createLogger`). Default `false`.
+   */
+  accessLogThread?: boolean;
 }
 
 /**
@@ -60,7 +67,10 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     staticHeaders: headers,
     documentHeaders,
     isDocument: isDocumentPath,
-    accessLog: log,
+    accessLog:
+      options.accessLogThread && log.isLevelEnabled('info')
+        ? threadAccessLog(log, { name: log.bindings().name })
+        : log,
   });
   registerErrorHandling(app, {
     needsKey: (request) =>

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import pino from 'pino';
+import { loggerAccessLog } from '../../src/api/plugins/access-log.js';
 import { RequestLedger } from '../../src/api/plugins/observability.js';
 import { LazyRequestLogger, lazyChildLogger } from '../../src/api/plugins/request-logger.js';
 import { TurnBatchedDestination } from '../../src/logger.js';
@@ -146,7 +147,7 @@ test('the ledger counts interleaved runs of (method, route, status) request by r
   const countBefore = await durationCount();
   const sumBefore = await durationSum();
   const out = memoryDestination();
-  const ledger = new RequestLedger(pino({ level: 'info' }, out));
+  const ledger = new RequestLedger(loggerAccessLog(pino({ level: 'info' }, out)));
   // Durations 1..7 ms: every one is observed, whichever run it falls in.
   for (const [i, [method, route, status]] of sequence.entries())
     ledger.add(`l-${i}`, method, route, status, i + 1);

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from '../../logger.js';
 import { httpRequestDuration, httpRequestsTotal } from '../../metrics.js';
+import { type AccessLog, loggerAccessLog } from './access-log.js';
 
 /** Fastify's `/predict/:match_id` → the spec's `/predict/{match_id}`; unmatched URLs share one label. */
 export function routeTemplate(url: string | undefined): string {
@@ -29,8 +30,11 @@ export interface ObservabilityOptions {
   /** Headers of HTML documents (paths `isDocument` accepts). Default `staticHeaders`. */
   documentHeaders?: Record<string, string>;
   isDocument?: (url: string) => boolean;
-  /** Where the access lines go (`info`, one per request); usually `app.log`. Default: no lines. */
-  accessLog?: Logger;
+  /**
+   * Where the access lines go (`info`, one per request): a logger (usually `app.log`) or an
+   * {@link AccessLog} such as `threadAccessLog`. Default: no lines.
+   */
+  accessLog?: Logger | AccessLog;
 }
 
 /**
@@ -43,7 +47,7 @@ export function registerObservability(app: FastifyInstance, options: Observabili
   const staticHeaders = options.staticHeaders ?? {};
   const documentHeaders = options.documentHeaders ?? staticHeaders;
   const isDocument = options.isDocument ?? (() => false);
-  const ledger = new RequestLedger(options.accessLog);
+  const ledger = new RequestLedger(accessLogOf(options.accessLog));
   // One hook sets the constant headers (security) and the request id: each hook costs a call per request.
   app.addHook('onRequest', (request, reply, done) => {
     reply.headers(isDocument(request.url) ? documentHeaders : staticHeaders);
@@ -55,10 +59,15 @@ export function registerObservability(app: FastifyInstance, options: Observabili
     done();
   });
   // Whatever is pending when the server stops is still counted and logged.
-  app.addHook('onClose', (_app, done) => {
+  app.addHook('onClose', async () => {
     ledger.flush();
-    done();
+    await ledger.close();
   });
+}
+
+function accessLogOf(target: Logger | AccessLog | undefined): AccessLog | undefined {
+  if (target === undefined || 'close' in target) return target;
+  return target.isLevelEnabled('info') ? loggerAccessLog(target) : undefined;
 }
 
 /**
@@ -66,8 +75,9 @@ export function registerObservability(app: FastifyInstance, options: Observabili
  * recorded as five values and taken once per event-loop turn, in a `setImmediate` that runs before
  * the loop polls for I/O again (a batch holds at most one request per connection that was readable
  * in the turn). Done per request, inline between kernel sends and receives, the same prom-client
- * and pino calls cost several times what they cost in a tight loop (docs/benchmarks.md). Lines go
- * through the logger's public API (`info`), one per request, as Fastify's request logger would.
+ * and pino calls cost several times what they cost in a tight loop (docs/benchmarks.md). A turn's
+ * lines go to the {@link AccessLog} as one batch: one `info` line per request through the logger's
+ * public API, on this thread or on the access-log thread.
  */
 export class RequestLedger {
   private ids: string[] = [];
@@ -79,7 +89,7 @@ export class RequestLedger {
   private scheduled = false;
   private readonly run = () => this.flush();
 
-  constructor(private readonly log?: Logger) {}
+  constructor(private readonly log?: AccessLog) {}
 
   add(id: string, method: string, route: string | undefined, status: number, elapsedMs: number): void {
     const i = this.n++;
@@ -113,21 +123,19 @@ export class RequestLedger {
       for (let j = start; j < i; j++) this.routes[j] = path;
       start = i;
     }
-    const log = this.log;
-    if (log?.isLevelEnabled('info')) {
-      for (let i = 0; i < n; i++) {
-        log.info(
-          {
-            request_id: this.ids[i],
-            method: this.methods[i],
-            route: this.routes[i],
-            status: this.statuses[i],
-            ms: this.elapsed[i],
-          },
-          'request',
-        );
-      }
-    }
+    this.log?.write({
+      time: Date.now(),
+      ids: this.ids.slice(0, n),
+      methods: this.methods.slice(0, n),
+      routes: this.routes.slice(0, n) as string[],
+      statuses: this.statuses.slice(0, n),
+      elapsed: this.elapsed.slice(0, n),
+    });
+  }
+
+  /** Releases the access log (after a last {@link flush}). */
+  async close(): Promise<void> {
+    await this.log?.close();
   }
 }
 

@@ -1,0 +1,174 @@
+// The access-log thread: the same lines as the logger path, each request exactly once — when the
+// thread keeps up, when it falls a full ring behind, when it fails, and when the process exits
+// before it has written what it was handed.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { promisify } from 'node:util';
+import pino from 'pino';
+import { type AccessBatch, loggerAccessLog, threadAccessLog } from '../../src/api/plugins/access-log.js';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+const dir = await mkdtemp(path.join(tmpdir(), 'mc-access-log-'));
+after(() => rm(dir, { recursive: true, force: true }));
+
+type Line = Record<string, unknown>;
+
+function memoryDestination(): { write(s: string): void; lines: Line[] } {
+  const lines: Line[] = [];
+  return {
+    lines,
+    write(s: string) {
+      for (const l of s.split('\n')) if (l) lines.push(JSON.parse(l));
+    },
+  };
+}
+
+function parseLines(text: string): Line[] {
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Line);
+}
+
+function batch(turn: number, n: number, time = 1_000 + turn): AccessBatch {
+  const ids = Array.from({ length: n }, (_, i) => `t${turn}-r${i}`);
+  return {
+    time,
+    ids,
+    methods: ids.map((_, i) => (i % 2 ? 'POST' : 'GET')),
+    routes: ids.map((_, i) => (i % 3 ? '/predict/precomputed/{match_id}' : 'unmatched')),
+    statuses: ids.map((_, i) => (i % 3 ? 200 : 404)),
+    elapsed: ids.map((_, i) => i + 0.125),
+  };
+}
+
+/** A file the thread writes to, and its lines once the log is closed. */
+function fileTarget(name: string): { fd: number; read(): Line[] } {
+  const file = path.join(dir, name);
+  const fd = openSync(file, 'w');
+  return {
+    fd,
+    read() {
+      closeSync(fd);
+      return parseLines(readFileSync(file, 'utf8'));
+    },
+  };
+}
+
+test('the thread writes the lines the logger path writes, with the turn time, in order', async () => {
+  const target = fileTarget('same.log');
+  const main = memoryDestination();
+  const log = pino({ name: 'matchcast', level: 'info' }, main);
+  const access = threadAccessLog(log, { fd: target.fd });
+  const turns = [batch(0, 3), batch(1, 1), batch(2, 5)];
+  for (const b of turns) access.write(b);
+  await access.close();
+  const threadLines = target.read();
+  assert.equal(main.lines.length, 0, 'a thread that keeps up leaves nothing to the main thread');
+
+  const reference = memoryDestination();
+  const inline = loggerAccessLog(pino({ name: 'matchcast', level: 'info' }, reference));
+  for (const b of turns) inline.write(b);
+  const strip = ({ time: _t, ...rest }: Line) => rest;
+  assert.deepEqual(threadLines.map(strip), reference.lines.map(strip), 'same fields, same order');
+  assert.deepEqual(
+    threadLines.map((l) => Object.keys(l)),
+    reference.lines.map((l) => Object.keys(l)),
+    'same key order',
+  );
+  assert.deepEqual(
+    threadLines.map((l) => l.time),
+    turns.flatMap((b) => b.ids.map(() => b.time)),
+  );
+  assert.equal(threadLines[0]!.msg, 'request');
+  assert.equal(threadLines[0]!.pid, process.pid);
+});
+
+test('a thread a full ring behind: the main thread writes the rest, every request exactly once', async () => {
+  const target = fileTarget('ring.log');
+  const main = memoryDestination();
+  const access = threadAccessLog(pino({ level: 'info' }, main), { fd: target.fd, slots: 2 });
+  // Written in one synchronous loop: the thread (still loading pino) cannot keep up with 2000 turns.
+  const turns = Array.from({ length: 2000 }, (_, t) => batch(t, 3, 1));
+  for (const b of turns) access.write(b);
+  await access.close();
+  const threadLines = target.read();
+  const ids = [...threadLines, ...main.lines].map((l) => l.request_id as string);
+  assert.equal(ids.length, 6000, 'no request lost or written twice');
+  assert.deepEqual(new Set(ids), new Set(turns.flatMap((b) => b.ids)));
+  assert.ok(main.lines.length > 0, 'the main thread wrote the turns the thread had not taken');
+  assert.ok(threadLines.length > 0 && threadLines.length <= 2 * 3 * 2, 'at most a ring of turns was queued');
+});
+
+test('a failing thread: its turns and every later one are written by the main thread', async () => {
+  const main = memoryDestination();
+  // A descriptor that is not open: the thread's first write fails.
+  const access = threadAccessLog(pino({ level: 'info' }, main), { fd: 987_654 });
+  access.write(batch(0, 2));
+  for (let i = 0; i < 200 && !main.lines.some((l) => l.level === 40); i++)
+    await new Promise((r) => setTimeout(r, 10));
+  access.write(batch(1, 2));
+  await access.close();
+  assert.ok(
+    main.lines.some((l) => l.level === 40 && /access-log thread failed/.test(String(l.msg))),
+    'the failure is logged',
+  );
+  const ids = main.lines.filter((l) => l.msg === 'request').map((l) => l.request_id);
+  assert.deepEqual(ids, ['t0-r0', 't0-r1', 't1-r0', 't1-r1']);
+});
+
+test('a process that exits right after handing turns over still writes each of them once', async () => {
+  const script = path.join(dir, 'exit.mts');
+  await writeFile(
+    script,
+    [
+      `import { createLogger } from ${JSON.stringify(path.join(ROOT, 'src/logger.ts'))};`,
+      `import { threadAccessLog } from ${JSON.stringify(path.join(ROOT, 'src/api/plugins/access-log.ts'))};`,
+      "const access = threadAccessLog(createLogger('info'));",
+      'for (let t = 0; t < 300; t++) {',
+      '  const ids = Array.from({ length: 4 }, (_, i) => `t${t}-r${i}`);',
+      "  access.write({ time: t, ids, methods: ids.map(() => 'GET'), routes: ids.map(() => '/x'), statuses: ids.map(() => 200), elapsed: ids.map(() => 1) });",
+      '}',
+      'process.exit(0);',
+    ].join('\n'),
+  );
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, timeout: 60_000 });
+  const ids = parseLines(stdout).map((l) => l.request_id);
+  assert.equal(ids.length, 1200, 'every request once');
+  assert.equal(new Set(ids).size, 1200, 'none twice');
+});
+
+test('the app built with accessLogThread logs each request once on standard output', async () => {
+  const script = path.join(dir, 'app.mts');
+  await writeFile(
+    script,
+    [
+      `import { createLogger } from ${JSON.stringify(path.join(ROOT, 'src/logger.ts'))};`,
+      `import { embeddedApp } from ${JSON.stringify(path.join(ROOT, 'test/helpers/app-context.ts'))};`,
+      "const { app } = await embeddedApp({}, { log: createLogger('info'), app: { logRequests: true, accessLogThread: true } });",
+      'for (let i = 0; i < 25; i++) {',
+      "  await app.inject({ method: 'GET', url: i % 5 ? '/healthcheck/' : '/nope', headers: { 'x-request-id': `app-${i}` } });",
+      '}',
+      'await app.close();',
+    ].join('\n'),
+  );
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', script], {
+    cwd: ROOT,
+    timeout: 120_000,
+  });
+  const lines = parseLines(stdout).filter((l) => l.msg === 'request');
+  assert.deepEqual(
+    lines.map((l) => [l.request_id, l.route, l.status]).sort(),
+    Array.from({ length: 25 }, (_, i) => [
+      `app-${i}`,
+      i % 5 ? '/healthcheck/' : 'unmatched',
+      i % 5 ? 200 : 404,
+    ]).sort(),
+  );
+});
