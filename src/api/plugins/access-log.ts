@@ -130,7 +130,8 @@ export function threadAccessLog(log: Logger, options: ThreadAccessLogOptions = {
       const slot = (next + k) % slots;
       const tag = Atomics.load(state, slot);
       if (tag < 0 && !threadDead) Atomics.wait(state, slot, tag, 100);
-      else if (tag !== 0 && Atomics.compareExchange(state, slot, tag, 0) === tag) logBatch(log, batches[slot]!);
+      else if (tag !== 0 && Atomics.compareExchange(state, slot, tag, 0) === tag)
+        logBatch(log, batches[slot]!);
       batches[slot] = undefined;
     }
     log.flush();
