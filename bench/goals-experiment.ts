@@ -12,6 +12,7 @@ import { buildFeatureRows, demargin, type FeatureRow } from '../src/features/ind
 import { impliedMeans } from '../src/model/goals/implied-means.js';
 import { marketsFromMatrix } from '../src/model/goals/markets.js';
 import { fitPoissonGlm, predictPoissonGlm } from '../src/model/goals/poisson-glm.js';
+import { regionRhos } from '../src/model/goals/region-rho.js';
 import { dixonColesTau, scoreMatrix } from '../src/model/goals/score-matrix.js';
 import { FOOTBALL_DATA_DIR, loadFootballData } from './football-data.js';
 
@@ -149,7 +150,7 @@ const lg = (x: number) => Math.log(Math.max(x, 1e-6));
 const lgt = (p: number) => Math.log(p / (1 - p));
 type Design = (p: Prep, side: 0 | 1) => number[];
 const num = (v: number | null, d = 0) => (v === null || !Number.isFinite(v) ? d : v);
-const variants: Record<string, { design: Design; rho: boolean; bttsRho?: boolean }> = {
+const variants: Record<string, { design: Design; rho: boolean; bttsRho?: boolean; regionRho?: boolean }> = {
   // market only: the opening-implied mean of this side (ratings mean when O/U missing)
   mkt: { rho: false, design: (p, s) => [lg(p.open ? p.open[s] : p.gr[s]), p.open ? 0 : 1] },
   mkt_dc: { rho: true, design: (p, s) => [lg(p.open ? p.open[s] : p.gr[s]), p.open ? 0 : 1] },
@@ -163,6 +164,12 @@ const variants: Record<string, { design: Design; rho: boolean; bttsRho?: boolean
   },
   mkt_gr_dc: {
     rho: true,
+    design: (p, s) => [lg(p.open ? p.open[s] : p.gr[s]), lg(p.gr[s]), lg(p.gr[1 - s]), p.open ? 0 : 1],
+  },
+  // the adopted inputs, ρ per region from the last year's closing BTTS prices (src/model/goals/region-rho.ts)
+  mkt_gr_region_rho: {
+    rho: true,
+    regionRho: true,
     design: (p, s) => [lg(p.open ? p.open[s] : p.gr[s]), lg(p.gr[s]), lg(p.gr[1 - s]), p.open ? 0 : 1],
   },
   mkt_gr_bttsrho: {
@@ -267,6 +274,7 @@ for (const [name, v] of Object.entries(variants)) {
     );
     let rho = 0;
     let wB = 0;
+    let byRegion: Record<string, number> = {};
     if (v.rho) {
       const lam = train.map(
         (p) =>
@@ -277,6 +285,17 @@ for (const [name, v] of Object.entries(variants)) {
       );
       rho = fitRho(train, lam);
       if (v.bttsRho) wB = fitRho(train, lam, 1, rho);
+      if (v.regionRho) {
+        byRegion = regionRhos(
+          train.map((p, i) => ({
+            region_id: p.row.region_id,
+            t: p.t,
+            lh: lam[i][0],
+            la: lam[i][1],
+            btts_close: p.go.bttsClose,
+          })),
+        );
+      }
     }
     rhos.push(v.bttsRho ? wB : rho);
     for (const p of preps) {
@@ -284,7 +303,8 @@ for (const [name, v] of Object.entries(variants)) {
       const lh = predictPoissonGlm(models[0], v.design(p, 0));
       const la = predictPoissonGlm(models[1], v.design(p, 1));
       const ri = v.bttsRho ? impliedRho(lh, la, p.go.bttsOpen) : null;
-      const mk = marketsFromMatrix(scoreMatrix(lh, la, ri === null ? rho : (1 - wB) * rho + wB * ri));
+      const r0 = byRegion[String(p.row.region_id)] ?? rho;
+      const mk = marketsFromMatrix(scoreMatrix(lh, la, ri === null ? r0 : (1 - wB) * r0 + wB * ri));
       res.push({
         p,
         pOver: mk.over['2.5'],

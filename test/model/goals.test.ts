@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { OddsRecord } from '../../src/domain/index.js';
+import type { DixonColesMarketState } from '../../src/model/families/dixon-coles-market.js';
 import {
   buildGoalInputs,
   deserializeGoalsModel,
@@ -11,6 +12,7 @@ import {
   MATRIX_SIZE,
   marketsFromMatrix,
   predictGoals,
+  regionRhos,
   scoreMatrix,
   serializeGoalsModel,
   TOTAL_LINES,
@@ -75,6 +77,31 @@ test('the Dixon–Coles ρ moves mass to 0-0 and 1-1 without changing the total'
   assert.ok(b[0] > a[0]);
   assert.ok(b[MATRIX_SIZE + 1] > a[MATRIX_SIZE + 1]);
   assert.ok(b[1] < a[1]);
+});
+
+test('per-region ρ: set by the last year of closing BTTS prices, old or sparse regions keep the global ρ', () => {
+  const day = 86_400_000;
+  const rows = [];
+  for (let i = 0; i < 400; i++) {
+    const [lh, la] = [1.2 + (i % 4) * 0.2, 1 + (i % 3) * 0.2];
+    // Region 1's recent closing prices are the matrices of ρ = −0.12; older ones (ρ = +0.1) are ignored.
+    const old = i < 200;
+    const btts = marketsFromMatrix(scoreMatrix(lh, la, old ? 0.1 : -0.12), 1).btts_yes;
+    rows.push({ region_id: 1, t: old ? i * day - 800 * day : i * day, lh, la, btts_close: btts });
+  }
+  for (let i = 0; i < 49; i++) rows.push({ region_id: 2, t: 399 * day, lh: 1.3, la: 1.1, btts_close: 0.6 });
+  rows.push({ region_id: 3, t: 0, lh: 1.3, la: 1.1, btts_close: null });
+  const r = regionRhos(rows);
+  assert.deepEqual(Object.keys(r), ['1']);
+  close(r['1'], -0.12, 1e-4);
+  // Artifacts written before rho_by_region predict with the global ρ.
+  const { matches, odds } = goalsLeague();
+  const asOf = new Date('2030-01-01T00:00:00Z');
+  const inputs = buildGoalInputs(matches, odds, asOf);
+  const raw = JSON.parse(serializeGoalsModel(trainGoalsModel(inputs, asOf)));
+  assert.ok(typeof raw.state.rho_by_region['1'] === 'number');
+  delete raw.state.rho_by_region;
+  assert.equal(predictGoals(deserializeGoalsModel(JSON.stringify(raw)), inputs[0]).rho, raw.state.rho);
 });
 
 test('implied means reproduce the prices they were solved from', () => {
@@ -159,12 +186,38 @@ test('leakage: results and closing prices at or after as-of are ignored', () => 
     if (r.t >= asOf.getTime()) {
       assert.equal(r.home_goals, null);
       assert.equal(r.line.ou_close, null);
+      assert.equal(r.line.btts_close, null);
     }
   }
   const trimmed = matches.filter((m) => m.startTimeUtc < asOf);
   const a = buildGoalInputs(trimmed, odds, asOf);
   const b = new Map(inputs.map((r) => [r.match_id, r]));
   for (const r of a) assert.deepEqual(b.get(r.match_id), r);
+});
+
+test('leakage: the per-region ρ reads the closing BTTS prices of training matches only', () => {
+  const { matches, odds } = goalsLeague({ seed: 7 });
+  const asOf = matches[Math.floor(matches.length * 0.7)]!.startTimeUtc;
+  const regionRhoOf = (model: ReturnType<typeof trainGoalsModel>) =>
+    (model.state as DixonColesMarketState).rho_by_region;
+  const base = trainGoalsModel(buildGoalInputs(matches, odds, asOf), asOf);
+  assert.ok(Object.keys(regionRhoOf(base)).length > 0, 'the league has a ρ of its own');
+  const withBtts = (pick: (t: number) => boolean) => {
+    const out = new Map<number, OddsRecord>(odds);
+    for (const m of matches) {
+      const o = odds.get(m.id);
+      if (o && pick(m.startTimeUtc.getTime()))
+        out.set(m.id, { ...o, close_btts_yes: 1.15, close_btts_no: 6 });
+    }
+    return out;
+  };
+  // Closing BTTS prices of matches at or after as-of (the ones the model will predict): same model.
+  const later = withBtts((t) => t >= asOf.getTime());
+  assert.deepEqual(trainGoalsModel(buildGoalInputs(matches, later, asOf), asOf).state, base.state);
+  // Those of the training year do move it (the test can fail the other way round too).
+  const earlier = withBtts((t) => t < asOf.getTime());
+  const moved = regionRhoOf(trainGoalsModel(buildGoalInputs(matches, earlier, asOf), asOf));
+  assert.notDeepEqual(moved, regionRhoOf(base));
 });
 
 test('walk-forward: folds train only on earlier matches and the model learns the goals', () => {

@@ -2,13 +2,17 @@ import { MatchcastError } from '../../domain/index.js';
 import type { GoalsFamily, GoalsFitData, GoalsPrediction } from '../family.js';
 import type { GoalInput } from '../goals/goal-inputs.js';
 import { fitPoissonGlm, type PoissonGlm, predictPoissonGlm } from '../goals/poisson-glm.js';
+import { regionRhos } from '../goals/region-rho.js';
 import { dixonColesTau } from '../goals/score-matrix.js';
 
 /** Fitted state: one log-linear Poisson regression per side plus the Dixon–Coles ρ. */
 export interface DixonColesMarketState {
   home: PoissonGlm;
   away: PoissonGlm;
+  /** Global ρ, fitted on the training scores; the ρ of regions absent from `rho_by_region`. */
   rho: number;
+  /** ρ per region id from recent closing BTTS prices (`regionRhos`); `{}` in artifacts written before it. */
+  rho_by_region: Record<string, number>;
 }
 
 const lg = (x: number) => Math.log(Math.max(x, 1e-6));
@@ -64,7 +68,8 @@ function fitRho(train: readonly GoalInput[], lam: ReadonlyArray<[number, number]
 
 /**
  * Dixon–Coles score model whose means come from a Poisson regression on the opening 1X2 + O/U 2.5
- * implied means and the closing-line goal ratings (chosen on 2015-07..2021-07, docs/model-quality.md).
+ * implied means and the closing-line goal ratings, and whose ρ is per region from recent closing BTTS
+ * prices (both chosen on 2015-07..2021-07, docs/model-quality.md).
  */
 export const dixonColesMarket: GoalsFamily<DixonColesMarketState, 'dixon_coles_market'> = {
   kind: 'goals',
@@ -98,13 +103,22 @@ export const dixonColesMarket: GoalsFamily<DixonColesMarketState, 'dixon_coles_m
           number,
         ],
     );
-    return { home, away, rho: fitRho(rows, lam) };
+    const rho_by_region = regionRhos(
+      rows.map((r, i) => ({
+        region_id: r.region_id,
+        t: r.t,
+        lh: lam[i][0],
+        la: lam[i][1],
+        btts_close: r.line.btts_close,
+      })),
+    );
+    return { home, away, rho: fitRho(rows, lam), rho_by_region };
   },
   predict(state: DixonColesMarketState, input: GoalInput): GoalsPrediction {
     return {
       lh: predictPoissonGlm(state.home, sideDesign(input, 0)),
       la: predictPoissonGlm(state.away, sideDesign(input, 1)),
-      rho: state.rho,
+      rho: state.rho_by_region[String(input.region_id)] ?? state.rho,
     };
   },
   parse(fields: Record<string, unknown>): DixonColesMarketState {
@@ -127,6 +141,20 @@ export const dixonColesMarket: GoalsFamily<DixonColesMarketState, 'dixon_coles_m
     if (typeof rho !== 'number' || !Number.isFinite(rho)) {
       throw new MatchcastError('MC_ERR_MODEL_UNAVAILABLE', 'goals model: malformed rho');
     }
-    return { home: glm(fields.home, 'home'), away: glm(fields.away, 'away'), rho };
+    const byRegion = fields.rho_by_region ?? {};
+    if (
+      typeof byRegion !== 'object' ||
+      byRegion === null ||
+      Array.isArray(byRegion) ||
+      !Object.values(byRegion).every((v) => typeof v === 'number' && Number.isFinite(v))
+    ) {
+      throw new MatchcastError('MC_ERR_MODEL_UNAVAILABLE', 'goals model: malformed rho_by_region');
+    }
+    return {
+      home: glm(fields.home, 'home'),
+      away: glm(fields.away, 'away'),
+      rho,
+      rho_by_region: { ...(byRegion as Record<string, number>) },
+    };
   },
 };

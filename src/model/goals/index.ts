@@ -33,6 +33,7 @@ export {
 export { impliedMeans } from './implied-means.js';
 export { ASIAN_LINES, type AsianLine, type GoalsMarkets, marketsFromMatrix, TOTAL_LINES } from './markets.js';
 export { MARKETS_COLUMNS, type MarketsRow } from './markets-file.js';
+export { dixonColesBtts, type RegionRhoRow, regionRhos } from './region-rho.js';
 export { MATRIX_SIZE, MAX_GOALS, scoreMatrix } from './score-matrix.js';
 export {
   type GoalsBacktestResult,
