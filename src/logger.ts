@@ -13,12 +13,39 @@ export const REDACT_PATHS = [
   'req.headers.authorization',
 ];
 
+/** Largest write that a pipe never interleaves with another writer's (PIPE_BUF on Linux). */
+export const ATOMIC_WRITE_BYTES = 4096;
+
+/**
+ * Joins lines into chunks of at most `limit` bytes (a longer line is a chunk of its own), so that two
+ * threads writing whole chunks to one pipe never tear each other's lines. Self-contained: the
+ * access-log thread runs its source.
+ */
+export function atomicChunks(lines: readonly string[], limit: number): string[] {
+  const chunks: string[] = [];
+  let chunk = '';
+  let bytes = 0;
+  for (const line of lines) {
+    const n = Buffer.byteLength(line);
+    if (bytes > 0 && bytes + n > limit) {
+      chunks.push(chunk);
+      chunk = '';
+      bytes = 0;
+    }
+    chunk += line;
+    bytes += n;
+  }
+  if (bytes > 0) chunks.push(chunk);
+  return chunks;
+}
+
 /**
  * A pino destination that hands every line written during one event-loop turn to `out` in one
  * write (in a `setImmediate`), and whatever is pending at process exit synchronously. pino's own
  * stdout destination makes one `write(2)` per line and measures the byte length of its pending
  * buffer on each line: about 5 µs per line under load, more than serialising the line
- * (docs/benchmarks.md). Lines keep their order; nothing else about them changes.
+ * (docs/benchmarks.md). Lines keep their order and are written in chunks a pipe keeps whole
+ * ({@link atomicChunks}); nothing else about them changes.
  */
 export class TurnBatchedDestination implements DestinationStream {
   private lines: string[] = [];
@@ -40,9 +67,10 @@ export class TurnBatchedDestination implements DestinationStream {
     this.scheduled = false;
     const n = this.lines.length;
     if (n === 0) return;
-    const text = n === 1 ? this.lines[0]! : this.lines.join('');
+    const lines = this.lines;
     this.lines = [];
-    this.out.write(text);
+    if (n === 1) this.out.write(lines[0]!);
+    else for (const chunk of atomicChunks(lines, ATOMIC_WRITE_BYTES)) this.out.write(chunk);
   }
 
   /** pino's `logger.flush(cb)`. */

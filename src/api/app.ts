@@ -67,10 +67,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     staticHeaders: headers,
     documentHeaders,
     isDocument: isDocumentPath,
-    accessLog:
-      options.accessLogThread && log.isLevelEnabled('info')
-        ? threadAccessLog(log, { name: log.bindings().name })
-        : log,
+    accessLog: options.accessLogThread && log.isLevelEnabled('info') ? threadAccessLog(log) : log,
   });
   registerErrorHandling(app, {
     needsKey: (request) =>

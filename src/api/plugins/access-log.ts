@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { Logger } from '../../logger.js';
+import { ATOMIC_WRITE_BYTES, atomicChunks, type Logger } from '../../logger.js';
 
 /** The requests answered in one event-loop turn, as parallel columns, and when they were taken (ms). */
 export interface AccessBatch {
@@ -46,102 +46,126 @@ export function loggerAccessLog(log: Logger): AccessLog {
 export interface ThreadAccessLogOptions {
   /** Where the thread writes (a file descriptor). Default 1, standard output. */
   fd?: number;
-  /** pino's `name` field of the lines. Default `matchcast`. */
-  name?: string;
   /**
-   * Turns the thread may fall behind (messages queued for it) before the main thread writes the
-   * oldest and the newest itself. Default 256.
+   * Turns handed to the thread and not yet written before the main thread writes the newest itself
+   * (a bound on the thread's queue). Default 256.
    */
   slots?: number;
+  /** How long process exit waits for a batch the thread is writing. Default 10 000 ms. */
+  exitWaitMs?: number;
 }
 
-// The thread's code (CommonJS, run with `eval`): the same pino lines as `logBatch`, with the turn's
-// time, written in chunks of at most 4096 characters so that a pipe never interleaves them with the
-// main thread's lines (writes up to PIPE_BUF are atomic). `state[slot]` is the batch's tag while it
-// waits, its negation while this thread writes it, 0 once written: the main thread writes a batch
-// itself only if it claims the tag first, so no line is written twice.
+// Slot states in the shared Int32Array (one word per slot, then the stop word): 0 free; t (1..TAGS)
+// the batch with tag t waits for the thread; -t the thread is writing it; CLAIMED + t the main thread
+// wrote it and the thread's message for it is still queued (the thread frees the slot when it gets
+// there). Whoever moves t away first writes the batch, so no batch is written twice, and the main
+// thread hands over a batch only into a free slot, so the thread's queue holds at most `slots`.
+const TAGS = 2 ** 29;
+const CLAIMED = 2 ** 29;
+
+// The thread's code, CommonJS run with `eval` (after `atomicChunks`' source): a module would need a
+// second entry point in dist/ and in the benchmark's one-file bundle. It writes `logBatch`'s lines
+// with the turn's time.
 const THREAD = `
 const { workerData, parentPort } = require('node:worker_threads');
 (async () => {
   const pino = (await import(workerData.pino)).default;
   const state = new Int32Array(workerData.state);
+  const stopWord = workerData.slots;
   const out = pino.destination({ dest: workerData.fd, sync: true });
   let time = 0;
   let lines = [];
   const log = pino(
-    { name: workerData.name, level: 'info', timestamp: () => ',"time":' + time },
+    { level: 'info', timestamp: () => ',"time":' + time },
     { write: (line) => lines.push(line) },
-  );
+  ).child(workerData.bindings);
   parentPort.on('message', (m) => {
     if (m === 'close') return parentPort.close();
-    if (Atomics.compareExchange(state, m.slot, m.tag, -m.tag) !== m.tag) return;
+    if (Atomics.load(state, stopWord) !== 0) return;
+    const was = Atomics.compareExchange(state, m.slot, m.tag, -m.tag);
+    if (was !== m.tag) {
+      if (was === ${CLAIMED} + m.tag) Atomics.compareExchange(state, m.slot, was, 0);
+      return;
+    }
     const b = m.batch;
     time = b.time;
     for (let i = 0; i < b.ids.length; i++)
       log.info({ request_id: b.ids[i], method: b.methods[i], route: b.routes[i], status: b.statuses[i], ms: b.elapsed[i] }, 'request');
-    let chunk = '';
-    for (const line of lines) {
-      if (chunk.length > 0 && chunk.length + line.length > 4096) { out.write(chunk); chunk = ''; }
-      chunk += line;
-    }
-    if (chunk.length > 0) out.write(chunk);
+    for (const chunk of atomicChunks(lines, workerData.limit)) out.write(chunk);
     lines = [];
-    Atomics.compareExchange(state, m.slot, -m.tag, 0);
+    Atomics.store(state, m.slot, 0);
     Atomics.notify(state, m.slot);
   });
 })();
 `;
 
-const TAG_RANGE = 2 ** 30;
-
 /**
  * Access lines serialised and written on a thread of their own: the main thread hands each turn's
  * columns over in one message, so the ~2.5 µs of pino serialisation and the write per request leave
- * the event loop (docs/benchmarks.md). Nothing is lost: a batch the thread has not taken when it
- * falls a full ring behind, fails, or the process exits, is claimed and written by the main thread
- * through `log` (same fields; the line's time is when it is written), and nothing is written twice,
- * except the lines of a batch the thread failed in the middle of writing.
+ * the event loop (docs/benchmarks.md). The thread's lines carry `log`'s bindings and are written in
+ * chunks that a pipe keeps whole. Nothing is lost and nothing written twice: a turn the thread cannot
+ * take (its queue full, or the thread failed) and whatever it has not taken when the process exits
+ * are written by the main thread through `log` (same fields; the line's time is when it is written),
+ * and exit waits for a batch the thread is writing. Only a batch the thread failed or hung in the
+ * middle of is written again in full.
  */
 export function threadAccessLog(log: Logger, options: ThreadAccessLogOptions = {}): AccessLog {
   const slots = options.slots ?? 256;
-  const state = new Int32Array(new SharedArrayBuffer(4 * slots));
+  const exitWaitMs = options.exitWaitMs ?? 10_000;
+  const state = new Int32Array(new SharedArrayBuffer(4 * (slots + 1)));
   const batches: (AccessBatch | undefined)[] = new Array(slots);
   let next = 0;
   let seq = 0;
   let alive = true;
-  const worker = new Worker(THREAD, {
+  const worker = new Worker(`const atomicChunks = ${atomicChunks.toString()};\n${THREAD}`, {
     eval: true,
     execArgv: [],
     workerData: {
       pino: import.meta.resolve('pino'),
       state: state.buffer,
+      slots,
       fd: options.fd ?? 1,
-      name: options.name ?? 'matchcast',
+      limit: ATOMIC_WRITE_BYTES,
+      bindings: log.bindings(),
     },
   });
   worker.unref();
 
+  /** Claims slot `slot` from state `tag` and writes its batch here; false if the thread moved first. */
+  const claim = (slot: number, tag: number) => {
+    if (Atomics.compareExchange(state, slot, tag, CLAIMED + tag) !== tag) return false;
+    logBatch(log, batches[slot]!);
+    return true;
+  };
   /**
-   * Writes here, oldest first, every batch the thread has not taken. One it is writing is awaited
-   * (bounded) while it runs, and written again in full once it has died mid-write.
+   * Writes here, oldest first, every batch the thread has not taken. One the thread is writing is
+   * awaited (up to `exitWaitMs`) while it runs, and written again in full once it has died.
    */
   const takeBack = (threadDead: boolean) => {
+    Atomics.store(state, slots, 1); // the thread takes nothing more
+    const deadline = Date.now() + exitWaitMs;
     for (let k = 0; k < slots; k++) {
       const slot = (next + k) % slots;
-      const tag = Atomics.load(state, slot);
-      if (tag < 0 && !threadDead) Atomics.wait(state, slot, tag, 100);
-      else if (tag !== 0 && Atomics.compareExchange(state, slot, tag, 0) === tag)
-        logBatch(log, batches[slot]!);
+      for (;;) {
+        const tag = Atomics.load(state, slot);
+        if (tag === 0 || tag > CLAIMED) break;
+        if (tag > 0) {
+          if (claim(slot, tag)) break;
+        } else if (threadDead || Date.now() >= deadline) {
+          if (claim(slot, tag)) break;
+        } else Atomics.wait(state, slot, tag, Math.max(1, deadline - Date.now()));
+      }
       batches[slot] = undefined;
     }
     log.flush();
   };
+  const onExit = () => stop(false);
   const stop = (threadDead: boolean) => {
     if (!alive) return;
     alive = false;
+    process.off('exit', onExit);
     takeBack(threadDead);
   };
-  const onExit = () => stop(false);
   worker.on('error', (err) => {
     log.warn({ err }, 'access-log thread failed: the main thread writes the access lines');
     stop(true);
@@ -151,18 +175,11 @@ export function threadAccessLog(log: Logger, options: ThreadAccessLogOptions = {
 
   return {
     write(batch) {
-      if (!alive) return logBatch(log, batch);
       const slot = next;
-      const old = Atomics.load(state, slot);
-      if (old > 0) {
-        // The thread is a full ring behind: the oldest batch and this one are written here, and
-        // nothing more is queued for it until it has taken that slot's message.
-        if (Atomics.compareExchange(state, slot, old, 0) === old) logBatch(log, batches[slot]!);
-        batches[slot] = undefined;
-        return logBatch(log, batch);
-      }
+      // Not free: the thread is a full queue behind (or gone), so this turn is written here.
+      if (!alive || Atomics.load(state, slot) !== 0) return logBatch(log, batch);
       next = (next + 1) % slots;
-      seq = (seq % TAG_RANGE) + 1;
+      seq = (seq % TAGS) + 1;
       batches[slot] = batch;
       Atomics.store(state, slot, seq);
       worker.postMessage({ slot, tag: seq, batch });
@@ -174,7 +191,6 @@ export function threadAccessLog(log: Logger, options: ThreadAccessLogOptions = {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, 5000)))]);
       clearTimeout(timer);
-      process.off('exit', onExit);
       if (alive) await worker.terminate();
       stop(true);
     },
