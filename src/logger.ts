@@ -18,8 +18,8 @@ export const ATOMIC_WRITE_BYTES = 4096;
 
 /**
  * Joins lines into chunks of at most `limit` bytes (a longer line is a chunk of its own), so that two
- * threads writing whole chunks to one pipe never tear each other's lines. Self-contained: the
- * access-log thread runs its source.
+ * threads writing whole chunks to one pipe never tear each other's lines. Self-contained, with no
+ * inner function (a bundler's name helpers would land in it): the access-log thread runs its source.
  */
 export function atomicChunks(lines: readonly string[], limit: number): string[] {
   const chunks: string[] = [];

@@ -64,11 +64,13 @@ function fileTarget(name: string): { fd: number; read(): Line[] } {
 test('the thread writes the lines the logger path writes, with the turn time, in order', async () => {
   const target = fileTarget('same.log');
   const main = memoryDestination();
+  const exitListeners = process.listenerCount('exit');
   const log = pino({ name: 'matchcast', level: 'info' }, main);
   const access = threadAccessLog(log, { fd: target.fd });
   const turns = [batch(0, 3), batch(1, 1), batch(2, 5)];
   for (const b of turns) access.write(b);
   await access.close();
+  assert.equal(process.listenerCount('exit'), exitListeners, 'close() leaves no exit listener');
   const threadLines = target.read();
   assert.equal(main.lines.length, 0, 'a thread that keeps up leaves nothing to the main thread');
 
@@ -141,10 +143,21 @@ async function piped(name: string, body: string[], stallMs: number): Promise<str
       ...body,
     ].join('\n'),
   );
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+  // Through `cat`, so that the child's stdout is a real pipe (spawn alone gives it a socket).
+  const command = `set -o pipefail; ${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(script)} | cat`;
+  // Its own process group: a timeout ends node and cat, not only bash.
+  const child = spawn('bash', ['-c', command], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
+    detached: true,
   });
+  const killGroup = () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  };
   const chunks: Buffer[] = [];
   child.stdout.on('data', (c: Buffer) => {
     chunks.push(c);
@@ -153,10 +166,12 @@ async function piped(name: string, body: string[], stallMs: number): Promise<str
   });
   child.stdout.pause();
   const stall = setTimeout(() => child.stdout.resume(), stallMs);
-  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-  const code = await new Promise((resolve) => child.once('close', resolve));
-  clearTimeout(stall);
-  clearTimeout(timer);
+  const timer = setTimeout(killGroup, 120_000);
+  const code = await new Promise((resolve) => child.once('close', resolve)).finally(() => {
+    clearTimeout(stall);
+    clearTimeout(timer);
+    killGroup();
+  });
   assert.equal(code, 0);
   return Buffer.concat(chunks).toString('utf8');
 }
@@ -229,6 +244,32 @@ test('a process that exits right after handing turns over still writes each of t
   assert.equal(new Set(ids).size, 1200, 'none twice');
 });
 
+test('a thread that fails mid-write hands its batch back: exit does not wait for it', async () => {
+  const script = path.join(dir, 'dead-exit.mts');
+  await writeFile(
+    script,
+    [
+      `import { createLogger } from ${JSON.stringify(path.join(ROOT, 'src/logger.ts'))};`,
+      `import { threadAccessLog } from ${JSON.stringify(path.join(ROOT, 'src/api/plugins/access-log.ts'))};`,
+      // A descriptor that is not open: the thread fails on its first write.
+      "const access = threadAccessLog(createLogger('info'), { fd: 987654 });",
+      "const ids = ['d0', 'd1'];",
+      "access.write({ time: 1, ids, methods: ['GET', 'GET'], routes: ['/x', '/x'], statuses: [200, 200], elapsed: [1, 1] });",
+      // Exit while the thread's failure is on its way to the main thread.
+      'const until = Date.now() + 300;',
+      'while (Date.now() < until) {}',
+      'process.exit(0);',
+    ].join('\n'),
+  );
+  const started = Date.now();
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, timeout: 60_000 });
+  const ids = parseLines(stdout)
+    .filter((l) => l.msg === 'request')
+    .map((l) => l.request_id);
+  assert.deepEqual(ids, ['d0', 'd1']);
+  assert.ok(Date.now() - started < 5_000, `exit took ${Date.now() - started} ms`);
+});
+
 test('the app built with accessLogThread logs each request once on standard output', async () => {
   const script = path.join(dir, 'app.mts');
   await writeFile(
@@ -247,7 +288,9 @@ test('the app built with accessLogThread logs each request once on standard outp
     cwd: ROOT,
     timeout: 120_000,
   });
-  const lines = parseLines(stdout).filter((l) => l.msg === 'request');
+  const all = parseLines(stdout);
+  assert.ok(!all.some((l) => /access-log thread failed/.test(String(l.msg))), 'the thread wrote them');
+  const lines = all.filter((l) => l.msg === 'request');
   assert.deepEqual(
     lines.map((l) => [l.request_id, l.route, l.status]).sort(),
     Array.from({ length: 25 }, (_, i) => [

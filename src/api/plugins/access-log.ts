@@ -59,7 +59,9 @@ export interface ThreadAccessLogOptions {
 // the batch with tag t waits for the thread; -t the thread is writing it; CLAIMED + t the main thread
 // wrote it and the thread's message for it is still queued (the thread frees the slot when it gets
 // there). Whoever moves t away first writes the batch, so no batch is written twice, and the main
-// thread hands over a batch only into a free slot, so the thread's queue holds at most `slots`.
+// thread hands over a batch only into a free slot, so the thread's queue holds at most `slots`. Only
+// a thread that failed (it hands its batch back as t) or hung past the exit wait (the main thread
+// claims −t) has its batch written again in full.
 const TAGS = 2 ** 29;
 const CLAIMED = 2 ** 29;
 
@@ -91,8 +93,16 @@ const { workerData, parentPort } = require('node:worker_threads');
     time = b.time;
     for (let i = 0; i < b.ids.length; i++)
       log.info({ request_id: b.ids[i], method: b.methods[i], route: b.routes[i], status: b.statuses[i], ms: b.elapsed[i] }, 'request');
-    for (const chunk of atomicChunks(lines, workerData.limit)) out.write(chunk);
+    const chunks = atomicChunks(lines, workerData.limit);
     lines = [];
+    try {
+      for (const chunk of chunks) out.write(chunk);
+    } catch (err) {
+      // Handed back at once: the main thread writes it (again, in full) instead of waiting at exit.
+      Atomics.store(state, m.slot, m.tag);
+      Atomics.notify(state, m.slot);
+      throw err;
+    }
     Atomics.store(state, m.slot, 0);
     Atomics.notify(state, m.slot);
   });
