@@ -80,9 +80,10 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   if (ctx.config.corsAllowedOrigins.length > 0) {
     await app.register(cors, {
       origin: ctx.config.corsAllowedOrigins,
-      methods: ['GET', 'POST', 'OPTIONS'],
-      allowedHeaders: ['X-API-Key', 'Content-Type', 'X-Request-Id'],
-      exposedHeaders: ['X-Request-Id', 'ETag'],
+      // As strings: the plugin joins arrays on every response (exposed) or preflight (the others).
+      methods: 'GET, POST, OPTIONS',
+      allowedHeaders: 'X-API-Key, Content-Type, X-Request-Id',
+      exposedHeaders: 'X-Request-Id, ETag',
     });
   }
   registerAuth(app, { apiKey: ctx.config.apiKey, protectMonitoring });
