@@ -126,11 +126,8 @@ test('a failing thread: its turns and every later one are written by the main th
   assert.equal(process.listenerCount('exit'), exitListeners, 'no exit listener left behind');
 });
 
-/**
- * Runs `body` (module source) in a child whose stdout is a pipe the parent stops reading for
- * `stallMs` at first and then reads in bursts, so that writers meet a full pipe; returns stdout.
- */
-async function piped(name: string, body: string[], stallMs: number): Promise<string> {
+/** Writes a child module: a stdout logger `log`, `threadAccessLog`, a `turn(t, n)` batch maker, then `body`. */
+async function childScript(name: string, body: string[]): Promise<string> {
   const script = path.join(dir, name);
   await writeFile(
     script,
@@ -138,11 +135,26 @@ async function piped(name: string, body: string[], stallMs: number): Promise<str
       `import { createLogger } from ${JSON.stringify(path.join(ROOT, 'src/logger.ts'))};`,
       `import { threadAccessLog } from ${JSON.stringify(path.join(ROOT, 'src/api/plugins/access-log.ts'))};`,
       "const log = createLogger('info');",
-      'const access = threadAccessLog(log);',
       "const turn = (t, n) => { const ids = Array.from({ length: n }, (_, i) => 't' + t + '-r' + i); return { time: t, ids, methods: ids.map(() => 'GET'), routes: ids.map(() => '/x'), statuses: ids.map(() => 200), elapsed: ids.map(() => 1) }; };",
       ...body,
     ].join('\n'),
   );
+  return script;
+}
+
+/** Runs a {@link childScript} to its end; returns its stdout. */
+async function runChild(name: string, body: string[], timeout = 60_000): Promise<string> {
+  const script = await childScript(name, body);
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, timeout });
+  return stdout;
+}
+
+/**
+ * Runs a {@link childScript} (with `access = threadAccessLog(log)`) in a child whose stdout is a pipe the parent stops reading for
+ * `stallMs` at first and then reads in bursts, so that writers meet a full pipe; returns stdout.
+ */
+async function piped(name: string, body: string[], stallMs: number): Promise<string> {
+  const script = await childScript(name, ['const access = threadAccessLog(log);', ...body]);
   // Through `cat`, so that the child's stdout is a real pipe (spawn alone gives it a socket).
   const command = `set -o pipefail; ${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(script)} | cat`;
   // Its own process group: a timeout ends node and cat, not only bash.
@@ -224,45 +236,27 @@ test('lines of the main thread and of the access-log thread never tear each othe
 });
 
 test('a process that exits right after handing turns over still writes each of them once', async () => {
-  const script = path.join(dir, 'exit.mts');
-  await writeFile(
-    script,
-    [
-      `import { createLogger } from ${JSON.stringify(path.join(ROOT, 'src/logger.ts'))};`,
-      `import { threadAccessLog } from ${JSON.stringify(path.join(ROOT, 'src/api/plugins/access-log.ts'))};`,
-      "const access = threadAccessLog(createLogger('info'));",
-      'for (let t = 0; t < 300; t++) {',
-      "  const ids = Array.from({ length: 4 }, (_, i) => 't' + t + '-r' + i);",
-      "  access.write({ time: t, ids, methods: ids.map(() => 'GET'), routes: ids.map(() => '/x'), statuses: ids.map(() => 200), elapsed: ids.map(() => 1) });",
-      '}',
-      'process.exit(0);',
-    ].join('\n'),
-  );
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, timeout: 60_000 });
+  const stdout = await runChild('exit.mts', [
+    'const access = threadAccessLog(log);',
+    'for (let t = 0; t < 300; t++) access.write(turn(t, 4));',
+    'process.exit(0);',
+  ]);
   const ids = parseLines(stdout).map((l) => l.request_id);
   assert.equal(ids.length, 1200, 'every request once');
   assert.equal(new Set(ids).size, 1200, 'none twice');
 });
 
 test('a thread that fails mid-write hands its batch back: exit does not wait for it', async () => {
-  const script = path.join(dir, 'dead-exit.mts');
-  await writeFile(
-    script,
-    [
-      `import { createLogger } from ${JSON.stringify(path.join(ROOT, 'src/logger.ts'))};`,
-      `import { threadAccessLog } from ${JSON.stringify(path.join(ROOT, 'src/api/plugins/access-log.ts'))};`,
-      // A descriptor that is not open: the thread fails on its first write.
-      "const access = threadAccessLog(createLogger('info'), { fd: 987654 });",
-      "const ids = ['d0', 'd1'];",
-      "access.write({ time: 1, ids, methods: ['GET', 'GET'], routes: ['/x', '/x'], statuses: [200, 200], elapsed: [1, 1] });",
-      // Exit while the thread's failure is on its way to the main thread.
-      'const until = Date.now() + 300;',
-      'while (Date.now() < until) {}',
-      'process.exit(0);',
-    ].join('\n'),
-  );
   const started = Date.now();
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, timeout: 60_000 });
+  const stdout = await runChild('dead-exit.mts', [
+    // A descriptor that is not open: the thread fails on its first write.
+    'const access = threadAccessLog(log, { fd: 987654 });',
+    "access.write({ ...turn(0, 2), ids: ['d0', 'd1'] });",
+    // Exit while the thread's failure is on its way to the main thread.
+    'const until = Date.now() + 300;',
+    'while (Date.now() < until) {}',
+    'process.exit(0);',
+  ]);
   const ids = parseLines(stdout)
     .filter((l) => l.msg === 'request')
     .map((l) => l.request_id);
@@ -271,23 +265,18 @@ test('a thread that fails mid-write hands its batch back: exit does not wait for
 });
 
 test('the app built with accessLogThread logs each request once on standard output', async () => {
-  const script = path.join(dir, 'app.mts');
-  await writeFile(
-    script,
+  const stdout = await runChild(
+    'app.mts',
     [
-      `import { createLogger } from ${JSON.stringify(path.join(ROOT, 'src/logger.ts'))};`,
       `import { embeddedApp } from ${JSON.stringify(path.join(ROOT, 'test/helpers/app-context.ts'))};`,
-      "const { app } = await embeddedApp({}, { log: createLogger('info'), app: { logRequests: true, accessLogThread: true } });",
+      'const { app } = await embeddedApp({}, { log, app: { logRequests: true, accessLogThread: true } });',
       'for (let i = 0; i < 25; i++) {',
       "  await app.inject({ method: 'GET', url: i % 5 ? '/healthcheck/' : '/nope', headers: { 'x-request-id': 'app-' + i } });",
       '}',
       'await app.close();',
-    ].join('\n'),
+    ],
+    120_000,
   );
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', script], {
-    cwd: ROOT,
-    timeout: 120_000,
-  });
   const all = parseLines(stdout);
   assert.ok(!all.some((l) => /access-log thread failed/.test(String(l.msg))), 'the thread wrote them');
   const lines = all.filter((l) => l.msg === 'request');
