@@ -46,6 +46,12 @@ const { values } = parseArgs({
      * memory figure is then that of the last round's process.
      */
     fresh: { type: 'boolean', default: false },
+    /**
+     * Another checkout of this repository (e.g. a `git worktree` of the commit before a change): a mode
+     * written `<mode>@base` runs that checkout's server of `<mode>`, in the same paired rounds as this
+     * checkout's, so a change is measured against its parent with the same bare server and host spells.
+     */
+    baseline: { type: 'string' },
   },
 });
 // The servers run with the allocator settings the service ships with (package.json `start`, deploy/Dockerfile).
@@ -68,6 +74,9 @@ const COMPILED = !values.source;
 const NODE_FLAGS = String(values['node-flags']).split(' ').filter(Boolean);
 let serverEntry = path.join(import.meta.dirname, 'precomputed-server.ts');
 let serverExecArgv = ['--import', 'tsx'];
+const BASELINE = values.baseline ? path.resolve(values.baseline) : undefined;
+let baselineEntry = BASELINE && path.join(BASELINE, 'bench', 'precomputed-server.ts');
+const BASE_SUFFIX = '@base';
 
 interface Mem {
   rssMb: number;
@@ -85,7 +94,10 @@ interface Server {
 const running = new Set<ChildProcess>();
 
 function startServer(mode: string, dataDir: string): Promise<Server> {
-  const child = fork(serverEntry, [mode, dataDir], {
+  const base = mode.endsWith(BASE_SUFFIX);
+  if (base && !baselineEntry) throw new Error(`${mode} needs --baseline <checkout>`);
+  const entry = base ? (baselineEntry as string) : serverEntry;
+  const child = fork(entry, [base ? mode.slice(0, -BASE_SUFFIX.length) : mode, dataDir], {
     execArgv: mode === 'bare' ? serverExecArgv : [...serverExecArgv, ...NODE_FLAGS],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     env: SERVER_ENV,
@@ -188,22 +200,20 @@ async function main(): Promise<void> {
       const { build } = await import('esbuild');
       // Two levels under the repository root, like src/api/*.ts, so that bare imports resolve from
       // node_modules and package.json is found where the sources look for it; removed at the end.
-      serverEntry = path.join(
-        import.meta.dirname,
-        '..',
-        'var',
-        `bench-${process.pid}`,
-        'precomputed-server.mjs',
-      );
-      await build({
-        entryPoints: [path.join(import.meta.dirname, 'precomputed-server.ts')],
-        bundle: true,
-        platform: 'node',
-        format: 'esm',
-        target: 'node20',
-        packages: 'external',
-        outfile: serverEntry,
-      });
+      const bundle = (root: string) => {
+        const outfile = path.join(root, 'var', `bench-${process.pid}`, 'precomputed-server.mjs');
+        return build({
+          entryPoints: [path.join(root, 'bench', 'precomputed-server.ts')],
+          bundle: true,
+          platform: 'node',
+          format: 'esm',
+          target: 'node20',
+          packages: 'external',
+          outfile,
+        }).then(() => outfile);
+      };
+      serverEntry = await bundle(path.join(import.meta.dirname, '..'));
+      if (BASELINE) baselineEntry = await bundle(BASELINE);
       serverExecArgv = [];
     }
 
@@ -314,6 +324,8 @@ async function main(): Promise<void> {
     for (const child of running) child.kill('SIGTERM');
     await rm(dataDir, { recursive: true, force: true });
     if (COMPILED) await rm(path.dirname(serverEntry), { recursive: true, force: true });
+    if (COMPILED && BASELINE && baselineEntry)
+      await rm(path.dirname(baselineEntry), { recursive: true, force: true });
   }
 }
 

@@ -23,6 +23,12 @@ export interface BuildAppOptions {
    * process's standard-output logger (`createLogger`). Default `false`.
    */
   accessLogThread?: boolean;
+  /**
+   * While `draining` is true, every response also says `Connection: close`, so that a keep-alive
+   * connection with a request in flight at shutdown closes after it (`runServer`). Checked in the
+   * shared hooks rather than a hook of its own: a hook costs a call on every request.
+   */
+  shutdown?: { draining: boolean };
 }
 
 /**
@@ -37,11 +43,13 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   const documentHeaders = securityHeaders();
   const headers = apiSecurityHeaders(documentHeaders);
   const app = Fastify({
-    loggerInstance: log,
-    // One line per request comes from the observability hook (with the route template), not Fastify's pair.
+    // No logger of Fastify's own: with one, Fastify times every response through 'finish' and 'error'
+    // listeners (a closure, two clocks, four listener changes per request) for lines we do not write.
+    // Its per-request messages still reach `log` through request.log, built on first use
+    // (most requests never log); the access line comes from the observability hooks.
+    logger: false,
     logController: new LogController({ disableRequestLogging: true }),
-    // request.log is built on first use: most requests never log through it (docs/benchmarks.md).
-    childLoggerFactory: lazyChildLogger,
+    childLoggerFactory: lazyChildLogger(log),
     genReqId: (req) => requestIdFrom(req.headers['x-request-id'], randomUUID),
     bodyLimit: ctx.config.bodyLimitBytes,
     // Errors raised before routing (undecodable URL, HTTP parser) keep the {detail, code} contract too.
@@ -68,6 +76,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     documentHeaders,
     isDocument: isDocumentPath,
     accessLog: options.accessLogThread && log.isLevelEnabled('info') ? threadAccessLog(log) : log,
+    shutdown: options.shutdown,
   });
   registerErrorHandling(app, {
     needsKey: (request) =>

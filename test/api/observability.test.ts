@@ -166,11 +166,12 @@ test('request.log is built only when a request logs, with the request id bound a
   const lazySink = memoryDestination();
   const eagerSink = memoryDestination();
   const build = (sinkOf: ReturnType<typeof memoryDestination>, lazy: boolean) => {
+    const log = pino({ level: 'info' }, sinkOf);
+    // As buildApp does: no logger of Fastify's own, request.log built lazily from ours.
     const f = Fastify({
-      loggerInstance: pino({ level: 'info' }, sinkOf),
+      ...(lazy ? { logger: false, childLoggerFactory: lazyChildLogger(log) } : { loggerInstance: log }),
       logController: new LogController({ disableRequestLogging: true }),
       genReqId: () => 'fixed-id',
-      ...(lazy ? { childLoggerFactory: lazyChildLogger } : {}),
     }) as unknown as FastifyInstance;
     f.get('/quiet', async () => ({ ok: true }));
     f.get('/talks', async (request) => {

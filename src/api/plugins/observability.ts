@@ -35,6 +35,8 @@ export interface ObservabilityOptions {
    * {@link AccessLog} such as `threadAccessLog`. Default: no lines.
    */
   accessLog?: Logger | AccessLog;
+  /** While `draining`, responses carry `Connection: close` (see `BuildAppOptions.shutdown`). */
+  shutdown?: { draining: boolean };
 }
 
 /**
@@ -48,21 +50,45 @@ export function registerObservability(app: FastifyInstance, options: Observabili
   const documentHeaders = options.documentHeaders ?? staticHeaders;
   const isDocument = options.isDocument ?? (() => false);
   const ledger = new RequestLedger(accessLogOf(options.accessLog));
-  // One hook sets the constant headers (security) and the request id: each hook costs a call per request.
+  const shutdown = options.shutdown ?? { draining: false };
+  // The request's start, taken here: reply.elapsedTime exists only when Fastify times every response
+  // itself with 'finish' listeners (a logger or an onResponse hook), which cost more than this hook.
+  app.decorateRequest('receivedAt', 0);
+  // One hook sets the constant headers (security), the request id and the start: each hook costs a call.
   app.addHook('onRequest', (request, reply, done) => {
+    request.receivedAt = performance.now();
     reply.headers(isDocument(request.url) ? documentHeaders : staticHeaders);
     reply.header('x-request-id', request.id);
     done();
   });
-  app.addHook('onResponse', (request, reply, done) => {
-    ledger.add(request.id, request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime);
-    done();
+  // Counted when the response is handed to the socket: every answer (errors, 404s, preflights, HEAD)
+  // passes here once. Its duration ends there, before the body is written (time to response head).
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (request.receivedAt >= 0) {
+      ledger.add(
+        request.id,
+        request.method,
+        request.routeOptions.url,
+        reply.statusCode,
+        performance.now() - request.receivedAt,
+      );
+      request.receivedAt = -1; // an error answer replacing a failed send is not counted twice
+    }
+    if (shutdown.draining) reply.header('connection', 'close');
+    done(null, payload);
   });
   // Whatever is pending when the server stops is still counted and logged.
   app.addHook('onClose', async () => {
     ledger.flush();
     await ledger.close();
   });
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** `performance.now()` when the request reached the shared hooks; −1 once it has been counted. */
+    receivedAt: number;
+  }
 }
 
 function accessLogOf(target: Logger | AccessLog | undefined): AccessLog | undefined {

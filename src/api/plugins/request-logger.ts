@@ -59,11 +59,11 @@ export class LazyRequestLogger implements FastifyBaseLogger {
   }
 }
 
-/** Fastify's `childLoggerFactory` option: {@link LazyRequestLogger} instead of an eager pino child. */
-export function lazyChildLogger(
-  logger: FastifyBaseLogger,
-  bindings: Bindings,
-  options: ChildLoggerOptions,
-): FastifyBaseLogger {
-  return new LazyRequestLogger(logger, bindings, options);
+/**
+ * Fastify's `childLoggerFactory` option: {@link LazyRequestLogger} children of `parent` instead of
+ * eager pino children of Fastify's logger (the app gives Fastify none of its own).
+ */
+export function lazyChildLogger(parent: FastifyBaseLogger) {
+  return (_logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger =>
+    new LazyRequestLogger(parent, bindings, options);
 }
