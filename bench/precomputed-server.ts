@@ -23,7 +23,6 @@ import type { AppContext } from '../src/api/context.js';
 import { buildApp } from '../src/api/index.js';
 import { isProtectedPath, registerAuth } from '../src/api/plugins/auth.js';
 import { registerErrorHandling } from '../src/api/plugins/errors.js';
-import * as require_ledger from '../src/api/plugins/observability.js';
 import { registerObservability, requestIdFrom, routeTemplate } from '../src/api/plugins/observability.js';
 import { lazyChildLogger } from '../src/api/plugins/request-logger.js';
 import { apiSecurityHeaders } from '../src/api/plugins/security-headers.js';
@@ -248,22 +247,6 @@ function registerLeanObservability(app: FastifyInstance): void {
   });
 }
 
-function registerObs2(app: FastifyInstance, headers: Record<string, string>): void {
-  const { RequestLedger } = require_ledger;
-  const ledger = new RequestLedger(undefined);
-  app.decorateRequest('mcStart', 0);
-  app.addHook('onRequest', (request, reply, done) => {
-    (request as unknown as { mcStart: number }).mcStart = performance.now();
-    reply.headers(headers);
-    reply.header('x-request-id', request.id);
-    done();
-  });
-  app.addHook('onSend', (request, reply, payload, done) => {
-    ledger.add(request.id, request.method, request.routeOptions.url, reply.statusCode, performance.now() - (request as unknown as { mcStart: number }).mcStart);
-    done(null, payload);
-  });
-}
-
 /** The pieces of `buildApp`, added one by one, with the same Fastify options. */
 async function composeApp(
   parts: Set<string>,
@@ -271,9 +254,11 @@ async function composeApp(
 ): Promise<FastifyInstance> {
   const quiet = base.log.child({}, { level: 'warn' });
   const app = Fastify({
-    ...(parts.has('nologger') ? { logger: false } : { loggerInstance: parts.has('log') ? base.log : quiet }),
+    logger: false, // as buildApp: request.log only through the lazy factory
     logController: new LogController({ disableRequestLogging: true }),
-    childLoggerFactory: parts.has('lazylog') ? lazyChildLogger(parts.has('log') ? base.log : quiet) : undefined,
+    childLoggerFactory: parts.has('lazylog')
+      ? lazyChildLogger(parts.has('log') ? base.log : quiet)
+      : undefined,
     genReqId: parts.has('reqid')
       ? (req) => requestIdFrom(req.headers['x-request-id'], randomUUID)
       : undefined,
@@ -282,7 +267,6 @@ async function composeApp(
       customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true, useDefaults: true },
     },
   }) as unknown as FastifyInstance;
-  if (parts.has('obs2')) registerObs2(app, parts.has('sechdr') ? apiSecurityHeaders() : {});
   if (parts.has('obs'))
     registerObservability(app, {
       accessLog: parts.has('log') ? base.log : undefined,
