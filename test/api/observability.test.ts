@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import pino from 'pino';
 import { loggerAccessLog } from '../../src/api/plugins/access-log.js';
-import { RequestLedger } from '../../src/api/plugins/observability.js';
+import { RequestLedger, registerObservability } from '../../src/api/plugins/observability.js';
 import { LazyRequestLogger, lazyChildLogger } from '../../src/api/plugins/request-logger.js';
 import { TurnBatchedDestination } from '../../src/logger.js';
 import { httpRequestDuration, httpRequestsTotal } from '../../src/metrics.js';
@@ -247,4 +247,40 @@ test('a pino logger over TurnBatchedDestination writes the same lines as over a 
   const strip = (l: Record<string, unknown>) => ({ ...l, time: 0 });
   assert.equal(batched.lines.length, 2);
   assert.deepEqual(batched.lines.map(strip), direct.lines.map(strip));
+});
+
+test('onSend accounting: a send that fails in a later onSend hook is counted once, with the status answered', async () => {
+  const out = memoryDestination();
+  const log = pino({ level: 'info' }, out);
+  const f = Fastify({ logger: false, genReqId: () => 'once' }) as unknown as FastifyInstance;
+  registerObservability(f, { accessLog: log });
+  f.get(
+    '/fails-on-send',
+    { onSend: (_req, _reply, _payload, done) => done(new Error('late failure')) },
+    async () => ({
+      ok: true,
+    }),
+  );
+  f.get('/slow', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    return { ok: true };
+  });
+  const countBefore = await durationCount();
+  const failed = await f.inject({ url: '/fails-on-send' });
+  assert.equal(failed.statusCode, 500);
+  const head = await f.inject({ method: 'HEAD', url: '/slow' });
+  assert.equal(head.statusCode, 200);
+  await nextTurn();
+  await f.close();
+  const lines = out.lines.filter((l) => l.msg === 'request');
+  assert.deepEqual(
+    lines.map((l) => [l.route, l.method, l.status]),
+    [
+      ['/fails-on-send', 'GET', 500],
+      ['/slow', 'HEAD', 200],
+    ],
+  );
+  // The duration runs from the shared onRequest hook to the answer: the handler's 60 ms are in it.
+  assert.ok((lines[1]!.ms as number) >= 55, `HEAD /slow took ${lines[1]!.ms} ms`);
+  assert.equal((await durationCount()) - countBefore, 2);
 });

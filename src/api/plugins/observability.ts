@@ -62,18 +62,19 @@ export function registerObservability(app: FastifyInstance, options: Observabili
     done();
   });
   // Counted when the response is handed to the socket: every answer (errors, 404s, preflights, HEAD)
-  // passes here once. Its duration ends there, before the body is written (time to response head).
+  // passes here. Its duration ends there, before the body is written (time to response head). When a
+  // later onSend hook fails, the error answer passes again and replaces the request's row.
+  app.decorateRequest('ledgerRow', -1);
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (request.receivedAt >= 0) {
-      ledger.add(
+    const elapsed = performance.now() - request.receivedAt;
+    if (request.ledgerRow < 0 || !ledger.amend(request.ledgerRow, reply.statusCode, elapsed))
+      request.ledgerRow = ledger.add(
         request.id,
         request.method,
         request.routeOptions.url,
         reply.statusCode,
-        performance.now() - request.receivedAt,
+        elapsed,
       );
-      request.receivedAt = -1; // an error answer replacing a failed send is not counted twice
-    }
     if (shutdown.draining) reply.header('connection', 'close');
     done(null, payload);
   });
@@ -86,8 +87,10 @@ export function registerObservability(app: FastifyInstance, options: Observabili
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** `performance.now()` when the request reached the shared hooks; −1 once it has been counted. */
+    /** `performance.now()` when the request reached the shared hooks. */
     receivedAt: number;
+    /** The request's row in the {@link RequestLedger} (its number from `add`), −1 before its answer. */
+    ledgerRow: number;
   }
 }
 
@@ -112,12 +115,17 @@ export class RequestLedger {
   private statuses: number[] = [];
   private elapsed: number[] = [];
   private n = 0;
+  /** Rows taken by earlier flushes: row numbers run on across turns. */
+  private flushed = 0;
   private scheduled = false;
   private readonly run = () => this.flush();
 
   constructor(private readonly log?: AccessLog) {}
 
-  add(id: string, method: string, route: string | undefined, status: number, elapsedMs: number): void {
+  /**
+   * Records one request; returns its row number, which {@link amend} takes until the row is flushed.
+   */
+  add(id: string, method: string, route: string | undefined, status: number, elapsedMs: number): number {
     const i = this.n++;
     this.ids[i] = id;
     this.methods[i] = method;
@@ -128,6 +136,16 @@ export class RequestLedger {
       this.scheduled = true;
       setImmediate(this.run);
     }
+    return this.flushed + i;
+  }
+
+  /** Replaces the status and duration of row `row` if it is still pending; false once it was flushed. */
+  amend(row: number, status: number, elapsedMs: number): boolean {
+    const i = row - this.flushed;
+    if (i < 0 || i >= this.n) return false;
+    this.statuses[i] = status;
+    this.elapsed[i] = elapsedMs;
+    return true;
   }
 
   /** Takes what is pending now. */
@@ -136,6 +154,7 @@ export class RequestLedger {
     const n = this.n;
     if (n === 0) return;
     this.n = 0;
+    this.flushed += n;
     // A run of requests with the same method, route and status (most of a turn under load) is one
     // counter increment; each duration is still its own histogram sample.
     for (let start = 0, i = 1; i <= n; i++) {
