@@ -46,7 +46,9 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     // No logger of Fastify's own: with one, Fastify times every response through 'finish' and 'error'
     // listeners (a closure, two clocks, four listener changes per request) for lines we do not write.
     // Its per-request messages still reach `log` through request.log, built on first use
-    // (most requests never log); the access line comes from the observability hooks.
+    // (most requests never log); the access line comes from the observability hooks. Messages of the
+    // instance itself (app.log: "Server listening", plugins' start-up warnings) are dropped: runServer
+    // logs its own `listening` line, and the UI routes warn about a missing build themselves.
     logger: false,
     logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: lazyChildLogger(log),

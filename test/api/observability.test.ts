@@ -1,7 +1,10 @@
-// The shared per-request bookkeeping after batching: every request — success, 401, 404, 422, a CORS
-// preflight — still gets exactly one access line and one metrics sample, request.log is built only
-// when a request logs, and the stdout destination writes one turn's lines in one write.
+// The shared per-request bookkeeping after batching: every routed request — success, 401, 404, 422, a
+// CORS preflight, HEAD, a streamed body, an error answer replacing a failed send — gets exactly one
+// access line and one metrics sample, request.log is built only when a request logs, and the stdout
+// destination writes one turn's lines in one write. (Requests refused before routing, a bad URL, are
+// answered by the framework-errors handler and not counted.)
 import assert from 'node:assert/strict';
+import { PassThrough, Readable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import pino from 'pino';
@@ -283,4 +286,59 @@ test('onSend accounting: a send that fails in a later onSend hook is counted onc
   // The duration runs from the shared onRequest hook to the answer: the handler's 60 ms are in it.
   assert.ok((lines[1]!.ms as number) >= 55, `HEAD /slow took ${lines[1]!.ms} ms`);
   assert.equal((await durationCount()) - countBefore, 2);
+});
+
+test('a streamed body is counted once when it closes: with its final status when it fails before its head', async () => {
+  const out = memoryDestination();
+  const f = Fastify({ logger: false }) as unknown as FastifyInstance;
+  registerObservability(f, { accessLog: pino({ level: 'info' }, out) });
+  f.get('/streams', async (_request, reply) => {
+    const body = new PassThrough();
+    setTimeout(() => body.end('{"ok":true}'), 40);
+    return reply.type('application/json').send(body);
+  });
+  f.get('/fails-late', async (_request, reply) => {
+    const body = new Readable({ read() {} });
+    setTimeout(() => body.destroy(new Error('disk went away')), 30);
+    return reply.type('application/json').send(body);
+  });
+  await f.listen({ port: 0, host: '127.0.0.1' });
+  try {
+    const base = `http://127.0.0.1:${(f.server.address() as { port: number }).port}`;
+    const ok = await fetch(`${base}/streams`);
+    assert.equal(ok.status, 200);
+    assert.equal(await ok.text(), '{"ok":true}');
+    const failed = await fetch(`${base}/fails-late`);
+    assert.equal(failed.status, 500);
+    await failed.text();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await nextTurn();
+  } finally {
+    await f.close();
+  }
+  const lines = out.lines.filter((l) => l.msg === 'request');
+  assert.deepEqual(
+    lines.map((l) => [l.route, l.status]),
+    [
+      ['/streams', 200],
+      ['/fails-late', 500],
+    ],
+  );
+  // The streamed body's 40 ms are in its duration (counted at close, not at the head).
+  assert.ok((lines[0]!.ms as number) >= 35, `streamed took ${lines[0]!.ms} ms`);
+});
+
+test('a draining app answers every response with Connection: close', async () => {
+  const shutdown = { draining: false };
+  const { app: drained } = await embeddedApp({}, { app: { shutdown } });
+  try {
+    assert.notEqual((await drained.inject({ url: '/healthcheck/' })).headers.connection, 'close');
+    shutdown.draining = true;
+    assert.equal((await drained.inject({ url: '/healthcheck/' })).headers.connection, 'close');
+    const unauthorised = await drained.inject({ url: '/predict/precomputed/1' });
+    assert.equal(unauthorised.statusCode, 401);
+    assert.equal(unauthorised.headers.connection, 'close');
+  } finally {
+    await drained.close();
+  }
 });

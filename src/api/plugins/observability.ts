@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from '../../logger.js';
 import { httpRequestDuration, httpRequestsTotal } from '../../metrics.js';
 import { type AccessLog, loggerAccessLog } from './access-log.js';
@@ -31,7 +31,7 @@ export interface ObservabilityOptions {
   documentHeaders?: Record<string, string>;
   isDocument?: (url: string) => boolean;
   /**
-   * Where the access lines go (`info`, one per request): a logger (usually `app.log`) or an
+   * Where the access lines go (`info`, one per request): a logger (the service's, `ctx.log`) or an
    * {@link AccessLog} such as `threadAccessLog`. Default: no lines.
    */
   accessLog?: Logger | AccessLog;
@@ -62,22 +62,31 @@ export function registerObservability(app: FastifyInstance, options: Observabili
     done();
   });
   // Counted when the response is handed to the socket: every answer (errors, 404s, preflights, HEAD)
-  // passes here. Its duration ends there, before the body is written (time to response head). When a
-  // later onSend hook fails, the error answer passes again and replaces the request's row.
-  app.decorateRequest('ledgerRow', -1);
+  // passes here; its duration ends there (time to response head). A streamed body is counted when the
+  // response closes instead, with its final status: a stream that fails before its head is answered
+  // with an error, which passes here again. So does the error answer that replaces a send a later
+  // onSend hook failed: it amends the request's row.
+  app.decorateRequest('ledgerRow', NOT_COUNTED);
   app.addHook('onSend', (request, reply, payload, done) => {
-    const elapsed = performance.now() - request.receivedAt;
-    if (request.ledgerRow < 0 || !ledger.amend(request.ledgerRow, reply.statusCode, elapsed))
-      request.ledgerRow = ledger.add(
-        request.id,
-        request.method,
-        request.routeOptions.url,
-        reply.statusCode,
-        elapsed,
-      );
+    const row = request.ledgerRow;
+    if (isStream(payload)) {
+      if (row === NOT_COUNTED) {
+        request.ledgerRow = ON_CLOSE;
+        reply.raw.once('close', () => {
+          if (request.ledgerRow === ON_CLOSE) request.ledgerRow = record(request, reply.raw.statusCode);
+        });
+      }
+    } else if (row < 0) {
+      request.ledgerRow = record(request, reply.statusCode);
+    } else {
+      // A row flushed already keeps its status: a second row would count the request twice.
+      ledger.amend(row, reply.statusCode, sinceArrival(request));
+    }
     if (shutdown.draining) reply.header('connection', 'close');
     done(null, payload);
   });
+  const record = (request: FastifyRequest, status: number) =>
+    ledger.add(request.id, request.method, request.routeOptions.url, status, sinceArrival(request));
   // Whatever is pending when the server stops is still counted and logged.
   app.addHook('onClose', async () => {
     ledger.flush();
@@ -89,9 +98,22 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** `performance.now()` when the request reached the shared hooks. */
     receivedAt: number;
-    /** The request's row in the {@link RequestLedger} (its number from `add`), −1 before its answer. */
+    /** The request's row in the {@link RequestLedger} (its number from `add`); negative until counted. */
     ledgerRow: number;
   }
+}
+
+/** `ledgerRow` before the request is counted, and while it waits for its streamed body to close. */
+const NOT_COUNTED = -1;
+const ON_CLOSE = -2;
+
+function isStream(payload: unknown): boolean {
+  return typeof (payload as { pipe?: unknown } | null)?.pipe === 'function';
+}
+
+/** Milliseconds since the shared onRequest hook saw the request (0 if it never did). */
+function sinceArrival(request: FastifyRequest): number {
+  return request.receivedAt > 0 ? performance.now() - request.receivedAt : 0;
 }
 
 function accessLogOf(target: Logger | AccessLog | undefined): AccessLog | undefined {

@@ -7,7 +7,9 @@ type LogArgs = Parameters<FastifyBaseLogger['info']>;
  * `request.log` created on first use. Fastify builds a pino child (with the request id bound) for
  * every request; with the access line written by the observability hook, most requests never log
  * through it, so building it per request was pure cost (an object and a serialised binding per
- * request). The first call builds the same child Fastify would have, and every line is the same.
+ * request). The first call builds a child of the service's logger with the same bindings. It has
+ * pino's serialisers only, not Fastify's `req`/`res` ones: with `disableRequestLogging` Fastify never
+ * logs a request or reply object through it (only strings and `{err}`).
  */
 export class LazyRequestLogger implements FastifyBaseLogger {
   private real: FastifyBaseLogger | undefined;

@@ -76,6 +76,8 @@ export async function uiRoutes(
   const indexFile = path.join(distDir, 'index.html');
   // Checked until found, so a UI built while the server runs is served without a restart.
   let built = existsSync(indexFile);
+  // Said here: @fastify/static's own warning goes to Fastify's logger, which the app does not give it.
+  if (!built) ctx.log.warn({ dist: distDir }, 'web UI not built: /ui/ answers 503 until `npm run build`');
 
   // The page loads `assets/…` relative to itself, so it must be addressed as /ui/, never /ui. A route
   // of its own (no global hook: that would run on every request of the app); with the router's
