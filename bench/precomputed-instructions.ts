@@ -20,9 +20,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
-import { parseConfig } from '../src/config.js';
-import { createObjectStore } from '../src/storage/index.js';
-import { oddsRows, predictionRows, putOdds, putPredictions } from './precomputed-fixtures.js';
+import { bundlePrecomputedServer, writePrecomputedData } from './precomputed-setup.js';
 
 const run = promisify(execFile);
 const { values } = parseArgs({
@@ -46,22 +44,6 @@ const BASELINE = values.baseline ? path.resolve(values.baseline) : undefined;
 
 /** Every server still running: stopped at the end even when the benchmark fails. */
 const running = new Set<ChildProcess>();
-
-async function bundle(root: string, tag: string): Promise<string> {
-  const { build } = await import('esbuild');
-  // Two levels under the checkout's root, as bench/precomputed.ts does: imports resolve from its node_modules.
-  const outfile = path.join(root, 'var', `bench-cg-${process.pid}-${tag}`, 'precomputed-server.mjs');
-  await build({
-    entryPoints: [path.join(root, 'bench', 'precomputed-server.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    outfile,
-  });
-  return outfile;
-}
 
 interface Counted {
   mode: string;
@@ -161,15 +143,7 @@ async function main(): Promise<void> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'matchcast-bench-cg-'));
   const bundles: string[] = [];
   try {
-    const config = parseConfig({
-      DATA_DIR: dataDir,
-      URL_SIGNING_SECRET: 'bench-secret-bench-secret-bench-secret',
-    });
-    const store = createObjectStore(config);
-    const rows = predictionRows({ n: ROWS });
-    await putPredictions(store, rows);
-    await putOdds(store, oddsRows(rows.map((r) => r.match_id as number)));
-    await store.close();
+    await writePrecomputedData(dataDir, ROWS);
     const script = path.join(dataDir, 'precomputed.lua');
     await writeFile(
       script,
@@ -179,9 +153,9 @@ async function main(): Promise<void> {
         `request = function() return wrk.format("GET", "/predict/precomputed/" .. math.random(1, ${ROWS})) end`,
       ].join('\n'),
     );
-    const here = await bundle(ROOT, 'here');
+    const here = await bundlePrecomputedServer(ROOT, 'here');
     bundles.push(here);
-    const base = BASELINE ? await bundle(BASELINE, 'base') : undefined;
+    const base = BASELINE ? await bundlePrecomputedServer(BASELINE, 'base') : undefined;
     if (base) bundles.push(base);
     const counted = await Promise.all(
       ['bare', ...MODES].map((m) =>

@@ -16,9 +16,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
-import { parseConfig } from '../src/config.js';
-import { createObjectStore } from '../src/storage/index.js';
-import { oddsRows, predictionRows, putOdds, putPredictions } from './precomputed-fixtures.js';
+import { bundlePrecomputedServer, writePrecomputedData } from './precomputed-setup.js';
 
 const run = promisify(execFile);
 const { values } = parseArgs({
@@ -186,34 +184,11 @@ async function main(): Promise<void> {
   });
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'matchcast-bench-precomputed-'));
   try {
-    const config = parseConfig({
-      DATA_DIR: dataDir,
-      URL_SIGNING_SECRET: 'bench-secret-bench-secret-bench-secret',
-    });
-    const store = createObjectStore(config);
-    const rows = predictionRows({ n: ROWS });
-    await putPredictions(store, rows);
-    await putOdds(store, oddsRows(rows.map((r) => r.match_id as number)));
-    await store.close();
+    await writePrecomputedData(dataDir, ROWS);
 
     if (COMPILED) {
-      const { build } = await import('esbuild');
-      // Two levels under the repository root, like src/api/*.ts, so that bare imports resolve from
-      // node_modules and package.json is found where the sources look for it; removed at the end.
-      const bundle = (root: string) => {
-        const outfile = path.join(root, 'var', `bench-${process.pid}`, 'precomputed-server.mjs');
-        return build({
-          entryPoints: [path.join(root, 'bench', 'precomputed-server.ts')],
-          bundle: true,
-          platform: 'node',
-          format: 'esm',
-          target: 'node20',
-          packages: 'external',
-          outfile,
-        }).then(() => outfile);
-      };
-      serverEntry = await bundle(path.join(import.meta.dirname, '..'));
-      if (BASELINE) baselineEntry = await bundle(BASELINE);
+      serverEntry = await bundlePrecomputedServer(path.join(import.meta.dirname, '..'), 'here');
+      if (BASELINE) baselineEntry = await bundlePrecomputedServer(BASELINE, 'base');
       serverExecArgv = [];
     }
 

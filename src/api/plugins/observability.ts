@@ -161,13 +161,12 @@ export class RequestLedger {
     return this.flushed + i;
   }
 
-  /** Replaces the status and duration of row `row` if it is still pending; false once it was flushed. */
-  amend(row: number, status: number, elapsedMs: number): boolean {
+  /** Replaces the status and duration of row `row` if it is still pending (a flushed row stays). */
+  amend(row: number, status: number, elapsedMs: number): void {
     const i = row - this.flushed;
-    if (i < 0 || i >= this.n) return false;
+    if (i < 0 || i >= this.n) return;
     this.statuses[i] = status;
     this.elapsed[i] = elapsedMs;
-    return true;
   }
 
   /** Takes what is pending now. */

@@ -1,0 +1,42 @@
+/**
+ * What both precomputed benchmarks (bench/precomputed.ts, bench/precomputed-instructions.ts) set up:
+ * a data folder with `rows` predictions and their odds, and the compiled server of a checkout.
+ */
+import path from 'node:path';
+import { parseConfig } from '../src/config.js';
+import { createObjectStore } from '../src/storage/index.js';
+import { oddsRows, predictionRows, putOdds, putPredictions } from './precomputed-fixtures.js';
+
+/** Writes `rows` synthetic predictions and their odds into the object store under `dataDir`. */
+export async function writePrecomputedData(dataDir: string, rows: number): Promise<void> {
+  const config = parseConfig({
+    DATA_DIR: dataDir,
+    URL_SIGNING_SECRET: 'bench-secret-bench-secret-bench-secret',
+  });
+  const store = createObjectStore(config);
+  const predictions = predictionRows({ n: rows });
+  await putPredictions(store, predictions);
+  await putOdds(store, oddsRows(predictions.map((r) => r.match_id as number)));
+  await store.close();
+}
+
+/**
+ * Bundles `<root>/bench/precomputed-server.ts` (root: a checkout of this repository) with esbuild and
+ * returns the file. It lands two levels under the root, like src/api/*.ts, so that bare imports
+ * resolve from the checkout's node_modules and package.json is found where the sources look for it;
+ * the caller removes its folder at the end.
+ */
+export async function bundlePrecomputedServer(root: string, tag: string): Promise<string> {
+  const { build } = await import('esbuild');
+  const outfile = path.join(root, 'var', `bench-${process.pid}-${tag}`, 'precomputed-server.mjs');
+  await build({
+    entryPoints: [path.join(root, 'bench', 'precomputed-server.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    outfile,
+  });
+  return outfile;
+}
