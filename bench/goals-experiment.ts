@@ -150,7 +150,10 @@ const lg = (x: number) => Math.log(Math.max(x, 1e-6));
 const lgt = (p: number) => Math.log(p / (1 - p));
 type Design = (p: Prep, side: 0 | 1) => number[];
 const num = (v: number | null, d = 0) => (v === null || !Number.isFinite(v) ? d : v);
-const variants: Record<string, { design: Design; rho: boolean; bttsRho?: boolean; regionRho?: boolean }> = {
+const variants: Record<
+  string,
+  { design: Design; rho: boolean; bttsRho?: boolean; regionRho?: boolean; drawRho?: boolean }
+> = {
   // market only: the opening-implied mean of this side (ratings mean when O/U missing)
   mkt: { rho: false, design: (p, s) => [lg(p.open ? p.open[s] : p.gr[s]), p.open ? 0 : 1] },
   mkt_dc: { rho: true, design: (p, s) => [lg(p.open ? p.open[s] : p.gr[s]), p.open ? 0 : 1] },
@@ -170,6 +173,14 @@ const variants: Record<string, { design: Design; rho: boolean; bttsRho?: boolean
   mkt_gr_region_rho: {
     rho: true,
     regionRho: true,
+    design: (p, s) => [lg(p.open ? p.open[s] : p.gr[s]), lg(p.gr[s]), lg(p.gr[1 - s]), p.open ? 0 : 1],
+  },
+  // the adopted inputs, ρ per match shrunk towards the region's ρ by the ρ that makes the matrix's draw equal
+  // the de-margined opening draw price (the one degree of freedom of the opening 1X2 the means do not use)
+  mkt_gr_drawrho: {
+    rho: true,
+    regionRho: true,
+    drawRho: true,
     design: (p, s) => [lg(p.open ? p.open[s] : p.gr[s]), lg(p.gr[s]), lg(p.gr[1 - s]), p.open ? 0 : 1],
   },
   mkt_gr_bttsrho: {
@@ -212,16 +223,30 @@ function impliedRho(lh: number, la: number, btts: number | null): number | null 
   const r = ((1 - Math.exp(-lh)) * (1 - Math.exp(-la)) - btts) / (lh * la * e);
   return Math.max(-0.4, Math.min(0.3, r));
 }
-function fitRho(train: Prep[], lam: Array<[number, number]>, w = 0, r0 = 0): number {
+/** ρ that makes the Dixon–Coles matrix's draw equal `draw` (draw = D0 − 2ρ·λμ·e^{−λ−μ}). */
+function drawRho(lh: number, la: number, draw: number | null): number | null {
+  if (draw === null) return null;
+  const d0 = marketsFromMatrix(scoreMatrix(lh, la, 0)).proba_draw;
+  const r = (d0 - draw) / (2 * lh * la * Math.exp(-lh - la));
+  return Math.max(-0.4, Math.min(0.3, r));
+}
+function fitRho(
+  train: Prep[],
+  lam: Array<[number, number]>,
+  w = 0,
+  r0: number | ((p: Prep) => number) = 0,
+  implied: (p: Prep, l: [number, number]) => number | null = (p, l) => impliedRho(l[0], l[1], p.go.bttsOpen),
+): number {
   let lo = w ? -0.5 : -0.25;
   let hi = w ? 1.5 : 0.15;
   const low = train.map((p, i) => ({ p, l: lam[i] })).filter((x) => x.p.hg < 2 && x.p.ag < 2);
-  const rs = low.map((x) => impliedRho(x.l[0], x.l[1], x.p.go.bttsOpen));
+  const rs = low.map((x) => implied(x.p, x.l));
+  const base = low.map((x) => (typeof r0 === 'number' ? r0 : r0(x.p)));
   const f = (rho: number) => {
     let s = 0;
     for (let i = 0; i < low.length; i++) {
       const { p, l } = low[i];
-      const r = w ? (rs[i] === null ? r0 : (1 - rho) * r0 + rho * rs[i]!) : rho;
+      const r = w ? (rs[i] === null ? base[i] : (1 - rho) * base[i] + rho * rs[i]!) : rho;
       s += Math.log(Math.max(1e-12, dixonColesTau(p.hg, p.ag, l[0], l[1], r)));
     }
     return s;
@@ -296,13 +321,26 @@ for (const [name, v] of Object.entries(variants)) {
           })),
         );
       }
+      if (v.drawRho) {
+        wB = fitRho(
+          train,
+          lam,
+          1,
+          (p) => byRegion[String(p.row.region_id)] ?? rho,
+          (p, l) => drawRho(l[0], l[1], p.row.mkt_missing === 1 ? null : p.row.mkt_draw),
+        );
+      }
     }
-    rhos.push(v.bttsRho ? wB : rho);
+    rhos.push(v.bttsRho || v.drawRho ? wB : rho);
     for (const p of preps) {
       if (p.t < cut || p.t >= until) continue;
       const lh = predictPoissonGlm(models[0], v.design(p, 0));
       const la = predictPoissonGlm(models[1], v.design(p, 1));
-      const ri = v.bttsRho ? impliedRho(lh, la, p.go.bttsOpen) : null;
+      const ri = v.bttsRho
+        ? impliedRho(lh, la, p.go.bttsOpen)
+        : v.drawRho
+          ? drawRho(lh, la, p.row.mkt_missing === 1 ? null : p.row.mkt_draw)
+          : null;
       const r0 = byRegion[String(p.row.region_id)] ?? rho;
       const mk = marketsFromMatrix(scoreMatrix(lh, la, ri === null ? r0 : (1 - wB) * r0 + wB * ri));
       res.push({

@@ -10,7 +10,8 @@
  *   mode `app-inline-log`: `buildApp` with the access lines written on the event loop (no access-log thread)
  *   mode `app-cors`:    `buildApp` with `CORS_ALLOWED_ORIGINS` set (the CORS plugin's hook on every request)
  *   mode `compose:<a+b+…>`: Fastify + precomputed routes + a subset of the shared hooks, to price
- *                          each one (errors, auth, obs, log, lazylog, sechdr, strict, helmet, cors, reqid)
+ *                          each one (errors, auth, obs, log, lazylog, sechdr, strict, helmet, cors, reqid;
+ *                          apihdr: only the API security headers and X-Request-Id, one onRequest hook)
  * Sends `{ port }` when listening; answers `'mem'` with its memory figures and `'reload'` by
  * loading a new predictions file (to see the peak while two copies coexist).
  */
@@ -224,6 +225,19 @@ function registerStaticHeaders(app: FastifyInstance): void {
   });
 }
 
+/**
+ * Only what every API response must carry: the six API security headers and an X-Request-Id, set in
+ * one onRequest hook (no metrics, no access line): the floor of the shared hooks.
+ */
+function registerApiHeaders(app: FastifyInstance): void {
+  const headers = apiSecurityHeaders();
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.headers(headers);
+    reply.header('x-request-id', request.id);
+    done();
+  });
+}
+
 /** Metrics without the per-request info log line; labelled children cached per (method, route, status). */
 function registerLeanObservability(app: FastifyInstance): void {
   const children = new Map<string, { inc(): void }>();
@@ -278,6 +292,7 @@ async function composeApp(
   if (parts.has('auth')) registerAuth(app, { apiKey: base.config.apiKey });
   if (parts.has('authfast')) registerLeanAuth(app, base.config.apiKey ?? '');
   if (parts.has('headers')) registerStaticHeaders(app);
+  if (parts.has('apihdr')) registerApiHeaders(app);
   if (parts.has('obslean')) registerLeanObservability(app);
   await precomputedRoutes(app, base as unknown as AppContext);
   return app;
