@@ -175,7 +175,7 @@ const variants: Record<
     regionRho: true,
     design: (p, s) => [lg(p.open ? p.open[s] : p.gr[s]), lg(p.gr[s]), lg(p.gr[1 - s]), p.open ? 0 : 1],
   },
-  // the adopted inputs, ρ per match shrunk towards the region's ρ by the ρ that makes the matrix's draw equal
+  // the adopted inputs, ρ per match moved from the region's ρ towards the ρ that makes the matrix's draw equal
   // the de-margined opening draw price (the one degree of freedom of the opening 1X2 the means do not use)
   mkt_gr_drawrho: {
     rho: true,
@@ -230,6 +230,9 @@ function drawRho(lh: number, la: number, draw: number | null): number | null {
   const r = (d0 - draw) / (2 * lh * la * Math.exp(-lh - la));
   return Math.max(-0.4, Math.min(0.3, r));
 }
+/** The match's own ρ of the draw-price variant, from its opening draw (none when the opening 1X2 is missing). */
+const openDrawRho = (p: Prep, lh: number, la: number) =>
+  drawRho(lh, la, p.row.mkt_missing === 1 ? null : p.row.mkt_draw);
 function fitRho(
   train: Prep[],
   lam: Array<[number, number]>,
@@ -327,7 +330,7 @@ for (const [name, v] of Object.entries(variants)) {
           lam,
           1,
           (p) => byRegion[String(p.row.region_id)] ?? rho,
-          (p, l) => drawRho(l[0], l[1], p.row.mkt_missing === 1 ? null : p.row.mkt_draw),
+          (p, l) => openDrawRho(p, l[0], l[1]),
         );
       }
     }
@@ -336,11 +339,7 @@ for (const [name, v] of Object.entries(variants)) {
       if (p.t < cut || p.t >= until) continue;
       const lh = predictPoissonGlm(models[0], v.design(p, 0));
       const la = predictPoissonGlm(models[1], v.design(p, 1));
-      const ri = v.bttsRho
-        ? impliedRho(lh, la, p.go.bttsOpen)
-        : v.drawRho
-          ? drawRho(lh, la, p.row.mkt_missing === 1 ? null : p.row.mkt_draw)
-          : null;
+      const ri = v.bttsRho ? impliedRho(lh, la, p.go.bttsOpen) : v.drawRho ? openDrawRho(p, lh, la) : null;
       const r0 = byRegion[String(p.row.region_id)] ?? rho;
       const mk = marketsFromMatrix(scoreMatrix(lh, la, ri === null ? r0 : (1 - wB) * r0 + wB * ri));
       res.push({
