@@ -1,9 +1,15 @@
 import type { AppContext } from './api/index.js';
 import { createPredictionCache } from './cache/index.js';
 import type { Config } from './config.js';
-import { openDatabase, openDatabaseDeferred } from './db/index.js';
-import { isMatchcastError } from './domain/index.js';
+import {
+  type EmbeddedHost,
+  embeddedDbDir,
+  hostEmbeddedDatabase,
+  openDatabase,
+  openDatabaseDeferred,
+} from './db/index.js';
 import type { Logger } from './logger.js';
+import { importLegacyMetadata } from './pipeline/index.js';
 import { createTaskQueue } from './queue/index.js';
 import { createRegistry } from './registry/index.js';
 import { createServingViews } from './serving/index.js';
@@ -41,19 +47,28 @@ export async function openRuntime(
   // buckets are also created on first write, views poll until the store answers, and the database
   // is opened (and migrated) as soon as it can be reached, without a restart.
   await store.ensureBuckets?.().catch((err: unknown) => {
-    // An S3 server without conditional writes is a deployment error, not an outage: refuse to start.
-    if (isMatchcastError(err, 'MC_ERR_STORE_UNSUPPORTED')) throw err;
     log.warn({ err: err instanceof Error ? err.message : String(err) }, 'object store unreachable at start');
   });
+  // Embedded: this process owns the database and serves it on a socket, so that its worker threads
+  // and commands run beside it (`matchcast ingest`, `pipeline run`, `runs`, `registry`) share it.
+  let host: EmbeddedHost | undefined;
+  if (options.role === 'embedded' && config.databaseUrl === undefined) {
+    host = await hostEmbeddedDatabase(embeddedDbDir(config));
+  }
   const { db, deferred } = await openDatabaseDeferred(() => openDatabase(config), {
     kind: config.databaseUrl ? 'postgres' : 'pglite',
     onOpen: () => log.info('database reachable again: opened and migrated'),
   });
   if (deferred) log.warn('database unreachable at start: serving without it, retrying in the background');
+  else {
+    await importLegacyMetadata({ db, store }, log).catch((err: unknown) =>
+      log.warn({ err: err instanceof Error ? err.message : String(err) }, 'metadata import failed'),
+    );
+  }
   const queue = createTaskQueue(config, { log, threadEntry: WORKER_THREAD_ENTRY });
   const cache = createPredictionCache(config, log);
-  const registry = createRegistry(store, config);
-  const views = createServingViews(store, config, log);
+  const registry = createRegistry({ db, store }, config);
+  const views = createServingViews({ db, store }, config, log);
   let worker: RunningWorker | undefined;
 
   const ctx: RuntimeContext = {
@@ -70,11 +85,12 @@ export async function openRuntime(
       await worker?.close().catch((err: unknown) => log.warn({ err }, 'worker close failed'));
       await Promise.allSettled([views.close(), queue.close(), cache.close()]);
       await Promise.allSettled([db.close(), store.close()]);
+      await host?.close();
     },
   };
   if (options.role === 'embedded' && config.redisUrl) {
     ctx.startEmbeddedWorker = async () => {
-      worker = await startWorker(config, createDefaultWorkerDeps(config, log, store));
+      worker = await startWorker(config, await createDefaultWorkerDeps(config, log, { db, store }));
     };
   }
   return ctx;

@@ -16,7 +16,6 @@ import { REDACT_PATHS } from '../logger.js';
 import { type RepredictCache, repredictMatches } from '../pipeline/index.js';
 import { createRegistry, type ModelRegistry } from '../registry/index.js';
 import { createObjectStore } from '../storage/index.js';
-import { handOffToServer } from './handoff.js';
 import { dateOption, positiveIntOption, UsageError } from './usage-error.js';
 
 const USAGE = `Usage: matchcast ingest --source <path> | --synthetic [options]
@@ -187,11 +186,6 @@ export async function ingestCommand(argv: string[], io: IngestCommandIo = {}): P
     err(`${(e as Error).message}\n`);
     return 1;
   }
-  if (!io.deps) {
-    // `matchcast start` holds the embedded database: the job runs inside it.
-    const code = await handOffToServer(config, 'ingest', argv, { out, err });
-    if (code !== null) return code;
-  }
   // Progress goes to stderr so that stdout carries only the report (e.g. with --json).
   const log = pino(
     {
@@ -231,7 +225,7 @@ export async function ingestCommand(argv: string[], io: IngestCommandIo = {}): P
           `predictions: ${changedMatchIds.length} matches changed (more than ${INGEST_REPREDICT_MAX}); not re-predicted one by one — run \`matchcast pipeline run\`\n`,
         );
       } else {
-        const registry = io.deps?.registry ?? createRegistry(store, config);
+        const registry = io.deps?.registry ?? createRegistry({ db, store }, config);
         try {
           const re = await repredictMatches({ config, db, store, registry, log }, changedMatchIds, {
             asOf,

@@ -23,7 +23,6 @@ import {
   STAGE_NAMES,
 } from '../pipeline/index.js';
 import { openDraftRun, type RunWriter } from '../runs/index.js';
-import { handOffToServer } from './handoff.js';
 import { dateOption, positiveIntOption, UsageError } from './usage-error.js';
 
 const USAGE = `Usage: matchcast pipeline <stage> [options]
@@ -163,11 +162,6 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
   }
 
   const config = io.config ?? parseConfig(loadEnv());
-  if (!io.deps) {
-    // `matchcast start` holds the embedded database: the job runs inside it.
-    const code = await handOffToServer(config, 'pipeline', argv, { out, err });
-    if (code !== null) return code;
-  }
   let deps: PipelineDeps & { close?: () => Promise<void> };
   try {
     // Logs go to stderr when stdout carries the --json document.
@@ -195,7 +189,7 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
   try {
     const started = performance.now();
     if (stage !== 'run' && stage !== 'promote') {
-      draft = await openDraftRun(deps.store, {
+      draft = await openDraftRun(deps, {
         runId: v.run as string | undefined,
         asOf,
         log: deps.log,
@@ -226,7 +220,7 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
         });
         break;
       case 'fallback': {
-        const r = await runFallbackStage(deps, asOf, await readFeatureRows(deps.store), {
+        const r = await runFallbackStage(deps, asOf, await readFeatureRows(deps), {
           from: options.from,
           to: options.to,
           refitDays: options.refitDays,

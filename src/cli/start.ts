@@ -87,7 +87,7 @@ export async function startCommand(argv: string[]): Promise<number> {
   const ctx = await openRuntime(config, log, { role: 'embedded' });
   // Runs handed to a previous server that was killed (SIGKILL, OOM) died with it: mark them failed now
   // (what they wrote was never published) rather than leaving them `running` until the next run.
-  await markAbandonedRuns(ctx.store, log).catch((err: unknown) =>
+  await markAbandonedRuns(ctx.db, log).catch((err: unknown) =>
     log.warn({ err: (err as Error).message }, 'runs: could not check for abandoned runs'),
   );
 

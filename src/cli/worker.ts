@@ -48,7 +48,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
     );
   }
   const log = createLogger(config.logLevel, 'matchcast-worker');
-  const deps = createDefaultWorkerDeps(config, log);
+  const deps = await createDefaultWorkerDeps(config, log);
   let worker: Awaited<ReturnType<typeof startWorker>>;
   try {
     worker = await startWorker(config, deps, { concurrency });

@@ -17,9 +17,9 @@ export const ERROR_CATALOGUE = {
   MC_ERR_TASK_EXPIRED: { status: 504, message: 'The task expired before a worker started it' },
   MC_ERR_DATABASE_UNAVAILABLE: { status: 503, message: 'Database is unavailable' },
   MC_ERR_STORE_UNAVAILABLE: { status: 503, message: 'Object store is unavailable' },
-  MC_ERR_STORE_UNSUPPORTED: {
-    status: 500,
-    message: 'The S3 server lacks conditional writes (If-None-Match / If-Match); use AWS S3, MinIO or R2',
+  MC_ERR_ARTIFACT_INTEGRITY: {
+    status: 503,
+    message: 'A stored artifact does not match the size and SHA-256 recorded when it was published',
   },
   MC_ERR_TASK_TIMEOUT: { status: 504, message: 'The worker did not answer in time' },
   MC_ERR_TASK_FAILED: { status: 500, message: 'The task failed on the worker' },

@@ -14,6 +14,7 @@ export {
   ODDS_TIME_FIELDS,
   type OddsRecord,
 } from './match.js';
+export { siblingModule, startModuleThread } from './module-thread.js';
 export {
   isOddsKind,
   isOddsMarket,

@@ -76,7 +76,7 @@ export async function bootstrapFirstRun(
     }
     let run: RunResult | null = null;
     // The served predictions (through the published-run pointer, src/runs): none = the pipeline never got there.
-    const published = await readPublished(deps.store).catch(() => null);
+    const published = await readPublished(deps.db).catch(() => null);
     const ref = servedRef(published, 'predictions');
     const predictions = ref ? await deps.store.head(ref.bucket, ref.key).catch(() => null) : null;
     if (!predictions) {

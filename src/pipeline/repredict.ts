@@ -1,5 +1,5 @@
 import { MatchesRepository } from '../db/index.js';
-import type { Match, OddsRecord } from '../domain/index.js';
+import { isMatchcastError, type Match, type OddsRecord } from '../domain/index.js';
 import {
   buildFeatureRows,
   type FeatureCheckpoint,
@@ -173,10 +173,13 @@ async function championModel(
 
 /** The market-free fallback champion (`<MODEL_NAME>-market-free`), or null when none is registered. */
 async function fallbackModel(
-  deps: Pick<PipelineDeps, 'store' | 'run' | 'config'>,
+  deps: Pick<PipelineDeps, 'db' | 'store' | 'run' | 'config'>,
   cache: RepredictCache,
 ): Promise<{ version: ModelVersion; model: Model } | null> {
-  const registry = new ModelRegistry(deps.run?.base ?? deps.store, fallbackModelName(deps.config.modelName));
+  const registry = new ModelRegistry(
+    { db: deps.db, store: deps.run?.base ?? deps.store },
+    fallbackModelName(deps.config.modelName),
+  );
   const version = await registry.resolve('champion');
   if (!version) return null;
   if (cache.fallback?.version !== version.version) {
@@ -187,14 +190,14 @@ async function fallbackModel(
 }
 
 async function publishedRows(
-  deps: Pick<PipelineDeps, 'store'>,
+  deps: Pick<PipelineDeps, 'db' | 'store'>,
   published: PublishedRun,
   cache: RepredictCache,
 ): Promise<PredictionRow[] | null> {
   const ref = published.artifacts.predictions;
   if (!ref) return null;
   if (cache.predictions?.key !== ref.key) {
-    const obj = await readArtifact(deps.store, 'predictions', published);
+    const obj = await readArtifact(deps, 'predictions', published);
     if (!obj) return null;
     cache.predictions = { key: ref.key, rows: await decodePredictionRows(obj.body) };
   }
@@ -211,6 +214,27 @@ async function publishedRows(
  * out-of-sample (backtest) probabilities; only its result fields follow the database.
  */
 export async function repredictMatches(
+  deps: PipelineDeps,
+  matchIds: Iterable<number>,
+  options: RepredictOptions,
+): Promise<RepredictResult> {
+  const ids = [...matchIds];
+  // Another re-prediction published first: build again on the run it published, so both land.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await repredictOnce(deps, ids, options);
+    } catch (err) {
+      if (!isMatchcastError(err, 'MC_ERR_CONFLICT') || attempt >= REPREDICT_ATTEMPTS) throw err;
+      deps.log.info({ attempt }, 'repredict: the published run moved meanwhile; rebuilding on it');
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 50 * attempt));
+    }
+  }
+}
+
+/** Attempts of a re-prediction that keeps losing the race to publish (each rebuilt on the newer run). */
+const REPREDICT_ATTEMPTS = 10;
+
+async function repredictOnce(
   deps: PipelineDeps,
   matchIds: Iterable<number>,
   options: RepredictOptions,
@@ -239,7 +263,7 @@ export async function repredictMatches(
   });
   const wanted = new Set(matchIds);
   if (wanted.size === 0) return done('no matches');
-  const published = await readPublished(deps.store);
+  const published = await readPublished(deps.db);
   if (!published) return done('no published run to build on');
   const champion = await deps.registry.resolve('champion');
   if (!champion) return done('no champion');
@@ -341,8 +365,9 @@ export async function repredictMatches(
   lap('predict');
   if (repredicted + updated === 0) return done('nothing changed', counts);
 
-  const run = await RunWriter.begin(deps.store, {
+  const run = await RunWriter.begin(deps, {
     kind: 'incremental',
+    parent: published.run_id,
     asOf,
     actor: options.actor ?? 'repredict',
     log: deps.log,

@@ -135,7 +135,7 @@ export async function runPipeline(
   if (options.ingest) await timed('ingest', options.ingest);
   // Everything below writes under runs/<run_id>/ only; what is served changes at `publish`, once.
   const base = deps;
-  const run = await RunWriter.begin(base.store, { kind: 'full', asOf, log: base.log, actor: options.actor });
+  const run = await RunWriter.begin(base, { kind: 'full', asOf, log: base.log, actor: options.actor });
   try {
     return await writeRun({ ...base, store: run.store, run }, run);
   } catch (err) {
@@ -294,7 +294,7 @@ export async function runPipeline(
     const tGates = performance.now();
     const gates = await evaluateGates(
       run,
-      await readPublished(base.store),
+      await readPublished(base.db),
       {
         featureRows,
         predictionRows: predict ? predict.predictionRows : null,
@@ -304,7 +304,7 @@ export async function runPipeline(
     );
     seconds.gates = Number(((performance.now() - tGates) / 1000).toFixed(3));
     const published = await run.publish({ gates, force: options.force });
-    const pruned = await pruneRuns(base.store, deps.config.runsKeep, deps.log).catch((err: unknown) => {
+    const pruned = await pruneRuns(base, deps.config.runsKeep, deps.log).catch((err: unknown) => {
       deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'run retention failed');
       return [] as string[];
     });

@@ -89,12 +89,12 @@ export interface BacktestResult {
  * metrics of the model and of the opening/closing odds on the same matches, and the folds).
  */
 export async function runBacktestStage(
-  deps: Pick<PipelineDeps, 'store' | 'log' | 'progress' | 'run'> & { registry?: ModelRegistry },
+  deps: Pick<PipelineDeps, 'db' | 'store' | 'log' | 'progress' | 'run'> & { registry?: ModelRegistry },
   asOf: Date,
   options: BacktestOptions = {},
 ): Promise<BacktestResult> {
   const load = progressOf(deps).step('backtest', 'load', 1);
-  const rows = options.featureRows ?? (await readFeatureRows(deps.store));
+  const rows = options.featureRows ?? (await readFeatureRows(deps));
   load.done({ rows: rows.length });
   const from = options.from ?? new Date(resultsEnd(rows, asOf).getTime() - 730 * DAY_MS);
   const to = options.to ?? asOf;

@@ -129,7 +129,7 @@ export async function runGoalsStage(
   }
   const model = trainGoalsModel(inputs, new Date(end));
   const base = deps.run?.base ?? deps.store;
-  const registry = new ModelRegistry(base, goalsModelName(deps.config.modelName));
+  const registry = new ModelRegistry({ db: deps.db, store: base }, goalsModelName(deps.config.modelName));
   // The guard's keys (`log_loss`, `model_on_open_log_loss`, `market_open_log_loss`, … : O/U 2.5 on
   // every walk-forward match / on those with each line) are the ones `registry promote` reads.
   const flat: Record<string, number> = goalsGuardMetrics(ou25Figures(inputs, bt.rows));
@@ -143,6 +143,7 @@ export async function runGoalsStage(
   }
   const version = await registry.registerVersion({
     run_id: newRunId(),
+    pipeline_run_id: deps.run?.runId,
     metrics: flat,
     params: {
       family: model.family,
@@ -166,7 +167,6 @@ export async function runGoalsStage(
   });
   const { serving, ...promotion } = await promoteGoalsVersion(deps, {
     registry,
-    registryStore: base,
     version,
     model,
     inputs,

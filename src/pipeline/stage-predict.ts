@@ -52,13 +52,16 @@ export interface PredictFallback {
 
 /** The fallback the registry and the run hold now, or null when there is none. */
 export async function loadFallback(
-  deps: Pick<PipelineDeps, 'store' | 'run' | 'config'>,
+  deps: Pick<PipelineDeps, 'db' | 'store' | 'run' | 'config'>,
 ): Promise<PredictFallback | null> {
-  const registry = new ModelRegistry(deps.run?.base ?? deps.store, fallbackModelName(deps.config.modelName));
+  const registry = new ModelRegistry(
+    { db: deps.db, store: deps.run?.base ?? deps.store },
+    fallbackModelName(deps.config.modelName),
+  );
   const version = await registry.resolve('champion');
   if (!version) return null;
   const model = deserializeModel((await registry.loadArtifact(version)).toString('utf8'));
-  const rows = (await readBacktestRows(deps.store, 'fallbackBacktest')) ?? [];
+  const rows = (await readBacktestRows(deps, 'fallbackBacktest')) ?? [];
   return { version, model, backtest: new Map(rows.map((r) => [r.match_id, r])) };
 }
 
@@ -96,12 +99,12 @@ export async function runPredictStage(
   }
   const model = deserializeModel((await deps.registry.loadArtifact(champion)).toString('utf8'));
   load.tick();
-  const featureRows = inputs.featureRows ?? (await readFeatureRows(deps.store));
+  const featureRows = inputs.featureRows ?? (await readFeatureRows(deps));
   load.tick();
   const matches = new Map<number, Match>();
   for (const m of inputs.matches ?? (await new MatchesRepository(deps.db).allMatches())) matches.set(m.id, m);
   load.tick();
-  const backtest = new Map((await readBacktestRows(deps.store))?.map((r) => [r.match_id, r]) ?? []);
+  const backtest = new Map((await readBacktestRows(deps))?.map((r) => [r.match_id, r]) ?? []);
   const fallback = inputs.fallback !== undefined ? inputs.fallback : await loadFallback(deps);
   if (
     fallback?.version.feature_fingerprint &&

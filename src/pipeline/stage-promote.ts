@@ -26,7 +26,6 @@ import {
   type ModelRegistry,
   type ModelVersion,
   type OpeningVerdict,
-  writeComparison,
 } from '../registry/index.js';
 import type { ObjectStore } from '../storage/index.js';
 import { readFeatureRows } from './artifacts.js';
@@ -82,7 +81,7 @@ function windowOf(v: ModelVersion): { from: Date; to: Date } | null {
  *   as the new version was.
  */
 async function championOnWindow(
-  deps: Pick<PipelineDeps, 'store' | 'registry'>,
+  deps: Pick<PipelineDeps, 'db' | 'store' | 'registry'>,
   champion: ModelVersion,
   window: { from: Date; to: Date },
   rowsIn: FeatureRow[] | undefined,
@@ -91,7 +90,7 @@ async function championOnWindow(
   if (cw && cw.from.getTime() === window.from.getTime() && cw.to.getTime() === window.to.getTime()) {
     return { logLoss: champion.metrics.log_loss ?? null, method: 'same-window' };
   }
-  const rows = rowsIn ?? (await readFeatureRows(deps.store));
+  const rows = rowsIn ?? (await readFeatureRows(deps));
   const inWindow = rows.filter(
     (r) => r.label !== null && r.start_time_utc >= window.from && r.start_time_utc < window.to,
   );
@@ -134,7 +133,7 @@ async function championOnWindow(
  * operator's sign-off (`matchcast registry promote`).
  */
 export async function runPromoteStage(
-  deps: Pick<PipelineDeps, 'config' | 'store' | 'registry' | 'log' | 'progress'>,
+  deps: Pick<PipelineDeps, 'config' | 'db' | 'store' | 'registry' | 'log' | 'progress'>,
   options: PromoteOptions = {},
 ): Promise<PromoteResult> {
   const step = progressOf(deps).step('promote', 'decide', 1);
@@ -203,7 +202,7 @@ export async function runPromoteStage(
     ? `version ${newest.version} vs champion ${champion.version} (${method}): ${decision.reason}`
     : `version ${newest.version}: ${decision.reason}`;
   // What the guard saw, kept for `registry promote` and the UI (written before the alias moves).
-  await writeComparison(deps.store, deps.registry.modelName, {
+  await deps.registry.writeComparison({
     version: newest.version,
     champion_version: champion?.version ?? null,
     method,
@@ -257,9 +256,8 @@ export type GoalsComparisonMethod =
   | 'champion-retired';
 
 export interface GoalsPromoteInput {
-  /** The goals registry (`<MODEL_NAME>-goals`) and the store it lives on (the comparison goes beside it). */
+  /** The goals registry (`<MODEL_NAME>-goals`); the comparison is recorded in it. */
   registry: ModelRegistry;
-  registryStore: ObjectStore;
   /** The new version, registered with `goalsGuardMetrics` of its walk-forward. */
   version: ModelVersion;
   model: GoalsModel;
@@ -334,7 +332,7 @@ export function goalsGuardMetrics(figures: Ou25Figures): Record<string, number> 
  * `MODEL_NAME=<name>-goals matchcast registry promote --reason …` can override a refusal.
  */
 export async function promoteGoalsVersion(
-  deps: Pick<PipelineDeps, 'config' | 'store' | 'log'>,
+  deps: Pick<PipelineDeps, 'config' | 'db' | 'store' | 'log'>,
   input: GoalsPromoteInput,
 ): Promise<GoalsPromoteResult> {
   const { registry, version, model, inputs, backtest, window } = input;
@@ -423,7 +421,7 @@ export async function promoteGoalsVersion(
     : champion && championLogLoss === null
       ? `${against}: cannot measure the champion's O/U 2.5 log loss on the same matches`
       : `${against}, O/U 2.5: ${decision.reason}`;
-  await writeComparison(input.registryStore, registry.modelName, {
+  await registry.writeComparison({
     version: version.version,
     champion_version: championRef?.version ?? null,
     method,

@@ -157,6 +157,7 @@ export function createWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOpti
   /** Rating parameters of the last goals answer: set once this worker serves live markets. */
   let goalsRating: GoalsModel['rating'] | null = null;
   const features = new FeatureTable(
+    deps.db,
     deps.store,
     deps.parseFeatures,
     options.featuresRefreshMs ?? 5000,

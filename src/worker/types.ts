@@ -1,3 +1,4 @@
+import type { Queryable } from '../db/index.js';
 import type { Probabilities, ServableStage, Stage } from '../domain/index.js';
 import type { Logger } from '../logger.js';
 import type { GoalsModel } from '../model/index.js';
@@ -17,6 +18,8 @@ export interface WorkerRegistry {
 /** What the task handlers need; `createDefaultWorkerDeps` wires the real registry, model and features. */
 export interface WorkerDeps {
   log: Logger;
+  /** The database naming the published run and the registered versions. */
+  db: Queryable;
   store: ObjectStore;
   registry: WorkerRegistry;
   /**

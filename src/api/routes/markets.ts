@@ -116,7 +116,7 @@ export async function marketsRoutes(root: FastifyInstance, ctx: AppContext): Pro
     async (request) => {
       const now = Date.now();
       if (!roi || now - roi.at >= ctx.config.roiRecheckMs) {
-        const obj = await readArtifact(ctx.store, 'roiByRegionMarkets');
+        const obj = await readArtifact(ctx, 'roiByRegionMarkets');
         roi = { at: now, rows: obj ? parseMarketRoiCsv(obj.body.toString('utf8')) : [] };
       }
       const market = request.query.market ?? 'ou25';
@@ -138,7 +138,7 @@ function liveMarkets(ctx: AppContext): (matchId: number) => Promise<MatchMarkets
     const started = performance.now();
     aliases ??= new AliasCache(
       // The goals stage registers under this name (pipeline/stage-goals.ts goalsModelName).
-      createRegistry(ctx.store, { modelName: `${ctx.config.modelName}-goals` }),
+      createRegistry(ctx, { modelName: `${ctx.config.modelName}-goals` }),
       ctx.config.aliasRefreshMs,
     );
     const { version } = await aliases.resolve('champion').catch((err: unknown) => {
