@@ -1,5 +1,5 @@
 /**
- * Goals-model family experiment (issue 16): walk-forward on the real CSVs, log loss of O/U 2.5 and
+ * Goals-model family experiment: walk-forward on the real CSVs, log loss of O/U 2.5 and
  * BTTS against the de-margined opening and closing lines. Research only; the adopted recipe lives in
  * src/model/goals. Tuning window by default; `--eval` runs the evaluation window 2021-07..2023-06.
  *

@@ -1,5 +1,5 @@
 /**
- * Session 11 experiments (docs/model-quality.md, "Tried in session 11"): market-implied team ratings
+ * Experiments (docs/model-quality.md, "Tried: market-implied ratings"): market-implied team ratings
  * from the CLOSING odds of earlier matches, results relative to the closing-implied expectation,
  * region encodings and a multinomial + ordered-logit ensemble. Tuning window only by default.
  *
@@ -133,7 +133,7 @@ for (const r of base) {
     x[`reg_${k}_x_draw`] = r.region_id === k ? r.mkt_logit_draw : 0;
   }
 }
-// "base" is the session-10 champion: the adopted mr_* columns are left out here, and the variants
+// "base" is the champion before the market-implied ratings: the adopted mr_* columns are left out here, and the variants
 // below overwrite them with this script's own (experiment) computation.
 const B = MODEL_FEATURE_NAMES.filter((n) => !n.startsWith('mr_')) as string[];
 const SUP = ['mr_sup', 'mr_sup_gap'];

@@ -246,7 +246,7 @@ out of sample, produced by \`bench/model-quality.ts\` (which reads the CSVs in
   hand-written L-BFGS) on Elo (K = 40, goal-difference weighted, home advantage 65), pi-ratings
   (Constantinou & Fenton 2013, λ = 0.035, γ = 0.7), form over the last 6 matches (overall and at the
   venue), rest days (capped at 21), matches played this season, a promoted-team flag, the opening-odds
-  market features (probabilities, log ratios, overround, missing flag) and, since session 11, the
+  market features (probabilities, log ratios, overround, missing flag) and the
   **market-implied ratings** \`mr_sup\`, \`mr_sup_gap\`: per team a rating moved after each match towards
   the supremacy log(p_home/p_away) of that match's de-margined **closing** odds (η = 0.35, a region home
   term with step 0.01), so a match's features use the closing lines of the teams' EARLIER matches
@@ -269,21 +269,21 @@ Per region (log loss and RPS):
 ${regions.join('\n')}
 
 **Verdict.** Target (log loss ≤ 0.979 and RPS ≤ 0.1980): **${met ? 'met' : 'not met'}** — the model
-scores ${f4(s.model_log_loss)} / ${f4(s.model_rps)} (session-10 champion without the market-implied ratings:
+scores ${f4(s.model_log_loss)} / ${f4(s.model_rps)} (the champion without the market-implied ratings:
 0.9795 / 0.1982). That is ${vsOpen(s.model_log_loss, s.open_power_log_loss)} power-de-margined opening odds on log loss
 (${f4(s.open_power_log_loss)}) and ${vsOpen(s.model_rps, s.open_power_rps)} them on RPS (${f4(s.open_power_rps)}), and still far from the
 closing line (${f4(s.close_log_loss)} / ${f4(s.close_rps)}, proportional). What moved the model is the market-implied rating
-(session 11, see *Tried in session 11* below): the closing odds of a team's earlier matches carry
+(see *Tried: market-implied ratings* below): the closing odds of a team's earlier matches carry
 the market's late information (team news, money) that the opening line of its next match has not
 fully absorbed. On the tuning window it took the model from 0.98327 to 0.98095 (power-de-margined
 opening odds 0.98477 there); the figures above are its one evaluation run, reported as they came.
 The margin is thin: unrounded 0.97845 / 0.19792 against the bars 0.979 / 0.1980, i.e. 0.0007 of log
-loss and 0.00016 of RPS better than power-de-margined opening odds (session-11 run). Per region it
+loss and 0.00016 of RPS better than power-de-margined opening odds (its one evaluation run). Per region it
 beats the power-de-margined opening line on log loss in five of eight regions (not in Germany, Spain,
 and the Netherlands by 0.0003). In the earlier period below the gain holds (0.9681 against 0.9697
-for the opening odds; the session-10 model scored 0.9695 there).
+for the opening odds; the model without market-implied ratings scored 0.9695 there).
 Elo, pi-ratings and form on their own still add little over a well de-margined opening line (the
-session-10 champion only tied it here). The model fed closing odds (reference row, not the product)
+champion without them only tied it here). The model fed closing odds (reference row, not the product)
 lands on the closing line itself, i.e. nothing here adds to the closing odds. The opening
 over/under 2.5 goals odds and harder shrinkage of the ratings towards the market were tried on the
 tuning window and made the model worse there (see *Over/under 2.5 goals odds* below). The betting
@@ -336,7 +336,7 @@ opening odds score 0.9848 there):
 assembled from ad-hoc runs of the same walk-forward call while tuning; \`--tune\` re-runs its core —
 Elo K × L2, recency weighting, ordered logit — with the features as they are now.)
 
-Output of \`bench/model-quality.ts --tune\` (features as in session 10, i.e. before the market-implied
+Output of \`bench/model-quality.ts --tune\` (features as they were before the market-implied
 ratings were added; log loss and RPS of the model, then of power-de-margined opening odds, on the
 tuning window):
 
@@ -380,7 +380,7 @@ P(over)), \`ou_pois_draw_logit\` (draw probability of independent Poissons with 
 supremacy that reproduces the market's home/away ratio), \`ou_draw_gap\` (that minus the 1X2 market's
 draw logit), \`ou_x_gap\` (logit(over) × |market home−away log ratio|), \`ou_overround\`. Same
 walk-forward on the tuning window only (2019-07-01 → 2021-07-01, n = 5,195; power-de-margined opening
-1X2 odds 0.98477 / 0.20019; run in session 10 — re-running the script now puts the session-11 \`mr_*\`
+1X2 odds 0.98477 / 0.20019; run before the market-implied ratings — re-running the script now puts the \`mr_*\`
 columns into its "base"):
 
 | variant (on top of the champion's features, L2 = 0.01, K = 40 unless said) | log loss | RPS |
@@ -421,14 +421,14 @@ A separate draw calibration was not tried: the multinomial model already fits it
 and draw coefficients on the market's draw logit, which is what a draw-only recalibration of the same
 inputs would learn.
 
-## Tried in session 11: market-implied ratings, results vs market, regions, ensemble
+## Tried: market-implied ratings, results vs market, regions, ensemble
 
 \`bench/market-ratings-experiment.ts\` (experiment state in \`bench/market-ratings-model.ts\`) adds
 columns computed from the **closing** odds of EARLIER matches only: a match's own closing odds (and
 those of matches with the same kick-off, or at/after \`asOf\`) never reach its features; a past match
 without closing odds updates nothing (never invented). Tuning window only (walk-forward 2019-07-01 →
 2021-07-01, features as of 2021-07-01, n = 5,195; power-de-margined opening odds 0.98477 / 0.20019,
-closing 0.97383 / 0.19675). "base" is the session-10 champion (L2 = 0.01, Elo K = 40).
+closing 0.97383 / 0.19675). "base" is the champion without market-implied ratings (L2 = 0.01, Elo K = 40).
 
 - **mr (market-implied ratings)**: s = log(p_home/p_away) of the de-margined closing odds;
   ŝ = h_region + R_home − R_away; after the match R_home += η(s − ŝ), R_away −= η(s − ŝ),
@@ -445,7 +445,7 @@ closing 0.97383 / 0.19675). "base" is the session-10 champion (L2 = 0.01, Elo K 
 
 | variant (on top of base) | log loss | RPS |
 |---|---|---|
-| base (session-10 champion) | 0.98327 | 0.19973 |
+| base (champion without \`mr_*\`) | 0.98327 | 0.19973 |
 | mr η = 0.1, sup | 0.98196 | 0.19932 |
 | mr η = 0.2, sup | 0.98132 | 0.19911 |
 | **mr η = 0.35, sup (adopted: \`mr_sup\`, \`mr_sup_gap\`)** | **0.98095** | **0.19897** |
@@ -506,7 +506,7 @@ node --import tsx bench/model-quality.ts           # writes this file and docs/m
 node --import tsx bench/model-quality.ts --tune    # the tuning grid on 2019-07-01 → 2021-07-01
 node --import tsx bench/ou-experiment.ts           # the O/U 2.5 grid, tuning window only
 node --import tsx bench/ou-experiment.ts --eval --only=base,+over+logit   # its one evaluation run
-node --import tsx bench/market-ratings-experiment.ts   # session 11 grid, tuning window only
+node --import tsx bench/market-ratings-experiment.ts   # its grid, tuning window only
 \`\`\`
 `;
 }

@@ -22,7 +22,7 @@ export const PREDICTION_COLUMNS: readonly ParquetColumn[] = [
   { name: 'predictions_computed_at', type: 'timestamp' },
   { name: 'home_score', type: 'int32' },
   { name: 'away_score', type: 'int32' },
-  // Additive (issue 15): when the odds behind the row's market features were observed; null = none.
+  // Additive: when the odds behind the row's market features were observed; null = none.
   { name: 'odds_observed_at', type: 'timestamp' },
 ];
 

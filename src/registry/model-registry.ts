@@ -87,7 +87,7 @@ function json(value: unknown): string {
 }
 
 /**
- * The model registry (ARCHITECTURE §4): MLflow's concepts as JSON documents in the `models` bucket.
+ * The model registry: MLflow's concepts as JSON documents in the `models` bucket.
  *
  * - versions: `registry/<model>/versions/<n>.json`, n = 1, 2, …, written create-exclusive so two
  *   concurrent registrations never share a number;

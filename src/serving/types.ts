@@ -1,7 +1,7 @@
 import type { OddsRecord, RegionRoi } from '../schemas/index.js';
 
 /**
- * In-memory views of the artifacts the precomputed routes serve (ARCHITECTURE §5). The serving
+ * In-memory views of the artifacts the precomputed routes serve. The serving
  * helper owns the concrete shape; the API only needs these members.
  */
 export interface ServingViews {

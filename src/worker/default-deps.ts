@@ -15,7 +15,7 @@ export function createDefaultWorkerDeps(config: Config, log: Logger, store?: Obj
   const registry = createRegistry(objectStore, config);
   // The pipeline's fallback stage registers under this name (pipeline/stage-fallback.ts fallbackModelName).
   const fallbackRegistry = createRegistry(objectStore, { modelName: `${config.modelName}-market-free` });
-  // The goals stage registers under this name (pipeline/stage-goals.ts goalsModelName; issue 16).
+  // The goals stage registers under this name (pipeline/stage-goals.ts goalsModelName).
   const goalsRegistry = createRegistry(objectStore, { modelName: `${config.modelName}-goals` });
   return {
     log,
