@@ -229,7 +229,7 @@ function doc(
 The probabilities are the product, so they are judged against the hardest baselines there are: the
 bookmakers' average opening and closing 1X2 odds with the margin removed. All figures below are
 out of sample, produced by \`bench/model-quality.ts\` (which reads the CSVs in
-\`/work/shared/data/football\` directly: match ids by row order, files alphabetical).
+\`../shared/data/football\` (\`FOOTBALL_DATA_DIR\`) directly: match ids by row order, files alphabetical).
 
 ## Set-up
 

@@ -81,7 +81,7 @@ export const PrecomputedPrediction = Type.Object(
 export type PrecomputedPrediction = Static<typeof PrecomputedPrediction>;
 
 /**
- * The match card of `GET /predict/cards/` (spec §2.4 leaves field names open; docs/dev/TEAM.md).
+ * The match card of `GET /predict/cards/` (spec §2.4 leaves field names open; docs/serving-precomputed.md).
  * Built by src/serving/cards.ts from a validated predictions row (team names, stage, run id and
  * computed-at are required columns there, so they are never null) joined with its odds.
  */

@@ -21,7 +21,7 @@ function price(r: Record<string, unknown>, i: number, column: string): number | 
   return v;
 }
 
-/** Validates `raw-data/odds.parquet` (TEAM.md contract); opening/closing columns and source are optional. */
+/** Validates `raw-data/odds.parquet` (docs/pipeline.md, "Artifact columns"); opening/closing columns and source are optional. */
 export function parseOddsRows(raw: Record<string, unknown>[]): OddsRow[] {
   requireColumns(raw, ODDS_REQUIRED_COLUMNS, 'odds.parquet');
   const seen = new Set<number>();
