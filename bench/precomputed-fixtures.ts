@@ -1,5 +1,5 @@
 /**
- * Synthetic artifacts in the exact TEAM.md layouts (predictions.parquet, odds.parquet,
+ * Synthetic artifacts in the exact layouts of docs/pipeline.md (predictions.parquet, odds.parquet,
  * roi_by_region.csv), shared by the serving tests and the precomputed benchmark.
  */
 import { KEYS, OUTCOME_LABELS, predictedClass } from '../src/domain/index.js';

@@ -1,5 +1,5 @@
 /**
- * Benchmark of `GET /predict/precomputed/{id}` (issue 4): wrk at 64 connections, ids spread
+ * Benchmark of `GET /predict/precomputed/{id}`: wrk at 64 connections, ids spread
  * uniformly over all matches, against a bare node:http server returning a constant body measured
  * in the same run (alternating rounds), plus the API's resident memory with 45k matches loaded.
  *

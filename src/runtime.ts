@@ -32,7 +32,7 @@ export interface RuntimeContext extends AppContext {
 }
 
 /**
- * The composition root: picks each adapter from configuration (ARCHITECTURE §1) — PostgreSQL or
+ * The composition root: picks each adapter from configuration — PostgreSQL or
  * PGlite, S3 or the folder store, BullMQ or the in-process queue, Redis or the memory cache.
  * In the `embedded` role with Redis configured, an ml worker also runs in this process, so that
  * `matchcast start` works against the distributed services too.
@@ -43,7 +43,7 @@ export async function openRuntime(
   options: { role: Role },
 ): Promise<RuntimeContext> {
   const store = createObjectStore(config, log);
-  // Neither an object-store nor a database outage stops the API from starting (issue 18 item 2): the
+  // Neither an object-store nor a database outage stops the API from starting: the
   // buckets are also created on first write, views poll until the store answers, and the database
   // is opened (and migrated) as soon as it can be reached, without a restart.
   await store.ensureBuckets?.().catch((err: unknown) => {

@@ -67,7 +67,7 @@ export type PublishedPrediction = Pick<
   | 'model_stage'
   | 'model_run_id'
 > & {
-  /** Present once the predictions carry it (issue 15). */
+  /** Present once the predictions carry it. */
   odds_observed_at?: Date | null;
 };
 

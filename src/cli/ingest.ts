@@ -216,7 +216,7 @@ export async function ingestCommand(argv: string[], io: IngestCommandIo = {}): P
       return 1;
     }
     if (!values['no-repredict'] && changedMatchIds.length > 0) {
-      // New odds (or results) refresh the served predictions of those matches now (issue 15 item 2),
+      // New odds (or results) refresh the served predictions of those matches now,
       // not at the next full run. With --json the line goes to stderr: stdout carries only the report.
       const say = values.json ? err : out;
       const asOf = (synthetic ? synthetic.now : sourceOptions.now) ?? new Date();

@@ -235,7 +235,7 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
         break;
       }
       case 'goals':
-        // Goals model (issue 16): walk-forward, `<MODEL_NAME>-goals` version, markets file (null: too few results).
+        // Goals model: walk-forward, `<MODEL_NAME>-goals` version, markets file (null: too few results).
         result = (await runGoalsStage(deps, asOf, {
           from: options.from,
           to: options.to,

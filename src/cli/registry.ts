@@ -150,7 +150,7 @@ function parseStage(value: string | undefined): Stage {
   return value;
 }
 
-/** The promotion guard applied to the current candidate against the current champion (issue 17). */
+/** The promotion guard applied to the current candidate against the current champion. */
 export interface CandidateComparison {
   candidate: string;
   champion: string | null;
@@ -350,7 +350,7 @@ async function run(
 }
 
 /**
- * Issue 13: a version is served only with features of the definition it was trained on. Refuses
+ * A version is served only with features of the definition it was trained on. Refuses
  * (MC_ERR_FEATURES_MISMATCH) a version whose fingerprint differs from the published run's features,
  * unless `force` (then the workers answer 503 for it until a matching run is published).
  */

@@ -94,7 +94,7 @@ export async function startCommand(argv: string[]): Promise<number> {
   const matches = new MatchesRepository(ctx.db);
   const count = await matches.count();
   // A first start killed during ingest leaves rows but no dataset record and no champion: the
-  // (upserting, idempotent) ingest runs again instead of being skipped for good (issue 18 item 4).
+  // (upserting, idempotent) ingest runs again instead of being skipped for good.
   const ingestInterrupted =
     count > 0 &&
     readDatasetRecord(config.dataDir) === null &&

@@ -1,5 +1,5 @@
 /**
- * Odds as observations over time (issue 15): each is the price set of ONE market of one match, as one
+ * Odds as observations over time: each is the price set of ONE market of one match, as one
  * source quoted it at one instant. Features and analytics read "the latest observation made at or
  * before a time" through {@link OddsTimeline} (odds-timeline.ts), never a later one.
  */

@@ -32,7 +32,7 @@ export interface FeatureOptions {
 }
 
 /**
- * The prediction time of each match (issue 15):
+ * The prediction time of each match:
  * - `'early'`: kick-off − OPENING_LEAD_MS (the opening line); a fixture already inside that window at
  *   `asOf` is predicted at `asOf` (what is known now). Today's behaviour: the opening odds.
  * - `'kickoff'`: at kick-off, i.e. the latest observation before the match (the closing line).

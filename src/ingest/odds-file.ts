@@ -14,7 +14,7 @@ import {
 import { type ObjectStore, type ParquetColumn, readParquet, writeParquet } from '../storage/index.js';
 import { type DecodedEntry, readDecoded, rememberDecoded } from './decoded-cache.js';
 
-/** Columns of `raw-data/odds.parquet` (TEAM.md contract; everything after `source` is additive, nullable). */
+/** Columns of `raw-data/odds.parquet` (docs/pipeline.md, "Artifact columns"; everything after `source` is additive, nullable). */
 export const ODDS_COLUMNS: readonly ParquetColumn[] = [
   { name: 'match_id', type: 'int64' },
   ...ODDS_1X2_FIELDS.map((name) => ({ name, type: 'double' as const })),

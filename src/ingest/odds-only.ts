@@ -22,7 +22,7 @@ const KEY_COLUMNS = {
 } as const;
 
 /**
- * Odds-only files (issue 15): one row = the prices of one match observed at one time. Columns:
+ * Odds-only files: one row = the prices of one match observed at one time. Columns:
  * `observed_at` (ISO 8601; without an offset it is UTC), the match as `match_id` or as its natural key
  * (`region`/`country`, `tournament`/`league`, `kickoff`/`Date`, `home_team`/`HomeTeam`,
  * `away_team`/`AwayTeam`), any of the price groups `odd_home,odd_draw,odd_away`,

@@ -71,7 +71,7 @@ export function trainAndValidate(
       const b = baselineMetrics(validRows, probs, which);
       if (b.market.n === 0) continue;
       putMetrics(metrics, prefix, b.market);
-      // The model on exactly the matches each line has: what the promotion guard compares (issue 17).
+      // The model on exactly the matches each line has: what the promotion guard compares.
       putMetrics(metrics, which === 'pre' ? 'model_on_market_' : `model_on_${which}_`, b.model);
     }
   }

@@ -33,7 +33,7 @@ export interface BootstrapResult {
  * a second model of the other family is trained on the same features and set as `challenger`, so that
  * a new user sees both stages working. Ingest is the caller's (pass `options.ingest`).
  *
- * Resumable (issue 18 item 4): the marker `DATA_DIR/first-start.json` is written only at the end, so a
+ * Resumable: the marker `DATA_DIR/first-start.json` is written only at the end, so a
  * start killed midway runs again on the next start and does what is missing — the pipeline with the
  * sign-off when there is no champion, the challenger when there is none, a pipeline run when the
  * predictions were never written. Does nothing once the marker exists.

@@ -5,7 +5,7 @@ import type { ObjectStore } from '../storage/index.js';
 import { readOddsMap, readOddsTimeline } from './odds.js';
 
 /**
- * The feature rows of every match at the kick-off horizon (issue 15 item 3): the market columns use
+ * The feature rows of every match at the kick-off horizon: the market columns use
  * the latest observation at or before kick-off (= the closing line on the real data). Never served:
  * only the backtest measures a model refit walk-forward on them.
  */

@@ -1,7 +1,7 @@
 import { type Match, OUTCOME_LABELS, predictedClass } from '../domain/index.js';
 import type { ParquetColumn } from '../storage/index.js';
 
-/** Column contract of `predictions/predictions.parquet` (docs/dev/TEAM.md, spec 2.1/2.2). */
+/** Column contract of `predictions/predictions.parquet` (docs/pipeline.md, spec §2.1/§2.2). */
 export const PREDICTION_COLUMNS: readonly ParquetColumn[] = [
   { name: 'match_id', type: 'int64' },
   { name: 'home_team_name', type: 'string' },
@@ -22,7 +22,7 @@ export const PREDICTION_COLUMNS: readonly ParquetColumn[] = [
   { name: 'predictions_computed_at', type: 'timestamp' },
   { name: 'home_score', type: 'int32' },
   { name: 'away_score', type: 'int32' },
-  // Additive (issue 15): when the odds behind the row's market features were observed; null = none.
+  // Additive: when the odds behind the row's market features were observed; null = none.
   { name: 'odds_observed_at', type: 'timestamp' },
 ];
 

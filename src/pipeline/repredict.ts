@@ -99,7 +99,7 @@ export interface RepredictOptions {
    * `asOf` is its simulated clock; the row says when it was actually computed).
    */
   computedAt?: Date;
-  /** Where the re-predicted rows are logged as served (issue 17). Default {@link defaultAnalyticsStages}. */
+  /** Where the re-predicted rows are logged as served. Default {@link defaultAnalyticsStages}. */
   analytics?: AnalyticsStages;
 }
 
@@ -205,7 +205,7 @@ async function publishedRows(
 }
 
 /**
- * Incremental re-prediction (issue 15): new odds (or a result) arrived for `matchIds`; their rows of
+ * Incremental re-prediction: new odds (or a result) arrived for `matchIds`; their rows of
  * the served predictions are recomputed by the champion — features rebuilt as of `asOf` for the
  * affected regions only (a region's feature rows depend on its own matches and odds alone) — and
  * published as a new run through the gated publish. The run writes only the predictions and the

@@ -20,7 +20,7 @@ import { runTrainStage, type TrainResult } from './stage-train.js';
 export interface AnalyticsStages {
   simulate?: (deps: PipelineDeps, asOf: Date) => Promise<unknown>;
   drift?: (deps: PipelineDeps, asOf: Date) => Promise<unknown>;
-  /** Realised performance of what was served before kick-off (issue 17). */
+  /** Realised performance of what was served before kick-off. */
   performance?: (deps: PipelineDeps, asOf: Date) => Promise<unknown>;
   /**
    * Appends the published predictions to the served log; call ONLY once the run's predictions are
@@ -42,7 +42,7 @@ export async function defaultAnalyticsStages(): Promise<AnalyticsStages> {
   return {
     simulate: async (deps, asOf) => {
       const roi = await analytics.runSimulateStage(deps, { asOf });
-      // Goals markets (issue 16): same edge rule and baselines, its own CSV.
+      // Goals markets: same edge rule and baselines, its own CSV.
       await analytics.runGoalsSimulateStage(deps, { asOf });
       return roi;
     },
@@ -90,7 +90,7 @@ export interface RunResult {
   train: TrainResult;
   promote: PromoteResult;
   backtest: BacktestResult;
-  /** Goals model and markets file (issue 16); null when there were too few results to fit it. */
+  /** Goals model and markets file; null when there were too few results to fit it. */
   goals: GoalsStageResult | null;
   /** Null when there is no champion yet (first run before the operator's sign-off): nothing to serve. */
   predict: PredictResult | null;
@@ -197,7 +197,7 @@ export async function runPipeline(
           refitDays: options.refitDays,
           family: options.family,
           featureRows,
-          // Issue 15 item 3: the kick-off horizon measured beside the early one (never served).
+          // The kick-off horizon, measured beside the early one (never served).
           kickoffFeatureRows: await kickoffFeatureRows(deps.run?.base ?? deps.store, features.matches, asOf),
         }),
       (r) => ({
@@ -210,7 +210,7 @@ export async function runPipeline(
         kickoff_gap: r.horizons.kickoff?.overall.log_loss_gap ?? null,
       }),
     );
-    // Market-free fallback (issue 15): scores matches with no odds; its own walk-forward rows.
+    // Market-free fallback: scores matches with no odds; its own walk-forward rows.
     const fallback = await recorded(
       'fallback',
       () =>
@@ -226,7 +226,7 @@ export async function runPipeline(
         rows: r.backtestRows.length,
       }),
     );
-    // Goals model (issue 16): its own walk-forward over the same window, version and markets file.
+    // Goals model: its own walk-forward over the same window, version and markets file.
     const goals = await recorded(
       'goals',
       () =>

@@ -37,7 +37,7 @@ export interface BacktestOptions {
    */
   recipe?: ModelVersion | null;
   /**
-   * The rows at the kick-off horizon (`kickoffFeatureRows`, issue 15 item 3). Given: the same recipe is
+   * The rows at the kick-off horizon (`kickoffFeatureRows`). Given: the same recipe is
    * also walked forward on them and backtest_metrics.json gains `horizons.kickoff` (against the closing
    * line) beside `horizons.early` (these rows' walk-forward against the opening line). Default none.
    */

@@ -40,7 +40,7 @@ export interface FallbackStageResult {
 }
 
 /**
- * `pipeline fallback` (a step of `pipeline run`, after backtest): fits the market-free model (issue 15)
+ * `pipeline fallback` (a step of `pipeline run`, after backtest): fits the market-free model
  * with the champion's validation scheme, registers it under `<MODEL_NAME>-market-free` with alias
  * `champion` (it serves only matches with no odds, so it follows each run without an operator's
  * sign-off; every move is in that model's alias history), and walks its recipe forward over the

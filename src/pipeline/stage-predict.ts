@@ -37,7 +37,7 @@ export interface PredictInputs {
   /** Clock for `predictions_computed_at`. Default now. */
   now?: Date;
   /**
-   * The market-free fallback for matches with no odds (issue 15). Default: the registry's
+   * The market-free fallback for matches with no odds. Default: the registry's
    * `<MODEL_NAME>-market-free` champion and the run's fallback walk-forward rows; null = none.
    */
   fallback?: PredictFallback | null;

@@ -239,7 +239,7 @@ export async function runPromoteStage(
 }
 
 // ---------------------------------------------------------------------------------------------------
-// The goals model's guard (issue 17 item 4 applied to issue 16's model): the same rule, with O/U 2.5
+// The goals model's guard (the 1X2 promotion guard applied to the goals model): the same rule, with O/U 2.5
 // as the market. The goals stage has no operator step in between, so a version that passes becomes
 // the goals champion at once; one that does not gets no alias and the champion keeps serving.
 

@@ -13,7 +13,7 @@ export interface LineCheck {
   line_log_loss: number;
 }
 
-/** The outcome of the automated promotion rule (spec §3.1, issue 17). */
+/** The outcome of the automated promotion rule (spec §3.1). */
 export interface PromotionDecision {
   /** True when the new version should get the `candidate` alias. */
   promote: boolean;

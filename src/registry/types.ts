@@ -1,6 +1,6 @@
 import type { Stage } from '../domain/index.js';
 
-/** One registered model version (spec §2.7, ARCHITECTURE §4). */
+/** One registered model version (spec §2.7). */
 export interface ModelVersion {
   model_name: string;
   /** Version number as a string: "1", "2", … */

@@ -35,7 +35,7 @@ export type RunStatus = 'running' | 'draft' | 'failed' | 'rejected' | 'complete'
 /** A pipeline run: a row of `pipeline_runs`. */
 export interface RunRecord {
   run_id: string;
-  /** `full` (pipeline run), `stage` (stand-alone stages: a draft), `incremental` (H7 re-prediction). */
+  /** `full` (pipeline run), `stage` (stand-alone stages: a draft), `incremental` (re-prediction after new odds or results). */
   kind: string;
   status: RunStatus;
   /** The run that was published when this one began; artifacts not rewritten are inherited from it. */

@@ -48,7 +48,7 @@ export const PredictionRow = Type.Object(
     model_run_id: Nullable(ModelRunId, 'registry run id, for lineage'),
     odds_observed_at: Nullable(
       DateTime(),
-      'when the odds behind the market features were observed (issue 15); null when the match had none',
+      'when the odds behind the market features were observed; null when the match had none',
     ),
   },
   { additionalProperties: false },
@@ -73,7 +73,7 @@ export const PrecomputedPrediction = Type.Object(
     predictions_computed_at: DateTime('when the batch inference stage produced the predictions'),
     odds_observed_at: Nullable(
       DateTime(),
-      'when the odds behind the market features were observed (issue 15); null when the match had none',
+      'when the odds behind the market features were observed; null when the match had none',
     ),
   },
   { additionalProperties: false },
@@ -81,7 +81,7 @@ export const PrecomputedPrediction = Type.Object(
 export type PrecomputedPrediction = Static<typeof PrecomputedPrediction>;
 
 /**
- * The match card of `GET /predict/cards/` (spec §2.4 leaves field names open; docs/dev/TEAM.md).
+ * The match card of `GET /predict/cards/` (spec §2.4 leaves field names open; docs/serving-precomputed.md).
  * Built by src/serving/cards.ts from a validated predictions row (team names, stage, run id and
  * computed-at are required columns there, so they are never null) joined with its odds.
  */
@@ -123,9 +123,9 @@ export const MatchCard = Type.Object(
     predictions_computed_at: DateTime('when the batch inference stage produced the predictions'),
     odds_observed_at: Nullable(
       DateTime(),
-      'when the odds behind the market features were observed (issue 15); null when the match had none',
+      'when the odds behind the market features were observed; null when the match had none',
     ),
-    // Goals markets (issue 16), from the published run's markets file; null when it has no row for the match.
+    // Goals markets, from the published run's markets file; null when it has no row for the match.
     expected_home_goals: NullableNumber('goals model: expected home goals; null without a markets row'),
     expected_away_goals: NullableNumber('goals model: expected away goals; null without a markets row'),
     proba_over_2_5: NullableNumber('goals model: probability of 3 or more goals; null without a markets row'),
@@ -166,7 +166,7 @@ export const LivePrediction = Type.Object(
         [Type.Literal('model'), Type.Literal('walk_forward_backtest'), Type.Literal('market_free_fallback')],
         {
           description:
-            "`walk_forward_backtest`: the match kicked off before the model training cut-off, so this is the out-of-sample walk-forward row (model_run_id = its fold; issue 13). `market_free_fallback`: the match has no odds, so the market-free fallback model scored it (model_version and model_run_id are the fallback's; issue 15)",
+            "`walk_forward_backtest`: the match kicked off before the model training cut-off, so this is the out-of-sample walk-forward row (model_run_id = its fold). `market_free_fallback`: the match has no odds, so the market-free fallback model scored it (model_version and model_run_id are the fallback's)",
         },
       ),
     ),

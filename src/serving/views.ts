@@ -98,7 +98,7 @@ class PrecomputedViews implements Views {
   private readonly predictions = slot<Parsed<PredictionRow>>();
   private readonly odds = slot<Parsed<OddsRow>>();
   private readonly roi = slot<readonly RegionRoiRow[]>();
-  /** The goals markets: the markets route's bodies and the card summaries (issue 16); absent file = null fields. */
+  /** The goals markets: the markets route's bodies and the card summaries; absent file = null fields. */
   private readonly markets = slot<MarketsTable>();
   private roiRows: readonly RegionRoiRow[] = [];
   /**
@@ -225,7 +225,7 @@ class PrecomputedViews implements Views {
 
   /**
    * An artifact never loaded because the store could not be reached: not the same as an absent file
-   * (`[]`), which would tell a client "no odds" / "no ROI" while the file exists (issue 18: an API
+   * (`[]`), which would tell a client "no odds" / "no ROI" while the file exists (e.g. an API
    * started during an object-store outage). Once loaded, an outage keeps serving the loaded copy.
    */
   private storeUnavailable(what: string, s: Slot<unknown>): MatchcastError {
@@ -499,7 +499,7 @@ export function asViews(v: ServingViews): Views {
 }
 
 /**
- * Creates the precomputed views over the object store (ARCHITECTURE §5). Call `start()` once: it
+ * Creates the precomputed views over the object store. Call `start()` once: it
  * loads every artifact (never throws: a missing or unreadable file leaves that view empty or
  * unavailable) and then polls every `config.viewRefreshMs`.
  */

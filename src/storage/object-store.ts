@@ -23,7 +23,7 @@ export interface PutOptions {
 }
 
 /**
- * The object store port (ARCHITECTURE §3). Keys are validated by every driver: no `..` segment, no
+ * The object store port. Keys are validated by every driver: no `..` segment, no
  * absolute path, no backslash, no NUL; an invalid key throws MC_ERR_INVALID_KEY. Writes are atomic:
  * a reader sees the old object or the new one, never a partial one. A store that cannot be reached
  * throws MC_ERR_STORE_UNAVAILABLE (bounded by a timeout), never hangs.

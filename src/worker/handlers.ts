@@ -24,7 +24,7 @@ import type { LoadedModel, WorkerDeps, WorkerRuntimeOptions } from './types.js';
 export interface WorkerRuntime {
   run(name: TaskName, payload: unknown): Promise<PredictMatchResult | ModelInfoResult | PredictMarketsResult>;
   predictMatch(payload: unknown): Promise<PredictMatchResult>;
-  /** `predict_markets` (issue 16): the goals champion's markets of one match, point-in-time. */
+  /** `predict_markets`: the goals champion's markets of one match, point-in-time. */
   predictMarkets(payload: unknown): Promise<PredictMarketsResult>;
   modelInfo(payload: unknown): Promise<ModelInfoResult>;
   /** Throws a clear error when the registry cannot be read (a new worker must not start blind). */
@@ -58,7 +58,7 @@ function meta(model: LoadedModel, modelName: string): WorkerModelMeta {
 }
 
 /**
- * The two rules of issue 13 before a model scores a row:
+ * The two safety rules checked before a model scores a row:
  * - a model scores only features of the fingerprint it was trained on (MC_ERR_FEATURES_MISMATCH,
  *   503, never a silent mix; a version or features without a fingerprint predate the rule);
  * - a match that kicked off before the model's training cut-off may have trained it, so the answer
@@ -130,7 +130,7 @@ export function createWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOpti
       )
     : null;
   /**
-   * The market-free fallback (issue 15) for a row without odds that kicks off at or after the
+   * The market-free fallback for a row without odds that kicks off at or after the
    * fallback's training cut-off; null when there is none (no fallback registered: the stage's model
    * scores the row as before). Same fingerprint rule as the stage's model.
    */
@@ -143,7 +143,7 @@ export function createWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOpti
     try {
       fb = await fallbackModels.get('champion');
     } catch (err) {
-      // No fallback registered yet (e.g. a registry from before issue 15): not an error of this match.
+      // No fallback registered yet (e.g. a registry older than the fallback model): not an error of this match.
       if (isMatchcastError(err, 'MC_ERR_MODEL_UNAVAILABLE')) return null;
       throw err;
     }

@@ -23,14 +23,14 @@ export interface WorkerDeps {
   store: ObjectStore;
   registry: WorkerRegistry;
   /**
-   * The market-free fallback's registry (`<MODEL_NAME>-market-free`, issue 15): its `champion` scores
+   * The market-free fallback's registry (`<MODEL_NAME>-market-free`): its `champion` scores
    * matches whose served feature row has no odds. Absent = no fallback (the stage's model scores them).
    */
   fallbackRegistry?: WorkerRegistry;
   /** Loads the artifact of `version` and returns its predictor (registry → deserialize → predictProba). */
   loadPredictor(version: ModelVersion): Promise<Predictor>;
   /**
-   * The goals model's registry (`<MODEL_NAME>-goals`, issue 16): its `champion` answers `predict_markets`.
+   * The goals model's registry (`<MODEL_NAME>-goals`): its `champion` answers `predict_markets`.
    * Absent = no live goals markets (MC_ERR_GOALS_MODEL_UNAVAILABLE).
    */
   goalsRegistry?: WorkerRegistry;

@@ -1,4 +1,4 @@
-// Realised performance (issue 17): a synthetic league replayed week by week through the real pipeline
+// Realised performance: a synthetic league replayed week by week through the real pipeline
 // (features → train → promote → backtest → predict → performance → served log), results released by
 // the as-of clock, and every figure checked against an independent recomputation from the raw league
 // data — the served prediction picked by the test itself, its own log loss / RPS / Brier and its own

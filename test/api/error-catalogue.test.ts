@@ -1,4 +1,4 @@
-// Walks the error catalogue (issue 18 item 5), as Fastify's tests walk FST_ERR_*: every MC_ERR_* code
+// Walks the error catalogue, as Fastify's tests walk FST_ERR_*: every MC_ERR_* code
 // is either provoked here over HTTP against the real app and asserted on (status, code, body shape), or
 // listed with the test that provokes it where it needs a fault this file cannot stage. A code added
 // to src/domain/errors.ts without either fails this test; so does one missing from docs/errors.md.

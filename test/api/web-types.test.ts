@@ -1,4 +1,4 @@
-// The web UI and the OpenAPI description agree (issue 14 item 2): web/src/lib/types.ts declares no
+// The web UI and the OpenAPI description agree: web/src/lib/types.ts declares no
 // API shape of its own, only type-only aliases of src/schemas, and every route that serves one of
 // those shapes documents exactly that schema in /openapi.json.
 import assert from 'node:assert/strict';

@@ -413,7 +413,7 @@ export interface Cluster {
   matchIds: number[];
   /**
    * Its future matches (after every model's cut-off): live answers for them come from the model itself,
-   * never from a walk-forward row (issue 13), so their `model_run_id` is the alias's run.
+   * never from a walk-forward row, so their `model_run_id` is the alias's run.
    */
   futureMatchIds: number[];
   /** `matchcast <args>` with the cluster's settings. */

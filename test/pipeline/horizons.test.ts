@@ -5,7 +5,7 @@ import { runPipeline } from '../../src/pipeline/index.js';
 import { servedStoreView } from '../../src/runs/index.js';
 import { openTestEnv, smallLeague, type TestEnv } from './fixtures.js';
 
-// Issue 15 item 3: the pipeline's backtest reports the early horizon against the opening line and the
+// Two horizons: the pipeline's backtest reports the early horizon against the opening line and the
 // kick-off horizon (features at kick-off, the recipe refit on them) against the closing line.
 const AS_OF = new Date('2023-09-15T00:00:00Z');
 const BACKTEST_FROM = new Date('2022-08-01T00:00:00Z');

@@ -67,7 +67,7 @@ describe('serving views', () => {
     const odds = JSON.parse(identityOf(h.views.oddsBody()).toString()) as Record<string, unknown>[];
     assert.equal(odds.length, 25);
     // Spec §2.5 plus opening/closing and source, plus the additive goals-market prices and observation
-    // times (issues 15/16; null when the file lacks them).
+    // times (null when the file lacks them).
     assert.deepEqual(
       Object.keys(odds[0]).sort(),
       [

@@ -8,7 +8,7 @@ import { launchChromium, screenshotPath, skipWithoutChromium } from './helpers/b
 import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
 import { makeCards } from './helpers/fixtures.js';
 
-// Issue 15: "a browser shows fixtures whose odds and probabilities change as the clock moves". The
+// Requirement: "a browser shows fixtures whose odds and probabilities change as the clock moves". The
 // served predictions move while the page is open (new odds re-predicted, a replay's clock): the page
 // reloads its cards on its own, keeps the filters, and labels the market-free fallback.
 let server: FixtureServer;

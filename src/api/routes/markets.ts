@@ -27,7 +27,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const FILE = `${KEYS.markets.bucket}/${KEYS.markets.key}`;
 
 /**
- * `GET /predict/markets/{match_id}` (issue 16): the goals model's expected goals and every market of the
+ * `GET /predict/markets/{match_id}`: the goals model's expected goals and every market of the
  * match, precomputed by `pipeline run` (goals stage) and served from memory like `/predict/precomputed/`.
  */
 export async function marketsRoutes(root: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -127,7 +127,7 @@ export async function marketsRoutes(root: FastifyInstance, ctx: AppContext): Pro
 }
 
 /**
- * The live goals markets (issue 16): like the live 1X2 route, a cache hit dispatches nothing; otherwise
+ * The live goals markets: like the live 1X2 route, a cache hit dispatches nothing; otherwise
  * one `predict_markets` task on the `ml` queue. The goals alias is resolved here so that an absent
  * goals model is answered at once (MC_ERR_GOALS_MODEL_UNAVAILABLE) and the cache key carries its run.
  */

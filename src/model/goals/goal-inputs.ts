@@ -35,7 +35,7 @@ export interface GoalRatingParams {
   etaRegion: number;
 }
 
-/** Chosen on 2015-07..2021-07 walk-forward (bench/goals-experiment.ts; 0.1/0.2/0.3/0.45 tried). */
+/** Chosen on the 2015-07..2021-07 walk-forward (docs/model-quality.md; 0.1/0.2/0.3/0.45 tried). */
 export const DEFAULT_GOAL_RATING: GoalRatingParams = { eta: 0.45, etaRegion: 0.01 };
 
 /** Version of the input definition: bump whenever {@link buildGoalInputs} computes anything differently. */

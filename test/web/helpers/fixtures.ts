@@ -1,4 +1,4 @@
-/** Deterministic API payloads for UI tests and the UI benchmark (shapes of spec §2 and TEAM.md). */
+/** Deterministic API payloads for UI tests and the UI benchmark (shapes of spec §2 and docs/serving-precomputed.md). */
 
 const REGIONS = [
   { id: 1, name: 'England', tournament: 'Premier League' },

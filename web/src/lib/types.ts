@@ -36,7 +36,7 @@ export type DriftSummary = DriftSummaryShape;
 export type ReportEntry = ReportEntryShape;
 /** `GET /ui/config.json`: settings the UI needs from the server. */
 export type UiConfig = UiConfigShape;
-/** `GET /predict/markets/{match_id}` (issue 16): goals markets of one match. */
+/** `GET /predict/markets/{match_id}`: goals markets of one match. */
 export type MatchMarkets = MatchMarketsShape;
 /** `GET /monitoring/performance`: realised performance of what was served. */
 export type PerformanceSummary = PerformanceSummaryShape;
