@@ -146,7 +146,8 @@ export class RunWriter {
     };
     // The pointer may move only from the parent: a run built on another than the published run never
     // publishes over it without `requireParentCurrent: false` (-1 matches no sequence number).
-    const parentSeq = published?.run_id === (parent?.run_id ?? null) ? (published?.seq ?? null) : -1;
+    const parentSeq =
+      (published?.run_id ?? null) === (parent?.run_id ?? null) ? (published?.seq ?? null) : -1;
     const writer = new RunWriter(backends, record, parentSeq, options.log, now);
     await writer.save();
     options.log?.info(
@@ -175,7 +176,7 @@ export class RunWriter {
       );
     }
     const published = await readPublished(backends.db);
-    const parentSeq = published && published.run_id === record.parent_run_id ? published.seq : null;
+    const parentSeq = (published?.run_id ?? null) === record.parent_run_id ? (published?.seq ?? null) : -1;
     return new RunWriter(backends, record, parentSeq, options.log, options.now ?? (() => new Date()));
   }
 
