@@ -178,15 +178,15 @@ export class S3ObjectStore implements ObjectStore {
     validateKey(key);
     const Bucket = this.bucketName(bucket);
     const data = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-    const command = new PutObjectCommand({
+    const input = {
       Bucket,
       Key: key,
       Body: data,
       ContentLength: data.length,
       ContentType: options.contentType ?? contentTypeForKey(key),
-    });
+    };
     const res = await this.withBucket(bucket, () =>
-      this.call('put', (abortSignal) => this.client.send(command, { abortSignal })),
+      this.call('put', (abortSignal) => this.client.send(new PutObjectCommand(input), { abortSignal })),
     );
     return { key, size: data.length, etag: stripQuotes(res.ETag), lastModified: new Date() };
   }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { ListBucketsCommand, PutObjectCommand } from '@aws-sdk/client-s3';
@@ -92,6 +93,57 @@ describe('S3ObjectStore specifics', () => {
       assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
     } finally {
       await s.close();
+    }
+  });
+
+  test("a failed attempt (500 InternalError) is retried by the SDK's own retry, within maxAttempts", async () => {
+    // In front of the test server: the first PUT of every object is answered 500 and not forwarded.
+    const refused = new Set<string>();
+    const upstream = new URL(server.endpoint);
+    const front = http.createServer((req, res) => {
+      const key = (req.url ?? '').split('?')[0] ?? '';
+      if (req.method === 'PUT' && /^\/[^/]+\/./.test(key) && !refused.has(key)) {
+        refused.add(key);
+        req.resume();
+        res.writeHead(500, { 'content-type': 'application/xml' });
+        res.end(
+          '<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>x</Message></Error>',
+        );
+        return;
+      }
+      const up = http.request(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: req.method,
+          path: req.url,
+          headers: req.headers,
+        },
+        (r) => {
+          res.writeHead(r.statusCode ?? 502, r.headers);
+          r.pipe(res);
+        },
+      );
+      up.on('error', () => res.destroy());
+      req.pipe(up);
+    });
+    await new Promise<void>((r) => front.listen(0, '127.0.0.1', r));
+    const endpoint = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
+    const opts = { endpoint, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', bucketPrefix: 'retry-' };
+    const twice = new S3ObjectStore({ ...opts, maxAttempts: 2 });
+    const once = new S3ObjectStore({ ...opts, maxAttempts: 1 });
+    try {
+      await twice.ensureBuckets();
+      await twice.put('models', 'a.json', '{"a":1}');
+      assert.equal((await twice.get('models', 'a.json'))?.body.toString(), '{"a":1}');
+      await assert.rejects(once.put('models', 'b.json', '{"b":1}'), { code: 'MC_ERR_STORE_UNAVAILABLE' });
+      assert.equal(await once.head('models', 'b.json'), null);
+      assert.deepEqual([...refused].sort(), ['/retry-models/a.json', '/retry-models/b.json']);
+    } finally {
+      await twice.close();
+      await once.close();
+      front.closeAllConnections();
+      await new Promise((r) => front.close(r));
     }
   });
 
