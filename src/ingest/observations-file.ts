@@ -112,7 +112,8 @@ export interface MergeObservationsResult {
 /**
  * Merges observations into `raw-data/odds_observations.parquet` by identity (match, market, source,
  * observed_at): new ones are added, a changed one replaces its predecessor, everything else is kept.
- * Written back with a compare-and-swap on the etag; nothing is written when nothing changed.
+ * Written back with a plain put (two merges at once keep only the last one's); nothing is written
+ * when nothing changed.
  */
 export async function mergeOddsObservations(
   store: ObjectStore,
@@ -192,9 +193,7 @@ export async function mergeOddsObservations(
     }));
     const body = writeParquet(OBSERVATION_COLUMNS, rows);
     try {
-      const info = await store.put(ODDS_OBSERVATIONS.bucket, ODDS_OBSERVATIONS.key, body, {
-        ...(current ? { ifMatch: current.etag } : { ifNoneMatch: '*' as const }),
-      });
+      const info = await store.put(ODDS_OBSERVATIONS.bucket, ODDS_OBSERVATIONS.key, body);
       // The next reader of this version (a re-prediction) decodes nothing.
       rememberDecoded(store, ODDS_OBSERVATIONS.bucket, ODDS_OBSERVATIONS.key, OBSERVATIONS_DECODER, {
         etag: info.etag,

@@ -165,7 +165,8 @@ export interface MergeOddsOptions {
 /**
  * Merges `records` into `raw-data/odds.parquet` by match_id (a new record replaces the old one of its
  * match; other matches are kept, so a second source does not drop the first) and writes it back with a
- * compare-and-swap on the etag. Nothing is written when the merge changes nothing.
+ * plain put: two merges at once keep only the last one's records. Nothing is written when the merge
+ * changes nothing.
  * @returns rows in the file and whether it was written.
  */
 export async function mergeOddsFile(
@@ -190,9 +191,7 @@ export async function mergeOddsFile(
     const rows = [...byId.values()].sort((a, b) => a.match_id - b.match_id);
     const body = writeParquet(ODDS_COLUMNS, rows as unknown as Record<string, unknown>[]);
     try {
-      const info = await store.put(KEYS.odds.bucket, KEYS.odds.key, body, {
-        ...(current ? { ifMatch: current.etag } : { ifNoneMatch: '*' as const }),
-      });
+      const info = await store.put(KEYS.odds.bucket, KEYS.odds.key, body);
       // The next reader of this version (a re-prediction) decodes nothing.
       rememberDecoded(store, KEYS.odds.bucket, KEYS.odds.key, ODDS_DECODER, {
         etag: info.etag,
