@@ -49,7 +49,9 @@ export async function bootstrapCommand(argv: string[]): Promise<number> {
       const report = values.data
         ? await ingestPath(values.data, { db: deps.db, store: deps.store, log: deps.log })
         : await ingestSynthetic({ now: asOf }, { db: deps.db, store: deps.store, log: deps.log });
-      process.stdout.write(`ingested ${report.inserted} matches from ${values.data ?? 'the synthetic league'}\n`);
+      process.stdout.write(
+        `ingested ${report.inserted} matches from ${values.data ?? 'the synthetic league'}\n`,
+      );
     } else process.stdout.write(`the database holds ${matches} matches: nothing ingested\n`);
     const result = await bootstrapFirstRun(deps, asOf);
     const champion = await deps.registry.resolve('champion');

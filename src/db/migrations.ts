@@ -140,6 +140,21 @@ export const MIGRATIONS: readonly Migration[] = [
        )`,
     ],
   },
+  {
+    version: 3,
+    name: 'odds observations: the current file',
+    statements: [
+      // Which immutable file holds the merged odds observations. Merges lock this table, so two
+      // ingests at once merge one after the other instead of one losing the other's observations.
+      `CREATE TABLE odds_observation_sets (
+         singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+         key text NOT NULL,
+         sha256 text NOT NULL,
+         rows integer NOT NULL,
+         updated_at timestamptz NOT NULL DEFAULT now()
+       )`,
+    ],
+  },
 ];
 
 /** Creates the bookkeeping table and applies every pending migration; returns the versions applied. */

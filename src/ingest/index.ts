@@ -8,6 +8,7 @@ export {
   mergeOddsObservations,
   OBSERVATION_COLUMNS,
   type ObservationSet,
+  type ObservationSource,
   readObservationSet,
   readOddsObservations,
 } from './observations-file.js';

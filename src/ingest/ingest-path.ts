@@ -272,7 +272,7 @@ export async function storeObservations(
   changedMatches: ReadonlySet<number> = new Set(),
 ): Promise<void> {
   report.observationsRead += observations.length;
-  const merged = await mergeOddsObservations(deps.store, observations);
+  const merged = await mergeOddsObservations(deps, observations);
   report.observations = merged.rows;
   const changed = new Set(changedMatches);
   for (const id of merged.changedMatches) changed.add(id);

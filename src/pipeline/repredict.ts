@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { MatchesRepository } from '../db/index.js';
 import { isMatchcastError, type Match, type OddsRecord } from '../domain/index.js';
 import {
@@ -274,7 +275,7 @@ async function repredictOnce(
     new MatchesRepository(deps.db).regionsOf([...wanted]).then((r) => loadRegionMatches(deps, r, cache)),
     // Decoded once per version of each file (they change only with ingest, which leaves its copy).
     readOddsSet(deps.store, { keepBody: true }),
-    readObservationSet(deps.store),
+    readObservationSet(deps),
   ]);
   if (!served) return done('the published run has no predictions');
   const odds: OddsSet = oddsEntry?.value ?? { records: [], byId: new Map() };
@@ -379,8 +380,12 @@ async function repredictOnce(
       writeParquet(PREDICTION_COLUMNS, rows as unknown as Record<string, unknown>[]),
     );
     // The cards show the odds of the run's snapshot: the odds the new rows were computed from. When
-    // the inherited snapshot is already those bytes (same etag), it stays inherited.
-    if (oddsEntry?.body && run.ref('odds')?.etag !== oddsEntry.etag) await run.put('odds', oddsEntry.body);
+    // the inherited snapshot is already those bytes (same SHA-256), it stays inherited.
+    if (
+      oddsEntry?.body &&
+      run.ref('odds')?.sha256 !== createHash('sha256').update(oddsEntry.body).digest('hex')
+    )
+      await run.put('odds', oddsEntry.body);
     await run.recordStage('repredict', null, { ...counts, regions: regions.size, resumed_regions: resumed });
     lap('write');
     // Every gate runs, on what this run changes: its predictions and odds snapshot. The features

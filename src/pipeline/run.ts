@@ -198,7 +198,11 @@ export async function runPipeline(
           family: options.family,
           featureRows,
           // The kick-off horizon, measured beside the early one (never served).
-          kickoffFeatureRows: await kickoffFeatureRows(deps.run?.base ?? deps.store, features.matches, asOf),
+          kickoffFeatureRows: await kickoffFeatureRows(
+            { db: deps.db, store: deps.run?.base ?? deps.store },
+            features.matches,
+            asOf,
+          ),
         }),
       (r) => ({
         rows: r.rows,

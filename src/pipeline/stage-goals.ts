@@ -103,7 +103,8 @@ export async function runGoalsStage(
   const matches = options.matches ?? (await new MatchesRepository(deps.db).allMatches());
   const odds = await readOddsMap(deps.store);
   // Observations with their times (ingest's input file): a match's own prices as seen at its prediction time.
-  const observed = (await readObservationSet(deps.run?.base ?? deps.store))?.value.byMatch ?? null;
+  const observed =
+    (await readObservationSet({ db: deps.db, store: deps.run?.base ?? deps.store }))?.value.byMatch ?? null;
   const inputs = pointInTimeGoalInputs(matches, odds, asOf, observed);
   load.done({ matches: matches.length, with_opening_prices: inputs.filter((r) => r.open).length });
 

@@ -153,7 +153,7 @@ export function createWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOpti
     if (Number.isNaN(start.getTime()) || Number.isNaN(cutoff.getTime()) || start < cutoff) return null;
     return fb;
   }
-  const goalsTable = new GoalsTable(deps.store, deps.log);
+  const goalsTable = new GoalsTable(deps.db, deps.store, deps.log);
   /** Rating parameters of the last goals answer: set once this worker serves live markets. */
   let goalsRating: GoalsModel['rating'] | null = null;
   const features = new FeatureTable(
