@@ -7,12 +7,13 @@ import type { Logger } from '../logger.js';
 import {
   bootstrapFirstRun,
   type PipelineDeps,
+  type Progress,
   type RepredictCache,
   repredictMatches,
 } from '../pipeline/index.js';
 import { type FeedDelta, ReplayFeed } from '../replay/index.js';
 import { openRuntime, type RuntimeContext } from '../runtime.js';
-import { serveEmbedded } from './serve-embedded.js';
+import { type ServeEmbeddedOptions, serveEmbedded } from './serve-embedded.js';
 import type { ServerJobs } from './server-jobs.js';
 import { dateOption, numberOption, UsageError } from './usage-error.js';
 
@@ -30,6 +31,10 @@ export interface ReplayArgs {
   until?: Promise<unknown>;
   /** Called once serving, with the replay's state (tests). */
   onServing?: (state: ReplayState) => void;
+  /** See {@link ServeEmbeddedOptions.accessLogThread}. Default `true`. */
+  accessLogThread?: boolean;
+  /** Progress of the first pipeline run. Default bars on a terminal, JSON lines otherwise. */
+  progress?: Progress;
 }
 
 /** What a running replay exposes to tests. */
@@ -120,7 +125,14 @@ export async function replayCommand(config: Config, log: Logger, args: ReplayArg
   }
   log.info('replay: running the pipeline as of the replay start');
   await bootstrapFirstRun(
-    { config: replayConfig, db: ctx.db, store: ctx.store, registry: ctx.registry, log },
+    {
+      config: replayConfig,
+      db: ctx.db,
+      store: ctx.store,
+      registry: ctx.registry,
+      log,
+      progress: args.progress,
+    },
     asOf,
   );
   await ctx.startEmbeddedWorker?.();
@@ -190,6 +202,7 @@ export async function replayCommand(config: Config, log: Logger, args: ReplayArg
     replay: { as_of: asOf.toISOString(), speed },
     background,
     until: args.until,
+    accessLogThread: args.accessLogThread,
     banner: (url) =>
       [
         '',

@@ -34,12 +34,19 @@ export async function assertPortFree(port: number, host: string): Promise<void> 
 export interface RunServerOptions {
   /** Printed once the server listens, e.g. the API key banner of `matchcast start`. */
   banner?: (url: string) => string;
+  /** Awaited before the banner, e.g. until the worker threads have written their start-up lines. */
+  beforeBanner?: () => Promise<void>;
   /** Resolves when the server should shut down. Default: the first SIGTERM or SIGINT. */
   until?: Promise<unknown>;
   /** Called once the server listens (e.g. `start` records itself for the CLI handoff). Default none. */
   onListening?: (info: { url: string; port: number }) => void | Promise<void>;
   /** Called after the HTTP server closed, before the adapters close (stop schedules). Default none. */
   beforeClose?: () => Promise<void>;
+  /**
+   * Access lines serialised and written on a thread of their own (JSON on stdout). Default `true`;
+   * `false` writes them through `ctx.log` (e.g. human lines on a terminal).
+   */
+  accessLogThread?: boolean;
 }
 
 /** Resolves on the first SIGTERM or SIGINT. */
@@ -65,7 +72,7 @@ export async function runServer(ctx: RuntimeContext, options: RunServerOptions =
   // stays open after the response and app.close() waits for it until the shutdown bound.
   const shutdown = { draining: false };
   // The access lines leave the event loop: ~2.5 µs per request (docs/benchmarks.md).
-  const app = await buildApp(ctx, { accessLogThread: true, shutdown });
+  const app = await buildApp(ctx, { accessLogThread: options.accessLogThread ?? true, shutdown });
   await ctx.views.start();
   try {
     await app.listen({ port: config.port, host: config.host });
@@ -86,8 +93,11 @@ export async function runServer(ctx: RuntimeContext, options: RunServerOptions =
   await options.onListening?.({ url, port });
   // The banner (it names the API key) goes to stderr, apart from the JSON log lines on stdout, and
   // comes last: the log lines written so far are flushed first.
-  log.flush();
-  if (options.banner) process.stderr.write(`${options.banner(url)}\n`);
+  if (options.banner) {
+    await options.beforeBanner?.().catch(() => undefined);
+    log.flush();
+    process.stderr.write(`${options.banner(url)}\n`);
+  }
 
   const reason = await (options.until ?? shutdownSignal());
   log.info({ reason }, 'shutting down');
