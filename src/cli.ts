@@ -7,7 +7,7 @@ Usage: matchcast <command> [options]
 
   start [--data <path>]            embedded stack on one process: ingest + pipeline on first start, then serve
   start --data <path> --as-of <date> [--speed N]   replay the data as if "now" were <date>, clock running
-  serve                            the HTTP API (production entry point; needs API_KEY)
+  serve [--port N]                 the HTTP API (production entry point; needs API_KEY)
   worker [--concurrency N]         an ml worker consuming the task queue (needs REDIS_URL)
   ingest --source <path>           import football CSVs (shared-data format or football-data.co.uk)
   ingest --synthetic [--seed N]    generate and import a synthetic multi-region league

@@ -1,11 +1,10 @@
-import { parseArgs } from 'node:util';
 import { parseConfig } from '../config.js';
 import { MatchcastError } from '../domain/index.js';
 import { createLogger } from '../logger.js';
 import type { PipelineSchedule } from '../pipeline/index.js';
 import { type SchedulerRepeat, startPipelineScheduler } from '../queue/index.js';
 import { createDefaultWorkerDeps, startWorker } from '../worker/index.js';
-import { UsageError } from './usage-error.js';
+import { intOption, parseCliArgs } from './usage-error.js';
 
 function schedulerRepeat(s: PipelineSchedule): SchedulerRepeat {
   return s.kind === 'cron' ? { pattern: s.pattern } : { every: s.ms };
@@ -19,11 +18,11 @@ memory. Refuses to start when Redis or the registry cannot be reached. SIGTERM/S
 tasks, lets running ones finish (at most SHUTDOWN_TIMEOUT_MS), exits.
 
 Options:
-  --concurrency N   tasks run at once (default WORKER_CONCURRENCY, 4)`;
+  --concurrency N   tasks run at once, 1..256 (default WORKER_CONCURRENCY, 4)`;
 
 /** `matchcast worker`: resolves with the exit code once the worker has shut down. */
 export async function workerCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = parseCliArgs({
     args: argv,
     options: { help: { type: 'boolean', short: 'h' }, concurrency: { type: 'string', short: 'c' } },
   });
@@ -31,16 +30,9 @@ export async function workerCommand(argv: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
+  const option = intOption('concurrency', values.concurrency, 1, 256);
   const config = parseConfig();
-  let concurrency = config.workerConcurrency;
-  if (values.concurrency !== undefined) {
-    concurrency = Number(values.concurrency);
-    if (!/^\d+$/.test(values.concurrency) || concurrency < 1 || concurrency > 256) {
-      throw new UsageError(
-        `Invalid option --concurrency: expected an integer 1..256, got "${values.concurrency}"`,
-      );
-    }
-  }
+  const concurrency = option ?? config.workerConcurrency;
   if (!config.redisUrl) {
     throw new MatchcastError(
       'MC_ERR_CONFIG',
