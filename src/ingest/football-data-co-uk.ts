@@ -62,7 +62,7 @@ function competition(get: Field): { regionName: string; tournamentName: string }
   }
   const div = required(get, 'Div');
   if (div.length > 12) throw new RowError(`Div is not a division code: "${div.slice(0, 40)}…"`);
-  const known = DIVISIONS[div];
+  const known = DIVISIONS.get(div);
   // An unknown division keeps its code as both names rather than dropping the row.
   return known
     ? { regionName: known.region, tournamentName: known.tournament }
