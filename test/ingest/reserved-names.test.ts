@@ -15,11 +15,18 @@ const TEAMS = [...RESERVED, 'valueOf', 'isPrototypeOf'];
 const SEASONS = ['2021-2022', '2022-2023'];
 const DAY = 86_400_000;
 
+interface Fixture {
+  at: Date;
+  season: string;
+  home: string;
+  away: string;
+  hg: number;
+  ag: number;
+}
+
 /** Double round robin of `TEAMS` per season, one round a week from early August; deterministic scores. */
-function fixtures(
-  seed: number,
-): Array<{ at: Date; season: string; home: string; away: string; hg: number; ag: number }> {
-  const out = [];
+function fixtures(seed: number): Fixture[] {
+  const out: Fixture[] = [];
   let s = seed;
   const next = () => {
     s = (s * 1103515245 + 12345) % 2147483648;
