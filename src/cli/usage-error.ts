@@ -1,3 +1,5 @@
+import { INSTANT_FORMAT, parseInstant } from '../domain/index.js';
+
 /**
  * A bad option or argument on the command line. `src/cli.ts` answers it with one line and the
  * command's usage, exit code 2, like Node's own `ERR_PARSE_ARGS_*` errors.
@@ -22,22 +24,16 @@ export function positiveIntOption(option: string, raw: string | undefined): numb
 }
 
 /**
- * `--<option>` as an instant, or a {@link UsageError}; undefined when not given. A bare date is
- * midnight UTC, and a date-time without a zone is UTC too (the data's convention).
+ * `--<option>` as an instant, or a {@link UsageError}; undefined when not given. Read by the one strict
+ * parser of the data (`parseInstant`): a bare date is midnight UTC, a date-time without a zone is UTC,
+ * and a date that rolls over (`2023-02-30`, `24:00`) or a year outside 1900–2100 is refused.
  */
 export function dateOption(option: string, raw: string | undefined): Date | undefined {
   if (raw === undefined) return undefined;
-  const iso = /^\d{4}-\d\d-\d\d$/.test(raw)
-    ? `${raw}T00:00:00Z`
-    : /[zZ]|[+-]\d\d:?\d\d$/.test(raw)
-      ? raw
-      : `${raw}Z`;
-  const d = new Date(iso);
-  // Date rolls a day past the month's end over (2023-02-30 → 2 March): such a date is refused.
-  const ymd = /^(\d{4})-(\d\d)-(\d\d)/.exec(raw)?.map(Number);
-  const rolled =
-    ymd !== undefined && new Date(Date.UTC(ymd[1]!, ymd[2]! - 1, ymd[3]!)).getUTCDate() !== ymd[3];
-  if (Number.isNaN(d.getTime()) || rolled)
-    throw new UsageError(`--${option} expects an ISO 8601 date or date-time, got "${raw}"`);
+  const d = parseInstant(raw);
+  if (!d)
+    throw new UsageError(
+      `--${option} expects an ISO 8601 date or date-time (${INSTANT_FORMAT}), got "${raw}"`,
+    );
   return d;
 }
