@@ -97,10 +97,10 @@ export function formatReport(report: IngestReport, maxSkipped = 200): string {
     for (const x of items.slice(0, maxSkipped)) lines.push(`  ${fmt(x)}`);
     if (items.length > maxSkipped) lines.push(`  … and ${items.length - maxSkipped} more (--json lists all)`);
   };
-  list('skipped rows (file:line reason):', report.skipped, (s) =>
+  list('skipped rows (file:line reason [code]):', report.skipped, (s) =>
     s.byte === undefined
-      ? `${s.file}:${s.line} ${s.reason}`
-      : `${s.file}:${s.line} (byte ${s.byte}) ${s.reason}`,
+      ? `${s.file}:${s.line} ${s.reason} [${s.code}]`
+      : `${s.file}:${s.line} (byte ${s.byte}) ${s.reason} [${s.code}]`,
   );
   list(
     'result conflicts (file:line match: old → new):',

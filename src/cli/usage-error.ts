@@ -1,4 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { INSTANT_FORMAT, parseInstant } from '../domain/index.js';
 
 /**
  * A bad option or argument on the command line. `src/cli.ts` answers it with one line and the
@@ -67,29 +68,20 @@ export function positiveIntOption(option: string, raw: string | undefined): numb
   return intOption(option, raw, 1, Number.MAX_SAFE_INTEGER);
 }
 
-/** Years a date option accepts: beyond them date arithmetic (windows, replay clocks) leaves `Date`'s range. */
-export const DATE_OPTION_YEARS = [1900, 2199] as const;
+/** Years a date option accepts (the strict instant parser's range). */
+export const DATE_OPTION_YEARS = [1900, 2100] as const;
 
 /**
- * `--<option>` as an instant, or a {@link UsageError}; undefined when not given. A bare date is
- * midnight UTC, and a date-time without a zone is UTC too (the data's convention).
+ * `--<option>` as an instant, or a {@link UsageError}; undefined when not given. Read by the one strict
+ * parser of the data (`parseInstant`): a bare date is midnight UTC, a date-time without a zone is UTC,
+ * and a date that rolls over (`2023-02-30`, `24:00`) or a year outside 1900–2100 is refused.
  */
 export function dateOption(option: string, raw: string | undefined): Date | undefined {
   if (raw === undefined) return undefined;
-  const iso = /^\d{4}-\d\d-\d\d$/.test(raw)
-    ? `${raw}T00:00:00Z`
-    : /[zZ]|[+-]\d\d:?\d\d$/.test(raw)
-      ? raw
-      : `${raw}Z`;
-  const d = new Date(iso);
-  // Date rolls a day past the month's end over (2023-02-30 → 2 March): such a date is refused.
-  const ymd = /^(\d{4})-(\d\d)-(\d\d)/.exec(raw)?.map(Number);
-  const rolled =
-    ymd !== undefined && new Date(Date.UTC(ymd[1]!, ymd[2]! - 1, ymd[3]!)).getUTCDate() !== ymd[3];
-  const [first, last] = DATE_OPTION_YEARS;
-  if (Number.isNaN(d.getTime()) || rolled || d.getUTCFullYear() < first || d.getUTCFullYear() > last)
+  const d = parseInstant(raw);
+  if (!d)
     throw new UsageError(
-      `--${option} expects an ISO 8601 date or date-time (years ${first}..${last}), got "${raw}"`,
+      `--${option} expects an ISO 8601 date or date-time (${INSTANT_FORMAT}), got "${raw}"`,
     );
   return d;
 }

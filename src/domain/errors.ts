@@ -50,6 +50,17 @@ export const ERROR_CATALOGUE = {
     status: 409,
     message: 'The data folder holds another data set than the one asked for',
   },
+  // Per-row verdicts of ingest (the `code` of a skipped row), never HTTP answers of the API.
+  MC_ERR_INVALID_ROW: { status: 422, message: 'A source row is malformed; it was skipped' },
+  MC_ERR_INVALID_DATE: {
+    status: 422,
+    message:
+      'A date or time names no real instant (rolled-over day, hour 24, year out of range); row skipped',
+  },
+  MC_ERR_OBSERVED_IN_FUTURE: {
+    status: 422,
+    message: 'An odds observation is stamped after now (the clock, or --now); row skipped',
+  },
   MC_ERR_PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body too large' },
   // HTTP-level errors Fastify or Node's parser raise, mapped onto the catalogue (src/api/plugins/errors.ts).
   MC_ERR_BAD_REQUEST: { status: 400, message: 'Malformed request' },

@@ -225,7 +225,12 @@ export async function ingestPath(
     try {
       parsed = await parseCsvFile(file, { encoding: options.encoding, names, now: options.now });
     } catch (err) {
-      report.skipped.push({ file, line: 0, reason: `cannot read the file: ${(err as Error).message}` });
+      report.skipped.push({
+        file,
+        code: 'MC_ERR_INVALID_ROW',
+        line: 0,
+        reason: `cannot read the file: ${(err as Error).message}`,
+      });
       continue;
     }
     report.files++;

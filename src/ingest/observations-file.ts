@@ -33,6 +33,22 @@ function sameObservation(a: OddsObservation, b: OddsObservation): boolean {
   );
 }
 
+/** The newest observation of `market` from `source` made before `t` (ms), or undefined. */
+function latestBefore(
+  list: readonly OddsObservation[],
+  market: OddsObservation['market'],
+  source: string,
+  t: number,
+): OddsObservation | undefined {
+  let best: OddsObservation | undefined;
+  for (const e of list) {
+    if (e.market !== market || e.source !== source) continue;
+    const at = e.observed_at.getTime();
+    if (at < t && (!best || at > best.observed_at.getTime())) best = e;
+  }
+  return best;
+}
+
 /** Decodes the observations file; a row that is not a complete observation is dropped. */
 export async function decodeObservations(buf: Buffer): Promise<OddsObservation[]> {
   const out: OddsObservation[] = [];
@@ -150,7 +166,9 @@ export async function mergeOddsObservations(
     let added = 0;
     let replaced = 0;
     const changed = new Set<number>();
-    for (const o of observations) {
+    // In time order, so that whether a price repeats the one before it does not depend on file order.
+    const incoming = [...observations].sort((a, b) => a.observed_at.getTime() - b.observed_at.getTime());
+    for (const o of incoming) {
       let list = byMatch.get(o.match_id);
       if (!list) {
         list = [];
@@ -167,20 +185,13 @@ export async function mergeOddsObservations(
         changed.add(o.match_id);
         continue;
       }
-      // The same prices again from the same source and kind, later: nothing new was observed (a fixture's
-      // opening price stamped at "now" on every re-ingest would otherwise pile up).
-      if (
-        o.kind !== 'closing' &&
-        list.some(
-          (e) =>
-            e.market === o.market &&
-            e.source === o.source &&
-            e.kind === o.kind &&
-            e.observed_at.getTime() <= t &&
-            sameObservation(e, o),
-        )
-      )
-        continue;
+      // The same prices and kind as the source's latest observation of the market before this one:
+      // nothing new was observed (a fixture's opening price stamped at "now" on every re-ingest would
+      // otherwise pile up). Only the latest counts: A → B → A is a move back to A, kept.
+      if (o.kind !== 'closing') {
+        const before = latestBefore(list, o.market, o.source, t);
+        if (before && sameObservation(before, o)) continue;
+      }
       list.push(o);
       added++;
       changed.add(o.match_id);

@@ -65,6 +65,10 @@ const ELSEWHERE: Partial<Record<ErrorCode, string>> = {
   MC_ERR_CONFLICT: 'test/storage/fs-object-store.test.ts (a key used as an object and as a folder)',
   MC_ERR_PROMOTION_REFUSED: 'test/pipeline/promotion-guard.test.ts',
   MC_ERR_DATASET_MISMATCH: 'test/cli/dataset-record.test.ts',
+  // Per-row codes of an ingest report (skipped rows).
+  MC_ERR_INVALID_ROW: 'test/ingest/ingest-path.test.ts, test/ingest/strict-dates.test.ts',
+  MC_ERR_INVALID_DATE: 'test/ingest/strict-dates.test.ts',
+  MC_ERR_OBSERVED_IN_FUTURE: 'test/ingest/strict-dates.test.ts',
 };
 
 let app: FastifyInstance;
