@@ -8,19 +8,22 @@
  *   mode `app`:       the real `buildApp` (security headers, auth, request ids, metrics, access line at info)
  *   mode `app-quiet`: `buildApp` with `logRequests: false` (no access line)
  *   mode `app-cors`:  `buildApp` with `CORS_ALLOWED_ORIGINS` set (the CORS plugin's hook on every request)
+ *   mode `app-transport`: `buildApp` with its log lines written through a pino transport (`pino/file`
+ *                     on a thread of pino's) instead of the service's asynchronous stdout destination
  * Sends `{ port }` when listening; answers `'mem'` with its memory figures, `'cpu'` with its CPU time
  * and `'reload'` by loading a new predictions file (to see the peak while two copies coexist).
  */
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
+import pino from 'pino';
 import type { AppContext } from '../src/api/context.js';
 import { buildApp } from '../src/api/index.js';
 import { apiSecurityHeaders } from '../src/api/plugins/security-headers.js';
 import { precomputedRoutes } from '../src/api/routes/precomputed.js';
 import { createPredictionCache } from '../src/cache/index.js';
 import { parseConfig } from '../src/config.js';
-import { createLogger } from '../src/logger.js';
+import { createLogger, REDACT_PATHS } from '../src/logger.js';
 import { createTaskQueue } from '../src/queue/index.js';
 import { createRegistry } from '../src/registry/index.js';
 import { createServingViews, type Views } from '../src/serving/index.js';
@@ -111,7 +114,17 @@ async function main(): Promise<void> {
     // queue, cache and registry are the in-process adapters `matchcast start` uses.
     const ctx = {
       config,
-      log,
+      log:
+        mode === 'app-transport'
+          ? pino(
+              {
+                name: 'matchcast',
+                level: config.logLevel,
+                redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+              },
+              pino.transport({ target: 'pino/file', options: { destination: 1 } }),
+            )
+          : log,
       store,
       views,
       queue: createTaskQueue(config, { log }),

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { MatchcastError } from '../../domain/index.js';
 import { errorResponses } from '../../schemas/index.js';
@@ -11,10 +11,14 @@ export interface AuthOptions {
   protectMonitoring?: boolean;
 }
 
-/** SHA-256 of a key: both sides of the comparison have 32 bytes whatever the keys' lengths. */
-function digest(key: string): Buffer {
-  return createHash('sha256').update(key).digest();
-}
+/**
+ * SHA-256 of a key: both sides of the comparison have 32 bytes whatever the keys' lengths. The
+ * one-shot `crypto.hash` (Node ≥ 20.12) costs about half of `createHash`; older Node falls back.
+ */
+const digest: (key: string) => Buffer =
+  typeof crypto.hash === 'function'
+    ? (key) => crypto.hash('sha256', key, 'buffer') as Buffer
+    : (key) => crypto.createHash('sha256').update(key).digest();
 
 /**
  * A constant-time check of supplied keys against `expected` (its digest computed once):
@@ -24,7 +28,7 @@ function digest(key: string): Buffer {
 export function keyMatcher(expected: string | undefined): (supplied: unknown) => boolean {
   if (!expected) return () => false;
   const want = digest(expected);
-  return (supplied) => typeof supplied === 'string' && timingSafeEqual(digest(supplied), want);
+  return (supplied) => typeof supplied === 'string' && crypto.timingSafeEqual(digest(supplied), want);
 }
 
 /** Whether `supplied` is the key `expected` (constant-time; see {@link keyMatcher}). */
