@@ -1,39 +1,29 @@
 /**
  * Server process of bench/precomputed.ts (started with fork; talks over IPC).
  *   argv: <mode> <dataDir>
- *   mode `bare`:        node:http, one constant body (the baseline)
- *   mode `bare-headers`: the bare server plus the app's security headers and an X-Request-Id
- *   mode `fastify-hello`: Fastify, one route answering the bare server's constant body (no schema): the framework's floor
- *   mode `fastify`:     Fastify with only the precomputed routes (no shared hooks): the route's own cost
- *   mode `app`:         the real `buildApp` (helmet, CORS, auth, request ids, metrics, request log at info)
- *   mode `app-quiet`:   `buildApp` with `logRequests: false`
- *   mode `app-inline-log`: `buildApp` with the access lines written on the event loop (no access-log thread)
- *   mode `app-cors`:    `buildApp` with `CORS_ALLOWED_ORIGINS` set (the CORS plugin's hook on every request)
- *   mode `compose:<a+b+…>`: Fastify + precomputed routes + a subset of the shared hooks, to price
- *                          each one (errors, auth, obs, log, lazylog, sechdr, strict, helmet, cors, reqid;
- *                          apihdr: only the API security headers and X-Request-Id, one onRequest hook)
- * Sends `{ port }` when listening; answers `'mem'` with its memory figures and `'reload'` by
- * loading a new predictions file (to see the peak while two copies coexist).
+ *   mode `bare`:      node:http answering `/predict/precomputed/{id}` with the app's body for that id
+ *                     (the same loaded views) and the app's headers (content type, the API security
+ *                     headers, a fresh X-Request-Id): the fair limit of any server sending that answer
+ *   mode `fastify`:   Fastify with only the precomputed routes (no shared hooks): the route's own cost
+ *   mode `app`:       the real `buildApp` (security headers, auth, request ids, metrics, access line at info)
+ *   mode `app-quiet`: `buildApp` with `logRequests: false` (no access line)
+ *   mode `app-cors`:  `buildApp` with `CORS_ALLOWED_ORIGINS` set (the CORS plugin's hook on every request)
+ *   mode `app-transport`: `buildApp` with its log lines written through a pino transport (`pino/file`
+ *                     on a thread of pino's) instead of the service's asynchronous stdout destination
+ * Sends `{ port }` when listening; answers `'mem'` with its memory figures, `'cpu'` with its CPU time
+ * and `'reload'` by loading a new predictions file (to see the peak while two copies coexist).
  */
-import { createHash, hash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
-import cors from '@fastify/cors';
-import Fastify, { type FastifyInstance, LogController } from 'fastify';
-import helmetMiddleware from 'helmet';
+import Fastify, { type FastifyInstance } from 'fastify';
+import pino from 'pino';
 import type { AppContext } from '../src/api/context.js';
 import { buildApp } from '../src/api/index.js';
-import { isProtectedPath, registerAuth } from '../src/api/plugins/auth.js';
-import { registerErrorHandling } from '../src/api/plugins/errors.js';
-import { registerObservability, requestIdFrom, routeTemplate } from '../src/api/plugins/observability.js';
-import { lazyChildLogger } from '../src/api/plugins/request-logger.js';
 import { apiSecurityHeaders } from '../src/api/plugins/security-headers.js';
-import { registerStrictValidation } from '../src/api/plugins/validation.js';
 import { precomputedRoutes } from '../src/api/routes/precomputed.js';
 import { createPredictionCache } from '../src/cache/index.js';
 import { parseConfig } from '../src/config.js';
-import { MatchcastError } from '../src/domain/index.js';
-import { createLogger } from '../src/logger.js';
-import { httpRequestDuration, httpRequestsTotal } from '../src/metrics.js';
+import { createLogger, REDACT_PATHS } from '../src/logger.js';
 import { createTaskQueue } from '../src/queue/index.js';
 import { createRegistry } from '../src/registry/index.js';
 import { createServingViews, type Views } from '../src/serving/index.js';
@@ -76,48 +66,34 @@ async function loadViews(env: Record<string, string> = {}) {
   return { config, log, store, views };
 }
 
+const PREFIX = '/predict/precomputed/';
+
 async function main(): Promise<void> {
-  const body = Buffer.from(
-    '{"match_id":12345,"proba_home":0.45,"proba_draw":0.27,"proba_away":0.28,"predicted_class":0,"predicted_label":"home_win","is_future":false,"start_time_utc":"2025-10-04T14:00:00.000Z","home_team_name":"Home 1-2 & Co","away_team_name":"Away 1-3/FC","model_run_id":"run-0001","model_stage":"champion","predictions_computed_at":"2026-01-01T00:00:00.000Z"}',
-  );
   if (mode === 'bare') {
-    const server = createServer((_req, res) => {
-      res.writeHead(200, {
-        'content-type': 'application/json; charset=utf-8',
-        'content-length': body.length,
-      });
-      res.end(body);
-    });
-    serveBare(server);
-    return;
-  }
-  if (mode === 'bare-headers') {
-    // The bare server plus the headers every app response carries (security set, a request id): their own
-    // cost. One flat [name, value, …] list built once: spreading them into a new object per request cost
-    // more (~8 µs) than sending them (docs/benchmarks.md).
-    const headers: (string | number)[] = Object.entries({
+    const { views } = await loadViews();
+    // The app's headers as one flat [name, value, …] list built once; only the length and the id change.
+    const base: string[] = Object.entries({
       'content-type': 'application/json; charset=utf-8',
-      'content-length': body.length,
       ...apiSecurityHeaders(),
-      'x-request-id': '',
     }).flat();
-    const id = headers.length - 1;
-    const server = createServer((_req, res) => {
-      headers[id] = randomUUID();
+    const headers: (string | number)[] = [...base, 'content-length', 0, 'x-request-id', ''];
+    const server = createServer((req, res) => {
+      const url = req.url ?? '';
+      const json = url.startsWith(PREFIX)
+        ? views.precomputedJson(Number(url.slice(PREFIX.length)))
+        : undefined;
+      headers[headers.length - 1] = randomUUID();
+      if (json === undefined) {
+        headers[headers.length - 3] = 2;
+        res.writeHead(404, headers as string[]);
+        res.end('{}');
+        return;
+      }
+      headers[headers.length - 3] = json.length;
       res.writeHead(200, headers as string[]);
-      res.end(body);
+      res.end(json);
     });
     serveBare(server);
-    return;
-  }
-  if (mode === 'fastify-hello') {
-    // The framework's own floor: the bare server's constant body through one Fastify route, no schema.
-    const hello = Fastify({ logger: false });
-    hello.get('/predict/precomputed/:match_id', (_request, reply) => {
-      reply.header('content-type', 'application/json; charset=utf-8').send(body);
-    });
-    await hello.ready();
-    serveBare(hello.server);
     return;
   }
 
@@ -126,9 +102,7 @@ async function main(): Promise<void> {
   );
 
   let app: FastifyInstance;
-  if (mode.startsWith('compose:')) {
-    app = await composeApp(new Set(mode.slice('compose:'.length).split('+')), { config, log, store, views });
-  } else if (mode === 'fastify') {
+  if (mode === 'fastify') {
     app = Fastify({
       logger: false,
       routerOptions: { ignoreTrailingSlash: true },
@@ -140,17 +114,24 @@ async function main(): Promise<void> {
     // queue, cache and registry are the in-process adapters `matchcast start` uses.
     const ctx = {
       config,
-      log,
+      log:
+        mode === 'app-transport'
+          ? pino(
+              {
+                name: 'matchcast',
+                level: config.logLevel,
+                redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+              },
+              pino.transport({ target: 'pino/file', options: { destination: 1 } }),
+            )
+          : log,
       store,
       views,
       queue: createTaskQueue(config, { log }),
       cache: createPredictionCache(config, log),
       registry: createRegistry(store, config),
     } as unknown as AppContext;
-    app = await buildApp(ctx, {
-      logRequests: mode !== 'app-quiet',
-      accessLogThread: mode !== 'app-inline-log',
-    });
+    app = await buildApp(ctx, { logRequests: mode !== 'app-quiet' });
     if (!app.hasRoute({ method: 'GET', url: '/predict/precomputed/:match_id' }))
       await precomputedRoutes(app, ctx);
   }
@@ -181,121 +162,6 @@ function serveBare(server: ReturnType<typeof createServer>): void {
     if (msg === 'cpu') send({ cpu: cpuMicros() });
     if (msg === 'cpuu') send({ cpuu: process.cpuUsage() });
   });
-}
-
-/**
- * Proposed cheaper equivalents of the shared hooks (what docs/benchmarks.md recommends to the lead).
- * Same behaviour: constant-time key check that also holds for keys of another length (both sides
- * are SHA-256 digests; the expected one is computed once), 401 before any work.
- */
-function registerLeanAuth(app: FastifyInstance, apiKey: string): void {
-  const expected = createHash('sha256').update(apiKey).digest();
-  app.addHook('onRequest', (request, _reply, done) => {
-    if (!isProtectedPath(request.url, false)) return done();
-    const header = request.headers['x-api-key'];
-    if (
-      typeof header !== 'string' ||
-      !timingSafeEqual(hash('sha256', header, 'buffer') as Buffer, expected)
-    ) {
-      return done(new MatchcastError('MC_ERR_UNAUTHORIZED'));
-    }
-    done();
-  });
-}
-
-/** Helmet's headers computed once (same options as buildApp) and set with one call per response. */
-function registerStaticHeaders(app: FastifyInstance): void {
-  const headers: Record<string, string> = {};
-  const fakeRes = {
-    setHeader: (k: string, v: string) => {
-      headers[k.toLowerCase()] = String(v);
-    },
-    removeHeader: (k: string) => {
-      delete headers[k.toLowerCase()];
-    },
-  };
-  helmetMiddleware({ crossOriginResourcePolicy: { policy: 'same-origin' } })(
-    {} as never,
-    fakeRes as never,
-    () => undefined,
-  );
-  app.addHook('onRequest', (_request, reply, done) => {
-    reply.headers(headers);
-    done();
-  });
-}
-
-/**
- * Only what every API response must carry: the six API security headers and an X-Request-Id, set in
- * one onRequest hook (no metrics, no access line): the floor of the shared hooks.
- */
-function registerApiHeaders(app: FastifyInstance): void {
-  const headers = apiSecurityHeaders();
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.headers(headers);
-    reply.header('x-request-id', request.id);
-    done();
-  });
-}
-
-/** Metrics without the per-request info log line; labelled children cached per (method, route, status). */
-function registerLeanObservability(app: FastifyInstance): void {
-  const children = new Map<string, { inc(): void }>();
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
-  app.addHook('onResponse', (request, reply, done) => {
-    const path = request.routeOptions.url ?? 'unmatched';
-    const status = reply.statusCode;
-    const key = `${request.method} ${path} ${status}`;
-    let child = children.get(key);
-    if (!child) {
-      child = httpRequestsTotal.labels(request.method, routeTemplate(path), String(status));
-      children.set(key, child);
-    }
-    child.inc();
-    httpRequestDuration.observe(reply.elapsedTime / 1000);
-    if (status >= 500) request.log.warn({ request_id: request.id, route: path, status }, 'request');
-    done();
-  });
-}
-
-/** The pieces of `buildApp`, added one by one, with the same Fastify options. */
-async function composeApp(
-  parts: Set<string>,
-  base: Pick<AppContext, 'config' | 'log' | 'store' | 'views'>,
-): Promise<FastifyInstance> {
-  const quiet = base.log.child({}, { level: 'warn' });
-  const app = Fastify({
-    logger: false, // as buildApp: request.log only through the lazy factory
-    logController: new LogController({ disableRequestLogging: true }),
-    childLoggerFactory: parts.has('lazylog')
-      ? lazyChildLogger(parts.has('log') ? base.log : quiet)
-      : undefined,
-    genReqId: parts.has('reqid')
-      ? (req) => requestIdFrom(req.headers['x-request-id'], randomUUID)
-      : undefined,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
-    ajv: {
-      customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true, useDefaults: true },
-    },
-  }) as unknown as FastifyInstance;
-  if (parts.has('obs'))
-    registerObservability(app, {
-      accessLog: parts.has('log') ? base.log : undefined,
-      staticHeaders: parts.has('sechdr') ? apiSecurityHeaders() : undefined,
-    });
-  if (parts.has('strict')) registerStrictValidation(app);
-  if (parts.has('errors')) registerErrorHandling(app);
-  if (parts.has('cors')) await app.register(cors, { origin: false });
-  if (parts.has('auth')) registerAuth(app, { apiKey: base.config.apiKey });
-  if (parts.has('authfast')) registerLeanAuth(app, base.config.apiKey ?? '');
-  if (parts.has('headers')) registerStaticHeaders(app);
-  if (parts.has('apihdr')) registerApiHeaders(app);
-  if (parts.has('obslean')) registerLeanObservability(app);
-  await precomputedRoutes(app, base as unknown as AppContext);
-  return app;
 }
 
 main().catch((err) => {

@@ -13,87 +13,20 @@ export const REDACT_PATHS = [
   'req.headers.authorization',
 ];
 
-/** Largest write that a pipe never interleaves with another writer's (PIPE_BUF on Linux). */
-export const ATOMIC_WRITE_BYTES = 4096;
+let stdoutDestination: DestinationStream | undefined;
 
 /**
- * Joins lines into chunks of at most `limit` bytes (a longer line is a chunk of its own), so that two
- * threads writing whole chunks to one pipe never tear each other's lines. Self-contained, with no
- * inner function (a bundler's name helpers would land in it): the access-log thread runs its source.
- */
-export function atomicChunks(lines: readonly string[], limit: number): string[] {
-  const chunks: string[] = [];
-  let chunk = '';
-  let bytes = 0;
-  for (const line of lines) {
-    const n = Buffer.byteLength(line);
-    if (bytes > 0 && bytes + n > limit) {
-      chunks.push(chunk);
-      chunk = '';
-      bytes = 0;
-    }
-    chunk += line;
-    bytes += n;
-  }
-  if (bytes > 0) chunks.push(chunk);
-  return chunks;
-}
-
-/**
- * A pino destination that hands every line written during one event-loop turn to `out` in one
- * write (in a `setImmediate`), and whatever is pending at process exit synchronously. pino's own
- * stdout destination makes one `write(2)` per line and measures the byte length of its pending
- * buffer on each line: about 5 µs per line under load, more than serialising the line
- * (docs/benchmarks.md). Lines keep their order and are written in chunks a pipe keeps whole
- * ({@link atomicChunks}); nothing else about them changes.
- */
-export class TurnBatchedDestination implements DestinationStream {
-  private lines: string[] = [];
-  private scheduled = false;
-  private readonly run = () => this.flushSync();
-
-  constructor(private readonly out: { write(chunk: string): unknown }) {}
-
-  write(line: string): void {
-    this.lines.push(line);
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(this.run);
-    }
-  }
-
-  /** Writes what is pending now. */
-  flushSync(): void {
-    this.scheduled = false;
-    const n = this.lines.length;
-    if (n === 0) return;
-    const lines = this.lines;
-    this.lines = [];
-    if (n === 1) this.out.write(lines[0]!);
-    else for (const chunk of atomicChunks(lines, ATOMIC_WRITE_BYTES)) this.out.write(chunk);
-  }
-
-  /** pino's `logger.flush(cb)`. */
-  flush(cb?: (err?: Error) => void): void {
-    this.flushSync();
-    cb?.();
-  }
-}
-
-let stdoutDestination: TurnBatchedDestination | undefined;
-
-/**
- * The one stdout destination of the main thread (shared by every logger, so lines of different
- * loggers keep their order), flushed on `exit`. Worker threads keep pino's synchronous destination:
- * a worker may be terminated without an `exit` event in which to flush.
+ * The main thread's stdout destination, shared by every logger so that their lines keep their order:
+ * pino's asynchronous destination, which buffers lines while a write is in flight and writes them
+ * together (no `write(2)` per line under load); pino flushes it synchronously at process exit. Writes
+ * of at most 4096 bytes (PIPE_BUF): a pipe never interleaves them with another writer's, and the
+ * destination re-measures a shorter pending chunk per line (16 KB cost ~1 µs more per line).
+ * Worker threads keep pino's default synchronous stdout: a terminated worker gets no `exit` event to
+ * flush in.
  */
 function stdout(): DestinationStream | undefined {
   if (!isMainThread) return undefined;
-  if (!stdoutDestination) {
-    const destination = new TurnBatchedDestination(pino.destination({ dest: 1, sync: true }));
-    process.once('exit', () => destination.flushSync());
-    stdoutDestination = destination;
-  }
+  stdoutDestination ??= pino.destination({ dest: 1, sync: false, maxWrite: 4096 });
   return stdoutDestination;
 }
 

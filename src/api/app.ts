@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
-import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { AppContext } from './context.js';
-import { threadAccessLog } from './plugins/access-log.js';
 import { hasValidKey, registerAuth, unmatchedNeedsKey } from './plugins/auth.js';
 import { registerDocs } from './plugins/docs.js';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './plugins/errors.js';
 import { registerObservability, requestIdFrom } from './plugins/observability.js';
-import { lazyChildLogger } from './plugins/request-logger.js';
 import { apiSecurityHeaders, isDocumentPath, securityHeaders } from './plugins/security-headers.js';
 import { registerStrictValidation } from './plugins/validation.js';
 import { ROUTE_MODULES } from './routes/index.js';
@@ -18,15 +16,8 @@ export interface BuildAppOptions {
   /** Log every request as a JSON line. Default `true`. */
   logRequests?: boolean;
   /**
-   * Serialise and write those lines on a thread of their own, to standard output, instead of through
-   * `ctx.log` on the event loop (`threadAccessLog`). `runServer` sets it; `ctx.log` must then be the
-   * process's standard-output logger (`createLogger`). Default `false`.
-   */
-  accessLogThread?: boolean;
-  /**
-   * While `draining` is true, every response also says `Connection: close`, so that a keep-alive
-   * connection with a request in flight at shutdown closes after it (`runServer`). Checked in the
-   * shared hooks rather than a hook of its own: a hook costs a call on every request.
+   * While `draining` is true, a keep-alive connection with a request in flight at shutdown is closed
+   * once its response is sent (`runServer`), instead of holding `app.close()` until keep-alive lapses.
    */
   shutdown?: { draining: boolean };
 }
@@ -43,15 +34,10 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   const documentHeaders = securityHeaders();
   const headers = apiSecurityHeaders(documentHeaders);
   const app = Fastify({
-    // No logger of Fastify's own: with one, Fastify times every response through 'finish' and 'error'
-    // listeners (a closure, two clocks, four listener changes per request) for lines we do not write.
-    // Its per-request messages still reach `log` through request.log, built on first use
-    // (most requests never log); the access line comes from the observability hooks. Messages of the
-    // instance itself (app.log: "Server listening", plugins' start-up warnings) are dropped: runServer
-    // logs its own `listening` line, and the UI routes warn about a missing build themselves.
-    logger: false,
+    // Fastify's own per-request lines are off: the access line (one per request) comes from the
+    // observability hook. request.log and app.log still reach the service's logger.
+    loggerInstance: log as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
-    childLoggerFactory: lazyChildLogger(log),
     genReqId: (req) => requestIdFrom(req.headers['x-request-id'], randomUUID),
     bodyLimit: ctx.config.bodyLimitBytes,
     // Errors raised before routing (undecodable URL, HTTP parser) keep the {detail, code} contract too.
@@ -77,7 +63,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     staticHeaders: headers,
     documentHeaders,
     isDocument: isDocumentPath,
-    accessLog: options.accessLogThread && log.isLevelEnabled('info') ? threadAccessLog(log) : log,
+    accessLog: log,
     shutdown: options.shutdown,
   });
   registerErrorHandling(app, {

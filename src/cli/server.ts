@@ -68,11 +68,10 @@ export function shutdownSignal(): Promise<NodeJS.Signals> {
  */
 export async function runServer(ctx: RuntimeContext, options: RunServerOptions = {}): Promise<number> {
   const { config, log } = ctx;
-  // A request in flight at shutdown answers with `Connection: close`: else its keep-alive connection
-  // stays open after the response and app.close() waits for it until the shutdown bound.
+  // A request in flight at shutdown has its keep-alive connection closed once answered: else the
+  // connection stays open after the response and app.close() waits for it until the shutdown bound.
   const shutdown = { draining: false };
-  // The access lines leave the event loop: ~2.5 µs per request (docs/benchmarks.md).
-  const app = await buildApp(ctx, { accessLogThread: options.accessLogThread ?? true, shutdown });
+  const app = await buildApp(ctx, { shutdown });
   await ctx.views.start();
   try {
     await app.listen({ port: config.port, host: config.host });

@@ -43,14 +43,14 @@ test('alias rm challenger removes its model_info sample; a late worker result do
   fx = await createFixture();
   const champion = await fx.publish('champion');
   const challenger = await fx.publish('challenger', 0.1);
-  // One worker reporting both models loaded (what its presence record says).
+  // One worker whose latest results show both models loaded.
   let models: WorkerInfo['models'] = {
     champion: { version: champion.version, run_id: champion.run_id },
     challenger: { version: challenger.version, run_id: challenger.run_id },
   };
   const queue = {
     workers: async (): Promise<WorkerInfo[]> => [
-      { worker: 'w1', queues: ['ml'], ping: { ok: true, latency_ms: 1 }, models },
+      { worker: 'w1', queues: ['ml'], ping: { ok: true, latency_ms: null }, models },
     ],
   };
   const ctx = { registry: fx.registry, queue } as unknown as AppContext;

@@ -46,7 +46,7 @@ test('model_info has a sample at start; async predictions feed inference_duratio
   skip: CLUSTER_SKIP,
 }, async () => {
   const api = c.apis[1];
-  // No live call has reached this API yet: model_info comes from the registry + workers' presence.
+  // No live call has reached this API yet: model_info comes from the registry + the workers' listing.
   const first = await waitFor(
     'model_info sample',
     async () => {

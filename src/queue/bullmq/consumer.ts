@@ -13,18 +13,7 @@ import {
   toTaskFailure,
 } from '../task-errors.js';
 import type { TaskName, TaskRunner } from '../task-queue.js';
-import {
-  bullConnection,
-  HEARTBEAT_MS,
-  type PingMessage,
-  type PongMessage,
-  PRESENCE_TTL_MS,
-  presenceKeys,
-  redisOptions,
-  redisUrlOptions,
-  type TaskReply,
-  type WorkerPresence,
-} from './protocol.js';
+import { bullConnection, redisOptions, replyChannelPrefix, type TaskReply } from './protocol.js';
 
 /** Options of {@link startBullmqConsumer}. */
 export interface StartWorkerOptions {
@@ -50,8 +39,8 @@ export interface RunningWorker<R extends TaskRunner = TaskRunner> {
 
 /**
  * The BullMQ consumer: takes `ml` jobs from Redis and runs them with `runtime` (whose registry the
- * caller has checked), announces itself for `/monitoring/celery/*` and replies on the producer's
- * channel. Fails (rejects) with a clear message when Redis cannot be reached.
+ * caller has checked) and replies on the producer's channel. `/monitoring/celery/*` lists it through
+ * BullMQ's own worker listing (its connection carries `name`). Fails (rejects) with a clear message when Redis cannot be reached.
  */
 export async function startBullmqConsumer<R extends TaskRunner>(
   config: Config,
@@ -64,7 +53,7 @@ export async function startBullmqConsumer<R extends TaskRunner>(
 
   const name = options.name ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const concurrency = options.concurrency ?? config.workerConcurrency;
-  const keys = presenceKeys(config.queueName);
+  const replyPrefix = replyChannelPrefix(config.queueName);
 
   const redis = new Redis(config.redisUrl, redisOptions({ maxRetriesPerRequest: 1 }));
   redis.on('error', () => undefined);
@@ -76,14 +65,11 @@ export async function startBullmqConsumer<R extends TaskRunner>(
     throw new Error(`Redis at ${safeUrl(config.redisUrl)} cannot be reached: ${reason}`);
   }
 
-  const stats = { active: 0, processed: 0, failed: 0 };
-  const startedAt = new Date().toISOString();
   const reply = (replyTo: unknown, message: TaskReply) => {
-    if (typeof replyTo !== 'string' || !replyTo.startsWith(keys.reply(''))) return;
+    if (typeof replyTo !== 'string' || !replyTo.startsWith(replyPrefix)) return;
     redis.publish(replyTo, JSON.stringify(message)).catch(() => undefined);
   };
   const processor = async (job: Job) => {
-    stats.active++;
     const replyTo = (job.data as { reply_to?: unknown } | undefined)?.reply_to;
     try {
       // A sync task whose caller has given up (deadline passed while it waited) is not run.
@@ -95,15 +81,11 @@ export async function startBullmqConsumer<R extends TaskRunner>(
       reply(replyTo, { id: String(job.id), ok: true, value });
       return value;
     } catch (err) {
-      stats.failed++;
       const failure = toTaskFailure(err);
       reply(replyTo, { id: String(job.id), ok: false, failure });
       const reason = encodeTaskFailure(failure);
       // A missing match will be missing on every retry: fail for good.
       throw isPermanentTaskError(err) ? new UnrecoverableError(reason) : new Error(reason);
-    } finally {
-      stats.active--;
-      stats.processed++;
     }
   };
 
@@ -118,44 +100,6 @@ export async function startBullmqConsumer<R extends TaskRunner>(
   });
   worker.on('error', (err) => log.warn({ err: err.message }, 'worker connection error'));
 
-  const heartbeat = async () => {
-    const presence: WorkerPresence = {
-      worker: name,
-      hostname: hostname(),
-      pid: process.pid,
-      queues: [config.queueName],
-      concurrency,
-      active: stats.active,
-      processed: stats.processed,
-      failed: stats.failed,
-      started_at: startedAt,
-      models: runtime.loadedModels(),
-    };
-    await redis
-      .multi()
-      .set(keys.record(name), JSON.stringify(presence), 'PX', PRESENCE_TTL_MS)
-      .zadd(keys.set, Date.now(), name)
-      .exec();
-  };
-  await heartbeat();
-  const beat = setInterval(() => {
-    heartbeat().catch(() => undefined);
-  }, HEARTBEAT_MS);
-
-  const sub = new Redis(redisOptions({ ...redisUrlOptions(config.redisUrl), maxRetriesPerRequest: null }));
-  sub.on('error', () => undefined);
-  await sub.subscribe(keys.ping);
-  sub.on('message', (_channel: string, message: string) => {
-    let ping: PingMessage;
-    try {
-      ping = JSON.parse(message) as PingMessage;
-    } catch {
-      return;
-    }
-    const pong: PongMessage = { nonce: ping.nonce, worker: name };
-    redis.publish(keys.pong, JSON.stringify(pong)).catch(() => undefined);
-  });
-
   await worker.waitUntilReady();
   log.info({ worker: name, queue: config.queueName, concurrency }, 'worker started');
 
@@ -165,7 +109,6 @@ export async function startBullmqConsumer<R extends TaskRunner>(
     runtime,
     close(timeoutMs = config.shutdownTimeoutMs) {
       closing ??= (async () => {
-        clearInterval(beat);
         // Stop taking jobs and let running ones finish, but not forever.
         const graceful = worker.close();
         const finished = await Promise.race([
@@ -181,13 +124,6 @@ export async function startBullmqConsumer<R extends TaskRunner>(
             new Promise<void>((r) => setTimeout(r, 1000).unref()),
           ]);
         }
-        await redis
-          .multi()
-          .zrem(keys.set, name)
-          .del(keys.record(name))
-          .exec()
-          .catch(() => undefined);
-        sub.disconnect();
         redis.disconnect();
         await options.onClose?.();
         log.info({ worker: name }, 'worker stopped');

@@ -17,14 +17,7 @@ import type {
   WorkerTaskCounts,
 } from '../task-queue.js';
 import { type TaskOutcome, TaskWaiters } from '../waiters.js';
-import {
-  type PongMessage,
-  PRESENCE_TTL_MS,
-  presenceKeys,
-  redisOptions,
-  type TaskReply,
-  type WorkerPresence,
-} from './protocol.js';
+import { redisOptions, replyChannelOf, type TaskReply } from './protocol.js';
 
 /** Options of {@link createBullmqQueue}. */
 export interface BullmqQueueOptions {
@@ -42,8 +35,6 @@ export interface BullmqQueueOptions {
   keepJobsCount?: number;
   /** Waiting tasks accepted; beyond it `submit` throws MC_ERR_QUEUE_FULL (config.queueMaxWaiting). Default `10000`. */
   maxWaiting?: number;
-  /** How long `workers()` waits for ping answers, ms. Default `500`. */
-  pingTimeoutMs?: number;
   /**
    * `workers()` and `queueStats()` answers are shared by every caller for this long, ms: a flood of
    * monitoring calls costs one round of broker calls per period. Default `1000`.
@@ -67,7 +58,6 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
   const keep = { age: options.keepJobsSeconds ?? 86_400, count: options.keepJobsCount ?? 100_000 };
   const maxWaiting = options.maxWaiting ?? 10_000;
   const monitorCacheMs = options.monitorCacheMs ?? 1000;
-  const keys = presenceKeys(queueName);
 
   const producer = new Redis(redisUrl, redisOptions({ enableOfflineQueue: false, maxRetriesPerRequest: 1 }));
   producer.setMaxListeners(0);
@@ -87,19 +77,14 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
   // job's `reply_to`), so the API parses only its own results instead of every event of the queue;
   // polling in `wait` covers a reply lost while the subscriber reconnects. The subscriber is created
   // only once Redis has answered, so a queue whose Redis never came up still closes at once.
-  const replyChannel = presenceKeys(queueName).reply(randomUUID());
+  const replyChannel = replyChannelOf(queueName, randomUUID());
   let sub: Redis | undefined;
   let closed = false;
   const startReplies = () => {
     if (sub || closed) return;
     sub = producer.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
     sub.on('error', () => undefined);
-    sub.on('message', (channel: string, message: string) => {
-      if (channel === keys.pong) {
-        const pong = safeParse(message) as PongMessage | undefined;
-        if (pong && typeof pong.nonce === 'string') pongs.get(pong.nonce)?.(pong);
-        return;
-      }
+    sub.on('message', (_channel: string, message: string) => {
       const reply = safeParse(message) as TaskReply | undefined;
       if (!reply || typeof reply.id !== 'string') return;
       waiters.settle(
@@ -109,10 +94,8 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
           : { ok: false, failure: reply.failure ?? decodeTaskFailure(undefined) },
       );
     });
-    sub.subscribe(replyChannel, keys.pong).catch(() => undefined);
+    sub.subscribe(replyChannel).catch(() => undefined);
   };
-  // Pong collectors of the pings in flight, by nonce (answers arrive on the shared subscriber above).
-  const pongs = new Map<string, (pong: PongMessage) => void>();
   producer.on('ready', startReplies);
   if (producer.status === 'ready') startReplies();
 
@@ -144,45 +127,6 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
     return undefined;
   }
 
-  async function presence(): Promise<WorkerPresence[]> {
-    const now = Date.now();
-    await producer.zremrangebyscore(keys.set, '-inf', now - PRESENCE_TTL_MS);
-    const names = await producer.zrangebyscore(keys.set, now - PRESENCE_TTL_MS, '+inf');
-    if (names.length === 0) return [];
-    const raw = await producer.mget(...names.map(keys.record));
-    return raw.filter((r): r is string => r !== null).map((r) => JSON.parse(r) as WorkerPresence);
-  }
-
-  /**
-   * Publishes one ping and collects answers for up to `pingTimeoutMs` (or until all expected answered),
-   * on the process's one subscriber: no connection is opened per call.
-   */
-  async function ping(expected: Set<string>): Promise<Map<string, number>> {
-    const latencies = new Map<string, number>();
-    if (expected.size === 0 || sub?.status !== 'ready') return latencies;
-    const nonce = randomUUID();
-    const start = performance.now();
-    try {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, options.pingTimeoutMs ?? 500);
-        pongs.set(nonce, (pong) => {
-          latencies.set(pong.worker, Math.round((performance.now() - start) * 100) / 100);
-          if ([...expected].every((w) => latencies.has(w))) {
-            clearTimeout(timer);
-            resolve();
-          }
-        });
-        producer.publish(keys.ping, JSON.stringify({ nonce })).catch(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    } finally {
-      pongs.delete(nonce);
-    }
-    return latencies;
-  }
-
   /** Waiting tasks, read from Redis at most every 250 ms and counted up locally between reads. */
   let waitingSeen = { count: 0, at: Number.NEGATIVE_INFINITY };
   let waitingRead: Promise<void> | null = null;
@@ -203,27 +147,30 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
   const workersCache = sharedFor<WorkerInfo[]>(monitorCacheMs);
   const statsCache = sharedFor<Awaited<ReturnType<TaskQueue['queueStats']>>>(monitorCacheMs);
 
+  /**
+   * The workers connected to the queue (BullMQ's `getWorkers`, from Redis's client list), each with
+   * its active jobs (`processedBy`) and the models its latest results of the queue's kept
+   * `predict_match` / `model_info` jobs show loaded (workers load lazily, so a model a worker holds is
+   * one it has answered with).
+   */
   async function readWorkers(): Promise<WorkerInfo[]> {
-    let list: WorkerPresence[];
     try {
-      list = await bounded(presence());
+      const [clients, active, recent] = await bounded(
+        Promise.all([queue.getWorkers(), queue.getActive(0, 999), queue.getCompleted(0, RECENT_RESULTS - 1)]),
+      );
+      const names = workerNames(clients);
+      return names.map((worker) => ({
+        worker,
+        queues: [queueName],
+        // Listed = connected to the broker; no per-worker round trip is measured.
+        ping: { ok: true, latency_ms: null },
+        ...hostAndPid(worker),
+        active: active.filter((job) => job?.processedBy === worker).length,
+        models: modelsShownBy(recent, worker),
+      }));
     } catch (err) {
       throw err instanceof MatchcastError ? err : unavailable(err);
     }
-    const latencies = await ping(new Set(list.map((w) => w.worker))).catch(() => new Map<string, number>());
-    return list.map((w) => ({
-      worker: w.worker,
-      queues: w.queues,
-      ping: { ok: latencies.has(w.worker), latency_ms: latencies.get(w.worker) ?? null },
-      pid: w.pid,
-      hostname: w.hostname,
-      concurrency: w.concurrency,
-      active: w.active,
-      processed: w.processed,
-      failed: w.failed,
-      started_at: w.started_at,
-      models: w.models,
-    }));
   }
 
   return {
@@ -313,10 +260,12 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
       if (!isUp()) return Promise.reject(unavailable(lastError || producer.status));
       return statsCache(async () => {
         try {
-          const [counts, workers] = await bounded(Promise.all([queue.getJobCounts(), presence()]));
-          const perWorker: WorkerTaskCounts[] = workers.map((w) => ({
-            worker: w.worker,
-            active: w.active,
+          const [counts, clients, active] = await bounded(
+            Promise.all([queue.getJobCounts(), queue.getWorkers(), queue.getActive(0, 999)]),
+          );
+          const perWorker: WorkerTaskCounts[] = workerNames(clients).map((worker) => ({
+            worker,
+            active: active.filter((job) => job?.processedBy === worker).length,
             // BullMQ has no per-worker ETA tasks and fetches a job only when a slot is free.
             scheduled: 0,
             reserved: 0,
@@ -381,6 +330,50 @@ export function sharedFor<T>(ttlMs: number): (load: () => Promise<T>) => Promise
  */
 export function resultExpired(finishedOn: number | undefined, ttlMs: number, now = Date.now()): boolean {
   return typeof finishedOn === 'number' && Number.isFinite(finishedOn) && now - finishedOn > ttlMs;
+}
+
+/** Kept results read to tell which models the connected workers hold. */
+const RECENT_RESULTS = 100;
+
+/**
+ * Worker names from `Queue.getWorkers()` (the queue's worker connections): BullMQ names a worker's
+ * connection `<prefix>:<base64 queue name>:w:<name>`; a worker without a name has no `:w:` part, and
+ * its address stands in for one.
+ */
+export function workerNames(clients: Record<string, string>[]): string[] {
+  const names: string[] = [];
+  for (const c of clients) {
+    const at = c.rawname?.indexOf(':w:') ?? -1;
+    if (at >= 0) names.push(c.rawname!.slice(at + 3));
+    else if (c.rawname && c.addr) names.push(c.addr);
+  }
+  return [...new Set(names)].sort();
+}
+
+/** `hostname` and `pid` of a worker named as the consumer names it (`<hostname>:<pid>:<hex>`). */
+export function hostAndPid(worker: string): { hostname?: string; pid?: number } {
+  const m = /^(.+):(\d+):[0-9a-f]+$/.exec(worker);
+  return m ? { hostname: m[1], pid: Number(m[2]) } : {};
+}
+
+/**
+ * The model per stage that `worker`'s newest results among `jobs` (newest first) were answered with:
+ * `predict_match` and `model_info` results carry the worker's loaded model (`model`).
+ */
+export function modelsShownBy(
+  jobs: (Job | undefined)[],
+  worker: string,
+): Record<string, { version: string; run_id: string }> {
+  const models: Record<string, { version: string; run_id: string }> = {};
+  for (const job of jobs) {
+    if (job?.processedBy !== worker || (job.name !== 'predict_match' && job.name !== 'model_info')) continue;
+    const model = (job.returnvalue as { model?: { stage?: unknown; version?: unknown; run_id?: unknown } })
+      ?.model;
+    if (typeof model?.stage !== 'string' || typeof model.version !== 'string' || model.stage in models)
+      continue;
+    models[model.stage] = { version: model.version, run_id: String(model.run_id ?? '') };
+  }
+  return models;
 }
 
 function safeParse(raw: string): unknown {

@@ -1,56 +1,17 @@
 // What the BullMQ producer (producer.ts) and consumer (consumer.ts) share: connection options, the
-// reply and presence messages on Redis, and their keys.
+// result replies on Redis and their channels.
 import type { RedisOptions as BullRedisOptions } from 'bullmq';
 import type { RedisOptions } from 'ioredis';
 import type { TaskFailure } from '../task-types.js';
 
-/**
- * How workers announce themselves on Redis, so that `/monitoring/celery/*` can list them:
- * each worker refreshes a JSON record with a TTL and its score in a sorted set every
- * {@link HEARTBEAT_MS}, and answers pings on a pub/sub channel.
- */
-export interface WorkerPresence {
-  /** `<hostname>:<pid>:<random>`; unique per process. */
-  worker: string;
-  hostname: string;
-  pid: number;
-  queues: string[];
-  concurrency: number;
-  /** Tasks running now. */
-  active: number;
-  /** Tasks finished since start (success or failure). */
-  processed: number;
-  failed: number;
-  /** ISO 8601 UTC. */
-  started_at: string;
-  /** Models loaded, per stage: `{champion: {version, run_id}}`. */
-  models: Record<string, { version: string; run_id: string }>;
+/** The pub/sub channel on which workers publish the results of one API process's tasks. */
+export function replyChannelOf(queueName: string, processId: string): string {
+  return `${replyChannelPrefix(queueName)}${processId}`;
 }
 
-/** Heartbeat period of a worker, ms. */
-export const HEARTBEAT_MS = 5000;
-/** A worker whose last heartbeat is older than this is gone. */
-export const PRESENCE_TTL_MS = 3 * HEARTBEAT_MS;
-
-export function presenceKeys(queueName: string) {
-  return {
-    set: `matchcast:${queueName}:workers`,
-    record: (worker: string) => `matchcast:${queueName}:worker:${worker}`,
-    ping: `matchcast:${queueName}:ping`,
-    pong: `matchcast:${queueName}:pong`,
-    /** The result channel of one API process. */
-    reply: (id: string) => `matchcast:${queueName}:reply:${id}`,
-  };
-}
-
-/** A ping request on the ping channel; workers answer `{nonce, worker}` on the pong channel. */
-export interface PingMessage {
-  nonce: string;
-}
-
-export interface PongMessage {
-  nonce: string;
-  worker: string;
+/** What every reply channel of the queue starts with (a worker publishes to no other channel). */
+export function replyChannelPrefix(queueName: string): string {
+  return `matchcast:${queueName}:reply:`;
 }
 
 /** A task result a worker publishes on the job's `reply_to` channel. */
