@@ -35,7 +35,7 @@ export const ERROR_CATALOGUE = {
   },
   MC_ERR_NOT_OUT_OF_SAMPLE: {
     status: 409,
-    message: 'The match kicked off before the model training cut-off and has no out-of-sample prediction',
+    message: 'The match is predicted before the model training cut-off and has no out-of-sample prediction',
   },
   MC_ERR_GATE_FAILED: { status: 422, message: 'A validation gate of the run failed; nothing was published' },
   MC_ERR_INVALID_KEY: { status: 400, message: 'Invalid object key' },

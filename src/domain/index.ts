@@ -24,6 +24,7 @@ export {
   type OddsMarket,
   type OddsObservation,
   OPENING_LEAD_MS,
+  RESULT_LAG_MS,
 } from './odds.js';
 export { ODDS_BOUNDS, oddsImplausibility } from './odds-bounds.js';
 export { OddsTimeline } from './odds-timeline.js';

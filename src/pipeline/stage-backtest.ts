@@ -23,7 +23,7 @@ export interface BacktestOptions {
    * data): two seasons, enough folds for the simulation, bounded run time.
    */
   from?: Date;
-  /** End (exclusive) of the predicted kick-offs. Default `asOf`: only matches known by as-of. */
+  /** End (exclusive) of the predicted prediction times. Default `asOf`: only matches predicted by as-of. */
   to?: Date;
   /** Days between refits. Default `90`. */
   refitDays?: number;
@@ -84,7 +84,8 @@ export interface BacktestResult {
 
 /**
  * `pipeline backtest`: walk-forward from `from` to `to`, a refit every `refitDays`; each fold's model
- * sees only matches that kicked off before its refit date and gets its own run id. Writes
+ * sees only results known at its refit date, predicts the matches whose prediction time falls in its
+ * fold, and gets its own run id. Writes
  * `predictions/backtest.parquet` and `predictions/backtest_metrics.json` (overall and per-region
  * metrics of the model and of the opening/closing odds on the same matches, and the folds).
  */

@@ -1,6 +1,6 @@
 import { MatchesRepository } from '../db/index.js';
 import { KEYS, type Match, MatchcastError } from '../domain/index.js';
-import { type FeatureRow, hasNoOdds, toModelInput } from '../features/index.js';
+import { type FeatureRow, hasNoOdds, predictionTimeOf, toModelInput } from '../features/index.js';
 import { deserializeModel, type Model, predictProba } from '../model/index.js';
 import { ModelRegistry, type ModelVersion } from '../registry/index.js';
 import { writeParquet } from '../storage/index.js';
@@ -67,11 +67,12 @@ export async function loadFallback(
 
 /**
  * `pipeline predict`: the predictions file served by the API. The champion (resolved through the
- * registry, artifact from the object store) predicts every match that kicked off at or after its
- * training cut-off; a match before the cut-off was (or could have been) in its training data, so its
- * row comes from the latest walk-forward backtest, whose fold never saw it (model_stage `backtest`,
- * model_run_id = the fold's run). A match before the cut-off without a backtest row is left out:
- * no model that did not train on it has predicted it.
+ * registry, artifact from the object store) predicts every match whose prediction time is at or after
+ * its training cut-off; a match predicted before the cut-off would see a model trained on results not
+ * known at its prediction time (its own, or those of the matches kicked off since), so its row comes
+ * from the latest walk-forward backtest, whose fold's cut-off is at or before its prediction time
+ * (model_stage `backtest`, model_run_id = the fold's run). A match predicted before the cut-off
+ * without such a backtest row is left out.
  */
 export async function runPredictStage(
   deps: Pick<PipelineDeps, 'db' | 'store' | 'registry' | 'log' | 'progress' | 'run' | 'config'>,
@@ -138,33 +139,34 @@ export async function runPredictStage(
     const f = featureRows[i];
     const m = matches.get(f.match_id);
     if (!m) continue; // deleted from the DB since the features ran
-    const start = f.start_time_utc.getTime();
+    // The prediction time decides which models may score it: one trained on results known by then.
+    const predictedAt = predictionTimeOf(f);
     let proba: [number, number, number];
     let stage: PredictionRow['model_stage'];
     let runId: string;
     // No odds by its prediction time: the market-free model, never market features imputed.
     const noOdds = fallback !== null && hasNoOdds(f);
-    const walked = noOdds && start < fallbackCutoff ? fallback.backtest.get(f.match_id) : undefined;
-    if (noOdds && start >= fallbackCutoff) {
+    const walked = noOdds && predictedAt < fallbackCutoff ? fallback.backtest.get(f.match_id) : undefined;
+    if (noOdds && predictedAt >= fallbackCutoff) {
       proba = predictProba(fallback.model, toModelInput(f, fallback.version.feature_names));
       stage = 'fallback';
       runId = fallback.version.run_id;
       fallbackRows++;
-    } else if (walked && walked.training_cutoff.getTime() <= start) {
+    } else if (walked && walked.training_cutoff.getTime() <= predictedAt) {
       proba = [walked.proba_home, walked.proba_draw, walked.proba_away];
       stage = 'backtest';
       runId = walked.model_run_id;
       fallbackRows++;
       backtestRows++;
-    } else if (start >= cutoff) {
+    } else if (predictedAt >= cutoff) {
       proba = predictProba(model, toModelInput(f, champion.feature_names));
       stage = 'champion';
       runId = champion.run_id;
       championRows++;
     } else {
       const b = backtest.get(f.match_id);
-      // A fold's cut-off is at or before the kick-offs it predicts; anything else is not out of sample.
-      if (!b || b.training_cutoff.getTime() > start) {
+      // A fold's cut-off is at or before the prediction times it predicts; anything else is not out of sample.
+      if (!b || b.training_cutoff.getTime() > predictedAt) {
         omitted++;
         continue;
       }

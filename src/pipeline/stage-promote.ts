@@ -1,5 +1,5 @@
 import { isMatchcastError, type Probabilities } from '../domain/index.js';
-import { type FeatureRow, toModelInput } from '../features/index.js';
+import { type FeatureRow, labelKnownBy, predictionTimeOf, toModelInput } from '../features/index.js';
 import {
   deserializeGoalsModel,
   deserializeModel,
@@ -91,8 +91,12 @@ async function championOnWindow(
     return { logLoss: champion.metrics.log_loss ?? null, method: 'same-window' };
   }
   const rows = rowsIn ?? (await readFeatureRows(deps));
+  // The validation matches of `trainAndValidate`: predicted in the window, results known at its end.
   const inWindow = rows.filter(
-    (r) => r.label !== null && r.start_time_utc >= window.from && r.start_time_utc < window.to,
+    (r) =>
+      labelKnownBy(r, window.to.getTime()) &&
+      predictionTimeOf(r) >= window.from.getTime() &&
+      predictionTimeOf(r) < window.to.getTime(),
   );
   if (inWindow.length === 0) return { logLoss: null, method: 'not-comparable' };
   if (new Date(champion.training_cutoff) <= window.from) {

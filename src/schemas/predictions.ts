@@ -166,7 +166,7 @@ export const LivePrediction = Type.Object(
         [Type.Literal('model'), Type.Literal('walk_forward_backtest'), Type.Literal('market_free_fallback')],
         {
           description:
-            "`walk_forward_backtest`: the match kicked off before the model training cut-off, so this is the out-of-sample walk-forward row (model_run_id = its fold). `market_free_fallback`: the match has no odds, so the market-free fallback model scored it (model_version and model_run_id are the fallback's)",
+            "`walk_forward_backtest`: the match is predicted before the model training cut-off, so this is the out-of-sample walk-forward row (model_run_id = its fold). `market_free_fallback`: the match has no odds, so the market-free fallback model scored it (model_version and model_run_id are the fallback's)",
         },
       ),
     ),
