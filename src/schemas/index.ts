@@ -4,6 +4,7 @@
 export { AdminJobParams, AdminJobQuery, AdminJobRequest, AdminJobView, EXAMPLE_ADMIN_JOB } from './admin.js';
 export { noBody, respond } from './common.js';
 export { ErrorBody, errorResponses } from './errors.js';
+export { EXAMPLE_EXPORT_CSV, ExportFile, ExportParams, ExportQuery } from './exports.js';
 export { EXAMPLE_LIVESCORE, Livescore, LivescoresQuery } from './livescores.js';
 export {
   EXAMPLE_LIVE_MARKETS,

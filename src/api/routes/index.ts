@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { adminRoutes } from './admin.js';
+import { exportsRoutes } from './exports.js';
 import { filesRoutes } from './files.js';
 import { liveRoutes } from './live.js';
 import { livescoresRoutes } from './livescores.js';
@@ -21,6 +22,7 @@ export const ROUTE_MODULES: RouteModule[] = [
   livescoresRoutes,
   // Static /predict/* routes before the parametric live route (find-my-way prefers static anyway).
   precomputedRoutes,
+  exportsRoutes,
   marketsRoutes,
   liveRoutes,
   tasksRoutes,
