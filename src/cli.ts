@@ -14,6 +14,7 @@ Usage: matchcast <command> [options]
   pipeline <stage> [--as-of ISO]   features | train | promote | backtest | fallback | goals | predict | simulate | drift | performance | run
   registry <command>               list | show <version> | alias set <alias> <version> | alias rm <alias> | promote | history
   runs <command>                   list | show <id> | publish <id> | rollback <id> | history | prune (published pipeline runs)
+  export <dataset> [--format csv|parquet]   predictions | backtest | bets of the published run (--from --to --region --out)
 
 Settings come from the environment (see README); --help on a command shows its options.`;
 
@@ -28,6 +29,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   pipeline: async () => (await import('./cli/pipeline.js')).pipelineCommand,
   registry: async () => (await import('./cli/registry.js')).registryCommand,
   runs: async () => (await import('./cli/runs.js')).runsCommand,
+  export: async () => (await import('./cli/export.js')).exportCommand,
 };
 
 /**
