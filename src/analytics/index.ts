@@ -12,6 +12,7 @@ export {
   exportRows,
 } from './analyst-data.js';
 export { type AnalystSources, loadAnalystSources, PublishedCache } from './analyst-sources.js';
+export { type BacktestSummary, backtestSummary } from './backtest-summary.js';
 export { assessDataQuality, type DataQualityReport } from './data-quality.js';
 export { renderDataQualityReport } from './data-quality-html.js';
 export { computeDrift, DEFAULT_DRIFT_THRESHOLDS } from './drift.js';

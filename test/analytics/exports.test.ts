@@ -125,7 +125,7 @@ describe('a card says which prices its figures use', () => {
     proba_home: 0.5,
     proba_draw: 0.3,
     proba_away: 0.2,
-    predicted_class: 0,
+    predicted_class: 0 as const,
     predicted_label: 'home_win',
     is_future: false,
     model_stage: 'backtest' as const,

@@ -6,6 +6,7 @@ import { filesRoutes } from './files.js';
 import { liveRoutes } from './live.js';
 import { livescoresRoutes } from './livescores.js';
 import { marketsRoutes } from './markets.js';
+import { monitoringBacktestRoutes } from './monitoring-backtest.js';
 import { monitoringPerformanceRoutes } from './monitoring-performance.js';
 import { monitoringReportsRoutes } from './monitoring-reports.js';
 import { precomputedRoutes } from './precomputed.js';
@@ -28,6 +29,7 @@ export const ROUTE_MODULES: RouteModule[] = [
   tasksRoutes,
   monitoringReportsRoutes,
   monitoringPerformanceRoutes,
+  monitoringBacktestRoutes,
   filesRoutes,
   adminRoutes,
   uiRoutes,
