@@ -32,6 +32,9 @@ before(async () => {
           odd_home: null,
           odd_draw: null,
           odd_away: null,
+          used_odd_home: null,
+          used_odd_draw: null,
+          used_odd_away: null,
           odds_observed_at: null,
         }
       : c,
