@@ -15,6 +15,7 @@ Usage: matchcast <command> [options]
   registry <command>               list | show <version> | alias set <alias> <version> | alias rm <alias> | promote | history
   runs <command>                   list | show <id> | publish <id> | rollback <id> | history | prune (published pipeline runs)
   bootstrap [--data <path>]        an empty deployment to serving: ingest, pipeline run, first champion
+  export <dataset> [--format csv|parquet]   predictions | backtest | bets of the published run (--from --to --region --out)
 
 Settings come from the environment (see README); --help on a command shows its options.`;
 
@@ -30,6 +31,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   registry: async () => (await import('./cli/registry.js')).registryCommand,
   runs: async () => (await import('./cli/runs.js')).runsCommand,
   bootstrap: async () => (await import('./cli/bootstrap.js')).bootstrapCommand,
+  export: async () => (await import('./cli/export.js')).exportCommand,
 };
 
 /**

@@ -173,8 +173,10 @@ export async function runPerformanceStage(
     n_served_finished: joined.length,
     n_unserved_finished: unserved,
     groups: performanceGroups(joined, window, asOf),
+    // The whole walk-forward set, never the served window: the count shown beside these figures is
+    // the number of rows they are computed from.
     backtest: bt.length
-      ? { kind: 'backtest', n: bt.length, groups: performanceGroups(bt, window, asOf) }
+      ? { kind: 'backtest', n: bt.length, groups: performanceGroups(bt, { matches: 0, days: 0 }, asOf) }
       : null,
     results: {
       n_finished: nFinished,

@@ -62,6 +62,15 @@ export const BACKTEST_COLUMNS: readonly ParquetColumn[] = [
   { name: 'proba_away', type: 'double' },
   { name: 'model_run_id', type: 'string' },
   { name: 'training_cutoff', type: 'timestamp' },
+  // Additive: the same recipe walked forward at the kick-off horizon (latest odds before kick-off),
+  // kept per match so an export can recompute the kick-off figures; null in the fallback's file.
+  { name: 'kickoff_proba_home', type: 'double' },
+  { name: 'kickoff_proba_draw', type: 'double' },
+  { name: 'kickoff_proba_away', type: 'double' },
+  { name: 'kickoff_model_run_id', type: 'string' },
+  { name: 'kickoff_training_cutoff', type: 'timestamp' },
+  { name: 'kickoff_prediction_time', type: 'timestamp' },
+  { name: 'kickoff_odds_observed_at', type: 'timestamp' },
 ];
 
 /** One row of the backtest file: an out-of-sample prediction of one walk-forward fold. */
@@ -72,6 +81,14 @@ export interface BacktestRow {
   proba_away: number;
   model_run_id: string;
   training_cutoff: Date;
+  /** The kick-off horizon's prediction of the same match (absent: not walked forward at kick-off). */
+  kickoff_proba_home?: number | null;
+  kickoff_proba_draw?: number | null;
+  kickoff_proba_away?: number | null;
+  kickoff_model_run_id?: string | null;
+  kickoff_training_cutoff?: Date | null;
+  kickoff_prediction_time?: Date | null;
+  kickoff_odds_observed_at?: Date | null;
 }
 
 /**

@@ -133,6 +133,9 @@ export async function runBacktestStage(
   const kickoff = options.kickoffFeatureRows
     ? walkForwardBacktest(options.kickoffFeatureRows, walkOptions)
     : null;
+  if (kickoff && options.kickoffFeatureRows) {
+    attachKickoff(backtestRows, kickoff, options.kickoffFeatureRows);
+  }
   const horizons: BacktestResult['horizons'] = {
     early: horizonReport(result.metrics, 'opening'),
     ...(kickoff ? { kickoff: horizonReport(kickoff.metrics, 'closing') } : {}),
@@ -190,6 +193,33 @@ export async function runBacktestStage(
     backtestRows,
     horizons,
   };
+}
+
+/**
+ * Copies the kick-off horizon's out-of-sample prediction of each match onto its (early) backtest row,
+ * with its own fold run id, cut-off, prediction time and odds time: additive columns, so that an
+ * export carries both horizons per match.
+ */
+function attachKickoff(
+  rows: BacktestRow[],
+  kickoff: WalkForwardResult,
+  kickoffRows: readonly FeatureRow[],
+): void {
+  const runIds = new Map(kickoff.folds.map((f) => [f.fold_id, newRunId()]));
+  const meta = new Map(kickoffRows.map((r) => [r.match_id, r]));
+  const byMatch = new Map(kickoff.predictions.map((p) => [p.match_id, p]));
+  for (const row of rows) {
+    const p = byMatch.get(row.match_id);
+    if (!p) continue;
+    const m = meta.get(row.match_id);
+    row.kickoff_proba_home = p.proba_home;
+    row.kickoff_proba_draw = p.proba_draw;
+    row.kickoff_proba_away = p.proba_away;
+    row.kickoff_model_run_id = runIds.get(p.fold_id) ?? null;
+    row.kickoff_training_cutoff = p.training_cutoff;
+    row.kickoff_prediction_time = m?.prediction_time ?? null;
+    row.kickoff_odds_observed_at = m?.odds_observed_at ?? null;
+  }
 }
 
 /**

@@ -184,6 +184,10 @@ describe('realised performance replayed over a synthetic season', () => {
     assert.ok(last.backtest, 'the published predictions hold backtest rows');
     assert.equal(last.backtest.kind, 'backtest');
     assert.ok(last.backtest.n > last.groups[0].n, 'backtest covers the past seasons');
+    // The count shown beside the backtest figures is the number of rows they are computed on.
+    assert.equal(last.backtest.groups[0].n, last.backtest.n);
+    const regions = last.backtest.groups.slice(1).reduce((a, g) => a + g.n, 0);
+    assert.equal(regions, last.backtest.n, 'the regions add up to the whole backtest');
     assert.notEqual(last.backtest.groups[0].log_loss, last.groups[0].log_loss);
   });
 

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import {
+  BacktestSummary,
   DriftSummary,
   LivePrediction,
   MatchCard,
@@ -32,6 +33,7 @@ const SERVED: Record<string, { schema: object; path: string; array?: boolean }> 
   MatchMarkets: { schema: MatchMarkets, path: '/predict/markets/{match_id}' },
   PerformanceSummary: { schema: PerformanceSummary, path: '/monitoring/performance' },
   PromotionStatus: { schema: PromotionStatus, path: '/monitoring/promotion' },
+  BacktestSummary: { schema: BacktestSummary, path: '/monitoring/backtest' },
 };
 
 let app: FastifyInstance;

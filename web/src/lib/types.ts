@@ -4,6 +4,7 @@
  * disagree (test/api/web-types.test.ts). Nothing of src/ reaches the bundle: these are types only.
  */
 import type {
+  BacktestSummary as BacktestSummaryShape,
   DriftSummary as DriftSummaryShape,
   LivePrediction as LivePredictionShape,
   MatchCard,
@@ -42,3 +43,5 @@ export type MatchMarkets = MatchMarketsShape;
 export type PerformanceSummary = PerformanceSummaryShape;
 /** `GET /monitoring/promotion`: the promotion guard's newest comparison. */
 export type PromotionStatus = PromotionStatusShape;
+/** `GET /monitoring/backtest`: the walk-forward figures of the published run. */
+export type BacktestSummary = BacktestSummaryShape;
