@@ -1,9 +1,9 @@
-import type { Database } from '../db/index.js';
+import type { Database, Queryable } from '../db/index.js';
 import { MatchesRepository } from '../db/index.js';
 import { type Match, type OddsRecord, OddsTimeline } from '../domain/index.js';
 import { type FeatureRow, featureRowsFromParquet } from '../features/index.js';
 import { readOddsFile, readOddsObservations } from '../ingest/index.js';
-import { type ArtifactName, publishedEtag, readArtifact, readPublished } from '../runs/index.js';
+import { type ArtifactName, publishedSeq, readArtifact, readPublished } from '../runs/index.js';
 import { type ObjectStore, type ParquetRow, readParquet } from '../storage/index.js';
 
 /**
@@ -29,27 +29,28 @@ export interface AnalystSources {
 }
 
 async function rowsOf(
-  store: ObjectStore,
+  src: { db: Database; store: ObjectStore },
   name: ArtifactName,
   published: Awaited<ReturnType<typeof readPublished>>,
 ): Promise<ParquetRow[]> {
-  const obj = await readArtifact(store, name, published);
+  const obj = await readArtifact(src, name, published);
   return obj ? readParquet(obj.body) : [];
 }
 
 /** Reads the sources of the published run (see {@link AnalystSources}). */
 export async function loadAnalystSources(store: ObjectStore, db: Database): Promise<AnalystSources> {
-  const published = await readPublished(store);
+  const src = { db, store };
+  const published = await readPublished(db);
   const [featuresObj, predictions, backtest, fallbackBacktest, markets, metricsObj, odds, observed, matches] =
     await Promise.all([
-      readArtifact(store, 'features', published),
-      rowsOf(store, 'predictions', published),
-      rowsOf(store, 'backtest', published),
-      rowsOf(store, 'fallbackBacktest', published),
-      rowsOf(store, 'markets', published),
-      readArtifact(store, 'backtestMetrics', published),
+      readArtifact(src, 'features', published),
+      rowsOf(src, 'predictions', published),
+      rowsOf(src, 'backtest', published),
+      rowsOf(src, 'fallbackBacktest', published),
+      rowsOf(src, 'markets', published),
+      readArtifact(src, 'backtestMetrics', published),
       readOddsFile(store),
-      readOddsObservations(store),
+      readOddsObservations(src),
       new MatchesRepository(db).allMatches(),
     ]);
   const features = featuresObj ? await featureRowsFromParquet(featuresObj.body) : [];
@@ -89,18 +90,18 @@ export async function loadAnalystSources(store: ObjectStore, db: Database): Prom
 
 /**
  * A per-process cache of values derived from the published run: recomputed when the published
- * pointer's etag moves (one HEAD per call), shared by concurrent callers while it loads.
+ * pointer's sequence number moves (one small query per call), shared by concurrent callers while it loads.
  */
 export class PublishedCache<T> {
-  private current: { etag: string | null; value: Promise<T> } | null = null;
+  private current: { etag: number | null; value: Promise<T> } | null = null;
 
   constructor(
-    private readonly store: ObjectStore,
+    private readonly db: Queryable,
     private readonly compute: () => Promise<T>,
   ) {}
 
   async get(): Promise<T> {
-    const etag = await publishedEtag(this.store);
+    const etag = await publishedSeq(this.db);
     if (this.current && this.current.etag === etag) return this.current.value;
     const value = this.compute();
     this.current = { etag, value };

@@ -15,7 +15,7 @@ const caches = new WeakMap<AppContext, PublishedCache<AnalystData>>();
 export function analystData(ctx: AppContext): Promise<AnalystData> {
   let cache = caches.get(ctx);
   if (!cache) {
-    cache = new PublishedCache(ctx.store, async () =>
+    cache = new PublishedCache(ctx.db, async () =>
       computeAnalystData(await loadAnalystSources(ctx.store, ctx.db), ctx.config.edgeThreshold),
     );
     caches.set(ctx, cache);
