@@ -31,6 +31,7 @@ import { registerStrictValidation } from '../src/api/plugins/validation.js';
 import { precomputedRoutes } from '../src/api/routes/precomputed.js';
 import { createPredictionCache } from '../src/cache/index.js';
 import { parseConfig } from '../src/config.js';
+import { openDatabase } from '../src/db/index.js';
 import { MatchcastError } from '../src/domain/index.js';
 import { createLogger } from '../src/logger.js';
 import { httpRequestDuration, httpRequestsTotal } from '../src/metrics.js';
@@ -71,9 +72,11 @@ async function loadViews(env: Record<string, string> = {}) {
   });
   const log = createLogger(config.logLevel);
   const store = createObjectStore(config);
-  const views: Views = createServingViews(store, config, log);
+  // The published-run pointer lives in the (embedded) database; requests never query it.
+  const db = await openDatabase(config);
+  const views: Views = createServingViews({ db, store }, config, log);
   await views.start();
-  return { config, log, store, views };
+  return { config, log, store, db, views };
 }
 
 async function main(): Promise<void> {
@@ -121,7 +124,7 @@ async function main(): Promise<void> {
     return;
   }
 
-  const { config, log, store, views } = await loadViews(
+  const { config, log, store, db, views } = await loadViews(
     mode === 'app-cors' ? { CORS_ALLOWED_ORIGINS: 'https://ui.example.com' } : {},
   );
 
@@ -136,16 +139,17 @@ async function main(): Promise<void> {
     }) as unknown as FastifyInstance;
     await precomputedRoutes(app, { config, log, store, views } as unknown as AppContext);
   } else {
-    // The database is never called on the precomputed path (and PGlite would add ~100 MB RSS); the
-    // queue, cache and registry are the in-process adapters `matchcast start` uses.
+    // The database is never called on the precomputed path (the views poll the pointer in the
+    // background); the queue, cache and registry are the in-process adapters `matchcast start` uses.
     const ctx = {
       config,
       log,
+      db,
       store,
       views,
       queue: createTaskQueue(config, { log }),
       cache: createPredictionCache(config, log),
-      registry: createRegistry(store, config),
+      registry: createRegistry({ db, store }, config),
     } as unknown as AppContext;
     app = await buildApp(ctx, {
       logRequests: mode !== 'app-quiet',
@@ -163,7 +167,7 @@ async function main(): Promise<void> {
     if (msg === 'cpuu') send({ cpuu: process.cpuUsage() });
     if (msg === 'reload') {
       const n = views.status().predictions.rows;
-      await putPredictions(store, predictionRows({ n, runId: 'run-reload', seed: 7 }));
+      await putPredictions({ db, store }, predictionRows({ n, runId: 'run-reload', seed: 7 }));
       await views.refresh();
       send({ reloaded: views.status().predictions.etag, mem: memory() });
     }
