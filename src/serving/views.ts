@@ -140,7 +140,9 @@ class PrecomputedViews implements Views {
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
-    await Promise.all([this.refresh(), this.checkRoi()]);
+    // The ROI check reads the run the pointer names: after the first poll, not beside it.
+    await this.refresh();
+    await this.checkRoi();
     this.schedule();
   }
 
@@ -278,7 +280,9 @@ class PrecomputedViews implements Views {
       this.log.debug({ err: describe(err) }, 'serving: published-run pointer unreadable');
       return this.pointerSeq === undefined;
     }
-    if (seq === this.pointerSeq) return false;
+    // An unmoved pointer changes nothing, unless a file of it could not be read (store down): retry.
+    if (seq === this.pointerSeq)
+      return [this.predictions, this.odds, this.roi, this.markets].some((s) => s.storeDown);
     if (seq === null) {
       this.pointerSeq = null;
       this.pointer = null;
