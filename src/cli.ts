@@ -14,6 +14,8 @@ Usage: matchcast <command> [options]
   pipeline <stage> [--as-of ISO]   features | train | promote | backtest | fallback | goals | predict | simulate | drift | performance | run
   registry <command>               list | show <version> | alias set <alias> <version> | alias rm <alias> | promote | history
   runs <command>                   list | show <id> | publish <id> | rollback <id> | history | prune (published pipeline runs)
+  sources <command>                add NAME URL [--every 15m] | list | poll [NAME] | remove NAME (polled data sources)
+  teams <command>                  alias "SOURCE NAME" "KNOWN NAME" | add NAME --region R | aliases | unalias NAME
 
 Settings come from the environment (see README); --help on a command shows its options.`;
 
@@ -28,6 +30,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   pipeline: async () => (await import('./cli/pipeline.js')).pipelineCommand,
   registry: async () => (await import('./cli/registry.js')).registryCommand,
   runs: async () => (await import('./cli/runs.js')).runsCommand,
+  sources: async () => (await import('./cli/sources.js')).sourcesCommand,
+  teams: async () => (await import('./cli/teams.js')).teamsCommand,
 };
 
 /**

@@ -66,6 +66,15 @@ const ELSEWHERE: Partial<Record<ErrorCode, string>> = {
   MC_ERR_CONFLICT: 'test/storage/object-store-behaviour.ts',
   MC_ERR_PROMOTION_REFUSED: 'test/pipeline/promotion-guard.test.ts',
   MC_ERR_DATASET_MISMATCH: 'test/cli/dataset-record.test.ts',
+  MC_ERR_SOURCE_UNREACHABLE: 'test/sources/faults.test.ts',
+  MC_ERR_SOURCE_TIMEOUT: 'test/sources/faults.test.ts',
+  MC_ERR_SOURCE_TRUNCATED: 'test/sources/faults.test.ts',
+  MC_ERR_SOURCE_EMPTY: 'test/sources/faults.test.ts',
+  MC_ERR_SOURCE_LAYOUT_CHANGED: 'test/sources/faults.test.ts',
+  MC_ERR_SOURCE_SHRUNK: 'test/sources/faults.test.ts',
+  MC_ERR_SOURCE_ENCODING: 'test/sources/faults.test.ts',
+  MC_ERR_SOURCE_ROWS_SKIPPED: 'test/sources/faults.test.ts',
+  MC_ERR_SOURCE_UNKNOWN_TEAMS: 'test/sources/faults.test.ts',
 };
 
 let app: FastifyInstance;
