@@ -156,7 +156,7 @@ export function oddsApiJson(
 
 /** What the test server answers for a path: a body, or a fault. */
 export type Published =
-  | { body: string | Buffer; etag?: string; lastModified?: string }
+  | { body: string | Buffer; etag?: string; lastModified?: string; delayMs?: number }
   | { status: number }
   | { hang: true }
   /** Declares the whole length, sends `sent` bytes, then drops the connection. */
@@ -171,12 +171,15 @@ export async function sourceServer(): Promise<{
   publish: (path: string, what: Published) => void;
   /** Requests per path, with their conditional headers. */
   requests: { path: string; ifNoneMatch?: string; ifModifiedSince?: string; status: number }[];
+  /** Bodies being served at once (a `delayMs` body holds its request). */
+  load: { inFlight: number; maxInFlight: number };
   close: () => Promise<void>;
 }> {
   const files = new Map<string, Published>();
   let version = 0;
   const requests: { path: string; ifNoneMatch?: string; ifModifiedSince?: string; status: number }[] = [];
-  const server = http.createServer((req, res) => {
+  const load = { inFlight: 0, maxInFlight: 0 };
+  const server = http.createServer(async (req, res) => {
     const path = req.url ?? '/';
     const what = files.get(path);
     const rec = {
@@ -207,6 +210,10 @@ export async function sourceServer(): Promise<{
         return;
       }
       rec.status = 200;
+      load.inFlight++;
+      load.maxInFlight = Math.max(load.maxInFlight, load.inFlight);
+      if (what.delayMs) await new Promise((r) => setTimeout(r, what.delayMs));
+      load.inFlight--;
       const body = Buffer.isBuffer(what.body) ? what.body : Buffer.from(what.body);
       res.writeHead(200, {
         'content-length': String(body.length),
@@ -234,6 +241,7 @@ export async function sourceServer(): Promise<{
       );
     },
     requests,
+    load,
     close: () =>
       new Promise<void>((r) => {
         server.closeAllConnections();
