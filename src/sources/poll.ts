@@ -348,6 +348,8 @@ export async function pollSource(
     const code = isMatchcastError(err) ? err.code : 'MC_ERR_INTERNAL';
     const message = (err as Error).message;
     await repo.failed(name, now, next, code, message).catch(() => undefined);
+    // The staleness alert compares this with the period: a source that never succeeded counts from its creation.
+    sourceLastSuccess.labels(name).set((source.lastSuccessAt ?? source.createdAt).getTime() / 1000);
     sourcePollsTotal.labels(name, 'failed').inc();
     sourceErrorsTotal.labels(name, code).inc();
     log?.warn({ code }, `source: poll failed: ${message}`);
