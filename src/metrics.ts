@@ -201,6 +201,29 @@ export const sourceRowsTotal = new client.Counter({
   registers: [registry],
 });
 
+/** Freshness of each source polled by this process, from the gauges its polls set (empty when none). */
+export async function sourceFreshness(
+  nowMs: number,
+): Promise<{ name: string; last_success_at: string | null; period_seconds: number; fresh: boolean }[]> {
+  const periods = new Map(
+    (await sourcePeriod.get()).values.map((v) => [String(v.labels.source), v.value] as const),
+  );
+  const last = new Map(
+    (await sourceLastSuccess.get()).values.map((v) => [String(v.labels.source), v.value] as const),
+  );
+  return [...periods]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, period]) => {
+      const at = last.get(name);
+      return {
+        name,
+        last_success_at: at === undefined ? null : new Date(at * 1000).toISOString(),
+        period_seconds: period,
+        fresh: at !== undefined && nowMs - at * 1000 <= 2 * period * 1000,
+      };
+    });
+}
+
 // Zero-valued series exist from the start so that dashboards and promtool see every metric.
 predictionRequestsTotal.labels('sync').inc(0);
 predictionRequestsTotal.labels('async').inc(0);
