@@ -16,6 +16,8 @@ Usage: matchcast <command> [options]
   runs <command>                   list | show <id> | publish <id> | rollback <id> | history | prune (published pipeline runs)
   bootstrap [--data <path>]        an empty deployment to serving: ingest, pipeline run, first champion
   export <dataset> [--format csv|parquet]   predictions | backtest | bets of the published run (--from --to --region --out)
+  sources <command>                add NAME URL [--every 15m] | list | poll [NAME] | remove NAME (polled data sources)
+  teams <command>                  alias "SOURCE NAME" "KNOWN NAME" | add NAME --region R | aliases | unalias NAME
 
 Settings come from the environment (see README); --help on a command shows its options.`;
 
@@ -32,6 +34,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   runs: async () => (await import('./cli/runs.js')).runsCommand,
   bootstrap: async () => (await import('./cli/bootstrap.js')).bootstrapCommand,
   export: async () => (await import('./cli/export.js')).exportCommand,
+  sources: async () => (await import('./cli/sources.js')).sourcesCommand,
+  teams: async () => (await import('./cli/teams.js')).teamsCommand,
 };
 
 /**

@@ -97,6 +97,12 @@ export interface Config {
   pipelineSchedule: string | undefined;
   /** CSV file or folder ingested before each scheduled run (`pipeline run --source`). Default unset. */
   pipelineSource: string | undefined;
+  /**
+   * Whether this process polls the configured sources (`matchcast sources`) on their periods:
+   * `matchcast start` in-process, `matchcast worker` through a BullMQ job scheduler per source.
+   * Default `true` for `start`; a worker polls only when it is set (it then needs the database).
+   */
+  sourcePolling: boolean | undefined;
   /** How long a finished task's result stays readable by `task_status`, seconds (by age, like Celery's result backend). Default `86400`. */
   resultTtl: number;
   /** Memory cap of the result store: at most this many finished results are kept (oldest dropped first; ≈ 2.5 KB each in Redis). Default `100000`. */
@@ -348,6 +354,7 @@ function readSettings(env: Env): Config {
     dbTimeoutMs: int(env, 'DB_TIMEOUT_MS', 2000, 50, 60_000),
     pipelineSchedule: schedule(env, 'PIPELINE_SCHEDULE'),
     pipelineSource: str(env, 'PIPELINE_SOURCE'),
+    sourcePolling: str(env, 'SOURCE_POLLING') === undefined ? undefined : bool(env, 'SOURCE_POLLING', false),
     resultTtl: int(env, 'RESULT_TTL', 86_400, 1, 30 * 86_400),
     resultStoreMax: int(env, 'RESULT_STORE_MAX', 100_000, 10, 10_000_000),
     queueMaxWaiting: int(env, 'QUEUE_MAX_WAITING', 10_000, 1, 10_000_000),

@@ -1,7 +1,7 @@
 import { type Clock, systemClock } from '../domain/index.js';
 import { parseSchedule } from '../pipeline/index.js';
 import type { RuntimeContext } from '../runtime.js';
-import { startEmbeddedSchedule } from './embedded-schedule.js';
+import { startEmbeddedSchedule, startEmbeddedSources } from './embedded-schedule.js';
 import { type RunServerOptions, runServer } from './server.js';
 import { removeServerFile, type ServerRecord, writeServerFile } from './server-file.js';
 import { createServerJobs, type ServerJobs } from './server-jobs.js';
@@ -58,6 +58,7 @@ export async function serveEmbedded(
     const schedule = parseSchedule(config.pipelineSchedule);
     stops.push(startEmbeddedSchedule({ jobs, schedule, clock, source: config.pipelineSource, log }).stop);
   }
+  if (config.sourcePolling !== false) stops.push(startEmbeddedSources({ ctx, jobs }).stop);
   if (options.background) stops.push(options.background(jobs));
   const recordDir = options.recordDir ?? config.dataDir;
   return runServer(ctx, {

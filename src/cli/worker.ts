@@ -2,7 +2,7 @@ import { parseConfig } from '../config.js';
 import { MatchcastError } from '../domain/index.js';
 import { createLogger } from '../logger.js';
 import type { PipelineSchedule } from '../pipeline/index.js';
-import { type SchedulerRepeat, startPipelineScheduler } from '../queue/index.js';
+import { type SchedulerRepeat, startPipelineScheduler, startSourceScheduler } from '../queue/index.js';
 import { createDefaultWorkerDeps, startWorker } from '../worker/index.js';
 import { intOption, parseCliArgs } from './usage-error.js';
 
@@ -69,10 +69,13 @@ export async function workerCommand(argv: string[]): Promise<number> {
         },
       })
     : null;
+  // SOURCE_POLLING: each configured source polled on its period by whichever worker takes the job.
+  const sources = config.sourcePolling ? await startWorkerSources(config, log) : null;
   return new Promise<number>((resolve) => {
     const stop = (signal: string) => {
       log.info({ signal }, 'shutting down');
       void scheduler?.close();
+      void sources?.close();
       worker.close().then(
         () => resolve(0),
         () => resolve(1),
@@ -81,4 +84,32 @@ export async function workerCommand(argv: string[]): Promise<number> {
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
   });
+}
+
+/** The source schedulers of a worker; the database is opened only when this worker polls sources. */
+async function startWorkerSources(
+  config: ReturnType<typeof parseConfig>,
+  log: ReturnType<typeof createLogger>,
+): Promise<{ close(): Promise<void> }> {
+  const { openDatabase } = await import('../db/index.js');
+  const { SourcesRepository } = await import('../sources/index.js');
+  const db = await openDatabase(config);
+  const scheduler = await startSourceScheduler({
+    redisUrl: config.redisUrl as string,
+    queueName: `${config.queueName}-sources`,
+    log,
+    sources: async () =>
+      (await new SourcesRepository(db).list()).map((s) => ({ name: s.name, everyMs: s.everyMs })),
+    poll: async (name) => {
+      const { sourcesCommand } = await import('./sources.js');
+      const code = await sourcesCommand(['poll', name], { config });
+      if (code !== 0) throw new Error(`sources poll ${name} exited with ${code}`);
+    },
+  });
+  return {
+    async close() {
+      await scheduler.close();
+      await db.close().catch(() => undefined);
+    },
+  };
 }

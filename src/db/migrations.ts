@@ -155,6 +155,50 @@ export const MIGRATIONS: readonly Migration[] = [
        )`,
     ],
   },
+  {
+    version: 10,
+    name: 'sources and team aliases',
+    statements: [
+      // A configured source and what its last polls left: the validators of the last good body (sent
+      // back as If-None-Match / If-Modified-Since), its size, hash and header (to tell growth from a
+      // fault), and the outcome of the last poll.
+      `CREATE TABLE sources (
+         name text PRIMARY KEY,
+         url text NOT NULL,
+         format text NOT NULL,
+         every_ms bigint NOT NULL CHECK (every_ms > 0),
+         options jsonb NOT NULL DEFAULT '{}'::jsonb,
+         created_at timestamptz NOT NULL DEFAULT now(),
+         etag text,
+         last_modified text,
+         body_bytes bigint,
+         body_sha256 text,
+         header text,
+         full_read_next boolean NOT NULL DEFAULT false,
+         last_polled_at timestamptz,
+         last_success_at timestamptz,
+         last_error_code text,
+         last_error_message text,
+         last_error_at timestamptz,
+         errors_total integer NOT NULL DEFAULT 0,
+         rows_added_total bigint NOT NULL DEFAULT 0,
+         last_rows_added integer NOT NULL DEFAULT 0,
+         next_poll_at timestamptz NOT NULL DEFAULT now(),
+         lease_until timestamptz,
+         unmatched jsonb NOT NULL DEFAULT '[]'::jsonb
+       )`,
+      // Spellings of a team used by sources, per region, mapped to the name matches are stored under
+      // (a row mapping a name to itself accepts it as a new team).
+      `CREATE TABLE team_aliases (
+         region_name text NOT NULL,
+         alias_key text NOT NULL,
+         alias text NOT NULL,
+         team_name text NOT NULL,
+         created_at timestamptz NOT NULL DEFAULT now(),
+         PRIMARY KEY (region_name, alias_key)
+       )`,
+    ],
+  },
 ];
 
 /** Creates the bookkeeping table and applies every pending migration; returns the versions applied. */

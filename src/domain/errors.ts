@@ -61,6 +61,25 @@ export const ERROR_CATALOGUE = {
     status: 422,
     message: 'An odds observation is stamped after now (the clock, or --now); row skipped',
   },
+  // A source's poll failed or was refused; recorded on the source, nothing stored changes (docs/sources.md).
+  MC_ERR_SOURCE_UNREACHABLE: { status: 502, message: 'The source did not answer, or answered an HTTP error' },
+  MC_ERR_SOURCE_TIMEOUT: { status: 504, message: 'The source did not answer in time' },
+  MC_ERR_SOURCE_TRUNCATED: { status: 502, message: 'The source sent a truncated body' },
+  MC_ERR_SOURCE_EMPTY: { status: 502, message: 'The source sent an empty body' },
+  MC_ERR_SOURCE_LAYOUT_CHANGED: {
+    status: 422,
+    message: 'The source changed its layout (header or shape) or is not in its declared format',
+  },
+  MC_ERR_SOURCE_SHRUNK: { status: 422, message: 'The source file lost rows it held at the last poll' },
+  MC_ERR_SOURCE_ENCODING: { status: 422, message: 'The source is not in its declared text encoding' },
+  MC_ERR_SOURCE_ROWS_SKIPPED: {
+    status: 422,
+    message: 'Some rows of the source were skipped or refused (the rest were applied)',
+  },
+  MC_ERR_SOURCE_UNKNOWN_TEAMS: {
+    status: 422,
+    message: 'The source names teams that match no known team; their rows wait for `matchcast teams alias`',
+  },
   MC_ERR_PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body too large' },
   // HTTP-level errors Fastify or Node's parser raise, mapped onto the catalogue (src/api/plugins/errors.ts).
   MC_ERR_BAD_REQUEST: { status: 400, message: 'Malformed request' },

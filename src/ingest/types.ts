@@ -92,6 +92,8 @@ export interface IngestReport {
   nearDuplicateTeams: NearDuplicateTeams[];
   /** Odds observations read from the files (after rejections). */
   observationsRead: number;
+  /** Observations this run added to the file or replaced there (the rest were already stored). */
+  observationsAdded: number;
   /** Rows in `raw-data/odds_observations.parquet` after this run. */
   observations: number;
   /** Rows in `raw-data/odds.parquet` after this run (merged with what was there). */

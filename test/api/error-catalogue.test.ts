@@ -69,6 +69,15 @@ const ELSEWHERE: Partial<Record<ErrorCode, string>> = {
   MC_ERR_INVALID_ROW: 'test/ingest/ingest-path.test.ts, test/ingest/strict-dates.test.ts',
   MC_ERR_INVALID_DATE: 'test/ingest/strict-dates.test.ts',
   MC_ERR_OBSERVED_IN_FUTURE: 'test/ingest/strict-dates.test.ts',
+  MC_ERR_SOURCE_UNREACHABLE: 'test/sources/faults.test.ts',
+  MC_ERR_SOURCE_TIMEOUT: 'test/sources/faults.test.ts',
+  MC_ERR_SOURCE_TRUNCATED: 'test/sources/faults.test.ts',
+  MC_ERR_SOURCE_EMPTY: 'test/sources/faults.test.ts',
+  MC_ERR_SOURCE_LAYOUT_CHANGED: 'test/sources/faults.test.ts',
+  MC_ERR_SOURCE_SHRUNK: 'test/sources/faults.test.ts',
+  MC_ERR_SOURCE_ENCODING: 'test/sources/faults.test.ts',
+  MC_ERR_SOURCE_ROWS_SKIPPED: 'test/sources/faults.test.ts',
+  MC_ERR_SOURCE_UNKNOWN_TEAMS: 'test/sources/faults.test.ts',
 };
 
 let app: FastifyInstance;
