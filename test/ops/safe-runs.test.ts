@@ -73,7 +73,7 @@ describe('safe runs (distributed, real processes)', { skip: CLUSTER_SKIP }, () =
     assert.deepEqual(await served(), before, 'a killed run changes no served byte');
     assert.equal((await runsJson()).published, published);
 
-    // 2. A stand-alone features stage against an empty database: a draft the rows gate refuses.
+    // 2. A stand-alone features stage against an empty database: refused before any draft is written.
     const schema = uniqueName('empty');
     const admin = new pg.Client({ connectionString: PG_URL });
     await admin.connect();
@@ -82,13 +82,9 @@ describe('safe runs (distributed, real processes)', { skip: CLUSTER_SKIP }, () =
       const url = new URL(cluster.env.DATABASE_URL!);
       url.searchParams.set('options', `-csearch_path=${schema}`);
       const feat = await cluster.cli(['pipeline', 'features', '--json'], { DATABASE_URL: url.toString() });
-      assert.equal(feat.code, 0, feat.out);
-      const draft = /draft run (\S+)/.exec(feat.out)?.[1];
-      assert.ok(draft, feat.out);
-      const pub = await cluster.cli(['runs', 'publish', draft]);
-      assert.equal(pub.code, 3, pub.out);
-      assert.match(pub.out, /rows: .*no rows/);
-      assert.match(pub.out, /MC_ERR_GATE_FAILED/);
+      assert.equal(feat.code, 1, feat.out);
+      assert.match(feat.out, /the database has no match .*MC_ERR_VALIDATION/);
+      assert.doesNotMatch(feat.out, /draft run/);
     } finally {
       await admin.query(`DROP SCHEMA "${schema}" CASCADE`);
       await admin.end();
