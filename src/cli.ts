@@ -84,8 +84,11 @@ main(process.argv.slice(2)).then(
   // here never cuts work short; it stops a stray handle (a socket, a timer) from keeping a CLI alive.
   (code) => process.exit(code),
   (err: unknown) => {
-    if (isMatchcastError(err)) console.error(`matchcast: ${err.message}`);
-    else console.error(err);
+    if (isMatchcastError(err)) {
+      // One line (a list of invalid settings follows it), the code on it.
+      const [first, ...rest] = err.message.split('\n');
+      console.error([`matchcast: ${first} [${err.code}]`, ...rest].join('\n'));
+    } else console.error(err);
     process.exit(1);
   },
 );

@@ -32,6 +32,29 @@ const CASES: Array<{ args: string[]; names: RegExp }> = [
   { args: ['ingest', '--synthetic', '--now', 'soon'], names: /--now.*soon/ },
   { args: ['ingest', '--synthetic', '--regions', '-1'], names: /--regions/ },
   { args: ['runs', 'list', '--bogus'], names: /--bogus/ },
+  // Negative and malformed numbers name the option and its range (not "argument is ambiguous").
+  { args: ['worker', '--concurrency', '-3'], names: /--concurrency expects an integer 1\.\.256, got "-3"/ },
+  { args: ['worker', '-c', '-3'], names: /--concurrency expects an integer 1\.\.256/ },
+  { args: ['serve', '--port', '-1'], names: /--port expects an integer 0\.\.65535, got "-1"/ },
+  {
+    args: ['start', '--data', '/nowhere', '--as-of', '2023-01-01', '--speed', '1e308'],
+    names: /--speed expects a number 0\.\.1000000/,
+  },
+  {
+    args: ['start', '--data', '/nowhere', '--as-of', '2023-01-01', '--speed', '-2'],
+    names: /--speed expects a number/,
+  },
+  {
+    args: ['pipeline', 'backtest', '--refit-days', '-3'],
+    names: /--refit-days expects an integer 1\.\.3650, got "-3"/,
+  },
+  {
+    args: ['pipeline', 'train', '--validation-days', '99999'],
+    names: /--validation-days expects an integer 1\.\.3650/,
+  },
+  { args: ['pipeline', 'features', '--refit-days', '30'], names: /--refit-days is an option of/ },
+  { args: ['pipeline', 'run', '--as-of', '99999-01-01'], names: /--as-of expects .*years 1900\.\.2199/ },
+  { args: ['ingest', '--synthetic', '--teams', '99'], names: /--teams expects an integer 2\.\.40, got "99"/ },
 ];
 
 test('bad options and option values: one line, the usage, exit 2, nothing started', async () => {

@@ -57,7 +57,7 @@ describe('safe runs (distributed, real processes)', { skip: CLUSTER_SKIP }, () =
     await cluster?.close();
   });
 
-  test('a run SIGKILLed mid-stage, then a gated run: served bytes identical; rerun publishes; rollback', async () => {
+  test('a run SIGKILLed mid-stage, then an empty stage refused: served bytes identical; rerun publishes; rollback', async () => {
     const before = await served();
     assert.deepEqual(before[0], before[1], 'both APIs serve the same set');
     const published = (await runsJson()).published;
@@ -73,7 +73,7 @@ describe('safe runs (distributed, real processes)', { skip: CLUSTER_SKIP }, () =
     assert.deepEqual(await served(), before, 'a killed run changes no served byte');
     assert.equal((await runsJson()).published, published);
 
-    // 2. A stand-alone features stage against an empty database: a draft the rows gate refuses.
+    // 2. A stand-alone features stage against an empty database: refused before any draft is written.
     const schema = uniqueName('empty');
     const admin = new pg.Client({ connectionString: PG_URL });
     await admin.connect();
@@ -82,18 +82,14 @@ describe('safe runs (distributed, real processes)', { skip: CLUSTER_SKIP }, () =
       const url = new URL(cluster.env.DATABASE_URL!);
       url.searchParams.set('options', `-csearch_path=${schema}`);
       const feat = await cluster.cli(['pipeline', 'features', '--json'], { DATABASE_URL: url.toString() });
-      assert.equal(feat.code, 0, feat.out);
-      const draft = /draft run (\S+)/.exec(feat.out)?.[1];
-      assert.ok(draft, feat.out);
-      const pub = await cluster.cli(['runs', 'publish', draft]);
-      assert.equal(pub.code, 3, pub.out);
-      assert.match(pub.out, /rows: .*no rows/);
-      assert.match(pub.out, /MC_ERR_GATE_FAILED/);
+      assert.equal(feat.code, 1, feat.out);
+      assert.match(feat.out, /the database has no match .*MC_ERR_VALIDATION/);
+      assert.doesNotMatch(feat.out, /draft run/);
     } finally {
       await admin.query(`DROP SCHEMA "${schema}" CASCADE`);
       await admin.end();
     }
-    assert.deepEqual(await served(), before, 'a gated run changes no served byte');
+    assert.deepEqual(await served(), before, 'a refused stage changes no served byte');
 
     // 3. Rerun: the killed run is marked failed, the new one publishes to both APIs and both workers.
     const rerun = await cluster.cli(['pipeline', 'run', '--json'], {}, 120_000);
@@ -104,10 +100,6 @@ describe('safe runs (distributed, real processes)', { skip: CLUSTER_SKIP }, () =
     assert.ok(
       runs.runs.some((r) => r.status === 'failed'),
       'the killed run is marked failed',
-    );
-    assert.ok(
-      runs.runs.some((r) => r.status === 'rejected'),
-      'the gated draft is rejected',
     );
     const after = await waitFor(
       'every API on the new run',

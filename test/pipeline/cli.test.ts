@@ -41,11 +41,11 @@ test('stages from the command line, --json results, failures exit 1', async () =
   assert.equal((await run('simulate', ...asOf)).code, 1, 'not in this build (no analytics stages given)');
 });
 
-test('pipeline goals: too few finished matches is a clean skip (exit 0, no goals version)', async () => {
+test('pipeline goals: too few finished matches produces nothing: exit 1, MC_ERR_VALIDATION, no goals version', async () => {
   // This league has 48 matches, under the goals model's minimum of 50 (the fit path: cli-goals.test.ts).
   const r = await run('goals', '--as-of', '2022-10-01', '--json');
-  assert.equal(r.code, 0, r.err);
-  assert.equal(JSON.parse(r.out).skipped, true);
-  assert.match(r.err, /pipeline goals: wrote draft run \S+ \(not served\)/);
+  assert.equal(r.code, 1, r.err);
+  assert.match(r.err, /produced nothing: too few finished matches .*\[MC_ERR_VALIDATION\]/);
+  assert.equal(r.out, '');
   assert.equal((await run('goals', '--refit-days', '0')).code, 2, 'bad window: usage error');
 });

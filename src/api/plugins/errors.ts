@@ -12,6 +12,7 @@ export interface FieldError {
 
 interface AjvError {
   instancePath?: string;
+  schemaPath?: string;
   keyword: string;
   message?: string;
   params?: Record<string, unknown>;
@@ -24,10 +25,48 @@ const CONTEXT_LOC: Record<string, string> = {
   headers: 'header',
 };
 
+/** `must be one of: 'a', 'b'` — the allowed values of an enum as the caller would write them. */
+function oneOf(values: readonly unknown[]): string {
+  return `must be one of: ${values.map((v) => (typeof v === 'string' ? `'${v}'` : String(v))).join(', ')}`;
+}
+
+/**
+ * Folds each union of literals (TypeBox `Union([Literal…])`: an `anyOf` whose branches failed their
+ * `const`) into one `enum` error listing the allowed values, instead of one "must be equal to
+ * constant" per branch and a bare "must match a schema in anyOf".
+ */
+function foldEnums(errors: readonly AjvError[]): AjvError[] {
+  const folded = new Set<AjvError>();
+  const out: AjvError[] = [];
+  for (const e of errors) {
+    if (e.keyword !== 'anyOf' || e.schemaPath === undefined) continue;
+    const branches = errors.filter(
+      (b) => b !== e && b.instancePath === e.instancePath && b.schemaPath?.startsWith(`${e.schemaPath}/`),
+    );
+    const values = branches.flatMap((b) =>
+      b.keyword === 'const'
+        ? [b.params?.allowedValue]
+        : b.keyword === 'type' && b.params?.type === 'null'
+          ? [null]
+          : [],
+    );
+    // Only a union made entirely of literals (and null) reads as an enum.
+    if (values.length === 0 || values.length !== branches.length) continue;
+    for (const b of [e, ...branches]) folded.add(b);
+    out.push({ instancePath: e.instancePath, keyword: 'enum', params: { allowedValues: values } });
+  }
+  // Each folded union takes the place of its anyOf error; every other error keeps its place.
+  let next = 0;
+  return errors.flatMap((e) => {
+    if (!folded.has(e)) return [e];
+    return e.keyword === 'anyOf' ? [out[next++]!] : [];
+  });
+}
+
 /** Maps Ajv errors to `{loc, msg, type}` entries, naming the field even for unknown or missing ones. */
 export function toFieldErrors(errors: readonly AjvError[], context: string | undefined): FieldError[] {
   const root = CONTEXT_LOC[context ?? ''] ?? context ?? 'request';
-  return errors.map((e) => {
+  return foldEnums(errors).map((e) => {
     const loc: (string | number)[] = [root];
     for (const seg of (e.instancePath ?? '').split('/').slice(1)) {
       loc.push(/^\d+$/.test(seg) ? Number(seg) : seg.replace(/~1/g, '/').replace(/~0/g, '~'));
@@ -39,6 +78,8 @@ export function toFieldErrors(errors: readonly AjvError[], context: string | und
     } else if (e.keyword === 'required' && typeof e.params?.missingProperty === 'string') {
       loc.push(e.params.missingProperty);
       msg = 'field required';
+    } else if (e.keyword === 'enum' && Array.isArray(e.params?.allowedValues)) {
+      msg = oneOf(e.params.allowedValues);
     }
     return { loc, msg, type: e.keyword };
   });
