@@ -16,6 +16,7 @@ import { REDACT_PATHS } from '../logger.js';
 import { type RepredictCache, repredictMatches } from '../pipeline/index.js';
 import { createRegistry, type ModelRegistry } from '../registry/index.js';
 import { createObjectStore } from '../storage/index.js';
+import { handOffConfig } from './admin-key.js';
 import { handOffToServer } from './handoff.js';
 import { dateOption, positiveIntOption, UsageError } from './usage-error.js';
 
@@ -189,7 +190,7 @@ export async function ingestCommand(argv: string[], io: IngestCommandIo = {}): P
   }
   if (!io.deps) {
     // `matchcast start` holds the embedded database: the job runs inside it.
-    const code = await handOffToServer(config, 'ingest', argv, { out, err });
+    const code = await handOffToServer(await handOffConfig(config), 'ingest', argv, { out, err });
     if (code !== null) return code;
   }
   // Progress goes to stderr so that stdout carries only the report (e.g. with --json).

@@ -23,6 +23,7 @@ import {
   STAGE_NAMES,
 } from '../pipeline/index.js';
 import { openDraftRun, type RunWriter } from '../runs/index.js';
+import { handOffConfig } from './admin-key.js';
 import { handOffToServer } from './handoff.js';
 import { dateOption, positiveIntOption, UsageError } from './usage-error.js';
 
@@ -165,7 +166,7 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
   const config = io.config ?? parseConfig(loadEnv());
   if (!io.deps) {
     // `matchcast start` holds the embedded database: the job runs inside it.
-    const code = await handOffToServer(config, 'pipeline', argv, { out, err });
+    const code = await handOffToServer(await handOffConfig(config), 'pipeline', argv, { out, err });
     if (code !== null) return code;
   }
   let deps: PipelineDeps & { close?: () => Promise<void> };

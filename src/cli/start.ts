@@ -10,6 +10,7 @@ import { createLogger } from '../logger.js';
 import { bootstrapFirstRun, firstStartDone } from '../pipeline/index.js';
 import { markAbandonedRuns } from '../runs/index.js';
 import { openRuntime } from '../runtime.js';
+import { ADMIN_KEY_FILE } from './admin-key.js';
 import {
   checkDataset,
   datasetSource,
@@ -25,6 +26,8 @@ const HELP = `matchcast start — the whole service in one process, with embedde
 
   --data <path>   ingest real CSVs (shared-data or football-data.co.uk format) instead of synthetic data
   --port <n>      port (default PORT or 8000)
+  --host <addr>   interface to listen on (default HOST, else 127.0.0.1: this machine only; 0.0.0.0 for
+                  every interface)
   --reset         delete DATA_DIR's embedded state (database, objects, models) first, e.g. to switch
                   data sets; the API key stays
   --as-of <date>  replay: serve as if "now" were <date> (needs --data); later matches are fixtures that
@@ -36,22 +39,54 @@ server (the embedded database admits one process); PIPELINE_SCHEDULE runs \`pipe
 
 On first start (empty database / registry) it ingests data, runs the pipeline, signs off the first
 candidate as champion and registers a challenger. The API key is API_KEY, or one generated into
-DATA_DIR/api-key.`;
+DATA_DIR/api-key; the admin key (X-Admin-Key, for /admin/*: the CLI's hand-off) is ADMIN_KEY, or one
+generated into DATA_DIR/admin-key (both readable by their owner only).`;
 
-/** The API key of an embedded install: API_KEY, or a random key generated once and kept under DATA_DIR. */
-export async function embeddedApiKey(config: Config): Promise<string> {
-  if (config.apiKey) return config.apiKey;
-  const file = path.join(config.dataDir, 'api-key');
+/**
+ * A key of an embedded install: `configured` when set, else a random key generated once into
+ * `<DATA_DIR>/<file>`, readable by the owner only (0600).
+ */
+async function embeddedKey(config: Config, file: string, configured: string | undefined): Promise<string> {
+  if (configured) return configured;
+  const at = path.join(config.dataDir, file);
   try {
-    const key = (await readFile(file, 'utf8')).trim();
+    const key = (await readFile(at, 'utf8')).trim();
     if (key.length >= 16) return key;
   } catch {
     // absent: generate below
   }
   const key = randomBytes(32).toString('hex');
   await mkdir(config.dataDir, { recursive: true });
-  await writeFile(file, `${key}\n`, { mode: 0o600 });
+  await writeFile(at, `${key}\n`, { mode: 0o600 });
   return key;
+}
+
+/** The API key of an embedded install: API_KEY, or a random key generated once and kept under DATA_DIR. */
+export function embeddedApiKey(config: Config): Promise<string> {
+  return embeddedKey(config, 'api-key', config.apiKey);
+}
+
+/**
+ * The admin key of an embedded install (`/admin/*`, used by the CLI to hand jobs to the server):
+ * ADMIN_KEY, or a random key generated once into `<DATA_DIR>/admin-key`, owner-only.
+ */
+export function embeddedAdminKey(config: Config): Promise<string> {
+  return embeddedKey(config, ADMIN_KEY_FILE, config.adminKey);
+}
+
+/**
+ * The environment `start` reads its settings from: `--port` and `--host` win over PORT and HOST, and
+ * without either it listens on 127.0.0.1 only (`serve`, in containers, keeps HOST's default 0.0.0.0).
+ */
+export function startEnv(
+  env: Record<string, string | undefined>,
+  options: { port?: string; host?: string },
+): Record<string, string | undefined> {
+  return {
+    ...env,
+    ...(options.port !== undefined ? { PORT: portOption('port', options.port) } : {}),
+    HOST: options.host ?? env.HOST ?? '127.0.0.1',
+  };
 }
 
 /** `matchcast start`: embedded stack, first-run bootstrap, then serve on PORT (8000). */
@@ -61,6 +96,7 @@ export async function startCommand(argv: string[]): Promise<number> {
     options: {
       data: { type: 'string' },
       port: { type: 'string' },
+      host: { type: 'string' },
       reset: { type: 'boolean' },
       'as-of': { type: 'string' },
       speed: { type: 'string' },
@@ -71,12 +107,12 @@ export async function startCommand(argv: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  const env = {
-    ...process.env,
-    ...(values.port !== undefined ? { PORT: portOption('port', values.port) } : {}),
+  const base = parseConfig(startEnv(process.env, { port: values.port, host: values.host }));
+  const config: Config = {
+    ...base,
+    apiKey: await embeddedApiKey(base),
+    adminKey: await embeddedAdminKey(base),
   };
-  const base = parseConfig(env);
-  const config: Config = { ...base, apiKey: await embeddedApiKey(base) };
   const log = createLogger(config.logLevel, 'matchcast');
   if (values.reset) {
     for (const removed of resetEmbeddedState(config)) log.info({ removed }, '--reset: removed');
@@ -137,6 +173,7 @@ export async function startCommand(argv: string[]): Promise<number> {
         `  UI:   ${url}/ui/      docs: ${url}/docs`,
         `  API key (X-API-Key): ${config.apiKey}`,
         `  try:  curl -H "X-API-Key: ${config.apiKey}" ${url}/predict/predictions/`,
+        `  admin key (X-Admin-Key, /admin/*): ${base.adminKey ? 'ADMIN_KEY' : path.join(config.dataDir, ADMIN_KEY_FILE)}`,
         '',
       ].join('\n'),
   });
