@@ -8,6 +8,7 @@ import { ingestPath, ingestSynthetic } from '../ingest/index.js';
 import { bootstrapFirstRun, firstStartDone } from '../pipeline/index.js';
 import { markAbandonedRuns } from '../runs/index.js';
 import { openRuntime } from '../runtime.js';
+import { ADMIN_KEY_FILE } from './admin-key.js';
 import {
   checkDataset,
   datasetSource,
@@ -27,6 +28,8 @@ Options:
   --data <path>   ingest real CSVs (shared-data or football-data.co.uk format) instead of synthetic data
   --port <n>      port, 0..65535 (default PORT or 8000; 0 = any free port); a port in use stops start
                   before any work
+  --host <addr>   interface to listen on (default HOST, else 127.0.0.1: this machine only; 0.0.0.0 for
+                  every interface)
   --reset         delete DATA_DIR's embedded state (database, objects, models) first, e.g. to switch
                   data sets; the API key stays
   --json          JSON log lines (and progress) on stdout even on a terminal (the default off one)
@@ -40,23 +43,55 @@ server (the embedded database admits one process); PIPELINE_SCHEDULE runs \`pipe
 
 On first start (empty database / registry) it ingests data, runs the pipeline, signs off the first
 candidate as champion and registers a challenger. The API key is API_KEY, or one generated into
-DATA_DIR/api-key. On a terminal it shows progress bars and plain lines, and prints the URL and the
-key last, once it serves.`;
+DATA_DIR/api-key; the admin key (X-Admin-Key, for /admin/*) is ADMIN_KEY, or one generated into
+DATA_DIR/admin-key (both readable by their owner only). On a terminal it shows progress bars and plain
+lines, and prints the URL and the key last, once it serves.`;
 
-/** The API key of an embedded install: API_KEY, or a random key generated once and kept under DATA_DIR. */
-export async function embeddedApiKey(config: Config): Promise<string> {
-  if (config.apiKey) return config.apiKey;
-  const file = path.join(config.dataDir, 'api-key');
+/**
+ * A key of an embedded install: `configured` when set, else a random key generated once into
+ * `<DATA_DIR>/<file>`, readable by the owner only (0600).
+ */
+async function embeddedKey(config: Config, file: string, configured: string | undefined): Promise<string> {
+  if (configured) return configured;
+  const at = path.join(config.dataDir, file);
   try {
-    const key = (await readFile(file, 'utf8')).trim();
+    const key = (await readFile(at, 'utf8')).trim();
     if (key.length >= 16) return key;
   } catch {
     // absent: generate below
   }
   const key = randomBytes(32).toString('hex');
   await mkdir(config.dataDir, { recursive: true });
-  await writeFile(file, `${key}\n`, { mode: 0o600 });
+  await writeFile(at, `${key}\n`, { mode: 0o600 });
   return key;
+}
+
+/** The API key of an embedded install: API_KEY, or a random key generated once and kept under DATA_DIR. */
+export function embeddedApiKey(config: Config): Promise<string> {
+  return embeddedKey(config, 'api-key', config.apiKey);
+}
+
+/**
+ * The admin key of an embedded install (`/admin/*`, used by the CLI to hand jobs to the server):
+ * ADMIN_KEY, or a random key generated once into `<DATA_DIR>/admin-key`, owner-only.
+ */
+export function embeddedAdminKey(config: Config): Promise<string> {
+  return embeddedKey(config, ADMIN_KEY_FILE, config.adminKey);
+}
+
+/**
+ * The environment `start` reads its settings from: `--port` and `--host` win over PORT and HOST, and
+ * without either it listens on 127.0.0.1 only (`serve`, in containers, keeps HOST's default 0.0.0.0).
+ */
+export function startEnv(
+  env: Record<string, string | undefined>,
+  options: { port?: string; host?: string },
+): Record<string, string | undefined> {
+  return {
+    ...env,
+    ...(options.port !== undefined ? { PORT: portOption('port', options.port) } : {}),
+    HOST: options.host ?? env.HOST ?? '127.0.0.1',
+  };
 }
 
 /** `matchcast start`: embedded stack, first-run bootstrap, then serve on PORT (8000). */
@@ -66,6 +101,7 @@ export async function startCommand(argv: string[]): Promise<number> {
     options: {
       data: { type: 'string' },
       port: { type: 'string' },
+      host: { type: 'string' },
       reset: { type: 'boolean' },
       json: { type: 'boolean' },
       'as-of': { type: 'string' },
@@ -81,10 +117,13 @@ export async function startCommand(argv: string[]): Promise<number> {
   // minutes of ingest and pipeline that a bad option or a busy port would only waste).
   const replay = values['as-of'] !== undefined || values.speed !== undefined;
   if (replay) replayOptions({ data: values.data, asOf: values['as-of'], speed: values.speed });
-  const port = values.port === undefined ? undefined : portOption('port', values.port);
-  const base = parseConfig({ ...loadEnv(), ...(port !== undefined ? { PORT: port } : {}) });
+  const base = parseConfig(startEnv(loadEnv(), { port: values.port, host: values.host }));
   await assertPortFree(base.port, base.host);
-  const config: Config = { ...base, apiKey: await embeddedApiKey(base) };
+  const config: Config = {
+    ...base,
+    apiKey: await embeddedApiKey(base),
+    adminKey: await embeddedAdminKey(base),
+  };
   const output = commandOutput({ name: 'matchcast', level: config.logLevel, json: values.json === true });
   const { log } = output;
   if (values.reset) {
@@ -161,6 +200,7 @@ export async function startCommand(argv: string[]): Promise<number> {
         `  UI:   ${url}/ui/      docs: ${url}/docs`,
         `  API key (X-API-Key): ${config.apiKey}`,
         `  try:  curl -H "X-API-Key: ${config.apiKey}" ${url}/predict/predictions/`,
+        `  admin key (X-Admin-Key, /admin/*): ${base.adminKey ? 'ADMIN_KEY' : path.join(config.dataDir, ADMIN_KEY_FILE)}`,
         '',
       ].join('\n'),
   });

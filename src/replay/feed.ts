@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
-import { MatchcastError, OPENING_LEAD_MS, RESULT_LAG_MS } from '../domain/index.js';
+import { MatchcastError, OPENING_LEAD_MS, parseInstant, RESULT_LAG_MS } from '../domain/index.js';
 
 /** Options of {@link ReplayFeed.load}. */
 export interface ReplayFeedOptions {
@@ -86,8 +86,9 @@ export class ReplayFeed {
         // Columns by name, so that files with a different column order line up with the first header.
         const byName = new Map(head.map((c, i) => [c, r[i] ?? '']));
         const raw = byName.get('Date') ?? r[date] ?? '';
-        const t = Date.parse(`${raw.trim().replace(' ', 'T')}${/[zZ]|[+-]\d\d:?\d\d$/.test(raw) ? '' : 'Z'}`);
-        if (!Number.isFinite(t)) continue; // ingest would skip and report it; the replay cannot place it
+        // The parser ingest uses: a date it would refuse (2022-02-30) is never placed at a rolled-over time.
+        const t = parseInstant(raw)?.getTime();
+        if (t === undefined) continue; // ingest would skip and report it; the replay cannot place it
         all.push({ t, cells: header.map((c) => byName.get(c) ?? '') });
       }
     }

@@ -40,6 +40,8 @@ const PROVOKE: Partial<
   },
   MC_ERR_BAD_REQUEST: { url: '/predict/%ZZ', headers: KEY },
   MC_ERR_FORBIDDEN: { url: '/files/reports/x.html?expires=1&signature=00' },
+  // The API key over loopback is not the admin key.
+  MC_ERR_ADMIN_UNAUTHORIZED: { url: '/admin/jobs/1', headers: KEY },
 };
 
 /** Codes provoked elsewhere (a fault this file does not stage, or not an HTTP answer), with the test. */
@@ -84,7 +86,12 @@ let app: FastifyInstance;
 let port: number;
 
 before(async () => {
-  ({ app } = await embeddedApp({ BODY_LIMIT_BYTES: '65536' }));
+  // A job runner and an admin key, as under `matchcast start`, so that /admin/* is served.
+  const jobs = { submit: () => assert.fail('not called'), get: () => undefined };
+  ({ app } = await embeddedApp(
+    { BODY_LIMIT_BYTES: '65536', ADMIN_KEY: 'catalogue-admin-key-0123456789' },
+    { jobs },
+  ));
   await app.listen({ port: 0, host: '127.0.0.1' });
   const a = app.server.address();
   port = typeof a === 'object' && a ? a.port : 0;

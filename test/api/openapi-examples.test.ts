@@ -32,9 +32,9 @@ let app: FastifyInstance;
 let doc: Doc;
 
 before(async () => {
-  // With a job runner, as under `matchcast start`: the loopback /admin/jobs routes are documented too.
+  // With a job runner and an admin key, as under `matchcast start`: /admin/jobs is documented too.
   const jobs = { submit: () => assert.fail('not called'), get: () => undefined };
-  ({ app } = await embeddedApp({}, { jobs }));
+  ({ app } = await embeddedApp({ ADMIN_KEY: 'openapi-admin-key-0123456789' }, { jobs }));
   doc = (await app.inject('/openapi.json')).json() as Doc;
 });
 after(async () => {
@@ -102,7 +102,7 @@ test('422 and 500 on every operation, 401 on every key-protected one and only th
   for (const { method, path, op } of operations()) {
     const name = `${method} ${path}`;
     for (const s of ['422', '500']) if (!op.responses[s]) problems.push(`${name}: no ${s}`);
-    // /admin/jobs checks the key itself (loopback only, registered under `matchcast start`).
+    // /admin/jobs checks the admin key itself (registered under `matchcast start`).
     const protectedRoute = isProtectedPath(path, false) || path.startsWith('/admin/');
     if (protectedRoute !== Boolean(op.responses['401'])) problems.push(`${name}: 401 is ${!protectedRoute}`);
     if (protectedRoute !== Boolean(op.security?.length)) problems.push(`${name}: security`);

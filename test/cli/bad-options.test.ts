@@ -82,7 +82,7 @@ test('bad options and option values: one line, the usage, exit 2, nothing starte
   // Nothing was started: no database, no run, no predictions under DATA_DIR.
   const left = await readdir(path.join(dir, 'data')).catch(() => [] as string[]);
   assert.deepEqual(
-    left.filter((f) => !['api-key', 'url-signing.secret'].includes(f)),
+    left.filter((f) => !['api-key', 'admin-key', 'url-signing.secret'].includes(f)),
     [],
     `DATA_DIR holds ${left.join(', ')}`,
   );

@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import { ADMIN_KEY_FILE } from '../../src/cli/admin-key.js';
 import { serveEmbedded } from '../../src/cli/serve-embedded.js';
 import { readLiveServer, SERVER_FILE } from '../../src/cli/server-file.js';
+import { embeddedAdminKey } from '../../src/cli/start.js';
 import { parseConfig } from '../../src/config.js';
 import { MatchesRepository } from '../../src/db/index.js';
 import { createLogger } from '../../src/logger.js';
@@ -48,6 +50,9 @@ test('ingest and pipeline run while `start` serves: the CLI hands its job to the
   const config = {
     ...parseConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', API_KEY: KEY, LOG_LEVEL: 'silent' }),
   };
+  // As `start` does: the admin key generated into DATA_DIR/admin-key, which the CLI children read.
+  config.adminKey = await embeddedAdminKey(config);
+  assert.equal((statSync(path.join(dataDir, ADMIN_KEY_FILE)).mode & 0o777).toString(8), '600');
   const ctx = await openRuntime(config, createLogger('silent'), { role: 'embedded' });
   let stop!: () => void;
   const until = new Promise<void>((resolve) => {
@@ -70,13 +75,15 @@ test('ingest and pipeline run while `start` serves: the CLI hands its job to the
     assert.equal(missing.status, 503);
     assert.match(((await missing.json()) as { detail: string }).detail, /npx matchcast pipeline run/);
 
-    // The admin route wants the key.
-    const denied = await fetch(`${url}/admin/jobs`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ kind: 'ingest', argv: ['--synthetic'] }),
-    });
-    assert.equal(denied.status, 401);
+    // The admin route wants the admin key: none, or the API key from this loopback address, is refused.
+    for (const headers of [{}, { 'x-api-key': KEY }] as Record<string, string>[]) {
+      const denied = await fetch(`${url}/admin/jobs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ kind: 'ingest', argv: ['--synthetic'] }),
+      });
+      assert.equal(denied.status, 401);
+    }
 
     const ingest = await cli(
       ['ingest', '--synthetic', '--regions', '2', '--seasons', '3', '--seed', '7'],

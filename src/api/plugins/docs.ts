@@ -16,7 +16,10 @@ export async function registerDocs(app: FastifyInstance, version: string): Promi
         version,
       },
       components: {
-        securitySchemes: { ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+        securitySchemes: {
+          ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          AdminKeyAuth: { type: 'apiKey', in: 'header', name: 'X-Admin-Key' },
+        },
       },
       tags: [
         { name: 'predict', description: 'Predictions (X-API-Key required)' },
