@@ -7,17 +7,8 @@ export type ArtifactName = keyof typeof KEYS;
 /** Every run-scoped artifact name. */
 export const ARTIFACT_NAMES = Object.keys(KEYS) as ArtifactName[];
 
-/** Bucket of the run records, the published-run pointer and its history (beside the model registry). */
-export const RUNS_BUCKET: Bucket = 'models';
-
 /** Prefix of everything a run owns, in every bucket. */
 export const RUNS_PREFIX = 'runs/';
-
-/** The pointer document: which run is served. Moved only by compare-and-swap on its etag. */
-export const PUBLISHED_KEY = `${RUNS_PREFIX}published.json`;
-
-const HISTORY_PREFIX = `${RUNS_PREFIX}history/`;
-const SEQ_WIDTH = 10;
 
 /** Pipeline run ids sort by creation time: `20261123T145800Z-1a2b3c4d`. */
 const RUN_ID = /^\d{8}T\d{6}Z-[0-9a-f]{8}$/;
@@ -43,19 +34,6 @@ export function runArtifactRef(runId: string, name: ArtifactName): { bucket: Buc
 /** Where run `runId` keeps an extra file (a report that is not in `KEYS`). */
 export function runFileKey(runId: string, file: string): string {
   return `${RUNS_PREFIX}${runId}/${file}`;
-}
-
-/** The run record `models/runs/<run_id>/run.json`. */
-export function runRecordKey(runId: string): string {
-  return `${RUNS_PREFIX}${runId}/run.json`;
-}
-
-export function runHistoryPrefix(): string {
-  return HISTORY_PREFIX;
-}
-
-export function runHistoryKey(seq: number): string {
-  return `${HISTORY_PREFIX}${String(seq).padStart(SEQ_WIDTH, '0')}.json`;
 }
 
 /** The `KEYS` name of a bucket/key pair, or null when it is not a run-scoped artifact. */
