@@ -15,12 +15,6 @@ export interface Config {
   host: string;
   /** The API key for `/predict/*`. Default unset: `serve` refuses to start, `start` generates one. */
   apiKey: string | undefined;
-  /**
-   * The key of the administrative routes (`/admin/*`, header `X-Admin-Key`); never the API key, and
-   * the client's address grants nothing. Default unset: the admin routes are not served, except under
-   * `matchcast start`, which generates one into `<DATA_DIR>/admin-key` (mode 0600).
-   */
-  adminKey: string | undefined;
   /** Allowed CORS origins, comma-separated. Default empty = no cross-origin access. */
   corsAllowedOrigins: string[];
   /** Prediction cache TTL in seconds. Default `3600` (spec §3.3). */
@@ -295,13 +289,6 @@ function readSettings(env: Env): Config {
   if (apiKey !== undefined && (apiKey.length < 16 || !/^[\x21-\x7e]+$/.test(apiKey))) {
     invalid('API_KEY', 'expected at least 16 printable ASCII characters');
   }
-  const adminKey = str(env, 'ADMIN_KEY');
-  if (adminKey !== undefined && (adminKey.length < 16 || !/^[\x21-\x7e]+$/.test(adminKey))) {
-    throw new SettingError('ADMIN_KEY', 'expected at least 16 printable ASCII characters');
-  }
-  if (adminKey !== undefined && adminKey === apiKey) {
-    throw new SettingError('ADMIN_KEY', 'must differ from API_KEY (the API key is not an admin key)');
-  }
   const origins = (str(env, 'CORS_ALLOWED_ORIGINS') ?? '')
     .split(',')
     .map((o) => o.trim())
@@ -327,7 +314,6 @@ function readSettings(env: Env): Config {
     port,
     host: str(env, 'HOST') ?? '0.0.0.0',
     apiKey,
-    adminKey,
     corsAllowedOrigins: origins,
     predictionCacheTtl: int(env, 'PREDICTION_CACHE_TTL', 3600, 1, 30 * 86400),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
@@ -383,7 +369,6 @@ export const SETTING_NAMES = [
   'PORT',
   'HOST',
   'API_KEY',
-  'ADMIN_KEY',
   'CORS_ALLOWED_ORIGINS',
   'PREDICTION_CACHE_TTL',
   'DATABASE_URL',

@@ -3,17 +3,13 @@ import pino, { type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
-/** Paths pino blanks out: the API and admin keys must never reach a log line, whatever logs a request. */
+/** Paths pino blanks out: the API key must never reach a log line, whatever logs a request. */
 export const REDACT_PATHS = [
   'req.headers["x-api-key"]',
   'headers["x-api-key"]',
-  'req.headers["x-admin-key"]',
-  'headers["x-admin-key"]',
   'apiKey',
   'api_key',
-  'adminKey',
   'config.apiKey',
-  'config.adminKey',
   'req.headers.authorization',
 ];
 

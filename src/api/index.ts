@@ -1,3 +1,3 @@
 export { buildApp } from './app.js';
-export type { AdminJob, AdminJobKind, AdminJobs, AppContext } from './context.js';
+export type { AppContext } from './context.js';
 export { isProtectedPath, keysMatch } from './plugins/auth.js';

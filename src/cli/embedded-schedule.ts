@@ -1,4 +1,3 @@
-import type { AdminJob } from '../api/index.js';
 import type { Clock } from '../domain/index.js';
 import type { Logger } from '../logger.js';
 import { nextRun, type PipelineSchedule } from '../pipeline/index.js';
@@ -21,32 +20,31 @@ export interface EmbeddedScheduleOptions {
 }
 
 /**
- * `PIPELINE_SCHEDULE` in `matchcast start`: submits `pipeline run` to the server's one-at-a-time job
- * lane at each firing of the schedule on the service clock. A firing while the previous scheduled run
- * is still queued or running is skipped (logged), so runs never pile up behind a slow pipeline.
+ * `PIPELINE_SCHEDULE` in `matchcast start`: at each firing of the schedule on the service clock, a
+ * `pipeline run` in a child process (the server's lane runs one at a time). A firing while the
+ * previous scheduled run is still going is skipped (logged), so runs never pile up.
  */
 export function startEmbeddedSchedule(options: EmbeddedScheduleOptions): { stop(): void } {
   const { jobs, schedule, clock, log } = options;
   let next = nextRun(schedule, clock.now());
-  let pending: AdminJob | null = null;
+  let pending = false;
   log.info({ next: next.toISOString() }, 'pipeline schedule armed');
   const timer = setInterval(() => {
     const now = clock.now();
     if (now < next) return;
     next = nextRun(schedule, now);
-    if (pending && (pending.state === 'queued' || pending.state === 'running')) {
-      log.warn(
-        { job: pending.id, next: next.toISOString() },
-        'scheduled run skipped: the previous one is still going',
-      );
+    if (pending) {
+      log.warn({ next: next.toISOString() }, 'scheduled run skipped: the previous one is still going');
       return;
     }
-    const argv = ['run', ...(options.source ? ['--source', options.source] : [])];
-    pending = jobs.submit('pipeline', argv, 'schedule');
-    log.info(
-      { job: pending.id, as_of: now.toISOString(), next: next.toISOString() },
-      'scheduled pipeline run submitted',
-    );
+    pending = true;
+    log.info({ as_of: now.toISOString(), next: next.toISOString() }, 'scheduled pipeline run submitted');
+    jobs
+      .runPipeline({ source: options.source })
+      .catch(() => 1)
+      .finally(() => {
+        pending = false;
+      });
   }, options.pollMs ?? 1000);
   timer.unref();
   return { stop: () => clearInterval(timer) };

@@ -51,7 +51,6 @@ export async function serveEmbedded(
   const { config, log } = ctx;
   const clock = options.clock ?? systemClock;
   const jobs = createServerJobs(ctx, { clock });
-  ctx.jobs = jobs;
   ctx.clock = clock;
   const stops: Array<() => void> = [];
   if (config.pipelineSchedule) {

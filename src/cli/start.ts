@@ -8,7 +8,6 @@ import { ingestPath, ingestSynthetic } from '../ingest/index.js';
 import { bootstrapFirstRun, firstStartDone } from '../pipeline/index.js';
 import { markAbandonedRuns } from '../runs/index.js';
 import { openRuntime } from '../runtime.js';
-import { ADMIN_KEY_FILE } from './admin-key.js';
 import {
   checkDataset,
   datasetSource,
@@ -38,13 +37,13 @@ Replay (with --data):
                   and results as the clock passes them (docs/operations.md)
   --speed <n>     simulated seconds per real second, 0..${REPLAY_MAX_SPEED} (default 1; 0 freezes the clock)
 
-While it serves, \`matchcast ingest\` and \`matchcast pipeline\` from another shell run inside this
-server (the embedded database admits one process); PIPELINE_SCHEDULE runs \`pipeline run\` on a schedule.
+While it serves, \`matchcast ingest\`, \`pipeline\`, \`runs\`, \`registry\` and \`bootstrap\` from another
+shell share its database over its socket; PIPELINE_SCHEDULE runs \`pipeline run\` on a schedule, in a
+child process.
 
 On first start (empty database / registry) it ingests data, runs the pipeline, signs off the first
 candidate as champion and registers a challenger. The API key is API_KEY, or one generated into
-DATA_DIR/api-key; the admin key (X-Admin-Key, for /admin/*) is ADMIN_KEY, or one generated into
-DATA_DIR/admin-key (both readable by their owner only). On a terminal it shows progress bars and plain
+DATA_DIR/api-key (readable by its owner only). On a terminal it shows progress bars and plain
 lines, and prints the URL and the key last, once it serves.`;
 
 /**
@@ -69,14 +68,6 @@ async function embeddedKey(config: Config, file: string, configured: string | un
 /** The API key of an embedded install: API_KEY, or a random key generated once and kept under DATA_DIR. */
 export function embeddedApiKey(config: Config): Promise<string> {
   return embeddedKey(config, 'api-key', config.apiKey);
-}
-
-/**
- * The admin key of an embedded install (`/admin/*`, used by the CLI to hand jobs to the server):
- * ADMIN_KEY, or a random key generated once into `<DATA_DIR>/admin-key`, owner-only.
- */
-export function embeddedAdminKey(config: Config): Promise<string> {
-  return embeddedKey(config, ADMIN_KEY_FILE, config.adminKey);
 }
 
 /**
@@ -122,7 +113,6 @@ export async function startCommand(argv: string[]): Promise<number> {
   const config: Config = {
     ...base,
     apiKey: await embeddedApiKey(base),
-    adminKey: await embeddedAdminKey(base),
   };
   const output = commandOutput({ name: 'matchcast', level: config.logLevel, json: values.json === true });
   const { log } = output;
@@ -200,7 +190,6 @@ export async function startCommand(argv: string[]): Promise<number> {
         `  UI:   ${url}/ui/      docs: ${url}/docs`,
         `  API key (X-API-Key): ${config.apiKey}`,
         `  try:  curl -H "X-API-Key: ${config.apiKey}" ${url}/predict/predictions/`,
-        `  admin key (X-Admin-Key, /admin/*): ${base.adminKey ? 'ADMIN_KEY' : path.join(config.dataDir, ADMIN_KEY_FILE)}`,
         '',
       ].join('\n'),
   });

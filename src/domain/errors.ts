@@ -5,7 +5,6 @@
 export const ERROR_CATALOGUE = {
   MC_ERR_VALIDATION: { status: 422, message: 'Request validation failed' },
   MC_ERR_UNAUTHORIZED: { status: 401, message: 'Missing or invalid API key' },
-  MC_ERR_ADMIN_UNAUTHORIZED: { status: 401, message: 'Missing or invalid admin key (X-Admin-Key)' },
   MC_ERR_NOT_FOUND: { status: 404, message: 'Not found' },
   MC_ERR_MATCH_NOT_FOUND: { status: 404, message: 'Match not found' },
   MC_ERR_BAD_STAGE: { status: 400, message: 'Stage is not in the loaded set of model stages' },

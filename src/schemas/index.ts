@@ -1,7 +1,6 @@
 // The API's shapes, declared once (TypeBox): routes use them through the type provider, serving and
 // analytics use their static types and constants, the web UI imports the types (type-only).
 // Only what other folders use is exported.
-export { AdminJobParams, AdminJobQuery, AdminJobRequest, AdminJobView, EXAMPLE_ADMIN_JOB } from './admin.js';
 export { BacktestSummary, EXAMPLE_BACKTEST } from './backtest.js';
 export { noBody, respond } from './common.js';
 export { ErrorBody, errorResponses } from './errors.js';

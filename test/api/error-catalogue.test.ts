@@ -41,7 +41,6 @@ const PROVOKE: Partial<
   MC_ERR_BAD_REQUEST: { url: '/predict/%ZZ', headers: KEY },
   MC_ERR_FORBIDDEN: { url: '/files/reports/x.html?expires=1&signature=00' },
   // The API key over loopback is not the admin key.
-  MC_ERR_ADMIN_UNAUTHORIZED: { url: '/admin/jobs/1', headers: KEY },
 };
 
 /** Codes provoked elsewhere (a fault this file does not stage, or not an HTTP answer), with the test. */

@@ -20,7 +20,7 @@ export const TEST_API_KEY = 'test-api-key-0123456789abcdef';
 /** Builds the app over embedded adapters; `app.close()` releases everything. */
 export async function embeddedApp(
   env: Record<string, string> = {},
-  options: { app?: BuildAppOptions; log?: Logger; jobs?: AppContext['jobs'] } = {},
+  options: { app?: BuildAppOptions; log?: Logger } = {},
 ): Promise<{ app: FastifyInstance; ctx: AppContext }> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'mc-app-'));
   const config: Config = parseConfig({
@@ -41,7 +41,6 @@ export async function embeddedApp(
     cache: createPredictionCache(config, log),
     registry: createRegistry({ db, store }, config),
     views: createServingViews({ db, store }, config, log),
-    ...(options.jobs ? { jobs: options.jobs } : {}),
   };
   const app = await buildApp(ctx, { logRequests: false, ...options.app });
   app.addHook('onClose', async () => {

@@ -18,7 +18,6 @@ export async function registerDocs(app: FastifyInstance, version: string): Promi
       components: {
         securitySchemes: {
           ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-          AdminKeyAuth: { type: 'apiKey', in: 'header', name: 'X-Admin-Key' },
         },
       },
       tags: [

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
-import { adminRoutes } from './admin.js';
 import { exportsRoutes } from './exports.js';
 import { filesRoutes } from './files.js';
 import { liveRoutes } from './live.js';
@@ -31,6 +30,5 @@ export const ROUTE_MODULES: RouteModule[] = [
   monitoringPerformanceRoutes,
   monitoringBacktestRoutes,
   filesRoutes,
-  adminRoutes,
   uiRoutes,
 ];
