@@ -1,5 +1,5 @@
 /**
- * Goals model quality (issue 16, docs/model-quality.md): the adopted recipe (src/model/goals) walked
+ * Goals model quality (docs/model-quality.md): the adopted recipe (src/model/goals) walked
  * forward on the real CSVs, refit every 90 days; log loss of O/U 2.5 and BTTS against the de-margined
  * opening and closing lines, overall and per region, with paired bootstrap intervals against both; and the
  * goals model's own 1X2 log loss next to the opening line's.

@@ -1,5 +1,5 @@
 /**
- * Issue 15 items 3 and 4, evaluated ONCE on 2021-07-01 → 2023-07-01 (walk-forward, refit every 90 days):
+ * Two horizons and the market-free fallback, evaluated ONCE on 2021-07-01 → 2023-07-01 (walk-forward, refit every 90 days):
  * - early horizon (opening odds only; the served features) against the de-margined opening line;
  * - kick-off horizon (features at kick-off: latest odds = closing; the same recipe refit on them)
  *   against the de-margined closing line;

@@ -1,5 +1,5 @@
 /**
- * Benchmark of the live path `GET /predict/{match_id}` through real Redis (issue 4): API process +
+ * Benchmark of the live path `GET /predict/{match_id}` through real Redis: API process +
  * `matchcast worker` process + local Redis, cache bypassed (CACHE_URL on a closed port), ids spread
  * uniformly over all matches of the features file. wrk at 64 and at 3 connections.
  *

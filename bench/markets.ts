@@ -1,5 +1,5 @@
 /**
- * Benchmark of `GET /predict/markets/{id}` (issue 16): the markets route served from memory (the serving views)
+ * Benchmark of `GET /predict/markets/{id}`: the markets route served from memory (the serving views)
  * on the real folder store, wrk at 64 connections over ids spread across the file, in this process.
  * Prints throughput, latency percentiles, server CPU per request and RSS.
  *

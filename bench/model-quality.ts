@@ -229,7 +229,7 @@ function doc(
 The probabilities are the product, so they are judged against the hardest baselines there are: the
 bookmakers' average opening and closing 1X2 odds with the margin removed. All figures below are
 out of sample, produced by \`bench/model-quality.ts\` (which reads the CSVs in
-\`/work/shared/data/football\` directly: match ids by row order, files alphabetical).
+\`../shared/data/football\` (\`FOOTBALL_DATA_DIR\`) directly: match ids by row order, files alphabetical).
 
 ## Set-up
 
@@ -246,7 +246,7 @@ out of sample, produced by \`bench/model-quality.ts\` (which reads the CSVs in
   hand-written L-BFGS) on Elo (K = 40, goal-difference weighted, home advantage 65), pi-ratings
   (Constantinou & Fenton 2013, λ = 0.035, γ = 0.7), form over the last 6 matches (overall and at the
   venue), rest days (capped at 21), matches played this season, a promoted-team flag, the opening-odds
-  market features (probabilities, log ratios, overround, missing flag) and, since session 11, the
+  market features (probabilities, log ratios, overround, missing flag) and the
   **market-implied ratings** \`mr_sup\`, \`mr_sup_gap\`: per team a rating moved after each match towards
   the supremacy log(p_home/p_away) of that match's de-margined **closing** odds (η = 0.35, a region home
   term with step 0.01), so a match's features use the closing lines of the teams' EARLIER matches
@@ -269,21 +269,21 @@ Per region (log loss and RPS):
 ${regions.join('\n')}
 
 **Verdict.** Target (log loss ≤ 0.979 and RPS ≤ 0.1980): **${met ? 'met' : 'not met'}** — the model
-scores ${f4(s.model_log_loss)} / ${f4(s.model_rps)} (session-10 champion without the market-implied ratings:
+scores ${f4(s.model_log_loss)} / ${f4(s.model_rps)} (the champion without the market-implied ratings:
 0.9795 / 0.1982). That is ${vsOpen(s.model_log_loss, s.open_power_log_loss)} power-de-margined opening odds on log loss
 (${f4(s.open_power_log_loss)}) and ${vsOpen(s.model_rps, s.open_power_rps)} them on RPS (${f4(s.open_power_rps)}), and still far from the
 closing line (${f4(s.close_log_loss)} / ${f4(s.close_rps)}, proportional). What moved the model is the market-implied rating
-(session 11, see *Tried in session 11* below): the closing odds of a team's earlier matches carry
+(see *Tried: market-implied ratings* below): the closing odds of a team's earlier matches carry
 the market's late information (team news, money) that the opening line of its next match has not
 fully absorbed. On the tuning window it took the model from 0.98327 to 0.98095 (power-de-margined
 opening odds 0.98477 there); the figures above are its one evaluation run, reported as they came.
 The margin is thin: unrounded 0.97845 / 0.19792 against the bars 0.979 / 0.1980, i.e. 0.0007 of log
-loss and 0.00016 of RPS better than power-de-margined opening odds (session-11 run). Per region it
+loss and 0.00016 of RPS better than power-de-margined opening odds (its one evaluation run). Per region it
 beats the power-de-margined opening line on log loss in five of eight regions (not in Germany, Spain,
 and the Netherlands by 0.0003). In the earlier period below the gain holds (0.9681 against 0.9697
-for the opening odds; the session-10 model scored 0.9695 there).
+for the opening odds; the model without market-implied ratings scored 0.9695 there).
 Elo, pi-ratings and form on their own still add little over a well de-margined opening line (the
-session-10 champion only tied it here). The model fed closing odds (reference row, not the product)
+champion without them only tied it here). The model fed closing odds (reference row, not the product)
 lands on the closing line itself, i.e. nothing here adds to the closing odds. The opening
 over/under 2.5 goals odds and harder shrinkage of the ratings towards the market were tried on the
 tuning window and made the model worse there (see *Over/under 2.5 goals odds* below). The betting
@@ -336,7 +336,7 @@ opening odds score 0.9848 there):
 assembled from ad-hoc runs of the same walk-forward call while tuning; \`--tune\` re-runs its core —
 Elo K × L2, recency weighting, ordered logit — with the features as they are now.)
 
-Output of \`bench/model-quality.ts --tune\` (features as in session 10, i.e. before the market-implied
+Output of \`bench/model-quality.ts --tune\` (features as they were before the market-implied
 ratings were added; log loss and RPS of the model, then of power-de-margined opening odds, on the
 tuning window):
 
@@ -371,115 +371,44 @@ to the market features is what matters (≈ 0.0015 of log loss on the tuning win
 
 ### Over/under 2.5 goals odds, shrinkage towards the market (tried; not adopted)
 
-The CSVs also hold the bookmakers' over/under 2.5 goals odds. Their **opening** prices
-(\`over_2.5_open\`, \`under_2.5_open\`; pre-match information, closing never used) give the market's
-expected total goals, which in a Poisson view moves the draw probability: low-scoring matches draw more
-often. \`bench/ou-experiment.ts\` adds them to the feature rows (null plus \`ou_missing\` when absent,
-never invented): \`ou_over\` (de-margined P(over 2.5)), \`ou_logit_over\`, \`ou_total\` (Poisson λ with that
-P(over)), \`ou_pois_draw_logit\` (draw probability of independent Poissons with total λ and the
-supremacy that reproduces the market's home/away ratio), \`ou_draw_gap\` (that minus the 1X2 market's
-draw logit), \`ou_x_gap\` (logit(over) × |market home−away log ratio|), \`ou_overround\`. Same
-walk-forward on the tuning window only (2019-07-01 → 2021-07-01, n = 5,195; power-de-margined opening
-1X2 odds 0.98477 / 0.20019; run in session 10 — re-running the script now puts the session-11 \`mr_*\`
-columns into its "base"):
+The opening over/under 2.5 prices (\`over_2.5_open\`, \`under_2.5_open\`; closing never used) give the
+market's expected total goals, which in a Poisson view moves the draw probability. Seven inputs derived
+from them were added to the champion's features on the tuning window (2019-07-01 → 2021-07-01,
+n = 5,195; the champion without the market-implied ratings 0.98327 / 0.19973; power-de-margined
+opening 1X2 odds 0.98477 / 0.20019): de-margined P(over), its logit, the Poisson total goals, the draw
+logit of independent Poissons with that total and its gap to the 1X2 market's draw logit,
+logit(over) × |market home−away log ratio|, and the O/U overround. Every variant was worse (best,
+\`ou_logit_over\` alone: 0.98334 / 0.19975; all seven: 0.98368 / 0.19986; market and O/U inputs without
+the ratings: 0.98504), and so was every way of shrinking the ratings harder towards the market (a
+market offset, or L2 × 3–30 on the non-market columns: 0.98333–0.98405). The opening O/U line carries
+no draw information the opening 1X2 line lacks, so the O/U prices do not enter the 1X2 model (the
+goals model below uses them). One evaluation run after the decision (\`ou_over\` + \`ou_logit_over\`,
+2021-07-01 → 2023-07-01, n = 5,624): 0.97921 / 0.19818, against 0.97952 / 0.19822 for the champion of
+the time and 0.97921 / 0.19808 for the power-de-margined opening odds: no better than the line it is
+built on. A separate draw calibration was not tried: the multinomial model already fits its own draw
+intercept and coefficients on the market's draw logit.
 
-| variant (on top of the champion's features, L2 = 0.01, K = 40 unless said) | log loss | RPS |
-|---|---|---|
-| **champion, no O/U** | **0.98327** | **0.19973** |
-| + \`ou_logit_over\` | 0.98334 | 0.19975 |
-| + \`ou_over\`, \`ou_logit_over\` | 0.98337 | 0.19976 |
-| + \`ou_logit_over\`, \`ou_x_gap\` | 0.98342 | 0.19976 |
-| + \`ou_draw_gap\` | 0.98359 | 0.19981 |
-| + \`ou_pois_draw_logit\`, \`ou_draw_gap\` | 0.98361 | 0.19982 |
-| + all seven O/U features | 0.98368 | 0.19986 |
-| + all seven, L2 = 0.1 | 0.98490 | 0.20038 |
-| + all seven, market offset | 0.98393 | 0.19990 |
-| + all seven, market offset, L2 = 0.03 | 0.98392 | 0.19992 |
-| market + O/U features only (no ratings, form) | 0.98504 | 0.20030 |
-| L2 × 3 on every non-\`mkt_*\` column | 0.98333 | 0.19976 |
-| L2 × 10 on every non-\`mkt_*\` column | 0.98354 | 0.19984 |
-| L2 × 30 on every non-\`mkt_*\` column | 0.98384 | 0.19994 |
-| market offset + L2 × 3 on non-market columns | 0.98354 | 0.19984 |
-| market offset + L2 × 10 on non-market columns | 0.98374 | 0.19992 |
-| market offset + L2 × 30 on non-market columns | 0.98405 | 0.20002 |
+## Tried: market-implied ratings, results vs market, regions, ensemble
 
-Every O/U variant is worse than the champion on the tuning window, and so is every attempt to shrink
-the ratings harder towards the market (a per-column L2 multiplier, tried in \`src/model\` and removed
-again, so those six rows are not reproducible from the committed code). The opening O/U line carries
-no measurable draw information the opening 1X2 line lacks (presumably the bookmakers price both
-consistently), and shrinking the ratings harder only removes the little they add. Selection on the tuning window
-therefore keeps the champion unchanged, and the O/U odds are **not** carried through ingest,
-\`raw-data/odds.parquet\`, the features or serving.
+Inputs computed from the **closing** odds of EARLIER matches only: a match's own closing odds (and
+those of matches with the same kick-off, or at/after \`asOf\`) never reach its features, and a match
+without closing odds updates nothing. Tuning window only (n = 5,195; power-de-margined opening odds
+0.98477 / 0.20019, closing 0.97383 / 0.19675; the champion without them 0.98327 / 0.19973).
 
-For the record, one evaluation run of the O/U variant that led the first tuning grid
-(\`+ ou_over, ou_logit_over\`; run once, after the decision, not used for selection): 2021-07-01 →
-2023-07-01, n = 5,624, log loss **0.97921**, RPS **0.19818** (champion 0.97952 / 0.19822;
-power-de-margined opening 0.97921 / 0.19808). It would not have met the target either (≤ 0.979 and
-≤ 0.1980): on RPS it is still behind the opening odds it is built on.
-
-A separate draw calibration was not tried: the multinomial model already fits its own draw intercept
-and draw coefficients on the market's draw logit, which is what a draw-only recalibration of the same
-inputs would learn.
-
-## Tried in session 11: market-implied ratings, results vs market, regions, ensemble
-
-\`bench/market-ratings-experiment.ts\` (experiment state in \`bench/market-ratings-model.ts\`) adds
-columns computed from the **closing** odds of EARLIER matches only: a match's own closing odds (and
-those of matches with the same kick-off, or at/after \`asOf\`) never reach its features; a past match
-without closing odds updates nothing (never invented). Tuning window only (walk-forward 2019-07-01 →
-2021-07-01, features as of 2021-07-01, n = 5,195; power-de-margined opening odds 0.98477 / 0.20019,
-closing 0.97383 / 0.19675). "base" is the session-10 champion (L2 = 0.01, Elo K = 40).
-
-- **mr (market-implied ratings)**: s = log(p_home/p_away) of the de-margined closing odds;
+- **Adopted: the market-implied supremacy rating** (\`mr_sup\`, \`mr_sup_gap\`,
+  \`src/features/market-ratings.ts\`). s = log(p_home/p_away) of the de-margined closing odds;
   ŝ = h_region + R_home − R_away; after the match R_home += η(s − ŝ), R_away −= η(s − ŝ),
-  h_region += 0.01(s − ŝ); promoted teams start at the mean of the region's three lowest ratings.
-  \`sup\` = ŝ and ŝ − (supremacy of this match's opening line). \`draw\`: the same for the closing draw
-  logit (d̂ = c_region + b_region·|ŝ| + D_home + D_away, team step 0.05) and its gap to the opening
-  draw logit. \`n\`: matches behind the ratings.
-- **move**: per team, exponential average (rate 0.1) of the closing-minus-opening supremacy move of its
-  earlier matches, from its own side.
-- **resid N**: per team, mean over its last N matches of points minus the closing-implied expected
-  points (3·p_win + p_draw).
-- **region**: region one-hot; **+x** adds region × opening log(home/away) and region × opening draw logit.
-- **ensemble**: mean of the multinomial and ordered-logit probabilities on the same features.
-
-| variant (on top of base) | log loss | RPS |
-|---|---|---|
-| base (session-10 champion) | 0.98327 | 0.19973 |
-| mr η = 0.1, sup | 0.98196 | 0.19932 |
-| mr η = 0.2, sup | 0.98132 | 0.19911 |
-| **mr η = 0.35, sup (adopted: \`mr_sup\`, \`mr_sup_gap\`)** | **0.98095** | **0.19897** |
-| mr η = 0.5, sup | 0.98106 | 0.19900 |
-| mr η = 0.7, sup | 0.98184 | 0.19925 |
-| mr η = 0.2, gap only | 0.98135 | 0.19913 |
-| mr η = 0.35, ŝ only (no gap) | 0.98135 | 0.19910 |
-| mr η = 0.2, sup + draw | 0.98132 | 0.19908 |
-| mr η = 0.2, sup + draw + n | 0.98134 | 0.19909 |
-| mr η = 0.35, sup + draw | 0.98095 | 0.19896 |
-| mr η = 0.35, sup + move difference | 0.98089 | 0.19892 |
-| mr η = 0.35, sup + resid 30 | 0.98087 | 0.19896 |
-| mr η = 0.35, sup + draw + move + resid 30 | 0.98086 | 0.19890 |
-| mr η = 0.35, sup + region + x | 0.98067 | 0.19885 |
-| mr η = 0.35, sup, ensemble with ordered logit | 0.98144 | 0.19901 |
-| move (home, away), no mr | 0.98207 | 0.19927 |
-| move difference, no mr | 0.98192 | 0.19925 |
-| resid 10 | 0.98330 | 0.19972 |
-| resid 30 | 0.98302 | 0.19966 |
-| region | 0.98333 | 0.19974 |
-| region + x | 0.98301 | 0.19960 |
-| ensemble multinomial + ordered logit | 0.98375 | 0.19976 |
-
-The brief's grid was η ∈ {0.1, 0.2, 0.35}; η = 0.5 and 0.7 were added after 0.35 came out best, and
-0.35 stayed best. Adopted: the supremacy rating with η = 0.35 (−0.0023 log loss, −0.0008 RPS on the
-tuning window), as the two columns \`mr_sup\` and \`mr_sup_gap\` (the pair scored 0.0004 better than ŝ
-alone, although the gap is ŝ minus a column the model already has; kept as tuned). Not adopted, each
-adding less than 0.0005 on top of it: the draw propensity (nothing), the line move (0.00006; alone it
-gains 0.0013, i.e. it is the same information), results vs the closing expectation (≤ 0.0001;
-alone ≈ 0 for N = 10, 0.0003 for N = 30 — no sign of market over/under-reaction worth using), region
-encodings (0.0003, and a one-hot is tied to the regions seen in training), and the ensemble (worse:
-the ordered logit is the weaker family). The adopted columns are computed inside
-\`buildFeatureRows\` (\`src/features/market-ratings.ts\`); the experiment script checks that they equal its
-own computation bit for bit. Feature build time stays well under a second.
+  h_region += 0.01(s − ŝ); a promoted team starts at the mean of its region's three lowest ratings.
+  The columns are ŝ and ŝ minus the supremacy of the match's opening line. Log loss for η = 0.1, 0.2,
+  0.35, 0.5, 0.7: 0.98196, 0.98132, **0.98095**, 0.98106, 0.98184; η = 0.35 (RPS 0.19897) gains 0.0023
+  log loss and 0.0008 RPS, and the pair of columns scores 0.0004 better than ŝ alone.
+- **Not adopted**, each adding less than 0.0005 on top of the rating: a draw-propensity rating from the
+  closing draw logit (nothing); each team's average closing-minus-opening line move (0.00006 on top;
+  0.0013 alone, i.e. the same information); results against the closing-implied expected points over
+  the last 10 or 30 matches (≤ 0.0001 on top; 0.0000 / 0.0003 alone: no sign of a market over- or
+  under-reaction worth using); region one-hot and region × market interactions (0.0003, and tied to
+  the regions seen in training); the mean of the multinomial and ordered-logit probabilities (worse,
+  0.98144: the ordered logit is the weaker family).
 
 ## Timing (this machine, 2 shared cores under load from other jobs)
 
@@ -504,9 +433,6 @@ own computation bit for bit. Feature build time stays well under a second.
 \`\`\`sh
 node --import tsx bench/model-quality.ts           # writes this file and docs/model-quality-reliability.svg
 node --import tsx bench/model-quality.ts --tune    # the tuning grid on 2019-07-01 → 2021-07-01
-node --import tsx bench/ou-experiment.ts           # the O/U 2.5 grid, tuning window only
-node --import tsx bench/ou-experiment.ts --eval --only=base,+over+logit   # its one evaluation run
-node --import tsx bench/market-ratings-experiment.ts   # session 11 grid, tuning window only
 \`\`\`
 `;
 }

@@ -1,4 +1,4 @@
-// Realised performance on the real data, replayed week by week (issue 17): first start at --from, then one
+// Realised performance on the real data, replayed week by week: first start at --from, then one
 // `pipeline run` per week (results released by the as-of clock); prints the realised figures of what was
 // served against the opening and closing lines, per region, after each run and at the end.
 // Usage: node --import tsx bench/performance-replay.ts [--from 2022-08-01] [--weeks 8] [data-folder]

@@ -1,9 +1,12 @@
 /**
- * Synthetic artifacts in the exact TEAM.md layouts (predictions.parquet, odds.parquet,
- * roi_by_region.csv), shared by the serving tests and the precomputed benchmark.
+ * Synthetic artifacts in the exact layouts of docs/pipeline.md (predictions.parquet, odds.parquet,
+ * roi_by_region.csv), shared by the serving tests and the precomputed benchmark. The `put*` helpers
+ * publish them as a pipeline run does: a run of their own that inherits the served run's other files.
  */
-import { KEYS, OUTCOME_LABELS, predictedClass } from '../src/domain/index.js';
-import { type ObjectStore, type ParquetColumn, writeParquet } from '../src/storage/index.js';
+import { OUTCOME_LABELS, predictedClass } from '../src/domain/index.js';
+import type { RunBackends } from '../src/runs/index.js';
+import { type ParquetColumn, writeParquet } from '../src/storage/index.js';
+import { publishArtifacts } from '../test/helpers/served.js';
 
 export const PREDICTION_COLUMNS: ParquetColumn[] = [
   { name: 'match_id', type: 'int64' },
@@ -127,18 +130,21 @@ export function oddsRows(ids: readonly number[]): Row[] {
     }));
 }
 
-export async function putPredictions(
-  store: ObjectStore,
+/** Publishes `rows` as the served predictions; returns the run id. */
+export function putPredictions(
+  deps: RunBackends,
   rows: Row[],
   columns = PREDICTION_COLUMNS,
-): Promise<void> {
-  await store.put(KEYS.predictions.bucket, KEYS.predictions.key, writeParquet(columns, rows));
+): Promise<string> {
+  return publishArtifacts(deps, { predictions: writeParquet(columns, rows) });
 }
 
-export async function putOdds(store: ObjectStore, rows: Row[]): Promise<void> {
-  await store.put(KEYS.odds.bucket, KEYS.odds.key, writeParquet(ODDS_COLUMNS, rows));
+/** Publishes `rows` as the served odds; returns the run id. */
+export function putOdds(deps: RunBackends, rows: Row[]): Promise<string> {
+  return publishArtifacts(deps, { odds: writeParquet(ODDS_COLUMNS, rows) });
 }
 
-export async function putRoiCsv(store: ObjectStore, csv: string): Promise<void> {
-  await store.put(KEYS.roiByRegion.bucket, KEYS.roiByRegion.key, csv);
+/** Publishes `csv` as the served ROI by region; returns the run id. */
+export function putRoiCsv(deps: RunBackends, csv: string): Promise<string> {
+  return publishArtifacts(deps, { roiByRegion: csv });
 }

@@ -23,6 +23,7 @@ import { apiSecurityHeaders } from '../src/api/plugins/security-headers.js';
 import { precomputedRoutes } from '../src/api/routes/precomputed.js';
 import { createPredictionCache } from '../src/cache/index.js';
 import { parseConfig } from '../src/config.js';
+import { openDatabase } from '../src/db/index.js';
 import { createLogger, REDACT_PATHS } from '../src/logger.js';
 import { createTaskQueue } from '../src/queue/index.js';
 import { createRegistry } from '../src/registry/index.js';
@@ -61,9 +62,11 @@ async function loadViews(env: Record<string, string> = {}) {
   });
   const log = createLogger(config.logLevel);
   const store = createObjectStore(config);
-  const views: Views = createServingViews(store, config, log);
+  // The published-run pointer lives in the (embedded) database; requests never query it.
+  const db = await openDatabase(config);
+  const views: Views = createServingViews({ db, store }, config, log);
   await views.start();
-  return { config, log, store, views };
+  return { config, log, store, db, views };
 }
 
 const PREFIX = '/predict/precomputed/';
@@ -97,7 +100,7 @@ async function main(): Promise<void> {
     return;
   }
 
-  const { config, log, store, views } = await loadViews(
+  const { config, log, store, db, views } = await loadViews(
     mode === 'app-cors' ? { CORS_ALLOWED_ORIGINS: 'https://ui.example.com' } : {},
   );
 
@@ -110,8 +113,8 @@ async function main(): Promise<void> {
     }) as unknown as FastifyInstance;
     await precomputedRoutes(app, { config, log, store, views } as unknown as AppContext);
   } else {
-    // The database is never called on the precomputed path (and PGlite would add ~100 MB RSS); the
-    // queue, cache and registry are the in-process adapters `matchcast start` uses.
+    // The database is never called on the precomputed path (the views poll the pointer in the
+    // background); the queue, cache and registry are the in-process adapters `matchcast start` uses.
     const ctx = {
       config,
       log:
@@ -125,11 +128,12 @@ async function main(): Promise<void> {
               pino.transport({ target: 'pino/file', options: { destination: 1 } }),
             )
           : log,
+      db,
       store,
       views,
       queue: createTaskQueue(config, { log }),
       cache: createPredictionCache(config, log),
-      registry: createRegistry(store, config),
+      registry: createRegistry({ db, store }, config),
     } as unknown as AppContext;
     app = await buildApp(ctx, { logRequests: mode !== 'app-quiet' });
     if (!app.hasRoute({ method: 'GET', url: '/predict/precomputed/:match_id' }))
@@ -144,7 +148,7 @@ async function main(): Promise<void> {
     if (msg === 'cpuu') send({ cpuu: process.cpuUsage() });
     if (msg === 'reload') {
       const n = views.status().predictions.rows;
-      await putPredictions(store, predictionRows({ n, runId: 'run-reload', seed: 7 }));
+      await putPredictions({ db, store }, predictionRows({ n, runId: 'run-reload', seed: 7 }));
       await views.refresh();
       send({ reloaded: views.status().predictions.etag, mem: memory() });
     }

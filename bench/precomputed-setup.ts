@@ -4,20 +4,26 @@
  */
 import path from 'node:path';
 import { parseConfig } from '../src/config.js';
+import { openDatabase } from '../src/db/index.js';
 import { createObjectStore } from '../src/storage/index.js';
 import { oddsRows, predictionRows, putOdds, putPredictions } from './precomputed-fixtures.js';
 
-/** Writes `rows` synthetic predictions and their odds into the object store under `dataDir`. */
+/** Publishes `rows` synthetic predictions and their odds in the embedded database and store under `dataDir`. */
 export async function writePrecomputedData(dataDir: string, rows: number): Promise<void> {
   const config = parseConfig({
     DATA_DIR: dataDir,
     URL_SIGNING_SECRET: 'bench-secret-bench-secret-bench-secret',
   });
   const store = createObjectStore(config);
-  const predictions = predictionRows({ n: rows });
-  await putPredictions(store, predictions);
-  await putOdds(store, oddsRows(predictions.map((r) => r.match_id as number)));
-  await store.close();
+  const db = await openDatabase(config);
+  try {
+    const predictions = predictionRows({ n: rows });
+    await putPredictions({ db, store }, predictions);
+    await putOdds({ db, store }, oddsRows(predictions.map((r) => r.match_id as number)));
+  } finally {
+    await db.close();
+    await store.close();
+  }
 }
 
 /**

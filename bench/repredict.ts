@@ -1,5 +1,5 @@
 /**
- * Incremental re-prediction on the real data (issue 15 item 2): the service is bootstrapped as of
+ * Incremental re-prediction on the real data: the service is bootstrapped as of
  * 2022-09-01 through the replay feed (later matches are fixtures with only the odds observed by then),
  * then the clock moves on in 12-hour steps; each step's new odds are ingested (timed apart) and the
  * touched matches are re-predicted and published as an incremental run (timed: target < 1 s for a

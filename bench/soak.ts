@@ -1,5 +1,5 @@
 /**
- * Soak test (issue 7 item 6): a mixed load against a real `matchcast start` process for SOAK_SECONDS,
+ * Soak test: a mixed load against a real `matchcast start` process for SOAK_SECONDS,
  * with 0 errors allowed and the API process's resident memory (VmRSS, which includes the embedded
  * worker threads) sampled: growth after warm-up must stay under 10 %.
  *

@@ -7,13 +7,17 @@ Usage: matchcast <command> [options]
 
   start [--data <path>]            embedded stack on one process: ingest + pipeline on first start, then serve
   start --data <path> --as-of <date> [--speed N]   replay the data as if "now" were <date>, clock running
-  serve                            the HTTP API (production entry point; needs API_KEY)
+  serve [--port N]                 the HTTP API (production entry point; needs API_KEY)
   worker [--concurrency N]         an ml worker consuming the task queue (needs REDIS_URL)
   ingest --source <path>           import football CSVs (shared-data format or football-data.co.uk)
   ingest --synthetic [--seed N]    generate and import a synthetic multi-region league
   pipeline <stage> [--as-of ISO]   features | train | promote | backtest | fallback | goals | predict | simulate | drift | performance | run
   registry <command>               list | show <version> | alias set <alias> <version> | alias rm <alias> | promote | history
   runs <command>                   list | show <id> | publish <id> | rollback <id> | history | prune (published pipeline runs)
+  bootstrap [--data <path>]        an empty deployment to serving: ingest, pipeline run, first champion
+  export <dataset> [--format csv|parquet]   predictions | backtest | bets of the published run (--from --to --region --out)
+  sources <command>                add NAME URL [--every 15m] | list | poll [NAME] | remove NAME (polled data sources)
+  teams <command>                  alias "SOURCE NAME" "KNOWN NAME" | add NAME --region R | aliases | unalias NAME
 
 Settings come from the environment (see README); --help on a command shows its options.`;
 
@@ -28,6 +32,10 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   pipeline: async () => (await import('./cli/pipeline.js')).pipelineCommand,
   registry: async () => (await import('./cli/registry.js')).registryCommand,
   runs: async () => (await import('./cli/runs.js')).runsCommand,
+  bootstrap: async () => (await import('./cli/bootstrap.js')).bootstrapCommand,
+  export: async () => (await import('./cli/export.js')).exportCommand,
+  sources: async () => (await import('./cli/sources.js')).sourcesCommand,
+  teams: async () => (await import('./cli/teams.js')).teamsCommand,
 };
 
 /**

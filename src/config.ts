@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { CronExpressionParser } from 'cron-parser';
 import { parse as parseDotenv } from 'dotenv';
 import { MatchcastError } from './domain/index.js';
 
@@ -96,6 +97,12 @@ export interface Config {
   pipelineSchedule: string | undefined;
   /** CSV file or folder ingested before each scheduled run (`pipeline run --source`). Default unset. */
   pipelineSource: string | undefined;
+  /**
+   * Whether this process polls the configured sources (`matchcast sources`) on their periods:
+   * `matchcast start` in-process, `matchcast worker` through a BullMQ job scheduler per source.
+   * Default `true` for `start`; a worker polls only when it is set (it then needs the database).
+   */
+  sourcePolling: boolean | undefined;
   /** How long a finished task's result stays readable by `task_status`, seconds (by age, like Celery's result backend). Default `86400`. */
   resultTtl: number;
   /** Memory cap of the result store: at most this many finished results are kept (oldest dropped first; ≈ 2.5 KB each in Redis). Default `100000`. */
@@ -118,6 +125,18 @@ class SettingError extends MatchcastError {
   }
 }
 
+/**
+ * The problems found by the {@link parseConfig} in progress: every invalid setting is reported at
+ * once, in one MC_ERR_CONFIG, rather than one per attempt. Outside a parse, {@link invalid} throws.
+ */
+let problems: string[] | null = null;
+
+/** Records that setting `name` is invalid; a reader then returns the setting's default. */
+function invalid(name: string, reason: string): void {
+  if (!problems) throw new SettingError(name, reason);
+  problems.push(`${name}: ${reason}`);
+}
+
 function str(env: Env, name: string): string | undefined {
   const v = env[name];
   return v === undefined || v.trim() === '' ? undefined : v.trim();
@@ -126,9 +145,15 @@ function str(env: Env, name: string): string | undefined {
 function int(env: Env, name: string, def: number, min: number, max: number): number {
   const raw = str(env, name);
   if (raw === undefined) return def;
-  if (!/^-?\d+$/.test(raw)) throw new SettingError(name, `expected an integer, got "${raw}"`);
+  if (!/^-?\d+$/.test(raw)) {
+    invalid(name, `expected an integer ${min}..${max}, got "${raw}"`);
+    return def;
+  }
   const n = Number(raw);
-  if (n < min || n > max) throw new SettingError(name, `expected ${min}..${max}, got ${n}`);
+  if (n < min || n > max) {
+    invalid(name, `expected ${min}..${max}, got ${raw}`);
+    return def;
+  }
   return n;
 }
 
@@ -136,8 +161,14 @@ function num(env: Env, name: string, def: number, min: number, max: number): num
   const raw = str(env, name);
   if (raw === undefined) return def;
   const n = Number(raw);
-  if (!Number.isFinite(n)) throw new SettingError(name, `expected a number, got "${raw}"`);
-  if (n < min || n > max) throw new SettingError(name, `expected ${min}..${max}, got ${n}`);
+  if (!Number.isFinite(n)) {
+    invalid(name, `expected a number ${min}..${max}, got "${raw}"`);
+    return def;
+  }
+  if (n < min || n > max) {
+    invalid(name, `expected ${min}..${max}, got ${raw}`);
+    return def;
+  }
   return n;
 }
 
@@ -146,7 +177,8 @@ function bool(env: Env, name: string, def: boolean): boolean {
   if (raw === undefined) return def;
   if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
   if (['0', 'false', 'no', 'off'].includes(raw)) return false;
-  throw new SettingError(name, `expected true or false, got "${raw}"`);
+  invalid(name, `expected true or false, got "${raw}"`);
+  return def;
 }
 
 function url(env: Env, name: string, protocols: string[]): string | undefined {
@@ -156,23 +188,59 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   try {
     parsed = new URL(raw);
   } catch {
-    throw new SettingError(name, 'not a valid URL');
+    invalid(name, 'not a valid URL');
+    return undefined;
   }
   if (!protocols.includes(parsed.protocol)) {
-    throw new SettingError(name, `expected a ${protocols.join(' or ')} URL`);
+    invalid(name, `expected a ${protocols.join(' or ')} URL`);
+    return undefined;
   }
   return raw;
 }
 
-/** A cron pattern of 5 or 6 fields, or `every <n><s|m|h|d>`; checked in full where it is used. */
+/** Bounds of a `PIPELINE_SCHEDULE` interval (`every <n><s|m|h|d>`): 1 s to 366 days. */
+export const SCHEDULE_EVERY_MIN_MS = 1000;
+export const SCHEDULE_EVERY_MAX_MS = 366 * 86_400_000;
+const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/**
+ * The interval of `every <n><s|m|h|d>` in ms; null when `spec` is not of that form, a string
+ * naming the problem when the interval is out of bounds.
+ */
+export function everyIntervalMs(spec: string): number | string | null {
+  const every = /^every\s+(\d+)\s*([smhd])$/i.exec(spec.trim());
+  if (!every) return null;
+  const ms = Number(every[1]) * UNIT_MS[every[2]!.toLowerCase() as keyof typeof UNIT_MS];
+  if (ms < SCHEDULE_EVERY_MIN_MS || ms > SCHEDULE_EVERY_MAX_MS)
+    return `an interval of "${spec.trim()}" is outside 1s..366d`;
+  return ms;
+}
+
+/** A cron pattern (5 or 6 fields, UTC) or `every <n><s|m|h|d>` within 1 s..366 d. */
 function schedule(env: Env, name: string): string | undefined {
   const raw = str(env, name);
   if (raw === undefined) return undefined;
-  if (/^every\s+\d+\s*[smhd]$/i.test(raw)) return raw;
+  const every = everyIntervalMs(raw);
+  if (typeof every === 'number') return raw;
+  if (typeof every === 'string') {
+    invalid(name, every);
+    return undefined;
+  }
   const fields = raw.split(/\s+/);
-  if ((fields.length === 5 || fields.length === 6) && fields.every((f) => /^[\d*/,\-A-Za-z?LW#]+$/.test(f)))
-    return raw;
-  throw new SettingError(name, `expected a cron pattern (e.g. "30 4 * * *") or "every 15m", got "${raw}"`);
+  let reason = fields.length === 5 || fields.length === 6 ? null : `${fields.length} fields`;
+  if (reason === null) {
+    try {
+      CronExpressionParser.parse(raw, { tz: 'UTC' });
+    } catch (err) {
+      reason = (err as Error).message;
+    }
+  }
+  if (reason === null) return raw;
+  invalid(
+    name,
+    `expected a cron pattern (e.g. "30 4 * * *") or "every 15m" (1s..366d), got "${raw}" (${reason})`,
+  );
+  return undefined;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -184,16 +252,42 @@ export function loadEnv(cwd = process.cwd(), env: Env = process.env): Env {
   return { ...parseDotenv(readFileSync(file)), ...env };
 }
 
-/** Parses and validates every setting. Throws a {@link MatchcastError} naming the first bad setting. */
+/**
+ * Parses and validates every setting. Throws one {@link MatchcastError} (MC_ERR_CONFIG) naming every
+ * invalid setting, each with the value it got and what it accepts.
+ */
 export function parseConfig(env: Env = loadEnv()): Config {
+  const found: string[] = [];
+  problems = found;
+  let config: Config | undefined;
+  try {
+    config = readSettings(env);
+  } catch (err) {
+    // A check written as `invalid(…)` still joins the list (the settings after it are unchecked).
+    if (!(err instanceof SettingError)) throw err;
+    found.push(err.message.replace(/^Invalid setting /, ''));
+  } finally {
+    problems = null;
+  }
+  if (found.length === 1) throw new MatchcastError('MC_ERR_CONFIG', `Invalid setting ${found[0]}`);
+  if (found.length > 1 || !config)
+    throw new MatchcastError(
+      'MC_ERR_CONFIG',
+      `Invalid settings (${found.length}):\n${found.map((f) => `  ${f}`).join('\n')}`,
+    );
+  return config;
+}
+
+/** Reads every setting; an invalid one is recorded with {@link invalid} and the rest still read. */
+function readSettings(env: Env): Config {
   const port = int(env, 'PORT', 8000, 0, 65535);
   const logLevel = (str(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
-    throw new SettingError('LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}`);
+    invalid('LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}`);
   }
   const apiKey = str(env, 'API_KEY');
   if (apiKey !== undefined && (apiKey.length < 16 || !/^[\x21-\x7e]+$/.test(apiKey))) {
-    throw new SettingError('API_KEY', 'expected at least 16 printable ASCII characters');
+    invalid('API_KEY', 'expected at least 16 printable ASCII characters');
   }
   const origins = (str(env, 'CORS_ALLOWED_ORIGINS') ?? '')
     .split(',')
@@ -201,23 +295,20 @@ export function parseConfig(env: Env = loadEnv()): Config {
     .filter(Boolean);
   for (const o of origins) {
     if (o !== '*' && !/^https?:\/\/[^/\s]+$/.test(o)) {
-      throw new SettingError('CORS_ALLOWED_ORIGINS', `"${o}" is not an origin like https://example.com`);
+      invalid('CORS_ALLOWED_ORIGINS', `"${o}" is not an origin like https://example.com`);
     }
   }
   const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
   const queueName = str(env, 'QUEUE_NAME') ?? 'ml';
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(queueName))
-    throw new SettingError('QUEUE_NAME', 'expected [A-Za-z0-9_-]{1,64}');
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(queueName)) invalid('QUEUE_NAME', 'expected [A-Za-z0-9_-]{1,64}');
   const modelName = str(env, 'MODEL_NAME') ?? 'matchcast-1x2';
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(modelName)) {
-    throw new SettingError('MODEL_NAME', 'expected [A-Za-z0-9_.-]{1,64}');
+    invalid('MODEL_NAME', 'expected [A-Za-z0-9_.-]{1,64}');
   }
   const bucketPrefix = str(env, 'S3_BUCKET_PREFIX') ?? '';
-  if (!/^[a-z0-9.-]{0,30}$/.test(bucketPrefix))
-    throw new SettingError('S3_BUCKET_PREFIX', 'expected [a-z0-9.-]{0,30}');
+  if (!/^[a-z0-9.-]{0,30}$/.test(bucketPrefix)) invalid('S3_BUCKET_PREFIX', 'expected [a-z0-9.-]{0,30}');
   const template = str(env, 'BOOKMAKER_URL_TEMPLATE') ?? 'https://www.oddsportal.com/search/{home}-{away}/';
-  if (!/^https?:\/\//.test(template))
-    throw new SettingError('BOOKMAKER_URL_TEMPLATE', 'expected an http(s) URL template');
+  if (!/^https?:\/\//.test(template)) invalid('BOOKMAKER_URL_TEMPLATE', 'expected an http(s) URL template');
 
   return {
     port,
@@ -263,6 +354,7 @@ export function parseConfig(env: Env = loadEnv()): Config {
     dbTimeoutMs: int(env, 'DB_TIMEOUT_MS', 2000, 50, 60_000),
     pipelineSchedule: schedule(env, 'PIPELINE_SCHEDULE'),
     pipelineSource: str(env, 'PIPELINE_SOURCE'),
+    sourcePolling: str(env, 'SOURCE_POLLING') === undefined ? undefined : bool(env, 'SOURCE_POLLING', false),
     resultTtl: int(env, 'RESULT_TTL', 86_400, 1, 30 * 86_400),
     resultStoreMax: int(env, 'RESULT_STORE_MAX', 100_000, 10, 10_000_000),
     queueMaxWaiting: int(env, 'QUEUE_MAX_WAITING', 10_000, 1, 10_000_000),

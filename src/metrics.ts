@@ -169,6 +169,61 @@ export const artifactLoadFailuresTotal = new client.Counter({
   registers: [registry],
 });
 
+/** Per configured source (docs/sources.md): set by every poll, in whichever process polls it. */
+export const sourceLastSuccess = new client.Gauge({
+  name: 'matchcast_source_last_success_timestamp_seconds',
+  help: 'Unix time of the last successful poll of a source (a 304 or an unchanged body counts)',
+  labelNames: ['source'] as const,
+  registers: [registry],
+});
+export const sourcePeriod = new client.Gauge({
+  name: 'matchcast_source_period_seconds',
+  help: 'Polling period of a source, in seconds',
+  labelNames: ['source'] as const,
+  registers: [registry],
+});
+export const sourcePollsTotal = new client.Counter({
+  name: 'matchcast_source_polls_total',
+  help: 'Polls of a source by outcome (ok, not_modified, failed)',
+  labelNames: ['source', 'outcome'] as const,
+  registers: [registry],
+});
+export const sourceErrorsTotal = new client.Counter({
+  name: 'matchcast_source_errors_total',
+  help: 'Coded errors recorded on a source (a failed poll, or rows skipped / unknown teams of a good one)',
+  labelNames: ['source', 'code'] as const,
+  registers: [registry],
+});
+export const sourceRowsTotal = new client.Counter({
+  name: 'matchcast_source_rows_added_total',
+  help: 'Matches inserted or updated and odds observations added by the polls of a source',
+  labelNames: ['source'] as const,
+  registers: [registry],
+});
+
+/** Freshness of each source polled by this process, from the gauges its polls set (empty when none). */
+export async function sourceFreshness(
+  nowMs: number,
+): Promise<{ name: string; last_success_at: string | null; period_seconds: number; fresh: boolean }[]> {
+  const periods = new Map(
+    (await sourcePeriod.get()).values.map((v) => [String(v.labels.source), v.value] as const),
+  );
+  const last = new Map(
+    (await sourceLastSuccess.get()).values.map((v) => [String(v.labels.source), v.value] as const),
+  );
+  return [...periods]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, period]) => {
+      const at = last.get(name);
+      return {
+        name,
+        last_success_at: at === undefined ? null : new Date(at * 1000).toISOString(),
+        period_seconds: period,
+        fresh: at !== undefined && nowMs - at * 1000 <= 2 * period * 1000,
+      };
+    });
+}
+
 // Zero-valued series exist from the start so that dashboards and promtool see every metric.
 predictionRequestsTotal.labels('sync').inc(0);
 predictionRequestsTotal.labels('async').inc(0);

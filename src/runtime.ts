@@ -1,9 +1,15 @@
 import type { AppContext } from './api/index.js';
 import { createPredictionCache } from './cache/index.js';
 import type { Config } from './config.js';
-import { openDatabase, openDatabaseDeferred } from './db/index.js';
-import { isMatchcastError } from './domain/index.js';
+import {
+  type EmbeddedHost,
+  embeddedDbDir,
+  hostEmbeddedDatabase,
+  openDatabase,
+  openDatabaseDeferred,
+} from './db/index.js';
 import type { Logger } from './logger.js';
+import { importLegacyMetadata } from './pipeline/index.js';
 import { createTaskQueue } from './queue/index.js';
 import { createRegistry } from './registry/index.js';
 import { createServingViews } from './serving/index.js';
@@ -26,7 +32,7 @@ export interface RuntimeContext extends AppContext {
 }
 
 /**
- * The composition root: picks each adapter from configuration (ARCHITECTURE §1) — PostgreSQL or
+ * The composition root: picks each adapter from configuration — PostgreSQL or
  * PGlite, S3 or the folder store, BullMQ or the in-process queue, Redis or the memory cache.
  * In the `embedded` role with Redis configured, an ml worker also runs in this process, so that
  * `matchcast start` works against the distributed services too.
@@ -37,23 +43,32 @@ export async function openRuntime(
   options: { role: Role },
 ): Promise<RuntimeContext> {
   const store = createObjectStore(config, log);
-  // Neither an object-store nor a database outage stops the API from starting (issue 18 item 2): the
+  // Neither an object-store nor a database outage stops the API from starting: the
   // buckets are also created on first write, views poll until the store answers, and the database
   // is opened (and migrated) as soon as it can be reached, without a restart.
   await store.ensureBuckets?.().catch((err: unknown) => {
-    // An S3 server without conditional writes is a deployment error, not an outage: refuse to start.
-    if (isMatchcastError(err, 'MC_ERR_STORE_UNSUPPORTED')) throw err;
     log.warn({ err: err instanceof Error ? err.message : String(err) }, 'object store unreachable at start');
   });
+  // Embedded: this process owns the database and serves it on a socket, so that its worker threads
+  // and commands run beside it (`matchcast ingest`, `pipeline run`, `runs`, `registry`) share it.
+  let host: EmbeddedHost | undefined;
+  if (options.role === 'embedded' && config.databaseUrl === undefined) {
+    host = await hostEmbeddedDatabase(embeddedDbDir(config));
+  }
   const { db, deferred } = await openDatabaseDeferred(() => openDatabase(config), {
     kind: config.databaseUrl ? 'postgres' : 'pglite',
     onOpen: () => log.info('database reachable again: opened and migrated'),
   });
   if (deferred) log.warn('database unreachable at start: serving without it, retrying in the background');
+  else {
+    await importLegacyMetadata({ db, store }, log).catch((err: unknown) =>
+      log.warn({ err: err instanceof Error ? err.message : String(err) }, 'metadata import failed'),
+    );
+  }
   const queue = createTaskQueue(config, { log, threadEntry: WORKER_THREAD_ENTRY });
   const cache = createPredictionCache(config, log);
-  const registry = createRegistry(store, config);
-  const views = createServingViews(store, config, log);
+  const registry = createRegistry({ db, store }, config);
+  const views = createServingViews({ db, store }, config, log);
   let worker: RunningWorker | undefined;
 
   const ctx: RuntimeContext = {
@@ -70,11 +85,12 @@ export async function openRuntime(
       await worker?.close().catch((err: unknown) => log.warn({ err }, 'worker close failed'));
       await Promise.allSettled([views.close(), queue.close(), cache.close()]);
       await Promise.allSettled([db.close(), store.close()]);
+      await host?.close();
     },
   };
   if (options.role === 'embedded' && config.redisUrl) {
     ctx.startEmbeddedWorker = async () => {
-      worker = await startWorker(config, createDefaultWorkerDeps(config, log, store));
+      worker = await startWorker(config, await createDefaultWorkerDeps(config, log, { db, store }));
     };
   }
   return ctx;

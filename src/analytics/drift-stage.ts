@@ -102,7 +102,7 @@ export async function runDriftStage(
   const windowDays = opts.windowDays ?? 30;
   const thresholds = { ...DEFAULT_DRIFT_THRESHOLDS, ...opts.thresholds };
 
-  const features = await readParquetObject(store, KEYS.features);
+  const features = await readParquetObject(deps, KEYS.features);
   if (!features) {
     throw new MatchcastError(
       'MC_ERR_NOT_FOUND',
@@ -138,8 +138,8 @@ export async function runDriftStage(
 
   // Prediction drift: backtest (out-of-sample) probabilities on reference matches, else whatever the
   // predictions file holds for them, against the served predictions for the window.
-  const backtest = byMatchId((await readParquetObject(store, KEYS.backtest)) ?? []);
-  const predictionRows = (await readParquetObject(store, KEYS.predictions)) ?? [];
+  const backtest = byMatchId((await readParquetObject(deps, KEYS.backtest)) ?? []);
+  const predictionRows = (await readParquetObject(deps, KEYS.predictions)) ?? [];
   const predictions = byMatchId(predictionRows);
   const refPreds: ParquetRow[] = [];
   for (const r of reference) {

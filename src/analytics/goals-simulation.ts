@@ -114,7 +114,7 @@ export async function runGoalsSimulateStage(
   const asOf = opts.asOf ?? new Date();
   const threshold = opts.edgeThreshold ?? deps.config.edgeThreshold;
   const source = opts.oddsSource ?? 'closing';
-  const rows = await readParquetObject(deps.store, KEYS.markets);
+  const rows = await readParquetObject(deps, KEYS.markets);
   if (!rows) return null;
   const matches = new Map((await new MatchesRepository(deps.db).allMatches()).map((m) => [m.id, m]));
   const odds = new Map((await readOdds(deps.store)).map((o) => [o.match_id, o]));

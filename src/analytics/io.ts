@@ -4,7 +4,7 @@ import type { KEYS, OddsRecord } from '../domain/index.js';
 import { readOddsFile } from '../ingest/index.js';
 import type { Logger } from '../logger.js';
 import type { Registry } from '../registry/index.js';
-import { artifactNameOf, readCurrentArtifact } from '../runs/index.js';
+import { type ArtifactSource, artifactNameOf, readCurrentArtifact } from '../runs/index.js';
 import { type ObjectStore, type ParquetRow, readParquet } from '../storage/index.js';
 
 /** What the analysis stages need; the pipeline passes its own deps. */
@@ -32,12 +32,12 @@ export function asDate(v: unknown): Date | null {
 
 /** A parquet artifact's rows, or null when the object does not exist. */
 export async function readParquetObject(
-  store: ObjectStore,
+  src: ArtifactSource,
   ref: { bucket: (typeof KEYS)[keyof typeof KEYS]['bucket']; key: string },
 ): Promise<ParquetRow[] | null> {
   // A run's view or the published run (never a stale top-level copy).
   const name = artifactNameOf(ref.bucket, ref.key);
-  const obj = name ? await readCurrentArtifact(store, name) : await store.get(ref.bucket, ref.key);
+  const obj = name ? await readCurrentArtifact(src, name) : await src.store.get(ref.bucket, ref.key);
   return obj ? readParquet(obj.body) : null;
 }
 

@@ -1,5 +1,5 @@
 import { SERVED_LOG } from '../domain/index.js';
-import { readArtifact } from '../runs/index.js';
+import { type ArtifactSource, readArtifact } from '../runs/index.js';
 import { type ObjectStore, type ParquetColumn, readParquet, writeParquet } from '../storage/index.js';
 import { asDate, numOrNull } from './io.js';
 import { compactTimestamp } from './report-names.js';
@@ -67,7 +67,7 @@ export type PublishedPrediction = Pick<
   | 'model_stage'
   | 'model_run_id'
 > & {
-  /** Present once the predictions carry it (issue 15). */
+  /** Present once the predictions carry it. */
   odds_observed_at?: Date | null;
 };
 
@@ -225,10 +225,11 @@ export function servedBeforeKickoff(
  * rollback`. `servedAt` is the publication instant (the wall clock, or the replay clock's now).
  */
 export async function recordServedFromPublished(
-  store: ObjectStore,
+  src: ArtifactSource,
   options: { servedAt: Date; publicationId?: string; now?: Date },
 ): Promise<RecordServedResult> {
-  const obj = await readArtifact(store, 'predictions');
+  const { store } = src;
+  const obj = await readArtifact(src, 'predictions');
   if (!obj) return { rows: 0, key: null };
   const rows: PublishedPrediction[] = [];
   for (const r of await readParquet(obj.body)) {

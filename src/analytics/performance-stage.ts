@@ -1,6 +1,7 @@
 import { MatchesRepository } from '../db/index.js';
 import { KEYS, type Match } from '../domain/index.js';
 import type { DemarginMethod } from '../features/index.js';
+import type { ArtifactSource } from '../runs/index.js';
 import type { ObjectStore } from '../storage/index.js';
 import { type AnalyticsDeps, asDate, numOrNull, putText, readOdds, readParquetObject } from './io.js';
 import {
@@ -72,13 +73,13 @@ async function previousSummary(store: ObjectStore): Promise<PerformanceSummary |
 
 /** Backtest rows of the predictions file joined to results and lines (kept apart from served rows). */
 async function backtestRows(
-  store: ObjectStore,
+  src: ArtifactSource,
   matches: readonly Match[],
   asOf: Date,
   demargin: DemarginMethod,
   odds: Awaited<ReturnType<typeof readOdds>>,
 ): Promise<JoinedMatch[]> {
-  const rows = (await readParquetObject(store, KEYS.predictions)) ?? [];
+  const rows = (await readParquetObject(src, KEYS.predictions)) ?? [];
   const pseudoServed = [];
   for (const r of rows) {
     if (r.model_stage !== 'backtest') continue;
@@ -144,7 +145,7 @@ export async function runPerformanceStage(
     previousSummary(store),
   ]);
   const { joined, unserved } = joinServedResults(served, matches, odds, { asOf, demargin });
-  const bt = await backtestRows(store, matches, asOf, demargin, odds);
+  const bt = await backtestRows(deps, matches, asOf, demargin, odds);
 
   let nFinished = 0;
   let lastKickoff: Date | null = null;
@@ -172,8 +173,10 @@ export async function runPerformanceStage(
     n_served_finished: joined.length,
     n_unserved_finished: unserved,
     groups: performanceGroups(joined, window, asOf),
+    // The whole walk-forward set, never the served window: the count shown beside these figures is
+    // the number of rows they are computed from.
     backtest: bt.length
-      ? { kind: 'backtest', n: bt.length, groups: performanceGroups(bt, window, asOf) }
+      ? { kind: 'backtest', n: bt.length, groups: performanceGroups(bt, { matches: 0, days: 0 }, asOf) }
       : null,
     results: {
       n_finished: nFinished,

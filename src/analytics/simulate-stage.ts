@@ -70,7 +70,7 @@ export async function runSimulateStage(
   const asOf = opts.asOf ?? new Date();
   const now = opts.now ?? new Date();
 
-  const backtest = await readParquetObject(store, KEYS.backtest);
+  const backtest = await readParquetObject(deps, KEYS.backtest);
   if (!backtest) {
     throw new MatchcastError(
       'MC_ERR_PREDICTIONS_UNAVAILABLE',

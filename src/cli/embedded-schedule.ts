@@ -2,7 +2,10 @@ import type { AdminJob } from '../api/index.js';
 import type { Clock } from '../domain/index.js';
 import type { Logger } from '../logger.js';
 import { nextRun, type PipelineSchedule } from '../pipeline/index.js';
+import type { RuntimeContext } from '../runtime.js';
+import { startSourceSchedule } from '../sources/index.js';
 import type { ServerJobs } from './server-jobs.js';
+import { repredictAfterPoll } from './source-repredict.js';
 
 /** Options of {@link startEmbeddedSchedule}. */
 export interface EmbeddedScheduleOptions {
@@ -47,4 +50,37 @@ export function startEmbeddedSchedule(options: EmbeddedScheduleOptions): { stop(
   }, options.pollMs ?? 1000);
   timer.unref();
   return { stop: () => clearInterval(timer) };
+}
+
+/**
+ * The configured sources in `matchcast start`: each polled on its period, on the server's
+ * one-at-a-time job lane (a poll never runs beside an ingest or a pipeline run); the matches a poll
+ * changed are re-predicted and the published run is served at once.
+ */
+export function startEmbeddedSources(options: {
+  ctx: RuntimeContext;
+  jobs: ServerJobs;
+  /** Wall-clock interval between checks for due sources, ms. Default `5000`. */
+  checkMs?: number;
+}): { stop(): void } {
+  const { ctx, jobs } = options;
+  const schedule = startSourceSchedule({
+    deps: {
+      db: ctx.db,
+      store: ctx.store,
+      log: ctx.log,
+      afterIngest: repredictAfterPoll({
+        config: ctx.config,
+        db: ctx.db,
+        store: ctx.store,
+        log: ctx.log,
+        registry: ctx.registry,
+        refreshed: () => ctx.views.refresh(),
+      }),
+    },
+    run: (name, poll) => jobs.exclusive(`source ${name}`, poll),
+    checkMs: options.checkMs,
+    log: ctx.log,
+  });
+  return { stop: () => void schedule.stop() };
 }

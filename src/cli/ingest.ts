@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { type Config, loadEnv, parseConfig } from '../config.js';
 import { openDatabase } from '../db/index.js';
@@ -16,31 +15,40 @@ import { REDACT_PATHS } from '../logger.js';
 import { type RepredictCache, repredictMatches } from '../pipeline/index.js';
 import { createRegistry, type ModelRegistry } from '../registry/index.js';
 import { createObjectStore } from '../storage/index.js';
-import { handOffToServer } from './handoff.js';
-import { dateOption, positiveIntOption, UsageError } from './usage-error.js';
+import { commandOutput } from './terminal.js';
+import { dateOption, intOption, parseCliArgs, UsageError } from './usage-error.js';
+
+/** Bounds of the synthetic league's options. */
+const SYNTHETIC = { regions: [1, 32], teams: [2, 40], seasons: [1, 20] } as const;
 
 const USAGE = `Usage: matchcast ingest --source <path> | --synthetic [options]
 
+From files:
   --source <path>     a CSV file or a folder of CSVs: the shared football layout (Date, country, league,
                       Season, HomeTeam, AwayTeam, FTHG, FTAG, home_open … away_close) or the
                       football-data.co.uk layout (Div, Date, Time, HomeTeam, AwayTeam, FTHG, FTAG, FTR, odds)
-  --synthetic         generate and load a deterministic synthetic multi-region league
-    --seed <N>        PRNG seed (default 42)
-    --now <ISO>       the instant splitting results from fixtures (default: now)
-    --regions <N>     regions (default 4)
-    --teams <N>       teams per region (default: 12–16 drawn per region)
-    --seasons <N>     seasons per region (default 4)
-    --force           let a file change or erase the result of a finished match (each change is listed)
-    --encoding <enc>  the files' text encoding: utf-8 (default, strict: a bad byte refuses the file),
+  --force             let a file change or erase the result of a finished match (each change is listed)
+  --encoding <enc>    the files' text encoding: utf-8 (default, strict: a bad byte refuses the file),
                       latin1 or windows-1252
-    --now <ISO>       with --source: when the file's prices are taken as known (default: now); an opening
-                      price is stamped min(kick-off − 48 h, now); a fixture's closing price is current at now
+
+Synthetic league:
+  --synthetic         generate and load a deterministic synthetic multi-region league
+  --seed <N>          PRNG seed, an integer (default 42)
+  --regions <N>       regions, ${SYNTHETIC.regions.join('..')} (default 4)
+  --teams <N>         teams per region, ${SYNTHETIC.teams.join('..')} (default: 12–16 drawn per region)
+  --seasons <N>       seasons per region, ${SYNTHETIC.seasons.join('..')} (default 4)
+
+Both:
+  --now <ISO>         "now" of the ingest (default: now). Files: when their prices are known (an opening
+                      price is stamped min(kick-off − 48 h, now), a fixture's closing price is current
+                      at now). Synthetic: the instant splitting results from fixtures.
   --json              print the report as JSON
-  --max-skipped <N>   skipped rows listed in the text report (default 200; all with --json)
+  --max-skipped <N>   skipped rows listed in the text report, 0..1000000 (default 200; all with --json)
   --no-repredict      do not refresh the served predictions of the matches this ingest changed (by
                       default, once a run is published, new odds or results are re-predicted
                       incrementally and published as a run of kind incremental)
 
+Log lines go to stderr: human lines on a terminal, JSON lines otherwise or with --json.
 Exit code 0 on success, 1 when nothing could be read or the database/store failed, 2 on bad usage.`;
 
 /** Test seams of {@link ingestCommand}. */
@@ -89,10 +97,10 @@ export function formatReport(report: IngestReport, maxSkipped = 200): string {
     for (const x of items.slice(0, maxSkipped)) lines.push(`  ${fmt(x)}`);
     if (items.length > maxSkipped) lines.push(`  … and ${items.length - maxSkipped} more (--json lists all)`);
   };
-  list('skipped rows (file:line reason):', report.skipped, (s) =>
+  list('skipped rows (file:line reason [code]):', report.skipped, (s) =>
     s.byte === undefined
-      ? `${s.file}:${s.line} ${s.reason}`
-      : `${s.file}:${s.line} (byte ${s.byte}) ${s.reason}`,
+      ? `${s.file}:${s.line} ${s.reason} [${s.code}]`
+      : `${s.file}:${s.line} (byte ${s.byte}) ${s.reason} [${s.code}]`,
   );
   list(
     'result conflicts (file:line match: old → new):',
@@ -122,7 +130,7 @@ export async function ingestCommand(argv: string[], io: IngestCommandIo = {}): P
   let maxSkipped: number;
   let sourceOptions: IngestOptions = {};
   try {
-    ({ values } = parseArgs({
+    ({ values } = parseCliArgs({
       args: argv,
       options: {
         source: { type: 'string' },
@@ -150,15 +158,14 @@ export async function ingestCommand(argv: string[], io: IngestCommandIo = {}): P
       throw new UsageError('give exactly one of --source <path> or --synthetic');
     }
     if (values.synthetic) {
-      const seed = values.seed as string | undefined;
-      if (seed !== undefined && !/^-?\d+$/.test(seed))
-        throw new UsageError(`--seed expects an integer, got "${seed}"`);
+      const int = (name: string, [min, max]: readonly [number, number]) =>
+        intOption(name, values[name] as string | undefined, min, max);
       synthetic = {
-        seed: seed === undefined ? undefined : Number(seed),
+        seed: int('seed', [-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER]),
         now: dateOption('now', values.now as string | undefined),
-        regions: positiveIntOption('regions', values.regions as string | undefined),
-        teamsPerRegion: positiveIntOption('teams', values.teams as string | undefined),
-        seasons: positiveIntOption('seasons', values.seasons as string | undefined),
+        regions: int('regions', SYNTHETIC.regions),
+        teamsPerRegion: int('teams', SYNTHETIC.teams),
+        seasons: int('seasons', SYNTHETIC.seasons),
       };
     } else if (['seed', 'regions', 'teams', 'seasons'].some((k) => values[k] !== undefined)) {
       throw new UsageError('--seed, --regions, --teams and --seasons go with --synthetic');
@@ -174,7 +181,7 @@ export async function ingestCommand(argv: string[], io: IngestCommandIo = {}): P
     }
     if (values.synthetic && (values.force || values.encoding !== undefined))
       throw new UsageError('--force and --encoding go with --source');
-    maxSkipped = positiveIntOption('max-skipped', values['max-skipped'] as string | undefined) ?? 200;
+    maxSkipped = intOption('max-skipped', values['max-skipped'] as string | undefined, 0, 1_000_000) ?? 200;
   } catch (e) {
     err(`${(e as Error).message}\n\n${USAGE}\n`);
     return 2;
@@ -187,20 +194,23 @@ export async function ingestCommand(argv: string[], io: IngestCommandIo = {}): P
     err(`${(e as Error).message}\n`);
     return 1;
   }
-  if (!io.deps) {
-    // `matchcast start` holds the embedded database: the job runs inside it.
-    const code = await handOffToServer(config, 'ingest', argv, { out, err });
-    if (code !== null) return code;
-  }
-  // Progress goes to stderr so that stdout carries only the report (e.g. with --json).
-  const log = pino(
-    {
-      name: 'matchcast-ingest',
-      level: config.logLevel,
-      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-    },
-    pino.destination(2),
-  );
+  // Log lines go to stderr so that stdout carries only the report (e.g. with --json): human lines on
+  // a terminal, JSON lines otherwise (and always in a server's job, which has no terminal of its own).
+  const log = io.deps
+    ? pino(
+        {
+          name: 'matchcast-ingest',
+          level: config.logLevel,
+          redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+        },
+        pino.destination(2),
+      )
+    : commandOutput({
+        name: 'matchcast-ingest',
+        level: config.logLevel,
+        json: values.json === true,
+        jsonTo: 'stderr',
+      }).log;
   const store = io.deps?.store ?? createObjectStore(config, log);
   let db: Awaited<ReturnType<typeof openDatabase>> | undefined;
   try {
@@ -222,7 +232,7 @@ export async function ingestCommand(argv: string[], io: IngestCommandIo = {}): P
       return 1;
     }
     if (!values['no-repredict'] && changedMatchIds.length > 0) {
-      // New odds (or results) refresh the served predictions of those matches now (issue 15 item 2),
+      // New odds (or results) refresh the served predictions of those matches now,
       // not at the next full run. With --json the line goes to stderr: stdout carries only the report.
       const say = values.json ? err : out;
       const asOf = (synthetic ? synthetic.now : sourceOptions.now) ?? new Date();
@@ -231,7 +241,7 @@ export async function ingestCommand(argv: string[], io: IngestCommandIo = {}): P
           `predictions: ${changedMatchIds.length} matches changed (more than ${INGEST_REPREDICT_MAX}); not re-predicted one by one — run \`matchcast pipeline run\`\n`,
         );
       } else {
-        const registry = io.deps?.registry ?? createRegistry(store, config);
+        const registry = io.deps?.registry ?? createRegistry({ db, store }, config);
         try {
           const re = await repredictMatches({ config, db, store, registry, log }, changedMatchIds, {
             asOf,

@@ -1,9 +1,8 @@
-import { parseArgs } from 'node:util';
-import pino from 'pino';
+import type { parseArgs } from 'node:util';
 import { type Config, loadEnv, parseConfig } from '../config.js';
+import { MatchesRepository } from '../db/index.js';
 import { isMatchcastError, MatchcastError } from '../domain/index.js';
 import { ingestPath } from '../ingest/index.js';
-import { REDACT_PATHS } from '../logger.js';
 import { DEFAULT_FAMILY, MODEL_FAMILY_NAMES } from '../model/index.js';
 import {
   type AnalyticsStages,
@@ -23,8 +22,12 @@ import {
   STAGE_NAMES,
 } from '../pipeline/index.js';
 import { openDraftRun, type RunWriter } from '../runs/index.js';
-import { handOffToServer } from './handoff.js';
-import { dateOption, positiveIntOption, UsageError } from './usage-error.js';
+import { formatStageResult, nothingProduced, stageLogFigures } from './stage-output.js';
+import { commandOutput } from './terminal.js';
+import { DATE_OPTION_YEARS, dateOption, intOption, parseCliArgs, UsageError } from './usage-error.js';
+
+/** Bounds of the day-count options. */
+const DAYS = { min: 1, max: 3650 } as const;
 
 const USAGE = `Usage: matchcast pipeline <stage> [options]
 
@@ -32,23 +35,43 @@ Stages: features | train | promote | backtest | fallback | goals | predict | sim
   run = (ingest when --source is given) → features → train → promote → backtest → fallback (market-free model
         for matches without odds) → goals → predict → simulate → drift → performance (realised figures of what was served, docs/monitoring.md)
 
-Options:
-  --as-of <ISO>         "now" for the whole run: later matches are future, their results ignored (default: now)
-  --family <name>       ${MODEL_FAMILY_NAMES.map((f) => (f === DEFAULT_FAMILY ? `${f} (default)` : f)).join(' | ')}
-  --validation-days N   validation window of train, ending at as-of (default 365)
-  --from <date>         backtest/goals start (default: 730 days before the last known result)
-  --to <date>           backtest/goals end, exclusive (default: as-of)
-  --refit-days N        backtest/goals refit interval (default 90)
-  --source <path>       run only: ingest this CSV file or folder first
-  --json                print the stage result as one JSON document on stdout
-  --force               run only: publish even if a validation gate fails (recorded in the run)
+Every stage:
+  --as-of <ISO>         "now" for the whole run: later matches are future, their results ignored
+                        (default: now; years ${DATE_OPTION_YEARS.join('..')})
+  --json                print the stage result as one JSON document on stdout (logs and progress: JSON
+                        lines on stderr)
   --run <id>            stand-alone stages: continue this draft run (default: the newest open draft, else a new one)
+
+train, backtest, run:
+  --family <name>       ${MODEL_FAMILY_NAMES.map((f) => (f === DEFAULT_FAMILY ? `${f} (default)` : f)).join(' | ')}
+train, fallback:
+  --validation-days N   validation window ending at as-of, ${DAYS.min}..${DAYS.max} (default 365)
+backtest, fallback, goals, run:
+  --from <date>         walk-forward start (default: 730 days before the last known result)
+  --to <date>           walk-forward end, exclusive (default: as-of)
+  --refit-days N        refit interval, ${DAYS.min}..${DAYS.max} (default 90)
+run:
+  --source <path>       ingest this CSV file or folder first
+  --force               publish even if a validation gate fails (recorded in the run)
 
 A run publishes (switches what the API and workers serve) only after its gates pass: exit code 3
 when a gate failed (nothing published). Stand-alone stages write a draft run that is never served
-until \`matchcast runs publish <id>\` (docs/pipeline.md).
+until \`matchcast runs publish <id>\` (docs/pipeline.md); one that produces nothing (an empty
+database, an empty window) exits 1 with MC_ERR_VALIDATION.
 
-Progress: bars on a terminal (stderr), one JSON log line per step otherwise.`;
+Output: on a terminal, progress bars and the stage's figures (metrics included); otherwise JSON log
+lines, the last one with the figures (the whole result is in the run record and in --json).`;
+
+/** The stages each option belongs to (options of every stage are not listed). */
+const OPTION_STAGES: Record<string, readonly string[]> = {
+  family: ['train', 'backtest', 'run'],
+  'validation-days': ['train', 'fallback'],
+  from: ['backtest', 'fallback', 'goals', 'run'],
+  to: ['backtest', 'fallback', 'goals', 'run'],
+  'refit-days': ['backtest', 'fallback', 'goals', 'run'],
+  source: ['run'],
+  force: ['run'],
+};
 
 /** Test seams of {@link pipelineCommand}. */
 export interface PipelineCommandIo {
@@ -75,30 +98,13 @@ function printable(value: unknown): unknown {
   );
 }
 
-/** The scalar fields of a stage result (nested ones one level deep) as `key=value` pairs. */
-function summaryLine(result: unknown): string {
-  const parts: string[] = [];
-  const walk = (obj: Record<string, unknown>, prefix: string, depth: number) => {
-    for (const [k, v] of Object.entries(obj)) {
-      if (Array.isArray(v)) continue;
-      if (typeof v === 'number') parts.push(`${prefix}${k}=${Number.isInteger(v) ? v : v.toFixed(4)}`);
-      else if (typeof v === 'string' || typeof v === 'boolean') parts.push(`${prefix}${k}=${v}`);
-      else if (v && typeof v === 'object' && !Array.isArray(v) && depth < 1 && k !== 'metrics') {
-        walk(v as Record<string, unknown>, `${k}.`, depth + 1);
-      }
-    }
-  };
-  if (result && typeof result === 'object') walk(result as Record<string, unknown>, '', 0);
-  return parts.join(' ');
-}
-
 /** `matchcast pipeline <stage> …` — returns the exit code (0 ok, 1 failure, 2 usage error, 3 a gate failed). */
 export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}): Promise<number> {
   const out = io.out ?? ((t: string) => void process.stdout.write(t));
   const err = io.err ?? ((t: string) => void process.stderr.write(t));
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({
+    parsed = parseCliArgs({
       args: argv,
       allowPositionals: true,
       options: {
@@ -139,19 +145,24 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
     source?: string;
   };
   try {
-    if (v.source !== undefined && stage !== 'run') {
-      throw new MatchcastError(
-        'MC_ERR_VALIDATION',
-        '--source is an option of `pipeline run` (or use `matchcast ingest`)',
-      );
+    for (const [option, stages] of Object.entries(OPTION_STAGES)) {
+      if (v[option] !== undefined && v[option] !== false && !stages.includes(stage))
+        throw new UsageError(
+          `--${option} is an option of ${stages.map((s) => `\`pipeline ${s}\``).join(', ')}${option === 'source' ? ' (or use `matchcast ingest`)' : ''}`,
+        );
     }
     options = {
       asOf: dateOption('as-of', v['as-of'] as string | undefined) ?? new Date(),
       family: parseFamily(v.family as string | undefined),
-      validationDays: positiveIntOption('validation-days', v['validation-days'] as string | undefined),
+      validationDays: intOption(
+        'validation-days',
+        v['validation-days'] as string | undefined,
+        DAYS.min,
+        DAYS.max,
+      ),
       from: dateOption('from', v.from as string | undefined),
       to: dateOption('to', v.to as string | undefined),
-      refitDays: positiveIntOption('refit-days', v['refit-days'] as string | undefined),
+      refitDays: intOption('refit-days', v['refit-days'] as string | undefined, DAYS.min, DAYS.max),
       source: v.source as string | undefined,
     };
   } catch (e) {
@@ -163,25 +174,18 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
   }
 
   const config = io.config ?? parseConfig(loadEnv());
-  if (!io.deps) {
-    // `matchcast start` holds the embedded database: the job runs inside it.
-    const code = await handOffToServer(config, 'pipeline', argv, { out, err });
-    if (code !== null) return code;
-  }
+  // Human lines and bars on a terminal; JSON lines otherwise (on stderr when stdout carries --json).
+  const output = io.deps
+    ? null
+    : commandOutput({
+        name: 'matchcast',
+        level: config.logLevel,
+        json: v.json === true,
+        jsonTo: v.json ? 'stderr' : 'stdout',
+      });
   let deps: PipelineDeps & { close?: () => Promise<void> };
   try {
-    // Logs go to stderr when stdout carries the --json document.
-    const log = v.json
-      ? pino(
-          {
-            name: 'matchcast',
-            level: config.logLevel,
-            redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-          },
-          pino.destination(2),
-        )
-      : undefined;
-    deps = io.deps ?? (await openPipelineDeps(config, { log }));
+    deps = io.deps ?? (await openPipelineDeps(config, { log: output?.log, progress: output?.progress }));
   } catch (e) {
     if (isMatchcastError(e)) {
       err(`matchcast pipeline ${stage}: ${e.message} [${e.code}]\n`);
@@ -191,11 +195,19 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
   }
   const { asOf } = options;
   // Stand-alone stages (all but run and the registry-only promote) write into a draft run.
+  const standalone = stage !== 'run' && stage !== 'promote';
   let draft: RunWriter | null = null;
   try {
     const started = performance.now();
-    if (stage !== 'run' && stage !== 'promote') {
-      draft = await openDraftRun(deps.store, {
+    if (standalone && (await new MatchesRepository(deps.db).count()) === 0) {
+      // What the rows gate of a full run refuses, refused before a draft run is opened.
+      throw new MatchcastError(
+        'MC_ERR_VALIDATION',
+        'the database has no match (empty or wrong database? check DATABASE_URL, or ingest data first)',
+      );
+    }
+    if (standalone) {
+      draft = await openDraftRun(deps, {
         runId: v.run as string | undefined,
         asOf,
         log: deps.log,
@@ -226,7 +238,7 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
         });
         break;
       case 'fallback': {
-        const r = await runFallbackStage(deps, asOf, await readFeatureRows(deps.store), {
+        const r = await runFallbackStage(deps, asOf, await readFeatureRows(deps), {
           from: options.from,
           to: options.to,
           refitDays: options.refitDays,
@@ -241,12 +253,12 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
         break;
       }
       case 'goals':
-        // Goals model (issue 16): walk-forward, `<MODEL_NAME>-goals` version, markets file (null: too few results).
-        result = (await runGoalsStage(deps, asOf, {
+        // Walk-forward, `<MODEL_NAME>-goals` version, markets file; null: too few results.
+        result = await runGoalsStage(deps, asOf, {
           from: options.from,
           to: options.to,
           refitDays: options.refitDays,
-        })) ?? { skipped: true, reason: 'too few finished matches to fit the goals model' };
+        });
         break;
       case 'predict':
         result = await runPredictStage(deps, asOf);
@@ -272,6 +284,8 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
         });
         break;
     }
+    const empty = standalone ? nothingProduced(stage, result) : null;
+    if (empty) throw new MatchcastError('MC_ERR_VALIDATION', `produced nothing: ${empty}`);
     const seconds = (performance.now() - started) / 1000;
     if (draft) {
       await draft.recordStage(stage, Number(seconds.toFixed(3)), {});
@@ -281,11 +295,10 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
       );
     }
     if (v.json) out(`${JSON.stringify(printable(result), null, 2)}\n`);
-    else if (process.stdout.isTTY)
-      out(`pipeline ${stage} done in ${seconds.toFixed(1)} s: ${summaryLine(result)}\n`);
+    else if (output?.human) out(formatStageResult(stage, result, seconds));
     else
       deps.log.info(
-        { stage, seconds: Number(seconds.toFixed(3)), result: printable(result) },
+        { stage, seconds: Number(seconds.toFixed(3)), ...stageLogFigures(stage, result) },
         `pipeline ${stage} done`,
       );
     if (stage === 'promote' && !v.json) {
@@ -296,7 +309,7 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
   } catch (e) {
     if (isMatchcastError(e)) {
       err(`matchcast pipeline ${stage}: ${e.message} [${e.code}]\n`);
-      if (draft) err(`(draft run ${draft.runId} keeps what it had; nothing served changed)\n`);
+      if (draft) err(`(draft run ${draft.runId} was not updated; nothing served changed)\n`);
       return e.code === 'MC_ERR_GATE_FAILED' ? 3 : 1;
     }
     throw e;

@@ -1,8 +1,9 @@
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { type Config, loadEnv, parseConfig } from '../config.js';
+import { type Database, openDatabase } from '../db/index.js';
 import { isMatchcastError, isStage, MatchcastError, STAGES, type Stage } from '../domain/index.js';
-import { goalsFingerprintCurrent } from '../pipeline/index.js';
+import { goalsFingerprintCurrent, importLegacyMetadata } from '../pipeline/index.js';
 import {
   type AliasEvent,
   createRegistry,
@@ -12,7 +13,6 @@ import {
   type ModelRegistry,
   type ModelVersion,
   type PromotionDecision,
-  readComparison,
 } from '../registry/index.js';
 import { readPublished } from '../runs/index.js';
 import { createObjectStore, type ObjectStore } from '../storage/index.js';
@@ -57,6 +57,8 @@ export interface RegistryCommandIo {
   config?: Config;
   /** Default a store from `config` (closed at the end when created here). */
   store?: ObjectStore;
+  /** Default the database of `config` (closed at the end when opened here). */
+  db?: Database;
 }
 
 /** `$USER`, else the OS account name, else `unknown`. */
@@ -148,7 +150,7 @@ function parseStage(value: string | undefined): Stage {
   return value;
 }
 
-/** The promotion guard applied to the current candidate against the current champion (issue 17). */
+/** The promotion guard applied to the current candidate against the current champion. */
 export interface CandidateComparison {
   candidate: string;
   champion: string | null;
@@ -165,13 +167,12 @@ export interface CandidateComparison {
 
 async function compareCandidate(
   reg: ModelRegistry,
-  store: ObjectStore,
   config: Config,
   candidate: ModelVersion,
 ): Promise<CandidateComparison> {
   const championVersion = (await reg.aliases()).champion ?? null;
   const champion = championVersion ? await reg.getVersion(championVersion) : null;
-  const stored = await readComparison(store, reg.modelName, candidate.version);
+  const stored = await reg.readComparison(candidate.version);
   let source: CandidateComparison['source'] = 'no-champion';
   let championLogLoss: number | null = null;
   if (champion) {
@@ -247,7 +248,7 @@ async function run(
   positionals: string[],
   flags: { json: boolean; actor: string; reason?: string; force?: boolean },
   out: (t: string) => void,
-  env: { store: ObjectStore; config: Config },
+  env: { db: Database; config: Config },
 ): Promise<number> {
   const [cmd, ...args] = positionals;
   const emit = (value: unknown, text: string) =>
@@ -277,7 +278,7 @@ async function run(
         if (!version) throw new MatchcastError('MC_ERR_VALIDATION', 'alias set needs <alias> <version>');
         if (stage !== 'candidate') {
           const v = await reg.getVersion(version);
-          if (v) await assertServedFeatures(env.store, v, flags.force === true);
+          if (v) await assertServedFeatures(env.db, v, flags.force === true);
         }
         const event = await reg.setAlias(stage, version, flags.actor, flags.reason);
         emit(
@@ -305,8 +306,8 @@ async function run(
     case 'promote': {
       const candidate = await reg.resolve('candidate');
       if (!candidate) throw new MatchcastError('MC_ERR_NOT_FOUND', 'there is no candidate to promote');
-      await assertServedFeatures(env.store, candidate, flags.force === true);
-      const comparison = await compareCandidate(reg, env.store, env.config, candidate);
+      await assertServedFeatures(env.db, candidate, flags.force === true);
+      const comparison = await compareCandidate(reg, env.config, candidate);
       if (!flags.json) out(comparisonText(comparison));
       const override = !comparison.decision.promote;
       if (override && !flags.reason) {
@@ -349,11 +350,11 @@ async function run(
 }
 
 /**
- * Issue 13: a version is served only with features of the definition it was trained on. Refuses
+ * A version is served only with features of the definition it was trained on. Refuses
  * (MC_ERR_FEATURES_MISMATCH) a version whose fingerprint differs from the published run's features,
  * unless `force` (then the workers answer 503 for it until a matching run is published).
  */
-async function assertServedFeatures(store: ObjectStore, v: ModelVersion, force: boolean): Promise<void> {
+async function assertServedFeatures(db: Database, v: ModelVersion, force: boolean): Promise<void> {
   // A goals version's fingerprint names its goal-input definition, not a features file: it is checked
   // against the inputs this build computes, never against the published run's 1X2 features.
   const goalsCurrent = v.feature_fingerprint ? goalsFingerprintCurrent(v.feature_fingerprint) : null;
@@ -364,7 +365,7 @@ async function assertServedFeatures(store: ObjectStore, v: ModelVersion, force: 
       `goals version ${v.version} was fitted on goal inputs ${v.feature_fingerprint}, which this build does not compute; pass --force to move the alias anyway (its live answers are 503)`,
     );
   }
-  const served = (await readPublished(store))?.features_fingerprint ?? null;
+  const served = (await readPublished(db))?.features_fingerprint ?? null;
   if (!v.feature_fingerprint || !served || v.feature_fingerprint === served || force) return;
   throw new MatchcastError(
     'MC_ERR_FEATURES_MISMATCH',
@@ -407,8 +408,17 @@ export async function registryCommand(argv: string[], io: RegistryCommandIo = {}
   const config = io.config ?? parseConfig(loadEnv());
   // No logger: stdout carries the table or the JSON document and nothing else.
   const store = io.store ?? createObjectStore(config);
+  let db: Database;
   try {
-    const reg = createRegistry(store, config);
+    db = io.db ?? (await openDatabase(config));
+  } catch (e) {
+    if (!io.store) await store.close();
+    err(`matchcast registry: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 1;
+  }
+  try {
+    await importLegacyMetadata({ db, store }).catch(() => undefined);
+    const reg = createRegistry({ db, store }, config);
     return await run(
       reg,
       parsed.positionals,
@@ -419,7 +429,7 @@ export async function registryCommand(argv: string[], io: RegistryCommandIo = {}
         force: values.force,
       },
       out,
-      { store, config },
+      { db, config },
     );
   } catch (e) {
     if (isMatchcastError(e)) {
@@ -429,5 +439,6 @@ export async function registryCommand(argv: string[], io: RegistryCommandIo = {}
     throw e;
   } finally {
     if (!io.store) await store.close();
+    if (!io.db) await db.close();
   }
 }

@@ -7,14 +7,15 @@ import type { Logger } from '../logger.js';
 import {
   bootstrapFirstRun,
   type PipelineDeps,
+  type Progress,
   type RepredictCache,
   repredictMatches,
 } from '../pipeline/index.js';
 import { type FeedDelta, ReplayFeed } from '../replay/index.js';
 import { openRuntime, type RuntimeContext } from '../runtime.js';
-import { serveEmbedded } from './serve-embedded.js';
+import { type ServeEmbeddedOptions, serveEmbedded } from './serve-embedded.js';
 import type { ServerJobs } from './server-jobs.js';
-import { dateOption, UsageError } from './usage-error.js';
+import { dateOption, numberOption, UsageError } from './usage-error.js';
 
 /** The schedule of the full pipeline during a replay when PIPELINE_SCHEDULE is unset: daily, on the replay clock. */
 export const REPLAY_DEFAULT_SCHEDULE = '30 4 * * *';
@@ -30,6 +31,10 @@ export interface ReplayArgs {
   until?: Promise<unknown>;
   /** Called once serving, with the replay's state (tests). */
   onServing?: (state: ReplayState) => void;
+  /** See {@link ServeEmbeddedOptions.accessLogThread}. Default `true`. */
+  accessLogThread?: boolean;
+  /** Progress of the first pipeline run. Default bars on a terminal, JSON lines otherwise. */
+  progress?: Progress;
 }
 
 /** What a running replay exposes to tests. */
@@ -54,6 +59,25 @@ async function applyDelta(ctx: RuntimeContext, dir: string, seq: number, delta: 
   return report;
 }
 
+/** Largest `--speed`: a million simulated seconds (11.6 days) per real second. */
+export const REPLAY_MAX_SPEED = 1_000_000;
+
+/**
+ * The replay options of `start`, checked before any work: bad ones are usage errors (one line, the
+ * usage, exit 2). A speed beyond {@link REPLAY_MAX_SPEED} would run the clock out of `Date`'s range.
+ */
+export function replayOptions(args: Pick<ReplayArgs, 'data' | 'asOf' | 'speed'>): {
+  data: string;
+  asOf: Date;
+  speed: number;
+} {
+  if (args.asOf === undefined) throw new UsageError('--speed goes with --as-of <date>');
+  if (args.data === undefined) throw new UsageError('--as-of needs --data <csv folder>');
+  const asOf = dateOption('as-of', args.asOf) as Date;
+  const speed = numberOption('speed', args.speed, 0, REPLAY_MAX_SPEED) ?? 1;
+  return { data: args.data, asOf, speed };
+}
+
 /**
  * `matchcast start --data <csv folder> --as-of <date> [--speed N]`: the service as if "now" were
  * `date`. The replay's state lives in `<DATA_DIR>/replay` (recreated at each replay start); the data
@@ -63,20 +87,14 @@ async function applyDelta(ctx: RuntimeContext, dir: string, seq: number, delta: 
  */
 export async function replayCommand(config: Config, log: Logger, args: ReplayArgs): Promise<number> {
   let files: string[];
-  // Bad options are usage errors (one line, the usage, exit 2); the rest below is coded.
-  if (args.asOf === undefined) throw new UsageError('--speed goes with --as-of <date>');
-  if (args.data === undefined) throw new UsageError('--as-of needs --data <csv folder>');
-  const asOf = dateOption('as-of', args.asOf) as Date;
-  const speed = args.speed === undefined ? 1 : Number(args.speed);
-  if (!Number.isFinite(speed) || speed < 0)
-    throw new UsageError(`--speed expects a number ≥ 0, got "${args.speed}"`);
+  const { data, asOf, speed } = replayOptions(args);
   try {
     if (config.databaseUrl !== undefined || config.s3Endpoint !== undefined)
       throw new MatchcastError(
         'MC_ERR_CONFIG',
         'a replay runs on the embedded stack: unset DATABASE_URL and S3_ENDPOINT',
       );
-    files = await listCsvFiles(args.data);
+    files = await listCsvFiles(data);
   } catch (err) {
     if (isMatchcastError(err)) {
       process.stderr.write(`matchcast start: ${err.message}\n`);
@@ -107,7 +125,14 @@ export async function replayCommand(config: Config, log: Logger, args: ReplayArg
   }
   log.info('replay: running the pipeline as of the replay start');
   await bootstrapFirstRun(
-    { config: replayConfig, db: ctx.db, store: ctx.store, registry: ctx.registry, log },
+    {
+      config: replayConfig,
+      db: ctx.db,
+      store: ctx.store,
+      registry: ctx.registry,
+      log,
+      progress: args.progress,
+    },
     asOf,
   );
   await ctx.startEmbeddedWorker?.();
@@ -177,6 +202,7 @@ export async function replayCommand(config: Config, log: Logger, args: ReplayArg
     replay: { as_of: asOf.toISOString(), speed },
     background,
     until: args.until,
+    accessLogThread: args.accessLogThread,
     banner: (url) =>
       [
         '',

@@ -1,8 +1,9 @@
 import { parseArgs } from 'node:util';
 import { recordServedFromPublished } from '../analytics/index.js';
 import { type Config, loadEnv, parseConfig } from '../config.js';
+import { type Database, openDatabase } from '../db/index.js';
 import { isMatchcastError, MatchcastError } from '../domain/index.js';
-import { evaluateGates } from '../pipeline/index.js';
+import { evaluateGates, importLegacyMetadata } from '../pipeline/index.js';
 import { createRegistry } from '../registry/index.js';
 import {
   type GateResult,
@@ -43,6 +44,8 @@ export interface RunsCommandIo {
   err?: (text: string) => void;
   config?: Config;
   store?: ObjectStore;
+  /** The database holding the run records (default: opened from the settings). */
+  db?: Database;
 }
 
 function gatesText(gates: readonly GateResult[]): string {
@@ -116,15 +119,25 @@ export async function runsCommand(argv: string[], io: RunsCommandIo = {}): Promi
   }
   const config = io.config ?? parseConfig(loadEnv());
   const store = io.store ?? createObjectStore(config);
+  let db: Database;
+  try {
+    db = io.db ?? (await openDatabase(config));
+  } catch (e) {
+    if (!io.store) await store.close();
+    err(`matchcast runs ${cmd}: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 1;
+  }
+  const deps = { db, store };
+  await importLegacyMetadata(deps).catch(() => undefined);
   const actor = v.actor ?? defaultActor();
   const emit = (value: unknown, text: string) => out(v.json ? `${JSON.stringify(value, null, 2)}\n` : text);
   try {
     // A run killed outright (SIGKILL, OOM) is shown as failed, not as running forever.
-    await markAbandonedRuns(store);
-    const published = await readPublished(store);
+    await markAbandonedRuns(db);
+    const published = await readPublished(db);
     switch (cmd) {
       case 'list': {
-        const runs = await listRuns(store);
+        const runs = await listRuns(db);
         emit(
           { published: published?.run_id ?? null, runs },
           runs.length
@@ -144,13 +157,13 @@ export async function runsCommand(argv: string[], io: RunsCommandIo = {}): Promi
         return 0;
       }
       case 'show': {
-        const r = await readRunRecord(store, id!);
+        const r = await readRunRecord(db, id!);
         if (!r) throw new MatchcastError('MC_ERR_NOT_FOUND', `run ${id} does not exist`);
         emit({ ...r, published: r.run_id === published?.run_id }, runDetail(r, published?.run_id ?? null));
         return 0;
       }
       case 'history': {
-        const events = await readRunHistory(store);
+        const events = await readRunHistory(db);
         emit(
           events,
           events.length
@@ -172,12 +185,12 @@ export async function runsCommand(argv: string[], io: RunsCommandIo = {}): Promi
         return 0;
       }
       case 'prune': {
-        const removed = await pruneRuns(store, config.runsKeep);
+        const removed = await pruneRuns(deps, config.runsKeep);
         emit({ removed }, `${removed.length} run(s) removed (RUNS_KEEP=${config.runsKeep})\n`);
         return 0;
       }
       case 'publish': {
-        const run = await RunWriter.resume(store, id!, { forPublish: true });
+        const run = await RunWriter.resume(deps, id!, { forPublish: true });
         const gates = await evaluateGates(run, published, {}, { maxRowDrop: config.gateMaxRowDrop });
         err(gatesText(gates));
         const event = await run.publish({
@@ -187,9 +200,9 @@ export async function runsCommand(argv: string[], io: RunsCommandIo = {}): Promi
           reason: v.reason,
           requireParentCurrent: !v.force,
         });
-        await pruneRuns(store, config.runsKeep);
+        await pruneRuns(deps, config.runsKeep);
         // What is served changed: its future rows go to the served log (docs/monitoring.md).
-        await recordServedFromPublished(store, { servedAt: new Date(), publicationId: event.to_run });
+        await recordServedFromPublished(deps, { servedAt: new Date(), publicationId: event.to_run });
         emit(
           event,
           `published ${event.to_run} (was ${event.from_run ?? '-'})${event.forced ? ' — forced' : ''}\n`,
@@ -197,8 +210,8 @@ export async function runsCommand(argv: string[], io: RunsCommandIo = {}): Promi
         return 0;
       }
       case 'rollback': {
-        const target = await readRunRecord(store, id!);
-        const champion = await createRegistry(store, config).resolve('champion');
+        const target = await readRunRecord(db, id!);
+        const champion = await createRegistry(deps, config).resolve('champion');
         if (
           target?.features_fingerprint &&
           champion?.feature_fingerprint &&
@@ -210,8 +223,11 @@ export async function runsCommand(argv: string[], io: RunsCommandIo = {}): Promi
             `run ${id} has features ${target.features_fingerprint} but champion v${champion.version} was trained on ${champion.feature_fingerprint}; pass --force to serve it anyway (live answers are then 503)`,
           );
         }
-        const event = await rollbackRun(store, id!, { actor, reason: v.reason });
-        await recordServedFromPublished(store, { servedAt: new Date(), publicationId: event.to_run });
+        // The publish gates again, on the run's files as stored now (not against the served run:
+        // going back to fewer results is what a rollback does).
+        const gates = (record: RunRecord) => evaluateGates(RunWriter.view(deps, record), null);
+        const event = await rollbackRun(deps, id!, { actor, reason: v.reason, gates });
+        await recordServedFromPublished(deps, { servedAt: new Date(), publicationId: event.to_run });
         emit(
           event,
           `serving ${event.to_run} again (was ${event.from_run ?? '-'}); undo: matchcast runs rollback ${event.from_run ?? '-'}\n`,
@@ -228,5 +244,6 @@ export async function runsCommand(argv: string[], io: RunsCommandIo = {}): Promi
     throw e;
   } finally {
     if (!io.store) await store.close();
+    if (!io.db) await db.close();
   }
 }

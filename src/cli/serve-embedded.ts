@@ -1,10 +1,26 @@
 import { type Clock, systemClock } from '../domain/index.js';
 import { parseSchedule } from '../pipeline/index.js';
 import type { RuntimeContext } from '../runtime.js';
-import { startEmbeddedSchedule } from './embedded-schedule.js';
-import { runServer } from './server.js';
+import { startEmbeddedSchedule, startEmbeddedSources } from './embedded-schedule.js';
+import { type RunServerOptions, runServer } from './server.js';
 import { removeServerFile, type ServerRecord, writeServerFile } from './server-file.js';
 import { createServerJobs, type ServerJobs } from './server-jobs.js';
+
+/**
+ * Resolves once every embedded worker thread answers (at most `timeoutMs`), so that their start-up
+ * lines come before the banner rather than scroll it away. Other queues resolve at once.
+ */
+export async function workerThreadsReady(ctx: RuntimeContext, timeoutMs = 20_000): Promise<void> {
+  if (ctx.queue.kind !== 'in-process') return;
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const workers = await ctx.queue.workers();
+    if (workers.every((w) => w.ping.ok)) break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  // A thread's lines reach the process's stdout shortly after its answer.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+}
 
 /** Options of {@link serveEmbedded}. */
 export interface ServeEmbeddedOptions {
@@ -19,6 +35,8 @@ export interface ServeEmbeddedOptions {
   background?: (jobs: ServerJobs) => () => void;
   /** Resolves when the server should shut down. Default: SIGTERM or SIGINT. */
   until?: Promise<unknown>;
+  /** See {@link RunServerOptions.accessLogThread}. Default `true`. */
+  accessLogThread?: boolean;
 }
 
 /**
@@ -40,11 +58,14 @@ export async function serveEmbedded(
     const schedule = parseSchedule(config.pipelineSchedule);
     stops.push(startEmbeddedSchedule({ jobs, schedule, clock, source: config.pipelineSource, log }).stop);
   }
+  if (config.sourcePolling !== false) stops.push(startEmbeddedSources({ ctx, jobs }).stop);
   if (options.background) stops.push(options.background(jobs));
   const recordDir = options.recordDir ?? config.dataDir;
   return runServer(ctx, {
     banner: options.banner,
+    beforeBanner: () => workerThreadsReady(ctx),
     until: options.until,
+    accessLogThread: options.accessLogThread,
     onListening: ({ port }) => {
       const host = ['0.0.0.0', '::', ''].includes(config.host) ? '127.0.0.1' : config.host;
       writeServerFile(recordDir, {

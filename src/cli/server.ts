@@ -1,16 +1,52 @@
+import net from 'node:net';
 import { buildApp } from '../api/index.js';
+import { MatchcastError } from '../domain/index.js';
 import type { RuntimeContext } from '../runtime.js';
+
+/** The one-line error of a port another process holds (or that may not be bound). */
+function portError(port: number, host: string, err: NodeJS.ErrnoException): MatchcastError {
+  const why =
+    err.code === 'EADDRINUSE'
+      ? 'is in use by another process (another matchcast?)'
+      : err.code === 'EACCES'
+        ? 'may not be bound by this user'
+        : `cannot be bound (${err.code ?? err.message})`;
+  return new MatchcastError(
+    'MC_ERR_CONFIG',
+    `Invalid setting PORT: port ${port} on ${host} ${why}; pick another with --port or PORT`,
+  );
+}
+
+/**
+ * Binds `port` on `host` and releases it: a port in use is reported before a command does minutes
+ * of work (first-start ingest and pipeline) only to fail at listen. Port 0 (any free port) passes.
+ */
+export async function assertPortFree(port: number, host: string): Promise<void> {
+  if (port === 0) return;
+  const probe = net.createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', (err: NodeJS.ErrnoException) => reject(portError(port, host, err)));
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
 
 /** Options of {@link runServer}. */
 export interface RunServerOptions {
   /** Printed once the server listens, e.g. the API key banner of `matchcast start`. */
   banner?: (url: string) => string;
+  /** Awaited before the banner, e.g. until the worker threads have written their start-up lines. */
+  beforeBanner?: () => Promise<void>;
   /** Resolves when the server should shut down. Default: the first SIGTERM or SIGINT. */
   until?: Promise<unknown>;
   /** Called once the server listens (e.g. `start` records itself for the CLI handoff). Default none. */
   onListening?: (info: { url: string; port: number }) => void | Promise<void>;
   /** Called after the HTTP server closed, before the adapters close (stop schedules). Default none. */
   beforeClose?: () => Promise<void>;
+  /**
+   * Access lines serialised and written on a thread of their own (JSON on stdout). Default `true`;
+   * `false` writes them through `ctx.log` (e.g. human lines on a terminal).
+   */
+  accessLogThread?: boolean;
 }
 
 /** Resolves on the first SIGTERM or SIGINT. */
@@ -37,14 +73,30 @@ export async function runServer(ctx: RuntimeContext, options: RunServerOptions =
   const shutdown = { draining: false };
   const app = await buildApp(ctx, { shutdown });
   await ctx.views.start();
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    // Taken since the check at start (a race): one line, and everything opened is closed again.
+    await app.close().catch(() => undefined);
+    await options.beforeClose?.().catch(() => undefined);
+    await ctx.close().catch(() => undefined);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES')
+      throw portError(config.port, config.host, err as NodeJS.ErrnoException);
+    throw err;
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://localhost:${port}`;
   log.info({ url, pid: process.pid }, 'listening');
   await options.onListening?.({ url, port });
-  // The banner (it names the API key) goes to stderr, apart from the JSON log lines on stdout.
-  if (options.banner) process.stderr.write(`${options.banner(url)}\n`);
+  // The banner (it names the API key) goes to stderr, apart from the JSON log lines on stdout, and
+  // comes last: the log lines written so far are flushed first.
+  if (options.banner) {
+    await options.beforeBanner?.().catch(() => undefined);
+    log.flush();
+    process.stderr.write(`${options.banner(url)}\n`);
+  }
 
   const reason = await (options.until ?? shutdownSignal());
   log.info({ reason }, 'shutting down');

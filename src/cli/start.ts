@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { type Config, parseConfig } from '../config.js';
+import { type Config, loadEnv, parseConfig } from '../config.js';
 import { MatchesRepository } from '../db/index.js';
 import { isMatchcastError } from '../domain/index.js';
 import { ingestPath, ingestSynthetic } from '../ingest/index.js';
-import { createLogger } from '../logger.js';
 import { bootstrapFirstRun, firstStartDone } from '../pipeline/index.js';
 import { markAbandonedRuns } from '../runs/index.js';
 import { openRuntime } from '../runtime.js';
@@ -17,26 +15,33 @@ import {
   resetEmbeddedState,
   writeDatasetRecord,
 } from './dataset-record.js';
-import { replayCommand } from './replay.js';
+import { REPLAY_MAX_SPEED, replayCommand, replayOptions } from './replay.js';
 import { serveEmbedded } from './serve-embedded.js';
-import { portOption } from './usage-error.js';
+import { assertPortFree } from './server.js';
+import { commandOutput } from './terminal.js';
+import { parseCliArgs, portOption } from './usage-error.js';
 
 const HELP = `matchcast start — the whole service in one process, with embedded defaults
 
+Options:
   --data <path>   ingest real CSVs (shared-data or football-data.co.uk format) instead of synthetic data
-  --port <n>      port (default PORT or 8000)
+  --port <n>      port, 0..65535 (default PORT or 8000; 0 = any free port); a port in use stops start
+                  before any work
   --reset         delete DATA_DIR's embedded state (database, objects, models) first, e.g. to switch
                   data sets; the API key stays
-  --as-of <date>  replay: serve as if "now" were <date> (needs --data); later matches are fixtures that
-                  receive their odds and results as the clock passes them (docs/operations.md)
-  --speed <n>     replay: simulated seconds per real second (default 1; 0 freezes the clock)
+  --json          JSON log lines (and progress) on stdout even on a terminal (the default off one)
+Replay (with --data):
+  --as-of <date>  serve as if "now" were <date>; later matches are fixtures that receive their odds
+                  and results as the clock passes them (docs/operations.md)
+  --speed <n>     simulated seconds per real second, 0..${REPLAY_MAX_SPEED} (default 1; 0 freezes the clock)
 
 While it serves, \`matchcast ingest\` and \`matchcast pipeline\` from another shell run inside this
 server (the embedded database admits one process); PIPELINE_SCHEDULE runs \`pipeline run\` on a schedule.
 
 On first start (empty database / registry) it ingests data, runs the pipeline, signs off the first
 candidate as champion and registers a challenger. The API key is API_KEY, or one generated into
-DATA_DIR/api-key.`;
+DATA_DIR/api-key. On a terminal it shows progress bars and plain lines, and prints the URL and the
+key last, once it serves.`;
 
 /** The API key of an embedded install: API_KEY, or a random key generated once and kept under DATA_DIR. */
 export async function embeddedApiKey(config: Config): Promise<string> {
@@ -56,12 +61,13 @@ export async function embeddedApiKey(config: Config): Promise<string> {
 
 /** `matchcast start`: embedded stack, first-run bootstrap, then serve on PORT (8000). */
 export async function startCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = parseCliArgs({
     args: argv,
     options: {
       data: { type: 'string' },
       port: { type: 'string' },
       reset: { type: 'boolean' },
+      json: { type: 'boolean' },
       'as-of': { type: 'string' },
       speed: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -71,30 +77,39 @@ export async function startCommand(argv: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  const env = {
-    ...process.env,
-    ...(values.port !== undefined ? { PORT: portOption('port', values.port) } : {}),
-  };
-  const base = parseConfig(env);
+  // Every option and setting is checked, and the port tried, before any work (a first start runs
+  // minutes of ingest and pipeline that a bad option or a busy port would only waste).
+  const replay = values['as-of'] !== undefined || values.speed !== undefined;
+  if (replay) replayOptions({ data: values.data, asOf: values['as-of'], speed: values.speed });
+  const port = values.port === undefined ? undefined : portOption('port', values.port);
+  const base = parseConfig({ ...loadEnv(), ...(port !== undefined ? { PORT: port } : {}) });
+  await assertPortFree(base.port, base.host);
   const config: Config = { ...base, apiKey: await embeddedApiKey(base) };
-  const log = createLogger(config.logLevel, 'matchcast');
+  const output = commandOutput({ name: 'matchcast', level: config.logLevel, json: values.json === true });
+  const { log } = output;
   if (values.reset) {
     for (const removed of resetEmbeddedState(config)) log.info({ removed }, '--reset: removed');
   }
-  if (values['as-of'] !== undefined || values.speed !== undefined) {
-    return replayCommand(config, log, { data: values.data, asOf: values['as-of'], speed: values.speed });
+  if (replay) {
+    return replayCommand(config, log, {
+      data: values.data,
+      asOf: values['as-of'],
+      speed: values.speed,
+      accessLogThread: !output.human,
+      progress: output.progress,
+    });
   }
   const ctx = await openRuntime(config, log, { role: 'embedded' });
   // Runs handed to a previous server that was killed (SIGKILL, OOM) died with it: mark them failed now
   // (what they wrote was never published) rather than leaving them `running` until the next run.
-  await markAbandonedRuns(ctx.store, log).catch((err: unknown) =>
+  await markAbandonedRuns(ctx.db, log).catch((err: unknown) =>
     log.warn({ err: (err as Error).message }, 'runs: could not check for abandoned runs'),
   );
 
   const matches = new MatchesRepository(ctx.db);
   const count = await matches.count();
   // A first start killed during ingest leaves rows but no dataset record and no champion: the
-  // (upserting, idempotent) ingest runs again instead of being skipped for good (issue 18 item 4).
+  // (upserting, idempotent) ingest runs again instead of being skipped for good.
   const ingestInterrupted =
     count > 0 &&
     readDatasetRecord(config.dataDir) === null &&
@@ -126,10 +141,19 @@ export async function startCommand(argv: string[]): Promise<number> {
     log.info(
       'first start: running the pipeline (features, train, promote, backtest, predict, simulate, drift)',
     );
-    await bootstrapFirstRun({ config, db: ctx.db, store: ctx.store, registry: ctx.registry, log });
+    await bootstrapFirstRun({
+      config,
+      db: ctx.db,
+      store: ctx.store,
+      registry: ctx.registry,
+      log,
+      progress: output.progress,
+    });
   }
   await ctx.startEmbeddedWorker?.();
   return serveEmbedded(ctx, {
+    // On a terminal the access lines go through the human log lines (a thread would write JSON).
+    accessLogThread: !output.human,
     banner: (url) =>
       [
         '',

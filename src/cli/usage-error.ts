@@ -1,3 +1,6 @@
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { INSTANT_FORMAT, parseInstant } from '../domain/index.js';
+
 /**
  * A bad option or argument on the command line. `src/cli.ts` answers it with one line and the
  * command's usage, exit code 2, like Node's own `ERR_PARSE_ARGS_*` errors.
@@ -6,38 +9,79 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+/**
+ * `parseArgs` that takes a negative number as the value of a string option (`--concurrency -3`):
+ * Node's parser reads `-3` as an option and answers "argument is ambiguous", whereas the range
+ * check of the option names the accepted values.
+ */
+export function parseCliArgs<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
+  const options = config.options ?? {};
+  const short = new Map(Object.entries(options).flatMap(([name, o]) => (o.short ? [[o.short, name]] : [])));
+  const args = [...(config.args ?? [])];
+  for (let i = 0; i < args.length - 1; i++) {
+    const name = args[i]!.startsWith('--') ? args[i]!.slice(2) : short.get(args[i]!.slice(1));
+    if (name && options[name]?.type === 'string' && /^-\.?\d/.test(args[i + 1]!))
+      args.splice(i, 2, `--${name}=${args[i + 1]}`);
+  }
+  return parseArgs({ ...config, args } as T);
+}
+
+/**
+ * `--<option>` as an integer within `min..max`, or a {@link UsageError} naming the range;
+ * undefined when not given.
+ */
+export function intOption(
+  option: string,
+  raw: string | undefined,
+  min: number,
+  max: number,
+): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!/^-?\d+$/.test(raw) || n < min || n > max)
+    throw new UsageError(`--${option} expects an integer ${min}..${max}, got "${raw}"`);
+  return n;
+}
+
+/** `--<option>` as a number within `min..max`, or a {@link UsageError}; undefined when not given. */
+export function numberOption(
+  option: string,
+  raw: string | undefined,
+  min: number,
+  max: number,
+): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = raw.trim() === '' ? Number.NaN : Number(raw);
+  if (!Number.isFinite(n) || n < min || n > max)
+    throw new UsageError(`--${option} expects a number ${min}..${max}, got "${raw}"`);
+  return n;
+}
+
 /** `--<option>` as a TCP port (0..65535), or a {@link UsageError}. */
 export function portOption(option: string, raw: string): string {
-  if (!/^\d+$/.test(raw) || Number(raw) > 65535)
-    throw new UsageError(`--${option} expects a port 0..65535, got "${raw}"`);
-  return raw;
+  intOption(option, raw, 0, 65535);
+  return String(Number(raw));
 }
 
 /** `--<option>` as a positive integer, or a {@link UsageError}; undefined when not given. */
 export function positiveIntOption(option: string, raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1)
-    throw new UsageError(`--${option} expects a positive integer, got "${raw}"`);
-  return Number(raw);
+  return intOption(option, raw, 1, Number.MAX_SAFE_INTEGER);
 }
 
+/** Years a date option accepts (the strict instant parser's range). */
+export const DATE_OPTION_YEARS = [1900, 2100] as const;
+
 /**
- * `--<option>` as an instant, or a {@link UsageError}; undefined when not given. A bare date is
- * midnight UTC, and a date-time without a zone is UTC too (the data's convention).
+ * `--<option>` as an instant, or a {@link UsageError}; undefined when not given. Read by the one strict
+ * parser of the data (`parseInstant`): a bare date is midnight UTC, a date-time without a zone is UTC,
+ * and a date that rolls over (`2023-02-30`, `24:00`) or a year outside 1900–2100 is refused.
  */
 export function dateOption(option: string, raw: string | undefined): Date | undefined {
   if (raw === undefined) return undefined;
-  const iso = /^\d{4}-\d\d-\d\d$/.test(raw)
-    ? `${raw}T00:00:00Z`
-    : /[zZ]|[+-]\d\d:?\d\d$/.test(raw)
-      ? raw
-      : `${raw}Z`;
-  const d = new Date(iso);
-  // Date rolls a day past the month's end over (2023-02-30 → 2 March): such a date is refused.
-  const ymd = /^(\d{4})-(\d\d)-(\d\d)/.exec(raw)?.map(Number);
-  const rolled =
-    ymd !== undefined && new Date(Date.UTC(ymd[1]!, ymd[2]! - 1, ymd[3]!)).getUTCDate() !== ymd[3];
-  if (Number.isNaN(d.getTime()) || rolled)
-    throw new UsageError(`--${option} expects an ISO 8601 date or date-time, got "${raw}"`);
+  const d = parseInstant(raw);
+  if (!d)
+    throw new UsageError(
+      `--${option} expects an ISO 8601 date or date-time (${INSTANT_FORMAT}), got "${raw}"`,
+    );
   return d;
 }

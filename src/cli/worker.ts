@@ -1,11 +1,10 @@
-import { parseArgs } from 'node:util';
 import { parseConfig } from '../config.js';
 import { MatchcastError } from '../domain/index.js';
 import { createLogger } from '../logger.js';
 import type { PipelineSchedule } from '../pipeline/index.js';
-import { type SchedulerRepeat, startPipelineScheduler } from '../queue/index.js';
+import { type SchedulerRepeat, startPipelineScheduler, startSourceScheduler } from '../queue/index.js';
 import { createDefaultWorkerDeps, startWorker } from '../worker/index.js';
-import { UsageError } from './usage-error.js';
+import { intOption, parseCliArgs } from './usage-error.js';
 
 function schedulerRepeat(s: PipelineSchedule): SchedulerRepeat {
   return s.kind === 'cron' ? { pattern: s.pattern } : { every: s.ms };
@@ -19,11 +18,11 @@ memory. Refuses to start when Redis or the registry cannot be reached. SIGTERM/S
 tasks, lets running ones finish (at most SHUTDOWN_TIMEOUT_MS), exits.
 
 Options:
-  --concurrency N   tasks run at once (default WORKER_CONCURRENCY, 4)`;
+  --concurrency N   tasks run at once, 1..256 (default WORKER_CONCURRENCY, 4)`;
 
 /** `matchcast worker`: resolves with the exit code once the worker has shut down. */
 export async function workerCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = parseCliArgs({
     args: argv,
     options: { help: { type: 'boolean', short: 'h' }, concurrency: { type: 'string', short: 'c' } },
   });
@@ -31,16 +30,9 @@ export async function workerCommand(argv: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
+  const option = intOption('concurrency', values.concurrency, 1, 256);
   const config = parseConfig();
-  let concurrency = config.workerConcurrency;
-  if (values.concurrency !== undefined) {
-    concurrency = Number(values.concurrency);
-    if (!/^\d+$/.test(values.concurrency) || concurrency < 1 || concurrency > 256) {
-      throw new UsageError(
-        `Invalid option --concurrency: expected an integer 1..256, got "${values.concurrency}"`,
-      );
-    }
-  }
+  const concurrency = option ?? config.workerConcurrency;
   if (!config.redisUrl) {
     throw new MatchcastError(
       'MC_ERR_CONFIG',
@@ -48,7 +40,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
     );
   }
   const log = createLogger(config.logLevel, 'matchcast-worker');
-  const deps = createDefaultWorkerDeps(config, log);
+  const deps = await createDefaultWorkerDeps(config, log);
   let worker: Awaited<ReturnType<typeof startWorker>>;
   try {
     worker = await startWorker(config, deps, { concurrency });
@@ -77,10 +69,13 @@ export async function workerCommand(argv: string[]): Promise<number> {
         },
       })
     : null;
+  // SOURCE_POLLING: each configured source polled on its period by whichever worker takes the job.
+  const sources = config.sourcePolling ? await startWorkerSources(config, log) : null;
   return new Promise<number>((resolve) => {
     const stop = (signal: string) => {
       log.info({ signal }, 'shutting down');
       void scheduler?.close();
+      void sources?.close();
       worker.close().then(
         () => resolve(0),
         () => resolve(1),
@@ -89,4 +84,32 @@ export async function workerCommand(argv: string[]): Promise<number> {
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
   });
+}
+
+/** The source schedulers of a worker; the database is opened only when this worker polls sources. */
+async function startWorkerSources(
+  config: ReturnType<typeof parseConfig>,
+  log: ReturnType<typeof createLogger>,
+): Promise<{ close(): Promise<void> }> {
+  const { openDatabase } = await import('../db/index.js');
+  const { SourcesRepository } = await import('../sources/index.js');
+  const db = await openDatabase(config);
+  const scheduler = await startSourceScheduler({
+    redisUrl: config.redisUrl as string,
+    queueName: `${config.queueName}-sources`,
+    log,
+    sources: async () =>
+      (await new SourcesRepository(db).list()).map((s) => ({ name: s.name, everyMs: s.everyMs })),
+    poll: async (name) => {
+      const { sourcesCommand } = await import('./sources.js');
+      const code = await sourcesCommand(['poll', name], { config });
+      if (code !== 0) throw new Error(`sources poll ${name} exited with ${code}`);
+    },
+  });
+  return {
+    async close() {
+      await scheduler.close();
+      await db.close().catch(() => undefined);
+    },
+  };
 }

@@ -2,6 +2,7 @@
 // the matches repository. Drivers, migrations and error mapping stay inside; tests of a driver import its file.
 export type { Database, Queryable } from './database.js';
 export { openDatabaseDeferred } from './deferred-database.js';
+export { type EmbeddedHost, hostEmbeddedDatabase } from './embedded-host.js';
 export { isUnavailableError } from './errors.js';
 export { MatchesRepository, type MatchUpsert } from './matches-repository.js';
-export { openDatabase } from './open-database.js';
+export { embeddedDbDir, openDatabase } from './open-database.js';

@@ -50,6 +50,155 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX matches_region ON matches (region_id)',
     ],
   },
+  {
+    version: 2,
+    name: 'model registry, pipeline runs and the published-run pointer',
+    statements: [
+      // One row per registered model: the counters that number its versions and alias events. An
+      // alias move or a registration locks this row, so concurrent writers queue instead of racing.
+      `CREATE TABLE registered_models (
+         name text PRIMARY KEY,
+         last_version integer NOT NULL DEFAULT 0,
+         last_alias_seq integer NOT NULL DEFAULT 0,
+         created_at timestamptz NOT NULL DEFAULT now()
+       )`,
+      `CREATE TABLE model_versions (
+         model_name text NOT NULL REFERENCES registered_models (name),
+         version integer NOT NULL CHECK (version > 0),
+         run_id text NOT NULL,
+         created_at text NOT NULL,
+         metrics jsonb NOT NULL,
+         params jsonb NOT NULL,
+         feature_names jsonb NOT NULL,
+         artifact_uri text NOT NULL,
+         artifact_sha256 text,
+         artifact_size bigint,
+         training_cutoff text NOT NULL,
+         feature_fingerprint text,
+         features_artifact jsonb,
+         pipeline_run_id text,
+         status text NOT NULL DEFAULT 'ready' CHECK (status IN ('ready', 'failed')),
+         PRIMARY KEY (model_name, version),
+         UNIQUE (model_name, run_id)
+       )`,
+      `CREATE TABLE model_aliases (
+         model_name text NOT NULL,
+         alias text NOT NULL CHECK (alias IN ('champion', 'challenger', 'candidate')),
+         version integer NOT NULL,
+         updated_at timestamptz NOT NULL DEFAULT now(),
+         PRIMARY KEY (model_name, alias),
+         FOREIGN KEY (model_name, version) REFERENCES model_versions (model_name, version)
+       )`,
+      `CREATE TABLE model_alias_history (
+         model_name text NOT NULL REFERENCES registered_models (name),
+         seq integer NOT NULL,
+         at text NOT NULL,
+         actor text NOT NULL,
+         alias text NOT NULL,
+         from_version text,
+         to_version text,
+         reason text,
+         PRIMARY KEY (model_name, seq)
+       )`,
+      `CREATE TABLE model_runs (
+         model_name text NOT NULL,
+         run_id text NOT NULL,
+         doc jsonb NOT NULL,
+         PRIMARY KEY (model_name, run_id)
+       )`,
+      `CREATE TABLE model_comparisons (
+         model_name text NOT NULL,
+         version integer NOT NULL,
+         doc jsonb NOT NULL,
+         PRIMARY KEY (model_name, version)
+       )`,
+      `CREATE TABLE pipeline_runs (
+         run_id text PRIMARY KEY,
+         kind text NOT NULL,
+         status text NOT NULL CHECK (status IN ('running', 'draft', 'failed', 'rejected', 'complete')),
+         parent_run_id text,
+         created_at text NOT NULL,
+         record jsonb NOT NULL
+       )`,
+      'CREATE INDEX pipeline_runs_created ON pipeline_runs (created_at, run_id)',
+      // The served run: at most one row. Moved only together with a history row, in one transaction.
+      `CREATE TABLE published_run (
+         singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+         run_id text NOT NULL REFERENCES pipeline_runs (run_id),
+         seq integer NOT NULL,
+         published_at text NOT NULL
+       )`,
+      `CREATE TABLE published_run_history (
+         seq integer PRIMARY KEY,
+         at text NOT NULL,
+         actor text NOT NULL,
+         action text NOT NULL CHECK (action IN ('publish', 'rollback')),
+         from_run text,
+         to_run text NOT NULL,
+         reason text,
+         forced boolean NOT NULL
+       )`,
+    ],
+  },
+  {
+    version: 3,
+    name: 'odds observations: the current file',
+    statements: [
+      // Which immutable file holds the merged odds observations. Merges lock this table, so two
+      // ingests at once merge one after the other instead of one losing the other's observations.
+      `CREATE TABLE odds_observation_sets (
+         singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+         key text NOT NULL,
+         sha256 text NOT NULL,
+         rows integer NOT NULL,
+         updated_at timestamptz NOT NULL DEFAULT now()
+       )`,
+    ],
+  },
+  {
+    version: 10,
+    name: 'sources and team aliases',
+    statements: [
+      // A configured source and what its last polls left: the validators of the last good body (sent
+      // back as If-None-Match / If-Modified-Since), its size, hash and header (to tell growth from a
+      // fault), and the outcome of the last poll.
+      `CREATE TABLE sources (
+         name text PRIMARY KEY,
+         url text NOT NULL,
+         format text NOT NULL,
+         every_ms bigint NOT NULL CHECK (every_ms > 0),
+         options jsonb NOT NULL DEFAULT '{}'::jsonb,
+         created_at timestamptz NOT NULL DEFAULT now(),
+         etag text,
+         last_modified text,
+         body_bytes bigint,
+         body_sha256 text,
+         header text,
+         full_read_next boolean NOT NULL DEFAULT false,
+         last_polled_at timestamptz,
+         last_success_at timestamptz,
+         last_error_code text,
+         last_error_message text,
+         last_error_at timestamptz,
+         errors_total integer NOT NULL DEFAULT 0,
+         rows_added_total bigint NOT NULL DEFAULT 0,
+         last_rows_added integer NOT NULL DEFAULT 0,
+         next_poll_at timestamptz NOT NULL DEFAULT now(),
+         lease_until timestamptz,
+         unmatched jsonb NOT NULL DEFAULT '[]'::jsonb
+       )`,
+      // Spellings of a team used by sources, per region, mapped to the name matches are stored under
+      // (a row mapping a name to itself accepts it as a new team).
+      `CREATE TABLE team_aliases (
+         region_name text NOT NULL,
+         alias_key text NOT NULL,
+         alias text NOT NULL,
+         team_name text NOT NULL,
+         created_at timestamptz NOT NULL DEFAULT now(),
+         PRIMARY KEY (region_name, alias_key)
+       )`,
+    ],
+  },
 ];
 
 /** Creates the bookkeeping table and applies every pending migration; returns the versions applied. */

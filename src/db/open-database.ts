@@ -2,7 +2,13 @@ import path from 'node:path';
 import type { Config } from '../config.js';
 import { MatchcastError } from '../domain/index.js';
 import type { Database } from './database.js';
+import { embeddedServerAnswers, embeddedSocketDir, embeddedUrl } from './embedded-host.js';
 import { openPostgresDatabase } from './postgres-database.js';
+
+/** Folder of the embedded database of `config`. */
+export function embeddedDbDir(config: Pick<Config, 'dataDir'>): string {
+  return path.join(config.dataDir, 'db');
+}
 
 /** Options of {@link openDatabase}. */
 export interface OpenDatabaseOptions {
@@ -42,11 +48,15 @@ export async function openDatabase(config: Config, options: OpenDatabaseOptions 
   const openPglite = async (dataDir: string | undefined) =>
     (await import('./pglite-database.js')).openPgliteDatabase({ dataDir, schema });
   if (options.memory) return openPglite(undefined);
-  if (config.databaseUrl === undefined) {
-    return openPglite(path.join(config.dataDir, 'db'));
+  let connectionString = config.databaseUrl;
+  if (connectionString === undefined) {
+    // Embedded: join the database a running `matchcast start` serves on its socket, else open it here.
+    const dbDir = embeddedDbDir(config);
+    if (!(await embeddedServerAnswers(dbDir))) return openPglite(dbDir);
+    connectionString = embeddedUrl(embeddedSocketDir(dbDir));
   }
   return openPostgresDatabase({
-    connectionString: config.databaseUrl,
+    connectionString,
     schema,
     connectTimeoutMs: config.dbTimeoutMs,
     statementTimeoutMs: options.statementTimeoutMs ?? Math.max(config.dbTimeoutMs, 30_000),

@@ -1,8 +1,8 @@
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { MatchcastError, processAlive } from '../domain/index.js';
 import type { Database, Queryable, QueryOptions } from './database.js';
+import { acquireLock } from './embedded-lock.js';
 import { mapDatabaseError, withTimeout } from './errors.js';
 import { applyMigrations } from './migrations.js';
 
@@ -12,33 +12,6 @@ export interface PgliteOptions {
   dataDir: string | undefined;
   /** Schema to work in (created when missing). */
   schema: string;
-}
-
-/**
- * PGlite corrupts a data folder that two processes open at once, so an on-disk database takes a pid
- * lock file beside it; a lock left by a dead process is taken over.
- */
-function acquireLock(dataDir: string): () => void {
-  const lockFile = `${dataDir}.lock`;
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(lockFile, 'wx');
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      return () => rmSync(lockFile, { force: true });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const pid = Number(readFileSync(lockFile, 'utf8').trim());
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid)) {
-        throw new MatchcastError(
-          'MC_ERR_DATABASE_UNAVAILABLE',
-          `The embedded database ${dataDir} is in use by process ${pid}; stop it or set DATABASE_URL`,
-        );
-      }
-      rmSync(lockFile, { force: true });
-    }
-  }
-  throw new MatchcastError('MC_ERR_DATABASE_UNAVAILABLE', `Could not lock the embedded database ${dataDir}`);
 }
 
 class PgliteDatabase implements Database {

@@ -1,4 +1,4 @@
-/** Object-store buckets and well-known keys (ARCHITECTURE §3). */
+/** Object-store buckets and well-known keys. */
 export const BUCKETS = ['raw-data', 'features', 'models', 'predictions', 'reports'] as const;
 export type Bucket = (typeof BUCKETS)[number];
 
@@ -8,7 +8,7 @@ export const KEYS = {
   predictions: { bucket: 'predictions', key: 'predictions.parquet' },
   backtest: { bucket: 'predictions', key: 'backtest.parquet' },
   backtestMetrics: { bucket: 'predictions', key: 'backtest_metrics.json' },
-  /** Market-free fallback (issue 15): its walk-forward rows, scored for matches with no odds. */
+  /** Market-free fallback: its walk-forward rows, scored for matches with no odds. */
   fallbackBacktest: { bucket: 'predictions', key: 'backtest_fallback.parquet' },
   roiByRegion: { bucket: 'reports', key: 'roi_by_region.csv' },
   roiByRegionSeason: { bucket: 'reports', key: 'roi_by_region_season.csv' },
@@ -16,7 +16,7 @@ export const KEYS = {
   roiSummary: { bucket: 'reports', key: 'roi_summary.json' },
   driftLatest: { bucket: 'reports', key: 'drift_latest.json' },
   performanceLatest: { bucket: 'reports', key: 'performance_latest.json' },
-  /** Goals model (issue 16): expected goals + ρ per match; every market follows from them. */
+  /** Goals model: expected goals + ρ per match; every market follows from them. */
   markets: { bucket: 'predictions', key: 'markets.parquet' },
   marketsMetrics: { bucket: 'predictions', key: 'markets_metrics.json' },
   /** Flat-stake ROI per region of the goals markets (O/U 2.5, BTTS): model and baselines. */
@@ -24,7 +24,7 @@ export const KEYS = {
 } as const satisfies Record<string, { bucket: Bucket; key: string }>;
 
 /**
- * The served log (issue 17): one parquet per publication, `served/<as_of>_<id>.parquet`. Deliberately
+ * The served log: one parquet per publication, `served/<as_of>_<id>.parquet`. Deliberately
  * NOT in {@link KEYS}: it is a history across runs, never run-scoped, replaced or pruned with a run.
  */
 export const SERVED_LOG = { bucket: 'predictions', prefix: 'served/' } as const satisfies {
@@ -33,7 +33,7 @@ export const SERVED_LOG = { bucket: 'predictions', prefix: 'served/' } as const 
 };
 
 /**
- * Odds observations (issue 15, H2): the ingest INPUT every odds observation is kept in, merged by each
+ * Odds observations: the ingest INPUT every odds observation is kept in, merged by each
  * ingest. Deliberately NOT in {@link KEYS}: not a run artifact, never run-scoped or pruned; the features
  * stage reads it for the point-in-time odds of every match.
  */

@@ -17,9 +17,9 @@ export const ERROR_CATALOGUE = {
   MC_ERR_TASK_EXPIRED: { status: 504, message: 'The task expired before a worker started it' },
   MC_ERR_DATABASE_UNAVAILABLE: { status: 503, message: 'Database is unavailable' },
   MC_ERR_STORE_UNAVAILABLE: { status: 503, message: 'Object store is unavailable' },
-  MC_ERR_STORE_UNSUPPORTED: {
-    status: 500,
-    message: 'The S3 server lacks conditional writes (If-None-Match / If-Match); use AWS S3, MinIO or R2',
+  MC_ERR_ARTIFACT_INTEGRITY: {
+    status: 503,
+    message: 'A stored artifact does not match the size and SHA-256 recorded when it was published',
   },
   MC_ERR_TASK_TIMEOUT: { status: 504, message: 'The worker did not answer in time' },
   MC_ERR_TASK_FAILED: { status: 500, message: 'The task failed on the worker' },
@@ -35,7 +35,7 @@ export const ERROR_CATALOGUE = {
   },
   MC_ERR_NOT_OUT_OF_SAMPLE: {
     status: 409,
-    message: 'The match kicked off before the model training cut-off and has no out-of-sample prediction',
+    message: 'The match is predicted before the model training cut-off and has no out-of-sample prediction',
   },
   MC_ERR_GATE_FAILED: { status: 422, message: 'A validation gate of the run failed; nothing was published' },
   MC_ERR_INVALID_KEY: { status: 400, message: 'Invalid object key' },
@@ -49,6 +49,36 @@ export const ERROR_CATALOGUE = {
   MC_ERR_DATASET_MISMATCH: {
     status: 409,
     message: 'The data folder holds another data set than the one asked for',
+  },
+  // Per-row verdicts of ingest (the `code` of a skipped row), never HTTP answers of the API.
+  MC_ERR_INVALID_ROW: { status: 422, message: 'A source row is malformed; it was skipped' },
+  MC_ERR_INVALID_DATE: {
+    status: 422,
+    message:
+      'A date or time names no real instant (rolled-over day, hour 24, year out of range); row skipped',
+  },
+  MC_ERR_OBSERVED_IN_FUTURE: {
+    status: 422,
+    message: 'An odds observation is stamped after now (the clock, or --now); row skipped',
+  },
+  // A source's poll failed or was refused; recorded on the source, nothing stored changes (docs/sources.md).
+  MC_ERR_SOURCE_UNREACHABLE: { status: 502, message: 'The source did not answer, or answered an HTTP error' },
+  MC_ERR_SOURCE_TIMEOUT: { status: 504, message: 'The source did not answer in time' },
+  MC_ERR_SOURCE_TRUNCATED: { status: 502, message: 'The source sent a truncated body' },
+  MC_ERR_SOURCE_EMPTY: { status: 502, message: 'The source sent an empty body' },
+  MC_ERR_SOURCE_LAYOUT_CHANGED: {
+    status: 422,
+    message: 'The source changed its layout (header or shape) or is not in its declared format',
+  },
+  MC_ERR_SOURCE_SHRUNK: { status: 422, message: 'The source file lost rows it held at the last poll' },
+  MC_ERR_SOURCE_ENCODING: { status: 422, message: 'The source is not in its declared text encoding' },
+  MC_ERR_SOURCE_ROWS_SKIPPED: {
+    status: 422,
+    message: 'Some rows of the source were skipped or refused (the rest were applied)',
+  },
+  MC_ERR_SOURCE_UNKNOWN_TEAMS: {
+    status: 422,
+    message: 'The source names teams that match no known team; their rows wait for `matchcast teams alias`',
   },
   MC_ERR_PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body too large' },
   // HTTP-level errors Fastify or Node's parser raise, mapped onto the catalogue (src/api/plugins/errors.ts).

@@ -4,6 +4,7 @@ export { BUCKETS, type Bucket, KEYS, modelArtifactKey, ODDS_OBSERVATIONS, SERVED
 export { type Clock, replayClock, systemClock } from './clock.js';
 export { ERROR_CATALOGUE, type ErrorCode, isMatchcastError, MatchcastError } from './errors.js';
 export { FIELD_LIMITS } from './field-limits.js';
+export { INSTANT_FORMAT, INSTANT_YEARS, parseInstant, utcInstant } from './instant.js';
 export {
   type Match,
   type MatchKey,
@@ -14,6 +15,7 @@ export {
   ODDS_TIME_FIELDS,
   type OddsRecord,
 } from './match.js';
+export { siblingModule, startModuleThread } from './module-thread.js';
 export {
   isOddsKind,
   isOddsMarket,
@@ -22,6 +24,7 @@ export {
   type OddsMarket,
   type OddsObservation,
   OPENING_LEAD_MS,
+  RESULT_LAG_MS,
 } from './odds.js';
 export { ODDS_BOUNDS, oddsImplausibility } from './odds-bounds.js';
 export { OddsTimeline } from './odds-timeline.js';

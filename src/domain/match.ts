@@ -1,4 +1,4 @@
-/** A match as the relational DB holds it (ARCHITECTURE §3). */
+/** A match as the relational DB holds it. */
 export type MatchStatus = 'scheduled' | 'finished';
 
 export interface Match {
@@ -43,7 +43,7 @@ export interface OddsRecord {
   /** Where the odds came from, e.g. `football-csv`, `football-data.co.uk:B365`, `synthetic`. */
   source: string;
   /**
-   * Additive (issues 15/16, H2): goals-market prices — latest (`odd_*`), opening and closing — and the
+   * Additive: goals-market prices — latest (`odd_*`), opening and closing — and the
    * times of the 1X2 observations behind `odd_*`, `open_*` and `close_*`. Absent or null when unknown.
    */
   odd_over25?: number | null;
@@ -76,7 +76,7 @@ export const ODDS_1X2_FIELDS = [
   'close_away',
 ] as const satisfies readonly (keyof OddsRecord)[];
 
-/** The goals-market price fields (issue 16): latest, opening and closing over/under 2.5 and BTTS. */
+/** The goals-market price fields: latest, opening and closing over/under 2.5 and BTTS. */
 export const ODDS_GOALS_FIELDS = [
   'odd_over25',
   'odd_under25',

@@ -27,7 +27,7 @@ export function isPlausibleBook(home: number, draw: number, away: number): boole
 }
 
 /**
- * Why one market's prices are not plausible, or null when they are (H2, issue 13.6/16.1): every price a
+ * Why one market's prices are not plausible, or null when they are: every price a
  * finite decimal odd within [{@link ODDS_BOUNDS}.min, .max], and the book's overround within
  * [overroundMin, overroundMax] — the same band for the three-way 1X2 book and the two-way over/under
  * and both-teams-to-score books (on the shared data it rejects 0.1 % of books: sums of implied

@@ -1,5 +1,5 @@
 /**
- * Odds as observations over time (issue 15): each is the price set of ONE market of one match, as one
+ * Odds as observations over time: each is the price set of ONE market of one match, as one
  * source quoted it at one instant. Features and analytics read "the latest observation made at or
  * before a time" through {@link OddsTimeline} (odds-timeline.ts), never a later one.
  */
@@ -40,6 +40,13 @@ export interface OddsObservation {
  * shared data are shorter). Closing prices are stamped at kick-off. See docs/data.md.
  */
 export const OPENING_LEAD_MS = 48 * 3_600_000;
+
+/**
+ * How long after kick-off a match's result is taken to be known (full time plus the time to publish
+ * it): 2 hours, the replay feed's release time. Ratings, form and any label a model trains on use a
+ * result only from this instant on; closing prices are known at kick-off.
+ */
+export const RESULT_LAG_MS = 2 * 3_600_000;
 
 export function isOddsMarket(v: unknown): v is OddsMarket {
   return typeof v === 'string' && (ODDS_MARKETS as readonly string[]).includes(v);

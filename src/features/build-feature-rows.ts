@@ -1,5 +1,5 @@
 import type { Match, OddsObservation, OddsRecord, Outcome } from '../domain/index.js';
-import { OddsTimeline, OPENING_LEAD_MS, outcomeFromScore } from '../domain/index.js';
+import { OddsTimeline, OPENING_LEAD_MS, outcomeFromScore, RESULT_LAG_MS } from '../domain/index.js';
 import {
   type FeatureOptions,
   type FeatureSettings,
@@ -31,9 +31,10 @@ interface RegionSlot {
 }
 
 /**
- * The state of a feature build before a given instant: every team's and region's group state after
- * all matches that kicked off before `at`, with the inputs it was computed from (to know whether a
- * later build may start from it). Opaque; see {@link FeatureResume}.
+ * The state of a feature build before a given instant: every team's and region's group state before
+ * the first match that kicks off at or after `at` (results known by the prediction time of the match
+ * before it folded in, later ones still pending), with the inputs it was computed from (to know whether
+ * a later build may start from it). Opaque; see {@link FeatureResume}.
  */
 export interface FeatureCheckpoint {
   readonly at: number;
@@ -46,6 +47,14 @@ export interface FeatureCheckpoint {
   readonly schedule: ReadonlyMap<number, { firstSeason: string; seasons: string[]; teams: string[][] }>;
   readonly teams: ReadonlyMap<string, TeamSlot>;
   readonly regions: ReadonlyMap<number, { teams: string[]; states: unknown[] }>;
+  /** Played matches before `at` whose results are not folded in yet, in the order they become known. */
+  readonly pending: readonly PendingResult[];
+}
+
+/** A played match whose result folds into the ratings once known (`knownAt`). */
+interface PendingResult {
+  readonly knownAt: number;
+  readonly ctx: Ctx;
 }
 
 /**
@@ -159,11 +168,13 @@ export function earlyPredictionTime(kickoffMs: number, asOfMs: number): number {
 }
 
 /**
- * One feature row per match (past and future relative to `asOf`), computed only from information
- * available before its kick-off. Matches are processed in kick-off order; all matches with the same
- * kick-off time see the state before any of them. A match's result is used (label, rating and form
- * updates) only when it is finished and kicked off before `asOf`; later results are ignored even
- * when present. Rows are returned in kick-off order (ties by match id).
+ * One feature row per match (past and future relative to `asOf`), computed only from information that
+ * existed at its prediction time (the horizon's, `prediction_time`): a result (and the closing price
+ * the market ratings read) counts from kick-off + RESULT_LAG_MS, the match's own odds from their
+ * observation time. Matches are processed in kick-off order (prediction times follow the same order);
+ * all matches with the same kick-off time see the state before any of them. A match's result is used
+ * (label, rating and form updates) only when it is finished and kicked off before `asOf`; later
+ * results are ignored even when present. Rows are returned in kick-off order (ties by match id).
  */
 export function buildFeatureRows(
   matches: readonly Match[],
@@ -277,6 +288,9 @@ export function buildFeatureRows(
   // A checkpoint never lies after `asOf` or the horizon's instant (see checkpointHolds).
   let takeAt = resume?.takeAt ? Math.min(resume.takeAt.getTime(), asOfMs, atMs || asOfMs) : null;
   let start = 0;
+  /** Played matches whose results are not folded in yet; `head` is the next to fold (known in order). */
+  let pending: PendingResult[] = [];
+  let head = 0;
   if (resume) {
     resume.taken = null;
     resume.resumed = false;
@@ -292,6 +306,7 @@ export function buildFeatureRows(
         slot.teams = new Set(r.teams);
         slot.states = keep ? copyState(r.states) : r.states;
       }
+      pending = from.pending.map((p) => (keep ? copyPending(p) : p));
       resume.resumed = true;
     }
   }
@@ -309,6 +324,13 @@ export function buildFeatureRows(
       resume.taken = checkpoint(takeAt, i);
     let j = i;
     while (j < sorted.length && sorted[j].startTimeUtc.getTime() === t0) j++;
+    // Results known by this kick-off's prediction time, in the order they became known.
+    const at = predictionTime(t0);
+    while (head < pending.length && pending[head].knownAt <= at) foldResult(pending[head++].ctx);
+    if (head > 1024 && head * 2 > pending.length) {
+      pending = pending.slice(head);
+      head = 0;
+    }
     const group: Array<{ m: Match; h: TeamSlot; a: TeamSlot; ctx: Ctx }> = [];
     for (let g = i; g < j; g++) {
       const m = sorted[g];
@@ -320,26 +342,41 @@ export function buildFeatureRows(
     }
     for (const { m, h, a, ctx } of group) {
       if (!onSchedule(m)) continue;
-      const isPlayed = played(m);
-      const result = isPlayed ? { home: m.homeScore as number, away: m.awayScore as number } : null;
-      ctx.result = result;
       const region = regions.get(m.regionId)!;
       for (let k = 0; k < GROUPS.length; k++) {
         const g = GROUPS[k];
-        if (!g.update) continue;
+        if (!g.scheduled) continue;
         ctx.home = h.states[k];
         ctx.away = a.states[k];
         ctx.region = region.states[k];
-        g.update(ctx);
+        g.scheduled(ctx);
       }
-      if (!isPlayed) continue;
-      h.played++;
-      a.played++;
+      if (!played(m)) continue;
+      ctx.result = { home: m.homeScore as number, away: m.awayScore as number };
+      pending.push({ knownAt: t0 + RESULT_LAG_MS, ctx });
     }
     i = j;
   }
   if (resume && takeAt !== null && resume.taken === null) resume.taken = checkpoint(takeAt, sorted.length);
   return start === 0 ? rows : rows.slice(start);
+
+  /** Folds a played match's result into its teams' and region's state (the teams' current slots). */
+  function foldResult(ctx: Ctx): void {
+    const m = ctx.match;
+    const h = teams.get(keyOf(m.regionId, m.homeTeamName))!;
+    const a = teams.get(keyOf(m.regionId, m.awayTeamName))!;
+    const region = regions.get(m.regionId)!;
+    for (let k = 0; k < GROUPS.length; k++) {
+      const g = GROUPS[k];
+      if (!g.update) continue;
+      ctx.home = h.states[k];
+      ctx.away = a.states[k];
+      ctx.region = region.states[k];
+      g.update(ctx);
+    }
+    h.played++;
+    a.played++;
+  }
 
   /** The state now (before match `end` of the build order), with the inputs of matches before it. */
   function checkpoint(at: number, end: number): FeatureCheckpoint {
@@ -372,6 +409,7 @@ export function buildFeatureRows(
       schedule,
       teams: teamCopies,
       regions: regionCopies,
+      pending: pending.slice(head).map(copyPending),
     };
   }
 
@@ -459,6 +497,11 @@ export function buildFeatureRows(
 
 /** One match's context, reused from its values to its update (`result` set then). */
 type Ctx = ResultContext<unknown, unknown> & { row: Record<string, number | null> };
+
+/** A pending result with its own context (the row is never written after it was built). */
+function copyPending(p: PendingResult): PendingResult {
+  return { knownAt: p.knownAt, ctx: { ...p.ctx, row: { ...p.ctx.row } } };
+}
 
 /**
  * De-margined opening, closing and pre-match odds of one match (each null when the source lacks it),

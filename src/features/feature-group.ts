@@ -32,7 +32,7 @@ export interface FeatureOptions {
 }
 
 /**
- * The prediction time of each match (issue 15):
+ * The prediction time of each match:
  * - `'early'`: kick-off − OPENING_LEAD_MS (the opening line); a fixture already inside that window at
  *   `asOf` is predicted at `asOf` (what is known now). Today's behaviour: the opening odds.
  * - `'kickoff'`: at kick-off, i.e. the latest observation before the match (the closing line).
@@ -104,7 +104,10 @@ export interface MatchContext<Team, Region> {
   row: Readonly<Record<string, number | null>>;
 }
 
-/** What a group sees after a match on the schedule: `result` is null for a fixture not (yet) played. */
+/**
+ * What a group sees after a match: in `update`, once its result is known (`result` set); in
+ * `scheduled`, right after the rows of its kick-off (`result` null for a fixture not (yet) played).
+ */
 export interface ResultContext<Team, Region> extends MatchContext<Team, Region> {
   result: { home: number; away: number } | null;
   /** The match's complete feature row (every group's columns). */
@@ -113,9 +116,11 @@ export interface ResultContext<Team, Region> extends MatchContext<Team, Region> 
 
 /**
  * One group of feature columns and the per-team (and per-region) state they are computed from.
- * `values` reads only state built from earlier matches; `update` folds a match in after every match of
- * the same kick-off has its row. Add a group: one file in `groups/` and one line in `groups/index.ts`
- * (its columns join `FEATURE_NAMES` in list order).
+ * `values` reads only state built from information that existed at the row's prediction time:
+ * `update` folds a played match in once its result is known (kick-off + RESULT_LAG_MS, so a row
+ * predicted 48 h ahead never sees a match kicked off in between), `scheduled` folds in what the
+ * fixture list says (known in advance) after every match of the same kick-off has its row. Add a group:
+ * one file in `groups/` and one line in `groups/index.ts` (its columns join `FEATURE_NAMES` in list order).
  */
 export interface FeatureGroup<Col extends string = string, Team = unknown, Region = unknown> {
   /** Column names this group writes, in file order. */
@@ -134,8 +139,13 @@ export interface FeatureGroup<Col extends string = string, Team = unknown, Regio
   newSeason?(team: Team): void;
   /** Writes this group's columns of one match into `out`. */
   values(ctx: MatchContext<Team, Region>, out: Record<Col, number | null>): void;
-  /** Folds one match into the state; see {@link ResultContext}. */
+  /**
+   * Folds a played match into the state once its result (and closing price) is known, in the order
+   * results become known; `result` is never null here. See {@link ResultContext}.
+   */
   update?(ctx: ResultContext<Team, Region>): void;
+  /** Folds a match on the schedule (played or still to come) in right after its kick-off's rows. */
+  scheduled?(ctx: ResultContext<Team, Region>): void;
 }
 
 /** Declares a group with its column names as literal types (so `FeatureName` derives from the list). */

@@ -36,7 +36,7 @@ export const MODEL_FEATURE_NAMES: readonly FeatureName[] = FEATURE_NAMES.filter(
 );
 
 /**
- * Inputs of the market-free fallback (issue 15): the model inputs without anything derived from the
+ * Inputs of the market-free fallback: the model inputs without anything derived from the
  * match's OWN odds (`mkt_*`, `mr_sup_gap`); `mr_sup` stays, learnt from earlier matches' closing odds.
  */
 export const MARKET_FREE_FEATURE_NAMES: readonly FeatureName[] = MODEL_FEATURE_NAMES.filter(

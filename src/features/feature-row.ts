@@ -1,4 +1,4 @@
-import type { Outcome } from '../domain/index.js';
+import { type Outcome, RESULT_LAG_MS } from '../domain/index.js';
 import type { FeatureName } from './feature-names.js';
 
 /** The identifying and label columns of a feature row. */
@@ -21,6 +21,16 @@ export interface FeatureRowMeta {
   prediction_time?: Date | null;
   /** When the 1X2 observation behind `mkt_*` was made; null when the match had none by then. */
   odds_observed_at?: Date | null;
+}
+
+/** The instant (ms) the row is predicted at: `prediction_time`, or kick-off for rows built without it. */
+export function predictionTimeOf(row: FeatureRowMeta): number {
+  return (row.prediction_time ?? row.start_time_utc).getTime();
+}
+
+/** Whether the row's label existed at `t` (ms): a finished match whose result was known by then. */
+export function labelKnownBy(row: FeatureRowMeta, t: number): boolean {
+  return row.label !== null && row.start_time_utc.getTime() + RESULT_LAG_MS <= t;
 }
 
 /** One match's point-in-time features: the meta columns plus every {@link FeatureName} (null = missing). */

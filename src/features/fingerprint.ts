@@ -8,7 +8,7 @@ import { FEATURE_NAMES } from './feature-names.js';
  * then stops being scored on the new columns (workers answer MC_ERR_FEATURES_MISMATCH) until a model
  * trained on them is promoted.
  */
-export const FEATURE_DEFINITION_VERSION = 2;
+export const FEATURE_DEFINITION_VERSION = 3;
 
 /** Canonical JSON: object keys sorted, so the same definition always hashes the same. */
 function canonical(value: unknown): string {

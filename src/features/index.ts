@@ -14,8 +14,8 @@ export {
   MARKET_FREE_FEATURE_NAMES,
   MODEL_FEATURE_NAMES,
 } from './feature-names.js';
-export { type FeatureRow, toModelInput } from './feature-row.js';
+export { type FeatureRow, labelKnownBy, predictionTimeOf, toModelInput } from './feature-row.js';
 export { featureFingerprint } from './fingerprint.js';
-export { type DemarginMethod, demargin } from './market.js';
+export { type DemarginMethod, demargin, demarginPrices } from './market.js';
 export { DEFAULT_MARKET_RATING, supremacy } from './market-ratings.js';
 export { featureRowsFromParquet, featureRowsToParquet } from './parquet.js';

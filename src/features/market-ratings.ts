@@ -6,7 +6,7 @@
  * The de-margined closing odds of a kicked-off match give its supremacy s = log(p_home / p_away). The
  * rating's prediction for a match is ŝ = h_region + R_home − R_away; after the match the error
  * e = s − ŝ moves R_home by +η·e, R_away by −η·e and the region's home term h_region by +η_region·e.
- * Chosen on the tuning window 2019-07 → 2021-07 (docs/model-quality.md, "Tried in session 11").
+ * Chosen on the tuning window 2019-07 → 2021-07 (docs/model-quality.md, "Tried: market-implied ratings").
  */
 
 /** Parameters of the market-implied supremacy rating. */

@@ -4,7 +4,7 @@ import { readParquet, writeParquet } from '../storage/index.js';
 import { FEATURE_NAMES } from './feature-names.js';
 import type { FeatureRow } from './feature-row.js';
 
-/** Column contract of `features/match_features.parquet` (docs/dev/TEAM.md). */
+/** Column contract of `features/match_features.parquet` (docs/pipeline.md, "Artifact columns"). */
 export const FEATURE_PARQUET_COLUMNS: readonly ParquetColumn[] = [
   { name: 'match_id', type: 'int64' },
   { name: 'start_time_utc', type: 'timestamp' },

@@ -46,7 +46,8 @@ export interface ParseOptions {
   names?: TeamNames;
   /**
    * "Now" for the file: a row with a score whose kick-off is after it is refused (a result cannot be
-   * known before the match is played: a wrong date or a wrong column). Default: the wall clock.
+   * known before the match is played: a wrong date or a wrong column), and so is an odds row observed
+   * after it. Default: the wall clock.
    */
   now?: Date;
 }
@@ -67,7 +68,15 @@ export async function parseCsvFile(file: string, options: ParseOptions = {}): Pr
       rowsRead: 0,
       matches: [],
       oddsRows: [],
-      skipped: [{ file, line: decoded.line, byte: decoded.byte, reason: `file refused: ${decoded.reason}` }],
+      skipped: [
+        {
+          file,
+          code: 'MC_ERR_INVALID_ROW',
+          line: decoded.line,
+          byte: decoded.byte,
+          reason: `file refused: ${decoded.reason}`,
+        },
+      ],
       oddsRejected: [],
     };
   }
@@ -111,7 +120,7 @@ export function parseCsvText(text: string, file: string, options: ParseOptions =
   const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
   const headerAt = lines.findIndex((l) => l.trim() !== '');
   if (headerAt < 0) {
-    skipped.push({ file, line: 1, reason: 'empty file: no header' });
+    skipped.push({ file, code: 'MC_ERR_INVALID_ROW', line: 1, reason: 'empty file: no header' });
     return out;
   }
   let header: string[];
@@ -120,13 +129,19 @@ export function parseCsvText(text: string, file: string, options: ParseOptions =
       throw new Error(`longer than ${FIELD_LIMITS.line} characters`);
     header = parseLine(lines[headerAt]).map((h) => h.trim());
   } catch (err) {
-    skipped.push({ file, line: headerAt + 1, reason: `unparseable header: ${(err as Error).message}` });
+    skipped.push({
+      file,
+      code: 'MC_ERR_INVALID_ROW',
+      line: headerAt + 1,
+      reason: `unparseable header: ${(err as Error).message}`,
+    });
     return out;
   }
   const format = detectFormat(header);
   if (!format) {
     skipped.push({
       file,
+      code: 'MC_ERR_INVALID_ROW',
       line: headerAt + 1,
       reason:
         'unrecognised header: expected the football CSV, the football-data.co.uk or the odds-only layout',
@@ -150,6 +165,7 @@ export function parseCsvText(text: string, file: string, options: ParseOptions =
     if (text.length > FIELD_LIMITS.line) {
       skipped.push({
         file,
+        code: 'MC_ERR_INVALID_ROW',
         line,
         reason: `line is longer than ${FIELD_LIMITS.line} characters (${text.length})`,
       });
@@ -161,19 +177,26 @@ export function parseCsvText(text: string, file: string, options: ParseOptions =
     } catch (err) {
       skipped.push({
         file,
+        code: 'MC_ERR_INVALID_ROW',
         line,
         reason: `unparseable CSV: ${(err as Error).message.replace(/ at line \d+/, '')}`,
       });
       continue;
     }
     if (record.length < header.length || record.slice(header.length).some((v) => v.trim() !== '')) {
-      skipped.push({ file, line, reason: `expected ${header.length} fields, got ${record.length}` });
+      skipped.push({
+        file,
+        code: 'MC_ERR_INVALID_ROW',
+        line,
+        reason: `expected ${header.length} fields, got ${record.length}`,
+      });
       continue;
     }
     const long = record.findIndex((v) => v.length > FIELD_LIMITS.field);
     if (long >= 0) {
       skipped.push({
         file,
+        code: 'MC_ERR_INVALID_ROW',
         line,
         reason: `field ${header[long] || long + 1} is longer than ${FIELD_LIMITS.field} characters (${record[long].length})`,
       });
@@ -186,7 +209,16 @@ export function parseCsvText(text: string, file: string, options: ParseOptions =
     if (format === 'odds-only') {
       const res = readOddsOnlyRow(get);
       if (!res.ok) {
-        skipped.push({ file, line, reason: res.reason });
+        skipped.push({ file, code: res.code, line, reason: res.reason });
+        continue;
+      }
+      if (res.row.observedAt.getTime() > now.getTime()) {
+        skipped.push({
+          file,
+          code: 'MC_ERR_OBSERVED_IN_FUTURE',
+          line,
+          reason: `observed_at ${res.row.observedAt.toISOString()} is after now (${now.toISOString()}): prices cannot be observed before they exist`,
+        });
         continue;
       }
       for (const r of res.rejected) oddsRejected.push({ file, line, ...r });
@@ -206,6 +238,7 @@ export function parseCsvText(text: string, file: string, options: ParseOptions =
       if (dupOf !== undefined) {
         skipped.push({
           file,
+          code: 'MC_ERR_INVALID_ROW',
           line,
           reason: `duplicate of line ${dupOf} (same match, observed_at and source)`,
         });
@@ -217,13 +250,14 @@ export function parseCsvText(text: string, file: string, options: ParseOptions =
     }
     const res = READERS[format](get);
     if (!res.ok) {
-      skipped.push({ file, line, reason: res.reason });
+      skipped.push({ file, code: res.code, line, reason: res.reason });
       continue;
     }
     const m = res.match;
     if (m.status === 'finished' && m.startTimeUtc.getTime() > now.getTime()) {
       skipped.push({
         file,
+        code: 'MC_ERR_INVALID_ROW',
         line,
         reason: `a score for a match that has not kicked off: ${m.startTimeUtc.toISOString()} is after now (${now.toISOString()}); fix the date, or leave the score empty for a fixture`,
       });
@@ -245,6 +279,7 @@ export function parseCsvText(text: string, file: string, options: ParseOptions =
     if (dup !== undefined) {
       skipped.push({
         file,
+        code: 'MC_ERR_INVALID_ROW',
         line,
         reason: sameMatch(dup, parsed)
           ? `duplicate of line ${dup.line} (same region, tournament, kick-off and teams)`

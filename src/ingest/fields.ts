@@ -1,12 +1,35 @@
 import type { MatchUpsert } from '../db/index.js';
-import { FIELD_LIMITS, type OddsKind, type OddsMarket, oddsImplausibility } from '../domain/index.js';
+import {
+  type ErrorCode,
+  FIELD_LIMITS,
+  INSTANT_FORMAT,
+  type OddsKind,
+  type OddsMarket,
+  oddsImplausibility,
+  parseInstant,
+} from '../domain/index.js';
 import type { PriceSet, RowRejection, RowResult } from './types.js';
 
 /** A field of the current row by header name: trimmed text, or undefined when the file has no such column. */
 export type Field = (name: string) => string | undefined;
 
-/** Thrown while reading one row; becomes a skipped-row reason. */
-export class RowError extends Error {}
+/** Thrown while reading one row; becomes a skipped row with this code and reason. */
+export class RowError extends Error {
+  constructor(
+    message: string,
+    readonly code: ErrorCode = 'MC_ERR_INVALID_ROW',
+  ) {
+    super(message);
+  }
+}
+
+/** A date or time that names no real instant. */
+export function dateError(name: string, raw: string, format: string): RowError {
+  return new RowError(
+    `${name} is not a valid date (${format}): "${raw.slice(0, 40)}"`,
+    'MC_ERR_INVALID_DATE',
+  );
+}
 
 export function required(get: Field, name: string): string {
   const v = get(name);
@@ -125,47 +148,19 @@ export function teams(home: string, away: string): { homeTeamName: string; awayT
   return { homeTeamName: h, awayTeamName: a };
 }
 
-/** Runs a row reader, turning a {@link RowError} (or an invalid date) into a skipped-row reason. */
+/** Runs a row reader, turning a {@link RowError} into a skipped row's code and reason. */
 export function readRow(fn: () => RowResult & { ok: true }): RowResult {
   try {
     return fn();
   } catch (err) {
-    if (err instanceof RowError) return { ok: false, reason: err.message };
+    if (err instanceof RowError) return { ok: false, code: err.code, reason: err.message };
     throw err;
   }
 }
 
-/** `YYYY-MM-DD[ HH:MM[:SS]]` read as UTC. */
-export function isoUtc(raw: string, name: string): Date {
-  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?Z?$/.exec(raw);
-  if (!m) throw new RowError(`${name} is not YYYY-MM-DD HH:MM:SS: "${raw}"`);
-  return checkedUtc(+m[1], +m[2], +m[3], +(m[4] ?? 0), +(m[5] ?? 0), +(m[6] ?? 0), raw, name);
-}
-
-/** A UTC date from parts, refusing rollovers such as 31/02 or 25:00. */
-export function checkedUtc(
-  y: number,
-  mo: number,
-  d: number,
-  h: number,
-  mi: number,
-  s: number,
-  raw: string,
-  name: string,
-) {
-  const t = Date.UTC(y, mo - 1, d, h, mi, s);
-  const date = new Date(t);
-  if (
-    date.getUTCFullYear() !== y ||
-    date.getUTCMonth() !== mo - 1 ||
-    date.getUTCDate() !== d ||
-    h > 23 ||
-    mi > 59 ||
-    s > 59 ||
-    y < 1900 ||
-    y > 2100
-  ) {
-    throw new RowError(`${name} is not a valid date: "${raw}"`);
-  }
-  return date;
+/** An instant column, read by the one strict parser (`parseInstant`, src/domain/instant.ts). */
+export function instant(raw: string, name: string): Date {
+  const d = parseInstant(raw);
+  if (!d) throw dateError(name, raw, INSTANT_FORMAT);
+  return d;
 }

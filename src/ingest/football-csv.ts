@@ -1,7 +1,7 @@
 import { FIELD_LIMITS } from '../domain/index.js';
 import {
   type Field,
-  isoUtc,
+  instant,
   marketPrices,
   name,
   RowError,
@@ -27,7 +27,7 @@ export const FOOTBALL_CSV_MARKETS = [
 ] as const;
 
 /**
- * The CSVs of `shared/data/football`: `Date` (`YYYY-MM-DD HH:MM:SS`, UTC), `country`, `league`,
+ * The CSVs of `shared/data/football`: `Date` (`YYYY-MM-DD HH:MM:SS`, UTC unless it names a zone), `country`, `league`,
  * `Season`, `HomeTeam`, `AwayTeam`, `FTHG`, `FTAG`, opening/closing 1X2 odds `home_open` … `away_close`,
  * over/under 2.5 `over_2.5_open` … and both-teams-to-score `bts_yes_open` … (each optional).
  */
@@ -38,7 +38,7 @@ export function isFootballCsvHeader(header: readonly string[]): boolean {
 
 export function readFootballCsvRow(get: Field): RowResult {
   return readRow(() => {
-    const start = isoUtc(required(get, 'Date'), 'Date');
+    const start = instant(required(get, 'Date'), 'Date');
     const season = get('Season') || seasonOf(start);
     if (!/^\d{4}(-\d{4})?$/.test(season)) throw new RowError(`Season is not YYYY-YYYY: "${season}"`);
     const prices: PriceSet[] = [];

@@ -1,6 +1,6 @@
-import { FIELD_LIMITS, type OddsKind, type OddsMarket } from '../domain/index.js';
+import { FIELD_LIMITS, type OddsKind, type OddsMarket, utcInstant } from '../domain/index.js';
 import {
-  checkedUtc,
+  dateError,
   type Field,
   firstOf,
   marketPrices,
@@ -40,15 +40,17 @@ export function isFootballDataHeader(header: readonly string[]): boolean {
 function kickoff(get: Field): Date {
   const raw = required(get, 'Date');
   const m = /^(\d{1,2})\/(\d{1,2})\/(\d{2}|\d{4})$/.exec(raw);
-  if (!m) throw new RowError(`Date is not dd/mm/yy or dd/mm/yyyy: "${raw}"`);
+  if (!m) throw dateError('Date', raw, 'dd/mm/yy or dd/mm/yyyy');
   const yy = Number(m[3]);
   // Two-digit years: the files start in 1993.
   const year = m[3].length === 4 ? yy : yy >= 90 ? 1900 + yy : 2000 + yy;
-  const day = checkedUtc(year, Number(m[2]), Number(m[1]), 0, 0, 0, raw, 'Date');
+  const day = utcInstant(year, Number(m[2]), Number(m[1]));
+  if (!day) throw dateError('Date', raw, 'dd/mm/yy or dd/mm/yyyy');
   const time = get('Time');
   if (time === undefined || time === '') return day; // date only: midnight UTC keeps the calendar date
   const t = /^(\d{1,2}):(\d{2})$/.exec(time);
-  if (!t || Number(t[1]) > 23 || Number(t[2]) > 59) throw new RowError(`Time is not HH:MM: "${time}"`);
+  if (!t || !utcInstant(year, Number(m[2]), Number(m[1]), Number(t[1]), Number(t[2])))
+    throw dateError('Time', time, 'HH:MM, 00:00–23:59');
   return londonToUtc(year, Number(m[2]), Number(m[1]), Number(t[1]), Number(t[2]));
 }
 
@@ -62,7 +64,7 @@ function competition(get: Field): { regionName: string; tournamentName: string }
   }
   const div = required(get, 'Div');
   if (div.length > 12) throw new RowError(`Div is not a division code: "${div.slice(0, 40)}…"`);
-  const known = DIVISIONS[div];
+  const known = DIVISIONS.get(div);
   // An unknown division keeps its code as both names rather than dropping the row.
   return known
     ? { regionName: known.region, tournamentName: known.tournament }

@@ -1,13 +1,16 @@
 // CSV and synthetic data in: matches to the DB, odds and observations to the store. Only what other
 // folders use is exported; parsers, decoders and name rules stay inside (their tests import the files).
-export { parseCsvFile, parseCsvText } from './csv-file.js';
-export { ingestPath, listCsvFiles, stampPrices } from './ingest-path.js';
+export { type CsvFormat, type ParsedFile, parseCsvFile, parseCsvText } from './csv-file.js';
+export { decodeText } from './decode.js';
+export { ingestParsed, ingestPath, listCsvFiles, stampPrices } from './ingest-path.js';
 export { ingestSynthetic } from './ingest-synthetic.js';
+export { seasonOf } from './names.js';
 export {
   decodeObservations,
   mergeOddsObservations,
   OBSERVATION_COLUMNS,
   type ObservationSet,
+  type ObservationSource,
   readObservationSet,
   readOddsObservations,
 } from './observations-file.js';
@@ -21,10 +24,14 @@ export {
   readOddsSet,
   summariseOdds,
 } from './odds-file.js';
+export type { ParsedOddsRow } from './odds-only.js';
 export { generateSyntheticLeague } from './synthetic.js';
+export { foldName, TeamNames } from './team-names.js';
 export {
   INGEST_ENCODINGS,
   type IngestEncoding,
   type IngestOptions,
   type IngestReport,
+  type ParsedMatch,
+  type PriceSet,
 } from './types.js';

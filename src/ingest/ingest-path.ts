@@ -9,7 +9,7 @@ import {
   OddsTimeline,
   OPENING_LEAD_MS,
 } from '../domain/index.js';
-import { parseCsvFile } from './csv-file.js';
+import { type ParsedFile, parseCsvFile } from './csv-file.js';
 import { mergeOddsObservations } from './observations-file.js';
 import { mergeOddsFile, summariseOdds } from './odds-file.js';
 import type { ParsedOddsRow } from './odds-only.js';
@@ -47,6 +47,7 @@ export function emptyReport(): IngestReport {
     nearDuplicateTeams: [],
     observationsRead: 0,
     observations: 0,
+    observationsAdded: 0,
     oddsRows: 0,
     ms: 0,
     changedMatchIds: [],
@@ -218,16 +219,54 @@ export async function ingestPath(
   const files = await listCsvFiles(source);
   const report = emptyReport();
   const names = await TeamNames.load(deps.db);
+  const parsedFiles: ParsedFile[] = [];
+  for (const file of files) {
+    try {
+      parsedFiles.push(await parseCsvFile(file, { encoding: options.encoding, names, now: options.now }));
+    } catch (err) {
+      report.skipped.push({
+        file,
+        code: 'MC_ERR_INVALID_ROW',
+        line: 0,
+        reason: `cannot read the file: ${(err as Error).message}`,
+      });
+    }
+  }
+  await applyParsedFiles(parsedFiles, deps, options, { report, names, started });
+  return report;
+}
+
+/**
+ * Applies files already parsed (by {@link parseCsvText}, or built by a source from another layout):
+ * the same transactions, conflict rules, odds resolution and observation merge as {@link ingestPath}.
+ * `names` resolves the natural keys of odds-only rows (default: the names the database holds).
+ */
+export async function ingestParsed(
+  parsedFiles: readonly ParsedFile[],
+  deps: IngestDeps,
+  options: IngestOptions = {},
+  names?: TeamNames,
+): Promise<IngestReport> {
+  const report = emptyReport();
+  await applyParsedFiles(parsedFiles, deps, options, {
+    report,
+    names: names ?? (await TeamNames.load(deps.db)),
+    started: performance.now(),
+  });
+  return report;
+}
+
+async function applyParsedFiles(
+  parsedFiles: readonly ParsedFile[],
+  deps: IngestDeps,
+  options: IngestOptions,
+  run: { report: IngestReport; names: TeamNames; started: number },
+): Promise<void> {
+  const { report, names } = run;
   const observations: OddsObservation[] = [];
   const changed = new Set<number>();
-  for (const file of files) {
-    let parsed: Awaited<ReturnType<typeof parseCsvFile>>;
-    try {
-      parsed = await parseCsvFile(file, { encoding: options.encoding, names, now: options.now });
-    } catch (err) {
-      report.skipped.push({ file, line: 0, reason: `cannot read the file: ${(err as Error).message}` });
-      continue;
-    }
+  for (const parsed of parsedFiles) {
+    const file = parsed.file;
     report.files++;
     report.rowsRead += parsed.rowsRead;
     appendAll(report.skipped, parsed.skipped);
@@ -256,9 +295,8 @@ export async function ingestPath(
   }
   report.nearDuplicateTeams = names.nearDuplicates();
   await storeObservations(deps, observations, report, changed);
-  report.ms = Math.round(performance.now() - started);
+  report.ms = Math.round(performance.now() - run.started);
   logSkipped(deps, report);
-  return report;
 }
 
 /**
@@ -272,8 +310,9 @@ export async function storeObservations(
   changedMatches: ReadonlySet<number> = new Set(),
 ): Promise<void> {
   report.observationsRead += observations.length;
-  const merged = await mergeOddsObservations(deps.store, observations);
+  const merged = await mergeOddsObservations(deps, observations);
   report.observations = merged.rows;
+  report.observationsAdded += merged.added + merged.replaced;
   const changed = new Set(changedMatches);
   for (const id of merged.changedMatches) changed.add(id);
   report.changedMatchIds = [...changed].sort((a, b) => a - b);

@@ -13,20 +13,24 @@ export function titleCase(slug: string): string {
     .join(' ');
 }
 
-/** League slugs of the football CSVs whose display name is not their title case. */
-const LEAGUE_NAMES: Record<string, string> = {
-  'jupiler-pro-league': 'Jupiler Pro League',
-  'premier-league': 'Premier League',
-  'ligue-1': 'Ligue 1',
-  'ligue-2': 'Ligue 2',
-  bundesliga: 'Bundesliga',
-  '2-bundesliga': '2. Bundesliga',
-  'serie-a': 'Serie A',
-  'serie-b': 'Serie B',
-  eredivisie: 'Eredivisie',
-  laliga: 'LaLiga',
-  laliga2: 'LaLiga2',
-};
+/**
+ * League slugs of the football CSVs whose display name is not their title case. A `Map`, as every
+ * table keyed by a name from a file: a plain object would answer `constructor` or `__proto__` with
+ * what it inherits.
+ */
+const LEAGUE_NAMES: ReadonlyMap<string, string> = new Map([
+  ['jupiler-pro-league', 'Jupiler Pro League'],
+  ['premier-league', 'Premier League'],
+  ['ligue-1', 'Ligue 1'],
+  ['ligue-2', 'Ligue 2'],
+  ['bundesliga', 'Bundesliga'],
+  ['2-bundesliga', '2. Bundesliga'],
+  ['serie-a', 'Serie A'],
+  ['serie-b', 'Serie B'],
+  ['eredivisie', 'Eredivisie'],
+  ['laliga', 'LaLiga'],
+  ['laliga2', 'LaLiga2'],
+]);
 
 export function regionName(country: string): string {
   return titleCase(country);
@@ -34,34 +38,34 @@ export function regionName(country: string): string {
 
 export function tournamentName(league: string): string {
   const slug = league.trim().toLowerCase();
-  return LEAGUE_NAMES[slug] ?? titleCase(league);
+  return LEAGUE_NAMES.get(slug) ?? titleCase(league);
 }
 
 /** football-data.co.uk division codes (`Div`) → region and tournament. */
-export const DIVISIONS: Record<string, { region: string; tournament: string }> = {
-  E0: { region: 'England', tournament: 'Premier League' },
-  E1: { region: 'England', tournament: 'Championship' },
-  E2: { region: 'England', tournament: 'League One' },
-  E3: { region: 'England', tournament: 'League Two' },
-  EC: { region: 'England', tournament: 'National League' },
-  SC0: { region: 'Scotland', tournament: 'Premiership' },
-  SC1: { region: 'Scotland', tournament: 'Championship' },
-  SC2: { region: 'Scotland', tournament: 'League One' },
-  SC3: { region: 'Scotland', tournament: 'League Two' },
-  D1: { region: 'Germany', tournament: 'Bundesliga' },
-  D2: { region: 'Germany', tournament: '2. Bundesliga' },
-  I1: { region: 'Italy', tournament: 'Serie A' },
-  I2: { region: 'Italy', tournament: 'Serie B' },
-  SP1: { region: 'Spain', tournament: 'LaLiga' },
-  SP2: { region: 'Spain', tournament: 'LaLiga2' },
-  F1: { region: 'France', tournament: 'Ligue 1' },
-  F2: { region: 'France', tournament: 'Ligue 2' },
-  N1: { region: 'Netherlands', tournament: 'Eredivisie' },
-  B1: { region: 'Belgium', tournament: 'Jupiler Pro League' },
-  P1: { region: 'Portugal', tournament: 'Primeira Liga' },
-  T1: { region: 'Turkey', tournament: 'Super Lig' },
-  G1: { region: 'Greece', tournament: 'Super League' },
-};
+export const DIVISIONS: ReadonlyMap<string, { region: string; tournament: string }> = new Map([
+  ['E0', { region: 'England', tournament: 'Premier League' }],
+  ['E1', { region: 'England', tournament: 'Championship' }],
+  ['E2', { region: 'England', tournament: 'League One' }],
+  ['E3', { region: 'England', tournament: 'League Two' }],
+  ['EC', { region: 'England', tournament: 'National League' }],
+  ['SC0', { region: 'Scotland', tournament: 'Premiership' }],
+  ['SC1', { region: 'Scotland', tournament: 'Championship' }],
+  ['SC2', { region: 'Scotland', tournament: 'League One' }],
+  ['SC3', { region: 'Scotland', tournament: 'League Two' }],
+  ['D1', { region: 'Germany', tournament: 'Bundesliga' }],
+  ['D2', { region: 'Germany', tournament: '2. Bundesliga' }],
+  ['I1', { region: 'Italy', tournament: 'Serie A' }],
+  ['I2', { region: 'Italy', tournament: 'Serie B' }],
+  ['SP1', { region: 'Spain', tournament: 'LaLiga' }],
+  ['SP2', { region: 'Spain', tournament: 'LaLiga2' }],
+  ['F1', { region: 'France', tournament: 'Ligue 1' }],
+  ['F2', { region: 'France', tournament: 'Ligue 2' }],
+  ['N1', { region: 'Netherlands', tournament: 'Eredivisie' }],
+  ['B1', { region: 'Belgium', tournament: 'Jupiler Pro League' }],
+  ['P1', { region: 'Portugal', tournament: 'Primeira Liga' }],
+  ['T1', { region: 'Turkey', tournament: 'Super Lig' }],
+  ['G1', { region: 'Greece', tournament: 'Super League' }],
+]);
 
 /** European seasons start in July: a match in 2023-08 or 2024-05 is in `2023-2024`. */
 export function seasonOf(date: Date): string {

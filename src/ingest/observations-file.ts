@@ -1,5 +1,6 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Database, Queryable } from '../db/index.js';
 import {
-  isMatchcastError,
   isOddsKind,
   isOddsMarket,
   MARKET_OUTCOMES,
@@ -32,6 +33,22 @@ function sameObservation(a: OddsObservation, b: OddsObservation): boolean {
   );
 }
 
+/** The newest observation of `market` from `source` made before `t` (ms), or undefined. */
+function latestBefore(
+  list: readonly OddsObservation[],
+  market: OddsObservation['market'],
+  source: string,
+  t: number,
+): OddsObservation | undefined {
+  let best: OddsObservation | undefined;
+  for (const e of list) {
+    if (e.market !== market || e.source !== source) continue;
+    const at = e.observed_at.getTime();
+    if (at < t && (!best || at > best.observed_at.getTime())) best = e;
+  }
+  return best;
+}
+
 /** Decodes the observations file; a row that is not a complete observation is dropped. */
 export async function decodeObservations(buf: Buffer): Promise<OddsObservation[]> {
   const out: OddsObservation[] = [];
@@ -54,9 +71,26 @@ export async function decodeObservations(buf: Buffer): Promise<OddsObservation[]
   return out;
 }
 
-/** Every stored odds observation (empty when the file is absent). */
-export async function readOddsObservations(store: ObjectStore): Promise<OddsObservation[]> {
-  const obj = await store.get(ODDS_OBSERVATIONS.bucket, ODDS_OBSERVATIONS.key);
+/** Where observations are read from: the database names the current file, the store holds it. */
+export interface ObservationSource {
+  db: Queryable;
+  store: ObjectStore;
+}
+
+/** Prefix of the merged observation files (each written once, under a new key per merge). */
+const SET_PREFIX = 'odds_observations/';
+/** Merged files kept besides the current one, for readers that read the previous name. */
+const SETS_KEPT = 2;
+
+/** Key of the current observations file: the database's, else the single file of older data folders. */
+async function currentKey(db: Queryable): Promise<string> {
+  const rows = await db.query<{ key: string }>('SELECT key FROM odds_observation_sets');
+  return rows[0]?.key ?? ODDS_OBSERVATIONS.key;
+}
+
+/** Every stored odds observation (empty when there is none). */
+export async function readOddsObservations(src: ObservationSource): Promise<OddsObservation[]> {
+  const obj = await src.store.get(ODDS_OBSERVATIONS.bucket, await currentKey(src.db));
   return obj ? decodeObservations(obj.body) : [];
 }
 
@@ -82,17 +116,17 @@ function groupByMatch(all: readonly OddsObservation[]): Map<number, OddsObservat
  * `raw-data/odds_observations.parquet` decoded, from the per-process cache while its etag is
  * unchanged (ingest leaves the set it merged there). Shared and read-only. Null when absent.
  */
-export function readObservationSet(store: ObjectStore): Promise<DecodedEntry<ObservationSet> | null> {
-  return readDecoded(
-    store,
-    ODDS_OBSERVATIONS.bucket,
-    ODDS_OBSERVATIONS.key,
-    OBSERVATIONS_DECODER,
-    async (body) => {
-      const all = await decodeObservations(body);
-      return { all, byMatch: groupByMatch(all) };
-    },
-  );
+export async function readObservationSet(
+  src: ObservationSource,
+): Promise<DecodedEntry<ObservationSet> | null> {
+  return readObservationSetAt(src.store, await currentKey(src.db));
+}
+
+function readObservationSetAt(store: ObjectStore, key: string): Promise<DecodedEntry<ObservationSet> | null> {
+  return readDecoded(store, ODDS_OBSERVATIONS.bucket, key, OBSERVATIONS_DECODER, async (body) => {
+    const all = await decodeObservations(body);
+    return { all, byMatch: groupByMatch(all) };
+  });
 }
 
 /** What {@link mergeOddsObservations} did. */
@@ -110,26 +144,31 @@ export interface MergeObservationsResult {
 }
 
 /**
- * Merges observations into `raw-data/odds_observations.parquet` by identity (match, market, source,
+ * Merges observations into the current observations file by identity (match, market, source,
  * observed_at): new ones are added, a changed one replaces its predecessor, everything else is kept.
- * Written back with a compare-and-swap on the etag; nothing is written when nothing changed.
+ * The merged set is written once under a new key and named current in the same transaction that
+ * locked the name, so concurrent merges queue and none is lost; nothing is written when nothing changed.
  */
 export async function mergeOddsObservations(
-  store: ObjectStore,
+  src: { db: Database; store: ObjectStore },
   observations: readonly OddsObservation[],
-  options: { retries?: number } = {},
 ): Promise<MergeObservationsResult> {
-  const retries = options.retries ?? 5;
-  for (let attempt = 0; ; attempt++) {
+  const { store } = src;
+  let superseded: string | null = null;
+  const result = await src.db.transaction(async (tx) => {
+    await tx.query('LOCK TABLE odds_observation_sets IN EXCLUSIVE MODE');
+    const currentName = await currentKey(tx);
     // Decoded once per version of the file (the cache), never mutated here: the lists are copies.
-    const current = await readObservationSet(store);
+    const current = await readObservationSetAt(store, currentName);
     // Grouped per match (a handful of observations each): identity and repeat checks are a short scan,
     // not 200k string keys.
     const byMatch = groupByMatch(current?.value.all ?? []);
     let added = 0;
     let replaced = 0;
     const changed = new Set<number>();
-    for (const o of observations) {
+    // In time order, so that whether a price repeats the one before it does not depend on file order.
+    const incoming = [...observations].sort((a, b) => a.observed_at.getTime() - b.observed_at.getTime());
+    for (const o of incoming) {
       let list = byMatch.get(o.match_id);
       if (!list) {
         list = [];
@@ -146,20 +185,13 @@ export async function mergeOddsObservations(
         changed.add(o.match_id);
         continue;
       }
-      // The same prices again from the same source and kind, later: nothing new was observed (a fixture's
-      // opening price stamped at "now" on every re-ingest would otherwise pile up).
-      if (
-        o.kind !== 'closing' &&
-        list.some(
-          (e) =>
-            e.market === o.market &&
-            e.source === o.source &&
-            e.kind === o.kind &&
-            e.observed_at.getTime() <= t &&
-            sameObservation(e, o),
-        )
-      )
-        continue;
+      // The same prices and kind as the source's latest observation of the market before this one:
+      // nothing new was observed (a fixture's opening price stamped at "now" on every re-ingest would
+      // otherwise pile up). Only the latest counts: A → B → A is a move back to A, kept.
+      if (o.kind !== 'closing') {
+        const before = latestBefore(list, o.market, o.source, t);
+        if (before && sameObservation(before, o)) continue;
+      }
       list.push(o);
       added++;
       changed.add(o.match_id);
@@ -191,20 +223,31 @@ export async function mergeOddsObservations(
       price_3: o.prices[2] ?? null,
     }));
     const body = writeParquet(OBSERVATION_COLUMNS, rows);
-    try {
-      const info = await store.put(ODDS_OBSERVATIONS.bucket, ODDS_OBSERVATIONS.key, body, {
-        ...(current ? { ifMatch: current.etag } : { ifNoneMatch: '*' as const }),
-      });
-      // The next reader of this version (a re-prediction) decodes nothing.
-      rememberDecoded(store, ODDS_OBSERVATIONS.bucket, ODDS_OBSERVATIONS.key, OBSERVATIONS_DECODER, {
-        etag: info.etag,
-        value: { all, byMatch: groupByMatch(all) },
-        body: null,
-      });
-      return { rows: all.length, added, replaced, written: true, all, changedMatches };
-    } catch (err) {
-      if (isMatchcastError(err, 'MC_ERR_CONFLICT') && attempt < retries) continue;
-      throw err;
-    }
+    const key = `${SET_PREFIX}${new Date().toISOString().replace(/[-:.]/g, '')}-${randomBytes(4).toString('hex')}.parquet`;
+    const info = await store.put(ODDS_OBSERVATIONS.bucket, key, body);
+    await tx.query(
+      `INSERT INTO odds_observation_sets (singleton, key, sha256, rows) VALUES (true, $1, $2, $3)
+         ON CONFLICT (singleton) DO UPDATE SET key = EXCLUDED.key, sha256 = EXCLUDED.sha256,
+           rows = EXCLUDED.rows, updated_at = now()`,
+      [key, createHash('sha256').update(body).digest('hex'), all.length],
+    );
+    superseded = currentName;
+    // The next reader of this version (a re-prediction) decodes nothing.
+    rememberDecoded(store, ODDS_OBSERVATIONS.bucket, key, OBSERVATIONS_DECODER, {
+      etag: info.etag,
+      value: { all, byMatch: groupByMatch(all) },
+      body: null,
+    });
+    return { rows: all.length, added, replaced, written: true, all, changedMatches };
+  });
+  if (superseded !== null) await pruneObservationSets(store).catch(() => undefined);
+  return result;
+}
+
+/** Deletes merged files older than the last few (a reader may still be reading the previous one). */
+async function pruneObservationSets(store: ObjectStore): Promise<void> {
+  const files = (await store.list(ODDS_OBSERVATIONS.bucket, SET_PREFIX)).map((o) => o.key).sort();
+  for (const key of files.slice(0, Math.max(0, files.length - 1 - SETS_KEPT))) {
+    await store.delete(ODDS_OBSERVATIONS.bucket, key);
   }
 }

@@ -14,7 +14,7 @@ import {
 import { type ObjectStore, type ParquetColumn, readParquet, writeParquet } from '../storage/index.js';
 import { type DecodedEntry, readDecoded, rememberDecoded } from './decoded-cache.js';
 
-/** Columns of `raw-data/odds.parquet` (TEAM.md contract; everything after `source` is additive, nullable). */
+/** Columns of `raw-data/odds.parquet` (docs/pipeline.md, "Artifact columns"; everything after `source` is additive, nullable). */
 export const ODDS_COLUMNS: readonly ParquetColumn[] = [
   { name: 'match_id', type: 'int64' },
   ...ODDS_1X2_FIELDS.map((name) => ({ name, type: 'double' as const })),
@@ -165,7 +165,8 @@ export interface MergeOddsOptions {
 /**
  * Merges `records` into `raw-data/odds.parquet` by match_id (a new record replaces the old one of its
  * match; other matches are kept, so a second source does not drop the first) and writes it back with a
- * compare-and-swap on the etag. Nothing is written when the merge changes nothing.
+ * plain put: two merges at once keep only the last one's records. Nothing is written when the merge
+ * changes nothing.
  * @returns rows in the file and whether it was written.
  */
 export async function mergeOddsFile(
@@ -190,9 +191,7 @@ export async function mergeOddsFile(
     const rows = [...byId.values()].sort((a, b) => a.match_id - b.match_id);
     const body = writeParquet(ODDS_COLUMNS, rows as unknown as Record<string, unknown>[]);
     try {
-      const info = await store.put(KEYS.odds.bucket, KEYS.odds.key, body, {
-        ...(current ? { ifMatch: current.etag } : { ifNoneMatch: '*' as const }),
-      });
+      const info = await store.put(KEYS.odds.bucket, KEYS.odds.key, body);
       // The next reader of this version (a re-prediction) decodes nothing.
       rememberDecoded(store, KEYS.odds.bucket, KEYS.odds.key, ODDS_DECODER, {
         etag: info.etag,

@@ -1,5 +1,5 @@
-import { FIELD_LIMITS, isOddsKind, type OddsKind } from '../domain/index.js';
-import { cleanName, type Field, firstOf, isoUtc, marketPrices, RowError, required } from './fields.js';
+import { type ErrorCode, FIELD_LIMITS, isOddsKind, type OddsKind } from '../domain/index.js';
+import { cleanName, type Field, firstOf, instant, marketPrices, RowError, required } from './fields.js';
 import { regionName, tournamentName } from './names.js';
 import type { PriceSet, RowRejection } from './types.js';
 
@@ -22,7 +22,7 @@ const KEY_COLUMNS = {
 } as const;
 
 /**
- * Odds-only files (issue 15): one row = the prices of one match observed at one time. Columns:
+ * Odds-only files: one row = the prices of one match observed at one time. Columns:
  * `observed_at` (ISO 8601; without an offset it is UTC), the match as `match_id` or as its natural key
  * (`region`/`country`, `tournament`/`league`, `kickoff`/`Date`, `home_team`/`HomeTeam`,
  * `away_team`/`AwayTeam`), any of the price groups `odd_home,odd_draw,odd_away`,
@@ -60,20 +60,7 @@ export interface ParsedOddsRow {
 
 export type OddsRowResult =
   | { ok: true; row: Omit<ParsedOddsRow, 'line'>; rejected: RowRejection[] }
-  | { ok: false; reason: string };
-
-/** An instant: `YYYY-MM-DD[ HH:MM[:SS]]` as UTC, or ISO 8601 with `Z` or an offset. */
-export function instant(raw: string, name: string): Date {
-  if (
-    /[+-]\d\d:?\d\d$/.test(raw) &&
-    /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,3})?)?[+-]\d\d:?\d\d$/.test(raw)
-  ) {
-    const d = new Date(raw);
-    if (Number.isNaN(d.getTime())) throw new RowError(`${name} is not a valid time: "${raw}"`);
-    return d;
-  }
-  return isoUtc(raw.replace(/\.\d{1,3}(?=Z?$)/, ''), name);
-}
+  | { ok: false; code: ErrorCode; reason: string };
 
 export function readOddsOnlyRow(get: Field): OddsRowResult {
   try {
@@ -124,7 +111,7 @@ export function readOddsOnlyRow(get: Field): OddsRowResult {
     if (prices.length === 0 && rejected.length === 0) throw new RowError('no prices in the row');
     return { ok: true, row: { ref, observedAt, kind: rawKind, source, prices }, rejected };
   } catch (err) {
-    if (err instanceof RowError) return { ok: false, reason: err.message };
+    if (err instanceof RowError) return { ok: false, code: err.code, reason: err.message };
     throw err;
   }
 }

@@ -1,5 +1,5 @@
 import type { Database, MatchUpsert } from '../db/index.js';
-import type { OddsKind, OddsMarket } from '../domain/index.js';
+import type { ErrorCode, OddsKind, OddsMarket } from '../domain/index.js';
 import type { Logger } from '../logger.js';
 import type { ObjectStore } from '../storage/index.js';
 
@@ -33,6 +33,11 @@ export interface IngestOptions {
 export interface SkippedRow {
   file: string;
   line: number;
+  /**
+   * Why, as a stable code (docs/errors.md): `MC_ERR_INVALID_DATE` (a date or time naming no real
+   * instant), `MC_ERR_OBSERVED_IN_FUTURE` (odds stamped after now), else `MC_ERR_INVALID_ROW`.
+   */
+  code: ErrorCode;
   reason: string;
   /** Byte offset (0-based, in the file) of an undecodable byte, when the whole file was refused for it. */
   byte?: number;
@@ -87,6 +92,8 @@ export interface IngestReport {
   nearDuplicateTeams: NearDuplicateTeams[];
   /** Odds observations read from the files (after rejections). */
   observationsRead: number;
+  /** Observations this run added to the file or replaced there (the rest were already stored). */
+  observationsAdded: number;
   /** Rows in `raw-data/odds_observations.parquet` after this run. */
   observations: number;
   /** Rows in `raw-data/odds.parquet` after this run (merged with what was there). */
@@ -143,4 +150,4 @@ export interface ParsedMatch {
 /** Outcome of parsing one data row: a match, or the reason it is malformed. */
 export type RowResult =
   | { ok: true; match: MatchUpsert; prices: PriceSet[]; source: string; rejected: RowRejection[] }
-  | { ok: false; reason: string };
+  | { ok: false; code: ErrorCode; reason: string };

@@ -5,7 +5,7 @@ export {
   type ModelFamilyName,
 } from './families/index.js';
 export type { GoalsPrediction } from './family.js';
-// Goals models (issue 16): what other folders use, by name (internals stay in goals/index.ts for its tests).
+// Goals models: what other folders use, by name (internals stay in goals/index.ts for its tests).
 export {
   buildGoalInputs,
   deserializeGoalsModel,

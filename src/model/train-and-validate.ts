@@ -1,5 +1,11 @@
 import type { Probabilities } from '../domain/index.js';
-import { type FeatureRow, MODEL_FEATURE_NAMES, toModelInput } from '../features/index.js';
+import {
+  type FeatureRow,
+  labelKnownBy,
+  MODEL_FEATURE_NAMES,
+  predictionTimeOf,
+  toModelInput,
+} from '../features/index.js';
 import { baselineMetrics, fitRows, putMetrics } from './evaluate.js';
 import type { ModelFamilyName } from './families/index.js';
 import { computeMetrics } from './metrics.js';
@@ -9,7 +15,7 @@ const DAY_MS = 86_400_000;
 
 /** Options of {@link trainAndValidate}. */
 export interface TrainAndValidateOptions {
-  /** "Now": only rows with a label and kick-off before it are used. */
+  /** "Now": only results known by then (kick-off + RESULT_LAG_MS at or before it) are used. */
   asOf: Date;
   /** Length of the validation window that ends at `asOf`. Default `365`. */
   validationDays?: number;
@@ -22,7 +28,7 @@ export interface TrainAndValidateOptions {
 }
 
 export interface TrainAndValidateResult {
-  /** Refit on every finished row before `asOf`. */
+  /** Refit on every result known at `asOf`. */
   model: Model;
   /**
    * Out-of-sample metrics on the validation window: log_loss, rps, brier, roc_auc_ovr, accuracy, n,
@@ -35,14 +41,15 @@ export interface TrainAndValidateResult {
   /** Resolved training parameters as strings (registry format). */
   params: Record<string, string>;
   featureNames: string[];
-  /** The refit saw labelled matches that kicked off before this instant (= `asOf`). */
+  /** The refit saw only results known at this instant (= `asOf`); it serves rows predicted from then on. */
   trainingCutoff: Date;
   validationWindow: { from: Date; to: Date };
 }
 
 /**
- * Time-based validation: trains on labelled rows before `asOf − validationDays`, measures on
- * `[asOf − validationDays, asOf)`, then refits on all labelled rows before `asOf`.
+ * Time-based validation: trains on the results known at `asOf − validationDays`, measures on the
+ * labelled rows predicted in `[asOf − validationDays, asOf)` whose results are known at `asOf`, then
+ * refits on every result known at `asOf`.
  */
 export function trainAndValidate(
   rows: readonly FeatureRow[],
@@ -52,9 +59,10 @@ export function trainAndValidate(
   const from = new Date(asOfMs - (options.validationDays ?? 365) * DAY_MS);
   const featureNames = [...(options.featureNames ?? MODEL_FEATURE_NAMES)];
   const params: TrainParams = { ...options.params, family: options.family ?? options.params?.family };
-  const before = (r: FeatureRow, ms: number): boolean => r.label !== null && r.start_time_utc.getTime() < ms;
-  const trainRows = rows.filter((r) => before(r, from.getTime()));
-  const validRows = rows.filter((r) => before(r, asOfMs) && r.start_time_utc.getTime() >= from.getTime());
+  const trainRows = rows.filter((r) => labelKnownBy(r, from.getTime()));
+  const validRows = rows.filter(
+    (r) => labelKnownBy(r, asOfMs) && predictionTimeOf(r) >= from.getTime() && predictionTimeOf(r) < asOfMs,
+  );
 
   const metrics: Record<string, number> = {};
   if (trainRows.length > 0 && validRows.length > 0) {
@@ -71,11 +79,11 @@ export function trainAndValidate(
       const b = baselineMetrics(validRows, probs, which);
       if (b.market.n === 0) continue;
       putMetrics(metrics, prefix, b.market);
-      // The model on exactly the matches each line has: what the promotion guard compares (issue 17).
+      // The model on exactly the matches each line has: what the promotion guard compares.
       putMetrics(metrics, which === 'pre' ? 'model_on_market_' : `model_on_${which}_`, b.model);
     }
   }
-  const all = rows.filter((r) => before(r, asOfMs));
+  const all = rows.filter((r) => labelKnownBy(r, asOfMs));
   const model = fitRows(all, featureNames, params);
   return {
     model,

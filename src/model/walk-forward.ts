@@ -1,5 +1,11 @@
 import type { Probabilities } from '../domain/index.js';
-import { type FeatureRow, MODEL_FEATURE_NAMES, toModelInput } from '../features/index.js';
+import {
+  type FeatureRow,
+  labelKnownBy,
+  MODEL_FEATURE_NAMES,
+  predictionTimeOf,
+  toModelInput,
+} from '../features/index.js';
 import { baselineMetrics, fitRows, putMetrics } from './evaluate.js';
 import type { ModelFamilyName } from './families/index.js';
 import { computeMetrics } from './metrics.js';
@@ -9,9 +15,9 @@ const DAY_MS = 86_400_000;
 
 /** Options of {@link walkForwardBacktest}. */
 export interface WalkForwardOptions {
-  /** First refit date; matches from here on are predicted. */
+  /** First refit date; matches predicted from here on (by prediction time) are predicted. */
   from: Date;
-  /** Matches kicking off at or after this are not predicted. Default: after the last row. */
+  /** Matches predicted at or after this are not predicted. Default: after the last row. */
   to?: Date;
   /** Days between refits. Default `90`. */
   refitDays?: number;
@@ -30,14 +36,14 @@ export interface BacktestPrediction {
   proba_draw: number;
   proba_away: number;
   fold_id: number;
-  /** The fold's model saw only labelled matches that kicked off before this instant. */
+  /** The fold's model saw only results known at this instant, at or before the row's prediction time. */
   training_cutoff: Date;
 }
 
 export interface BacktestFold {
   fold_id: number;
   training_cutoff: Date;
-  /** Predicted matches kick off in [training_cutoff, until). */
+  /** Predicted matches have their prediction time in [training_cutoff, until). */
   until: Date;
   n_train: number;
   n_predicted: number;
@@ -56,10 +62,10 @@ export interface WalkForwardResult {
 }
 
 /**
- * Walk-forward backtest: at each refit date a model is trained only on labelled rows that kicked off
- * before it, and predicts the rows kicking off up to the next refit date. Features are point-in-time
- * already (built from results before each match's kick-off), so no label after a refit date reaches
- * that fold's model.
+ * Walk-forward backtest: at each refit date a model is trained only on the results known then
+ * (kick-off + RESULT_LAG_MS at or before it), and predicts the rows whose prediction time lies between
+ * it and the next refit date. Features are point-in-time already (built from what existed at each
+ * row's prediction time), so nothing unknown at a row's prediction time reaches it or its fold's model.
  */
 export function walkForwardBacktest(
   rows: readonly FeatureRow[],
@@ -70,11 +76,11 @@ export function walkForwardBacktest(
   const step = (options.refitDays ?? 90) * DAY_MS;
   const fromMs = options.from.getTime();
   let lastMs = Number.NEGATIVE_INFINITY;
-  for (const r of rows) lastMs = Math.max(lastMs, r.start_time_utc.getTime());
+  for (const r of rows) lastMs = Math.max(lastMs, predictionTimeOf(r));
   const toMs = options.to ? options.to.getTime() : lastMs + 1;
 
   const sorted = [...rows].sort(
-    (a, b) => a.start_time_utc.getTime() - b.start_time_utc.getTime() || a.match_id - b.match_id,
+    (a, b) => predictionTimeOf(a) - predictionTimeOf(b) || a.match_id - b.match_id,
   );
   const predictions: BacktestPrediction[] = [];
   const predictedRows: FeatureRow[] = [];
@@ -84,11 +90,9 @@ export function walkForwardBacktest(
   let previous: Model | undefined;
   for (let cut = fromMs, fold = 0; cut < toMs; cut += step, fold++) {
     const until = Math.min(cut + step, toMs);
-    const test = sorted.filter(
-      (r) => r.start_time_utc.getTime() >= cut && r.start_time_utc.getTime() < until,
-    );
+    const test = sorted.filter((r) => predictionTimeOf(r) >= cut && predictionTimeOf(r) < until);
     if (test.length === 0) continue;
-    const train = sorted.filter((r) => r.label !== null && r.start_time_utc.getTime() < cut);
+    const train = sorted.filter((r) => labelKnownBy(r, cut));
     if (train.length === 0) continue;
     const model = fitRows(train, featureNames, params, previous);
     previous = model;

@@ -1,13 +1,12 @@
 import { KEYS, MatchcastError } from '../domain/index.js';
 import { type FeatureRow, featureRowsFromParquet } from '../features/index.js';
-import { readCurrentArtifact } from '../runs/index.js';
-import type { ObjectStore } from '../storage/index.js';
+import { type ArtifactSource, readCurrentArtifact } from '../runs/index.js';
 import { readParquet, writeParquet } from '../storage/index.js';
 import { BACKTEST_COLUMNS, type BacktestRow } from './predictions-file.js';
 
 /** The features of the run (`run.store`) or the published run; MC_ERR_NOT_FOUND when there are none. */
-export async function readFeatureRows(store: ObjectStore): Promise<FeatureRow[]> {
-  const obj = await readCurrentArtifact(store, 'features');
+export async function readFeatureRows(src: ArtifactSource): Promise<FeatureRow[]> {
+  const obj = await readCurrentArtifact(src, 'features');
   if (!obj) {
     throw new MatchcastError(
       'MC_ERR_NOT_FOUND',
@@ -23,10 +22,10 @@ export function backtestToParquet(rows: readonly BacktestRow[]): Buffer {
 
 /** Reads `predictions/backtest.parquet` (or the fallback's walk-forward rows); null when none was written. */
 export async function readBacktestRows(
-  store: ObjectStore,
+  src: ArtifactSource,
   name: 'backtest' | 'fallbackBacktest' = 'backtest',
 ): Promise<BacktestRow[] | null> {
-  const obj = await readCurrentArtifact(store, name);
+  const obj = await readCurrentArtifact(src, name);
   if (!obj) return null;
   return (await readParquet(obj.body)).map((r) => ({
     match_id: Number(r.match_id),

@@ -28,12 +28,26 @@ export interface BootstrapResult {
 }
 
 /**
+ * The first start's two models trained on the same window: the one with the lower validation log
+ * loss serves as champion, the other stands beside it as challenger.
+ */
+async function keepBetterAsChampion(deps: PipelineDeps, challenger: TrainResult): Promise<void> {
+  const champion = await deps.registry.resolve('champion');
+  const a = champion?.metrics.log_loss;
+  const b = challenger.version.metrics.log_loss;
+  if (!champion || a === undefined || b === undefined || !(b < a)) return;
+  const why = `first start: validation log loss ${b.toFixed(4)} against ${a.toFixed(4)}`;
+  await deps.registry.setAlias('champion', challenger.version.version, FIRST_START_ACTOR, why);
+  await deps.registry.setAlias('challenger', champion.version, FIRST_START_ACTOR, why);
+}
+
+/**
  * First start (`matchcast start`): runs the whole pipeline; between promote and predict the first
  * candidate is signed off as champion (actor `matchcast-start`), so that predictions are written; then
  * a second model of the other family is trained on the same features and set as `challenger`, so that
  * a new user sees both stages working. Ingest is the caller's (pass `options.ingest`).
  *
- * Resumable (issue 18 item 4): the marker `DATA_DIR/first-start.json` is written only at the end, so a
+ * Resumable: the marker `DATA_DIR/first-start.json` is written only at the end, so a
  * start killed midway runs again on the next start and does what is missing — the pipeline with the
  * sign-off when there is no champion, the challenger when there is none, a pipeline run when the
  * predictions were never written. Does nothing once the marker exists.
@@ -76,7 +90,7 @@ export async function bootstrapFirstRun(
     }
     let run: RunResult | null = null;
     // The served predictions (through the published-run pointer, src/runs): none = the pipeline never got there.
-    const published = await readPublished(deps.store).catch(() => null);
+    const published = await readPublished(deps.db).catch(() => null);
     const ref = servedRef(published, 'predictions');
     const predictions = ref ? await deps.store.head(ref.bucket, ref.key).catch(() => null) : null;
     if (!predictions) {
@@ -120,6 +134,7 @@ export async function bootstrapFirstRun(
           FIRST_START_ACTOR,
           `first start: ${other} as challenger`,
         );
+        await keepBetterAsChampion(deps, challenger);
       }
       await options.afterPromote?.(promote, featureRows);
     },

@@ -140,7 +140,7 @@ export async function evaluateGates(
   const maxDrop = options.maxRowDrop ?? 0.2;
   const asOfIso = options.asOf === undefined ? run.record.as_of : (options.asOf?.toISOString() ?? null);
   const asOfMs = asOfIso ? new Date(asOfIso).getTime() : Number.POSITIVE_INFINITY;
-  const prevRecord = previous ? await readRunRecord(run.base, previous.run_id) : null;
+  const prevRecord = previous ? await readRunRecord(run.db, previous.run_id) : null;
   // Features the run inherited unchanged are not re-read (cheap incremental runs): their gates carry over.
   const inherited =
     !inputs.featureRows &&

@@ -1,3 +1,4 @@
+import type { Queryable } from '../db/index.js';
 import type { Match } from '../domain/index.js';
 import { buildFeatureRows, type FeatureRow } from '../features/index.js';
 import type { WalkForwardResult } from '../model/index.js';
@@ -5,17 +6,17 @@ import type { ObjectStore } from '../storage/index.js';
 import { readOddsMap, readOddsTimeline } from './odds.js';
 
 /**
- * The feature rows of every match at the kick-off horizon (issue 15 item 3): the market columns use
+ * The feature rows of every match at the kick-off horizon: the market columns use
  * the latest observation at or before kick-off (= the closing line on the real data). Never served:
  * only the backtest measures a model refit walk-forward on them.
  */
 export async function kickoffFeatureRows(
-  store: ObjectStore,
+  src: { db: Queryable; store: ObjectStore },
   matches: readonly Match[],
   asOf: Date,
 ): Promise<FeatureRow[]> {
-  const odds = await readOddsMap(store);
-  const observations = await readOddsTimeline(store, odds, matches);
+  const odds = await readOddsMap(src.store);
+  const observations = await readOddsTimeline(src, odds, matches);
   return buildFeatureRows(matches, odds, asOf, { observations, horizon: 'kickoff' });
 }
 

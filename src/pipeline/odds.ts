@@ -1,5 +1,10 @@
 import { type Match, type OddsObservation, type OddsRecord, OddsTimeline } from '../domain/index.js';
-import { type ObservationSet, readOddsFile, readOddsObservations } from '../ingest/index.js';
+import {
+  type ObservationSet,
+  type ObservationSource,
+  readOddsFile,
+  readOddsObservations,
+} from '../ingest/index.js';
 import type { ObjectStore } from '../storage/index.js';
 
 /**
@@ -16,11 +21,11 @@ export async function readOddsMap(store: ObjectStore): Promise<Map<number, OddsR
  * — the 1X2 opening/closing of their `odds` record stamped the same way ingest stamps them.
  */
 export async function readOddsTimeline(
-  store: ObjectStore,
+  src: ObservationSource,
   odds: ReadonlyMap<number, OddsRecord>,
   matches: readonly Match[],
 ): Promise<OddsTimeline> {
-  const observed = await readOddsObservations(store);
+  const observed = await readOddsObservations(src);
   const covered = new Set(observed.map((o) => o.match_id));
   const kickoffs = new Map(matches.map((m) => [m.id, m.startTimeUtc]));
   const legacy = [...odds.values()].filter((r) => !covered.has(r.match_id));

@@ -4,6 +4,7 @@ import { createLogger, type Logger } from '../logger.js';
 import { createRegistry } from '../registry/index.js';
 import { createObjectStore } from '../storage/index.js';
 import type { PipelineDeps } from './deps.js';
+import { importLegacyMetadata } from './legacy-import.js';
 import { autoProgress, type Progress } from './progress.js';
 
 /** Options of {@link openPipelineDeps}. */
@@ -28,11 +29,12 @@ export async function openPipelineDeps(
     await store.close();
     throw err;
   }
+  await importLegacyMetadata({ db, store }, log);
   return {
     config,
     db,
     store,
-    registry: createRegistry(store, config),
+    registry: createRegistry({ db, store }, config),
     log,
     progress: options.progress ?? autoProgress(log),
     async close() {

@@ -1,7 +1,7 @@
 import { type Match, OUTCOME_LABELS, predictedClass } from '../domain/index.js';
 import type { ParquetColumn } from '../storage/index.js';
 
-/** Column contract of `predictions/predictions.parquet` (docs/dev/TEAM.md, spec 2.1/2.2). */
+/** Column contract of `predictions/predictions.parquet` (docs/pipeline.md, spec §2.1/§2.2). */
 export const PREDICTION_COLUMNS: readonly ParquetColumn[] = [
   { name: 'match_id', type: 'int64' },
   { name: 'home_team_name', type: 'string' },
@@ -22,7 +22,7 @@ export const PREDICTION_COLUMNS: readonly ParquetColumn[] = [
   { name: 'predictions_computed_at', type: 'timestamp' },
   { name: 'home_score', type: 'int32' },
   { name: 'away_score', type: 'int32' },
-  // Additive (issue 15): when the odds behind the row's market features were observed; null = none.
+  // Additive: when the odds behind the row's market features were observed; null = none.
   { name: 'odds_observed_at', type: 'timestamp' },
 ];
 
@@ -62,6 +62,15 @@ export const BACKTEST_COLUMNS: readonly ParquetColumn[] = [
   { name: 'proba_away', type: 'double' },
   { name: 'model_run_id', type: 'string' },
   { name: 'training_cutoff', type: 'timestamp' },
+  // Additive: the same recipe walked forward at the kick-off horizon (latest odds before kick-off),
+  // kept per match so an export can recompute the kick-off figures; null in the fallback's file.
+  { name: 'kickoff_proba_home', type: 'double' },
+  { name: 'kickoff_proba_draw', type: 'double' },
+  { name: 'kickoff_proba_away', type: 'double' },
+  { name: 'kickoff_model_run_id', type: 'string' },
+  { name: 'kickoff_training_cutoff', type: 'timestamp' },
+  { name: 'kickoff_prediction_time', type: 'timestamp' },
+  { name: 'kickoff_odds_observed_at', type: 'timestamp' },
 ];
 
 /** One row of the backtest file: an out-of-sample prediction of one walk-forward fold. */
@@ -72,6 +81,14 @@ export interface BacktestRow {
   proba_away: number;
   model_run_id: string;
   training_cutoff: Date;
+  /** The kick-off horizon's prediction of the same match (absent: not walked forward at kick-off). */
+  kickoff_proba_home?: number | null;
+  kickoff_proba_draw?: number | null;
+  kickoff_proba_away?: number | null;
+  kickoff_model_run_id?: string | null;
+  kickoff_training_cutoff?: Date | null;
+  kickoff_prediction_time?: Date | null;
+  kickoff_odds_observed_at?: Date | null;
 }
 
 /**

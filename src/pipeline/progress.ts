@@ -18,48 +18,91 @@ export interface Progress {
 }
 
 /**
- * A progress bar per step on stderr (cli-progress). Used when stderr is a terminal; the bar is
- * cleared at the end and replaced by a one-line summary.
+ * A command's terminal (stderr): progress bars and human-readable lines, never interleaved. A line
+ * written while a bar runs is printed above it (cli-progress `MultiBar.log`, flushed at the bar's
+ * next redraw); once no bar runs, lines are written at once.
  */
-export function terminalProgress(stream: NodeJS.WriteStream = process.stderr): Progress {
-  return {
-    step(stage, name, total) {
-      const started = performance.now();
-      const bar = new cliProgress.SingleBar(
-        {
-          stream,
-          format: `${stage}/${name} [{bar}] {percentage}% | {value}/{total} | {duration_formatted}`,
-          hideCursor: true,
-          clearOnComplete: true,
-          etaBuffer: 50,
-        },
-        cliProgress.Presets.shades_classic,
-      );
-      bar.start(Math.max(1, total), 0);
-      let value = 0;
-      return {
-        tick(n = 1) {
-          value += n;
-          bar.update(value);
-        },
-        update(done) {
-          value = done;
-          bar.update(value);
-        },
-        done(fields = {}) {
-          bar.update(Math.max(1, total));
-          bar.stop();
-          const ms = Math.round(performance.now() - started);
-          const extra = Object.entries(fields)
-            .map(
-              ([k, v]) => `${k}=${typeof v === 'number' && !Number.isInteger(v) ? v.toFixed(4) : String(v)}`,
-            )
-            .join(' ');
-          stream.write(`✓ ${stage}/${name} ${ms} ms ${extra}\n`);
-        },
-      };
-    },
-  };
+export class TerminalOutput {
+  private bars: cliProgress.MultiBar | null = null;
+  private running = 0;
+
+  constructor(private readonly stream: NodeJS.WriteStream = process.stderr) {}
+
+  /** Writes one line (without its newline). */
+  line(text: string): void {
+    if (this.bars) this.bars.log(`${text}\n`);
+    else this.stream.write(`${text}\n`);
+  }
+
+  /** Progress bars, one per running step, each replaced by a `✓ stage/step` line when done. */
+  progress(): Progress {
+    return {
+      step: (stage, name, total) => {
+        const started = performance.now();
+        this.bars ??= new cliProgress.MultiBar(
+          {
+            stream: this.stream,
+            format: '{label} [{bar}] {percentage}% | {value}/{total} | {duration_formatted}',
+            hideCursor: true,
+            clearOnComplete: true,
+            etaBuffer: 50,
+          },
+          cliProgress.Presets.shades_classic,
+        );
+        const bars = this.bars;
+        const bar = bars.create(Math.max(1, total), 0, { label: `${stage}/${name}` });
+        this.running++;
+        let value = 0;
+        let finished = false;
+        return {
+          tick(n = 1) {
+            value += n;
+            bar.update(value);
+          },
+          update(done) {
+            value = done;
+            bar.update(value);
+          },
+          done: (fields = {}) => {
+            if (finished) return;
+            finished = true;
+            bar.update(Math.max(1, total));
+            bar.stop();
+            const ms = Math.round(performance.now() - started);
+            const extra = Object.entries(fields)
+              .filter(([, v]) => v !== undefined)
+              .map(
+                ([k, v]) =>
+                  `${k}=${typeof v === 'number' && !Number.isInteger(v) ? v.toFixed(4) : String(v)}`,
+              )
+              .join(' ');
+            this.line(`✓ ${stage}/${name} ${ms} ms ${extra}`.trimEnd());
+            if (--this.running === 0 && this.bars === bars) {
+              // The last bar ended: flush the lines logged above it, clear it, and write directly again.
+              bars.update();
+              bars.stop();
+              this.bars = null;
+            }
+          },
+        };
+      },
+    };
+  }
+}
+
+let stderrOutput: TerminalOutput | undefined;
+
+/** The process's one {@link TerminalOutput} on stderr, shared by its bars and human log lines. */
+export function stderrTerminal(): TerminalOutput {
+  stderrOutput ??= new TerminalOutput(process.stderr);
+  return stderrOutput;
+}
+
+/** Progress bars on `stream` (default the shared stderr terminal). */
+export function terminalProgress(stream?: NodeJS.WriteStream): Progress {
+  return (
+    stream === undefined || stream === process.stderr ? stderrTerminal() : new TerminalOutput(stream)
+  ).progress();
 }
 
 /** One structured JSON log line per finished step (pino); no bars. Used when not on a terminal. */
@@ -100,5 +143,5 @@ export const silentProgress: Progress = {
 
 /** Bars when stderr is a terminal, JSON log lines otherwise. */
 export function autoProgress(log: Logger): Progress {
-  return process.stderr.isTTY ? terminalProgress() : logProgress(log);
+  return process.stderr.isTTY ? stderrTerminal().progress() : logProgress(log);
 }

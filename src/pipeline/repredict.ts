@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { MatchesRepository } from '../db/index.js';
-import type { Match, OddsRecord } from '../domain/index.js';
+import { isMatchcastError, type Match, type OddsRecord } from '../domain/index.js';
 import {
   buildFeatureRows,
   type FeatureCheckpoint,
@@ -99,7 +100,7 @@ export interface RepredictOptions {
    * `asOf` is its simulated clock; the row says when it was actually computed).
    */
   computedAt?: Date;
-  /** Where the re-predicted rows are logged as served (issue 17). Default {@link defaultAnalyticsStages}. */
+  /** Where the re-predicted rows are logged as served. Default {@link defaultAnalyticsStages}. */
   analytics?: AnalyticsStages;
 }
 
@@ -173,10 +174,13 @@ async function championModel(
 
 /** The market-free fallback champion (`<MODEL_NAME>-market-free`), or null when none is registered. */
 async function fallbackModel(
-  deps: Pick<PipelineDeps, 'store' | 'run' | 'config'>,
+  deps: Pick<PipelineDeps, 'db' | 'store' | 'run' | 'config'>,
   cache: RepredictCache,
 ): Promise<{ version: ModelVersion; model: Model } | null> {
-  const registry = new ModelRegistry(deps.run?.base ?? deps.store, fallbackModelName(deps.config.modelName));
+  const registry = new ModelRegistry(
+    { db: deps.db, store: deps.run?.base ?? deps.store },
+    fallbackModelName(deps.config.modelName),
+  );
   const version = await registry.resolve('champion');
   if (!version) return null;
   if (cache.fallback?.version !== version.version) {
@@ -187,14 +191,14 @@ async function fallbackModel(
 }
 
 async function publishedRows(
-  deps: Pick<PipelineDeps, 'store'>,
+  deps: Pick<PipelineDeps, 'db' | 'store'>,
   published: PublishedRun,
   cache: RepredictCache,
 ): Promise<PredictionRow[] | null> {
   const ref = published.artifacts.predictions;
   if (!ref) return null;
   if (cache.predictions?.key !== ref.key) {
-    const obj = await readArtifact(deps.store, 'predictions', published);
+    const obj = await readArtifact(deps, 'predictions', published);
     if (!obj) return null;
     cache.predictions = { key: ref.key, rows: await decodePredictionRows(obj.body) };
   }
@@ -202,7 +206,7 @@ async function publishedRows(
 }
 
 /**
- * Incremental re-prediction (issue 15): new odds (or a result) arrived for `matchIds`; their rows of
+ * Incremental re-prediction: new odds (or a result) arrived for `matchIds`; their rows of
  * the served predictions are recomputed by the champion — features rebuilt as of `asOf` for the
  * affected regions only (a region's feature rows depend on its own matches and odds alone) — and
  * published as a new run through the gated publish. The run writes only the predictions and the
@@ -211,6 +215,27 @@ async function publishedRows(
  * out-of-sample (backtest) probabilities; only its result fields follow the database.
  */
 export async function repredictMatches(
+  deps: PipelineDeps,
+  matchIds: Iterable<number>,
+  options: RepredictOptions,
+): Promise<RepredictResult> {
+  const ids = [...matchIds];
+  // Another re-prediction published first: build again on the run it published, so both land.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await repredictOnce(deps, ids, options);
+    } catch (err) {
+      if (!isMatchcastError(err, 'MC_ERR_CONFLICT') || attempt >= REPREDICT_ATTEMPTS) throw err;
+      deps.log.info({ attempt }, 'repredict: the published run moved meanwhile; rebuilding on it');
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 50 * attempt));
+    }
+  }
+}
+
+/** Attempts of a re-prediction that keeps losing the race to publish (each rebuilt on the newer run). */
+const REPREDICT_ATTEMPTS = 10;
+
+async function repredictOnce(
   deps: PipelineDeps,
   matchIds: Iterable<number>,
   options: RepredictOptions,
@@ -239,7 +264,7 @@ export async function repredictMatches(
   });
   const wanted = new Set(matchIds);
   if (wanted.size === 0) return done('no matches');
-  const published = await readPublished(deps.store);
+  const published = await readPublished(deps.db);
   if (!published) return done('no published run to build on');
   const champion = await deps.registry.resolve('champion');
   if (!champion) return done('no champion');
@@ -250,7 +275,7 @@ export async function repredictMatches(
     new MatchesRepository(deps.db).regionsOf([...wanted]).then((r) => loadRegionMatches(deps, r, cache)),
     // Decoded once per version of each file (they change only with ingest, which leaves its copy).
     readOddsSet(deps.store, { keepBody: true }),
-    readObservationSet(deps.store),
+    readObservationSet(deps),
   ]);
   if (!served) return done('the published run has no predictions');
   const odds: OddsSet = oddsEntry?.value ?? { records: [], byId: new Map() };
@@ -341,8 +366,9 @@ export async function repredictMatches(
   lap('predict');
   if (repredicted + updated === 0) return done('nothing changed', counts);
 
-  const run = await RunWriter.begin(deps.store, {
+  const run = await RunWriter.begin(deps, {
     kind: 'incremental',
+    parent: published.run_id,
     asOf,
     actor: options.actor ?? 'repredict',
     log: deps.log,
@@ -354,8 +380,12 @@ export async function repredictMatches(
       writeParquet(PREDICTION_COLUMNS, rows as unknown as Record<string, unknown>[]),
     );
     // The cards show the odds of the run's snapshot: the odds the new rows were computed from. When
-    // the inherited snapshot is already those bytes (same etag), it stays inherited.
-    if (oddsEntry?.body && run.ref('odds')?.etag !== oddsEntry.etag) await run.put('odds', oddsEntry.body);
+    // the inherited snapshot is already those bytes (same SHA-256), it stays inherited.
+    if (
+      oddsEntry?.body &&
+      run.ref('odds')?.sha256 !== createHash('sha256').update(oddsEntry.body).digest('hex')
+    )
+      await run.put('odds', oddsEntry.body);
     await run.recordStage('repredict', null, { ...counts, regions: regions.size, resumed_regions: resumed });
     lap('write');
     // Every gate runs, on what this run changes: its predictions and odds snapshot. The features

@@ -20,7 +20,7 @@ import { runTrainStage, type TrainResult } from './stage-train.js';
 export interface AnalyticsStages {
   simulate?: (deps: PipelineDeps, asOf: Date) => Promise<unknown>;
   drift?: (deps: PipelineDeps, asOf: Date) => Promise<unknown>;
-  /** Realised performance of what was served before kick-off (issue 17). */
+  /** Realised performance of what was served before kick-off. */
   performance?: (deps: PipelineDeps, asOf: Date) => Promise<unknown>;
   /**
    * Appends the published predictions to the served log; call ONLY once the run's predictions are
@@ -42,7 +42,7 @@ export async function defaultAnalyticsStages(): Promise<AnalyticsStages> {
   return {
     simulate: async (deps, asOf) => {
       const roi = await analytics.runSimulateStage(deps, { asOf });
-      // Goals markets (issue 16): same edge rule and baselines, its own CSV.
+      // Goals markets: same edge rule and baselines, its own CSV.
       await analytics.runGoalsSimulateStage(deps, { asOf });
       return roi;
     },
@@ -90,7 +90,7 @@ export interface RunResult {
   train: TrainResult;
   promote: PromoteResult;
   backtest: BacktestResult;
-  /** Goals model and markets file (issue 16); null when there were too few results to fit it. */
+  /** Goals model and markets file; null when there were too few results to fit it. */
   goals: GoalsStageResult | null;
   /** Null when there is no champion yet (first run before the operator's sign-off): nothing to serve. */
   predict: PredictResult | null;
@@ -135,7 +135,7 @@ export async function runPipeline(
   if (options.ingest) await timed('ingest', options.ingest);
   // Everything below writes under runs/<run_id>/ only; what is served changes at `publish`, once.
   const base = deps;
-  const run = await RunWriter.begin(base.store, { kind: 'full', asOf, log: base.log, actor: options.actor });
+  const run = await RunWriter.begin(base, { kind: 'full', asOf, log: base.log, actor: options.actor });
   try {
     return await writeRun({ ...base, store: run.store, run }, run);
   } catch (err) {
@@ -197,8 +197,12 @@ export async function runPipeline(
           refitDays: options.refitDays,
           family: options.family,
           featureRows,
-          // Issue 15 item 3: the kick-off horizon measured beside the early one (never served).
-          kickoffFeatureRows: await kickoffFeatureRows(deps.run?.base ?? deps.store, features.matches, asOf),
+          // The kick-off horizon, measured beside the early one (never served).
+          kickoffFeatureRows: await kickoffFeatureRows(
+            { db: deps.db, store: deps.run?.base ?? deps.store },
+            features.matches,
+            asOf,
+          ),
         }),
       (r) => ({
         rows: r.rows,
@@ -210,7 +214,7 @@ export async function runPipeline(
         kickoff_gap: r.horizons.kickoff?.overall.log_loss_gap ?? null,
       }),
     );
-    // Market-free fallback (issue 15): scores matches with no odds; its own walk-forward rows.
+    // Market-free fallback: scores matches with no odds; its own walk-forward rows.
     const fallback = await recorded(
       'fallback',
       () =>
@@ -226,7 +230,7 @@ export async function runPipeline(
         rows: r.backtestRows.length,
       }),
     );
-    // Goals model (issue 16): its own walk-forward over the same window, version and markets file.
+    // Goals model: its own walk-forward over the same window, version and markets file.
     const goals = await recorded(
       'goals',
       () =>
@@ -294,7 +298,7 @@ export async function runPipeline(
     const tGates = performance.now();
     const gates = await evaluateGates(
       run,
-      await readPublished(base.store),
+      await readPublished(base.db),
       {
         featureRows,
         predictionRows: predict ? predict.predictionRows : null,
@@ -304,7 +308,7 @@ export async function runPipeline(
     );
     seconds.gates = Number(((performance.now() - tGates) / 1000).toFixed(3));
     const published = await run.publish({ gates, force: options.force });
-    const pruned = await pruneRuns(base.store, deps.config.runsKeep, deps.log).catch((err: unknown) => {
+    const pruned = await pruneRuns(base, deps.config.runsKeep, deps.log).catch((err: unknown) => {
       deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'run retention failed');
       return [] as string[];
     });

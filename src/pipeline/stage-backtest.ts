@@ -23,7 +23,7 @@ export interface BacktestOptions {
    * data): two seasons, enough folds for the simulation, bounded run time.
    */
   from?: Date;
-  /** End (exclusive) of the predicted kick-offs. Default `asOf`: only matches known by as-of. */
+  /** End (exclusive) of the predicted prediction times. Default `asOf`: only matches predicted by as-of. */
   to?: Date;
   /** Days between refits. Default `90`. */
   refitDays?: number;
@@ -37,7 +37,7 @@ export interface BacktestOptions {
    */
   recipe?: ModelVersion | null;
   /**
-   * The rows at the kick-off horizon (`kickoffFeatureRows`, issue 15 item 3). Given: the same recipe is
+   * The rows at the kick-off horizon (`kickoffFeatureRows`). Given: the same recipe is
    * also walked forward on them and backtest_metrics.json gains `horizons.kickoff` (against the closing
    * line) beside `horizons.early` (these rows' walk-forward against the opening line). Default none.
    */
@@ -84,17 +84,18 @@ export interface BacktestResult {
 
 /**
  * `pipeline backtest`: walk-forward from `from` to `to`, a refit every `refitDays`; each fold's model
- * sees only matches that kicked off before its refit date and gets its own run id. Writes
+ * sees only results known at its refit date, predicts the matches whose prediction time falls in its
+ * fold, and gets its own run id. Writes
  * `predictions/backtest.parquet` and `predictions/backtest_metrics.json` (overall and per-region
  * metrics of the model and of the opening/closing odds on the same matches, and the folds).
  */
 export async function runBacktestStage(
-  deps: Pick<PipelineDeps, 'store' | 'log' | 'progress' | 'run'> & { registry?: ModelRegistry },
+  deps: Pick<PipelineDeps, 'db' | 'store' | 'log' | 'progress' | 'run'> & { registry?: ModelRegistry },
   asOf: Date,
   options: BacktestOptions = {},
 ): Promise<BacktestResult> {
   const load = progressOf(deps).step('backtest', 'load', 1);
-  const rows = options.featureRows ?? (await readFeatureRows(deps.store));
+  const rows = options.featureRows ?? (await readFeatureRows(deps));
   load.done({ rows: rows.length });
   const from = options.from ?? new Date(resultsEnd(rows, asOf).getTime() - 730 * DAY_MS);
   const to = options.to ?? asOf;
@@ -132,6 +133,9 @@ export async function runBacktestStage(
   const kickoff = options.kickoffFeatureRows
     ? walkForwardBacktest(options.kickoffFeatureRows, walkOptions)
     : null;
+  if (kickoff && options.kickoffFeatureRows) {
+    attachKickoff(backtestRows, kickoff, options.kickoffFeatureRows);
+  }
   const horizons: BacktestResult['horizons'] = {
     early: horizonReport(result.metrics, 'opening'),
     ...(kickoff ? { kickoff: horizonReport(kickoff.metrics, 'closing') } : {}),
@@ -189,6 +193,33 @@ export async function runBacktestStage(
     backtestRows,
     horizons,
   };
+}
+
+/**
+ * Copies the kick-off horizon's out-of-sample prediction of each match onto its (early) backtest row,
+ * with its own fold run id, cut-off, prediction time and odds time: additive columns, so that an
+ * export carries both horizons per match.
+ */
+function attachKickoff(
+  rows: BacktestRow[],
+  kickoff: WalkForwardResult,
+  kickoffRows: readonly FeatureRow[],
+): void {
+  const runIds = new Map(kickoff.folds.map((f) => [f.fold_id, newRunId()]));
+  const meta = new Map(kickoffRows.map((r) => [r.match_id, r]));
+  const byMatch = new Map(kickoff.predictions.map((p) => [p.match_id, p]));
+  for (const row of rows) {
+    const p = byMatch.get(row.match_id);
+    if (!p) continue;
+    const m = meta.get(row.match_id);
+    row.kickoff_proba_home = p.proba_home;
+    row.kickoff_proba_draw = p.proba_draw;
+    row.kickoff_proba_away = p.proba_away;
+    row.kickoff_model_run_id = runIds.get(p.fold_id) ?? null;
+    row.kickoff_training_cutoff = p.training_cutoff;
+    row.kickoff_prediction_time = m?.prediction_time ?? null;
+    row.kickoff_odds_observed_at = m?.odds_observed_at ?? null;
+  }
 }
 
 /**

@@ -40,14 +40,14 @@ export interface FallbackStageResult {
 }
 
 /**
- * `pipeline fallback` (a step of `pipeline run`, after backtest): fits the market-free model (issue 15)
+ * `pipeline fallback` (a step of `pipeline run`, after backtest): fits the market-free model
  * with the champion's validation scheme, registers it under `<MODEL_NAME>-market-free` with alias
  * `champion` (it serves only matches with no odds, so it follows each run without an operator's
  * sign-off; every move is in that model's alias history), and walks its recipe forward over the
  * backtest window so that past matches without odds get out-of-sample rows too.
  */
 export async function runFallbackStage(
-  deps: Pick<PipelineDeps, 'store' | 'log' | 'progress' | 'run' | 'config'>,
+  deps: Pick<PipelineDeps, 'db' | 'store' | 'log' | 'progress' | 'run' | 'config'>,
   asOf: Date,
   featureRows: FeatureRow[],
   options: FallbackStageOptions = {},
@@ -62,7 +62,10 @@ export async function runFallbackStage(
     params: FALLBACK_PARAMS,
     featureNames: MARKET_FREE_FEATURE_NAMES,
   });
-  const registry = new ModelRegistry(deps.run?.base ?? deps.store, fallbackModelName(deps.config.modelName));
+  const registry = new ModelRegistry(
+    { db: deps.db, store: deps.run?.base ?? deps.store },
+    fallbackModelName(deps.config.modelName),
+  );
   const version = await registry.registerVersion(
     newVersionOf(deps, result, asOf, end, validationDays, { role: 'market-free fallback' }),
   );

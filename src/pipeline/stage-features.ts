@@ -42,7 +42,7 @@ export async function runFeaturesStage(
   const oddsObj = deps.run ? await input.get(KEYS.odds.bucket, KEYS.odds.key) : null;
   const odds = await readOddsMap(input);
   // Every observation with its time: the market columns use the latest made before each prediction time.
-  const observations = await readOddsTimeline(input, odds, matches);
+  const observations = await readOddsTimeline({ db: deps.db, store: input }, odds, matches);
   if (deps.run) {
     if (oddsObj) await deps.run.put('odds', oddsObj.body, { contentType: oddsObj.contentType });
     else deps.run.drop('odds');

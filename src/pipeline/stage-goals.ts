@@ -1,6 +1,5 @@
 import { MatchesRepository } from '../db/index.js';
-import { KEYS, type Match, type OddsObservation, type OddsRecord } from '../domain/index.js';
-import { earlyPredictionTime } from '../features/index.js';
+import { KEYS, type Match, type OddsObservation, type OddsRecord, RESULT_LAG_MS } from '../domain/index.js';
 import { oddsRecordAsOf, readObservationSet } from '../ingest/index.js';
 import {
   buildGoalInputs,
@@ -59,10 +58,10 @@ export function goalsModelName(modelName: string): string {
 }
 
 /**
- * The stage's goal inputs: `buildGoalInputs` (ratings from the closing lines of earlier matches), with
- * each match's own opening means taken from its odds observations made by its prediction time only
- * (`earlyPredictionTime`, the served features' horizon; `oddsRecordAsOf`, the live worker's rule), so a
- * price observed after it reaches neither the walk-forward nor the served rows. A match the
+ * The stage's goal inputs: `buildGoalInputs` (ratings from the closing lines of matches kicked off by
+ * each match's prediction time), with each match's own opening means taken from its odds observations
+ * made by its prediction time only (`pt`, the served features' early horizon; `oddsRecordAsOf`, the
+ * live worker's rule), so a price observed after it reaches neither the walk-forward nor the served rows. A match the
  * observations do not cover keeps its odds record (times unknown). The judged lines stay the record's.
  */
 export function pointInTimeGoalInputs(
@@ -74,11 +73,10 @@ export function pointInTimeGoalInputs(
 ): GoalInput[] {
   const inputs = buildGoalInputs(matches, odds, asOf, rating);
   if (!observed) return inputs;
-  const asOfMs = asOf.getTime();
   for (const r of inputs) {
     const own = observed.get(r.match_id);
     if (!own || own.length === 0) continue;
-    const at = new Date(earlyPredictionTime(r.t, asOfMs));
+    const at = new Date(r.pt);
     r.open = openingMeans(oddsRecordAsOf(r.match_id, own, odds.get(r.match_id), at));
   }
   return inputs;
@@ -103,13 +101,15 @@ export async function runGoalsStage(
   const matches = options.matches ?? (await new MatchesRepository(deps.db).allMatches());
   const odds = await readOddsMap(deps.store);
   // Observations with their times (ingest's input file): a match's own prices as seen at its prediction time.
-  const observed = (await readObservationSet(deps.run?.base ?? deps.store))?.value.byMatch ?? null;
+  const observed =
+    (await readObservationSet({ db: deps.db, store: deps.run?.base ?? deps.store }))?.value.byMatch ?? null;
   const inputs = pointInTimeGoalInputs(matches, odds, asOf, observed);
   load.done({ matches: matches.length, with_opening_prices: inputs.filter((r) => r.open).length });
 
+  // The end of the known results (as `resultsEnd`): the model fitted then serves rows predicted from then on.
   let last = Number.NEGATIVE_INFINITY;
   for (const r of inputs) if (r.home_goals !== null && r.t > last) last = r.t;
-  const end = Number.isFinite(last) ? Math.min(asOf.getTime(), last + 1) : asOf.getTime();
+  const end = Number.isFinite(last) ? Math.min(asOf.getTime(), last + RESULT_LAG_MS) : asOf.getTime();
   const from = options.from ?? new Date(end - 730 * DAY_MS);
   const to = options.to ?? asOf;
   const wf = progressOf(deps).step('goals', 'walk-forward', 1);
@@ -118,7 +118,7 @@ export async function runGoalsStage(
   wf.done({ folds: bt.folds.length, predicted: bt.rows.length, ou25: bt.metrics.overall.ou25?.model });
 
   const fit = progressOf(deps).step('goals', 'fit', 1);
-  const finished = inputs.filter((r) => r.home_goals !== null && r.t < end).length;
+  const finished = inputs.filter((r) => r.home_goals !== null && r.t + RESULT_LAG_MS <= end).length;
   if (finished < MIN_TRAIN_MATCHES) {
     // Too little history to fit: no goals version and no markets file in this run (never a stale one).
     deps.run?.drop('markets');
@@ -129,7 +129,7 @@ export async function runGoalsStage(
   }
   const model = trainGoalsModel(inputs, new Date(end));
   const base = deps.run?.base ?? deps.store;
-  const registry = new ModelRegistry(base, goalsModelName(deps.config.modelName));
+  const registry = new ModelRegistry({ db: deps.db, store: base }, goalsModelName(deps.config.modelName));
   // The guard's keys (`log_loss`, `model_on_open_log_loss`, `market_open_log_loss`, … : O/U 2.5 on
   // every walk-forward match / on those with each line) are the ones `registry promote` reads.
   const flat: Record<string, number> = goalsGuardMetrics(ou25Figures(inputs, bt.rows));
@@ -143,6 +143,7 @@ export async function runGoalsStage(
   }
   const version = await registry.registerVersion({
     run_id: newRunId(),
+    pipeline_run_id: deps.run?.runId,
     metrics: flat,
     params: {
       family: model.family,
@@ -166,7 +167,6 @@ export async function runGoalsStage(
   });
   const { serving, ...promotion } = await promoteGoalsVersion(deps, {
     registry,
-    registryStore: base,
     version,
     model,
     inputs,
@@ -185,10 +185,10 @@ export async function runGoalsStage(
   const foldRun = new Map(bt.folds.map((f) => [f.fold_id, newRunId()]));
   const byMatch = new Map(bt.rows.map((r) => [r.match_id, r]));
   // Like predictions.parquet: walk-forward rows for the backtest window, the serving champion's rows
-  // from the end of the known results on (none when no version passed the guard); older matches are
-  // left out. The champion's rows use inputs built with its own rating parameters.
+  // for the matches predicted from the end of the known results on (none when no version passed the
+  // guard); older matches are left out. The champion's rows use inputs built with its own rating parameters.
   const servingInputs = new Map((serving?.inputs ?? []).map((r) => [r.match_id, r]));
-  const served = inputs.filter((r) => byMatch.has(r.match_id) || (serving !== null && r.t >= end));
+  const served = inputs.filter((r) => byMatch.has(r.match_id) || (serving !== null && r.pt >= end));
   const prices = (id: number) => {
     const o = odds.get(id);
     const pick = (latest?: number | null, close?: number | null, open?: number | null) =>

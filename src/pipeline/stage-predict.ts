@@ -1,6 +1,6 @@
 import { MatchesRepository } from '../db/index.js';
 import { KEYS, type Match, MatchcastError } from '../domain/index.js';
-import { type FeatureRow, hasNoOdds, toModelInput } from '../features/index.js';
+import { type FeatureRow, hasNoOdds, predictionTimeOf, toModelInput } from '../features/index.js';
 import { deserializeModel, type Model, predictProba } from '../model/index.js';
 import { ModelRegistry, type ModelVersion } from '../registry/index.js';
 import { writeParquet } from '../storage/index.js';
@@ -37,7 +37,7 @@ export interface PredictInputs {
   /** Clock for `predictions_computed_at`. Default now. */
   now?: Date;
   /**
-   * The market-free fallback for matches with no odds (issue 15). Default: the registry's
+   * The market-free fallback for matches with no odds. Default: the registry's
    * `<MODEL_NAME>-market-free` champion and the run's fallback walk-forward rows; null = none.
    */
   fallback?: PredictFallback | null;
@@ -52,23 +52,27 @@ export interface PredictFallback {
 
 /** The fallback the registry and the run hold now, or null when there is none. */
 export async function loadFallback(
-  deps: Pick<PipelineDeps, 'store' | 'run' | 'config'>,
+  deps: Pick<PipelineDeps, 'db' | 'store' | 'run' | 'config'>,
 ): Promise<PredictFallback | null> {
-  const registry = new ModelRegistry(deps.run?.base ?? deps.store, fallbackModelName(deps.config.modelName));
+  const registry = new ModelRegistry(
+    { db: deps.db, store: deps.run?.base ?? deps.store },
+    fallbackModelName(deps.config.modelName),
+  );
   const version = await registry.resolve('champion');
   if (!version) return null;
   const model = deserializeModel((await registry.loadArtifact(version)).toString('utf8'));
-  const rows = (await readBacktestRows(deps.store, 'fallbackBacktest')) ?? [];
+  const rows = (await readBacktestRows(deps, 'fallbackBacktest')) ?? [];
   return { version, model, backtest: new Map(rows.map((r) => [r.match_id, r])) };
 }
 
 /**
  * `pipeline predict`: the predictions file served by the API. The champion (resolved through the
- * registry, artifact from the object store) predicts every match that kicked off at or after its
- * training cut-off; a match before the cut-off was (or could have been) in its training data, so its
- * row comes from the latest walk-forward backtest, whose fold never saw it (model_stage `backtest`,
- * model_run_id = the fold's run). A match before the cut-off without a backtest row is left out:
- * no model that did not train on it has predicted it.
+ * registry, artifact from the object store) predicts every match whose prediction time is at or after
+ * its training cut-off; a match predicted before the cut-off would see a model trained on results not
+ * known at its prediction time (its own, or those of the matches kicked off since), so its row comes
+ * from the latest walk-forward backtest, whose fold's cut-off is at or before its prediction time
+ * (model_stage `backtest`, model_run_id = the fold's run). A match predicted before the cut-off
+ * without such a backtest row is left out.
  */
 export async function runPredictStage(
   deps: Pick<PipelineDeps, 'db' | 'store' | 'registry' | 'log' | 'progress' | 'run' | 'config'>,
@@ -96,12 +100,12 @@ export async function runPredictStage(
   }
   const model = deserializeModel((await deps.registry.loadArtifact(champion)).toString('utf8'));
   load.tick();
-  const featureRows = inputs.featureRows ?? (await readFeatureRows(deps.store));
+  const featureRows = inputs.featureRows ?? (await readFeatureRows(deps));
   load.tick();
   const matches = new Map<number, Match>();
   for (const m of inputs.matches ?? (await new MatchesRepository(deps.db).allMatches())) matches.set(m.id, m);
   load.tick();
-  const backtest = new Map((await readBacktestRows(deps.store))?.map((r) => [r.match_id, r]) ?? []);
+  const backtest = new Map((await readBacktestRows(deps))?.map((r) => [r.match_id, r]) ?? []);
   const fallback = inputs.fallback !== undefined ? inputs.fallback : await loadFallback(deps);
   if (
     fallback?.version.feature_fingerprint &&
@@ -135,33 +139,34 @@ export async function runPredictStage(
     const f = featureRows[i];
     const m = matches.get(f.match_id);
     if (!m) continue; // deleted from the DB since the features ran
-    const start = f.start_time_utc.getTime();
+    // The prediction time decides which models may score it: one trained on results known by then.
+    const predictedAt = predictionTimeOf(f);
     let proba: [number, number, number];
     let stage: PredictionRow['model_stage'];
     let runId: string;
     // No odds by its prediction time: the market-free model, never market features imputed.
     const noOdds = fallback !== null && hasNoOdds(f);
-    const walked = noOdds && start < fallbackCutoff ? fallback.backtest.get(f.match_id) : undefined;
-    if (noOdds && start >= fallbackCutoff) {
+    const walked = noOdds && predictedAt < fallbackCutoff ? fallback.backtest.get(f.match_id) : undefined;
+    if (noOdds && predictedAt >= fallbackCutoff) {
       proba = predictProba(fallback.model, toModelInput(f, fallback.version.feature_names));
       stage = 'fallback';
       runId = fallback.version.run_id;
       fallbackRows++;
-    } else if (walked && walked.training_cutoff.getTime() <= start) {
+    } else if (walked && walked.training_cutoff.getTime() <= predictedAt) {
       proba = [walked.proba_home, walked.proba_draw, walked.proba_away];
       stage = 'backtest';
       runId = walked.model_run_id;
       fallbackRows++;
       backtestRows++;
-    } else if (start >= cutoff) {
+    } else if (predictedAt >= cutoff) {
       proba = predictProba(model, toModelInput(f, champion.feature_names));
       stage = 'champion';
       runId = champion.run_id;
       championRows++;
     } else {
       const b = backtest.get(f.match_id);
-      // A fold's cut-off is at or before the kick-offs it predicts; anything else is not out of sample.
-      if (!b || b.training_cutoff.getTime() > start) {
+      // A fold's cut-off is at or before the prediction times it predicts; anything else is not out of sample.
+      if (!b || b.training_cutoff.getTime() > predictedAt) {
         omitted++;
         continue;
       }

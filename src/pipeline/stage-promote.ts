@@ -1,5 +1,5 @@
 import { isMatchcastError, type Probabilities } from '../domain/index.js';
-import { type FeatureRow, toModelInput } from '../features/index.js';
+import { type FeatureRow, labelKnownBy, predictionTimeOf, toModelInput } from '../features/index.js';
 import {
   deserializeGoalsModel,
   deserializeModel,
@@ -26,7 +26,6 @@ import {
   type ModelRegistry,
   type ModelVersion,
   type OpeningVerdict,
-  writeComparison,
 } from '../registry/index.js';
 import type { ObjectStore } from '../storage/index.js';
 import { readFeatureRows } from './artifacts.js';
@@ -82,7 +81,7 @@ function windowOf(v: ModelVersion): { from: Date; to: Date } | null {
  *   as the new version was.
  */
 async function championOnWindow(
-  deps: Pick<PipelineDeps, 'store' | 'registry'>,
+  deps: Pick<PipelineDeps, 'db' | 'store' | 'registry'>,
   champion: ModelVersion,
   window: { from: Date; to: Date },
   rowsIn: FeatureRow[] | undefined,
@@ -91,9 +90,13 @@ async function championOnWindow(
   if (cw && cw.from.getTime() === window.from.getTime() && cw.to.getTime() === window.to.getTime()) {
     return { logLoss: champion.metrics.log_loss ?? null, method: 'same-window' };
   }
-  const rows = rowsIn ?? (await readFeatureRows(deps.store));
+  const rows = rowsIn ?? (await readFeatureRows(deps));
+  // The validation matches of `trainAndValidate`: predicted in the window, results known at its end.
   const inWindow = rows.filter(
-    (r) => r.label !== null && r.start_time_utc >= window.from && r.start_time_utc < window.to,
+    (r) =>
+      labelKnownBy(r, window.to.getTime()) &&
+      predictionTimeOf(r) >= window.from.getTime() &&
+      predictionTimeOf(r) < window.to.getTime(),
   );
   if (inWindow.length === 0) return { logLoss: null, method: 'not-comparable' };
   if (new Date(champion.training_cutoff) <= window.from) {
@@ -134,7 +137,7 @@ async function championOnWindow(
  * operator's sign-off (`matchcast registry promote`).
  */
 export async function runPromoteStage(
-  deps: Pick<PipelineDeps, 'config' | 'store' | 'registry' | 'log' | 'progress'>,
+  deps: Pick<PipelineDeps, 'config' | 'db' | 'store' | 'registry' | 'log' | 'progress'>,
   options: PromoteOptions = {},
 ): Promise<PromoteResult> {
   const step = progressOf(deps).step('promote', 'decide', 1);
@@ -203,7 +206,7 @@ export async function runPromoteStage(
     ? `version ${newest.version} vs champion ${champion.version} (${method}): ${decision.reason}`
     : `version ${newest.version}: ${decision.reason}`;
   // What the guard saw, kept for `registry promote` and the UI (written before the alias moves).
-  await writeComparison(deps.store, deps.registry.modelName, {
+  await deps.registry.writeComparison({
     version: newest.version,
     champion_version: champion?.version ?? null,
     method,
@@ -240,7 +243,7 @@ export async function runPromoteStage(
 }
 
 // ---------------------------------------------------------------------------------------------------
-// The goals model's guard (issue 17 item 4 applied to issue 16's model): the same rule, with O/U 2.5
+// The goals model's guard (the 1X2 promotion guard applied to the goals model): the same rule, with O/U 2.5
 // as the market. The goals stage has no operator step in between, so a version that passes becomes
 // the goals champion at once; one that does not gets no alias and the champion keeps serving.
 
@@ -257,9 +260,8 @@ export type GoalsComparisonMethod =
   | 'champion-retired';
 
 export interface GoalsPromoteInput {
-  /** The goals registry (`<MODEL_NAME>-goals`) and the store it lives on (the comparison goes beside it). */
+  /** The goals registry (`<MODEL_NAME>-goals`); the comparison is recorded in it. */
   registry: ModelRegistry;
-  registryStore: ObjectStore;
   /** The new version, registered with `goalsGuardMetrics` of its walk-forward. */
   version: ModelVersion;
   model: GoalsModel;
@@ -334,7 +336,7 @@ export function goalsGuardMetrics(figures: Ou25Figures): Record<string, number> 
  * `MODEL_NAME=<name>-goals matchcast registry promote --reason …` can override a refusal.
  */
 export async function promoteGoalsVersion(
-  deps: Pick<PipelineDeps, 'config' | 'store' | 'log'>,
+  deps: Pick<PipelineDeps, 'config' | 'db' | 'store' | 'log'>,
   input: GoalsPromoteInput,
 ): Promise<GoalsPromoteResult> {
   const { registry, version, model, inputs, backtest, window } = input;
@@ -423,7 +425,7 @@ export async function promoteGoalsVersion(
     : champion && championLogLoss === null
       ? `${against}: cannot measure the champion's O/U 2.5 log loss on the same matches`
       : `${against}, O/U 2.5: ${decision.reason}`;
-  await writeComparison(input.registryStore, registry.modelName, {
+  await registry.writeComparison({
     version: version.version,
     champion_version: championRef?.version ?? null,
     method,

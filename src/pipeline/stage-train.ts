@@ -53,12 +53,12 @@ export interface TrainResult {
  * validation window (`validation_from`, `validation_to`) so that promotion can compare like with like.
  */
 export async function runTrainStage(
-  deps: Pick<PipelineDeps, 'store' | 'registry' | 'log' | 'progress' | 'run'>,
+  deps: Pick<PipelineDeps, 'db' | 'store' | 'registry' | 'log' | 'progress' | 'run'>,
   asOf: Date,
   options: TrainOptions = {},
 ): Promise<TrainResult> {
   const load = progressOf(deps).step('train', 'load', 1);
-  const rows = options.featureRows ?? (await readFeatureRows(deps.store));
+  const rows = options.featureRows ?? (await readFeatureRows(deps));
   const labelled = rows.filter((r) => r.label !== null && r.start_time_utc < asOf).length;
   load.done({ rows: rows.length, labelled });
   if (labelled === 0) {
@@ -121,5 +121,6 @@ export function newVersionOf(
     artifact: serializeModel(result.model),
     feature_fingerprint: deps.run?.record.features_fingerprint ?? featureFingerprint(),
     features_artifact: featuresArtifactOf(deps),
+    pipeline_run_id: deps.run?.runId,
   };
 }

@@ -8,7 +8,7 @@ import type { TaskFailure } from './task-types.js';
 const PASS_THROUGH: ReadonlySet<string> = new Set<ErrorCode>([
   'MC_ERR_MATCH_NOT_FOUND',
   'MC_ERR_TASK_EXPIRED',
-  // Issue 13: a model never scores features of another definition, nor answers in sample.
+  // A model never scores features of another definition, nor answers in sample.
   'MC_ERR_FEATURES_MISMATCH',
   'MC_ERR_NOT_OUT_OF_SAMPLE',
   // An unassigned stage, or no goals model: what the API answers itself when it can read the registry.

@@ -2,7 +2,7 @@ import type { ModelInfoResult, PredictMarketsResult, PredictMatchResult, TaskFai
 
 /**
  * Task names on the `ml` queue (spec §1, §4.8, §4.9); `predict_markets` answers the goals markets of
- * one match live (issue 16, `GET /predict/markets/{match_id}?live=true`).
+ * one match live (`GET /predict/markets/{match_id}?live=true`).
  */
 export type TaskName = 'predict_match' | 'model_info' | 'predict_markets';
 

@@ -28,11 +28,11 @@ export interface PredictMatchResult {
   /**
    * `model`: the stage's model scored the match (it kicked off at or after the model's training
    * cut-off); `walk_forward_backtest`: the match is older, so the answer is the out-of-sample row of
-   * the served run's walk-forward backtest (`model_run_id` is then the fold's run). Issue 13.
+   * the served run's walk-forward backtest (`model_run_id` is then the fold's run).
    */
   prediction_source?: 'model' | 'walk_forward_backtest' | 'market_free_fallback';
   /**
-   * Set with `market_free_fallback` (the match has no odds; issue 15): the run id of the stage's own
+   * Set with `market_free_fallback` (the match has no odds): the run id of the stage's own
    * model, which the answer did NOT come from — the API checks it against the alias it resolved.
    */
   stage_run_id?: string;
@@ -43,7 +43,7 @@ export interface PredictMatchResult {
 }
 
 /**
- * What `predict_markets` returns (issue 16): the `GET /predict/markets/{match_id}` body of the goals
+ * What `predict_markets` returns: the `GET /predict/markets/{match_id}` body of the goals
  * champion (or of the served run's walk-forward row for an older match) plus the live fields.
  */
 export interface PredictMarketsResult {

@@ -7,9 +7,8 @@ export {
   type LineCheck,
   lineCheckOf,
   type OpeningVerdict,
+  type PromotionComparison,
   type PromotionDecision,
-  readComparison,
-  writeComparison,
 } from './promotion.js';
 export { newRunId } from './run-id.js';
 export type { AliasEvent, FeaturesArtifactRef, ModelVersion, Registry } from './types.js';

@@ -1,24 +1,10 @@
+import { createHash } from 'node:crypto';
 import type { Config } from '../config.js';
-import {
-  type Bucket,
-  isMatchcastError,
-  isStage,
-  MatchcastError,
-  modelArtifactKey,
-  STAGES,
-  type Stage,
-} from '../domain/index.js';
-import type { ObjectInfo, ObjectStore } from '../storage/index.js';
-import {
-  aliasesKey,
-  historyKey,
-  historyPrefix,
-  REGISTRY_BUCKET,
-  registryRunKey,
-  versionFromKey,
-  versionKey,
-  versionsPrefix,
-} from './keys.js';
+import type { Database, Queryable } from '../db/index.js';
+import { isStage, MatchcastError, modelArtifactKey, STAGES, type Stage } from '../domain/index.js';
+import type { ObjectStore } from '../storage/index.js';
+import { REGISTRY_BUCKET } from './keys.js';
+import type { PromotionComparison } from './promotion.js';
 import { isRunId, newRunId } from './run-id.js';
 import { isoWithoutZone } from './timestamps.js';
 import type { AliasEvent, FeaturesArtifactRef, ModelVersion, Registry, RegistryRun } from './types.js';
@@ -39,28 +25,20 @@ export interface NewVersion {
   feature_fingerprint?: string;
   /** The features artifact it was trained and validated on. Default none. */
   features_artifact?: FeaturesArtifactRef;
-}
-
-/** The aliases document; moved only by compare-and-swap on its etag. */
-interface AliasesDocument {
-  model_name: string;
-  aliases: Partial<Record<Stage, string>>;
-  /** Sequence number of the last alias event. */
-  seq: number;
-  /**
-   * The events of the last write, kept here so that the history can be completed when a writer dies
-   * between moving the alias and writing the history object (the CAS is the commit point).
-   */
-  last_events: AliasEvent[];
-  updated_at: string;
+  /** The pipeline run that registered it: a run that dies leaves its versions marked failed. */
+  pipeline_run_id?: string;
 }
 
 /** Options of {@link createRegistry}. */
 export interface RegistryOptions {
-  /** Attempts of a compare-and-swap before giving up with MC_ERR_CONFLICT. Default `50`. */
-  maxAttempts?: number;
   /** Clock, for tests. Default `() => new Date()`. */
   now?: () => Date;
+}
+
+/** What the registry needs: the database for its rows, the object store for the model files. */
+export interface RegistryBackends {
+  db: Database;
+  store: ObjectStore;
 }
 
 /** An alias change requested in one atomic write. */
@@ -70,96 +48,88 @@ interface AliasChange {
   to: string | null;
 }
 
-const EMPTY_DOC = (modelName: string): AliasesDocument => ({
-  model_name: modelName,
-  aliases: {},
-  seq: 0,
-  last_events: [],
-  updated_at: '',
-});
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+interface VersionRow {
+  model_name: string;
+  version: number;
+  run_id: string;
+  created_at: string;
+  metrics: Record<string, number>;
+  params: Record<string, string>;
+  feature_names: string[];
+  artifact_uri: string;
+  artifact_sha256: string | null;
+  artifact_size: number | null;
+  training_cutoff: string;
+  feature_fingerprint: string | null;
+  features_artifact: FeaturesArtifactRef | null;
+  status: string;
 }
 
-function json(value: unknown): string {
-  return `${JSON.stringify(value, null, 2)}\n`;
+const VERSION_COLUMNS = `model_name, version, run_id, created_at, metrics, params, feature_names, artifact_uri,
+  artifact_sha256, artifact_size, training_cutoff, feature_fingerprint, features_artifact, status`;
+
+function toVersion(row: VersionRow): ModelVersion {
+  const v: ModelVersion = {
+    model_name: row.model_name,
+    version: String(row.version),
+    run_id: row.run_id,
+    created_at: row.created_at,
+    metrics: row.metrics,
+    params: row.params,
+    feature_names: row.feature_names,
+    artifact_uri: row.artifact_uri,
+    training_cutoff: row.training_cutoff,
+  };
+  if (row.feature_fingerprint) v.feature_fingerprint = row.feature_fingerprint;
+  if (row.features_artifact) v.features_artifact = row.features_artifact;
+  if (row.artifact_sha256) v.artifact_sha256 = row.artifact_sha256;
+  if (row.artifact_size !== null) v.artifact_size = Number(row.artifact_size);
+  if (row.status !== 'ready') v.status = 'failed';
+  return v;
 }
+
+function sha256(body: Buffer): string {
+  return createHash('sha256').update(body).digest('hex');
+}
+
+const VERSION_NUMBER = /^[1-9]\d{0,8}$/;
 
 /**
- * The model registry (ARCHITECTURE §4): MLflow's concepts as JSON documents in the `models` bucket.
- *
- * - versions: `registry/<model>/versions/<n>.json`, n = 1, 2, …, written create-exclusive so two
- *   concurrent registrations never share a number;
- * - artifacts: `<run_id>/model.json` (same bucket), written create-exclusive, never overwritten;
- * - aliases: `registry/<model>/aliases.json`, moved by compare-and-swap on the etag;
- * - history: `registry/<model>/history/<seq>.json`, one create-exclusive object per alias event.
+ * The model registry, as MLflow splits it: versions, aliases, their history and the promotion
+ * comparisons are rows of the database (one transaction per change); the model files are written
+ * once to the object store under `models/<run_id>/model.json` and checked against the size and
+ * SHA-256 recorded with the version whenever they are read.
  */
 export class ModelRegistry implements Registry {
   readonly modelName: string;
-  private readonly maxAttempts: number;
   private readonly now: () => Date;
+  readonly db: Database;
+  readonly store: ObjectStore;
 
-  constructor(
-    private readonly store: ObjectStore,
-    modelName: string,
-    options: RegistryOptions = {},
-  ) {
+  constructor(backends: RegistryBackends, modelName: string, options: RegistryOptions = {}) {
+    this.db = backends.db;
+    this.store = backends.store;
     this.modelName = modelName;
-    this.maxAttempts = options.maxAttempts ?? 50;
     this.now = options.now ?? (() => new Date());
   }
 
-  private get bucket(): Bucket {
-    return REGISTRY_BUCKET;
-  }
-
-  private async readJson<T>(key: string): Promise<{ value: T; info: ObjectInfo } | null> {
-    const obj = await this.store.get(this.bucket, key);
-    if (!obj) return null;
-    try {
-      return { value: JSON.parse(obj.body.toString('utf8')) as T, info: obj };
-    } catch (err) {
-      throw new MatchcastError('MC_ERR_INTERNAL', `registry document ${key} is not valid JSON`, {
-        cause: err,
-      });
-    }
-  }
-
-  /** Runs `attempt` until it stops throwing MC_ERR_CONFLICT, with a short jittered backoff. */
-  private async withRetry<T>(what: string, attempt: () => Promise<T>): Promise<T> {
-    for (let i = 1; ; i++) {
-      try {
-        return await attempt();
-      } catch (err) {
-        if (!isMatchcastError(err, 'MC_ERR_CONFLICT')) throw err;
-        if (i >= this.maxAttempts) {
-          throw new MatchcastError(
-            'MC_ERR_CONFLICT',
-            `registry ${what}: still conflicting after ${i} attempts`,
-            {
-              cause: err,
-            },
-          );
-        }
-        await sleep(Math.random() * Math.min(50, 2 * i));
-      }
-    }
+  /** Creates the model's row when missing and locks it for the rest of the transaction. */
+  private async lockModel(tx: Queryable): Promise<{ last_version: number; last_alias_seq: number }> {
+    await tx.query('INSERT INTO registered_models (name) VALUES ($1) ON CONFLICT (name) DO NOTHING', [
+      this.modelName,
+    ]);
+    const rows = await tx.query<{ last_version: number; last_alias_seq: number }>(
+      'SELECT last_version, last_alias_seq FROM registered_models WHERE name = $1 FOR UPDATE',
+      [this.modelName],
+    );
+    return rows[0]!;
   }
 
   // ---- versions -------------------------------------------------------------------------------
 
-  private async versionNumbers(): Promise<number[]> {
-    const objects = await this.store.list(this.bucket, versionsPrefix(this.modelName));
-    return objects
-      .map((o) => versionFromKey(o.key))
-      .filter((n): n is number => n !== null)
-      .sort((a, b) => a - b);
-  }
-
   /**
-   * Writes the artifact and registers a new version with the next free number. Two concurrent
-   * callers get different numbers: the version document is created exclusively and the loser retries.
+   * Writes the artifact, then registers a new version with the next number in one transaction. Two
+   * concurrent callers get different numbers (the model's row is locked while numbering).
    */
   async registerVersion(input: NewVersion): Promise<ModelVersion> {
     const runId = input.run_id ?? newRunId();
@@ -172,181 +142,250 @@ export class ModelRegistry implements Registry {
       if (typeof value !== 'number')
         throw new MatchcastError('MC_ERR_VALIDATION', `metric ${name} is not a number`);
     }
+    const body = typeof input.artifact === 'string' ? Buffer.from(input.artifact, 'utf8') : input.artifact;
     const artifactKey = modelArtifactKey(runId);
-    // The artifact goes first: a version document never points at a missing artifact.
-    await this.store.put(this.bucket, artifactKey, input.artifact, {
-      contentType: 'application/json',
-      ifNoneMatch: '*',
-    });
+    // The file goes first: a version row never points at a missing file. Its key is unique to the run.
+    await this.store.put(REGISTRY_BUCKET, artifactKey, body, { contentType: 'application/json' });
     const params = Object.fromEntries(Object.entries(input.params).map(([k, v]) => [k, String(v)]));
-    return this.withRetry('registerVersion', async () => {
-      const numbers = await this.versionNumbers();
-      const next = (numbers.at(-1) ?? 0) + 1;
-      const version: ModelVersion = {
-        model_name: this.modelName,
-        version: String(next),
-        run_id: runId,
-        created_at: isoWithoutZone(this.now()),
-        metrics: { ...input.metrics },
-        params,
-        feature_names: [...input.feature_names],
-        artifact_uri: `${this.bucket}/${artifactKey}`,
-        training_cutoff: cutoff.toISOString(),
-      };
-      if (input.feature_fingerprint) version.feature_fingerprint = input.feature_fingerprint;
-      if (input.features_artifact) version.features_artifact = { ...input.features_artifact };
-      await this.store.put(this.bucket, versionKey(this.modelName, next), json(version), {
-        contentType: 'application/json',
-        ifNoneMatch: '*',
-      });
-      return version;
+    return this.db.transaction(async (tx) => {
+      const { last_version } = await this.lockModel(tx);
+      const next = last_version + 1;
+      await tx.query('UPDATE registered_models SET last_version = $2 WHERE name = $1', [
+        this.modelName,
+        next,
+      ]);
+      const rows = await tx.query<VersionRow>(
+        `INSERT INTO model_versions (model_name, version, run_id, created_at, metrics, params, feature_names,
+           artifact_uri, artifact_sha256, artifact_size, training_cutoff, feature_fingerprint,
+           features_artifact, pipeline_run_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+         RETURNING ${VERSION_COLUMNS}`,
+        [
+          this.modelName,
+          next,
+          runId,
+          isoWithoutZone(this.now()),
+          JSON.stringify(input.metrics),
+          JSON.stringify(params),
+          JSON.stringify(input.feature_names),
+          `${REGISTRY_BUCKET}/${artifactKey}`,
+          sha256(body),
+          body.length,
+          cutoff.toISOString(),
+          input.feature_fingerprint ?? null,
+          input.features_artifact ? JSON.stringify(input.features_artifact) : null,
+          input.pipeline_run_id ?? null,
+        ],
+      );
+      return toVersion(rows[0]!);
     });
   }
 
-  /** Every version, oldest first. */
-  async listVersions(): Promise<ModelVersion[]> {
-    const numbers = await this.versionNumbers();
-    const docs = await Promise.all(numbers.map((n) => this.getVersion(String(n))));
-    return docs.filter((v): v is ModelVersion => v !== null);
+  /** Every version, oldest first; versions of runs that died are left out unless `includeFailed`. */
+  async listVersions(options: { includeFailed?: boolean } = {}): Promise<ModelVersion[]> {
+    const rows = await this.db.query<VersionRow>(
+      `SELECT ${VERSION_COLUMNS} FROM model_versions WHERE model_name = $1
+         AND ($2 OR status = 'ready') ORDER BY version`,
+      [this.modelName, options.includeFailed === true],
+    );
+    return rows.map(toVersion);
   }
 
   async getVersion(version: string): Promise<ModelVersion | null> {
-    if (!/^[1-9]\d{0,9}$/.test(version)) return null;
-    const doc = await this.readJson<ModelVersion>(versionKey(this.modelName, version));
-    return doc?.value ?? null;
+    if (!VERSION_NUMBER.test(version)) return null;
+    const rows = await this.db.query<VersionRow>(
+      `SELECT ${VERSION_COLUMNS} FROM model_versions WHERE model_name = $1 AND version = $2`,
+      [this.modelName, Number(version)],
+    );
+    return rows[0] ? toVersion(rows[0]) : null;
   }
 
-  /** The newest version, or null when none is registered. */
+  /** The newest version that is not failed, or null when none is registered. */
   async latestVersion(): Promise<ModelVersion | null> {
-    const numbers = await this.versionNumbers();
-    const last = numbers.at(-1);
-    return last === undefined ? null : this.getVersion(String(last));
+    const rows = await this.db.query<VersionRow>(
+      `SELECT ${VERSION_COLUMNS} FROM model_versions WHERE model_name = $1 AND status = 'ready'
+         ORDER BY version DESC LIMIT 1`,
+      [this.modelName],
+    );
+    return rows[0] ? toVersion(rows[0]) : null;
   }
 
   /** Records a run that is not a version (a walk-forward fold), once. */
   async recordRun(run: RegistryRun): Promise<void> {
     if (!isRunId(run.run_id))
       throw new MatchcastError('MC_ERR_VALIDATION', 'run_id must be 32 hex characters');
-    await this.store.put(this.bucket, registryRunKey(this.modelName, run.run_id), json(run), {
-      contentType: 'application/json',
-      ifNoneMatch: '*',
-    });
+    await this.db.query(
+      `INSERT INTO model_runs (model_name, run_id, doc) VALUES ($1, $2, $3)
+         ON CONFLICT (model_name, run_id) DO NOTHING`,
+      [this.modelName, run.run_id, JSON.stringify(run)],
+    );
   }
 
   /** A recorded run, or null. */
   async getRun(runId: string): Promise<RegistryRun | null> {
     if (!isRunId(runId)) return null;
-    return (await this.readJson<RegistryRun>(registryRunKey(this.modelName, runId)))?.value ?? null;
+    const rows = await this.db.query<{ doc: RegistryRun }>(
+      'SELECT doc FROM model_runs WHERE model_name = $1 AND run_id = $2',
+      [this.modelName, runId],
+    );
+    return rows[0]?.doc ?? null;
   }
 
-  /** The serialised model of a version, read from the object store (never from local disk). */
+  /**
+   * The serialised model of a version, read from the object store and checked against the size and
+   * SHA-256 recorded at registration: a replaced or truncated file is refused (MC_ERR_MODEL_UNAVAILABLE).
+   */
   async loadArtifact(version: string | ModelVersion): Promise<Buffer> {
     const v = typeof version === 'string' ? await this.getVersion(version) : version;
     if (!v) throw new MatchcastError('MC_ERR_NOT_FOUND', `model version ${String(version)} does not exist`);
-    const prefix = `${this.bucket}/`;
+    const prefix = `${REGISTRY_BUCKET}/`;
     const key = v.artifact_uri.startsWith(prefix)
       ? v.artifact_uri.slice(prefix.length)
       : modelArtifactKey(v.run_id);
-    const obj = await this.store.get(this.bucket, key);
+    const obj = await this.store.get(REGISTRY_BUCKET, key);
     if (!obj) {
       throw new MatchcastError(
         'MC_ERR_MODEL_UNAVAILABLE',
         `artifact of version ${v.version} is missing (${key})`,
       );
     }
+    if (
+      v.artifact_sha256 &&
+      (obj.body.length !== v.artifact_size || sha256(obj.body) !== v.artifact_sha256)
+    ) {
+      throw new MatchcastError(
+        'MC_ERR_ARTIFACT_INTEGRITY',
+        `artifact of ${this.modelName} version ${v.version} (${key}) does not match the size and SHA-256 recorded at registration`,
+      );
+    }
     return obj.body;
+  }
+
+  /** Marks the versions a dead pipeline run registered as failed (hidden from listings, kept for audit). */
+  async markRunFailed(pipelineRunId: string): Promise<number> {
+    const rows = await this.db.query<{ version: number }>(
+      `UPDATE model_versions SET status = 'failed'
+         WHERE model_name = $1 AND pipeline_run_id = $2 AND status = 'ready'
+           AND NOT EXISTS (SELECT 1 FROM model_aliases a WHERE a.model_name = model_versions.model_name
+                           AND a.version = model_versions.version AND a.alias = 'champion')
+         RETURNING version`,
+      [this.modelName, pipelineRunId],
+    );
+    return rows.length;
+  }
+
+  // ---- promotion comparisons -------------------------------------------------------------------
+
+  /** Records what the promotion guard looked at for a version (replacing an earlier decision). */
+  async writeComparison(c: PromotionComparison): Promise<void> {
+    await this.db.query(
+      `INSERT INTO model_comparisons (model_name, version, doc) VALUES ($1, $2, $3)
+         ON CONFLICT (model_name, version) DO UPDATE SET doc = EXCLUDED.doc`,
+      [this.modelName, Number(c.version), JSON.stringify(c)],
+    );
+  }
+
+  /** The stored comparison of a version, or null when the guard never looked at it. */
+  async readComparison(version: string): Promise<PromotionComparison | null> {
+    if (!VERSION_NUMBER.test(version)) return null;
+    const rows = await this.db.query<{ doc: PromotionComparison }>(
+      'SELECT doc FROM model_comparisons WHERE model_name = $1 AND version = $2',
+      [this.modelName, Number(version)],
+    );
+    return rows[0]?.doc ?? null;
   }
 
   // ---- aliases --------------------------------------------------------------------------------
 
-  private async readAliases(): Promise<{ doc: AliasesDocument; etag: string | null }> {
-    const found = await this.readJson<AliasesDocument>(aliasesKey(this.modelName));
-    if (!found) return { doc: EMPTY_DOC(this.modelName), etag: null };
-    return { doc: { ...EMPTY_DOC(this.modelName), ...found.value }, etag: found.info.etag };
-  }
-
   async aliases(): Promise<Partial<Record<Stage, string>>> {
-    const { doc } = await this.readAliases();
+    const rows = await this.db.query<{ alias: string; version: number }>(
+      'SELECT alias, version FROM model_aliases WHERE model_name = $1',
+      [this.modelName],
+    );
     const out: Partial<Record<Stage, string>> = {};
     for (const stage of STAGES) {
-      const v = doc.aliases[stage];
-      if (v !== undefined) out[stage] = v;
+      const row = rows.find((r) => r.alias === stage);
+      if (row) out[stage] = String(row.version);
     }
     return out;
   }
 
   async resolve(stage: Stage): Promise<ModelVersion | null> {
-    const version = (await this.aliases())[stage];
-    return version === undefined ? null : this.getVersion(version);
-  }
-
-  /** Writes the history objects of `events`; an object that already exists was written by a peer. */
-  private async writeEvents(events: AliasEvent[]): Promise<void> {
-    for (const event of events) {
-      try {
-        await this.store.put(this.bucket, historyKey(this.modelName, event.seq), json(event), {
-          contentType: 'application/json',
-          ifNoneMatch: '*',
-        });
-      } catch (err) {
-        if (!isMatchcastError(err, 'MC_ERR_CONFLICT')) throw err;
-      }
-    }
+    const rows = await this.db.query<VersionRow>(
+      `SELECT ${VERSION_COLUMNS.split(',')
+        .map((c) => `v.${c.trim()}`)
+        .join(', ')} FROM model_aliases a
+         JOIN model_versions v ON v.model_name = a.model_name AND v.version = a.version
+         WHERE a.model_name = $1 AND a.alias = $2`,
+      [this.modelName, stage],
+    );
+    return rows[0] ? toVersion(rows[0]) : null;
   }
 
   /**
-   * Applies `plan` to the current aliases in one compare-and-swap, retrying on a concurrent write.
-   * `plan` sees the current aliases and returns the changes (it may throw to abort). Returns the
-   * events recorded (empty when nothing changed).
+   * Applies `plan` to the aliases as read, in one transaction in which each change is a statement
+   * guarded by the value the plan saw: when another writer moved an alias in between, nothing is
+   * written and MC_ERR_CONFLICT is thrown. Returns the events recorded (empty when nothing changed).
    */
   private async moveAliases(
     actor: string,
     reason: string | undefined,
     plan: (current: Partial<Record<Stage, string>>) => AliasChange[],
   ): Promise<AliasEvent[]> {
-    return this.withRetry('moveAliases', async () => {
-      const { doc, etag } = await this.readAliases();
-      // Complete the history of the previous write first, in case its writer stopped after the CAS.
-      await this.writeEvents(doc.last_events);
-      const changes = plan({ ...doc.aliases });
-      const aliases = { ...doc.aliases };
-      const at = this.now();
+    const current = await this.aliases();
+    const changes = plan({ ...current }).filter((c) => (current[c.alias] ?? null) !== c.to);
+    if (changes.length === 0) return [];
+    return this.db.transaction(async (tx) => {
+      const { last_alias_seq } = await this.lockModel(tx);
+      const at = this.now().toISOString();
       const events: AliasEvent[] = [];
-      let seq = doc.seq;
+      let seq = last_alias_seq;
       for (const change of changes) {
-        const from = aliases[change.alias] ?? null;
-        if (from === change.to) continue;
-        if (change.to === null) delete aliases[change.alias];
-        else aliases[change.alias] = change.to;
+        const from = current[change.alias] ?? null;
+        const moved =
+          from === null
+            ? await tx.query(
+                `INSERT INTO model_aliases (model_name, alias, version) VALUES ($1, $2, $3)
+                   ON CONFLICT (model_name, alias) DO NOTHING RETURNING alias`,
+                [this.modelName, change.alias, Number(change.to)],
+              )
+            : change.to === null
+              ? await tx.query(
+                  'DELETE FROM model_aliases WHERE model_name = $1 AND alias = $2 AND version = $3 RETURNING alias',
+                  [this.modelName, change.alias, Number(from)],
+                )
+              : await tx.query(
+                  `UPDATE model_aliases SET version = $4, updated_at = now()
+                     WHERE model_name = $1 AND alias = $2 AND version = $3 RETURNING alias`,
+                  [this.modelName, change.alias, Number(from), Number(change.to)],
+                );
+        if (moved.length !== 1) {
+          throw new MatchcastError(
+            'MC_ERR_CONFLICT',
+            `alias ${change.alias} of ${this.modelName} was moved by another writer (expected ${from ?? 'unassigned'}); read it again and retry`,
+          );
+        }
         seq += 1;
         const event: AliasEvent = {
           seq,
-          at: at.toISOString(),
+          at,
           actor,
           alias: change.alias,
           from_version: from,
           to_version: change.to,
         };
         if (reason) event.reason = reason;
+        await tx.query(
+          `INSERT INTO model_alias_history (model_name, seq, at, actor, alias, from_version, to_version, reason)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+          [this.modelName, seq, at, actor, change.alias, from, change.to, reason ?? null],
+        );
         events.push(event);
       }
-      if (events.length === 0) return [];
-      const next: AliasesDocument = {
-        model_name: this.modelName,
-        aliases,
+      await tx.query('UPDATE registered_models SET last_alias_seq = $2 WHERE name = $1', [
+        this.modelName,
         seq,
-        last_events: events,
-        updated_at: isoWithoutZone(at),
-      };
-      await this.store.put(
-        this.bucket,
-        aliasesKey(this.modelName),
-        json(next),
-        etag === null
-          ? { contentType: 'application/json', ifNoneMatch: '*' }
-          : { contentType: 'application/json', ifMatch: etag },
-      );
-      await this.writeEvents(events);
+      ]);
       return events;
     });
   }
@@ -361,13 +400,19 @@ export class ModelRegistry implements Registry {
   }
 
   /**
-   * Points `stage` at `version` (atomic; safe under concurrent writers) and records the move.
-   * Returns the event, or null when the alias already pointed there.
+   * Points `stage` at `version` and records the move. Returns the event, or null when the alias
+   * already pointed there. MC_ERR_CONFLICT when another writer moved the alias meanwhile.
    */
   async setAlias(stage: Stage, version: string, actor: string, reason?: string): Promise<AliasEvent | null> {
     this.assertStage(stage);
     const v = await this.getVersion(version);
     if (!v) throw new MatchcastError('MC_ERR_NOT_FOUND', `model version ${version} does not exist`);
+    if (v.status === 'failed') {
+      throw new MatchcastError(
+        'MC_ERR_VALIDATION',
+        `model version ${version} was registered by a run that failed; it cannot take an alias`,
+      );
+    }
     const events = await this.moveAliases(actor, reason, () => [{ alias: stage, to: v.version }]);
     return events[0] ?? null;
   }
@@ -381,7 +426,7 @@ export class ModelRegistry implements Registry {
 
   /**
    * The operator's sign-off (spec §3.1): the champion moves to the candidate's version and the
-   * candidate alias is removed, in one atomic write. The previous champion is in the history
+   * candidate alias is removed, in one transaction. The previous champion is in the history
    * (`from_version`), so `setAlias('champion', previous)` is the rollback.
    * Throws MC_ERR_NOT_FOUND when there is no candidate.
    */
@@ -403,25 +448,42 @@ export class ModelRegistry implements Registry {
 
   /** Every alias event, oldest first. */
   async history(): Promise<AliasEvent[]> {
-    const objects = await this.store.list(this.bucket, historyPrefix(this.modelName));
-    const docs = await Promise.all(objects.map((o) => this.readJson<AliasEvent>(o.key)));
-    const events = docs.filter((d) => d !== null).map((d) => d.value);
-    // Events committed by a CAS whose writer has not (yet) written the history object.
-    const { doc } = await this.readAliases();
-    const seen = new Set(events.map((e) => e.seq));
-    for (const e of doc.last_events) if (!seen.has(e.seq)) events.push(e);
-    return events.sort((a, b) => a.seq - b.seq);
+    const rows = await this.db.query<{
+      seq: number;
+      at: string;
+      actor: string;
+      alias: Stage;
+      from_version: string | null;
+      to_version: string | null;
+      reason: string | null;
+    }>(
+      `SELECT seq, at, actor, alias, from_version, to_version, reason FROM model_alias_history
+         WHERE model_name = $1 ORDER BY seq`,
+      [this.modelName],
+    );
+    return rows.map((r) => {
+      const e: AliasEvent = {
+        seq: Number(r.seq),
+        at: r.at,
+        actor: r.actor,
+        alias: r.alias,
+        from_version: r.from_version,
+        to_version: r.to_version,
+      };
+      if (r.reason !== null) e.reason = r.reason;
+      return e;
+    });
   }
 }
 
 /**
- * Creates the registry of `config.modelName` on `store`.
- * @param options retry bound and clock (defaults: 50 attempts, the system clock)
+ * Creates the registry of `config.modelName` over the database (rows) and the object store (files).
+ * @param options the clock (default: the system clock)
  */
 export function createRegistry(
-  store: ObjectStore,
+  backends: RegistryBackends,
   config: Pick<Config, 'modelName'>,
   options?: RegistryOptions,
-) {
-  return new ModelRegistry(store, config.modelName, options);
+): ModelRegistry {
+  return new ModelRegistry(backends, config.modelName, options);
 }

@@ -1,6 +1,3 @@
-import type { ObjectStore } from '../storage/index.js';
-import { REGISTRY_BUCKET, registryPrefix } from './keys.js';
-
 /** How the new version compares with the champion on the same validation matches. */
 export type ChampionVerdict = 'no-champion' | 'beats' | 'ties' | 'worse' | 'not-finite';
 /** How the new version compares with the de-margined opening line on the same validation matches. */
@@ -16,7 +13,7 @@ export interface LineCheck {
   line_log_loss: number;
 }
 
-/** The outcome of the automated promotion rule (spec §3.1, issue 17). */
+/** The outcome of the automated promotion rule (spec §3.1). */
 export interface PromotionDecision {
   /** True when the new version should get the `candidate` alias. */
   promote: boolean;
@@ -116,34 +113,4 @@ export interface PromotionComparison {
   promote: boolean;
   reason: string;
   decided_at: string;
-}
-
-/** `models/registry/<model>/comparisons/<version>.json` */
-export function comparisonKey(modelName: string, version: string): string {
-  return `${registryPrefix(modelName)}comparisons/${version}.json`;
-}
-
-export async function writeComparison(
-  store: ObjectStore,
-  modelName: string,
-  c: PromotionComparison,
-): Promise<void> {
-  await store.put(REGISTRY_BUCKET, comparisonKey(modelName, c.version), `${JSON.stringify(c, null, 2)}\n`, {
-    contentType: 'application/json',
-  });
-}
-
-/** The stored comparison of a version, or null when the guard never looked at it (or it does not parse). */
-export async function readComparison(
-  store: ObjectStore,
-  modelName: string,
-  version: string,
-): Promise<PromotionComparison | null> {
-  const obj = await store.get(REGISTRY_BUCKET, comparisonKey(modelName, version));
-  if (!obj) return null;
-  try {
-    return JSON.parse(obj.body.toString('utf8')) as PromotionComparison;
-  } catch {
-    return null;
-  }
 }

@@ -1,6 +1,6 @@
 import type { Stage } from '../domain/index.js';
 
-/** One registered model version (spec §2.7, ARCHITECTURE §4). */
+/** One registered model version (spec §2.7). */
 export interface ModelVersion {
   model_name: string;
   /** Version number as a string: "1", "2", … */
@@ -24,6 +24,12 @@ export interface ModelVersion {
   feature_fingerprint?: string;
   /** The features artifact (pipeline run and object) it was trained and validated on. */
   features_artifact?: FeaturesArtifactRef;
+  /** SHA-256 (hex) of the model file, recorded at registration; every load checks it. */
+  artifact_sha256?: string;
+  /** Size of the model file in bytes, recorded at registration. */
+  artifact_size?: number;
+  /** Set when the pipeline run that registered the version died: hidden from listings, never aliased. */
+  status?: 'failed';
 }
 
 /** Which features file a version was trained on. */
@@ -46,7 +52,7 @@ export interface AliasEvent {
   reason?: string;
 }
 
-/** The model registry port; stored as JSON documents in the object store. */
+/** The model registry port: rows in the database, model files in the object store. */
 export interface Registry {
   readonly modelName: string;
   listVersions(): Promise<ModelVersion[]>;

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
-import { MatchcastError, OPENING_LEAD_MS } from '../domain/index.js';
+import { MatchcastError, OPENING_LEAD_MS, RESULT_LAG_MS } from '../domain/index.js';
 
 /** Options of {@link ReplayFeed.load}. */
 export interface ReplayFeedOptions {
@@ -8,7 +8,7 @@ export interface ReplayFeedOptions {
   fixtureLeadMs?: number;
   /** Opening prices are released this long before kick-off. Default `OPENING_LEAD_MS` (48 h), as ingest stamps them. */
   openingLeadMs?: number;
-  /** The result is released this long after kick-off (full time). Default 2 h. */
+  /** The result is released this long after kick-off (full time). Default `RESULT_LAG_MS` (2 h). */
   fullTimeMs?: number;
 }
 
@@ -95,7 +95,7 @@ export class ReplayFeed {
     all.sort((a, b) => a.t - b.t);
     const fixtureLead = options.fixtureLeadMs ?? 7 * 86_400_000;
     const openingLead = options.openingLeadMs ?? OPENING_LEAD_MS;
-    const fullTime = options.fullTimeMs ?? 2 * 3_600_000;
+    const fullTime = options.fullTimeMs ?? RESULT_LAG_MS;
     // Offset from kick-off at which each stage is released (index = stage).
     const offsets = [Number.NEGATIVE_INFINITY, -fixtureLead, -openingLead, 0, fullTime];
     return new ReplayFeed(

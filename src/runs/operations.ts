@@ -1,25 +1,33 @@
 import { BUCKETS, MatchcastError } from '../domain/index.js';
 import type { Logger } from '../logger.js';
-import type { ObjectStore } from '../storage/index.js';
-import { RUNS_BUCKET, RUNS_PREFIX, runRecordKey } from './keys.js';
-import { listRuns, movePointer, readPublished, readRunRecord, writeRunRecord } from './records.js';
-import { RunWriter } from './run-writer.js';
-import type { RunEvent, RunRecord } from './types.js';
+import { RUNS_PREFIX } from './keys.js';
+import { listRuns, movePointer, readPublished, readRunRecord } from './records.js';
+import { type RunBackends, RunWriter } from './run-writer.js';
+import type { GateResult, RunEvent, RunRecord } from './types.js';
+import { readVerified } from './verify.js';
 
 /** Default of `RUNS_KEEP`: runs kept for rollback. */
 export const DEFAULT_RUNS_KEEP = 10;
 
 /**
+ * The checks a run must pass again before it is served by a rollback: the publish gates, run on the
+ * run's own artifacts as they are stored now. Supplied by the pipeline (which owns the gates).
+ */
+export type RollbackGates = (record: RunRecord) => Promise<GateResult[]>;
+
+/**
  * `matchcast runs rollback <id>`: points the served set back at an earlier complete run, in one
- * compare-and-swap, with an event in the same append-only history as publications. Refuses a run
- * that is not complete or whose artifacts are gone (MC_ERR_VALIDATION / MC_ERR_NOT_FOUND).
+ * transaction, with an event in the same append-only history as publications. Refuses a run that is
+ * not complete, whose artifacts are gone or altered (MC_ERR_VALIDATION / MC_ERR_NOT_FOUND /
+ * MC_ERR_ARTIFACT_INTEGRITY) or that fails the publish gates now (MC_ERR_GATE_FAILED).
  */
 export async function rollbackRun(
-  store: ObjectStore,
+  backends: RunBackends,
   runId: string,
-  options: { actor: string; reason?: string; now?: Date },
+  options: { actor: string; reason?: string; now?: Date; gates?: RollbackGates },
 ): Promise<RunEvent> {
-  const record = await readRunRecord(store, runId);
+  const { db, store } = backends;
+  const record = await readRunRecord(db, runId);
   if (!record) throw new MatchcastError('MC_ERR_NOT_FOUND', `run ${runId} does not exist`);
   if (record.status !== 'complete') {
     throw new MatchcastError(
@@ -27,44 +35,56 @@ export async function rollbackRun(
       `run ${runId} is ${record.status}: only a complete run (one that passed its gates) can be served`,
     );
   }
+  if (!record.artifacts.predictions) {
+    throw new MatchcastError(
+      'MC_ERR_VALIDATION',
+      `run ${runId} has no predictions: serving it would leave every replica without predictions`,
+    );
+  }
   for (const [name, ref] of Object.entries(record.artifacts)) {
-    if (ref && !(await store.head(ref.bucket, ref.key))) {
+    if (!ref) continue;
+    if (!(await readVerified(store, ref))) {
       throw new MatchcastError(
         'MC_ERR_NOT_FOUND',
         `run ${runId} cannot be served: its artifact ${name} (${ref.bucket}/${ref.key}) is gone`,
       );
     }
   }
-  const published = await readPublished(store);
+  const published = await readPublished(db);
   if (published?.run_id === runId) {
     throw new MatchcastError('MC_ERR_VALIDATION', `run ${runId} is already the published run`);
   }
-  const event = await movePointer(store, record, {
+  if (options.gates) {
+    const gates = await options.gates(record);
+    const failed = gates.filter((g) => !g.passed);
+    if (failed.length > 0) {
+      throw new MatchcastError(
+        'MC_ERR_GATE_FAILED',
+        `run ${runId} fails the publish gates now: ${failed.map((g) => `${g.name}: ${g.message}`).join('; ')} (the served run is unchanged)`,
+      );
+    }
+  }
+  return movePointer(db, record, {
     actor: options.actor,
     action: 'rollback',
     reason: options.reason ?? `rollback to ${runId}`,
     forced: false,
-    expectEtag: published?.etag ?? null,
+    expectSeq: published?.seq ?? null,
     now: options.now,
   });
-  record.published_at.push(event.at);
-  record.updated_at = event.at;
-  await writeRunRecord(store, record);
-  return event;
 }
 
-async function deleteRunObjects(store: ObjectStore, runId: string): Promise<number> {
+async function deleteRunObjects(backends: RunBackends, runId: string): Promise<number> {
   let n = 0;
   for (const bucket of BUCKETS) {
-    for (const o of await store.list(bucket, `${RUNS_PREFIX}${runId}/`)) {
-      if (bucket === RUNS_BUCKET && o.key === runRecordKey(runId)) continue;
-      await store.delete(bucket, o.key);
+    for (const o of await backends.store.list(bucket, `${RUNS_PREFIX}${runId}/`)) {
+      await backends.store.delete(bucket, o.key);
       n++;
     }
   }
   // The record goes last: a half-pruned run still has a record saying what it was.
-  await store.delete(RUNS_BUCKET, runRecordKey(runId));
-  return n + 1;
+  await backends.db.query('DELETE FROM pipeline_runs WHERE run_id = $1', [runId]);
+  return n;
 }
 
 /**
@@ -72,9 +92,9 @@ async function deleteRunObjects(store: ObjectStore, runId: string): Promise<numb
  * published run, a run still running or a draft, nor a run whose artifacts a kept run references.
  * Returns the ids removed.
  */
-export async function pruneRuns(store: ObjectStore, keep: number, log?: Logger): Promise<string[]> {
-  const runs = await listRuns(store);
-  const published = await readPublished(store);
+export async function pruneRuns(backends: RunBackends, keep: number, log?: Logger): Promise<string[]> {
+  const runs = await listRuns(backends.db);
+  const published = await readPublished(backends.db);
   const newestFirst = [...runs].reverse();
   const kept = new Set<string>(newestFirst.slice(0, Math.max(1, keep)).map((r) => r.run_id));
   if (published) kept.add(published.run_id);
@@ -89,7 +109,7 @@ export async function pruneRuns(store: ObjectStore, keep: number, log?: Logger):
   const removed: string[] = [];
   for (const r of runs) {
     if (kept.has(r.run_id) || referenced.has(r.run_id)) continue;
-    const n = await deleteRunObjects(store, r.run_id);
+    const n = await deleteRunObjects(backends, r.run_id);
     removed.push(r.run_id);
     log?.info({ run_id: r.run_id, objects: n }, 'run pruned (retention)');
   }
@@ -101,17 +121,17 @@ export async function pruneRuns(store: ObjectStore, keep: number, log?: Logger):
  * draft whose parent is still the published run, else a new draft inheriting the published run.
  */
 export async function openDraftRun(
-  store: ObjectStore,
+  backends: RunBackends,
   options: { runId?: string; asOf?: Date; log?: Logger; actor?: string } = {},
 ): Promise<RunWriter> {
-  if (options.runId) return RunWriter.resume(store, options.runId, { log: options.log });
-  const published = await readPublished(store);
-  const drafts = (await listRuns(store)).filter(
+  if (options.runId) return RunWriter.resume(backends, options.runId, { log: options.log });
+  const published = await readPublished(backends.db);
+  const drafts = (await listRuns(backends.db)).filter(
     (r) => r.status === 'draft' && r.parent_run_id === (published?.run_id ?? null),
   );
   const newest = drafts.at(-1);
-  if (newest) return RunWriter.resume(store, newest.run_id, { log: options.log });
-  return RunWriter.begin(store, {
+  if (newest) return RunWriter.resume(backends, newest.run_id, { log: options.log });
+  return RunWriter.begin(backends, {
     kind: 'stage',
     status: 'draft',
     asOf: options.asOf,

@@ -1,36 +1,39 @@
+import type { Queryable } from '../db/index.js';
 import { type Bucket, KEYS } from '../domain/index.js';
 import type { ObjectStore, StoredObject } from '../storage/index.js';
 import type { ArtifactName } from './keys.js';
 import { readPublished } from './records.js';
 import { isRunStore } from './run-writer.js';
-import type { PublishedPointer } from './types.js';
+import type { PublishedRun } from './types.js';
+import { readVerified } from './verify.js';
 
-/**
- * Where the served copy of `name` lives: the published run's artifact, or — only while no run was
- * ever published (a store from before runs) — the legacy top-level key. Null when the published run
- * has no such artifact.
- */
+/** Where the served copy of `name` lives, or null when the published run (if any) has none. */
 export function servedRef(
-  published: Pick<PublishedPointer, 'artifacts'> | null,
+  published: Pick<PublishedRun, 'artifacts'> | null,
   name: ArtifactName,
 ): { bucket: Bucket; key: string } | null {
-  if (!published) return { bucket: KEYS[name].bucket, key: KEYS[name].key };
-  const ref = published.artifacts[name];
+  const ref = published?.artifacts[name];
   return ref ? { bucket: ref.bucket, key: ref.key } : null;
 }
 
+/** Where artifacts are read from: the database names the run, the object store holds its files. */
+export interface ArtifactSource {
+  db: Queryable;
+  store: ObjectStore;
+}
+
 /**
- * The served copy of artifact `name` (through the published-run pointer), or null when there is none.
- * Pass `published` when several artifacts must come from the same run.
+ * The served copy of artifact `name` (through the published-run pointer), verified, or null when
+ * there is none. Pass `published` when several artifacts must come from the same run.
  */
 export async function readArtifact(
-  store: ObjectStore,
+  backends: ArtifactSource,
   name: ArtifactName,
-  published?: Pick<PublishedPointer, 'artifacts'> | null,
+  published?: Pick<PublishedRun, 'artifacts'> | null,
 ): Promise<StoredObject | null> {
-  const p = published === undefined ? await readPublished(store) : published;
-  const ref = servedRef(p, name);
-  return ref ? store.get(ref.bucket, ref.key) : null;
+  const p = published === undefined ? await readPublished(backends.db) : published;
+  const ref = p?.artifacts[name];
+  return ref ? readVerified(backends.store, ref) : null;
 }
 
 /**
@@ -38,39 +41,10 @@ export async function readArtifact(
  * inherited copy; on the real store the served (published) one.
  */
 export async function readCurrentArtifact(
-  store: ObjectStore,
+  backends: ArtifactSource,
   name: ArtifactName,
 ): Promise<StoredObject | null> {
-  return isRunStore(store) ? store.get(KEYS[name].bucket, KEYS[name].key) : readArtifact(store, name);
-}
-
-/**
- * A read-only view of `store` in which `KEYS` keys read the served (published) copy — for tools and
- * tests written against the well-known keys. Other keys read the store itself; writes are refused.
- */
-export function servedStoreView(store: ObjectStore): ObjectStore {
-  const refuse = async (): Promise<never> => {
-    throw new Error('servedStoreView is read-only: write through a RunWriter');
-  };
-  const nameOf = (bucket: Bucket, key: string): ArtifactName | null =>
-    (Object.keys(KEYS) as ArtifactName[]).find((n) => KEYS[n].bucket === bucket && KEYS[n].key === key) ??
-    null;
-  return {
-    kind: store.kind,
-    put: refuse,
-    delete: refuse,
-    async get(bucket, key) {
-      const name = nameOf(bucket, key);
-      return name ? readArtifact(store, name) : store.get(bucket, key);
-    },
-    async head(bucket, key) {
-      const name = nameOf(bucket, key);
-      if (!name) return store.head(bucket, key);
-      const ref = servedRef(await readPublished(store), name);
-      return ref ? store.head(ref.bucket, ref.key) : null;
-    },
-    list: (bucket, prefix) => store.list(bucket, prefix),
-    presign: (bucket, key, ttl) => store.presign(bucket, key, ttl),
-    async close() {},
-  };
+  return isRunStore(backends.store)
+    ? backends.store.get(KEYS[name].bucket, KEYS[name].key)
+    : readArtifact(backends, name);
 }

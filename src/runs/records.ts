@@ -1,109 +1,129 @@
-import { isMatchcastError, MatchcastError } from '../domain/index.js';
-import type { ObjectStore } from '../storage/index.js';
-import {
-  isPipelineRunId,
-  PUBLISHED_KEY,
-  RUNS_BUCKET,
-  RUNS_PREFIX,
-  runHistoryKey,
-  runHistoryPrefix,
-  runRecordKey,
-} from './keys.js';
-import type { PublishedPointer, PublishedRun, RunEvent, RunRecord } from './types.js';
+import type { Database, Queryable } from '../db/index.js';
+import { MatchcastError } from '../domain/index.js';
+import { isPipelineRunId } from './keys.js';
+import type { PublishedRun, RunEvent, RunRecord, RunStatus } from './types.js';
 
-function json(value: unknown): string {
-  return `${JSON.stringify(value, null, 2)}\n`;
-}
+const RUN_STATUSES: ReadonlySet<RunStatus> = new Set(['running', 'draft', 'failed', 'rejected', 'complete']);
 
-async function readJson<T>(store: ObjectStore, key: string): Promise<{ value: T; etag: string } | null> {
-  const obj = await store.get(RUNS_BUCKET, key);
-  if (!obj) return null;
-  try {
-    return { value: JSON.parse(obj.body.toString('utf8')) as T, etag: obj.etag };
-  } catch (err) {
-    throw new MatchcastError('MC_ERR_INTERNAL', `run document ${RUNS_BUCKET}/${key} is not valid JSON`, {
-      cause: err,
-    });
+/** A record as stored; a row whose JSON is not a record is reported, never trusted. */
+function toRecord(row: { run_id: string; record: unknown }): RunRecord {
+  const r = row.record as RunRecord | null;
+  if (
+    !r ||
+    typeof r !== 'object' ||
+    r.run_id !== row.run_id ||
+    !RUN_STATUSES.has(r.status) ||
+    typeof r.artifacts !== 'object' ||
+    r.artifacts === null
+  ) {
+    throw new MatchcastError('MC_ERR_INTERNAL', `run record ${row.run_id} is malformed`);
   }
+  return r;
 }
 
-/** The published run (the pointer), or null when no run was ever published. */
-export async function readPublished(store: ObjectStore): Promise<PublishedRun | null> {
-  const found = await readJson<PublishedPointer>(store, PUBLISHED_KEY);
-  return found ? { ...found.value, etag: found.etag } : null;
+/** The published run, or null when no run was ever published. */
+export async function readPublished(db: Queryable): Promise<PublishedRun | null> {
+  const rows = await db.query<{ run_id: string; seq: number; published_at: string; record: unknown }>(
+    `SELECT p.run_id, p.seq, p.published_at, r.record FROM published_run p
+       JOIN pipeline_runs r ON r.run_id = p.run_id`,
+  );
+  const row = rows[0];
+  if (!row) return null;
+  const record = toRecord(row);
+  return {
+    run_id: row.run_id,
+    seq: Number(row.seq),
+    published_at: row.published_at,
+    artifacts: record.artifacts,
+    features_fingerprint: record.features_fingerprint,
+  };
 }
 
-/** The pointer's etag (one HEAD), or null when no run was ever published: what pollers compare. */
-export async function publishedEtag(store: ObjectStore): Promise<string | null> {
-  return (await store.head(RUNS_BUCKET, PUBLISHED_KEY))?.etag ?? null;
+/** The pointer's sequence number (null when no run was ever published): what pollers compare. */
+export async function publishedSeq(db: Queryable): Promise<number | null> {
+  const rows = await db.query<{ seq: number }>('SELECT seq FROM published_run');
+  return rows[0] ? Number(rows[0].seq) : null;
 }
 
-export async function readRunRecord(store: ObjectStore, runId: string): Promise<RunRecord | null> {
+export async function readRunRecord(db: Queryable, runId: string): Promise<RunRecord | null> {
   if (!isPipelineRunId(runId)) return null;
-  return (await readJson<RunRecord>(store, runRecordKey(runId)))?.value ?? null;
+  const rows = await db.query<{ run_id: string; record: unknown }>(
+    'SELECT run_id, record FROM pipeline_runs WHERE run_id = $1',
+    [runId],
+  );
+  return rows[0] ? toRecord(rows[0]) : null;
 }
 
-/** Writes a run record (only its own writer does, or an operator command under the pointer's CAS). */
-export async function writeRunRecord(store: ObjectStore, record: RunRecord): Promise<void> {
-  await store.put(RUNS_BUCKET, runRecordKey(record.run_id), json(record), {
-    contentType: 'application/json',
-  });
+/** Inserts or replaces a run record (only its own writer does, or an operator command). */
+export async function writeRunRecord(db: Queryable, record: RunRecord): Promise<void> {
+  await db.query(
+    `INSERT INTO pipeline_runs (run_id, kind, status, parent_run_id, created_at, record)
+       VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (run_id) DO UPDATE SET kind = EXCLUDED.kind, status = EXCLUDED.status,
+       parent_run_id = EXCLUDED.parent_run_id, record = EXCLUDED.record`,
+    [
+      record.run_id,
+      record.kind,
+      record.status,
+      record.parent_run_id,
+      record.created_at,
+      JSON.stringify(record),
+    ],
+  );
 }
 
-/** Every run id with a record, oldest first (ids sort by creation time). */
-export async function listRunIds(store: ObjectStore): Promise<string[]> {
-  const objects = await store.list(RUNS_BUCKET, RUNS_PREFIX);
-  const ids = new Set<string>();
-  for (const o of objects) {
-    const m = /^runs\/([^/]+)\/run\.json$/.exec(o.key);
-    if (m && isPipelineRunId(m[1])) ids.add(m[1]);
+/** Every run record, oldest first (by `created_at` in milliseconds, then id). */
+export async function listRuns(db: Queryable): Promise<RunRecord[]> {
+  const rows = await db.query<{ run_id: string; record: unknown }>(
+    'SELECT run_id, record FROM pipeline_runs ORDER BY created_at, run_id',
+  );
+  const out: RunRecord[] = [];
+  for (const row of rows) {
+    try {
+      out.push(toRecord(row));
+    } catch {
+      // A malformed row is skipped by listings; reading it by id reports it.
+    }
   }
-  return [...ids].sort();
-}
-
-/**
- * Every run record, oldest first: by `created_at` (milliseconds), then id. Ids alone sort by the second
- * and then by their random suffix, so two runs started within one second came out in either order
- * (the newest draft, retention and `runs list` then picked the wrong one).
- */
-export async function listRuns(store: ObjectStore): Promise<RunRecord[]> {
-  const ids = await listRunIds(store);
-  const records = await Promise.all(ids.map((id) => readRunRecord(store, id)));
-  return records
-    .filter((r): r is RunRecord => r !== null)
-    .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.run_id.localeCompare(b.run_id));
-}
-
-async function writeEvent(store: ObjectStore, event: RunEvent): Promise<void> {
-  try {
-    await store.put(RUNS_BUCKET, runHistoryKey(event.seq), json(event), {
-      contentType: 'application/json',
-      ifNoneMatch: '*',
-    });
-  } catch (err) {
-    // Already written by a peer completing the history.
-    if (!isMatchcastError(err, 'MC_ERR_CONFLICT')) throw err;
-  }
+  return out;
 }
 
 /**
  * Every move of the pointer, oldest first. The run served at instant t is the `to_run` of the last
  * event with `at <= t` (what monitoring uses to know which predictions were live before a kick-off).
  */
-export async function readRunHistory(store: ObjectStore): Promise<RunEvent[]> {
-  const objects = await store.list(RUNS_BUCKET, runHistoryPrefix());
-  const events = (await Promise.all(objects.map((o) => readJson<RunEvent>(store, o.key))))
-    .filter((d) => d !== null)
-    .map((d) => d.value);
-  const published = await readPublished(store);
-  if (published && !events.some((e) => e.seq === published.last_event.seq)) events.push(published.last_event);
-  return events.sort((a, b) => a.seq - b.seq);
+export async function readRunHistory(db: Queryable): Promise<RunEvent[]> {
+  const rows = await db.query<{
+    seq: number;
+    at: string;
+    actor: string;
+    action: RunEvent['action'];
+    from_run: string | null;
+    to_run: string;
+    reason: string | null;
+    forced: boolean;
+  }>(
+    'SELECT seq, at, actor, action, from_run, to_run, reason, forced FROM published_run_history ORDER BY seq',
+  );
+  return rows.map((r) => {
+    const e: RunEvent = {
+      seq: Number(r.seq),
+      at: r.at,
+      actor: r.actor,
+      action: r.action,
+      from_run: r.from_run,
+      to_run: r.to_run,
+      forced: r.forced,
+    };
+    if (r.reason !== null) e.reason = r.reason;
+    return e;
+  });
 }
 
 /** The run that was published at instant `at` (null when none was), from the history. */
-export async function publishedRunAt(store: ObjectStore, at: Date): Promise<string | null> {
+export async function publishedRunAt(db: Queryable, at: Date): Promise<string | null> {
   let found: string | null = null;
-  for (const e of await readRunHistory(store)) {
+  for (const e of await readRunHistory(db)) {
     if (new Date(e.at).getTime() <= at.getTime()) found = e.to_run;
   }
   return found;
@@ -115,56 +135,81 @@ export interface MovePointerOptions {
   action: RunEvent['action'];
   reason?: string;
   forced: boolean;
-  /** Publish only if the pointer still has this etag (null: only if no run was published). Default: any. */
-  expectEtag?: string | null;
+  /**
+   * Publish only if the pointer's sequence number is still this one (null: only if no run was
+   * published). Default: whatever is published.
+   */
+  expectSeq?: number | null;
   now?: Date;
 }
 
 /**
- * THE commit point of a publication: one compare-and-swap of `runs/published.json` to `record`'s
- * artifacts, then the history event (completed by the next writer or reader if this one dies
- * between the two). Throws MC_ERR_CONFLICT when another publication won the race.
+ * THE commit point of a publication: in one transaction, the pointer moves to `record` (guarded by
+ * the expected sequence number), the history gains its event and the record its publication time.
+ * Throws MC_ERR_CONFLICT when another publication won the race; then nothing changed.
  */
 export async function movePointer(
-  store: ObjectStore,
+  db: Database,
   record: RunRecord,
   options: MovePointerOptions,
 ): Promise<RunEvent> {
-  const current = await readPublished(store);
-  if (options.expectEtag !== undefined && (current?.etag ?? null) !== options.expectEtag) {
-    throw new MatchcastError(
-      'MC_ERR_CONFLICT',
-      `the published run changed while run ${record.run_id} was being prepared (now ${current?.run_id ?? 'none'}); rerun`,
+  const at = (options.now ?? new Date()).toISOString();
+  return db.transaction(async (tx) => {
+    const current = (
+      await tx.query<{ run_id: string; seq: number }>('SELECT run_id, seq FROM published_run FOR UPDATE')
+    )[0];
+    const currentSeq = current ? Number(current.seq) : null;
+    if (options.expectSeq !== undefined && currentSeq !== options.expectSeq) {
+      throw new MatchcastError(
+        'MC_ERR_CONFLICT',
+        `the published run changed while run ${record.run_id} was being prepared (now ${current?.run_id ?? 'none'}); rerun`,
+      );
+    }
+    const event: RunEvent = {
+      seq: (currentSeq ?? 0) + 1,
+      at,
+      actor: options.actor,
+      action: options.action,
+      from_run: current?.run_id ?? null,
+      to_run: record.run_id,
+      forced: options.forced,
+    };
+    if (options.reason) event.reason = options.reason;
+    const next: RunRecord = {
+      ...record,
+      published_at: [...record.published_at, at],
+      updated_at: at,
+    };
+    await writeRunRecord(tx, next);
+    const moved = current
+      ? await tx.query(
+          'UPDATE published_run SET run_id = $1, seq = $2, published_at = $3 WHERE seq = $4 RETURNING seq',
+          [record.run_id, event.seq, at, currentSeq],
+        )
+      : await tx.query(
+          `INSERT INTO published_run (singleton, run_id, seq, published_at) VALUES (true, $1, $2, $3)
+             ON CONFLICT (singleton) DO NOTHING RETURNING seq`,
+          [record.run_id, event.seq, at],
+        );
+    if (moved.length !== 1) {
+      throw new MatchcastError('MC_ERR_CONFLICT', `another publication moved the pointer first; rerun`);
+    }
+    await tx.query(
+      `INSERT INTO published_run_history (seq, at, actor, action, from_run, to_run, reason, forced)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [
+        event.seq,
+        at,
+        event.actor,
+        event.action,
+        event.from_run,
+        event.to_run,
+        event.reason ?? null,
+        event.forced,
+      ],
     );
-  }
-  if (current) await writeEvent(store, current.last_event);
-  const at = options.now ?? new Date();
-  const event: RunEvent = {
-    seq: (current?.seq ?? 0) + 1,
-    at: at.toISOString(),
-    actor: options.actor,
-    action: options.action,
-    from_run: current?.run_id ?? null,
-    to_run: record.run_id,
-    forced: options.forced,
-  };
-  if (options.reason) event.reason = options.reason;
-  const pointer: PublishedPointer = {
-    run_id: record.run_id,
-    seq: event.seq,
-    published_at: event.at,
-    artifacts: record.artifacts,
-    features_fingerprint: record.features_fingerprint,
-    last_event: event,
-  };
-  await store.put(
-    RUNS_BUCKET,
-    PUBLISHED_KEY,
-    json(pointer),
-    current
-      ? { contentType: 'application/json', ifMatch: current.etag }
-      : { contentType: 'application/json', ifNoneMatch: '*' },
-  );
-  await writeEvent(store, event);
-  return event;
+    record.published_at = next.published_at;
+    record.updated_at = at;
+    return event;
+  });
 }

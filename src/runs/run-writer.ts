@@ -1,11 +1,19 @@
 import { createHash } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
+import type { Database, Queryable } from '../db/index.js';
 import { type Bucket, isMatchcastError, MatchcastError, processAlive } from '../domain/index.js';
 import type { Logger } from '../logger.js';
 import type { ObjectInfo, ObjectStore, PutOptions, StoredObject } from '../storage/index.js';
 import { type ArtifactName, artifactNameOf, newPipelineRunId, runArtifactRef, runFileKey } from './keys.js';
 import { listRuns, movePointer, readPublished, readRunRecord, writeRunRecord } from './records.js';
 import type { ArtifactRef, GateResult, RunEvent, RunRecord } from './types.js';
+import { readVerified } from './verify.js';
+
+/** Where runs live: their records in the database, their files in the object store. */
+export interface RunBackends {
+  db: Database;
+  store: ObjectStore;
+}
 
 /** Options of {@link RunWriter.begin}. */
 export interface BeginRunOptions {
@@ -59,9 +67,9 @@ export function describeFailedGates(gates: readonly GateResult[]): string {
 }
 
 /**
- * Writes one pipeline run: every artifact goes under `runs/<run_id>/` (nothing served changes), the
- * run record `models/runs/<run_id>/run.json` says how far it got, and {@link publish} — after the
- * gates — makes it the served run with ONE compare-and-swap of the pointer. Artifacts the run does
+ * Writes one pipeline run: every artifact is a new file under `runs/<run_id>/` (nothing served
+ * changes), the run's row in `pipeline_runs` says how far it got, and {@link publish} — after the
+ * gates — makes it the served run in ONE transaction that moves the pointer. Artifacts the run does
  * not write are inherited from its parent by reference (cheap incremental runs).
  */
 export class RunWriter {
@@ -76,16 +84,21 @@ export class RunWriter {
    * the gates need not decode them again). Never persisted.
    */
   readonly memo = new Map<string, unknown>();
-  private parentEtag: string | null;
+  private readonly parentSeq: number | null;
+  /** The real object store (ingest inputs, reports outside `KEYS`). */
+  readonly base: ObjectStore;
+  readonly db: Database;
 
   private constructor(
-    readonly base: ObjectStore,
+    backends: RunBackends,
     private rec: RunRecord,
-    parentEtag: string | null,
+    parentSeq: number | null,
     private readonly log: Logger | undefined,
     private readonly now: () => Date,
   ) {
-    this.parentEtag = parentEtag;
+    this.base = backends.store;
+    this.db = backends.db;
+    this.parentSeq = parentSeq;
     this.store = scopedStore(this);
   }
 
@@ -99,16 +112,16 @@ export class RunWriter {
   }
 
   /** Starts a run: marks abandoned runs of this host failed, inherits the parent's artifacts, writes the record. */
-  static async begin(store: ObjectStore, options: BeginRunOptions = {}): Promise<RunWriter> {
+  static async begin(backends: RunBackends, options: BeginRunOptions = {}): Promise<RunWriter> {
     const now = options.now ?? (() => new Date());
-    const published = await readPublished(store);
+    const published = await readPublished(backends.db);
     let parent: Pick<RunRecord, 'run_id' | 'artifacts' | 'features_fingerprint'> | null = null;
     if (options.parent === undefined) parent = published;
     else if (options.parent !== null) {
-      parent = await readRunRecord(store, options.parent);
+      parent = await readRunRecord(backends.db, options.parent);
       if (!parent) throw new MatchcastError('MC_ERR_NOT_FOUND', `run ${options.parent} does not exist`);
     }
-    await markAbandonedRuns(store, options.log);
+    await markAbandonedRuns(backends.db, options.log);
     const at = now().toISOString();
     const record: RunRecord = {
       run_id: newPipelineRunId(now()),
@@ -131,7 +144,11 @@ export class RunWriter {
       error: null,
       published_at: [],
     };
-    const writer = new RunWriter(store, record, published?.etag ?? null, options.log, now);
+    // The pointer may move only from the parent: a run built on another than the published run never
+    // publishes over it without `requireParentCurrent: false` (-1 matches no sequence number).
+    const parentSeq =
+      (published?.run_id ?? null) === (parent?.run_id ?? null) ? (published?.seq ?? null) : -1;
+    const writer = new RunWriter(backends, record, parentSeq, options.log, now);
     await writer.save();
     options.log?.info(
       { run_id: record.run_id, kind: record.kind, parent: record.parent_run_id },
@@ -142,7 +159,7 @@ export class RunWriter {
 
   /** Continues a draft run (stand-alone stages). MC_ERR_NOT_FOUND / MC_ERR_VALIDATION when it cannot be. */
   static async resume(
-    store: ObjectStore,
+    backends: RunBackends,
     runId: string,
     options: {
       log?: Logger;
@@ -150,7 +167,7 @@ export class RunWriter {
       forPublish?: boolean;
     } = {},
   ): Promise<RunWriter> {
-    const record = await readRunRecord(store, runId);
+    const record = await readRunRecord(backends.db, runId);
     if (!record) throw new MatchcastError('MC_ERR_NOT_FOUND', `run ${runId} does not exist`);
     if (record.status !== 'draft' && !(options.forPublish && record.status === 'rejected')) {
       throw new MatchcastError(
@@ -158,9 +175,14 @@ export class RunWriter {
         `run ${runId} is ${record.status}: only a draft run can be continued (runs are immutable)`,
       );
     }
-    const published = await readPublished(store);
-    const parentEtag = published && published.run_id === record.parent_run_id ? published.etag : null;
-    return new RunWriter(store, record, parentEtag, options.log, options.now ?? (() => new Date()));
+    const published = await readPublished(backends.db);
+    const parentSeq = (published?.run_id ?? null) === record.parent_run_id ? (published?.seq ?? null) : -1;
+    return new RunWriter(backends, record, parentSeq, options.log, options.now ?? (() => new Date()));
+  }
+
+  /** A read-only handle on a finished run (for its gates or its files); nothing it does is saved. */
+  static view(backends: RunBackends, record: RunRecord): RunWriter {
+    return new RunWriter(backends, structuredClone(record), null, undefined, () => new Date());
   }
 
   /** The reference of `name` in this run (own or inherited), or undefined. */
@@ -173,18 +195,14 @@ export class RunWriter {
     return this.rec.artifacts[name]?.run_id === this.rec.run_id;
   }
 
-  /** Writes artifact `name` of this run (create-exclusive: a run's artifact is written once). */
+  /**
+   * Writes artifact `name` of this run under a key of its own (a draft stage run again replaces its
+   * own file, which nothing serves yet) and records its size and SHA-256 for every later reader.
+   */
   async put(name: ArtifactName, body: Buffer | string, options: PutOptions = {}): Promise<ArtifactRef> {
     const { bucket, key } = runArtifactRef(this.rec.run_id, name);
     const buf = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-    let info: ObjectInfo;
-    try {
-      info = await this.base.put(bucket, key, buf, { contentType: options.contentType, ifNoneMatch: '*' });
-    } catch (err) {
-      if (!isMatchcastError(err, 'MC_ERR_CONFLICT')) throw err;
-      // A stage that writes the same artifact twice in one run (a draft stage rerun): replace it.
-      info = await this.base.put(bucket, key, buf, { contentType: options.contentType });
-    }
+    const info: ObjectInfo = await this.base.put(bucket, key, buf, { contentType: options.contentType });
     const ref: ArtifactRef = {
       bucket,
       key,
@@ -219,7 +237,7 @@ export class RunWriter {
   /** This run's copy of `name` (own or inherited), or null. */
   async get(name: ArtifactName): Promise<StoredObject | null> {
     const ref = this.rec.artifacts[name];
-    return ref ? this.base.get(ref.bucket, ref.key) : null;
+    return ref ? readVerified(this.base, ref) : null;
   }
 
   async head(name: ArtifactName): Promise<ObjectInfo | null> {
@@ -244,7 +262,7 @@ export class RunWriter {
 
   async save(): Promise<void> {
     this.rec.updated_at = this.now().toISOString();
-    await writeRunRecord(this.base, this.rec);
+    await writeRunRecord(this.db, this.rec);
   }
 
   /** Marks the run failed (nothing was published). Never throws: the original error matters more. */
@@ -257,6 +275,7 @@ export class RunWriter {
     };
     try {
       await this.save();
+      await markRunVersionsFailed(this.db, this.rec.run_id);
     } catch (saveErr) {
       this.log?.error(
         { run_id: this.rec.run_id, err: saveErr instanceof Error ? saveErr.message : String(saveErr) },
@@ -291,7 +310,7 @@ export class RunWriter {
   }
 
   /**
-   * Records the gates and, when they passed (or `force`), publishes the run with one compare-and-swap
+   * Records the gates and, when they passed (or `force`), publishes the run with one guarded move
    * of the pointer. A failed gate without `force` marks the run `rejected` and throws
    * MC_ERR_GATE_FAILED naming every failed gate; nothing served changes.
    */
@@ -318,16 +337,14 @@ export class RunWriter {
       (this.rec.forced
         ? `forced past failed gate(s): ${failed.map((g) => g.name).join(', ')}`
         : 'gates passed');
-    const event = await movePointer(this.base, this.rec, {
+    const event = await movePointer(this.db, this.rec, {
       actor: options.actor ?? this.rec.actor,
       action: 'publish',
       reason,
       forced: this.rec.forced,
-      expectEtag: requireParent ? this.parentEtag : undefined,
+      expectSeq: requireParent ? this.parentSeq : undefined,
       now: this.now(),
     });
-    this.rec.published_at.push(event.at);
-    await this.save();
     this.log?.info(
       { run_id: this.rec.run_id, seq: event.seq, from: event.from_run, forced: event.forced },
       'run published',
@@ -349,12 +366,12 @@ export const ABANDONED_AFTER_MS = 6 * 3600_000;
  * run begins, by `matchcast runs` and by `matchcast start` (embedded runs execute in the server).
  */
 export async function markAbandonedRuns(
-  store: ObjectStore,
+  db: Database,
   log?: Logger,
   now: Date = new Date(),
 ): Promise<string[]> {
   const marked: string[] = [];
-  for (const r of await listRuns(store)) {
+  for (const r of await listRuns(db)) {
     if (r.status !== 'running' || (r.host === hostname() && r.pid === process.pid)) continue;
     const idleMs = now.getTime() - new Date(r.updated_at).getTime();
     if (r.host === hostname() ? processAlive(r.pid) : !(idleMs > ABANDONED_AFTER_MS)) continue;
@@ -367,11 +384,26 @@ export async function markAbandonedRuns(
           : `abandoned: no progress from ${r.host} (pid ${r.pid}) for ${Math.round(idleMs / 60_000)} min`,
     };
     r.finished_at = r.updated_at;
-    await writeRunRecord(store, r);
+    await writeRunRecord(db, r);
+    await markRunVersionsFailed(db, r.run_id);
     marked.push(r.run_id);
     log?.warn({ run_id: r.run_id, pid: r.pid }, 'run marked failed: its process is gone');
   }
   return marked;
+}
+
+/**
+ * Marks the model versions a failed or abandoned run registered as failed: hidden from `registry list`,
+ * never aliased. A version that already serves as champion is left alone.
+ */
+async function markRunVersionsFailed(db: Queryable, runId: string): Promise<void> {
+  await db.query(
+    `UPDATE model_versions SET status = 'failed'
+       WHERE pipeline_run_id = $1 AND status = 'ready'
+         AND NOT EXISTS (SELECT 1 FROM model_aliases a WHERE a.model_name = model_versions.model_name
+                         AND a.version = model_versions.version)`,
+    [runId],
+  );
 }
 
 const runStores = new WeakSet<ObjectStore>();

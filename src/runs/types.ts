@@ -5,6 +5,7 @@ import type { ArtifactName } from './keys.js';
 export interface ArtifactRef {
   bucket: Bucket;
   key: string;
+  /** The store's change tag when written (informative only). */
   etag: string;
   size: number;
   /** sha256 of the bytes (hex). */
@@ -31,10 +32,10 @@ export interface GateResult {
  */
 export type RunStatus = 'running' | 'draft' | 'failed' | 'rejected' | 'complete';
 
-/** `runs/<run_id>/run.json`. */
+/** A pipeline run: a row of `pipeline_runs`. */
 export interface RunRecord {
   run_id: string;
-  /** `full` (pipeline run), `stage` (stand-alone stages: a draft), `incremental` (H7 re-prediction). */
+  /** `full` (pipeline run), `stage` (stand-alone stages: a draft), `incremental` (re-prediction after new odds or results). */
   kind: string;
   status: RunStatus;
   /** The run that was published when this one began; artifacts not rewritten are inherited from it. */
@@ -75,18 +76,12 @@ export interface RunEvent {
   forced: boolean;
 }
 
-/** `runs/published.json`: the served run, with a copy of its artifact map (one get for a reader). */
-export interface PublishedPointer {
+/** The served run: the pointer row with the run's artifact map (one read for a reader). */
+export interface PublishedRun {
   run_id: string;
+  /** Sequence number of the last move of the pointer: what pollers compare. */
   seq: number;
   published_at: string;
   artifacts: Partial<Record<ArtifactName, ArtifactRef>>;
   features_fingerprint: string | null;
-  /** The event of the last move, so a reader can complete the history if its writer died after the CAS. */
-  last_event: RunEvent;
-}
-
-/** A pointer as read, with the etag a compare-and-swap needs. */
-export interface PublishedRun extends PublishedPointer {
-  etag: string;
 }

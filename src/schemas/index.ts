@@ -2,8 +2,10 @@
 // analytics use their static types and constants, the web UI imports the types (type-only).
 // Only what other folders use is exported.
 export { AdminJobParams, AdminJobQuery, AdminJobRequest, AdminJobView, EXAMPLE_ADMIN_JOB } from './admin.js';
+export { BacktestSummary, EXAMPLE_BACKTEST } from './backtest.js';
 export { noBody, respond } from './common.js';
 export { ErrorBody, errorResponses } from './errors.js';
+export { EXAMPLE_EXPORT_CSV, ExportFile, ExportParams, ExportQuery } from './exports.js';
 export { EXAMPLE_LIVESCORE, Livescore, LivescoresQuery } from './livescores.js';
 export {
   EXAMPLE_LIVE_MARKETS,

@@ -33,7 +33,7 @@ export const TopScore = Type.Object(
 );
 
 /**
- * `GET /predict/markets/{match_id}` (issue 16): the goals model's expected goals and every market of one
+ * `GET /predict/markets/{match_id}`: the goals model's expected goals and every market of one
  * match, all from one Dixon–Coles score matrix (0–10 goals each side), so they add up by construction.
  */
 export const MatchMarkets = Type.Object(
@@ -128,7 +128,7 @@ export const CardMarkets = Nullable(
     },
     { additionalProperties: false },
   ),
-  'goals-model summary (issue 16); null when the goals model has no row for the match',
+  'goals-model summary; null when the goals model has no row for the match',
 );
 
 export const EXAMPLE_MATCH_MARKETS: MatchMarkets = {

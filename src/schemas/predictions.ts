@@ -48,7 +48,7 @@ export const PredictionRow = Type.Object(
     model_run_id: Nullable(ModelRunId, 'registry run id, for lineage'),
     odds_observed_at: Nullable(
       DateTime(),
-      'when the odds behind the market features were observed (issue 15); null when the match had none',
+      'when the odds behind the market features were observed; null when the match had none',
     ),
   },
   { additionalProperties: false },
@@ -73,7 +73,7 @@ export const PrecomputedPrediction = Type.Object(
     predictions_computed_at: DateTime('when the batch inference stage produced the predictions'),
     odds_observed_at: Nullable(
       DateTime(),
-      'when the odds behind the market features were observed (issue 15); null when the match had none',
+      'when the odds behind the market features were observed; null when the match had none',
     ),
   },
   { additionalProperties: false },
@@ -81,7 +81,7 @@ export const PrecomputedPrediction = Type.Object(
 export type PrecomputedPrediction = Static<typeof PrecomputedPrediction>;
 
 /**
- * The match card of `GET /predict/cards/` (spec §2.4 leaves field names open; docs/dev/TEAM.md).
+ * The match card of `GET /predict/cards/` (spec §2.4 leaves field names open; docs/serving-precomputed.md).
  * Built by src/serving/cards.ts from a validated predictions row (team names, stage, run id and
  * computed-at are required columns there, so they are never null) joined with its odds.
  */
@@ -123,9 +123,9 @@ export const MatchCard = Type.Object(
     predictions_computed_at: DateTime('when the batch inference stage produced the predictions'),
     odds_observed_at: Nullable(
       DateTime(),
-      'when the odds behind the market features were observed (issue 15); null when the match had none',
+      'when the prices the prediction used (`used_odd_*`) were observed; null when the match had none',
     ),
-    // Goals markets (issue 16), from the published run's markets file; null when it has no row for the match.
+    // Goals markets, from the published run's markets file; null when it has no row for the match.
     expected_home_goals: NullableNumber('goals model: expected home goals; null without a markets row'),
     expected_away_goals: NullableNumber('goals model: expected away goals; null without a markets row'),
     proba_over_2_5: NullableNumber('goals model: probability of 3 or more goals; null without a markets row'),
@@ -135,14 +135,32 @@ export const MatchCard = Type.Object(
     odd_btts_yes: NullableNumber('decimal odd for both teams to score; null when unknown'),
     odd_btts_no: NullableNumber('decimal odd against both teams scoring; null when unknown'),
     edge_over_2_5: NullableNumber(
-      'model edge `p × odd − 1` on over 2.5; null when the odd or row is unknown',
+      'model edge `p × used_odd_over_2_5 − 1` (the price at the prediction time); null when unknown',
     ),
-    edge_under_2_5: NullableNumber('model edge `(1 − p) × odd − 1` on under 2.5; null when unknown'),
+    edge_under_2_5: NullableNumber('model edge `(1 − p) × used_odd_under_2_5 − 1`; null when unknown'),
     edge_btts_yes: NullableNumber('model edge on both teams to score (yes); null when unknown'),
     edge_btts_no: NullableNumber('model edge on both teams to score (no); null when unknown'),
     top_score: NullableString(
       'most likely score `home-away` of the score matrix; null without a markets row',
     ),
+    used_odd_home: NullableNumber(
+      'the home-win price the served prediction used (observed at `odds_observed_at`); null when unknown',
+    ),
+    used_odd_draw: NullableNumber('the draw price the served prediction used; null when unknown'),
+    used_odd_away: NullableNumber('the away-win price the served prediction used; null when unknown'),
+    edge_home: NullableNumber(
+      '`proba_home × used_odd_home − 1`: value only against a price that existed at the prediction time',
+    ),
+    edge_draw: NullableNumber('`proba_draw × used_odd_draw − 1`; null without a used price'),
+    edge_away: NullableNumber('`proba_away × used_odd_away − 1`; null without a used price'),
+    close_odd_home: NullableNumber('closing home-win price (after the prediction; never used for value)'),
+    close_odd_draw: NullableNumber('closing draw price'),
+    close_odd_away: NullableNumber('closing away-win price'),
+    close_observed_at: Nullable(DateTime(), 'when the closing prices were observed'),
+    used_odd_over_2_5: NullableNumber('over 2.5 price observed with the used 1X2 prices; null when unknown'),
+    used_odd_under_2_5: NullableNumber('under 2.5 price observed with the used 1X2 prices'),
+    used_odd_btts_yes: NullableNumber('BTTS yes price observed with the used 1X2 prices'),
+    used_odd_btts_no: NullableNumber('BTTS no price observed with the used 1X2 prices'),
   },
   { additionalProperties: false },
 );
@@ -166,7 +184,7 @@ export const LivePrediction = Type.Object(
         [Type.Literal('model'), Type.Literal('walk_forward_backtest'), Type.Literal('market_free_fallback')],
         {
           description:
-            "`walk_forward_backtest`: the match kicked off before the model training cut-off, so this is the out-of-sample walk-forward row (model_run_id = its fold; issue 13). `market_free_fallback`: the match has no odds, so the market-free fallback model scored it (model_version and model_run_id are the fallback's; issue 15)",
+            "`walk_forward_backtest`: the match is predicted before the model training cut-off, so this is the out-of-sample walk-forward row (model_run_id = its fold). `market_free_fallback`: the match has no odds, so the market-free fallback model scored it (model_version and model_run_id are the fallback's)",
         },
       ),
     ),
@@ -272,7 +290,7 @@ export const EXAMPLE_CARD: MatchCard = {
   model_stage: 'champion',
   model_run_id: 'run-20240503-0004',
   predictions_computed_at: '2024-05-03T03:10:02.000Z',
-  odds_observed_at: '2024-05-04T16:30:00.000Z',
+  odds_observed_at: '2024-05-02T16:30:00.000Z',
   expected_home_goals: 1.92,
   expected_away_goals: 0.88,
   proba_over_2_5: 0.5305,
@@ -286,6 +304,20 @@ export const EXAMPLE_CARD: MatchCard = {
   edge_btts_yes: -0.0647,
   edge_btts_no: -0.0359,
   top_score: '2-0',
+  used_odd_home: 1.62,
+  used_odd_draw: 4.0,
+  used_odd_away: 5.5,
+  edge_home: 0.005,
+  edge_draw: -0.1316,
+  edge_away: -0.1063,
+  close_odd_home: 1.57,
+  close_odd_draw: 4.2,
+  close_odd_away: 5.75,
+  close_observed_at: '2024-05-04T16:30:00.000Z',
+  used_odd_over_2_5: 1.75,
+  used_odd_under_2_5: 2.08,
+  used_odd_btts_yes: 1.83,
+  used_odd_btts_no: 1.97,
 };
 
 export const EXAMPLE_LIVE: LivePrediction = {

@@ -19,6 +19,22 @@ export const Health = Type.Object({
         'additive, only during a replay (`start --as-of`): the service clock, the "now" the replay has reached (ISO 8601)',
     }),
   ),
+  sources: Type.Optional(
+    Type.Array(
+      Type.Object({
+        name: Type.String(),
+        last_success_at: Type.Union([Type.String(), Type.Null()], {
+          description: 'ISO 8601; the creation time for a source that never succeeded',
+        }),
+        period_seconds: Type.Number(),
+        fresh: Type.Boolean({ description: 'false once the last success is older than twice the period' }),
+      }),
+      {
+        description:
+          "additive, only in a process that polls sources (`matchcast sources`): each polled source's freshness; it does not change `status`",
+      },
+    ),
+  ),
 });
 export type Health = Static<typeof Health>;
 

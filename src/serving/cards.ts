@@ -27,6 +27,41 @@ function edge(p: number | undefined, odd: number | null | undefined): number | n
   return p === undefined || odd === null || odd === undefined ? null : p * odd - 1;
 }
 
+type Triple = [number | null, number | null, number | null];
+
+/**
+ * The prices the prediction used: the odds record's opening, closing or latest set whose observation
+ * time is the prediction's `odds_observed_at` (1X2, and O/U 2.5 and BTTS observed with them). Null
+ * when none matches: a price observed at another time was never seen by the model.
+ */
+export function usedPrices(
+  p: Pick<PredictionRow, 'odds_observed_at'>,
+  o: OddsRow | undefined,
+): { x12: Triple; ou: [number | null, number | null]; btts: [number | null, number | null] } | null {
+  const at = p.odds_observed_at?.getTime();
+  if (!o || at === undefined) return null;
+  const same = (iso: string | null) => iso !== null && Date.parse(iso) === at;
+  if (same(o.open_observed_at))
+    return {
+      x12: [o.open_home, o.open_draw, o.open_away],
+      ou: [o.open_over25, o.open_under25],
+      btts: [o.open_btts_yes, o.open_btts_no],
+    };
+  if (same(o.close_observed_at))
+    return {
+      x12: [o.close_home, o.close_draw, o.close_away],
+      ou: [o.close_over25, o.close_under25],
+      btts: [o.close_btts_yes, o.close_btts_no],
+    };
+  if (same(o.odds_observed_at))
+    return {
+      x12: [o.odd_home, o.odd_draw, o.odd_away],
+      ou: [o.odd_over25, o.odd_under25],
+      btts: [o.odd_btts_yes, o.odd_btts_no],
+    };
+  return null;
+}
+
 /**
  * One card: a match is `finished` when both scores are known and it is not in the future; only
  * then are score, outcome and prediction_correct filled (a card never leaks a partial result).
@@ -41,6 +76,7 @@ export function buildCard(
   const btts = markets?.btts_yes;
   const finished = !p.is_future && p.home_score !== null && p.away_score !== null;
   const outcome = finished ? outcomeFromScore(p.home_score as number, p.away_score as number) : null;
+  const used = usedPrices(p, odds);
   return {
     match_id: p.match_id,
     start_time_utc: p.start_time_utc.toISOString(),
@@ -78,11 +114,26 @@ export function buildCard(
     odd_under_2_5: markets?.odd_under25 ?? null,
     odd_btts_yes: markets?.odd_btts_yes ?? null,
     odd_btts_no: markets?.odd_btts_no ?? null,
-    edge_over_2_5: edge(over, markets?.odd_over25),
-    edge_under_2_5: edge(over === undefined ? undefined : 1 - over, markets?.odd_under25),
-    edge_btts_yes: edge(btts, markets?.odd_btts_yes),
-    edge_btts_no: edge(btts === undefined ? undefined : 1 - btts, markets?.odd_btts_no),
+    // Value only against a price that existed at the prediction time (never the later closing one).
+    edge_over_2_5: edge(over, used?.ou[0]),
+    edge_under_2_5: edge(over === undefined ? undefined : 1 - over, used?.ou[1]),
+    edge_btts_yes: edge(btts, used?.btts[0]),
+    edge_btts_no: edge(btts === undefined ? undefined : 1 - btts, used?.btts[1]),
     top_score: markets?.top_score ?? null,
+    used_odd_home: used?.x12[0] ?? null,
+    used_odd_draw: used?.x12[1] ?? null,
+    used_odd_away: used?.x12[2] ?? null,
+    edge_home: edge(p.proba_home, used?.x12[0]),
+    edge_draw: edge(p.proba_draw, used?.x12[1]),
+    edge_away: edge(p.proba_away, used?.x12[2]),
+    close_odd_home: odds?.close_home ?? null,
+    close_odd_draw: odds?.close_draw ?? null,
+    close_odd_away: odds?.close_away ?? null,
+    close_observed_at: odds?.close_observed_at ?? null,
+    used_odd_over_2_5: used?.ou[0] ?? null,
+    used_odd_under_2_5: used?.ou[1] ?? null,
+    used_odd_btts_yes: used?.btts[0] ?? null,
+    used_odd_btts_no: used?.btts[1] ?? null,
   };
 }
 

@@ -21,7 +21,7 @@ function price(r: Record<string, unknown>, i: number, column: string): number | 
   return v;
 }
 
-/** Validates `raw-data/odds.parquet` (TEAM.md contract); opening/closing columns and source are optional. */
+/** Validates `raw-data/odds.parquet` (docs/pipeline.md, "Artifact columns"); opening/closing columns and source are optional. */
 export function parseOddsRows(raw: Record<string, unknown>[]): OddsRow[] {
   requireColumns(raw, ODDS_REQUIRED_COLUMNS, 'odds.parquet');
   const seen = new Set<number>();
@@ -32,7 +32,7 @@ export function parseOddsRows(raw: Record<string, unknown>[]): OddsRow[] {
     if (seen.has(matchId)) throw new ArtifactInvalidError(`row ${i}: duplicate match_id ${matchId}`);
     seen.add(matchId);
     const row: Record<string, number | string | null> = { match_id: matchId };
-    // Goals-market prices and observation times are additive (issues 15, 16): null when absent.
+    // Goals-market prices and observation times are additive: null when absent.
     for (const c of ODDS_PRICE_FIELDS) row[c] = price(r, i, c);
     row.source = r.source === undefined ? null : cell.str(r, i, 'source', true);
     for (const c of ODDS_TIME_FIELDS) row[c] = time(r, i, c);

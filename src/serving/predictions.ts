@@ -4,7 +4,7 @@ import { ByteBuilder } from './byte-builder.js';
 import type { EncodedBody } from './types.js';
 import { ArtifactInvalidError, cell, requireColumns } from './validate.js';
 
-/** One validated row of `predictions/predictions.parquet` (TEAM.md contract). */
+/** One validated row of `predictions/predictions.parquet` (docs/pipeline.md, "Artifact columns"). */
 export interface PredictionRow {
   match_id: number;
   home_team_name: string;

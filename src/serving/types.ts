@@ -1,7 +1,7 @@
 import type { OddsRecord, RegionRoi } from '../schemas/index.js';
 
 /**
- * In-memory views of the artifacts the precomputed routes serve (ARCHITECTURE §5). The serving
+ * In-memory views of the artifacts the precomputed routes serve. The serving
  * helper owns the concrete shape; the API only needs these members.
  */
 export interface ServingViews {
@@ -57,7 +57,7 @@ export interface Views extends ServingViews {
    * Throws MC_ERR_PREDICTIONS_UNAVAILABLE when no predictions are loaded.
    */
   precomputedJson(matchId: number): Buffer | undefined;
-  /** Match cards (TEAM.md contract). Throws MC_ERR_PREDICTIONS_UNAVAILABLE when no predictions are loaded. */
+  /** Match cards (fields in docs/serving-precomputed.md). Throws MC_ERR_PREDICTIONS_UNAVAILABLE when no predictions are loaded. */
   cardsBody(): EncodedBody;
   /** Spec §2.5 records; `[]` when the odds file does not exist. */
   oddsBody(): EncodedBody;

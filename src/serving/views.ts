@@ -1,13 +1,15 @@
 import type { Config } from '../config.js';
-import { type Bucket, KEYS, MatchcastError } from '../domain/index.js';
+import type { Queryable } from '../db/index.js';
+import { type Bucket, isMatchcastError, KEYS, MatchcastError } from '../domain/index.js';
 import type { Logger } from '../logger.js';
 import { artifactLoadFailuresTotal } from '../metrics.js';
 import {
   type ArtifactName,
+  type ArtifactRef,
   type PublishedRun,
-  publishedEtag,
+  publishedSeq,
   readPublished,
-  servedRef,
+  readVerified,
 } from '../runs/index.js';
 import { type ObjectStore, readParquet } from '../storage/index.js';
 import { buildCardsBody } from './cards.js';
@@ -70,7 +72,7 @@ interface Parsed<R> {
   rows: R[] | null;
 }
 
-type Ref = { bucket: Bucket; key: string };
+type Ref = Pick<ArtifactRef, 'bucket' | 'key' | 'size' | 'sha256'>;
 
 /** The served run as the views last read it. */
 export interface ServedRunInfo {
@@ -96,7 +98,7 @@ class PrecomputedViews implements Views {
   private readonly predictions = slot<Parsed<PredictionRow>>();
   private readonly odds = slot<Parsed<OddsRow>>();
   private readonly roi = slot<readonly RegionRoiRow[]>();
-  /** The goals markets: the markets route's bodies and the card summaries (issue 16); absent file = null fields. */
+  /** The goals markets: the markets route's bodies and the card summaries; absent file = null fields. */
   private readonly markets = slot<MarketsTable>();
   private roiRows: readonly RegionRoiRow[] = [];
   /**
@@ -108,16 +110,16 @@ class PrecomputedViews implements Views {
   private roiReady = false;
   private roiCheckedAt = Number.NEGATIVE_INFINITY;
   private roiInflight: Promise<void> | null = null;
-  /** Pointer etag last acted on (`undefined`: never polled; null: no run published, legacy keys). */
-  private pointerEtag: string | null | undefined = undefined;
+  /** Pointer sequence number last acted on (`undefined`: never polled; null: no run published). */
+  private pointerSeq: number | null | undefined = undefined;
   private pointer: PublishedRun | null = null;
   /** The run the current snapshot was built from (null: legacy keys or nothing). */
   private served: ServedRunInfo | null = null;
   private refs: Record<'predictions' | 'odds' | 'roiByRegion' | 'markets', Ref | null> = {
-    predictions: KEYS.predictions,
-    odds: KEYS.odds,
-    roiByRegion: KEYS.roiByRegion,
-    markets: KEYS.markets,
+    predictions: null,
+    odds: null,
+    roiByRegion: null,
+    markets: null,
   };
   private chain: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | null = null;
@@ -125,6 +127,7 @@ class PrecomputedViews implements Views {
   private started = false;
 
   constructor(
+    private readonly db: Queryable,
     private readonly store: ObjectStore,
     private readonly config: Config,
     private readonly log: Logger,
@@ -137,7 +140,9 @@ class PrecomputedViews implements Views {
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
-    await Promise.all([this.refresh(), this.checkRoi()]);
+    // The ROI check reads the run the pointer names: after the first poll, not beside it.
+    await this.refresh();
+    await this.checkRoi();
     this.schedule();
   }
 
@@ -222,7 +227,7 @@ class PrecomputedViews implements Views {
 
   /**
    * An artifact never loaded because the store could not be reached: not the same as an absent file
-   * (`[]`), which would tell a client "no odds" / "no ROI" while the file exists (issue 18: an API
+   * (`[]`), which would tell a client "no odds" / "no ROI" while the file exists (e.g. an API
    * started during an object-store outage). Once loaded, an outage keeps serving the loaded copy.
    */
   private storeUnavailable(what: string, s: Slot<unknown>): MatchcastError {
@@ -263,34 +268,35 @@ class PrecomputedViews implements Views {
   }
 
   /**
-   * Reads the published-run pointer (one HEAD when it did not move). Returns false when nothing can
-   * have changed: a published run's artifacts are immutable, so an unmoved pointer means no reload.
-   * While no run was ever published, the legacy top-level keys are polled as before.
+   * Reads the published-run pointer (one small query when it did not move). Returns false when
+   * nothing can have changed: a published run's artifacts are immutable, so an unmoved pointer means
+   * no reload. A database that cannot be read keeps what serves.
    */
   private async followPointer(): Promise<boolean> {
-    let etag: string | null;
+    let seq: number | null;
     try {
-      etag = await publishedEtag(this.store);
+      seq = await publishedSeq(this.db);
     } catch (err) {
-      // The store is down: the slots' own syncs log it and keep what serves.
       this.log.debug({ err: describe(err) }, 'serving: published-run pointer unreadable');
-      return this.pointerEtag === null || this.pointerEtag === undefined;
+      return this.pointerSeq === undefined;
     }
-    if (etag !== null && etag === this.pointerEtag) return false;
-    if (etag === null) {
-      this.pointerEtag = null;
+    // An unmoved pointer changes nothing, unless a file of it could not be read (store down): retry.
+    if (seq === this.pointerSeq)
+      return [this.predictions, this.odds, this.roi, this.markets].some((s) => s.storeDown);
+    if (seq === null) {
+      this.pointerSeq = null;
       this.pointer = null;
     } else {
       try {
-        const pointer = await readPublished(this.store);
+        const pointer = await readPublished(this.db);
         this.pointer = pointer;
-        this.pointerEtag = pointer?.etag ?? null;
+        this.pointerSeq = pointer?.seq ?? null;
       } catch (err) {
         this.log.warn({ err: describe(err) }, 'serving: published-run pointer unreadable; keeping the views');
         return false;
       }
     }
-    const ref = (name: ArtifactName): Ref | null => servedRef(this.pointer, name);
+    const ref = (name: ArtifactName): Ref | null => this.pointer?.artifacts[name] ?? null;
     this.refs = {
       predictions: ref('predictions'),
       odds: ref('odds'),
@@ -385,11 +391,31 @@ class PrecomputedViews implements Views {
     load: (body: Buffer) => Promise<T>,
   ): Promise<boolean> {
     const where = ref ? `${ref.bucket}/${ref.key}` : `(no ${artifact} in the published run)`;
+    // A published file is never rewritten: its key and recorded hash name its content.
+    const identity = ref ? `${ref.key}#${ref.sha256}` : null;
     try {
-      const head = ref ? await this.store.head(ref.bucket, ref.key) : null;
+      if (identity !== null && (identity === s.current?.etag || identity === s.rejectedEtag)) return false;
+      let obj: Awaited<ReturnType<typeof readVerified>> = null;
+      let integrity: string | null = null;
+      try {
+        obj = ref ? await readVerified(this.store, ref) : null;
+      } catch (err) {
+        if (!isMatchcastError(err, 'MC_ERR_ARTIFACT_INTEGRITY')) throw err;
+        integrity = describe(err);
+      }
       if (s.storeDown) this.log.info({ artifact }, 'serving: object store reachable again');
       s.storeDown = false;
-      if (!head) {
+      if (integrity !== null) {
+        s.rejectedEtag = identity;
+        s.lastError = integrity;
+        artifactLoadFailuresTotal.inc({ artifact });
+        this.log.error(
+          { artifact, key: where, err: integrity, serving: s.current?.etag ?? null },
+          'serving: artifact does not match its published hash; the previous copy keeps serving',
+        );
+        return false;
+      }
+      if (!obj) {
         if (s.missing && !s.current) return false;
         if (s.current) this.log.warn({ artifact, key: where }, 'serving: artifact removed from the store');
         s.current = null;
@@ -398,25 +424,21 @@ class PrecomputedViews implements Views {
         s.lastError = null;
         return true;
       }
-      if (head.etag === s.current?.etag || head.etag === s.rejectedEtag) return false;
-      const obj = await this.store.get(ref!.bucket, ref!.key);
-      if (!obj) return false; // deleted between head and get: the next poll sees it gone
-      if (obj.etag === s.current?.etag || obj.etag === s.rejectedEtag) return false;
       const started = performance.now();
       let data: T;
       try {
         data = await load(obj.body);
       } catch (err) {
-        s.rejectedEtag = obj.etag;
+        s.rejectedEtag = identity;
         s.lastError = describe(err);
         artifactLoadFailuresTotal.inc({ artifact });
         this.log.error(
-          { artifact, key: where, etag: obj.etag, err: s.lastError, serving: s.current?.etag ?? null },
+          { artifact, key: where, err: s.lastError, serving: s.current?.etag ?? null },
           'serving: artifact failed validation; the previous copy keeps serving',
         );
         return false;
       }
-      s.current = { data, etag: obj.etag, loadedAt: new Date() };
+      s.current = { data, etag: identity!, loadedAt: new Date() };
       s.missing = false;
       s.rejectedEtag = null;
       s.lastError = null;
@@ -424,7 +446,6 @@ class PrecomputedViews implements Views {
         {
           artifact,
           key: where,
-          etag: obj.etag,
           bytes: obj.size,
           ms: Math.round(performance.now() - started),
         },
@@ -482,15 +503,15 @@ export function asViews(v: ServingViews): Views {
 }
 
 /**
- * Creates the precomputed views over the object store (ARCHITECTURE §5). Call `start()` once: it
+ * Creates the precomputed views over the object store. Call `start()` once: it
  * loads every artifact (never throws: a missing or unreadable file leaves that view empty or
  * unavailable) and then polls every `config.viewRefreshMs`.
  */
 export function createServingViews(
-  store: ObjectStore,
+  backends: { db: Queryable; store: ObjectStore },
   config: Config,
   log: Logger,
   options: ServingViewsOptions = {},
 ): Views {
-  return new PrecomputedViews(store, config, log, encodeBodySync('[]'), options);
+  return new PrecomputedViews(backends.db, backends.store, config, log, encodeBodySync('[]'), options);
 }

@@ -1,10 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { type BigIntStats, createReadStream } from 'node:fs';
-import { link, mkdir, open, readdir, readFile, rename, rmdir, stat, unlink } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import type { BigIntStats } from 'node:fs';
+import { mkdir, open, readdir, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { BUCKETS, type Bucket, isMatchcastError, MatchcastError } from '../domain/index.js';
 import { contentTypeForKey } from './content-type.js';
-import { acquireFileLock } from './file-lock.js';
 import { compareKeys, RESERVED_SEGMENT_PREFIX, validateKey, validatePrefix } from './keys.js';
 import type { ObjectInfo, ObjectStore, PutOptions, StoredObject } from './object-store.js';
 import { signObjectUrl } from './signed-url.js';
@@ -19,55 +18,33 @@ export interface FsObjectStoreOptions {
   urlSigningSecret?: string;
   /** fsync file and folder on every write, so an acknowledged write survives a power cut. Default `true`. */
   durable?: boolean;
-  /** A per-object lock older than this is taken over, ms. Default `30000`. */
-  lockStaleMs?: number;
-  /** Longest wait for a per-object lock before MC_ERR_CONFLICT, ms. Default `10000`. */
-  lockTimeoutMs?: number;
-}
-
-/** What the sidecar records about the data file it describes. */
-interface Sidecar {
-  etag: string;
-  size: number;
-  ino: string;
-  mtimeNs: string;
-  contentType?: string;
 }
 
 const TMP = `${RESERVED_SEGMENT_PREFIX}tmp-`;
-const LOCK = `${RESERVED_SEGMENT_PREFIX}lock-`;
-const META = `${RESERVED_SEGMENT_PREFIX}meta-`;
+/** Per-object metadata files written by earlier versions; never read now, removed with their object. */
+const LEGACY_META = `${RESERVED_SEGMENT_PREFIX}meta-`;
 
 function errno(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException | undefined)?.code;
 }
 
-function md5(buf: Buffer): string {
-  return createHash('md5').update(buf).digest('hex');
+/**
+ * The change tag of a file, from its inode, size and modification time (as web servers derive
+ * theirs). Every put renames a new file into place, so a replaced object gets a new inode and time.
+ */
+function etagOf(st: BigIntStats): string {
+  return `${st.ino.toString(16)}-${st.size.toString(16)}-${st.mtimeNs.toString(16)}`;
 }
 
-async function md5File(file: string): Promise<string> {
-  const hash = createHash('md5');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
-
-function matches(meta: Sidecar | null, st: BigIntStats): meta is Sidecar {
-  return (
-    meta !== null &&
-    meta.ino === st.ino.toString() &&
-    meta.size === Number(st.size) &&
-    meta.mtimeNs === st.mtimeNs.toString()
-  );
+function infoOf(key: string, st: BigIntStats): ObjectInfo {
+  return { key, size: Number(st.size), etag: etagOf(st), lastModified: new Date(Number(st.mtimeMs)) };
 }
 
 /**
- * The folder driver of the object store. Every write goes to a temp file in the target's folder,
- * is fsynced and renamed into place, so readers see the old or the new object, never a partial one.
- * Writes and deletes of one key are serialised by a lock file (O_EXCL, stale-lock recovery), which
- * makes `ifMatch`/`ifNoneMatch` safe between processes sharing the folder. The etag is the content
- * MD5 (as on S3 for single-part uploads), kept in a sidecar that is trusted only while it matches the
- * data file's inode, size and mtime; otherwise it is recomputed from the file.
+ * The folder driver of the object store. Every write goes to a temp file in the target's folder, is
+ * fsynced, renamed into place and the folder fsynced, so readers see no object (or the old one) or
+ * the new one, never a partial one, and an acknowledged write survives a crash. Objects are files
+ * written once; nothing is locked, and of two puts of one key the last rename stays.
  */
 export class FsObjectStore implements ObjectStore {
   readonly kind = 'fs' as const;
@@ -113,26 +90,6 @@ export class FsObjectStore implements ObjectStore {
         },
       );
     }
-  }
-
-  private async readSidecar(dir: string, base: string): Promise<Sidecar | null> {
-    try {
-      return JSON.parse(await readFile(path.join(dir, `${META}${base}.json`), 'utf8')) as Sidecar;
-    } catch {
-      return null;
-    }
-  }
-
-  private async info(
-    key: string,
-    dir: string,
-    base: string,
-    st: BigIntStats,
-    file: string,
-  ): Promise<ObjectInfo> {
-    const meta = await this.readSidecar(dir, base);
-    const etag = matches(meta, st) ? meta.etag : await md5File(file);
-    return { key, size: Number(st.size), etag, lastModified: new Date(Number(st.mtimeMs)) };
   }
 
   private async statFile(file: string): Promise<BigIntStats | null> {
@@ -199,82 +156,40 @@ export class FsObjectStore implements ObjectStore {
     }
   }
 
-  private lock(dir: string, base: string): Promise<() => Promise<void>> {
-    return acquireFileLock(path.join(dir, `${LOCK}${base}`), {
-      staleMs: this.options.lockStaleMs,
-      timeoutMs: this.options.lockTimeoutMs,
-    });
-  }
-
   async put(
     bucket: Bucket,
     key: string,
     body: Buffer | string,
-    options: PutOptions = {},
+    // The content type follows from the key's extension (see `get`); nothing is stored beside the file.
+    _options?: PutOptions,
   ): Promise<ObjectInfo> {
     const { dir, file, base } = this.locate(bucket, key);
     return this.wrap('put', async () => {
       const data = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-      const etag = md5(data);
       const { tmp, st } = await this.writeTemp(dir, base, data);
-      let release: (() => Promise<void>) | undefined;
       try {
-        release = await this.lock(dir, base);
-        if (options.ifNoneMatch === '*') {
-          try {
-            // link() never replaces an existing name: create-exclusive even against writers that
-            // bypass the lock.
-            await link(tmp, file);
-          } catch (err) {
-            if (errno(err) === 'EEXIST')
-              throw new MatchcastError('MC_ERR_CONFLICT', `${bucket}/${key} already exists`);
-            throw err;
-          }
-          await unlink(tmp);
-        } else {
-          if (options.ifMatch !== undefined) {
-            const cur = await this.statFile(file);
-            const curEtag = cur ? (await this.info(key, dir, base, cur, file)).etag : undefined;
-            if (curEtag !== options.ifMatch) {
-              throw new MatchcastError('MC_ERR_CONFLICT', `${bucket}/${key} changed (etag mismatch)`);
-            }
-          }
-          try {
-            await rename(tmp, file);
-          } catch (err) {
-            if (errno(err) === 'EISDIR' || errno(err) === 'ENOTEMPTY' || errno(err) === 'ENOTDIR') {
-              throw new MatchcastError('MC_ERR_CONFLICT', 'Key collides with an existing folder of objects');
-            }
-            throw err;
-          }
-        }
-        const sidecar: Sidecar = {
-          etag,
-          size: data.length,
-          ino: st.ino.toString(),
-          mtimeNs: st.mtimeNs.toString(),
-          contentType: options.contentType,
-        };
-        const metaTmp = path.join(dir, `${TMP}${base}-${randomBytes(6).toString('hex')}.json`);
-        await writeFileExclusive(metaTmp, JSON.stringify(sidecar));
-        await rename(metaTmp, path.join(dir, `${META}${base}.json`));
-        await this.syncDir(dir);
-        return { key, size: data.length, etag, lastModified: new Date(Number(st.mtimeMs)) };
-      } finally {
+        await rename(tmp, file);
+      } catch (err) {
         await unlink(tmp).catch(() => undefined);
-        await release?.();
+        if (errno(err) === 'EISDIR' || errno(err) === 'ENOTEMPTY' || errno(err) === 'ENOTDIR') {
+          throw new MatchcastError('MC_ERR_CONFLICT', 'Key collides with an existing folder of objects');
+        }
+        throw err;
       }
+      await this.syncDir(dir);
+      // rename keeps the inode and times, so the temp file's identity is the object's.
+      return infoOf(key, st);
     });
   }
 
   async get(bucket: Bucket, key: string): Promise<StoredObject | null> {
-    const { dir, file, base } = this.locate(bucket, key);
+    const { file } = this.locate(bucket, key);
     return this.wrap('get', async () => {
       let fh: Awaited<ReturnType<typeof open>>;
       try {
         fh = await open(file, 'r');
       } catch (err) {
-        if (errno(err) === 'ENOENT' || errno(err) === 'ENOTDIR') return null;
+        if (errno(err) === 'ENOENT' || errno(err) === 'ENOTDIR' || errno(err) === 'EISDIR') return null;
         throw err;
       }
       try {
@@ -282,16 +197,7 @@ export class FsObjectStore implements ObjectStore {
         const st = await fh.stat({ bigint: true });
         if (!st.isFile()) return null;
         const body = await fh.readFile();
-        const meta = await this.readSidecar(dir, base);
-        const trusted = matches(meta, st);
-        return {
-          key,
-          size: body.length,
-          etag: trusted ? meta.etag : md5(body),
-          lastModified: new Date(Number(st.mtimeMs)),
-          body,
-          contentType: (trusted ? meta.contentType : undefined) ?? contentTypeForKey(key),
-        };
+        return { ...infoOf(key, st), body, contentType: contentTypeForKey(key) };
       } finally {
         await fh.close();
       }
@@ -299,10 +205,10 @@ export class FsObjectStore implements ObjectStore {
   }
 
   async head(bucket: Bucket, key: string): Promise<ObjectInfo | null> {
-    const { dir, file, base } = this.locate(bucket, key);
+    const { file } = this.locate(bucket, key);
     return this.wrap('head', async () => {
       const st = await this.statFile(file);
-      return st ? this.info(key, dir, base, st, file) : null;
+      return st ? infoOf(key, st) : null;
     });
   }
 
@@ -320,6 +226,7 @@ export class FsObjectStore implements ObjectStore {
           throw err;
         }
         for (const e of entries) {
+          // Temp files of writes in progress, and metadata files of earlier versions.
           if (e.name.startsWith(RESERVED_SEGMENT_PREFIX)) continue;
           const key = keyPrefix + e.name;
           if (e.isDirectory()) {
@@ -327,9 +234,8 @@ export class FsObjectStore implements ObjectStore {
             if (asDir.startsWith(prefix) || prefix.startsWith(asDir))
               await walk(path.join(dir, e.name), asDir);
           } else if (e.isFile() && key.startsWith(prefix)) {
-            const file = path.join(dir, e.name);
-            const st = await this.statFile(file);
-            if (st) out.push(await this.info(key, dir, e.name, st, file));
+            const st = await this.statFile(path.join(dir, e.name));
+            if (st) out.push(infoOf(key, st));
           }
         }
       };
@@ -343,26 +249,18 @@ export class FsObjectStore implements ObjectStore {
   async delete(bucket: Bucket, key: string): Promise<void> {
     const { dir, file, base, bucketDir } = this.locate(bucket, key);
     await this.wrap('delete', async () => {
-      try {
-        await stat(dir);
-      } catch (err) {
-        if (errno(err) === 'ENOENT' || errno(err) === 'ENOTDIR') return;
-        throw err;
-      }
-      const release = await this.lock(dir, base);
-      try {
-        for (const f of [file, path.join(dir, `${META}${base}.json`)]) {
-          try {
-            await unlink(f);
-          } catch (err) {
-            // EISDIR/EPERM: the name is a folder of other objects, so this object does not exist.
-            if (!['ENOENT', 'ENOTDIR', 'EISDIR', 'EPERM'].includes(errno(err) ?? '')) throw err;
-          }
+      let removed = false;
+      for (const f of [file, path.join(dir, `${LEGACY_META}${base}.json`)]) {
+        try {
+          await unlink(f);
+          removed = true;
+        } catch (err) {
+          // EISDIR/EPERM: the name is a folder of other objects, so this object does not exist.
+          if (!['ENOENT', 'ENOTDIR', 'EISDIR', 'EPERM'].includes(errno(err) ?? '')) throw err;
         }
-        await this.syncDir(dir);
-      } finally {
-        await release();
       }
+      if (!removed) return;
+      await this.syncDir(dir);
       // Prune folders left empty so that a key can later be reused as an object name.
       for (let d = dir; d.startsWith(bucketDir + path.sep); d = path.dirname(d)) {
         try {
@@ -393,13 +291,4 @@ export class FsObjectStore implements ObjectStore {
   }
 
   async close(): Promise<void> {}
-}
-
-async function writeFileExclusive(file: string, text: string): Promise<void> {
-  const fh = await open(file, 'wx', 0o644);
-  try {
-    await fh.writeFile(text);
-  } finally {
-    await fh.close();
-  }
 }

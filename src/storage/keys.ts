@@ -5,8 +5,8 @@ export const MAX_KEY_BYTES = 1024;
 /** Longest path segment, in UTF-8 bytes: leaves room under the 255-byte file-name limit for temp names. */
 export const MAX_SEGMENT_BYTES = 200;
 /**
- * Segments starting with this are reserved for the stores' own bookkeeping (temp files, lock files,
- * sidecars, lock objects) and never appear in listings.
+ * Segments starting with this are reserved for the stores' own bookkeeping (the folder store's temp
+ * files; the lock, metadata and probe objects earlier versions wrote) and never appear in listings.
  */
 export const RESERVED_SEGMENT_PREFIX = '.mc-';
 

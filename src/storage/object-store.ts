@@ -4,7 +4,10 @@ import type { Bucket } from '../domain/index.js';
 export interface ObjectInfo {
   key: string;
   size: number;
-  /** Opaque version tag; changes whenever the content changes. */
+  /**
+   * Opaque change tag: it changes when the object is replaced, so a reader may skip re-reading an
+   * object whose tag it has seen. Not a version to compare-and-swap on, nor comparable across keys.
+   */
   etag: string;
   lastModified: Date;
 }
@@ -15,18 +18,17 @@ export interface StoredObject extends ObjectInfo {
 }
 
 export interface PutOptions {
+  /** Stored by S3; the folder store answers the type the key's extension implies. */
   contentType?: string;
-  /** Write only if the object does not exist yet (create-exclusive). Throws MC_ERR_CONFLICT otherwise. */
-  ifNoneMatch?: '*';
-  /** Write only if the current etag equals this one (compare-and-swap). Throws MC_ERR_CONFLICT otherwise. */
-  ifMatch?: string;
 }
 
 /**
- * The object store port (ARCHITECTURE §3). Keys are validated by every driver: no `..` segment, no
- * absolute path, no backslash, no NUL; an invalid key throws MC_ERR_INVALID_KEY. Writes are atomic:
- * a reader sees the old object or the new one, never a partial one. A store that cannot be reached
- * throws MC_ERR_STORE_UNAVAILABLE (bounded by a timeout), never hangs.
+ * The object store port (ARCHITECTURE §3): files written once under unique keys (run artifacts,
+ * reports, models); metadata that changes lives in the database. Keys are validated by every driver:
+ * no `..` segment, no absolute path, no backslash, no NUL; an invalid key throws MC_ERR_INVALID_KEY.
+ * Writes are atomic: a reader sees no object (or the old one) or the new one, never a partial one.
+ * There are no conditional writes: two puts of one key both succeed and the last one stays. A store
+ * that cannot be reached throws MC_ERR_STORE_UNAVAILABLE (bounded by a timeout), never hangs.
  */
 export interface ObjectStore {
   readonly kind: 'fs' | 's3';

@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import { type Database, openDatabase } from '../db/index.js';
 import { featureRowsFromParquet, toModelInput } from '../features/index.js';
 import type { Logger } from '../logger.js';
 import { deserializeGoalsModel, deserializeModel, predictProba } from '../model/index.js';
@@ -7,18 +8,32 @@ import { createObjectStore, type ObjectStore } from '../storage/index.js';
 import type { Predictor, WorkerDeps } from './types.js';
 
 /**
- * The real worker dependencies: the object store of `config`, the registry on it, and the model and
- * feature code the offline pipeline uses (the same `toModelInput` as training and batch predict).
+ * The real worker dependencies: the database of `config` (the registry's rows and the published
+ * run), its object store (the files), and the model and feature code the offline pipeline uses (the
+ * same `toModelInput` as training and batch predict). `shared` reuses a process's own connections.
  */
-export function createDefaultWorkerDeps(config: Config, log: Logger, store?: ObjectStore): WorkerDeps {
-  const objectStore = store ?? createObjectStore(config, log);
-  const registry = createRegistry(objectStore, config);
+export async function createDefaultWorkerDeps(
+  config: Config,
+  log: Logger,
+  shared?: { db: Database; store: ObjectStore },
+): Promise<WorkerDeps> {
+  const objectStore = shared?.store ?? createObjectStore(config, log);
+  let db: Database;
+  try {
+    db = shared?.db ?? (await openDatabase(config, { maxConnections: 4 }));
+  } catch (err) {
+    if (!shared) await objectStore.close();
+    throw err;
+  }
+  const backends = { db, store: objectStore };
+  const registry = createRegistry(backends, config);
   // The pipeline's fallback stage registers under this name (pipeline/stage-fallback.ts fallbackModelName).
-  const fallbackRegistry = createRegistry(objectStore, { modelName: `${config.modelName}-market-free` });
-  // The goals stage registers under this name (pipeline/stage-goals.ts goalsModelName; issue 16).
-  const goalsRegistry = createRegistry(objectStore, { modelName: `${config.modelName}-goals` });
+  const fallbackRegistry = createRegistry(backends, { modelName: `${config.modelName}-market-free` });
+  // The goals stage registers under this name (pipeline/stage-goals.ts goalsModelName).
+  const goalsRegistry = createRegistry(backends, { modelName: `${config.modelName}-goals` });
   return {
     log,
+    db,
     store: objectStore,
     registry,
     fallbackRegistry,
@@ -37,6 +52,8 @@ export function createDefaultWorkerDeps(config: Config, log: Logger, store?: Obj
     },
     parseFeatures: async (body) =>
       (await featureRowsFromParquet(body)) as unknown as Record<string, unknown>[],
-    close: store ? undefined : () => objectStore.close(),
+    close: shared
+      ? undefined
+      : async () => void (await Promise.allSettled([objectStore.close(), db.close()])),
   };
 }

@@ -1,6 +1,6 @@
-import { KEYS } from '../domain/index.js';
+import type { Queryable } from '../db/index.js';
 import type { Logger } from '../logger.js';
-import { type PublishedRun, publishedEtag, readPublished } from '../runs/index.js';
+import { type PublishedRun, publishedSeq, readPublished, readVerified } from '../runs/index.js';
 import { type ObjectStore, readParquet } from '../storage/index.js';
 
 /** An out-of-sample (walk-forward) probability triple of the served run's backtest. */
@@ -12,21 +12,19 @@ export interface BacktestEntry {
 
 /** One consistent set: the features and the backtest of ONE published run. */
 export interface FeatureSnapshot {
-  /** The published run (null: legacy top-level keys, no run published yet). */
+  /** The published run (null: no run published yet). */
   runId: string | null;
   /** Fingerprint of the feature definition that built the features (null when unknown). */
   fingerprint: string | null;
-  /** The published pointer the snapshot was read through (null: legacy keys), for the run's other artifacts. */
+  /** The published pointer the snapshot was read through (null: none yet), for the run's other artifacts. */
   published: PublishedRun | null;
   rows: Map<number, Record<string, unknown>>;
   backtest: Map<number, BacktestEntry>;
 }
 
 interface Table extends FeatureSnapshot {
-  /** Pointer etag (published run) or, in legacy mode, null. */
-  pointerEtag: string | null;
-  /** Etag of the features object (legacy mode's change check). */
-  objectEtag: string | null;
+  /** Sequence number of the pointer the snapshot was read through (null: no run published). */
+  pointerSeq: number | null;
 }
 
 function parseBacktest(rows: Record<string, unknown>[]): Map<number, BacktestEntry> {
@@ -50,8 +48,8 @@ const MISS_RECHECK_MS = 250;
  * The worker's in-memory copy of the served run's features (and its walk-forward backtest), indexed
  * by match_id. It follows the published-run pointer: loaded on first use; afterwards the pointer's
  * etag is checked at most every `refreshMs` in the background and the whole snapshot is swapped when
- * a new run is published — never half of one. A failed reload keeps the old snapshot. While no run
- * was ever published, the legacy top-level features file is followed instead.
+ * a new run is published — never half of one. A failed reload (a file that does not match its
+ * published hash included) keeps the old snapshot.
  */
 export class FeatureTable {
   private table: Table | null = null;
@@ -60,6 +58,7 @@ export class FeatureTable {
   private checkedAt = 0;
 
   constructor(
+    private readonly db: Queryable,
     private readonly store: ObjectStore,
     private readonly parse: (body: Buffer) => Promise<Record<string, unknown>[]>,
     private readonly refreshMs: number,
@@ -111,16 +110,25 @@ export class FeatureTable {
 
   private async read(): Promise<Table> {
     this.checkedAt = Date.now();
-    const pointer = await readPublished(this.store);
-    return pointer ? this.readRun(pointer) : this.readLegacy();
+    const pointer = await readPublished(this.db);
+    return pointer
+      ? this.readRun(pointer)
+      : {
+          runId: null,
+          fingerprint: null,
+          published: null,
+          rows: new Map(),
+          backtest: new Map(),
+          pointerSeq: null,
+        };
   }
 
   private async readRun(pointer: PublishedRun): Promise<Table> {
     const fRef = pointer.artifacts.features;
     const bRef = pointer.artifacts.backtest;
     const [fObj, bObj] = await Promise.all([
-      fRef ? this.store.get(fRef.bucket, fRef.key) : null,
-      bRef ? this.store.get(bRef.bucket, bRef.key) : null,
+      fRef ? readVerified(this.store, fRef) : null,
+      bRef ? readVerified(this.store, bRef) : null,
     ]);
     const rows = new Map<number, Record<string, unknown>>();
     if (fObj) for (const row of await this.parse(fObj.body)) rows.set(Number(row.match_id), row);
@@ -140,28 +148,7 @@ export class FeatureTable {
       published: pointer,
       rows,
       backtest,
-      pointerEtag: pointer.etag,
-      objectEtag: fObj?.etag ?? null,
-    };
-  }
-
-  private async readLegacy(): Promise<Table> {
-    const [obj, bObj] = await Promise.all([
-      this.store.get(KEYS.features.bucket, KEYS.features.key),
-      this.store.get(KEYS.backtest.bucket, KEYS.backtest.key),
-    ]);
-    const rows = new Map<number, Record<string, unknown>>();
-    if (obj) for (const row of await this.parse(obj.body)) rows.set(Number(row.match_id), row);
-    const backtest = bObj ? parseBacktest(await readParquet(bObj.body)) : new Map<number, BacktestEntry>();
-    if (obj) this.log.info({ rows: rows.size, etag: obj.etag }, 'features loaded');
-    return {
-      runId: null,
-      fingerprint: null,
-      published: null,
-      rows,
-      backtest,
-      pointerEtag: null,
-      objectEtag: obj?.etag ?? null,
+      pointerSeq: pointer.seq,
     };
   }
 
@@ -170,14 +157,9 @@ export class FeatureTable {
     if (this.checking) return this.checking;
     this.checkedAt = Date.now();
     this.checking = (async () => {
-      const etag = await publishedEtag(this.store);
-      if (etag !== null) {
-        if (etag === this.table?.pointerEtag) return;
-      } else {
-        if (this.table?.pointerEtag) return; // the pointer vanished: keep the last published set
-        const head = await this.store.head(KEYS.features.bucket, KEYS.features.key);
-        if ((head?.etag ?? null) === this.table?.objectEtag) return;
-      }
+      const seq = await publishedSeq(this.db);
+      if (seq === (this.table?.pointerSeq ?? null)) return;
+      if (seq === null) return; // the pointer vanished: keep the last published set
       this.table = await this.load();
       this.onReload?.(this.table);
     })()

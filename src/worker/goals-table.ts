@@ -1,3 +1,4 @@
+import type { Queryable } from '../db/index.js';
 import { type Match, type OddsRecord, OddsTimeline, OPENING_LEAD_MS } from '../domain/index.js';
 import { decodeOdds, oddsRecordAsOf, readOddsObservations } from '../ingest/index.js';
 import type { Logger } from '../logger.js';
@@ -8,7 +9,7 @@ import { type ObjectStore, readParquet } from '../storage/index.js';
 import type { FeatureSnapshot } from './feature-table.js';
 
 /**
- * What the live goals markets need of ONE published run (issue 16), built once per features snapshot
+ * What the live goals markets need of ONE published run, built once per features snapshot
  * and rating parameters: every match's goal inputs (ratings from earlier matches' closing lines, as the
  * goals stage builds them), the run's odds records, the odds observations with their times, and the
  * walk-forward rows of the run's markets file.
@@ -85,6 +86,7 @@ function asOfOf(rows: Map<number, Record<string, unknown>>): Date {
 
 /** Builds a {@link GoalsSnapshot} from a features snapshot; reads the run's odds and markets artifacts. */
 export async function buildGoalsSnapshot(
+  db: Queryable,
   store: ObjectStore,
   snap: FeatureSnapshot,
   rating: GoalRatingParams,
@@ -94,7 +96,7 @@ export async function buildGoalsSnapshot(
   const [oddsObj, marketsObj, observed] = await Promise.all([
     oddsRef ? store.get(oddsRef.bucket, oddsRef.key) : null,
     marketsRef ? store.get(marketsRef.bucket, marketsRef.key) : null,
-    readOddsObservations(store),
+    readOddsObservations({ db, store }),
   ]);
   const odds = new Map<number, OddsRecord>();
   if (oddsObj) for (const r of await decodeOdds(oddsObj.body)) odds.set(r.match_id, r);
@@ -120,6 +122,7 @@ export class GoalsTable {
   private current: { snap: FeatureSnapshot; ratingKey: string; value: Promise<GoalsSnapshot> } | null = null;
 
   constructor(
+    private readonly db: Queryable,
     private readonly store: ObjectStore,
     private readonly log: Logger,
   ) {}
@@ -130,7 +133,7 @@ export class GoalsTable {
       return this.current.value;
     }
     const started = performance.now();
-    const value = buildGoalsSnapshot(this.store, snap, rating).then((g) => {
+    const value = buildGoalsSnapshot(this.db, this.store, snap, rating).then((g) => {
       this.log.info(
         { run_id: g.runId, matches: g.inputs.size, ms: Math.round(performance.now() - started) },
         'goals inputs built',

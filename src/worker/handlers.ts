@@ -16,7 +16,7 @@ import type {
 } from '../queue/index.js';
 import { matchMarkets } from '../serving/index.js';
 import { type FeatureSnapshot, FeatureTable } from './feature-table.js';
-import { GoalsTable, kickoffOf, oddsRecordAt, predictionTimeOf } from './goals-table.js';
+import { GoalsTable, oddsRecordAt, predictionTimeOf } from './goals-table.js';
 import { ModelSlots } from './model-slots.js';
 import type { LoadedModel, WorkerDeps, WorkerRuntimeOptions } from './types.js';
 
@@ -24,7 +24,7 @@ import type { LoadedModel, WorkerDeps, WorkerRuntimeOptions } from './types.js';
 export interface WorkerRuntime {
   run(name: TaskName, payload: unknown): Promise<PredictMatchResult | ModelInfoResult | PredictMarketsResult>;
   predictMatch(payload: unknown): Promise<PredictMatchResult>;
-  /** `predict_markets` (issue 16): the goals champion's markets of one match, point-in-time. */
+  /** `predict_markets`: the goals champion's markets of one match, point-in-time. */
   predictMarkets(payload: unknown): Promise<PredictMarketsResult>;
   modelInfo(payload: unknown): Promise<ModelInfoResult>;
   /** Throws a clear error when the registry cannot be read (a new worker must not start blind). */
@@ -58,19 +58,16 @@ function meta(model: LoadedModel, modelName: string): WorkerModelMeta {
 }
 
 /**
- * The two rules of issue 13 before a model scores a row:
+ * The two safety rules checked before a model scores a row:
  * - a model scores only features of the fingerprint it was trained on (MC_ERR_FEATURES_MISMATCH,
  *   503, never a silent mix; a version or features without a fingerprint predate the rule);
- * - a match that kicked off before the model's training cut-off may have trained it, so the answer
+ * - a match predicted before the model's training cut-off (its row's prediction time) would be scored
+ *   by a model trained on results not known then, so the answer
  *   is the served run's walk-forward (out-of-sample) row for the champion — the same row the
  *   precomputed route serves — and MC_ERR_NOT_OUT_OF_SAMPLE (409) when there is none, or for the
  *   challenger (the walk-forward refits the champion's recipe, not the challenger's).
  * Returns null when the model itself should score the row.
  */
-function startOf(row: Record<string, unknown>): Date {
-  return row.start_time_utc instanceof Date ? row.start_time_utc : new Date(String(row.start_time_utc));
-}
-
 /** The fingerprint rule of {@link scoreOutOfSample}, for any model (champion, challenger, fallback). */
 function checkFingerprint(model: LoadedModel, label: string, snap: FeatureSnapshot): void {
   const want = model.version.feature_fingerprint;
@@ -93,7 +90,7 @@ function scoreOutOfSample(
   'predicted_class' | 'probabilities' | 'model_run_id' | 'prediction_source' | 'training_cutoff'
 > | null {
   checkFingerprint(model, stage, snap);
-  const start = startOf(row);
+  const start = predictionTimeOf(row);
   const cutoff = new Date(model.version.training_cutoff);
   if (Number.isNaN(start.getTime()) || Number.isNaN(cutoff.getTime()) || start >= cutoff) return null;
   const b = stage === 'champion' ? snap.backtest.get(matchId) : undefined;
@@ -101,8 +98,8 @@ function scoreOutOfSample(
     throw new MatchcastError(
       'MC_ERR_NOT_OUT_OF_SAMPLE',
       stage === 'champion'
-        ? `Match ${matchId} kicked off before the champion's training cut-off (${cutoff.toISOString()}) and the served run has no walk-forward row for it`
-        : `Match ${matchId} kicked off before the ${stage}'s training cut-off (${cutoff.toISOString()}): it may have trained on it, and only the champion has a walk-forward backtest`,
+        ? `Match ${matchId} is predicted before the champion's training cut-off (${cutoff.toISOString()}) and the served run has no walk-forward row for it`
+        : `Match ${matchId} is predicted before the ${stage}'s training cut-off (${cutoff.toISOString()}): it may have trained on it, and only the champion has a walk-forward backtest`,
     );
   }
   return {
@@ -130,7 +127,7 @@ export function createWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOpti
       )
     : null;
   /**
-   * The market-free fallback (issue 15) for a row without odds that kicks off at or after the
+   * The market-free fallback for a row without odds that kicks off at or after the
    * fallback's training cut-off; null when there is none (no fallback registered: the stage's model
    * scores the row as before). Same fingerprint rule as the stage's model.
    */
@@ -143,20 +140,21 @@ export function createWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOpti
     try {
       fb = await fallbackModels.get('champion');
     } catch (err) {
-      // No fallback registered yet (e.g. a registry from before issue 15): not an error of this match.
+      // No fallback registered yet (e.g. a registry older than the fallback model): not an error of this match.
       if (isMatchcastError(err, 'MC_ERR_MODEL_UNAVAILABLE')) return null;
       throw err;
     }
     checkFingerprint(fb, 'market-free fallback', snap);
-    const start = startOf(row);
+    const start = predictionTimeOf(row);
     const cutoff = new Date(fb.version.training_cutoff);
     if (Number.isNaN(start.getTime()) || Number.isNaN(cutoff.getTime()) || start < cutoff) return null;
     return fb;
   }
-  const goalsTable = new GoalsTable(deps.store, deps.log);
+  const goalsTable = new GoalsTable(deps.db, deps.store, deps.log);
   /** Rating parameters of the last goals answer: set once this worker serves live markets. */
   let goalsRating: GoalsModel['rating'] | null = null;
   const features = new FeatureTable(
+    deps.db,
     deps.store,
     deps.parseFeatures,
     options.featuresRefreshMs ?? 5000,
@@ -258,7 +256,6 @@ export function createWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOpti
       const started = performance.now();
       const table = await goalsTable.get(snap, gm.rating);
       goalsRating = gm.rating;
-      const kickoff = kickoffOf(row);
       const at = predictionTimeOf(row);
       const cutoff = new Date(model.version.training_cutoff);
       const base = {
@@ -267,14 +264,14 @@ export function createWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOpti
         prediction_time: at.toISOString(),
         features_run_id: snap.runId,
       };
-      // Same rule as predict_match: a match older than the cut-off may have trained the model, so the
-      // answer is the served run's walk-forward row (what the precomputed route serves), or 409.
-      if (!(kickoff >= cutoff)) {
+      // Same rule as predict_match: a match predicted before the cut-off would see results not known
+      // then, so the answer is the served run's walk-forward row (what the precomputed route serves), or 409.
+      if (!(at >= cutoff)) {
         const b = table.backtest.get(matchId);
-        if (!b || b.training_cutoff > kickoff) {
+        if (!b || b.training_cutoff > at) {
           throw new MatchcastError(
             'MC_ERR_NOT_OUT_OF_SAMPLE',
-            `Match ${matchId} kicked off before the goals model's training cut-off (${cutoff.toISOString()}) and the served run has no walk-forward goals row for it`,
+            `Match ${matchId} is predicted before the goals model's training cut-off (${cutoff.toISOString()}) and the served run has no walk-forward goals row for it`,
           );
         }
         return {

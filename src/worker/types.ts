@@ -1,3 +1,4 @@
+import type { Queryable } from '../db/index.js';
 import type { Probabilities, ServableStage, Stage } from '../domain/index.js';
 import type { Logger } from '../logger.js';
 import type { GoalsModel } from '../model/index.js';
@@ -17,17 +18,19 @@ export interface WorkerRegistry {
 /** What the task handlers need; `createDefaultWorkerDeps` wires the real registry, model and features. */
 export interface WorkerDeps {
   log: Logger;
+  /** The database naming the published run and the registered versions. */
+  db: Queryable;
   store: ObjectStore;
   registry: WorkerRegistry;
   /**
-   * The market-free fallback's registry (`<MODEL_NAME>-market-free`, issue 15): its `champion` scores
+   * The market-free fallback's registry (`<MODEL_NAME>-market-free`): its `champion` scores
    * matches whose served feature row has no odds. Absent = no fallback (the stage's model scores them).
    */
   fallbackRegistry?: WorkerRegistry;
   /** Loads the artifact of `version` and returns its predictor (registry → deserialize → predictProba). */
   loadPredictor(version: ModelVersion): Promise<Predictor>;
   /**
-   * The goals model's registry (`<MODEL_NAME>-goals`, issue 16): its `champion` answers `predict_markets`.
+   * The goals model's registry (`<MODEL_NAME>-goals`): its `champion` answers `predict_markets`.
    * Absent = no live goals markets (MC_ERR_GOALS_MODEL_UNAVAILABLE).
    */
   goalsRegistry?: WorkerRegistry;

@@ -1,4 +1,4 @@
-// Realised performance (issue 17): a synthetic league replayed week by week through the real pipeline
+// Realised performance: a synthetic league replayed week by week through the real pipeline
 // (features → train → promote → backtest → predict → performance → served log), results released by
 // the as-of clock, and every figure checked against an independent recomputation from the raw league
 // data — the served prediction picked by the test itself, its own log loss / RPS / Brier and its own
@@ -184,6 +184,10 @@ describe('realised performance replayed over a synthetic season', () => {
     assert.ok(last.backtest, 'the published predictions hold backtest rows');
     assert.equal(last.backtest.kind, 'backtest');
     assert.ok(last.backtest.n > last.groups[0].n, 'backtest covers the past seasons');
+    // The count shown beside the backtest figures is the number of rows they are computed on.
+    assert.equal(last.backtest.groups[0].n, last.backtest.n);
+    const regions = last.backtest.groups.slice(1).reduce((a, g) => a + g.n, 0);
+    assert.equal(regions, last.backtest.n, 'the regions add up to the whole backtest');
     assert.notEqual(last.backtest.groups[0].log_loss, last.groups[0].log_loss);
   });
 

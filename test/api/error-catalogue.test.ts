@@ -1,4 +1,4 @@
-// Walks the error catalogue (issue 18 item 5), as Fastify's tests walk FST_ERR_*: every MC_ERR_* code
+// Walks the error catalogue, as Fastify's tests walk FST_ERR_*: every MC_ERR_* code
 // is either provoked here over HTTP against the real app and asserted on (status, code, body shape), or
 // listed with the test that provokes it where it needs a fault this file cannot stage. A code added
 // to src/domain/errors.ts without either fails this test; so does one missing from docs/errors.md.
@@ -59,13 +59,25 @@ const ELSEWHERE: Partial<Record<ErrorCode, string>> = {
   MC_ERR_INTERNAL: 'test/contract/shared-contract.test.ts (a 500 carries a request_id)',
   MC_ERR_UI_UNAVAILABLE: 'test/web/ui-routes.test.ts (UI not built)',
   // Not HTTP answers of the API: raised by the CLI, the pipeline or the stores.
-  MC_ERR_STORE_UNSUPPORTED: 'test/storage/s3-object-store.test.ts',
   MC_ERR_GATE_FAILED: 'test/runs/safe-runs.test.ts',
   MC_ERR_INVALID_KEY: 'test/storage/create-object-store.test.ts',
   MC_ERR_CONFIG: 'test/unit/config.test.ts',
-  MC_ERR_CONFLICT: 'test/storage/object-store-behaviour.ts',
+  MC_ERR_CONFLICT: 'test/storage/fs-object-store.test.ts (a key used as an object and as a folder)',
   MC_ERR_PROMOTION_REFUSED: 'test/pipeline/promotion-guard.test.ts',
   MC_ERR_DATASET_MISMATCH: 'test/cli/dataset-record.test.ts',
+  // Per-row codes of an ingest report (skipped rows).
+  MC_ERR_INVALID_ROW: 'test/ingest/ingest-path.test.ts, test/ingest/strict-dates.test.ts',
+  MC_ERR_INVALID_DATE: 'test/ingest/strict-dates.test.ts',
+  MC_ERR_OBSERVED_IN_FUTURE: 'test/ingest/strict-dates.test.ts',
+  MC_ERR_SOURCE_UNREACHABLE: 'test/sources/faults.test.ts',
+  MC_ERR_SOURCE_TIMEOUT: 'test/sources/faults.test.ts',
+  MC_ERR_SOURCE_TRUNCATED: 'test/sources/faults.test.ts',
+  MC_ERR_SOURCE_EMPTY: 'test/sources/faults.test.ts',
+  MC_ERR_SOURCE_LAYOUT_CHANGED: 'test/sources/faults.test.ts',
+  MC_ERR_SOURCE_SHRUNK: 'test/sources/faults.test.ts',
+  MC_ERR_SOURCE_ENCODING: 'test/sources/faults.test.ts',
+  MC_ERR_SOURCE_ROWS_SKIPPED: 'test/sources/faults.test.ts',
+  MC_ERR_SOURCE_UNKNOWN_TEAMS: 'test/sources/faults.test.ts',
 };
 
 let app: FastifyInstance;

@@ -7,7 +7,7 @@ import { createRegistry, type ModelVersion } from '../../src/registry/index.js';
 import { type LiveApp, startLiveApp } from '../worker/app-harness.js';
 import { featureRows } from '../worker/fixtures.js';
 
-// Issue 15 item 4, live part: GET /predict/{id} of a match with no odds is scored by the market-free
+// Market-free fallback, live part: GET /predict/{id} of a match with no odds is scored by the market-free
 // fallback (<MODEL_NAME>-market-free, alias champion), labelled, and cached under its own key.
 const NO_ODDS = new Set([5, 7, 30]);
 let live: LiveApp;

@@ -1,4 +1,4 @@
-// Live goals markets (issue 16 item 4): `GET /predict/markets/{id}?live=true` through the `ml` queue —
+// Live goals markets: `GET /predict/markets/{id}?live=true` through the `ml` queue —
 // in-process worker threads, and BullMQ on real Redis with a spawned worker process (REDIS_URL) — agree
 // with the precomputed markets of the same run, add up, are cached per goals run, and answer coded errors.
 import assert from 'node:assert/strict';
@@ -166,7 +166,7 @@ after(async () => {
   await inProcess?.fx.cleanup();
 });
 
-// Leakage (issue 16 item 4): the match's own prices are those observed by its prediction time only.
+// Leakage: the match's own prices are those observed by its prediction time only.
 test('point-in-time: a price observed after the prediction time does not reach the goal inputs', () => {
   const at = new Date('2026-03-10T15:00:00Z');
   const obs = (market: '1x2' | 'ou25', minutes: number, prices: number[]): OddsObservation => ({

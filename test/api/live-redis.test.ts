@@ -52,7 +52,7 @@ test('live prediction through a worker process; second call is a cache hit with 
   assert.match(String(first.body.model_version), /^champion\/v\d+$/);
   const p = first.body.probabilities as Record<string, number>;
   assert.ok(Math.abs(p.home_win + p.draw + p.away_win - 1) < 1e-9);
-  // Spec 2.3's fields, plus the additive provenance of issue 13 (which model answered, its cut-off).
+  // Spec 2.3's fields, plus the additive provenance (which model answered, its cut-off).
   assert.deepEqual(Object.keys(first.body).sort(), [
     'cached',
     'match_id',

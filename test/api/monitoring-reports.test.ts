@@ -70,7 +70,7 @@ describe('monitoring report routes (folder store, HMAC-signed links)', () => {
     assert.equal(none.statusCode, 200);
     assert.deepEqual(none.json(), { drift_score: null });
     assert.notEqual(await gaugeValue(), 0.9);
-    // The summary is null, so the gauge is NaN: never a made-up 0 (issue 17).
+    // The summary is null, so the gauge is NaN: never a made-up 0.
     assert.ok(Number.isNaN(await gaugeValue()), 'drift gauge NaN while drift_score is null');
 
     const latest = {

@@ -1,4 +1,4 @@
-// The OpenAPI description is usable by a client generator without reading the code (issue 18 item 7):
+// The OpenAPI description is usable by a client generator without reading the code:
 // walks every operation of /openapi.json — routes added later included — and checks that each status
 // has a real description, a schema and examples that validate against it; 422 and 500 on every
 // route, 401 on every key-protected one, and one error-body schema for every error status.

@@ -25,7 +25,7 @@ const SPEC_21_FIELDS = [
   'is_future',
   'model_stage',
   'model_run_id',
-  // Additive (issue 15): when the odds behind the prediction were observed.
+  // Additive: when the odds behind the prediction were observed.
   'odds_observed_at',
 ].sort();
 const SPEC_22_FIELDS = [
@@ -73,7 +73,7 @@ const CARD_FIELDS = [
   'model_run_id',
   'predictions_computed_at',
   'odds_observed_at',
-  // Goals markets (issue 16): additive, null without a markets file.
+  // Goals markets: additive, null without a markets file.
   'expected_home_goals',
   'expected_away_goals',
   'proba_over_2_5',

@@ -1,4 +1,4 @@
-// RESULT_TTL is exact from the outside (issue 18 item 1, docs/operations.md): a finished task's result
+// RESULT_TTL is exact from the outside (docs/operations.md): a finished task's result
 // is readable by `GET /monitoring/task_status/{id}` for RESULT_TTL seconds, then `state: "unknown"`
 // (status `pending` kept) — even when no later job finishes, which is when BullMQ would trim it.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The web UI and the OpenAPI description agree (issue 14 item 2): web/src/lib/types.ts declares no
+// The web UI and the OpenAPI description agree: web/src/lib/types.ts declares no
 // API shape of its own, only type-only aliases of src/schemas, and every route that serves one of
 // those shapes documents exactly that schema in /openapi.json.
 import assert from 'node:assert/strict';
@@ -7,6 +7,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import {
+  BacktestSummary,
   DriftSummary,
   LivePrediction,
   MatchCard,
@@ -32,6 +33,7 @@ const SERVED: Record<string, { schema: object; path: string; array?: boolean }> 
   MatchMarkets: { schema: MatchMarkets, path: '/predict/markets/{match_id}' },
   PerformanceSummary: { schema: PerformanceSummary, path: '/monitoring/performance' },
   PromotionStatus: { schema: PromotionStatus, path: '/monitoring/promotion' },
+  BacktestSummary: { schema: BacktestSummary, path: '/monitoring/backtest' },
 };
 
 let app: FastifyInstance;

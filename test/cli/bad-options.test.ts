@@ -1,4 +1,4 @@
-// Issue 18 item 8: every command answers a bad option or a bad option value with one line naming it,
+// Every command answers a bad option or a bad option value with one line naming it,
 // its usage and exit code 2 — no stack trace, nothing started. Runs the real binary (bin/matchcast.js).
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';

@@ -33,7 +33,7 @@ async function ingest(env: TestEnv, ...argv: string[]): Promise<{ code: number; 
   return { code, out, err };
 }
 
-// Issue 15 item 2: a new observation refreshes that match's prediction — through the ordinary
+// Incremental re-prediction: a new observation refreshes that match's prediction — through the ordinary
 // `matchcast ingest` too (from another shell beside `start`, a cron, the distributed stack), not only
 // in a replay: the changed matches are re-predicted incrementally and published.
 describe('ingest re-predicts the matches it changed', () => {

@@ -9,7 +9,22 @@ test('dateOption: a bare date is midnight UTC, a date-time without zone is UTC, 
   assert.equal(dateOption('as-of', '2023-06-30T18:45:00+02:00')?.toISOString(), '2023-06-30T16:45:00.000Z');
   assert.equal(dateOption('as-of', '2023-06-30T18:45:00z')?.toISOString(), '2023-06-30T18:45:00.000Z');
   assert.equal(dateOption('as-of', '2024-02-29')?.toISOString(), '2024-02-29T00:00:00.000Z', 'a leap day');
-  for (const bad of ['', 'yesterday', '2023-13-45', '2023-06-30T25:00', '2023-02-30', '2023-04-31T12:00']) {
+  const rolled = [
+    '2023-01-01T24:00',
+    '2023-01-01T23:60',
+    '2022-02-30T10:00:00+01:00',
+    '0000-01-01',
+    '2101-01-01',
+  ];
+  for (const bad of [
+    '',
+    'yesterday',
+    '2023-13-45',
+    '2023-06-30T25:00',
+    '2023-02-30',
+    '2023-04-31T12:00',
+    ...rolled,
+  ]) {
     assert.throws(
       () => dateOption('from', bad),
       (e: unknown) => {

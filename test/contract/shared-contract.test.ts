@@ -1,4 +1,4 @@
-// The contract every route shares (issue 2 items 6–7; spec §1, §4, §5, §7, §9), asserted on one real
+// The contract every route shares (spec §1, §4, §5, §7, §9), asserted on one real
 // embedded app: auth rules 1–4 of spec §5 for every route of the spec's table plus POST /predict/async/,
 // 422 with {loc, msg, type}, {detail} errors, X-Request-Id on every response, a 500 that carries the
 // request_id its log line also carries, OpenAPI with ApiKeyAuth on the protected routes, /metrics.
@@ -157,7 +157,7 @@ after(async () => {
 // First, while no worker thread has loaded the features file: a worker-side failure is a 500 whose
 // body carries the request_id that the server's log lines also carry (spec §7).
 test('a 500 carries a request_id and the log line of that request carries it too', async () => {
-  // The published run's features object (issue 13: artifacts live under the run's prefix), corrupted in place.
+  // The published run's features object (artifacts live under the run's prefix), corrupted in place.
   const ref = servedRef(await readPublished(app.ctx.store), 'features') ?? KEYS.features;
   const original = await app.ctx.store.get(ref.bucket, ref.key);
   assert.ok(original, 'features file present after the first-run pipeline');

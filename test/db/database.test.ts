@@ -3,6 +3,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { MatchesRepository, type MatchUpsert, openDatabase } from '../../src/db/index.js';
+import { MIGRATIONS } from '../../src/db/migrations.js';
 import { BACKENDS, dropSchema, PG_SKIP, testConfig, uniqueSchema } from './helpers.js';
 
 for (const backend of BACKENDS) {
@@ -16,7 +17,7 @@ for (const backend of BACKENDS) {
         );
         assert.deepEqual(
           versions.map((v) => v.version),
-          [1],
+          MIGRATIONS.map((m) => m.version).sort((a, b) => a - b),
         );
 
         const [row] = await db.query<{ n: unknown; t: unknown }>(
@@ -63,7 +64,7 @@ describe('Database on PostgreSQL: isolation, locking, failure', { skip: PG_SKIP 
     try {
       const [a, b] = await Promise.all([openDatabase(config, { schema }), openDatabase(config, { schema })]);
       const rows = await a.query<{ n: number }>('SELECT count(*) AS n FROM schema_migrations');
-      assert.equal(rows[0].n, 1);
+      assert.equal(rows[0].n, MIGRATIONS.length);
       // Tables live in the test schema, not in public.
       const [where] = await b.query<{ schema: string }>(
         "SELECT table_schema AS schema FROM information_schema.tables WHERE table_name = 'matches' AND table_schema = $1",
@@ -175,7 +176,7 @@ describe('Database on PGlite on disk', () => {
       ['Kept'],
     );
     const migrations = await again.query<{ n: number }>('SELECT count(*) AS n FROM schema_migrations');
-    assert.equal(migrations[0].n, 1);
+    assert.equal(migrations[0].n, MIGRATIONS.length);
     await again.close();
 
     // A lock left by a live process (our parent) blocks; one left by a dead process is taken over.

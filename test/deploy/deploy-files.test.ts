@@ -34,7 +34,7 @@ test('API Deployment has the liveness probe of spec §4.1', () => {
     periodSeconds: 15,
     failureThreshold: 3,
   });
-  // Readiness is the additive GET /readyz (issue 18 item 2), apart from the spec's liveness probe.
+  // Readiness is the additive GET /readyz, apart from the spec's liveness probe.
   assert.equal(c.readinessProbe?.httpGet?.path, '/readyz');
   assert.equal(c.ports[0].containerPort, 8000);
   assert.equal(api!.spec.template.spec.securityContext.runAsNonRoot, true);

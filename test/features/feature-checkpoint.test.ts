@@ -10,7 +10,7 @@ import {
 } from '../../src/features/index.js';
 import { syntheticLeague } from './league-fixture.js';
 
-// Incremental builds (issue 15 item 2): a build that starts from a checkpoint returns exactly the rows
+// Incremental builds: a build that starts from a checkpoint returns exactly the rows
 // of a full build for the matches after it, and a checkpoint whose inputs changed is never used.
 const league = syntheticLeague({ seed: 21, regions: 2, seasons: 3, teams: 6 });
 const DAY = 86_400_000;

@@ -4,7 +4,7 @@ import { type OddsObservation, OddsTimeline, OPENING_LEAD_MS } from '../../src/d
 import { buildFeatureRows, demargin, FEATURE_NAMES, type FeatureRow } from '../../src/features/index.js';
 import { syntheticLeague } from './league-fixture.js';
 
-// Leakage tests of the point-in-time odds (issue 15): a feature never changes when an observation made
+// Leakage tests of the point-in-time odds: a feature never changes when an observation made
 // after the match's prediction time is added, whatever its prices.
 const { matches, odds } = syntheticLeague({ seed: 9, regions: 2, seasons: 3, teams: 6 });
 const AS_OF = matches[Math.floor(matches.length * 0.7)].startTimeUtc;
@@ -188,7 +188,7 @@ test('early horizon, a fixture already inside its 48 h window: predicted at asOf
   sameFeatures(a, build([seen, unseen]), 'an observation after asOf');
 });
 
-// Issue 15 item 3 (H9): the match's OWN closing line, moved alone, never reaches its early-horizon row (nor
+// Two horizons: the match's OWN closing line, moved alone, never reaches its early-horizon row (nor
 // any row predicted before that closing time); at kick-off it does — the test can fail both ways.
 test('own closing line: absent from the early row, present in the kick-off row; only earlier rows unchanged', () => {
   const past = matches.filter((m) => m.startTimeUtc < AS_OF && odds.has(m.id));

@@ -1,4 +1,4 @@
-// Bad-input fuzz of every route (issue 7 item 3): the routes of /openapi.json plus the spec table,
+// Bad-input fuzz of every route: the routes of /openapi.json plus the spec table,
 // hit with generated path parameters, query strings, bodies, content types and API-key headers, sent
 // as raw bytes. Properties: no 5xx at all (so no 500), no hang (per-request timeout), every rejection
 // a 4xx with a JSON `detail`; report names and /files keys never leave their bucket.

@@ -39,8 +39,8 @@ export async function embeddedApp(
     store,
     queue: createTaskQueue(config, { log }),
     cache: createPredictionCache(config, log),
-    registry: createRegistry(store, config),
-    views: createServingViews(store, config, log),
+    registry: createRegistry({ db, store }, config),
+    views: createServingViews({ db, store }, config, log),
     ...(options.jobs ? { jobs: options.jobs } : {}),
   };
   const app = await buildApp(ctx, { logRequests: false, ...options.app });

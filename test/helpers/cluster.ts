@@ -9,7 +9,6 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { startConditionalProxy } from './s3-conditional-proxy.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(ROOT, 'bin/matchcast.js');
@@ -295,28 +294,27 @@ interface S3rverInstance {
 type S3rverCtor = new (options: Record<string, unknown>) => S3rverInstance;
 
 /**
- * s3rver on a fixed port and folder, so that it can be stopped and started with its objects intact,
- * behind the conditional-write proxy (which stays up: with s3rver stopped it answers 502).
+ * s3rver on a fixed port and folder, so that it can be stopped and started with its objects intact
+ * (while it is stopped, connections to its port are refused).
  */
 export interface RestartableS3 {
   endpoint: string;
   directory: string;
   start(): Promise<void>;
   stop(): Promise<void>;
-  /** Stops s3rver and the proxy for good. */
+  /** Stops s3rver for good. */
   close(): Promise<void>;
 }
 
 export async function startRestartableS3(): Promise<RestartableS3> {
   const directory = mkdtempSync(path.join(tmpdir(), 'mc-ops-s3-'));
   const port = await freePort();
-  const proxy = await startConditionalProxy(port);
   // s3rver ships no type declarations; a computed specifier keeps the compiler from looking for them.
   const specifier = 's3rver';
   const { default: S3rver } = (await import(specifier)) as { default: S3rverCtor };
   let server: S3rverInstance | undefined;
   const s3: RestartableS3 = {
-    endpoint: proxy.endpoint,
+    endpoint: `http://127.0.0.1:${port}`,
     directory,
     async start() {
       server = new S3rver({ address: '127.0.0.1', port, silent: true, directory });
@@ -333,7 +331,6 @@ export async function startRestartableS3(): Promise<RestartableS3> {
     },
     async close() {
       await s3.stop();
-      await proxy.close();
     },
   };
   await s3.start();
@@ -413,7 +410,7 @@ export interface Cluster {
   matchIds: number[];
   /**
    * Its future matches (after every model's cut-off): live answers for them come from the model itself,
-   * never from a walk-forward row (issue 13), so their `model_run_id` is the alias's run.
+   * never from a walk-forward row, so their `model_run_id` is the alias's run.
    */
   futureMatchIds: number[];
   /** `matchcast <args>` with the cluster's settings. */

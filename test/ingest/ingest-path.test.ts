@@ -29,6 +29,10 @@ describe('ingestPath', () => {
       report.skipped.map((s) => [s.file, s.line]),
       [5, 6, 7, 8, 10, 11, 17].map((line) => [BROKEN, line]),
     );
+    assert.deepEqual(
+      report.skipped.map((s) => s.code),
+      [1, 2, 3, 4, 5, 6, 7].map((i) => (i === 4 ? 'MC_ERR_INVALID_DATE' : 'MC_ERR_INVALID_ROW')),
+    );
     const reasons = report.skipped.map((s) => s.reason);
     assert.match(reasons[0], /unparseable CSV/);
     assert.match(reasons[1], /FTHG/);
@@ -170,6 +174,7 @@ describe('ingestPath', () => {
       {
         file: path.join(dir, 'a-unknown.csv'),
         line: 1,
+        code: 'MC_ERR_INVALID_ROW',
         reason:
           'unrecognised header: expected the football CSV, the football-data.co.uk or the odds-only layout',
       },

@@ -1,4 +1,4 @@
-// One seam for every model family (issue 14 item 3): the 1X2 classifiers and the goals score models
+// One seam for every model family: the 1X2 classifiers and the goals score models
 // are entries of one list, each fits, predicts and reads its state back through the same interface;
 // a family added to the list is exercised here without a new test.
 import assert from 'node:assert/strict';

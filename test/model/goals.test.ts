@@ -249,6 +249,7 @@ test('metrics: paired bootstrap intervals against the opening AND the closing li
       match_id: i + 1,
       region_id: 1 + (i % 2),
       t: i * 86_400_000,
+      pt: i * 86_400_000 - 172_800_000,
       open: null,
       rated: [lh, la],
       line: { ou_open: 0.5, ou_close: mk.over['2.5'], btts_open: 0.5, btts_close: mk.btts_yes },

@@ -55,15 +55,16 @@ test('trainAndValidate: challenger family', () => {
   assert.ok(Number.isFinite(res.metrics.log_loss));
 });
 
-test('walk-forward: each fold sees only labels before its refit date', () => {
+test('walk-forward: folds by prediction time, each fold sees only labels known at its refit date', () => {
   const from = new Date(last - 400 * DAY);
   const to = new Date(last + 1);
   const res = walkForwardBacktest(rows, { from, to, refitDays: 90 });
   assert.ok(res.folds.length >= 2);
-  assert.equal(res.predictions.length, rows.filter((r) => r.start_time_utc >= from).length);
-  const start = new Map(rows.map((r) => [r.match_id, r.start_time_utc.getTime()]));
+  // Folds by prediction time (kick-off − 48 h here): a fold's cut-off is at or before the row's prediction time.
+  assert.equal(res.predictions.length, rows.filter((r) => r.prediction_time! >= from).length);
+  const predictedAt = new Map(rows.map((r) => [r.match_id, r.prediction_time!.getTime()]));
   for (const p of res.predictions) {
-    const s = start.get(p.match_id)!;
+    const s = predictedAt.get(p.match_id)!;
     assert.ok(p.training_cutoff.getTime() <= s && s < p.training_cutoff.getTime() + 90 * DAY);
     assert.ok(Math.abs(p.proba_home + p.proba_draw + p.proba_away - 1) < 1e-12);
   }

@@ -1,4 +1,4 @@
-// Dependency faults (issue 7 item 2, spec §7 and §3.3) on real processes: the cache store, PostgreSQL
+// Dependency faults (spec §7 and §3.3) on real processes: the cache store, PostgreSQL
 // (behind a TCP proxy the test switches off), the object store (s3rver stopped and restarted on the
 // same folder) and a corrupt predictions file. Heavy: ~80 s.
 import assert from 'node:assert/strict';
@@ -98,7 +98,7 @@ test('object store down: views and loaded models keep serving; the pipeline fail
   const heads = async (): Promise<Array<ObjectInfo | null>> => {
     const store = createObjectStore(config);
     try {
-      // The served copies: artifacts live under the published run's prefix (issue 13).
+      // The served copies: artifacts live under the published run's prefix.
       return await Promise.all(refs.map((r) => servedStoreView(store).head(r.bucket, r.key)));
     } finally {
       await store.close();

@@ -1,4 +1,4 @@
-// Distributed end to end (issue 7 item 1): PostgreSQL (own schema), Redis (own queue), s3rver, the CLI
+// Distributed end to end: PostgreSQL (own schema), Redis (own queue), s3rver, the CLI
 // pipeline writing to S3, two `matchcast serve` and two `matchcast worker` processes. Heavy: ~60 s.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';

@@ -1,4 +1,4 @@
-// Issue 18 items 4 and 8 on real processes: `matchcast start` killed (SIGKILL) midway through its first
+// Resumable first start on real processes: `matchcast start` killed (SIGKILL) midway through its first
 // start — after the sign-off, before the predictions — finishes the bootstrap on the next start (health
 // `healthy`, predictions and both stages served); its API key goes to stderr, never into a JSON log line on
 // stdout. Every CLI command answers a bad option with one line and its usage, exit 2, no stack trace.

@@ -1,4 +1,4 @@
-// Graceful shutdown (issue 7 item 5) of real `matchcast worker` and `matchcast serve` processes:
+// Graceful shutdown of real `matchcast worker` and `matchcast serve` processes:
 // SIGTERM lets work in flight finish, refuses new connections, exits 0, and is bounded by
 // SHUTDOWN_TIMEOUT_MS; a task that cannot finish in time is handed back. Heavy: ~70 s.
 import assert from 'node:assert/strict';

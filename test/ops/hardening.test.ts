@@ -1,4 +1,4 @@
-// Issue 18 (items 1, 2, 3, 6) on real processes: 2 APIs + 2 workers over PostgreSQL (behind a TCP proxy the
+// Hardening (result TTL, readiness, task deadlines, limits) on real processes: 2 APIs + 2 workers over PostgreSQL (behind a TCP proxy the
 // test switches off), a private redis-server the test kills, and s3rver the test stops. Results kept by
 // age with `unknown` told apart from `waiting`; the waiting-job cap (503 + Retry-After); sync tasks that
 // expire with their caller; monitoring on one shared connection; slow bodies cut; async metrics; and an API

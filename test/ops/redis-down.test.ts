@@ -1,4 +1,4 @@
-// Redis down and back (issue 7 item 2, spec §7): a private redis-server is killed under a running
+// Redis down and back (spec §7): a private redis-server is killed under a running
 // `matchcast serve` + `matchcast worker`, then started again on the same port. No process restarts.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';

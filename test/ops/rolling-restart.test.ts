@@ -1,4 +1,4 @@
-// Rolling restart (issue 7 item 5): two `matchcast serve` behind a round-robin proxy that, like an
+// Rolling restart: two `matchcast serve` behind a round-robin proxy that, like an
 // ingress, sends a request to the other upstream when a connection is refused or reset before any
 // response. Under constant load each API in turn gets SIGTERM and is started again: 0 failed requests.
 // Heavy: ~75 s.

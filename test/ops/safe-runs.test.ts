@@ -1,4 +1,4 @@
-// Issue 13 against the distributed mode with real processes: two APIs and two workers (PostgreSQL,
+// Safe runs (publication, fingerprints, out-of-sample answers) in the distributed mode with real processes: two APIs and two workers (PostgreSQL,
 // Redis, s3rver). A `pipeline run` SIGKILLed mid-stage and a run refused by a gate change no served
 // byte on either API nor a live answer; a rerun publishes to every process at once; rollback serves
 // the earlier bytes again.

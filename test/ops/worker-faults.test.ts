@@ -1,4 +1,4 @@
-// Worker faults (issue 7 item 2, spec §7): a worker SIGKILLed under load, and every worker down.
+// Worker faults (spec §7): a worker SIGKILLed under load, and every worker down.
 // Real processes: two `matchcast serve`, two `matchcast worker`, PostgreSQL, Redis, s3rver. Heavy: ~80 s.
 import assert from 'node:assert/strict';
 import { hostname } from 'node:os';
@@ -49,7 +49,7 @@ async function finalStatus(base: string, taskId: string): Promise<string> {
       if (r.status !== 200) return false;
       if (r.json.status === 'SUCCESS') return 'SUCCESS';
       // A sync task whose caller's deadline passed before a worker (re)started it is skipped, coded
-      // (issue 18 item 3): it is finished, not lost.
+      // EXPIRED: it is finished, not lost.
       if (r.json.status === 'FAILURE')
         return r.json.result?.code === 'MC_ERR_TASK_EXPIRED' ? 'EXPIRED' : 'FAILURE';
       return false;
@@ -138,7 +138,7 @@ test('a worker SIGKILLed under load: every request answered 200 or 504, every ta
   // Every task that was not answered in time, and every async submission, must complete: the other
   // worker picks up what the dead one held (BullMQ stalled-job recovery, lock 10 s + check 5 s).
   // A sync task (held or timed out) whose caller's deadline passed before the recovery is skipped as
-  // EXPIRED (issue 18 item 3); an async task has no deadline and must succeed.
+  // EXPIRED; an async task has no deadline and must succeed.
   const tracked = [...new Set([...held, ...timedOut, ...asyncIds])];
   const finals = await Promise.all(tracked.map((id, i) => finalStatus(c.apis[i % 2].base, id)));
   const asyncSet = new Set(asyncIds);

@@ -17,7 +17,7 @@ import { openTestEnv, smallLeague, type TestEnv } from './fixtures.js';
 const AS_OF = new Date('2023-09-15T00:00:00Z');
 const BACKTEST_FROM = new Date('2022-08-01T00:00:00Z');
 
-describe('market-free fallback (issue 15)', () => {
+describe('market-free fallback', () => {
   let env: TestEnv;
   const hidden = new Set<number>();
   before(async () => {

@@ -1,4 +1,4 @@
-// Leakage of the goals-odds inputs in the pipeline (issue 16): the goals stage takes a match's own
+// Leakage of the goals-odds inputs in the pipeline: the goals stage takes a match's own
 // opening 1X2 and O/U 2.5 prices from the odds observations made by its prediction time only (kick-off
 // − 48 h, the served features' early horizon), as the live worker does. A price observed later — even
 // one of kind `opening`, which the match's odds record then carries as its opening — reaches neither

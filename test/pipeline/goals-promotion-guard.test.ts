@@ -1,4 +1,4 @@
-// The goals model's promotion guard (issue 17 item 4 applied to the goals model of issue 16): a goals
+// The goals model's promotion guard (the 1X2 guard applied to the goals model): a goals
 // version becomes the goals champion only if, on the same walk-forward matches, it beats or ties the
 // goals champion on O/U 2.5 log loss AND beats the de-margined opening O/U 2.5 line; a refusal is
 // MC_ERR_PROMOTION_REFUSED, stored as a comparison, and `registry promote --reason` overrides it.

@@ -1,4 +1,4 @@
-// Issue 13 item 2: `pipeline run` against an empty or wrong database is refused by a named gate
+// Input gate: `pipeline run` against an empty or wrong database is refused by a named gate
 // (`rows`, exit 3, MC_ERR_GATE_FAILED) before anything is trained: the run is marked failed, nothing
 // is registered or published, and the served set is untouched. `--force` cannot train on nothing:
 // the train stage then fails clearly (exit 1, MC_ERR_VALIDATION).

@@ -114,7 +114,7 @@ describe('pipeline on a small synthetic league', () => {
       assert.equal(
         p.odds_observed_at,
         'TIMESTAMP WITH TIME ZONE',
-        'issue 15: when the odds used were observed',
+        'odds_observed_at: when the odds used were observed',
       );
       assert.deepEqual(Object.keys(p).sort(), [
         'away_score',

@@ -1,4 +1,4 @@
-// The promotion guard demands an edge (issue 17): a version that is worse than the de-margined
+// The promotion guard demands an edge: a version that is worse than the de-margined
 // opening line on its validation window never becomes candidate, whatever the champion does; the
 // comparison is stored and `registry promote` shows it and needs --reason to override it.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Issue 18 items 1 and 3 on the in-process queue (real worker threads, the real thread protocol):
+// Result TTL and task deadlines on the in-process queue (real worker threads, the real thread protocol):
 // results kept by age with `unknown` told apart from `waiting`, the waiting-job cap, expiry of a sync
 // task whose caller has gone, and one outcome per task for the metrics listener (sync and async).
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Run records (issue 13 item 1): listing order within one second, and runs killed outright (SIGKILL,
+// Run records: listing order within one second, and runs killed outright (SIGKILL,
 // OOM) shown as failed by `matchcast runs` instead of `running` forever — on this host (dead pid) and
 // on another one (a CronJob pod: no progress for ABANDONED_AFTER_MS).
 import assert from 'node:assert/strict';

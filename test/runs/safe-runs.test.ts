@@ -1,4 +1,4 @@
-// Issue 13 items 1–5 in embedded mode (folder store, PGlite): runs publish their whole set at once
+// Safe runs in embedded mode (folder store, PGlite): runs publish their whole set at once
 // behind gates, a failed or gated run changes nothing served (byte for byte), rollback, retention,
 // fingerprints, out-of-sample live answers and the cache key.
 import assert from 'node:assert/strict';

@@ -32,7 +32,7 @@ test('the API key never appears in a log line or a response body, through 200/40
     bodies.push(`${headers.join('\n')}\n${await res.text()}`);
   };
   // First (before a worker thread has loaded the features file), a real 500: the file is corrupt.
-  // The served features are the published run's copy (issue 13), not the legacy top-level key.
+  // The served features are the published run's copy, not the legacy top-level key.
   const ref = servedRef(await readPublished(app.ctx.store), 'features') ?? KEYS.features;
   const original = await app.ctx.store.get(ref.bucket, ref.key);
   await app.ctx.store.put(ref.bucket, ref.key, Buffer.from(`PAR1 corrupt ${key}`));

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { predictionRows, putPredictions } from '../../bench/precomputed-fixtures.js';
-import { KEYS } from '../../src/domain/index.js';
 import * as goals from '../../src/model/goals/index.js';
 import { identityOf } from '../../src/serving/encoded-body.js';
 import { writeParquet } from '../../src/storage/index.js';
+import { publishArtifacts } from '../helpers/served.js';
 import { type Harness, harness, until } from './harness.js';
 
 const GOALS_FIELDS = [
@@ -46,11 +46,9 @@ function row(
 }
 
 async function putMarkets(h: Harness, rows: goals.MarketsRow[]): Promise<void> {
-  await h.store.put(
-    KEYS.markets.bucket,
-    KEYS.markets.key,
-    writeParquet(goals.MARKETS_COLUMNS, rows as unknown as Record<string, unknown>[]),
-  );
+  await publishArtifacts(h.deps, {
+    markets: writeParquet(goals.MARKETS_COLUMNS, rows as unknown as Record<string, unknown>[]),
+  });
 }
 
 let h: Harness | undefined;
@@ -60,7 +58,7 @@ after(async () => {
 
 test('cards carry the goals markets of the markets file (null without a row) and follow its changes', async () => {
   h = await harness({ VIEW_REFRESH_MS: '50' });
-  await putPredictions(h.store, predictionRows({ n: 10 }));
+  await putPredictions(h.deps, predictionRows({ n: 10 }));
   await putMarkets(h, [
     row(1, 1.92, 0.88, { odd_over25: 1.72, odd_under25: 2.12, odd_btts_yes: 1.85, odd_btts_no: 1.95 }),
     row(2, 0.7, 2.3),
@@ -105,7 +103,7 @@ test('cards carry the goals markets of the markets file (null without a row) and
   await until(() => cards().get(3)?.expected_home_goals === 2.5, 5000, 'cards to pick up new markets');
   assert.equal(cards().get(1)?.expected_home_goals, null);
 
-  // Removing the file nulls the fields again.
-  await h.store.delete(KEYS.markets.bucket, KEYS.markets.key);
+  // A run without the file nulls the fields again.
+  await publishArtifacts(h.deps, {}, { drop: ['markets'] });
   await until(() => cards().get(3)?.expected_home_goals === null, 5000, 'markets removal');
 });

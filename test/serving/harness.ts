@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Config, parseConfig } from '../../src/config.js';
+import { type Database, openDatabase } from '../../src/db/index.js';
 import { type Bucket, MatchcastError } from '../../src/domain/index.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { artifactLoadFailuresTotal } from '../../src/metrics.js';
@@ -48,11 +49,15 @@ export interface Harness {
   config: Config;
   log: Logger;
   store: ControlledStore;
+  /** PGlite in memory: the published-run pointer and run records. */
+  db: Database;
+  /** `{ db, store }`, what run writers and artifact reads take. */
+  deps: { db: Database; store: ControlledStore };
   views: Views;
   cleanup(): Promise<void>;
 }
 
-/** A temp DATA_DIR with the folder store; views are created but not started. */
+/** A temp DATA_DIR with the folder store and an in-memory database; views are created but not started. */
 export async function harness(
   env: Record<string, string> = {},
   options: ServingViewsOptions = {},
@@ -70,16 +75,20 @@ export async function harness(
   });
   const log = createLogger('silent');
   const store = new ControlledStore(createObjectStore(config, log));
-  const views = createServingViews(store, config, log, options);
+  const db = await openDatabase(config, { memory: true });
+  const views = createServingViews({ db, store }, config, log, options);
   return {
     dir,
     config,
     log,
     store,
+    db,
+    deps: { db, store },
     views,
     async cleanup() {
       await views.close();
       await store.close();
+      await db.close();
       await rm(dir, { recursive: true, force: true });
     },
   };

@@ -7,9 +7,11 @@ import {
   putPredictions,
   putRoiCsv,
 } from '../../bench/precomputed-fixtures.js';
-import { isMatchcastError, KEYS } from '../../src/domain/index.js';
+import { isMatchcastError } from '../../src/domain/index.js';
+import { readPublished } from '../../src/runs/index.js';
 import { identityOf } from '../../src/serving/encoded-body.js';
 import { writeParquet } from '../../src/storage/index.js';
+import { publishArtifacts } from '../helpers/served.js';
 import { failures, type Harness, harness, until } from './harness.js';
 
 const SPEC_22_FIELDS = [
@@ -48,9 +50,9 @@ describe('serving views', () => {
   test('loads predictions, odds and ROI at start', async () => {
     const h = await setup();
     const rows = predictionRows({ n: 50 });
-    await putPredictions(h.store, rows);
-    await putOdds(h.store, oddsRows(rows.map((r) => r.match_id as number)));
-    await putRoiCsv(h.store, 'region_name,roi_pct,n_bets,hit_rate,region_id\nRegion 1,3.5,10,0.5,1\n');
+    await putPredictions(h.deps, rows);
+    await putOdds(h.deps, oddsRows(rows.map((r) => r.match_id as number)));
+    await putRoiCsv(h.deps, 'region_name,roi_pct,n_bets,hit_rate,region_id\nRegion 1,3.5,10,0.5,1\n');
     await h.views.start();
 
     const one = json(h.views.precomputedJson(7));
@@ -67,7 +69,7 @@ describe('serving views', () => {
     const odds = JSON.parse(identityOf(h.views.oddsBody()).toString()) as Record<string, unknown>[];
     assert.equal(odds.length, 25);
     // Spec §2.5 plus opening/closing and source, plus the additive goals-market prices and observation
-    // times (issues 15/16; null when the file lacks them).
+    // times (null when the file lacks them).
     assert.deepEqual(
       Object.keys(odds[0]).sort(),
       [
@@ -131,13 +133,13 @@ describe('serving views', () => {
   test('a corrupt, half-written or invalid file never replaces a good view; counted once per version', async () => {
     const h = await setup();
     const good = predictionRows({ n: 30 });
-    await putPredictions(h.store, good);
+    await putPredictions(h.deps, good);
     await h.views.start();
     const etag = h.views.predictionsBody().etags.identity;
     const servedEtag = h.views.status().predictions.etag;
 
     const before = await failures('predictions');
-    await h.store.put(KEYS.predictions.bucket, KEYS.predictions.key, Buffer.from('this is not parquet'));
+    await publishArtifacts(h.deps, { predictions: Buffer.from('this is not parquet') });
     await h.views.refresh();
     assert.equal(await failures('predictions'), before + 1);
     assert.equal(h.views.predictionsBody().etags.identity, etag);
@@ -152,22 +154,18 @@ describe('serving views', () => {
       (await import('../../bench/precomputed-fixtures.js')).PREDICTION_COLUMNS,
       predictionRows({ n: 30, runId: 'run-half' }),
     );
-    await h.store.put(
-      KEYS.predictions.bucket,
-      KEYS.predictions.key,
-      full.subarray(0, Math.floor(full.length / 2)),
-    );
+    await publishArtifacts(h.deps, { predictions: full.subarray(0, Math.floor(full.length / 2)) });
     await h.views.refresh();
     assert.equal(await failures('predictions'), before + 2);
 
     const invalid = predictionRows({ n: 30, runId: 'run-bad' });
     invalid[10].proba_home = 0.99; // sums to > 1
-    await putPredictions(h.store, invalid);
+    await putPredictions(h.deps, invalid);
     await h.views.refresh();
     assert.equal(await failures('predictions'), before + 3);
     assert.equal(json(h.views.precomputedJson(1)).model_run_id, 'run-0001');
 
-    await putPredictions(h.store, predictionRows({ n: 30, runId: 'run-good' }));
+    await putPredictions(h.deps, predictionRows({ n: 30, runId: 'run-good' }));
     await h.views.refresh();
     assert.equal(json(h.views.precomputedJson(1)).model_run_id, 'run-good');
     assert.equal(h.views.status().predictions.lastError, null);
@@ -176,7 +174,7 @@ describe('serving views', () => {
   test('reloads on change by polling, and cards follow new odds', async () => {
     const h = await setup({ VIEW_REFRESH_MS: '50' });
     const rows = predictionRows({ n: 20 });
-    await putPredictions(h.store, rows);
+    await putPredictions(h.deps, rows);
     await h.views.start();
     const card = () =>
       (JSON.parse(identityOf(h.views.cardsBody()).toString()) as Record<string, unknown>[]).find(
@@ -184,7 +182,7 @@ describe('serving views', () => {
       );
     assert.equal(card()?.odd_home, null);
 
-    await putPredictions(h.store, predictionRows({ n: 25, runId: 'run-0002' }));
+    await putPredictions(h.deps, predictionRows({ n: 25, runId: 'run-0002' }));
     await until(
       () => json(h.views.precomputedJson(1)).model_run_id === 'run-0002',
       5000,
@@ -192,14 +190,15 @@ describe('serving views', () => {
     );
     assert.equal((JSON.parse(identityOf(h.views.predictionsBody()).toString()) as unknown[]).length, 25);
 
-    await putOdds(h.store, oddsRows([1]));
+    await putOdds(h.deps, oddsRows([1]));
     await until(() => card()?.odd_home === 2.1, 5000, 'cards to pick up odds');
 
-    await h.store.delete(KEYS.odds.bucket, KEYS.odds.key);
+    // A run published without odds (or predictions) serves none: the served set is the run's.
+    await publishArtifacts(h.deps, {}, { drop: ['odds'] });
     await until(() => identityOf(h.views.oddsBody()).toString() === '[]', 5000, 'odds removal');
     assert.equal(card()?.odd_home, null);
 
-    await h.store.delete(KEYS.predictions.bucket, KEYS.predictions.key);
+    await publishArtifacts(h.deps, {}, { drop: ['predictions'] });
     await until(() => h.views.status().predictions.state === 'missing', 5000, 'predictions removal');
     assert.throws(
       () => h.views.cardsBody(),
@@ -209,8 +208,8 @@ describe('serving views', () => {
 
   test('an unreachable store keeps the loaded views serving', async () => {
     const h = await setup();
-    await putPredictions(h.store, predictionRows({ n: 10 }));
-    await putOdds(h.store, oddsRows([1, 2, 3]));
+    await putPredictions(h.deps, predictionRows({ n: 10 }));
+    await putOdds(h.deps, oddsRows([1, 2, 3]));
     await h.views.start();
     h.store.down = true;
     await h.views.refresh();
@@ -221,9 +220,9 @@ describe('serving views', () => {
 
   test('a store that is down at start: start resolves, predictions 503, and it loads once the store is back', async () => {
     const h = await setup({ VIEW_REFRESH_MS: '50', ROI_RECHECK_MS: '50' });
-    await putPredictions(h.store, predictionRows({ n: 10 }));
-    await putOdds(h.store, oddsRows([1, 2, 3]));
-    await putRoiCsv(h.store, 'region_name,roi_pct,n_bets,hit_rate,region_id\nRegion 1,3.5,10,0.5,1\n');
+    await putPredictions(h.deps, predictionRows({ n: 10 }));
+    await putOdds(h.deps, oddsRows([1, 2, 3]));
+    await putRoiCsv(h.deps, 'region_name,roi_pct,n_bets,hit_rate,region_id\nRegion 1,3.5,10,0.5,1\n');
     h.store.down = true;
     await h.views.start();
     assert.throws(
@@ -261,31 +260,39 @@ describe('serving views', () => {
     assert.equal((await h.views.regionRoi())[0]?.roi_pct, 3.5);
   });
 
-  test('ROI is re-checked at most every roiRecheckMs', async () => {
-    const h = await setup({ ROI_RECHECK_MS: '400' });
-    await putRoiCsv(h.store, 'region_name,roi_pct,n_bets,hit_rate,region_id\nA,1.5,3,0.5,1\n');
+  test('ROI moves with the published run; requests never call the store for an unmoved run', async () => {
+    const h = await setup({ ROI_RECHECK_MS: '50' });
+    await putRoiCsv(h.deps, 'region_name,roi_pct,n_bets,hit_rate,region_id\nA,1.5,3,0.5,1\n');
     await h.views.start();
-    const heads = () => h.store.count('head', KEYS.roiByRegion.bucket, KEYS.roiByRegion.key);
-    const headsAtStart = heads();
+    const roiReads = async () => {
+      const ref = (await readPublished(h.db))?.artifacts.roiByRegion;
+      return ref ? h.store.count('get', ref.bucket, ref.key) : 0;
+    };
     assert.equal((await h.views.regionRoi())[0].roi_pct, 1.5);
+    assert.equal(await roiReads(), 1, 'read once at start');
 
-    await putRoiCsv(h.store, 'region_name,roi_pct,n_bets,hit_rate,region_id\nA,-7.25,4,0.25,1\n');
+    // Past the re-check interval, an unmoved pointer means the same immutable file: no store call.
+    await new Promise((r) => setTimeout(r, 80));
     for (let i = 0; i < 20; i++) assert.equal((await h.views.regionRoi())[0].roi_pct, 1.5);
-    assert.equal(heads(), headsAtStart, 'no store call inside the interval');
+    assert.equal(await roiReads(), 1, 'no store call while the published run is unchanged');
 
-    await new Promise((r) => setTimeout(r, 450));
+    // A newly published run is not served before the views poll the pointer, then it is.
+    await putRoiCsv(h.deps, 'region_name,roi_pct,n_bets,hit_rate,region_id\nA,-7.25,4,0.25,1\n');
+    assert.equal((await h.views.regionRoi())[0].roi_pct, 1.5);
+    await h.views.refresh();
     assert.equal((await h.views.regionRoi())[0].roi_pct, -7.25);
-    assert.equal(heads(), headsAtStart + 1);
+    assert.equal(await roiReads(), 1, "the new run's file read once");
 
     // A broken CSV keeps the previous rows and is counted.
     const before = await failures('region_roi');
-    await putRoiCsv(h.store, 'region_name,roi_pct\nA,zz\n');
-    await new Promise((r) => setTimeout(r, 450));
+    await putRoiCsv(h.deps, 'region_name,roi_pct\nA,zz\n');
+    await h.views.refresh();
     assert.equal((await h.views.regionRoi())[0].roi_pct, -7.25);
     assert.equal(await failures('region_roi'), before + 1);
 
-    await h.store.delete(KEYS.roiByRegion.bucket, KEYS.roiByRegion.key);
-    await new Promise((r) => setTimeout(r, 450));
+    // A run published without ROI serves none.
+    await publishArtifacts(h.deps, {}, { drop: ['roiByRegion'] });
+    await h.views.refresh();
     assert.deepEqual(await h.views.regionRoi(), []);
   });
 });

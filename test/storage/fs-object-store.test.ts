@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { FsObjectStore } from '../../src/storage/fs-object-store.js';
-import { twoProcessRace } from './cross-process.js';
 import { objectStoreBehaviour } from './object-store-behaviour.js';
 
 const dirs: string[] = [];
@@ -46,12 +45,11 @@ describe('FsObjectStore specifics', () => {
     });
   });
 
-  test('objects live at <root>/<bucket>/<key>; no temp, lock or stray files remain', async () => {
+  test('objects live at <root>/<bucket>/<key>; no temp or other files beside them', async () => {
     await s.put('reports', 'x/y.json', '{}');
-    await s.put('reports', 'x/y.json', '{"a":1}', { ifMatch: (await s.head('reports', 'x/y.json'))?.etag });
+    await s.put('reports', 'x/y.json', '{"a":1}');
     assert.equal((await stat(path.join(root, 'reports', 'x', 'y.json'))).size, 7);
-    const names = await readdir(path.join(root, 'reports', 'x'));
-    assert.deepEqual(names.sort(), ['.mc-meta-y.json.json', 'y.json']);
+    assert.deepEqual(await readdir(path.join(root, 'reports', 'x')), ['y.json']);
   });
 
   test('traversal-looking keys never touch anything outside the bucket', async () => {
@@ -66,66 +64,60 @@ describe('FsObjectStore specifics', () => {
     assert.ok(!existsSync(outside));
   });
 
-  test('a file dropped in by hand (no sidecar) gets a content etag, and it changes with the content', async () => {
+  test('a file dropped in by hand is listed and read, and its etag changes when it is replaced', async () => {
     await mkdir(path.join(root, 'raw-data'), { recursive: true });
     await writeFile(path.join(root, 'raw-data', 'manual.csv'), 'a,b\n1,2\n');
     const h1 = await s.head('raw-data', 'manual.csv');
-    const viaStore = await new FsObjectStore({ root: path.join(await tempRoot(), 'o') }).put(
-      'raw-data',
-      'm',
-      'a,b\n1,2\n',
-    );
-    assert.equal(h1?.etag, viaStore.etag);
-    await writeFile(path.join(root, 'raw-data', 'manual.csv'), 'a,b\n1,3\n');
+    assert.equal(h1?.size, 8);
+    assert.equal((await s.get('raw-data', 'manual.csv'))?.etag, h1?.etag);
+    assert.equal((await s.get('raw-data', 'manual.csv'))?.contentType, 'text/csv; charset=utf-8');
+    // Replaced the way every put replaces a file: a new file renamed over it.
+    await writeFile(path.join(root, 'raw-data', 'manual.csv.new'), 'a,b\n1,3\n');
+    await rename(path.join(root, 'raw-data', 'manual.csv.new'), path.join(root, 'raw-data', 'manual.csv'));
     const h2 = await s.head('raw-data', 'manual.csv');
     assert.notEqual(h2?.etag, h1?.etag);
-    assert.equal((await s.get('raw-data', 'manual.csv'))?.contentType, 'text/csv; charset=utf-8');
+    assert.equal((await s.get('raw-data', 'manual.csv'))?.body.toString(), 'a,b\n1,3\n');
   });
 
-  test('a stale sidecar (content replaced behind the store) is not trusted', async () => {
-    const a = await s.put('raw-data', 'stale.txt', 'one');
-    await writeFile(path.join(root, 'raw-data', 'stale.txt.tmp'), 'two!');
-    const { rename } = await import('node:fs/promises');
-    await rename(path.join(root, 'raw-data', 'stale.txt.tmp'), path.join(root, 'raw-data', 'stale.txt'));
-    const h = await s.head('raw-data', 'stale.txt');
-    assert.notEqual(h?.etag, a.etag);
-    assert.equal(h?.etag, (await s.get('raw-data', 'stale.txt'))?.etag);
-  });
-
-  test('an abandoned lock (dead owner) is taken over', async () => {
-    await s.put('models', 'locked.json', '1');
-    const lock = path.join(root, 'models', '.mc-lock-locked.json');
-    await writeFile(
-      lock,
-      JSON.stringify({
-        pid: 2 ** 22 + 12345,
-        host: (await import('node:os')).hostname(),
-        nonce: 'n',
-        at: Date.now(),
-      }),
+  test('a data folder of an earlier version (metadata sidecars, a temp file) reads, lists and deletes', async () => {
+    // The layout earlier versions wrote: `.mc-meta-<name>.json` beside each object, stale temp files.
+    const old = path.join(await tempRoot(), 'objects');
+    const dir = path.join(old, 'models', 'registry', 'm');
+    await mkdir(dir, { recursive: true });
+    await writeFile(path.join(dir, 'aliases.json'), '{"production":1}');
+    const sidecar = { etag: 'd41d8cd98f00b204e9800998ecf8427e', size: 16, ino: '1', mtimeNs: '1' };
+    await writeFile(path.join(dir, '.mc-meta-aliases.json.json'), JSON.stringify(sidecar));
+    await writeFile(path.join(dir, 'v1.json'), '{"version":1}');
+    await writeFile(path.join(dir, '.mc-meta-v1.json.json'), JSON.stringify({ ...sidecar, size: 13 }));
+    await writeFile(path.join(dir, '.mc-tmp-v2.json-0123456789ab'), '{"vers');
+    await writeFile(path.join(old, 'models', '.mc-lock-x.json'), '{}');
+    const legacy = new FsObjectStore({ root: old });
+    assert.deepEqual(
+      (await legacy.list('models')).map((o) => [o.key, o.size]),
+      [
+        ['registry/m/aliases.json', 16],
+        ['registry/m/v1.json', 13],
+      ],
     );
-    const t0 = Date.now();
-    await s.put('models', 'locked.json', '2');
-    assert.ok(Date.now() - t0 < 2000);
-    assert.equal((await s.get('models', 'locked.json'))?.body.toString(), '2');
-    assert.ok(!existsSync(lock));
-  });
-
-  test('a live lock held too long makes the writer give up with MC_ERR_CONFLICT', async () => {
-    const impatient = new FsObjectStore({ root, lockTimeoutMs: 150 });
-    await impatient.put('models', 'held.json', '1');
-    const lock = path.join(root, 'models', '.mc-lock-held.json');
-    await writeFile(
-      lock,
-      JSON.stringify({
-        pid: process.pid,
-        host: (await import('node:os')).hostname(),
-        nonce: 'n',
-        at: Date.now(),
-      }),
+    const got = await legacy.get('models', 'registry/m/aliases.json');
+    assert.equal(got?.body.toString(), '{"production":1}');
+    assert.equal(got?.contentType, 'application/json');
+    // The sidecar's (wrong) etag is not used: the tag is the file's own.
+    assert.notEqual(got?.etag, sidecar.etag);
+    assert.equal((await legacy.head('models', 'registry/m/aliases.json'))?.etag, got?.etag);
+    // A put over an old object replaces it; a delete removes the object with its sidecar.
+    await legacy.put('models', 'registry/m/aliases.json', '{"production":2}');
+    assert.equal(
+      (await legacy.get('models', 'registry/m/aliases.json'))?.body.toString(),
+      '{"production":2}',
     );
-    await assert.rejects(impatient.put('models', 'held.json', '2'), { code: 'MC_ERR_CONFLICT' });
-    await rm(lock);
+    await legacy.delete('models', 'registry/m/v1.json');
+    assert.equal(await legacy.get('models', 'registry/m/v1.json'), null);
+    assert.ok(!(await readdir(dir)).includes('.mc-meta-v1.json.json'));
+    assert.deepEqual(
+      (await legacy.list('models', 'registry/')).map((o) => o.key),
+      ['registry/m/aliases.json'],
+    );
   });
 
   test('a key used as a folder and as an object at once is a conflict, not a crash', async () => {
@@ -143,10 +135,6 @@ describe('FsObjectStore specifics', () => {
     const exp = Number(url.searchParams.get('expires'));
     assert.ok(Math.abs(exp - (Date.now() / 1000 + 3600)) < 5);
     await assert.rejects(new FsObjectStore({ root }).presign('reports', 'x', 60), { code: 'MC_ERR_CONFIG' });
-  });
-
-  test('two processes: compare-and-swap loses no increment, create-exclusive has one winner', async () => {
-    await twoProcessRace(s, { driver: 'fs', root }, 60, 60);
   });
 
   test('an unwritable root fails with MC_ERR_STORE_UNAVAILABLE', async () => {

@@ -7,7 +7,7 @@ import type { Browser, Locator } from 'playwright-core';
 import { launchChromium, skipWithoutChromium } from './helpers/browser.js';
 import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
 
-// Goals markets on a card (issue 16), in Chromium under the fixture API's strict CSP.
+// Goals markets on a card, in Chromium under the fixture API's strict CSP.
 let server: FixtureServer;
 let browser: Browser;
 let dist: string;

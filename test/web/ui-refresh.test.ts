@@ -8,7 +8,7 @@ import { launchChromium, screenshotPath, skipWithoutChromium } from './helpers/b
 import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
 import { makeCards } from './helpers/fixtures.js';
 
-// Issue 15: "a browser shows fixtures whose odds and probabilities change as the clock moves". The
+// Requirement: "a browser shows fixtures whose odds and probabilities change as the clock moves". The
 // served predictions move while the page is open (new odds re-predicted, a replay's clock): the page
 // reloads its cards on its own, keeps the filters, and labels the market-free fallback.
 let server: FixtureServer;
@@ -32,6 +32,9 @@ before(async () => {
           odd_home: null,
           odd_draw: null,
           odd_away: null,
+          used_odd_home: null,
+          used_odd_draw: null,
+          used_odd_away: null,
           odds_observed_at: null,
         }
       : c,
@@ -78,6 +81,9 @@ test('the cards follow the served predictions while the page is open (odds arriv
             odd_home: 1.55,
             odd_draw: 4.1,
             odd_away: 6.2,
+            used_odd_home: 1.55,
+            used_odd_draw: 4.1,
+            used_odd_away: 6.2,
             odds_observed_at: '2026-11-22T10:00:00.000Z',
           }
         : c,

@@ -83,7 +83,7 @@ export async function createFixture(env: Record<string, string | undefined> = {}
         metrics: { log_loss: 1.05, roc_auc_ovr: 0.55 },
         params: { l2 },
         feature_names: MODEL_FEATURES,
-        // Before every fixture match: live answers come from the model (issue 13: older ones are out of sample only).
+        // Before every fixture match: live answers come from the model (older ones are answered out of sample only).
         training_cutoff: new Date(Date.UTC(2023, 11, 1)),
         artifact: serializeModel(model),
       });

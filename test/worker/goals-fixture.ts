@@ -1,4 +1,4 @@
-// A published run with a goals model (issue 16) on the synthetic league: what the live goals markets
+// A published run with a goals model on the synthetic league: what the live goals markets
 // read. Built by the real `pipeline run` (bootstrap), so live and precomputed come from one run.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

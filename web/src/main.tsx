@@ -1,6 +1,7 @@
 import './styles.css';
 import { render } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { BacktestView } from './components/backtest-view.js';
 import { CardList } from './components/card-list.js';
 import { KeyPrompt } from './components/key-prompt.js';
 import type { LiveState } from './components/match-card.js';
@@ -20,6 +21,7 @@ import {
   pct,
 } from './lib/cards.js';
 import type {
+  BacktestSummary,
   DriftSummary,
   ModelInfo,
   PerformanceSummary,
@@ -80,6 +82,7 @@ function App() {
   const [drift, setDrift] = useState<Loadable<DriftSummary>>({ state: 'loading' });
   const [reports, setReports] = useState<Loadable<ReportEntry[]>>({ state: 'loading' });
   const [performanceSummary, setPerformance] = useState<Loadable<PerformanceSummary>>({ state: 'loading' });
+  const [backtestSummary, setBacktest] = useState<Loadable<BacktestSummary>>({ state: 'loading' });
   const [promotion, setPromotion] = useState<Loadable<PromotionStatus>>({ state: 'loading' });
   const [announcement, setAnnouncement] = useState('');
 
@@ -128,6 +131,13 @@ function App() {
         e instanceof ApiError && e.status === 401
           ? undefined
           : setPerformance({ state: 'error', message: describeError(e) }),
+    );
+    api.backtest().then(
+      (value) => setBacktest({ state: 'ok', value }),
+      (e) =>
+        e instanceof ApiError && e.status === 401
+          ? undefined
+          : setBacktest({ state: 'error', message: describeError(e) }),
     );
     api.promotion().then(
       (value) => setPromotion({ state: 'ok', value }),
@@ -260,6 +270,7 @@ function App() {
         <nav aria-label="Sections">
           <a href="#matches">Matches</a>
           <a href="#roi">ROI</a>
+          <a href="#backtest">Backtest</a>
           <a href="#performance">Performance</a>
           <a href="#models">Models</a>
         </nav>
@@ -326,6 +337,12 @@ function App() {
           {key && roi.state === 'loading' ? <p>Loading ROI…</p> : null}
           {key && roi.state === 'error' ? <p class="error">{roi.message}</p> : null}
           {key && roi.state === 'ok' ? <RoiChart rows={roi.value} baselines={baselines} /> : null}
+        </section>
+        <section id="backtest" aria-labelledby="backtest-title">
+          <h2 id="backtest-title">Backtest</h2>
+          {backtestSummary.state === 'loading' ? <p>Loading the backtest…</p> : null}
+          {backtestSummary.state === 'error' ? <p class="error">{backtestSummary.message}</p> : null}
+          {backtestSummary.state === 'ok' ? <BacktestView summary={backtestSummary.value} /> : null}
         </section>
         <section id="performance" aria-labelledby="performance-title">
           <h2 id="performance-title">Realised performance</h2>

@@ -1,10 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { adminRoutes } from './admin.js';
+import { exportsRoutes } from './exports.js';
 import { filesRoutes } from './files.js';
 import { liveRoutes } from './live.js';
 import { livescoresRoutes } from './livescores.js';
 import { marketsRoutes } from './markets.js';
+import { monitoringBacktestRoutes } from './monitoring-backtest.js';
 import { monitoringPerformanceRoutes } from './monitoring-performance.js';
 import { monitoringReportsRoutes } from './monitoring-reports.js';
 import { precomputedRoutes } from './precomputed.js';
@@ -21,11 +23,13 @@ export const ROUTE_MODULES: RouteModule[] = [
   livescoresRoutes,
   // Static /predict/* routes before the parametric live route (find-my-way prefers static anyway).
   precomputedRoutes,
+  exportsRoutes,
   marketsRoutes,
   liveRoutes,
   tasksRoutes,
   monitoringReportsRoutes,
   monitoringPerformanceRoutes,
+  monitoringBacktestRoutes,
   filesRoutes,
   adminRoutes,
   uiRoutes,

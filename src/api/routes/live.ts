@@ -171,7 +171,7 @@ export function recordTaskOutcome(name: TaskName, outcome: TaskOutcomeLike): voi
   if (name === 'predict_match') recordPrediction(outcome.value as PredictMatchResult);
   else if (name === 'model_info') recordWorkerModel((outcome.value as ModelInfoResult).model);
   else if (name === 'predict_markets') {
-    // Goals markets (issue 16): time in the model only; confidence and model_info are the 1X2 model's.
+    // Goals markets: time in the model only; confidence and model_info are the 1X2 model's.
     const ms = (outcome.value as PredictMarketsResult).inference_ms;
     if (typeof ms === 'number') inferenceDuration.observe(ms / 1000);
   }
@@ -271,7 +271,7 @@ export async function liveRoutes(root: FastifyInstance, ctx: AppContext): Promis
       const runId = version?.run_id;
       // Keyed by what was asked: match, model run, stage and the features snapshot this API serves.
       const featuresRunId = ctx.views.servedRun?.()?.run_id ?? null;
-      // Answers of the market-free fallback (a match without odds, issue 15) live under their own key.
+      // Answers of the market-free fallback (a match without odds) live under their own key.
       const keys = runId && {
         main: predictionCacheKey(matchId, runId, { stage, featuresRunId }),
         fallback: predictionCacheKey(matchId, runId, { stage: `${stage}+market-free`, featuresRunId }),

@@ -27,7 +27,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const FILE = `${KEYS.markets.bucket}/${KEYS.markets.key}`;
 
 /**
- * `GET /predict/markets/{match_id}` (issue 16): the goals model's expected goals and every market of the
+ * `GET /predict/markets/{match_id}`: the goals model's expected goals and every market of the
  * match, precomputed by `pipeline run` (goals stage) and served from memory like `/predict/precomputed/`.
  */
 export async function marketsRoutes(root: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -116,7 +116,7 @@ export async function marketsRoutes(root: FastifyInstance, ctx: AppContext): Pro
     async (request) => {
       const now = Date.now();
       if (!roi || now - roi.at >= ctx.config.roiRecheckMs) {
-        const obj = await readArtifact(ctx.store, 'roiByRegionMarkets');
+        const obj = await readArtifact(ctx, 'roiByRegionMarkets');
         roi = { at: now, rows: obj ? parseMarketRoiCsv(obj.body.toString('utf8')) : [] };
       }
       const market = request.query.market ?? 'ou25';
@@ -127,7 +127,7 @@ export async function marketsRoutes(root: FastifyInstance, ctx: AppContext): Pro
 }
 
 /**
- * The live goals markets (issue 16): like the live 1X2 route, a cache hit dispatches nothing; otherwise
+ * The live goals markets: like the live 1X2 route, a cache hit dispatches nothing; otherwise
  * one `predict_markets` task on the `ml` queue. The goals alias is resolved here so that an absent
  * goals model is answered at once (MC_ERR_GOALS_MODEL_UNAVAILABLE) and the cache key carries its run.
  */
@@ -138,7 +138,7 @@ function liveMarkets(ctx: AppContext): (matchId: number) => Promise<MatchMarkets
     const started = performance.now();
     aliases ??= new AliasCache(
       // The goals stage registers under this name (pipeline/stage-goals.ts goalsModelName).
-      createRegistry(ctx.store, { modelName: `${ctx.config.modelName}-goals` }),
+      createRegistry(ctx, { modelName: `${ctx.config.modelName}-goals` }),
       ctx.config.aliasRefreshMs,
     );
     const { version } = await aliases.resolve('champion').catch((err: unknown) => {

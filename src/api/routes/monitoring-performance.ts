@@ -11,7 +11,6 @@ import {
   registerScrapeRefresher,
   resultsLastNewAt,
 } from '../../metrics.js';
-import { readComparison } from '../../registry/index.js';
 import { readArtifact } from '../../runs/index.js';
 import {
   EXAMPLE_PERFORMANCE,
@@ -91,7 +90,7 @@ export async function monitoringPerformanceRoutes(app: FastifyInstance, ctx: App
   let cached: { at: number; summary: Summary } | null = null;
   let inflight: Promise<Summary> | null = null;
   const load = async (): Promise<Summary> => {
-    const obj = await readArtifact(ctx.store, 'performanceLatest'); // the published run's
+    const obj = await readArtifact(ctx, 'performanceLatest'); // the published run's
     let summary = empty(ctx);
     if (obj) {
       try {
@@ -162,7 +161,7 @@ export async function monitoringPerformanceRoutes(app: FastifyInstance, ctx: App
         .sort((a, b) => Number(b) - Number(a))
         .slice(0, 10);
       for (const v of versions) {
-        const comparison = await readComparison(ctx.store, ctx.registry.modelName, v);
+        const comparison = await ctx.registry.readComparison(v);
         if (comparison) return { available: true, aliases, comparison };
       }
       return { available: false, aliases, comparison: null };

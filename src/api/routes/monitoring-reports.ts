@@ -42,7 +42,7 @@ export async function monitoringReportsRoutes(root: FastifyInstance, ctx: AppCon
   // The route and the gauge read the same file the same way: null summary ⇔ NaN gauge (never a made-up 0).
   let lastLoad = 0;
   const loadDrift = async (): Promise<Record<string, unknown> | null> => {
-    const obj = await readArtifact(ctx.store, 'driftLatest'); // the published run's
+    const obj = await readArtifact(ctx, 'driftLatest'); // the published run's
     let latest: Record<string, unknown> | null = null;
     if (obj) {
       try {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { registry } from '../../metrics.js';
+import { registry, sourceFreshness } from '../../metrics.js';
 import {
   EXAMPLE_HEALTH,
   EXAMPLE_LANDING,
@@ -55,6 +55,7 @@ export async function serviceRoutes(app: FastifyInstance, ctx: AppContext): Prom
       const database = await ctx.db.ping(Math.min(ctx.config.dbTimeoutMs, 1000));
       // A service with nothing to serve (e.g. a first start that never finished) is not healthy.
       const predictions = ctx.views.status().predictions.state === 'loaded';
+      const sources = await sourceFreshness(Date.now());
       return {
         status: database && predictions ? 'healthy' : 'degraded',
         version: SERVICE_VERSION,
@@ -64,6 +65,8 @@ export async function serviceRoutes(app: FastifyInstance, ctx: AppContext): Prom
         predictions,
         // A replay's clock (docs/operations.md#replay-a-real-season): where the season has got to.
         ...(ctx.clock?.simulated ? { clock: ctx.clock.now().toISOString() } : {}),
+        // Sources polled by this process (docs/sources.md): freshness only, `status` stays as it is.
+        ...(sources.length > 0 ? { sources } : {}),
       };
     },
   );

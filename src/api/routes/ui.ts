@@ -135,7 +135,7 @@ export async function uiRoutes(
           throw new MatchcastError('MC_ERR_UNAUTHORIZED');
         }
         reply.header('cache-control', 'no-cache');
-        const obj = await readArtifact(ctx.store, 'roiBaselines'); // the published run's
+        const obj = await readArtifact(ctx, 'roiBaselines'); // the published run's
         if (!obj)
           throw new MatchcastError(
             'MC_ERR_NOT_FOUND',

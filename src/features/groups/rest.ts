@@ -12,7 +12,7 @@ export const restGroup = featureGroup({
     out.rest_days_away = a.lastFixtureMs === null ? null : Math.min(cap, (t - a.lastFixtureMs) / DAY_MS);
   },
   // Every fixture on the schedule counts, played or still to come (rest is known from the fixture list).
-  update({ home: h, away: a, t }) {
+  scheduled({ home: h, away: a, t }) {
     h.lastFixtureMs = t;
     a.lastFixtureMs = t;
   },

@@ -1,16 +1,19 @@
 import type { Match, OddsRecord } from '../../domain/index.js';
+import { earlyPredictionTime } from '../../features/index.js';
 import { impliedMeans } from './implied-means.js';
 
 /**
- * The goals model's inputs of one match, all known before its kick-off at the early horizon:
+ * The goals model's inputs of one match, all known at its prediction time (the early horizon):
  * the means implied by its OPENING 1X2 and over/under 2.5 prices (null when either is missing),
- * and goal ratings built from the CLOSING lines of earlier, already kicked-off matches only.
+ * and goal ratings built from the CLOSING lines of matches kicked off by then only.
  */
 export interface GoalInput {
   match_id: number;
   region_id: number;
   /** Kick-off, ms since epoch. */
   t: number;
+  /** Prediction time, ms since epoch: the inputs use only prices that existed then. */
+  pt: number;
   /** Means implied by the opening 1X2 + O/U 2.5 prices (home, away); null when either market is missing. */
   open: [number, number] | null;
   /** Means the goal ratings predict from earlier matches' closing lines (home, away). */
@@ -35,11 +38,11 @@ export interface GoalRatingParams {
   etaRegion: number;
 }
 
-/** Chosen on 2015-07..2021-07 walk-forward (bench/goals-experiment.ts; 0.1/0.2/0.3/0.45 tried). */
+/** Chosen on the 2015-07..2021-07 walk-forward (docs/model-quality.md; 0.1/0.2/0.3/0.45 tried). */
 export const DEFAULT_GOAL_RATING: GoalRatingParams = { eta: 0.45, etaRegion: 0.01 };
 
 /** Version of the input definition: bump whenever {@link buildGoalInputs} computes anything differently. */
-export const GOAL_INPUTS_VERSION = 1;
+export const GOAL_INPUTS_VERSION = 2;
 
 /** De-margined P(first outcome) of a two-way book (proportional), or null when a price is missing/invalid. */
 export function twoWay(a: number | null | undefined, b: number | null | undefined): number | null {
@@ -96,15 +99,19 @@ export function openingMeans(o: OddsRecord | undefined): [number, number] | null
 }
 
 /**
- * One {@link GoalInput} per match, in kick-off order (ties by id). Matches are processed in kick-off
- * order and all matches of one kick-off instant see the ratings before any of them; a match's closing
- * lines update the ratings only after its kick-off and only when it kicked off before `asOf`.
+ * One {@link GoalInput} per match, in kick-off order (ties by id), predicted at the early horizon
+ * (`earlyPredictionTime`: kick-off − 48 h, or as-of for a fixture already inside that window).
+ * Matches are processed in kick-off order and all matches of one kick-off instant see the ratings
+ * before any of them; a match's closing lines (which exist from its kick-off) update the ratings of
+ * the matches predicted at or after its kick-off only, and only when it kicked off before `asOf`.
  */
 export function buildGoalInputs(
   matches: readonly Match[],
   odds: ReadonlyMap<number, OddsRecord>,
   asOf: Date,
   params: Partial<GoalRatingParams> = {},
+  /** The prediction time of a kick-off (non-decreasing in it). Default the early horizon's. */
+  predictionTime?: (kickoffMs: number) => number,
 ): GoalInput[] {
   const p: GoalRatingParams = { ...DEFAULT_GOAL_RATING, ...params };
   const asOfMs = asOf.getTime();
@@ -115,21 +122,48 @@ export function buildGoalInputs(
   const def = new Map<string, number>();
   const mu = new Map<number, number>();
   const home = new Map<number, number>();
+  const predicted = (region: number, kH: string, kA: string): [number, number] => {
+    const m0 = mu.get(region) ?? Math.log(1.3);
+    const h0 = home.get(region) ?? 0.25;
+    return [
+      m0 + h0 / 2 + (att.get(kH) ?? 0) - (def.get(kA) ?? 0),
+      m0 - h0 / 2 + (att.get(kA) ?? 0) - (def.get(kH) ?? 0),
+    ];
+  };
+  type Update = { region: number; kH: string; kA: string; lam: [number, number] };
+  /** One kick-off's closing-line updates, folded in together once a prediction time reaches it. */
+  const fold = (batch: readonly Update[]): void => {
+    const errors = batch.map((u) => {
+      const [predH, predA] = predicted(u.region, u.kH, u.kA);
+      return [Math.log(u.lam[0]) - predH, Math.log(u.lam[1]) - predA] as const;
+    });
+    batch.forEach(({ region, kH, kA }, n) => {
+      const [eh, ea] = errors[n];
+      att.set(kH, (att.get(kH) ?? 0) + p.eta * eh);
+      def.set(kA, (def.get(kA) ?? 0) - p.eta * eh);
+      att.set(kA, (att.get(kA) ?? 0) + p.eta * ea);
+      def.set(kH, (def.get(kH) ?? 0) - p.eta * ea);
+      mu.set(region, (mu.get(region) ?? Math.log(1.3)) + (p.etaRegion * (eh + ea)) / 2);
+      home.set(region, (home.get(region) ?? 0.25) + p.etaRegion * (eh - ea));
+    });
+  };
   const out: GoalInput[] = [];
+  // Closing prices exist from kick-off: a kick-off's updates wait for the first prediction time at or after it.
+  const pending: Array<{ at: number; batch: Update[] }> = [];
+  let head = 0;
   let i = 0;
   while (i < sorted.length) {
     const t = sorted[i].startTimeUtc.getTime();
     let j = i;
     while (j < sorted.length && sorted[j].startTimeUtc.getTime() === t) j++;
-    const updates: Array<() => void> = [];
+    const pt = predictionTime ? predictionTime(t) : earlyPredictionTime(t, asOfMs);
+    while (head < pending.length && pending[head].at <= pt) fold(pending[head++].batch);
+    const batch: Update[] = [];
     for (let g = i; g < j; g++) {
       const m = sorted[g];
       const kH = `${m.regionId}\u0000${m.homeTeamName}`;
       const kA = `${m.regionId}\u0000${m.awayTeamName}`;
-      const m0 = mu.get(m.regionId) ?? Math.log(1.3);
-      const h0 = home.get(m.regionId) ?? 0.25;
-      const predH = m0 + h0 / 2 + (att.get(kH) ?? 0) - (def.get(kA) ?? 0);
-      const predA = m0 - h0 / 2 + (att.get(kA) ?? 0) - (def.get(kH) ?? 0);
+      const [predH, predA] = predicted(m.regionId, kH, kA);
       const o = odds.get(m.id);
       const open = openingMeans(o);
       const finished = m.status === 'finished' && m.homeScore !== null && m.awayScore !== null && t < asOfMs;
@@ -137,6 +171,7 @@ export function buildGoalInputs(
         match_id: m.id,
         region_id: m.regionId,
         t,
+        pt,
         open,
         rated: [Math.exp(predH), Math.exp(predA)],
         line: {
@@ -152,19 +187,9 @@ export function buildGoalInputs(
       const c = oneXTwo(o.close_home, o.close_draw, o.close_away);
       const cOver = twoWay(o.close_over25, o.close_under25);
       const lam = c && cOver !== null ? impliedMeans(c[0], c[1], cOver) : null;
-      if (!lam) continue;
-      updates.push(() => {
-        const eh = Math.log(lam[0]) - predH;
-        const ea = Math.log(lam[1]) - predA;
-        att.set(kH, (att.get(kH) ?? 0) + p.eta * eh);
-        def.set(kA, (def.get(kA) ?? 0) - p.eta * eh);
-        att.set(kA, (att.get(kA) ?? 0) + p.eta * ea);
-        def.set(kH, (def.get(kH) ?? 0) - p.eta * ea);
-        mu.set(m.regionId, (mu.get(m.regionId) ?? Math.log(1.3)) + (p.etaRegion * (eh + ea)) / 2);
-        home.set(m.regionId, (home.get(m.regionId) ?? 0.25) + p.etaRegion * (eh - ea));
-      });
+      if (lam) batch.push({ region: m.regionId, kH, kA, lam });
     }
-    for (const u of updates) u();
+    if (batch.length > 0) pending.push({ at: t, batch });
     i = j;
   }
   return out;

@@ -1,4 +1,4 @@
-import { MatchcastError } from '../../domain/index.js';
+import { MatchcastError, RESULT_LAG_MS } from '../../domain/index.js';
 import { DEFAULT_GOALS_FAMILY, type GoalsFamilyName, goalsFamily } from '../families/index.js';
 import type { GoalsFitOptions, GoalsFitParams, GoalsPrediction } from '../family.js';
 import {
@@ -24,7 +24,7 @@ export interface GoalsModel {
   /** Resolved fit parameters (with family, inputs version and rating: the recipe). */
   params: GoalsFitParams;
   n_train: number;
-  /** Only matches that kicked off before this instant were used. */
+  /** Only results known at this instant (kick-off + RESULT_LAG_MS at or before it) were used. */
   trained_until: string;
   state: object;
 }
@@ -42,7 +42,7 @@ export function resolveGoalsParams(options: GoalsFitOptions = {}): GoalsFitParam
   return { l2: options.l2 ?? 1e-3 };
 }
 
-/** Fits on the finished matches that kicked off before `until`. */
+/** Fits on the finished matches whose results were known at `until` (kick-off + RESULT_LAG_MS ≤ until). */
 export function trainGoalsModel(
   inputs: readonly GoalInput[],
   until: Date,
@@ -50,7 +50,9 @@ export function trainGoalsModel(
 ): GoalsModel {
   const family = options.family ?? DEFAULT_GOALS_FAMILY;
   const cut = until.getTime();
-  const train = inputs.filter((r) => r.t < cut && r.home_goals !== null && r.away_goals !== null);
+  const train = inputs.filter(
+    (r) => r.t + RESULT_LAG_MS <= cut && r.home_goals !== null && r.away_goals !== null,
+  );
   const params = resolveGoalsParams(options);
   const state = goalsFamily(family).fit({ rows: train, params });
   return {

@@ -1,3 +1,4 @@
+import { RESULT_LAG_MS } from '../../domain/index.js';
 import { MIN_TRAIN_MATCHES } from '../families/dixon-coles-market.js';
 import type { GoalsPrediction } from '../family.js';
 import type { GoalInput } from './goal-inputs.js';
@@ -38,8 +39,9 @@ export interface GoalsMetrics {
 }
 
 /**
- * Walk-forward: a refit every `refitDays` from `from`, each fold trained on the matches that kicked
- * off before its cutoff, predicting the finished matches of [cutoff, cutoff + refitDays) ∩ [from, to).
+ * Walk-forward: a refit every `refitDays` from `from`, each fold trained on the results known at its
+ * cutoff, predicting the finished matches whose prediction time is in [cutoff, cutoff + refitDays) ∩
+ * [from, to).
  */
 export function goalsWalkForward(
   inputs: readonly GoalInput[],
@@ -51,10 +53,10 @@ export function goalsWalkForward(
   let fold = 0;
   for (let cut = opts.from.getTime(); cut < opts.to.getTime(); cut += refit) {
     const until = Math.min(cut + refit, opts.to.getTime());
-    const target = inputs.filter((r) => r.t >= cut && r.t < until && r.home_goals !== null);
+    const target = inputs.filter((r) => r.pt >= cut && r.pt < until && r.home_goals !== null);
     if (target.length === 0) continue;
     let nTrain = 0;
-    for (const r of inputs) if (r.t < cut && r.home_goals !== null) nTrain++;
+    for (const r of inputs) if (r.t + RESULT_LAG_MS <= cut && r.home_goals !== null) nTrain++;
     if (nTrain < MIN_TRAIN_MATCHES) continue;
     const model = trainGoalsModel(inputs, new Date(cut), opts);
     for (const r of target) {

@@ -48,7 +48,7 @@ function unavailable(cause?: unknown): MatchcastError {
 
 /**
  * The BullMQ adapter of the task queue. The producer connection has `enableOfflineQueue: false`, so
- * with Redis down a call fails in about a millisecond instead of hanging for minutes (LIBRARY-NOTES);
+ * with Redis down a call fails in about a millisecond instead of hanging for minutes;
  * every call is bounded anyway. Results come back on one reply channel per process.
  */
 export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions = {}): TaskQueue {

@@ -78,7 +78,7 @@ export async function startFixtureServer(
   app.get('/predict/model/info', async (req) =>
     modelInfo((req.query as { stage?: string }).stage === 'challenger' ? 'challenger' : 'champion'),
   );
-  // Goals markets (issue 16): the real per-match computation on made-up expected goals.
+  // Goals markets: the real per-match computation on made-up expected goals.
   app.get('/predict/markets/:id', async (req, reply) => {
     const id = Number((req.params as { id: string }).id);
     const card = cards.find((c) => c.match_id === id);

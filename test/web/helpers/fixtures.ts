@@ -1,4 +1,4 @@
-/** Deterministic API payloads for UI tests and the UI benchmark (shapes of spec §2 and TEAM.md). */
+/** Deterministic API payloads for UI tests and the UI benchmark (shapes of spec §2 and docs/serving-precomputed.md). */
 
 const REGIONS = [
   { id: 1, name: 'England', tournament: 'Premier League' },
@@ -58,6 +58,7 @@ export function makeCards(n: number, now = Date.UTC(2026, 10, 22, 12)): FixtureC
     const labels = ['home_win', 'draw', 'away_win'];
     // Odds slightly off the model so that some sides show a positive edge.
     const odd = (q: number) => Number((1 / (q * (0.85 + rand() * 0.3))).toFixed(2));
+    const prices = i % 17 === 5 ? [null, null, null] : [odd(ph), odd(pd), odd(pa)];
     out.push({
       match_id: 1000 + i,
       start_time_utc: new Date(t).toISOString(),
@@ -74,9 +75,13 @@ export function makeCards(n: number, now = Date.UTC(2026, 10, 22, 12)): FixtureC
       proba_away: pa,
       predicted_class: predicted,
       predicted_label: labels[predicted],
-      odd_home: i % 17 === 5 ? null : odd(ph),
-      odd_draw: i % 17 === 5 ? null : odd(pd),
-      odd_away: i % 17 === 5 ? null : odd(pa),
+      odd_home: prices[0],
+      odd_draw: prices[1],
+      odd_away: prices[2],
+      // The fixture's prices are the ones the prediction used (no later closing line).
+      used_odd_home: prices[0],
+      used_odd_draw: prices[1],
+      used_odd_away: prices[2],
       home_score: hs,
       away_score: as,
       outcome,

@@ -30,7 +30,7 @@ export function watchPage(page: Page): string[] {
 }
 
 /**
- * The user journey of issue 6: load, wrong key (401 → asked again), right key, cards with odds and
+ * The main user journey: load, wrong key (401 → asked again), right key, cards with odds and
  * probabilities, filter by region, challenger, live prediction, report link; screenshots on the way.
  */
 export async function runUiScenario(browser: Browser, baseUrl: string, key: string, opts: ScenarioOptions) {

@@ -82,7 +82,11 @@ export class MatchCard extends Component<Props> {
     const home = c.home_team_name ?? 'Home';
     const away = c.away_team_name ?? 'Away';
     const p: [number, number, number] = [c.proba_home, c.proba_draw, c.proba_away];
-    const odds = [c.odd_home, c.odd_draw, c.odd_away];
+    // Value is judged only against the prices the served prediction used (observed at odds_observed_at);
+    // the closing prices came later and are shown apart, never turned into an edge.
+    const odds = [c.used_odd_home ?? null, c.used_odd_draw ?? null, c.used_odd_away ?? null];
+    const closing = [c.close_odd_home ?? null, c.close_odd_draw ?? null, c.close_odd_away ?? null];
+    const hasClosing = closing.some((o) => o !== null);
     const finished = c.status === 'finished' && c.home_score !== null && c.away_score !== null;
     const titleId = `m${c.match_id}`;
     return (
@@ -110,8 +114,17 @@ export class MatchCard extends Component<Props> {
         ) : null}
         {c.odds_observed_at ? (
           <p class="meta" data-field="odds-observed-at">
-            Odds observed{' '}
+            Prices used by the prediction, observed{' '}
             <time dateTime={c.odds_observed_at}>{c.odds_observed_at.slice(0, 16).replace('T', ' ')} UTC</time>
+          </p>
+        ) : null}
+        {hasClosing && c.close_observed_at ? (
+          <p class="meta" data-field="close-observed-at">
+            Closing prices observed{' '}
+            <time dateTime={c.close_observed_at}>
+              {c.close_observed_at.slice(0, 16).replace('T', ' ')} UTC
+            </time>{' '}
+            (after the prediction; no edge on them)
           </p>
         ) : null}
         <table class="odds">
@@ -130,7 +143,9 @@ export class MatchCard extends Component<Props> {
           </thead>
           <tbody>
             <tr>
-              <th scope="row">Odds</th>
+              <th scope="row" title="The prices the prediction used, observed at the time above">
+                Used
+              </th>
               {odds.map((o, i) => (
                 <td key={i} data-field={`odd-${i}`}>
                   {formatOdd(o)}
@@ -150,6 +165,25 @@ export class MatchCard extends Component<Props> {
                 );
               })}
             </tr>
+            {hasClosing ? (
+              <tr>
+                <th
+                  scope="row"
+                  title={
+                    c.close_observed_at
+                      ? `Observed ${c.close_observed_at.slice(0, 16).replace('T', ' ')} UTC`
+                      : ''
+                  }
+                >
+                  Closing
+                </th>
+                {closing.map((o, i) => (
+                  <td key={i} data-field={`close-${i}`}>
+                    {formatOdd(o)}
+                  </td>
+                ))}
+              </tr>
+            ) : null}
           </tbody>
         </table>
         {finished ? (

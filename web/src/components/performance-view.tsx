@@ -196,6 +196,25 @@ export function ReliabilityDiagram({ group }: { group: Group }) {
   );
 }
 
+/**
+ * The walk-forward figures in one line, each with what it covers: the count is the number of rows the
+ * log loss is computed on, the edge names its line and the matches that have it.
+ */
+export function BacktestLine({ all }: { all: Group }) {
+  return (
+    <p class="muted" data-testid="perf-backtest">
+      Backtest (walk-forward, out of sample, not served): <span data-field="bt-n">{all.n}</span> matches
+      kicking off {all.first_kickoff?.slice(0, 10) ?? '–'} → {all.last_kickoff?.slice(0, 10) ?? '–'}, early
+      horizon (odds observed by kick-off − 48 h): log loss{' '}
+      <span data-field="bt-log-loss">{formatNumber(all.log_loss, 4)}</span>; on the{' '}
+      <span data-field="bt-open-n">{all.opening.n}</span> with an opening line, model{' '}
+      {formatNumber(all.opening.model_log_loss, 4)} vs line {formatNumber(all.opening.line_log_loss, 4)}{' '}
+      (power de-margined), edge{' '}
+      <span data-field="bt-edge-opening">{edgeText(all.opening.edge_log_loss)}</span>.
+    </p>
+  );
+}
+
 /** Realised performance of what was served: per region, against both market lines, over time. */
 export function PerformanceView({ summary }: { summary: PerformanceSummary }) {
   const [region, setRegion] = useState('all');
@@ -280,13 +299,7 @@ export function PerformanceView({ summary }: { summary: PerformanceSummary }) {
         <OverTime group={group} />
         <ReliabilityDiagram group={group} />
       </div>
-      {summary.backtest ? (
-        <p class="muted" data-testid="perf-backtest">
-          Backtest (walk-forward, not served, kept apart): {summary.backtest.n} matches, log loss{' '}
-          {formatNumber(summary.backtest.groups[0]?.log_loss, 4)}, edge vs opening{' '}
-          {edgeText(summary.backtest.groups[0]?.opening.edge_log_loss ?? null)}.
-        </p>
-      ) : null}
+      {summary.backtest?.groups[0] ? <BacktestLine all={summary.backtest.groups[0]} /> : null}
     </div>
   );
 }

@@ -1,4 +1,5 @@
 import type {
+  BacktestSummary,
   Card,
   DriftSummary,
   LivePrediction,
@@ -100,6 +101,9 @@ export class Api {
   }
   performance(): Promise<PerformanceSummary> {
     return this.get('/monitoring/performance');
+  }
+  backtest(): Promise<BacktestSummary> {
+    return this.get('/monitoring/backtest');
   }
   promotion(): Promise<PromotionStatus> {
     return this.get('/monitoring/promotion');

@@ -4,6 +4,7 @@
  * disagree (test/api/web-types.test.ts). Nothing of src/ reaches the bundle: these are types only.
  */
 import type {
+  BacktestSummary as BacktestSummaryShape,
   DriftSummary as DriftSummaryShape,
   LivePrediction as LivePredictionShape,
   MatchCard,
@@ -36,9 +37,11 @@ export type DriftSummary = DriftSummaryShape;
 export type ReportEntry = ReportEntryShape;
 /** `GET /ui/config.json`: settings the UI needs from the server. */
 export type UiConfig = UiConfigShape;
-/** `GET /predict/markets/{match_id}` (issue 16): goals markets of one match. */
+/** `GET /predict/markets/{match_id}`: goals markets of one match. */
 export type MatchMarkets = MatchMarketsShape;
 /** `GET /monitoring/performance`: realised performance of what was served. */
 export type PerformanceSummary = PerformanceSummaryShape;
 /** `GET /monitoring/promotion`: the promotion guard's newest comparison. */
 export type PromotionStatus = PromotionStatusShape;
+/** `GET /monitoring/backtest`: the walk-forward figures of the published run. */
+export type BacktestSummary = BacktestSummaryShape;

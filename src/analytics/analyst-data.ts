@@ -1,0 +1,89 @@
+import { MatchcastError } from '../domain/index.js';
+import {
+  type AnalystColumn,
+  type AnalystRow,
+  BACKTEST_EXPORT_COLUMNS,
+  BET_EXPORT_COLUMNS,
+  PREDICTION_EXPORT_COLUMNS,
+} from './analyst-columns.js';
+import { backtestExportRows, predictionExportRows } from './analyst-rows.js';
+import type { AnalystSources } from './analyst-sources.js';
+import { type Bet, simulateAnalystBets } from './bets.js';
+
+/** The datasets an analyst can take away. */
+export const EXPORT_DATASETS = ['predictions', 'backtest', 'bets'] as const;
+export type ExportDataset = (typeof EXPORT_DATASETS)[number];
+
+export const EXPORT_COLUMNS: Record<ExportDataset, readonly AnalystColumn[]> = {
+  predictions: PREDICTION_EXPORT_COLUMNS,
+  backtest: BACKTEST_EXPORT_COLUMNS,
+  bets: BET_EXPORT_COLUMNS,
+};
+
+/** The rows every analyst figure, chart and export is computed from (one published run). */
+export interface AnalystData {
+  runId: string | null;
+  sources: AnalystSources;
+  predictions: AnalystRow[];
+  backtest: AnalystRow[];
+  bets: Bet[];
+  edgeThreshold: number;
+}
+
+export function computeAnalystData(sources: AnalystSources, edgeThreshold: number): AnalystData {
+  const backtest = backtestExportRows(sources);
+  return {
+    runId: sources.runId,
+    sources,
+    predictions: predictionExportRows(sources),
+    backtest,
+    bets: simulateAnalystBets(backtest, edgeThreshold),
+    edgeThreshold,
+  };
+}
+
+/** Which rows of a dataset: kick-off in [from, to), one region (id or name, case-insensitive). */
+export interface ExportFilter {
+  from?: Date;
+  to?: Date;
+  region?: string;
+}
+
+/**
+ * The rows of `dataset` that pass `filter`, in kick-off order. An unknown region is refused
+ * (MC_ERR_VALIDATION) rather than answered with an empty file, as is `from` not before `to`.
+ */
+export function exportRows(
+  data: AnalystData,
+  dataset: ExportDataset,
+  filter: ExportFilter = {},
+): AnalystRow[] {
+  if (filter.from && filter.to && !(filter.from < filter.to)) {
+    throw new MatchcastError('MC_ERR_VALIDATION', '`from` must be before `to`');
+  }
+  let regionId: number | null = null;
+  if (filter.region !== undefined && filter.region !== '') {
+    const want = filter.region.trim().toLowerCase();
+    for (const m of data.sources.matches.values()) {
+      if (String(m.regionId) === want || m.regionName.toLowerCase() === want) {
+        regionId = m.regionId;
+        break;
+      }
+    }
+    if (regionId === null) {
+      throw new MatchcastError(
+        'MC_ERR_VALIDATION',
+        `unknown region "${filter.region}" (a region id or name)`,
+      );
+    }
+  }
+  const rows = (dataset === 'bets' ? data.bets : data[dataset]) as unknown as AnalystRow[];
+  const fromMs = filter.from?.getTime() ?? Number.NEGATIVE_INFINITY;
+  const toMs = filter.to?.getTime() ?? Number.POSITIVE_INFINITY;
+  if (regionId === null && !filter.from && !filter.to) return rows;
+  return rows.filter((r) => {
+    if (regionId !== null && r.region_id !== regionId) return false;
+    const t = r.start_time_utc instanceof Date ? r.start_time_utc.getTime() : Number.NaN;
+    return t >= fromMs && t < toMs;
+  });
+}

@@ -1,0 +1,113 @@
+import type { Database, Queryable } from '../db/index.js';
+import { MatchesRepository } from '../db/index.js';
+import { type Match, type OddsRecord, OddsTimeline } from '../domain/index.js';
+import { type FeatureRow, featureRowsFromParquet } from '../features/index.js';
+import { readOddsFile, readOddsObservations } from '../ingest/index.js';
+import { type ArtifactName, publishedSeq, readArtifact, readPublished } from '../runs/index.js';
+import { type ObjectStore, type ParquetRow, readParquet } from '../storage/index.js';
+
+/**
+ * Everything the analyst views are computed from, read once from ONE published run (so the figures,
+ * the exports and the explanations always describe the same set of artifacts), plus the results from
+ * the database and the odds observations (the ingest input, not run-scoped).
+ */
+export interface AnalystSources {
+  /** The published run the artifacts come from; null for a store that never published one. */
+  runId: string | null;
+  matches: ReadonlyMap<number, Match>;
+  /** Feature rows at the early (served) horizon, by match id. */
+  features: ReadonlyMap<number, FeatureRow>;
+  odds: ReadonlyMap<number, OddsRecord>;
+  /** Every odds observation with its time: the prices that existed at a given instant. */
+  timeline: OddsTimeline;
+  predictions: ParquetRow[];
+  backtest: ParquetRow[];
+  fallbackBacktest: ParquetRow[];
+  markets: ParquetRow[];
+  /** `backtest_metrics.json` of the run (the published walk-forward figures), or null. */
+  backtestMetrics: Record<string, unknown> | null;
+}
+
+async function rowsOf(
+  src: { db: Database; store: ObjectStore },
+  name: ArtifactName,
+  published: Awaited<ReturnType<typeof readPublished>>,
+): Promise<ParquetRow[]> {
+  const obj = await readArtifact(src, name, published);
+  return obj ? readParquet(obj.body) : [];
+}
+
+/** Reads the sources of the published run (see {@link AnalystSources}). */
+export async function loadAnalystSources(store: ObjectStore, db: Database): Promise<AnalystSources> {
+  const src = { db, store };
+  const published = await readPublished(db);
+  const [featuresObj, predictions, backtest, fallbackBacktest, markets, metricsObj, odds, observed, matches] =
+    await Promise.all([
+      readArtifact(src, 'features', published),
+      rowsOf(src, 'predictions', published),
+      rowsOf(src, 'backtest', published),
+      rowsOf(src, 'fallbackBacktest', published),
+      rowsOf(src, 'markets', published),
+      readArtifact(src, 'backtestMetrics', published),
+      readOddsFile(store),
+      readOddsObservations(src),
+      new MatchesRepository(db).allMatches(),
+    ]);
+  const features = featuresObj ? await featureRowsFromParquet(featuresObj.body) : [];
+  const oddsById = new Map(odds.map((o) => [o.match_id, o]));
+  const matchById = new Map(matches.map((m) => [m.id, m]));
+  // Matches whose odds have no observation (an odds file from before observations) are stamped as
+  // ingest stamps them, so that "the price at the prediction time" is defined for every match.
+  const covered = new Set(observed.map((o) => o.match_id));
+  const legacy = odds.filter((o) => !covered.has(o.match_id));
+  const kickoffs = new Map(matches.map((m) => [m.id, m.startTimeUtc]));
+  const extra = [];
+  if (legacy.length > 0) {
+    const t = OddsTimeline.fromRecords(legacy, kickoffs);
+    for (const id of t.matchIds()) extra.push(...t.of(id, '1x2'));
+  }
+  let backtestMetrics: Record<string, unknown> | null = null;
+  if (metricsObj) {
+    try {
+      backtestMetrics = JSON.parse(metricsObj.body.toString('utf8')) as Record<string, unknown>;
+    } catch {
+      backtestMetrics = null;
+    }
+  }
+  return {
+    runId: published?.run_id ?? null,
+    matches: matchById,
+    features: new Map(features.map((r) => [r.match_id, r])),
+    odds: oddsById,
+    timeline: OddsTimeline.from([...observed, ...extra]),
+    predictions,
+    backtest,
+    fallbackBacktest,
+    markets,
+    backtestMetrics,
+  };
+}
+
+/**
+ * A per-process cache of values derived from the published run: recomputed when the published
+ * pointer's sequence number moves (one small query per call), shared by concurrent callers while it loads.
+ */
+export class PublishedCache<T> {
+  private current: { etag: number | null; value: Promise<T> } | null = null;
+
+  constructor(
+    private readonly db: Queryable,
+    private readonly compute: () => Promise<T>,
+  ) {}
+
+  async get(): Promise<T> {
+    const etag = await publishedSeq(this.db);
+    if (this.current && this.current.etag === etag) return this.current.value;
+    const value = this.compute();
+    this.current = { etag, value };
+    value.catch(() => {
+      if (this.current?.value === value) this.current = null;
+    });
+    return value;
+  }
+}

@@ -1,0 +1,319 @@
+import type { AnalystRow } from './analyst-columns.js';
+import type { AnalystData } from './analyst-data.js';
+import { type Bet, type BetGroupSummary, summariseBets } from './bets.js';
+
+/** Paired bootstrap: resamples of the matches, percentile interval, fixed seed (reproducible). */
+export const BOOTSTRAP = { resamples: 500, level: 0.95, seed: 1 } as const;
+
+const HORIZON_LINES = [
+  { horizon: 'early', line: 'opening' },
+  { horizon: 'early', line: 'closing' },
+  { horizon: 'kickoff', line: 'closing' },
+] as const;
+
+/** The model at one horizon against one de-margined line, on the matches that have both. */
+export interface LineComparisonRow {
+  horizon: 'early' | 'kickoff';
+  line: 'opening' | 'closing';
+  season: string;
+  region_id: number | null;
+  region_name: string;
+  n: number;
+  first_kickoff: string | null;
+  last_kickoff: string | null;
+  model_log_loss: number;
+  line_log_loss: number;
+  /** model − line (negative: the model beats the line) with its paired bootstrap interval. */
+  diff_log_loss: number;
+  diff_log_loss_low: number;
+  diff_log_loss_high: number;
+  model_rps: number;
+  line_rps: number;
+  diff_rps: number;
+  diff_rps_low: number;
+  diff_rps_high: number;
+}
+
+export interface BetSummaryRow extends BetGroupSummary {
+  strategy: string;
+  staking: string;
+  market: string;
+  season: string;
+  region_id: number | null;
+  region_name: string;
+}
+
+export interface ProfitSeries {
+  strategy: string;
+  staking: string;
+  market: string;
+  /** Cumulative profit after the last bet of each week (Monday, UTC). */
+  points: { week: string; n_bets: number; cumulative_profit: number }[];
+}
+
+export interface BacktestSummary {
+  available: boolean;
+  run_id: string | null;
+  n_matches: number;
+  first_kickoff: string | null;
+  last_kickoff: string | null;
+  demargin: 'power';
+  edge_threshold: number;
+  bootstrap: { resamples: number; level: number; seed: number };
+  comparisons: LineComparisonRow[];
+  reliability: {
+    horizon: 'early';
+    n: number;
+    bins: {
+      lower: number;
+      upper: number;
+      n: number;
+      mean_predicted: number | null;
+      observed_frequency: number | null;
+    }[];
+  };
+  bets: BetSummaryRow[];
+  profit: ProfitSeries[];
+}
+
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Mean of `d` and the percentile interval of its mean over paired resamples of the matches. */
+export function pairedBootstrap(
+  d: readonly number[],
+  seed: number = BOOTSTRAP.seed,
+): [number, number, number] {
+  const n = d.length;
+  const mean = d.reduce((a, b) => a + b, 0) / n;
+  const rand = mulberry32(seed);
+  const means = new Float64Array(BOOTSTRAP.resamples);
+  for (let b = 0; b < BOOTSTRAP.resamples; b++) {
+    let s = 0;
+    for (let i = 0; i < n; i++) s += d[Math.floor(rand() * n)];
+    means[b] = s / n;
+  }
+  means.sort();
+  const q = (p: number) => means[Math.min(means.length - 1, Math.max(0, Math.floor(p * means.length)))];
+  const tail = (1 - BOOTSTRAP.level) / 2;
+  return [mean, q(tail), q(1 - tail)];
+}
+
+export function logLossOf(p: readonly number[], y: number): number {
+  return -Math.log(Math.max(1e-15, p[y]));
+}
+
+export function rpsOf(p: readonly number[], y: number): number {
+  const c0 = p[0] - (y === 0 ? 1 : 0);
+  const c1 = p[0] + p[1] - (y <= 1 ? 1 : 0);
+  return (c0 * c0 + c1 * c1) / 2;
+}
+
+const num = (v: AnalystRow[string] | undefined) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const triple = (r: AnalystRow, prefix: string): number[] | null => {
+  const p = [num(r[`${prefix}_home`]), num(r[`${prefix}_draw`]), num(r[`${prefix}_away`])];
+  return p.every((x) => x !== null) ? (p as number[]) : null;
+};
+const iso = (v: AnalystRow[string] | undefined) => (v instanceof Date ? v.toISOString() : null);
+
+interface Scored {
+  row: AnalystRow;
+  dLog: number;
+  dRps: number;
+  mLog: number;
+  lLog: number;
+  mRps: number;
+  lRps: number;
+}
+
+function compare(
+  horizon: 'early' | 'kickoff',
+  line: 'opening' | 'closing',
+  season: string,
+  region: { id: number | null; name: string },
+  xs: readonly Scored[],
+): LineComparisonRow {
+  const n = xs.length;
+  const avg = (f: (s: Scored) => number) => xs.reduce((a, s) => a + f(s), 0) / n;
+  const [dl, dlLo, dlHi] = pairedBootstrap(xs.map((s) => s.dLog));
+  const [dr, drLo, drHi] = pairedBootstrap(xs.map((s) => s.dRps));
+  return {
+    horizon,
+    line,
+    season,
+    region_id: region.id,
+    region_name: region.name,
+    n,
+    first_kickoff: iso(xs[0]?.row.start_time_utc),
+    last_kickoff: iso(xs[n - 1]?.row.start_time_utc),
+    model_log_loss: avg((s) => s.mLog),
+    line_log_loss: avg((s) => s.lLog),
+    diff_log_loss: dl,
+    diff_log_loss_low: dlLo,
+    diff_log_loss_high: dlHi,
+    model_rps: avg((s) => s.mRps),
+    line_rps: avg((s) => s.lRps),
+    diff_rps: dr,
+    diff_rps_low: drLo,
+    diff_rps_high: drHi,
+  };
+}
+
+/** Rows grouped as: all; each season; each region; each season × region (only non-empty groups). */
+function groupsOf<T>(
+  xs: readonly T[],
+  key: (x: T) => { season: string; regionId: number; regionName: string },
+): { season: string; region: { id: number | null; name: string }; items: T[] }[] {
+  const map = new Map<string, { season: string; region: { id: number | null; name: string }; items: T[] }>();
+  const add = (season: string, id: number | null, name: string, x: T) => {
+    const k = `${season}\u0000${id}`;
+    let g = map.get(k);
+    if (!g) {
+      g = { season, region: { id, name }, items: [] };
+      map.set(k, g);
+    }
+    g.items.push(x);
+  };
+  for (const x of xs) {
+    const k = key(x);
+    add('all', null, 'all', x);
+    add(k.season, null, 'all', x);
+    add('all', k.regionId, k.regionName, x);
+    add(k.season, k.regionId, k.regionName, x);
+  }
+  return [...map.values()].sort(
+    (a, b) =>
+      (a.season === 'all' ? -1 : 0) - (b.season === 'all' ? -1 : 0) ||
+      a.season.localeCompare(b.season) ||
+      (a.region.id === null ? -1 : 0) - (b.region.id === null ? -1 : 0) ||
+      a.region.name.localeCompare(b.region.name),
+  );
+}
+
+function weekOf(d: Date): string {
+  const day = (d.getUTCDay() + 6) % 7;
+  const m = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() - day));
+  return m.toISOString().slice(0, 10);
+}
+
+/**
+ * `GET /monitoring/backtest`: every figure from the walk-forward rows of the `backtest` export and the
+ * bets of the `bets` export, so each one can be recomputed from those files: log loss and RPS of each
+ * horizon against the opening and closing lines per season and region with paired bootstrap
+ * intervals, the reliability of the early horizon, and per strategy the bets' CLV, ROI and drawdown.
+ */
+export function backtestSummary(data: AnalystData): BacktestSummary {
+  const rows = data.backtest.filter((r) => r.outcome !== null);
+  const comparisons: LineComparisonRow[] = [];
+  for (const { horizon, line } of HORIZON_LINES) {
+    const scored: Scored[] = [];
+    for (const r of rows) {
+      const p = triple(r, `${horizon}_proba`);
+      const q = triple(r, line === 'opening' ? 'open_fair' : 'close_fair');
+      if (!p || !q) continue;
+      const y = r.outcome as number;
+      const mLog = logLossOf(p, y);
+      const lLog = logLossOf(q, y);
+      const mRps = rpsOf(p, y);
+      const lRps = rpsOf(q, y);
+      scored.push({ row: r, mLog, lLog, mRps, lRps, dLog: mLog - lLog, dRps: mRps - lRps });
+    }
+    for (const g of groupsOf(scored, (s) => ({
+      season: String(s.row.season),
+      regionId: Number(s.row.region_id),
+      regionName: String(s.row.region_name),
+    })))
+      comparisons.push(compare(horizon, line, g.season, g.region, g.items));
+  }
+
+  const bins = Array.from({ length: 10 }, (_, i) => ({
+    lower: i / 10,
+    upper: (i + 1) / 10,
+    n: 0,
+    sp: 0,
+    so: 0,
+  }));
+  let nRel = 0;
+  for (const r of rows) {
+    const p = triple(r, 'early_proba');
+    if (!p) continue;
+    nRel++;
+    p.forEach((x, k) => {
+      const b = bins[Math.min(9, Math.floor(x * 10))];
+      b.n++;
+      b.sp += x;
+      b.so += r.outcome === k ? 1 : 0;
+    });
+  }
+
+  const betGroups = new Map<string, Bet[]>();
+  for (const b of data.bets) {
+    const k = `${b.strategy}|${b.staking}|${b.market}`;
+    const list = betGroups.get(k);
+    if (list) list.push(b);
+    else betGroups.set(k, [b]);
+  }
+  const bets: BetSummaryRow[] = [];
+  const profit: ProfitSeries[] = [];
+  for (const list of betGroups.values()) {
+    const { strategy, staking, market } = list[0];
+    for (const g of groupsOf(list, (b) => ({
+      season: String(b.season),
+      regionId: Number(b.region_id),
+      regionName: String(b.region_name),
+    })))
+      bets.push({
+        strategy,
+        staking,
+        market,
+        season: g.season,
+        region_id: g.region.id,
+        region_name: g.region.name,
+        ...summariseBets(g.items),
+      });
+    const points: ProfitSeries['points'] = [];
+    let cum = 0;
+    list.forEach((b, i) => {
+      cum += b.profit;
+      const week = b.start_time_utc ? weekOf(b.start_time_utc) : '';
+      const last = points[points.length - 1];
+      if (last && last.week === week) {
+        last.cumulative_profit = cum;
+        last.n_bets = i + 1;
+      } else points.push({ week, n_bets: i + 1, cumulative_profit: cum });
+    });
+    profit.push({ strategy, staking, market, points });
+  }
+  return {
+    available: data.backtest.length > 0,
+    run_id: data.runId,
+    n_matches: data.backtest.length,
+    first_kickoff: iso(data.backtest[0]?.start_time_utc),
+    last_kickoff: iso(data.backtest[data.backtest.length - 1]?.start_time_utc),
+    demargin: 'power',
+    edge_threshold: data.edgeThreshold,
+    bootstrap: { ...BOOTSTRAP },
+    comparisons,
+    reliability: {
+      horizon: 'early',
+      n: nRel,
+      bins: bins.map((b) => ({
+        lower: b.lower,
+        upper: b.upper,
+        n: b.n,
+        mean_predicted: b.n ? b.sp / b.n : null,
+        observed_frequency: b.n ? b.so / b.n : null,
+      })),
+    },
+    bets,
+    profit,
+  };
+}

@@ -1,0 +1,112 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { MatchcastError, siblingModule, startModuleThread } from '../domain/index.js';
+import { acquireLock } from './embedded-lock.js';
+
+/** PostgreSQL clients look for `<dir>/.s.PGSQL.<port>`; the port is only part of the name. */
+const SOCKET_PORT = 5432;
+/** Longest Unix socket path Linux accepts (sun_path is 108 bytes with its NUL). */
+const MAX_SOCKET_PATH = 107;
+
+/** The folder holding the socket of the embedded database in `dbDir` (beside it, or under /tmp when too long). */
+export function embeddedSocketDir(dbDir: string): string {
+  const beside = `${dbDir}.socket`;
+  if (`${beside}/.s.PGSQL.${SOCKET_PORT}`.length <= MAX_SOCKET_PATH) return beside;
+  const hash = createHash('sha256').update(path.resolve(dbDir)).digest('hex').slice(0, 16);
+  return path.join(tmpdir(), `matchcast-db-${hash}`);
+}
+
+/** The connection string of the embedded database served from `socketDir`. */
+export function embeddedUrl(socketDir: string): string {
+  return `postgresql://postgres@localhost:${SOCKET_PORT}/postgres?host=${encodeURIComponent(socketDir)}`;
+}
+
+/** True when a process answers on the socket of the embedded database in `dbDir`. */
+export async function embeddedServerAnswers(dbDir: string, timeoutMs = 1000): Promise<boolean> {
+  const socketPath = path.join(embeddedSocketDir(dbDir), `.s.PGSQL.${SOCKET_PORT}`);
+  if (!existsSync(socketPath)) return false;
+  return new Promise((resolve) => {
+    const socket = connect(socketPath);
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+/** A running embedded database server. */
+export interface EmbeddedHost {
+  /** The connection string every client of this data folder uses. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves the embedded database in `dbDir` to other connections: PGlite runs on a thread of its own
+ * behind a Unix socket (pglite-socket, which multiplexes connections and keeps each transaction
+ * whole). Takes the folder's lock for this process; MC_ERR_DATABASE_UNAVAILABLE when another
+ * process holds it.
+ */
+export async function hostEmbeddedDatabase(
+  dbDir: string,
+  options: { maxConnections?: number } = {},
+): Promise<EmbeddedHost> {
+  mkdirSync(path.dirname(dbDir), { recursive: true });
+  const unlock = acquireLock(dbDir);
+  const socketDir = embeddedSocketDir(dbDir);
+  const socketPath = path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`);
+  try {
+    mkdirSync(socketDir, { recursive: true, mode: 0o700 });
+    // A socket left by a killed server: the lock above says its owner is gone.
+    rmSync(socketPath, { force: true });
+  } catch (err) {
+    unlock();
+    throw err;
+  }
+  const thread = startModuleThread(siblingModule(import.meta.url, './embedded-host-thread'), {
+    dataDir: dbDir,
+    socketPath,
+    maxConnections: options.maxConnections ?? 64,
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      thread.once('message', (msg: { t: string; message?: string }) =>
+        msg.t === 'ready'
+          ? resolve()
+          : reject(new MatchcastError('MC_ERR_DATABASE_UNAVAILABLE', `embedded database: ${msg.message}`)),
+      );
+      thread.once('error', reject);
+      thread.once('exit', (code) =>
+        reject(
+          new MatchcastError('MC_ERR_DATABASE_UNAVAILABLE', `embedded database thread exited (${code})`),
+        ),
+      );
+    });
+  } catch (err) {
+    await thread.terminate();
+    unlock();
+    throw err;
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    url: embeddedUrl(socketDir),
+    close() {
+      closing ??= (async () => {
+        const stopped = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
+        thread.postMessage({ t: 'stop' });
+        const timer = setTimeout(() => void thread.terminate(), 10_000);
+        await stopped;
+        clearTimeout(timer);
+        rmSync(socketPath, { force: true });
+        unlock();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import { Worker } from 'node:worker_threads';
+
+// Runs in the thread as CommonJS: registers tsx when the entry is TypeScript (a checkout run from
+// source), then imports the entry module.
+const BOOTSTRAP = `
+const { workerData, parentPort } = require('node:worker_threads');
+(async () => {
+  if (workerData.tsxApi && workerData.entry.endsWith('.ts')) (await import(workerData.tsxApi)).register();
+  await import(workerData.entry);
+})().catch((err) => {
+  parentPort.postMessage({ t: 'init-error', message: String(err && err.stack || err) });
+  process.exit(1);
+});
+`;
+
+function resolveTsx(): string | null {
+  try {
+    return import.meta.resolve('tsx/esm/api');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Starts a worker thread running the module `entry` (a `.ts` file under tsx or its compiled `.js`),
+ * with `data` plus `entry` and `tsxApi` as its `workerData`. An entry that fails to load posts
+ * `{ t: 'init-error', message }` and exits 1.
+ */
+export function startModuleThread(entry: URL, data: Record<string, unknown>): Worker {
+  return new Worker(BOOTSTRAP, {
+    eval: true,
+    workerData: { ...data, entry: entry.href, tsxApi: resolveTsx() },
+    execArgv: [],
+  });
+}
+
+/** The module beside `from` named `name`, with `from`'s own extension (sources or compiled). */
+export function siblingModule(from: string, name: string): URL {
+  return new URL(`${name}${from.endsWith('.ts') ? '.ts' : '.js'}`, from);
+}

@@ -1,0 +1,203 @@
+import { createHash } from 'node:crypto';
+import type { Database, Queryable } from '../db/index.js';
+import type { Logger } from '../logger.js';
+import type { AliasEvent, ModelVersion } from '../registry/index.js';
+import type { RunEvent, RunRecord } from '../runs/index.js';
+import type { ObjectStore } from '../storage/index.js';
+
+/** What an import brought over. */
+export interface LegacyImportReport {
+  models: number;
+  versions: number;
+  alias_events: number;
+  runs: number;
+  publications: number;
+}
+
+const BUCKET = 'models' as const;
+
+async function readJson<T>(store: ObjectStore, key: string): Promise<T | null> {
+  const obj = await store.get(BUCKET, key);
+  if (!obj) return null;
+  try {
+    return JSON.parse(obj.body.toString('utf8')) as T;
+  } catch {
+    return null;
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+async function importRegistry(store: ObjectStore, tx: Queryable, report: LegacyImportReport): Promise<void> {
+  const keys = (await store.list(BUCKET, 'registry/')).map((o) => o.key);
+  const models = new Set<string>();
+  for (const k of keys) {
+    const m = /^registry\/([^/]+)\//.exec(k);
+    if (m) models.add(m[1]!);
+  }
+  for (const model of models) {
+    let lastVersion = 0;
+    let lastSeq = 0;
+    await tx.query('INSERT INTO registered_models (name) VALUES ($1)', [model]);
+    report.models++;
+    const versionKeys = keys
+      .filter((k) => k.startsWith(`registry/${model}/versions/`) && k.endsWith('.json'))
+      .sort((a, b) => Number(/(\d+)\.json$/.exec(a)?.[1]) - Number(/(\d+)\.json$/.exec(b)?.[1]));
+    for (const key of versionKeys) {
+      const v = await readJson<ModelVersion>(store, key);
+      if (!isObject(v) || !/^[1-9]\d*$/.test(String(v.version)) || typeof v.run_id !== 'string') continue;
+      const artifactKey = String(v.artifact_uri ?? '').replace(/^models\//, '');
+      const file = artifactKey ? await store.get(BUCKET, artifactKey) : null;
+      await tx.query(
+        `INSERT INTO model_versions (model_name, version, run_id, created_at, metrics, params, feature_names,
+           artifact_uri, artifact_sha256, artifact_size, training_cutoff, feature_fingerprint, features_artifact)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+        [
+          model,
+          Number(v.version),
+          v.run_id,
+          v.created_at,
+          JSON.stringify(v.metrics ?? {}),
+          JSON.stringify(v.params ?? {}),
+          JSON.stringify(v.feature_names ?? []),
+          v.artifact_uri,
+          file ? createHash('sha256').update(file.body).digest('hex') : null,
+          file ? file.body.length : null,
+          v.training_cutoff,
+          v.feature_fingerprint ?? null,
+          v.features_artifact ? JSON.stringify(v.features_artifact) : null,
+        ],
+      );
+      lastVersion = Math.max(lastVersion, Number(v.version));
+      report.versions++;
+    }
+    const doc = await readJson<{ aliases?: Record<string, string>; last_events?: AliasEvent[] }>(
+      store,
+      `registry/${model}/aliases.json`,
+    );
+    const events = new Map<number, AliasEvent>();
+    for (const key of keys.filter((k) => k.startsWith(`registry/${model}/history/`))) {
+      const e = await readJson<AliasEvent>(store, key);
+      if (isObject(e) && Number.isInteger(e.seq)) events.set(e.seq, e);
+    }
+    // Events committed by the aliases document whose history object was never written.
+    for (const e of isObject(doc) && Array.isArray(doc.last_events) ? doc.last_events : []) {
+      if (isObject(e) && Number.isInteger(e.seq) && !events.has(e.seq)) events.set(e.seq, e);
+    }
+    for (const e of [...events.values()].sort((a, b) => a.seq - b.seq)) {
+      await tx.query(
+        `INSERT INTO model_alias_history (model_name, seq, at, actor, alias, from_version, to_version, reason)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [model, e.seq, e.at, e.actor, e.alias, e.from_version, e.to_version, e.reason ?? null],
+      );
+      lastSeq = Math.max(lastSeq, e.seq);
+      report.alias_events++;
+    }
+    const aliases = isObject(doc) && isObject(doc.aliases) ? doc.aliases : {};
+    for (const [alias, version] of Object.entries(aliases)) {
+      if (!['champion', 'challenger', 'candidate'].includes(alias) || !/^[1-9]\d*$/.test(String(version)))
+        continue;
+      await tx.query(
+        `INSERT INTO model_aliases (model_name, alias, version)
+           SELECT $1, $2, $3 WHERE EXISTS (SELECT 1 FROM model_versions WHERE model_name = $1 AND version = $3)`,
+        [model, alias, Number(version)],
+      );
+    }
+    for (const key of keys.filter((k) => k.startsWith(`registry/${model}/runs/`) && k.endsWith('.json'))) {
+      const r = await readJson<{ run_id?: string }>(store, key);
+      if (isObject(r) && typeof r.run_id === 'string') {
+        await tx.query(
+          'INSERT INTO model_runs (model_name, run_id, doc) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
+          [model, r.run_id, JSON.stringify(r)],
+        );
+      }
+    }
+    for (const key of keys.filter(
+      (k) => k.startsWith(`registry/${model}/comparisons/`) && k.endsWith('.json'),
+    )) {
+      const c = await readJson<{ version?: string }>(store, key);
+      if (isObject(c) && /^[1-9]\d*$/.test(String(c.version))) {
+        await tx.query(
+          'INSERT INTO model_comparisons (model_name, version, doc) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
+          [model, Number(c.version), JSON.stringify(c)],
+        );
+      }
+    }
+    await tx.query('UPDATE registered_models SET last_version = $2, last_alias_seq = $3 WHERE name = $1', [
+      model,
+      lastVersion,
+      lastSeq,
+    ]);
+  }
+}
+
+async function importRuns(store: ObjectStore, tx: Queryable, report: LegacyImportReport): Promise<void> {
+  const keys = (await store.list(BUCKET, 'runs/')).map((o) => o.key);
+  const known = new Set<string>();
+  for (const key of keys) {
+    if (!/^runs\/[^/]+\/run\.json$/.test(key)) continue;
+    const r = await readJson<RunRecord>(store, key);
+    if (!isObject(r) || typeof r.run_id !== 'string' || !isObject(r.artifacts)) continue;
+    await tx.query(
+      `INSERT INTO pipeline_runs (run_id, kind, status, parent_run_id, created_at, record)
+         VALUES ($1, $2, $3, $4, $5, $6)`,
+      [r.run_id, r.kind, r.status, r.parent_run_id, r.created_at, JSON.stringify(r)],
+    );
+    known.add(r.run_id);
+    report.runs++;
+  }
+  const pointer = await readJson<{
+    run_id?: string;
+    seq?: number;
+    published_at?: string;
+    last_event?: RunEvent;
+  }>(store, 'runs/published.json');
+  const events = new Map<number, RunEvent>();
+  for (const key of keys.filter((k) => k.startsWith('runs/history/'))) {
+    const e = await readJson<RunEvent>(store, key);
+    if (isObject(e) && Number.isInteger(e.seq)) events.set(e.seq, e);
+  }
+  const last = isObject(pointer) ? pointer.last_event : undefined;
+  if (isObject(last) && Number.isInteger(last.seq) && !events.has(last.seq)) events.set(last.seq, last);
+  for (const e of [...events.values()].sort((a, b) => a.seq - b.seq)) {
+    await tx.query(
+      `INSERT INTO published_run_history (seq, at, actor, action, from_run, to_run, reason, forced)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [e.seq, e.at, e.actor, e.action, e.from_run, e.to_run, e.reason ?? null, e.forced === true],
+    );
+    report.publications++;
+  }
+  if (isObject(pointer) && typeof pointer.run_id === 'string' && known.has(pointer.run_id)) {
+    await tx.query(
+      'INSERT INTO published_run (singleton, run_id, seq, published_at) VALUES (true, $1, $2, $3)',
+      [pointer.run_id, Number(pointer.seq ?? 1), String(pointer.published_at ?? new Date().toISOString())],
+    );
+  }
+}
+
+/**
+ * Brings the registry, run records and published-run pointer of a data folder or bucket written by
+ * the object-store layout into the database, once: only into empty tables, in one transaction (a
+ * crash leaves nothing imported, and the next start imports again). The documents stay where they
+ * are; nothing reads them afterwards.
+ */
+export async function importLegacyMetadata(
+  backends: { db: Database; store: ObjectStore },
+  log?: Logger,
+): Promise<LegacyImportReport | null> {
+  const { db, store } = backends;
+  const [rows] = await db.query<{ n: number }>(
+    'SELECT (SELECT count(*) FROM registered_models) + (SELECT count(*) FROM pipeline_runs) AS n',
+  );
+  if (Number(rows?.n ?? 0) > 0) return null;
+  const [registry, runs] = await Promise.all([store.list(BUCKET, 'registry/'), store.list(BUCKET, 'runs/')]);
+  if (registry.length === 0 && runs.length === 0) return null;
+  const report: LegacyImportReport = { models: 0, versions: 0, alias_events: 0, runs: 0, publications: 0 };
+  await db.transaction(async (tx) => {
+    await importRegistry(store, tx, report);
+    await importRuns(store, tx, report);
+  });
+  log?.info(report, 'metadata imported from the object-store layout into the database');
+  return report;
+}

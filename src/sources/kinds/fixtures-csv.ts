@@ -1,0 +1,28 @@
+import { parseCsvText } from '../../ingest/index.js';
+import type { SourceKind } from '../types.js';
+import { expectFormat } from './csv-checks.js';
+
+/**
+ * A fixtures file with the current odds of upcoming matches (football-data.co.uk's `fixtures.csv`, or
+ * the shared layout without scores), refreshed several times a week: its matches are upserted as
+ * fixtures and every price is the price at the time of the fetch (an `intermediate` observation).
+ * A row whose kick-off has passed says nothing new (its result comes from a results file) and is dropped.
+ */
+export const fixturesCsv: SourceKind = {
+  name: 'fixtures-csv',
+  description: 'fixtures file with current odds (football-data.co.uk fixtures.csv), observed at each fetch',
+  body: 'csv',
+  grows: false,
+  parse(text, ctx) {
+    const parsed = expectFormat(
+      parseCsvText(text, ctx.file, { now: ctx.fetchedAt }),
+      ['football-data.co.uk', 'football-csv'],
+      'fixtures',
+    );
+    const at = ctx.fetchedAt.getTime();
+    parsed.matches = parsed.matches.filter((m) => m.match.startTimeUtc.getTime() > at);
+    for (const m of parsed.matches)
+      m.prices = m.prices.map((p) => ({ ...p, kind: 'intermediate' as const, observedAt: ctx.fetchedAt }));
+    return parsed;
+  },
+};

@@ -1,0 +1,359 @@
+import { createHash } from 'node:crypto';
+import { isMatchcastError, MatchcastError } from '../domain/index.js';
+import { decodeText, type IngestReport, ingestParsed, type ParsedFile } from '../ingest/index.js';
+import {
+  sourceErrorsTotal,
+  sourceLastSuccess,
+  sourcePeriod,
+  sourcePollsTotal,
+  sourceRowsTotal,
+} from '../metrics.js';
+import { type FetchBodyOptions, fetchBody } from './fetch-body.js';
+import { sourceKind } from './kinds/index.js';
+import { type PollSuccess, SourcesRepository } from './sources-repository.js';
+import { TeamResolver } from './team-resolver.js';
+import type { SourceDeps, SourceKind, SourceRecord, UnmatchedTeam } from './types.js';
+
+/** Options of {@link pollSource}. */
+export interface PollOptions {
+  /** The poll's "now" (fetch time, observation time of undated prices). Default the wall clock. */
+  now?: Date;
+  /** Take a changed header or a shrunk results file instead of refusing it. Default `false`. */
+  accept?: boolean;
+  /** Timeout, retries and backoff of the fetch. */
+  fetch?: Omit<FetchBodyOptions, 'etag' | 'lastModified'>;
+  /** How long a poll may hold its source before another may take it over, ms. Default 10 min. */
+  leaseMs?: number;
+}
+
+/** What one poll did. */
+export interface PollOutcome {
+  name: string;
+  status: 'ok' | 'not-modified' | 'failed' | 'busy';
+  /** The coded error of a failed poll, or the warning of a good one (rows skipped, unknown teams). */
+  code: string | null;
+  message: string | null;
+  rowsAdded: number;
+  report: IngestReport | null;
+  unmatched: UnmatchedTeam[];
+  /** What the re-prediction after the poll said. */
+  repredict: string | null;
+}
+
+/** Matches of an odds row are looked up within this distance of its kick-off (feeds round or shift times). */
+const KICKOFF_TOLERANCE_MS = 3 * 86_400_000;
+
+/** A CSV line's field count, quotes respected. */
+function fieldCount(line: string): number {
+  let n = 1;
+  let quoted = false;
+  for (const c of line) {
+    if (c === '"') quoted = !quoted;
+    else if (c === ',' && !quoted) n++;
+  }
+  return n;
+}
+
+function headerOf(text: string): string | null {
+  const first = text
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/)
+    .find((l) => l.trim() !== '');
+  return first === undefined ? null : first.trim();
+}
+
+const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+
+/**
+ * The checks every CSV body passes before a row of it is read: not empty, its header the one of the
+ * last good body, its last row not cut in the middle, not shorter than a results file was.
+ */
+function checkCsv(
+  text: string,
+  source: SourceRecord,
+  kind: SourceKind,
+  bytes: number,
+  accept: boolean,
+): string {
+  const header = headerOf(text);
+  if (header === null) throw new MatchcastError('MC_ERR_SOURCE_EMPTY', `${source.name}: the body is empty`);
+  if (!accept && source.header !== null && header !== source.header)
+    throw new MatchcastError(
+      'MC_ERR_SOURCE_LAYOUT_CHANGED',
+      `${source.name}: the header changed (was ${source.header.length} characters, ${fieldCount(source.header)} columns; now ${header.length}, ${fieldCount(header)}); \`sources poll ${source.name} --accept\` takes it`,
+    );
+  if (!/\n\s*$/.test(text)) {
+    const lines = text.split(/\r?\n/);
+    const last = lines[lines.length - 1];
+    if (lines.length > 1 && fieldCount(last) < fieldCount(header))
+      throw new MatchcastError(
+        'MC_ERR_SOURCE_TRUNCATED',
+        `${source.name}: the last row is cut (${fieldCount(last)} of ${fieldCount(header)} fields, no line end)`,
+      );
+  }
+  if (!accept && kind.grows && source.bodyBytes !== null && bytes < source.bodyBytes)
+    throw new MatchcastError(
+      'MC_ERR_SOURCE_SHRUNK',
+      `${source.name}: ${bytes} bytes, ${source.bodyBytes} at the last good poll; \`sources poll ${source.name} --accept\` takes it`,
+    );
+  return header;
+}
+
+/**
+ * The part of a growing file still to read: when the body extends the last good one byte for byte,
+ * its header and the appended lines (blank lines keep the line numbers of the whole file); else all.
+ */
+function unreadPart(
+  body: Buffer,
+  text: string,
+  source: SourceRecord,
+  kind: SourceKind,
+  header: string,
+): string {
+  const prev = source.bodyBytes;
+  if (!kind.grows || source.fullReadNext || prev === null || source.bodySha256 === null) return text;
+  if (body.length < prev || sha256(body.subarray(0, prev)) !== source.bodySha256) return text;
+  if (body[prev - 1] !== 0x0a) return text;
+  const before = body.subarray(0, prev).toString('latin1').split('\n').length - 1;
+  const tail = decodeText(body.subarray(prev), source.options.encoding);
+  if (!tail.ok) return text;
+  return `${header}${'\n'.repeat(Math.max(before, 1))}${tail.text}`;
+}
+
+/**
+ * Maps the parsed rows' team names to known teams. Rows naming a team nobody knows in a region that
+ * has teams are held back (skipped, listed with the closest known names); in a region without any
+ * team yet, a poll starts the league with the names as they are.
+ */
+function resolveTeams(parsed: ParsedFile, resolver: TeamResolver): UnmatchedTeam[] {
+  const unmatched = new Map<string, UnmatchedTeam>();
+  const miss = (region: string, name: string) => {
+    const key = `${region}\u0000${name}`;
+    const u = unmatched.get(key) ?? { region, name, closest: resolver.closest(region, name), rows: 0 };
+    u.rows++;
+    unmatched.set(key, u);
+    return u;
+  };
+  const hold = (line: number, region: string, names: string[]) => {
+    const held = names.map((n) => miss(region, n));
+    parsed.skipped.push({
+      file: parsed.file,
+      code: 'MC_ERR_SOURCE_UNKNOWN_TEAMS',
+      line,
+      reason: `unknown team ${held.map((u) => `"${u.name}" (closest: ${u.closest.join(', ') || 'none'})`).join(' and ')}; \`matchcast teams alias\` settles it`,
+    });
+  };
+  parsed.matches = parsed.matches.filter((p) => {
+    const m = p.match;
+    if (!resolver.regionKnown(m.regionName)) return true;
+    const home = resolver.resolve(m.regionName, m.homeTeamName);
+    const away = resolver.resolve(m.regionName, m.awayTeamName);
+    if (home && away) {
+      m.homeTeamName = home;
+      m.awayTeamName = away;
+      return true;
+    }
+    hold(
+      p.line,
+      m.regionName,
+      [home ? null : m.homeTeamName, away ? null : m.awayTeamName].filter((n) => n !== null),
+    );
+    return false;
+  });
+  parsed.oddsRows = parsed.oddsRows.filter((r) => {
+    if ('matchId' in r.ref) return true;
+    const ref = r.ref;
+    if (!resolver.regionKnown(ref.regionName)) return true; // no such match either: ingest rejects it per line
+    const home = resolver.resolve(ref.regionName, ref.homeTeamName);
+    const away = resolver.resolve(ref.regionName, ref.awayTeamName);
+    if (home && away) {
+      ref.homeTeamName = home;
+      ref.awayTeamName = away;
+      return true;
+    }
+    hold(
+      r.line,
+      ref.regionName,
+      [home ? null : ref.homeTeamName, away ? null : ref.awayTeamName].filter((n) => n !== null),
+    );
+    return false;
+  });
+  return [...unmatched.values()];
+}
+
+/** Odds rows by natural key → the stored match of those teams nearest the kick-off (within a tolerance). */
+async function resolveKickoffs(deps: SourceDeps, parsed: ParsedFile): Promise<void> {
+  for (const r of parsed.oddsRows) {
+    if ('matchId' in r.ref) continue;
+    const k = r.ref.startTimeUtc.getTime();
+    const [m] = await deps.db.query<{ id: number }>(
+      `SELECT id FROM matches WHERE region_name = $1 AND home_team_name = $2 AND away_team_name = $3
+         AND start_time_utc BETWEEN $4 AND $5
+       ORDER BY abs(extract(epoch FROM start_time_utc - $6::timestamptz)), id LIMIT 1`,
+      [
+        r.ref.regionName,
+        r.ref.homeTeamName,
+        r.ref.awayTeamName,
+        new Date(k - KICKOFF_TOLERANCE_MS),
+        new Date(k + KICKOFF_TOLERANCE_MS),
+        r.ref.startTimeUtc,
+      ],
+    );
+    if (m) r.ref = { matchId: Number(m.id) };
+  }
+}
+
+function warningOf(report: IngestReport, unmatched: UnmatchedTeam[]): PollSuccess['warning'] {
+  if (unmatched.length > 0)
+    return {
+      code: 'MC_ERR_SOURCE_UNKNOWN_TEAMS',
+      message: `unknown team names: ${unmatched.map((u) => `${u.region}: "${u.name}" (closest: ${u.closest.join(', ') || 'none'})`).join('; ')}`,
+    };
+  const n = report.skipped.length + report.conflicts.length + report.oddsRejected.length;
+  if (n === 0) return null;
+  const first = report.skipped[0] ?? null;
+  const firstConflict = report.conflicts[0] ?? null;
+  const firstRejected = report.oddsRejected[0] ?? null;
+  const example = first
+    ? `line ${first.line}: ${first.reason}`
+    : firstConflict
+      ? `line ${firstConflict.line}: result ${firstConflict.old} → ${firstConflict.new} refused`
+      : `line ${firstRejected?.line}: ${firstRejected?.reason}`;
+  return {
+    code: 'MC_ERR_SOURCE_ROWS_SKIPPED',
+    message: `${report.skipped.length} row(s) skipped, ${report.conflicts.length} result conflict(s) refused, ${report.oddsRejected.length} price set(s) rejected; e.g. ${example}`,
+  };
+}
+
+/**
+ * Polls one source: fetches what changed since its last good poll, checks it, reads it with its
+ * kind's parser, maps team names, and applies it through ingest (matches in one transaction,
+ * results never contradicted, odds merged as observations), then hands the changed matches to
+ * `deps.afterIngest`. Any fault leaves what is stored as it was and records a coded error on the
+ * source; the next good poll compares with the last good body, not with the faulty one.
+ */
+export async function pollSource(
+  deps: SourceDeps,
+  name: string,
+  options: PollOptions = {},
+): Promise<PollOutcome> {
+  const repo = new SourcesRepository(deps.db);
+  const now = options.now ?? new Date();
+  const outcome: PollOutcome = {
+    name,
+    status: 'busy',
+    code: null,
+    message: null,
+    rowsAdded: 0,
+    report: null,
+    unmatched: [],
+    repredict: null,
+  };
+  const source = await repo.lease(name, now, new Date(now.getTime() + (options.leaseMs ?? 600_000)));
+  if (!source) {
+    if (!(await repo.get(name))) throw new MatchcastError('MC_ERR_NOT_FOUND', `no source named "${name}"`);
+    return outcome;
+  }
+  const next = new Date(now.getTime() + source.everyMs);
+  sourcePeriod.labels(name).set(source.everyMs / 1000);
+  const log = deps.log?.child({ source: name });
+  try {
+    const kind = sourceKind(source.format);
+    if (!kind) throw new MatchcastError('MC_ERR_CONFIG', `unknown source format "${source.format}"`);
+    const conditional = !source.fullReadNext && !options.accept;
+    const fetched = await fetchBody(source.url, {
+      ...options.fetch,
+      etag: conditional ? source.etag : null,
+      lastModified: conditional ? source.lastModified : null,
+    });
+    const digest = fetched.status === 'ok' ? sha256(fetched.body) : null;
+    if (
+      fetched.status === 'not-modified' ||
+      (digest === source.bodySha256 && !source.fullReadNext && !options.accept)
+    ) {
+      await repo.unchanged(name, now, next);
+      sourceLastSuccess.labels(name).set(now.getTime() / 1000);
+      sourcePollsTotal.labels(name, 'not_modified').inc();
+      log?.info('source: nothing new');
+      return { ...outcome, status: 'not-modified', unmatched: source.unmatched };
+    }
+    const body = fetched.body;
+    if (body.length === 0 || body.toString('latin1').trim() === '')
+      throw new MatchcastError('MC_ERR_SOURCE_EMPTY', `${name}: the body is empty`);
+    const decoded = decodeText(body, source.options.encoding);
+    if (!decoded.ok)
+      throw new MatchcastError(
+        'MC_ERR_SOURCE_ENCODING',
+        `${name}: not ${source.options.encoding ?? 'utf-8'} at line ${decoded.line}, byte ${decoded.byte} (${decoded.reason}); declare the encoding with \`sources add --encoding\``,
+      );
+    let header: string | null = null;
+    let text = decoded.text;
+    if (kind.body === 'csv') {
+      header = checkCsv(text, source, kind, body.length, options.accept === true);
+      text = unreadPart(body, text, source, kind, header);
+    }
+    const parsed = kind.parse(text, { file: name, fetchedAt: now, options: source.options });
+    const resolver = await TeamResolver.load(deps.db);
+    const unmatched = resolveTeams(parsed, resolver);
+    await resolveKickoffs(deps, parsed);
+    const report = await ingestParsed([parsed], { db: deps.db, store: deps.store, log }, { now });
+    const rowsAdded = report.inserted + report.updated + report.observationsAdded;
+    const warning = warningOf(report, unmatched);
+    await repo.succeeded(name, now, next, {
+      etag: fetched.etag,
+      lastModified: fetched.lastModified,
+      bodyBytes: body.length,
+      bodySha256: digest as string,
+      header,
+      rowsAdded,
+      unmatched,
+      warning,
+    });
+    sourceLastSuccess.labels(name).set(now.getTime() / 1000);
+    sourcePollsTotal.labels(name, 'ok').inc();
+    sourceRowsTotal.labels(name).inc(rowsAdded);
+    if (warning) {
+      sourceErrorsTotal.labels(name, warning.code).inc();
+      log?.warn({ code: warning.code, unmatched }, `source: ${warning.message}`);
+    }
+    log?.info(
+      {
+        inserted: report.inserted,
+        updated: report.updated,
+        observations: report.observationsAdded,
+        rows: report.rowsRead,
+      },
+      'source: polled',
+    );
+    let repredict: string | null = null;
+    if (deps.afterIngest && report.changedMatchIds.length > 0) {
+      try {
+        repredict = (await deps.afterIngest(report.changedMatchIds, now, report)) ?? null;
+      } catch (err) {
+        // The data is in; only the refresh failed: the next poll or pipeline run catches up.
+        repredict = `re-prediction failed: ${(err as Error).message}`;
+        log?.error({ err: (err as Error).message }, 'source: re-prediction failed (the data is stored)');
+      }
+    }
+    return {
+      ...outcome,
+      status: 'ok',
+      code: warning?.code ?? null,
+      message: warning?.message ?? null,
+      rowsAdded,
+      report,
+      unmatched,
+      repredict,
+    };
+  } catch (err) {
+    const code = isMatchcastError(err) ? err.code : 'MC_ERR_INTERNAL';
+    const message = (err as Error).message;
+    await repo.failed(name, now, next, code, message).catch(() => undefined);
+    // The staleness alert compares this with the period: a source that never succeeded counts from its creation.
+    sourceLastSuccess.labels(name).set((source.lastSuccessAt ?? source.createdAt).getTime() / 1000);
+    sourcePollsTotal.labels(name, 'failed').inc();
+    sourceErrorsTotal.labels(name, code).inc();
+    log?.warn({ code }, `source: poll failed: ${message}`);
+    return { ...outcome, status: 'failed', code, message };
+  }
+}

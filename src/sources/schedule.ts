@@ -1,0 +1,55 @@
+import type { Logger } from '../logger.js';
+import { type PollOptions, type PollOutcome, pollSource } from './poll.js';
+import { SourcesRepository } from './sources-repository.js';
+import type { SourceDeps } from './types.js';
+
+/** Options of {@link startSourceSchedule}. */
+export interface SourceScheduleOptions {
+  deps: SourceDeps;
+  /**
+   * Runs one poll (the embedded server puts it on its one-at-a-time job lane). Default: the poll itself.
+   */
+  run?: (name: string, poll: () => Promise<PollOutcome>) => Promise<PollOutcome>;
+  /** The poll's clock. Default the wall clock. */
+  now?: () => Date;
+  /** Wall-clock interval between checks for due sources, ms. Default `5000`. */
+  checkMs?: number;
+  poll?: Omit<PollOptions, 'now'>;
+  log?: Logger;
+}
+
+/**
+ * The embedded schedule: every `checkMs` the sources whose next poll is due are polled, one at a
+ * time (a source is never polled twice at once: the poll holds its lease in the database, so a
+ * second process polling the same sources skips it). A check while the last one still runs is skipped.
+ */
+export function startSourceSchedule(options: SourceScheduleOptions): { stop(): Promise<void> } {
+  const { deps, log } = options;
+  const now = options.now ?? (() => new Date());
+  const run = options.run ?? ((_name: string, poll: () => Promise<PollOutcome>) => poll());
+  let running: Promise<void> | null = null;
+  let stopped = false;
+  const check = async () => {
+    const due = await new SourcesRepository(deps.db).due(now());
+    for (const name of due) {
+      if (stopped) return;
+      await run(name, () => pollSource(deps, name, { ...options.poll, now: now() }));
+    }
+  };
+  const timer = setInterval(() => {
+    if (running || stopped) return;
+    running = check()
+      .catch((err: unknown) => log?.warn({ err: (err as Error).message }, 'sources: scheduled check failed'))
+      .finally(() => {
+        running = null;
+      });
+  }, options.checkMs ?? 5000);
+  timer.unref();
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,181 @@
+import type { Queryable } from '../db/index.js';
+import { MatchcastError } from '../domain/index.js';
+import type { SourceOptions, SourceRecord, UnmatchedTeam } from './types.js';
+
+interface Row {
+  name: string;
+  url: string;
+  format: string;
+  every_ms: number | string;
+  options: SourceOptions | string;
+  created_at: Date;
+  etag: string | null;
+  last_modified: string | null;
+  body_bytes: number | string | null;
+  body_sha256: string | null;
+  header: string | null;
+  full_read_next: boolean;
+  last_polled_at: Date | null;
+  last_success_at: Date | null;
+  last_error_code: string | null;
+  last_error_message: string | null;
+  last_error_at: Date | null;
+  errors_total: number;
+  rows_added_total: number | string;
+  last_rows_added: number;
+  next_poll_at: Date;
+  unmatched: UnmatchedTeam[] | string;
+}
+
+const json = <T>(v: T | string): T => (typeof v === 'string' ? (JSON.parse(v) as T) : v);
+
+function record(r: Row): SourceRecord {
+  return {
+    name: r.name,
+    url: r.url,
+    format: r.format,
+    everyMs: Number(r.every_ms),
+    options: json(r.options),
+    createdAt: r.created_at,
+    etag: r.etag,
+    lastModified: r.last_modified,
+    bodyBytes: r.body_bytes === null ? null : Number(r.body_bytes),
+    bodySha256: r.body_sha256,
+    header: r.header,
+    fullReadNext: r.full_read_next,
+    lastPolledAt: r.last_polled_at,
+    lastSuccessAt: r.last_success_at,
+    lastErrorCode: r.last_error_code,
+    lastErrorMessage: r.last_error_message,
+    lastErrorAt: r.last_error_at,
+    errorsTotal: Number(r.errors_total),
+    rowsAddedTotal: Number(r.rows_added_total),
+    lastRowsAdded: Number(r.last_rows_added),
+    nextPollAt: r.next_poll_at,
+    unmatched: json(r.unmatched),
+  };
+}
+
+/** What a good poll leaves on its source. */
+export interface PollSuccess {
+  etag: string | null;
+  lastModified: string | null;
+  bodyBytes: number;
+  bodySha256: string;
+  header: string | null;
+  rowsAdded: number;
+  unmatched: UnmatchedTeam[];
+  /** A coded warning (rows skipped, unknown teams), or null. */
+  warning: { code: string; message: string } | null;
+}
+
+/** The `sources` table. */
+export class SourcesRepository {
+  constructor(private readonly db: Queryable) {}
+
+  async add(s: {
+    name: string;
+    url: string;
+    format: string;
+    everyMs: number;
+    options: SourceOptions;
+  }): Promise<void> {
+    const rows = await this.db.query(
+      `INSERT INTO sources (name, url, format, every_ms, options) VALUES ($1, $2, $3, $4, $5::jsonb)
+       ON CONFLICT (name) DO NOTHING RETURNING name`,
+      [s.name, s.url, s.format, s.everyMs, JSON.stringify(s.options)],
+    );
+    if (rows.length === 0)
+      throw new MatchcastError('MC_ERR_CONFLICT', `a source named "${s.name}" exists already`);
+  }
+
+  async remove(name: string): Promise<boolean> {
+    return (await this.db.query('DELETE FROM sources WHERE name = $1 RETURNING name', [name])).length > 0;
+  }
+
+  async list(): Promise<SourceRecord[]> {
+    return (await this.db.query<Row>('SELECT * FROM sources ORDER BY name')).map(record);
+  }
+
+  async get(name: string): Promise<SourceRecord | null> {
+    const [r] = await this.db.query<Row>('SELECT * FROM sources WHERE name = $1', [name]);
+    return r ? record(r) : null;
+  }
+
+  /** Names of the sources due at `now`, soonest first. */
+  async due(now: Date): Promise<string[]> {
+    const rows = await this.db.query<{ name: string }>(
+      `SELECT name FROM sources WHERE next_poll_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
+       ORDER BY next_poll_at, name`,
+      [now],
+    );
+    return rows.map((r) => r.name);
+  }
+
+  /**
+   * Takes the source's poll lease until `until` (one poll of a source at a time, whichever process
+   * polls it); null when another poll holds it.
+   */
+  async lease(name: string, now: Date, until: Date): Promise<SourceRecord | null> {
+    const [r] = await this.db.query<Row>(
+      `UPDATE sources SET lease_until = $3 WHERE name = $1 AND (lease_until IS NULL OR lease_until < $2)
+       RETURNING *`,
+      [name, now, until],
+    );
+    return r ? record(r) : null;
+  }
+
+  async succeeded(name: string, at: Date, next: Date, s: PollSuccess): Promise<void> {
+    await this.db.query(
+      `UPDATE sources SET lease_until = NULL, last_polled_at = $2, last_success_at = $2, next_poll_at = $3,
+         etag = $4, last_modified = $5, body_bytes = $6, body_sha256 = $7, header = $8, full_read_next = false,
+         last_rows_added = $9::int, rows_added_total = rows_added_total + $9::int, unmatched = $10::jsonb,
+         last_error_code = COALESCE($11, last_error_code),
+         last_error_message = COALESCE($12, last_error_message),
+         last_error_at = CASE WHEN $11::text IS NULL THEN last_error_at ELSE $2 END,
+         errors_total = errors_total + CASE WHEN $11::text IS NULL THEN 0 ELSE 1 END
+       WHERE name = $1`,
+      [
+        name,
+        at,
+        next,
+        s.etag,
+        s.lastModified,
+        s.bodyBytes,
+        s.bodySha256,
+        s.header,
+        s.rowsAdded,
+        JSON.stringify(s.unmatched),
+        s.warning?.code ?? null,
+        s.warning?.message ?? null,
+      ],
+    );
+  }
+
+  /** A poll that found nothing new (304, same body). */
+  async unchanged(name: string, at: Date, next: Date): Promise<void> {
+    await this.db.query(
+      `UPDATE sources SET lease_until = NULL, last_polled_at = $2, last_success_at = $2, next_poll_at = $3,
+         last_rows_added = 0 WHERE name = $1`,
+      [name, at, next],
+    );
+  }
+
+  /** A failed poll: the error is recorded, the validators of the last good body stay. */
+  async failed(name: string, at: Date, next: Date, code: string, message: string): Promise<void> {
+    await this.db.query(
+      `UPDATE sources SET lease_until = NULL, last_polled_at = $2, next_poll_at = $3, last_error_code = $4,
+         last_error_message = $5, last_error_at = $2, errors_total = errors_total + 1, last_rows_added = 0
+       WHERE name = $1`,
+      [name, at, next, code, message.slice(0, 2000)],
+    );
+  }
+
+  /** The next poll of every source (or of `name`) reads the whole body again (a team name was settled). */
+  async rereadHeld(): Promise<void> {
+    await this.db.query(
+      `UPDATE sources SET full_read_next = true, etag = NULL, last_modified = NULL
+       WHERE unmatched <> '[]'::jsonb`,
+    );
+  }
+}

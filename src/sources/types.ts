@@ -1,0 +1,91 @@
+import type { Database } from '../db/index.js';
+import type { IngestEncoding, IngestReport, ParsedFile } from '../ingest/index.js';
+import type { Logger } from '../logger.js';
+import type { ObjectStore } from '../storage/index.js';
+
+/** Per-source settings beyond the URL and the period (`sources add` options). */
+export interface SourceOptions {
+  /** Text encoding of the body. Default strict `utf-8`. */
+  encoding?: IngestEncoding;
+  /** Region and tournament of a JSON feed's events whose `sport_key` is not a known league. */
+  region?: string;
+  tournament?: string;
+  /** JSON feeds: take one bookmaker's prices (its `key`) instead of the average over bookmakers. */
+  bookmaker?: string;
+}
+
+/** What a kind of source is given to turn a fetched body into rows. */
+export interface SourceParseContext {
+  /** Label of the rows in reports and logs: the source's name. */
+  file: string;
+  /** When the body was fetched: the observation time of current prices without a time of their own. */
+  fetchedAt: Date;
+  options: SourceOptions;
+}
+
+/**
+ * One kind of source: how its body is read. CSV kinds return a `ParsedFile` of the shared parser
+ * (`parseCsvText`), a JSON kind builds one; what follows (team names, transactions, conflicts,
+ * observations, re-prediction) is the same for every kind.
+ */
+export interface SourceKind {
+  readonly name: string;
+  /** One line for `sources add --help`. */
+  readonly description: string;
+  /** `csv`: header checks and the cut-row rule apply; `json`: the body must parse whole. */
+  readonly body: 'csv' | 'json';
+  /**
+   * The file only grows (a season's results): a shorter body is a fault, and a body that extends the
+   * last good one is read from where that one ended.
+   */
+  readonly grows: boolean;
+  /** The body (already decoded) as rows; throws a `MatchcastError` when it is not of this kind. */
+  parse(text: string, ctx: SourceParseContext): ParsedFile;
+}
+
+/** A configured source as stored. */
+export interface SourceRecord {
+  name: string;
+  url: string;
+  format: string;
+  everyMs: number;
+  options: SourceOptions;
+  createdAt: Date;
+  etag: string | null;
+  lastModified: string | null;
+  bodyBytes: number | null;
+  bodySha256: string | null;
+  header: string | null;
+  fullReadNext: boolean;
+  lastPolledAt: Date | null;
+  lastSuccessAt: Date | null;
+  lastErrorCode: string | null;
+  lastErrorMessage: string | null;
+  lastErrorAt: Date | null;
+  errorsTotal: number;
+  rowsAddedTotal: number;
+  lastRowsAdded: number;
+  nextPollAt: Date;
+  unmatched: UnmatchedTeam[];
+}
+
+/** A team name of a source that matches no known team, with the closest known names of its region. */
+export interface UnmatchedTeam {
+  region: string;
+  name: string;
+  closest: string[];
+  /** Rows held back because of it at the last poll. */
+  rows: number;
+}
+
+/** What a poll needs. */
+export interface SourceDeps {
+  db: Database;
+  store: ObjectStore;
+  log?: Logger;
+  /**
+   * Called with the matches a poll changed, once its data is stored (the caller re-predicts and
+   * publishes them). Its failure is logged; the poll's data stays stored.
+   */
+  afterIngest?: (changedMatchIds: number[], asOf: Date, report: IngestReport) => Promise<string | undefined>;
+}
