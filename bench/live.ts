@@ -3,10 +3,11 @@
  * `matchcast worker` process + local Redis, cache bypassed (CACHE_URL on a closed port), ids spread
  * uniformly over all matches of the features file. wrk at 64 and at 3 connections.
  *
- *   REDIS_URL=redis://127.0.0.1:6379 node --import tsx bench/live.ts [--matches 45000] [--duration 15]
+ *   DATABASE_URL=postgres://… REDIS_URL=redis://127.0.0.1:6379 node --import tsx bench/live.ts [--matches 45000] [--duration 15]
  *        [--rounds 1] [--concurrency 16] [--threads 2]
  *
- * Runs the compiled service (`npm run build` first; `--root <checkout>` runs another checkout's build on
+ * The API and the worker share the model registry in PostgreSQL (a schema of its own, dropped at the
+ * end). Runs the compiled service (`npm run build` first; `--root <checkout>` runs another checkout's build on
  * the same data). With `--rounds N` each connection count is measured N times (alternating) and the
  * table gives the median with the min–max spread; any non-2xx answer fails the run.
  *
@@ -17,8 +18,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
+import pg from 'pg';
 import { parseConfig } from '../src/config.js';
-import { KEYS } from '../src/domain/index.js';
+import { openDatabase } from '../src/db/index.js';
 import {
   FEATURE_NAMES,
   type FeatureRow,
@@ -29,6 +31,7 @@ import {
 import { serializeModel, trainModel } from '../src/model/index.js';
 import { createRegistry } from '../src/registry/index.js';
 import { createObjectStore } from '../src/storage/index.js';
+import { publishArtifacts } from '../test/helpers/served.js';
 
 const run = promisify(execFile);
 const { values } = parseArgs({
@@ -59,8 +62,8 @@ function rng(seed: number): () => number {
   };
 }
 
-async function prepare(dataDir: string): Promise<void> {
-  const config = parseConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+async function prepare(dataDir: string, databaseUrl: string): Promise<void> {
+  const config = parseConfig({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' });
   const store = createObjectStore(config);
   const r = rng(42);
   const rows: FeatureRow[] = [];
@@ -80,7 +83,6 @@ async function prepare(dataDir: string): Promise<void> {
     for (const name of FEATURE_NAMES) row[name] = r() < 0.05 ? null : r() - 0.5;
     rows.push(row as FeatureRow);
   }
-  await store.put(KEYS.features.bucket, KEYS.features.key, featureRowsToParquet(rows));
   const train = rows.slice(0, 5000);
   const names = [...MODEL_FEATURE_NAMES];
   const model = trainModel(
@@ -88,7 +90,14 @@ async function prepare(dataDir: string): Promise<void> {
     train.map((row) => row.label ?? 0),
     { featureNames: names, maxIter: 50 },
   );
-  const registry = createRegistry(store, config);
+  const db = await openDatabase(config);
+  // Workers read the features of the published run.
+  await publishArtifacts(
+    { db, store },
+    { features: featureRowsToParquet(rows) },
+    { fresh: true, actor: 'bench' },
+  );
+  const registry = createRegistry({ db, store }, config);
   const v = await registry.registerVersion({
     metrics: { log_loss: 1.0 },
     params: {},
@@ -97,6 +106,7 @@ async function prepare(dataDir: string): Promise<void> {
     artifact: serializeModel(model),
   });
   await registry.setAlias('champion', v.version, 'bench');
+  await db.close();
   await store.close();
 }
 
@@ -158,9 +168,27 @@ async function wrk(port: number, connections: number, script: string): Promise<W
 
 const dataDir = await mkdtemp(path.join(os.tmpdir(), 'mc-bench-live-'));
 const queueName = `bench-${process.pid}`;
+if (!process.env.DATABASE_URL)
+  throw new Error('bench/live.ts needs DATABASE_URL (PostgreSQL) for the registry');
+const schema = `bench_live_${process.pid}`;
+/** Runs one statement on the server's default schema. */
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+await admin(`CREATE SCHEMA "${schema}"`);
+// A startup option of every connection: the API, the worker and the set-up work in the bench's schema.
+const databaseUrl = new URL(process.env.DATABASE_URL);
+databaseUrl.searchParams.set('options', `-csearch_path=${schema}`);
 const env = {
   ...process.env,
   DATA_DIR: dataDir,
+  DATABASE_URL: databaseUrl.toString(),
   REDIS_URL,
   QUEUE_NAME: queueName,
   CACHE_URL: 'redis://127.0.0.1:1',
@@ -170,7 +198,7 @@ const env = {
   WORKER_CONCURRENCY: String(values.concurrency),
 };
 console.error(`preparing ${MATCHES} matches in ${dataDir} …`);
-await prepare(dataDir);
+await prepare(dataDir, databaseUrl.toString());
 
 // BENCH_PROFILE_DIR=<dir>: V8 CPU profiles of the API and the worker (open in Chrome DevTools).
 const prof = process.env.BENCH_PROFILE_DIR
@@ -200,6 +228,10 @@ const api = useServe
 process.once('exit', () => {
   api.kill('SIGTERM');
   worker.kill('SIGTERM');
+});
+process.once('uncaughtException', (err) => {
+  console.error(err);
+  admin(`DROP SCHEMA "${schema}" CASCADE`).finally(() => process.exit(1));
 });
 const port = useServe
   ? Number(env.PORT)
@@ -298,4 +330,5 @@ api.kill('SIGTERM');
 worker.kill('SIGTERM');
 await Promise.all([new Promise((r) => worker.once('exit', r)), new Promise((r) => api.once('exit', r))]);
 await rm(dataDir, { recursive: true, force: true });
+await admin(`DROP SCHEMA "${schema}" CASCADE`);
 process.exit(failed > 0 ? 1 : 0);
