@@ -1,7 +1,7 @@
 /**
  * The API process of bench/live.ts: the real app with the live routes over BullMQ on Redis, the cache
  * given by CACHE_URL (a closed port = cache bypassed). Prints `{port}` on IPC once listening.
- *   node --import tsx bench/live-server.ts   (env: DATA_DIR, REDIS_URL, QUEUE_NAME, CACHE_URL, API_KEY)
+ *   node --import tsx bench/live-server.ts   (env: DATA_DIR, DATABASE_URL, REDIS_URL, QUEUE_NAME, CACHE_URL, API_KEY)
  */
 import { buildApp } from '../src/api/app.js';
 import type { AppContext } from '../src/api/context.js';
@@ -9,7 +9,7 @@ import { liveRoutes } from '../src/api/routes/live.js';
 import { tasksRoutes } from '../src/api/routes/tasks.js';
 import { createPredictionCache } from '../src/cache/index.js';
 import { parseConfig } from '../src/config.js';
-import type { Database } from '../src/db/index.js';
+import { openDatabase } from '../src/db/index.js';
 import { createLogger } from '../src/logger.js';
 import { createTaskQueue } from '../src/queue/index.js';
 import { createRegistry } from '../src/registry/index.js';
@@ -20,15 +20,16 @@ const config = parseConfig(process.env);
 const log = createLogger('warn', 'bench-api');
 const store = createObjectStore(config, log);
 const queue = createTaskQueue(config, { log });
+const db = await openDatabase(config);
 const ctx: AppContext = {
   config,
   log,
-  db: { ping: async () => true, close: async () => {} } as unknown as Database,
+  db,
   store,
   queue,
   cache: createPredictionCache(config, log),
-  registry: createRegistry(store, config),
-  views: createServingViews(store, config, log),
+  registry: createRegistry({ db, store }, config),
+  views: createServingViews({ db, store }, config, log),
 };
 const app = await buildApp(ctx, { logRequests: false });
 if (!app.hasRoute({ method: 'GET', url: '/predict/:match_id' })) await liveRoutes(app, ctx);

@@ -3,8 +3,13 @@
  * `matchcast worker` process + local Redis, cache bypassed (CACHE_URL on a closed port), ids spread
  * uniformly over all matches of the features file. wrk at 64 and at 3 connections.
  *
- *   REDIS_URL=redis://127.0.0.1:6379 node --import tsx bench/live.ts [--matches 45000] [--duration 15]
- *        [--concurrency 16] [--threads 2]
+ *   DATABASE_URL=postgres://… REDIS_URL=redis://127.0.0.1:6379 node --import tsx bench/live.ts [--matches 45000] [--duration 15]
+ *        [--rounds 1] [--concurrency 16] [--threads 2]
+ *
+ * The API and the worker share the model registry in PostgreSQL (a schema of its own, dropped at the
+ * end). Runs the compiled service (`npm run build` first; `--root <checkout>` runs another checkout's build on
+ * the same data). With `--rounds N` each connection count is measured N times (alternating) and the
+ * table gives the median with the min–max spread; any non-2xx answer fails the run.
  *
  * Needs `wrk` (apt-get install -y wrk). Prints a Markdown table and a JSON summary.
  */
@@ -13,8 +18,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
+import pg from 'pg';
 import { parseConfig } from '../src/config.js';
-import { KEYS } from '../src/domain/index.js';
+import { openDatabase } from '../src/db/index.js';
 import {
   FEATURE_NAMES,
   type FeatureRow,
@@ -25,23 +31,28 @@ import {
 import { serializeModel, trainModel } from '../src/model/index.js';
 import { createRegistry } from '../src/registry/index.js';
 import { createObjectStore } from '../src/storage/index.js';
+import { publishArtifacts } from '../test/helpers/served.js';
 
 const run = promisify(execFile);
 const { values } = parseArgs({
   options: {
     matches: { type: 'string', default: '45000' },
     duration: { type: 'string', default: '15' },
+    rounds: { type: 'string', default: '1' },
     concurrency: { type: 'string', default: '16' },
     threads: { type: 'string', default: '2' },
     api: { type: 'string', default: 'serve' },
     'log-level': { type: 'string', default: 'warn' },
+    /** Another checkout whose compiled service (`bin/matchcast.js`) runs instead of this one's. */
+    root: { type: 'string' },
   },
 });
 const MATCHES = Number(values.matches);
 const DURATION = Number(values.duration);
+const ROUNDS = Number(values.rounds);
 const KEY = 'bench-key-0123456789abcdef';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const ROOT = path.resolve(import.meta.dirname, '..');
+const ROOT = values.root ? path.resolve(values.root) : path.resolve(import.meta.dirname, '..');
 
 function rng(seed: number): () => number {
   let s = seed >>> 0;
@@ -51,15 +62,16 @@ function rng(seed: number): () => number {
   };
 }
 
-async function prepare(dataDir: string): Promise<void> {
-  const config = parseConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+async function prepare(dataDir: string, databaseUrl: string): Promise<void> {
+  const config = parseConfig({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' });
   const store = createObjectStore(config);
   const r = rng(42);
   const rows: FeatureRow[] = [];
   for (let id = 1; id <= MATCHES; id++) {
     const row: Record<string, unknown> = {
       match_id: id,
-      start_time_utc: new Date(Date.UTC(2015, 0, 1) + id * 3_600_000),
+      // Every match after the model's training cut-off (2020-01-01): all are scored by the model.
+      start_time_utc: new Date(Date.UTC(2021, 0, 1) + id * 1_800_000),
       region_id: 1 + (id % 20),
       season: '2020-2021',
       home_team_name: `Home ${id % 500}`,
@@ -71,7 +83,6 @@ async function prepare(dataDir: string): Promise<void> {
     for (const name of FEATURE_NAMES) row[name] = r() < 0.05 ? null : r() - 0.5;
     rows.push(row as FeatureRow);
   }
-  await store.put(KEYS.features.bucket, KEYS.features.key, featureRowsToParquet(rows));
   const train = rows.slice(0, 5000);
   const names = [...MODEL_FEATURE_NAMES];
   const model = trainModel(
@@ -79,7 +90,14 @@ async function prepare(dataDir: string): Promise<void> {
     train.map((row) => row.label ?? 0),
     { featureNames: names, maxIter: 50 },
   );
-  const registry = createRegistry(store, config);
+  const db = await openDatabase(config);
+  // Workers read the features of the published run.
+  await publishArtifacts(
+    { db, store },
+    { features: featureRowsToParquet(rows) },
+    { fresh: true, actor: 'bench' },
+  );
+  const registry = createRegistry({ db, store }, config);
   const v = await registry.registerVersion({
     metrics: { log_loss: 1.0 },
     params: {},
@@ -88,6 +106,7 @@ async function prepare(dataDir: string): Promise<void> {
     artifact: serializeModel(model),
   });
   await registry.setAlias('champion', v.version, 'bench');
+  await db.close();
   await store.close();
 }
 
@@ -149,9 +168,27 @@ async function wrk(port: number, connections: number, script: string): Promise<W
 
 const dataDir = await mkdtemp(path.join(os.tmpdir(), 'mc-bench-live-'));
 const queueName = `bench-${process.pid}`;
+if (!process.env.DATABASE_URL)
+  throw new Error('bench/live.ts needs DATABASE_URL (PostgreSQL) for the registry');
+const schema = `bench_live_${process.pid}`;
+/** Runs one statement on the server's default schema. */
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+await admin(`CREATE SCHEMA "${schema}"`);
+// A startup option of every connection: the API, the worker and the set-up work in the bench's schema.
+const databaseUrl = new URL(process.env.DATABASE_URL);
+databaseUrl.searchParams.set('options', `-csearch_path=${schema}`);
 const env = {
   ...process.env,
   DATA_DIR: dataDir,
+  DATABASE_URL: databaseUrl.toString(),
   REDIS_URL,
   QUEUE_NAME: queueName,
   CACHE_URL: 'redis://127.0.0.1:1',
@@ -161,7 +198,7 @@ const env = {
   WORKER_CONCURRENCY: String(values.concurrency),
 };
 console.error(`preparing ${MATCHES} matches in ${dataDir} …`);
-await prepare(dataDir);
+await prepare(dataDir, databaseUrl.toString());
 
 // BENCH_PROFILE_DIR=<dir>: V8 CPU profiles of the API and the worker (open in Chrome DevTools).
 const prof = process.env.BENCH_PROFILE_DIR
@@ -187,6 +224,15 @@ const api = useServe
       execArgv: [...prof, '--import', 'tsx'],
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
+// A run that fails midway leaves no server behind.
+process.once('exit', () => {
+  api.kill('SIGTERM');
+  worker.kill('SIGTERM');
+});
+process.once('uncaughtException', (err) => {
+  console.error(err);
+  admin(`DROP SCHEMA "${schema}" CASCADE`).finally(() => process.exit(1));
+});
 const port = useServe
   ? Number(env.PORT)
   : await new Promise<number>((resolve, reject) => {
@@ -218,6 +264,8 @@ const sample = await (
   await fetch(`http://127.0.0.1:${port}/predict/2`, { headers: { 'x-api-key': KEY } })
 ).json();
 console.error('sample', JSON.stringify(sample));
+if (typeof sample.match_id !== 'number')
+  throw new Error(`the live route did not answer a prediction: ${JSON.stringify(sample)}`);
 await wrk(port, 64, script); // warm-up round (JIT, connection pools)
 const redisPid = Number(
   /process_id:(\d+)/.exec((await run('redis-cli', ['-u', REDIS_URL, 'info', 'server'])).stdout)?.[1],
@@ -229,37 +277,58 @@ const cpuNow = async () => ({
   redis: await procCpuMs(redisPid),
 });
 const results: WrkResult[] = [];
-for (const c of [64, 3]) {
-  const before = await cpuNow();
-  const r = await wrk(port, c, script);
-  const after = await cpuNow();
-  const n = r.rps * DURATION;
-  r.cpu = {
-    api: Math.round(((after.api - before.api) / n) * 1000) / 1000,
-    worker: Math.round(((after.worker - before.worker) / n) * 1000) / 1000,
-    redis: Math.round(((after.redis - before.redis) / n) * 1000) / 1000,
-  };
-  results.push(r);
+for (let round = 0; round < ROUNDS; round++) {
+  for (const c of [64, 3]) {
+    const before = await cpuNow();
+    const r = await wrk(port, c, script);
+    const after = await cpuNow();
+    const n = r.rps * DURATION;
+    r.cpu = {
+      api: Math.round(((after.api - before.api) / n) * 1000) / 1000,
+      worker: Math.round(((after.worker - before.worker) / n) * 1000) / 1000,
+      redis: Math.round(((after.redis - before.redis) / n) * 1000) / 1000,
+    };
+    console.error(`round ${round + 1} c=${c}: ${Math.round(r.rps)} req/s p50 ${r.p50} ms p99 ${r.p99} ms`);
+    results.push(r);
+  }
 }
 const { readFile } = await import('node:fs/promises');
 const rss = Math.round(
   Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${api.pid}/status`, 'utf8'))?.[1]) / 1024,
 );
 
-console.log(`| connections | req/s | p50 ms | p90 ms | p99 ms | non-2xx | CPU ms/req api + worker + redis |`);
+const median = (xs: number[]) => {
+  const v = [...xs].sort((a, b) => a - b);
+  return v.length % 2 ? v[(v.length - 1) / 2]! : (v[v.length / 2 - 1]! + v[v.length / 2]!) / 2;
+};
+const spread = (xs: number[], digits: number) =>
+  `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`;
+console.log(
+  `| connections | req/s, median (min–max of ${ROUNDS}) | p50 ms | p90 ms | p99 ms, median (min–max) | non-2xx | CPU ms/req api + worker + redis (median) |`,
+);
 console.log(`|---|---|---|---|---|---|---|`);
-for (const r of results) {
-  const cpu = r.cpu ? `${r.cpu.api} + ${r.cpu.worker} + ${r.cpu.redis}` : '';
+for (const c of [64, 3]) {
+  const rs = results.filter((r) => r.connections === c);
+  const cpu = (k: string) => median(rs.map((r) => r.cpu?.[k] ?? Number.NaN));
   console.log(
-    `| ${r.connections} | ${Math.round(r.rps)} | ${r.p50} | ${r.p90} | ${r.p99} | ${r.non2xx} | ${cpu} |`,
+    `| ${c} | ${spread(
+      rs.map((r) => r.rps),
+      0,
+    )} | ${median(rs.map((r) => r.p50))} | ${median(rs.map((r) => r.p90))} | ${spread(
+      rs.map((r) => r.p99),
+      2,
+    )} | ${rs.reduce((s, r) => s + r.non2xx, 0)} | ${cpu('api')} + ${cpu('worker')} + ${cpu('redis')} |`,
   );
 }
 console.log(
   JSON.stringify({ matches: MATCHES, duration: DURATION, load: os.loadavg(), apiRssMb: rss, results }),
 );
+const failed = results.reduce((n, r) => n + r.non2xx, 0);
+if (failed > 0) console.error(`FAILED: ${failed} non-2xx answers`);
 
 api.kill('SIGTERM');
 worker.kill('SIGTERM');
 await Promise.all([new Promise((r) => worker.once('exit', r)), new Promise((r) => api.once('exit', r))]);
 await rm(dataDir, { recursive: true, force: true });
-process.exit(0);
+await admin(`DROP SCHEMA "${schema}" CASCADE`);
+process.exit(failed > 0 ? 1 : 0);

@@ -59,8 +59,13 @@ export const WorkerInfo = Type.Object({
   worker: Type.String(),
   queues: Type.Array(Type.String()),
   ping: Type.Object({
-    ok: Type.Boolean(),
-    latency_ms: Nullable(Type.Number(), 'ping round trip, ms; null when the worker did not answer'),
+    ok: Type.Boolean({
+      description: 'the worker answers: connected to the broker (BullMQ), or a ping (embedded)',
+    }),
+    latency_ms: Nullable(
+      Type.Number(),
+      'ping round trip, ms (embedded worker threads); null when not measured (BullMQ) or not answered',
+    ),
   }),
   pid: Type.Optional(Type.Integer()),
   hostname: Type.Optional(Type.String()),
@@ -141,16 +146,12 @@ export const EXAMPLE_QUEUE_STATS: QueueStats = {
 };
 
 export const EXAMPLE_WORKER: WorkerInfo = {
-  worker: 'worker-1@api-7d9f',
+  worker: 'worker-7d9f:4121:a1b2c3',
   queues: ['ml'],
-  ping: { ok: true, latency_ms: 1.8 },
+  ping: { ok: true, latency_ms: null },
   pid: 4121,
-  hostname: 'api-7d9f',
-  concurrency: 4,
+  hostname: 'worker-7d9f',
   active: 1,
-  processed: 5120,
-  failed: 2,
-  started_at: '2024-05-10T02:59:41.000Z',
   models: { champion: { version: '3', run_id: 'run-20240510-0007' } },
 };
 
