@@ -32,6 +32,8 @@ ${SOURCE_KINDS.map((k) => `                             ${k.name}: ${k.descripti
     --encoding <enc>       ${INGEST_ENCODINGS.join(', ')} (default utf-8, strict)
     --region R --tournament T   JSON feeds: the league of events whose sport_key is not known
     --bookmaker <key>      JSON feeds: one bookmaker's prices instead of the average
+    --accept-new-teams     a name matching no known team becomes a team (default: its rows wait
+                           for \`matchcast teams alias\` / \`teams add\`); for sources named like the data
   list [--json]            each source: last success, last error, rows added, next poll, unknown team names
   poll [NAME] [options]    poll one source (or every source) now
     --accept               take a changed header or a shrunk results file
@@ -115,6 +117,7 @@ export async function sourcesCommand(argv: string[], io: SourcesCommandIo = {}):
       region: { type: 'string' },
       tournament: { type: 'string' },
       bookmaker: { type: 'string' },
+      'accept-new-teams': { type: 'boolean' },
       accept: { type: 'boolean' },
       'no-repredict': { type: 'boolean' },
       now: { type: 'string' },
@@ -159,6 +162,7 @@ export async function sourcesCommand(argv: string[], io: SourcesCommandIo = {}):
     if (values.region) options.region = values.region;
     if (values.tournament) options.tournament = values.tournament;
     if (values.bookmaker) options.bookmaker = values.bookmaker;
+    if (values['accept-new-teams']) options.acceptNewTeams = true;
     if (!isRemote(url) && !url.startsWith('file://') && !url.startsWith('/'))
       throw new UsageError(`a local source is an absolute path (or file:// URL), got "${url}"`);
     add = { name, url, format: kind.name, everyMs, options };
