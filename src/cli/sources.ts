@@ -56,7 +56,7 @@ export interface SourcesCommandIo {
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
 function when(d: Date | null): string {
-  return d ? d.toISOString().replace('.000Z', 'Z') : '-';
+  return d ? d.toISOString().replace(/\.\d{3}Z$/, 'Z') : '-';
 }
 
 /** The `sources list` text: one block per source. */
@@ -68,9 +68,11 @@ export function formatSources(list: readonly SourceRecord[]): string {
     lines.push(
       `  last success ${when(s.lastSuccessAt)}; rows added ${s.lastRowsAdded} last poll, ${s.rowsAddedTotal} in all; next poll ${when(s.nextPollAt)}`,
     );
+    // A good poll's warning (rows skipped, names held) is stamped with that poll's time.
+    const warning = s.lastErrorAt !== null && s.lastErrorAt.getTime() === s.lastSuccessAt?.getTime();
     if (s.lastErrorCode)
       lines.push(
-        `  last error ${when(s.lastErrorAt)} ${s.lastErrorCode}: ${s.lastErrorMessage ?? ''} (${s.errorsTotal} in all)`,
+        `  last ${warning ? 'warning (of the last good poll)' : 'error'} ${when(s.lastErrorAt)} ${s.lastErrorCode}: ${s.lastErrorMessage ?? ''} (${s.errorsTotal} coded in all)`,
       );
     for (const u of s.unmatched)
       lines.push(

@@ -181,7 +181,7 @@ describe('sources of every kind on one season', () => {
       listed.out,
       /unknown team England: "Man United" \(1 row\(s\) held\); closest: "Manchester United"/,
     );
-    assert.match(listed.out, /last error \S+ MC_ERR_SOURCE_UNKNOWN_TEAMS/);
+    assert.match(listed.out, /last warning \(of the last good poll\) \S+ MC_ERR_SOURCE_UNKNOWN_TEAMS/);
     const [teams] = await env.db.query<{ n: number }>(
       "SELECT count(*) AS n FROM matches WHERE 'Man United' IN (home_team_name, away_team_name)",
     );
