@@ -32,6 +32,9 @@ const CASES: Array<{ args: string[]; names: RegExp }> = [
   { args: ['ingest', '--synthetic', '--now', 'soon'], names: /--now.*soon/ },
   { args: ['ingest', '--synthetic', '--regions', '-1'], names: /--regions/ },
   { args: ['runs', 'list', '--bogus'], names: /--bogus/ },
+  { args: ['sources', 'add', 'e0', '/tmp/E0.csv', '--every', 'soon'], names: /--every.*soon/ },
+  { args: ['sources', 'add', 'e0', '/tmp/E0.csv', '--format', 'xml'], names: /--format.*xml/ },
+  { args: ['teams', 'add', 'Ipswich'], names: /--region/ },
 ];
 
 test('bad options and option values: one line, the usage, exit 2, nothing started', async () => {
