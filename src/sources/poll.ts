@@ -45,6 +45,14 @@ export interface PollOutcome {
   repredict: string | null;
 }
 
+/** Sets the staleness gauges of every source from its stored state (an API process, on scrape). */
+export function setSourceGauges(list: readonly SourceRecord[]): void {
+  for (const s of list) {
+    sourcePeriod.labels(s.name).set(s.everyMs / 1000);
+    sourceLastSuccess.labels(s.name).set((s.lastSuccessAt ?? s.createdAt).getTime() / 1000);
+  }
+}
+
 /** Matches of an odds row are looked up within this distance of its kick-off (feeds round or shift times). */
 const KICKOFF_TOLERANCE_MS = 3 * 86_400_000;
 
