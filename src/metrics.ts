@@ -80,11 +80,14 @@ export const modelRegisteredAt = new client.Gauge({
 const scrapeRefreshers = new Map<string, () => Promise<void>>();
 
 /** Registers (or replaces) the loader that refreshes the gauges of `name` before a scrape. */
-export function registerScrapeRefresher(name: 'drift' | 'performance', fn: () => Promise<void>): void {
+export function registerScrapeRefresher(
+  name: 'drift' | 'performance' | 'sources',
+  fn: () => Promise<void>,
+): void {
   scrapeRefreshers.set(name, fn);
 }
 
-async function refreshForScrape(name: 'drift' | 'performance'): Promise<void> {
+async function refreshForScrape(name: 'drift' | 'performance' | 'sources'): Promise<void> {
   // A failing store must not fail the whole exposition: the gauges keep their last values.
   await scrapeRefreshers
     .get(name)?.()
@@ -172,15 +175,18 @@ export const artifactLoadFailuresTotal = new client.Counter({
 /** Per configured source (docs/sources.md): set by every poll, in whichever process polls it. */
 export const sourceLastSuccess = new client.Gauge({
   name: 'matchcast_source_last_success_timestamp_seconds',
-  help: 'Unix time of the last successful poll of a source (a 304 or an unchanged body counts)',
+  help: 'Unix time of the last successful poll of a source (a 304 or an unchanged body counts; its creation until one succeeds)',
   labelNames: ['source'] as const,
   registers: [registry],
+  // An API process reads them from the sources table, whichever process polled.
+  collect: () => refreshForScrape('sources'),
 });
 export const sourcePeriod = new client.Gauge({
   name: 'matchcast_source_period_seconds',
   help: 'Polling period of a source, in seconds',
   labelNames: ['source'] as const,
   registers: [registry],
+  collect: () => refreshForScrape('sources'),
 });
 export const sourcePollsTotal = new client.Counter({
   name: 'matchcast_source_polls_total',
@@ -205,6 +211,7 @@ export const sourceRowsTotal = new client.Counter({
 export async function sourceFreshness(
   nowMs: number,
 ): Promise<{ name: string; last_success_at: string | null; period_seconds: number; fresh: boolean }[]> {
+  await refreshForScrape('sources');
   const periods = new Map(
     (await sourcePeriod.get()).values.map((v) => [String(v.labels.source), v.value] as const),
   );

@@ -2,7 +2,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../config.js';
 import { isMatchcastError, MatchcastError, replayClock } from '../domain/index.js';
-import { ingestPath, listCsvFiles } from '../ingest/index.js';
+import { type IngestReport, ingestPath, listCsvFiles } from '../ingest/index.js';
 import type { Logger } from '../logger.js';
 import {
   bootstrapFirstRun,
@@ -13,12 +13,16 @@ import {
 } from '../pipeline/index.js';
 import { type FeedDelta, ReplayFeed } from '../replay/index.js';
 import { openRuntime, type RuntimeContext } from '../runtime.js';
+import { pollSource, SourcesRepository } from '../sources/index.js';
 import { type ServeEmbeddedOptions, serveEmbedded } from './serve-embedded.js';
 import type { ServerJobs } from './server-jobs.js';
 import { dateOption, numberOption, UsageError } from './usage-error.js';
 
 /** The schedule of the full pipeline during a replay when PIPELINE_SCHEDULE is unset: daily, on the replay clock. */
 export const REPLAY_DEFAULT_SCHEDULE = '30 4 * * *';
+
+/** The replay's feed as a source of its own database. */
+export const REPLAY_SOURCE = 'replay';
 
 /** Options of {@link replayCommand} (the raw `start` arguments). */
 export interface ReplayArgs {
@@ -112,6 +116,8 @@ export async function replayCommand(config: Config, log: Logger, args: ReplayArg
     dataDir: stateDir,
     pipelineSchedule: config.pipelineSchedule ?? REPLAY_DEFAULT_SCHEDULE,
     pipelineSource: undefined,
+    // The replay polls its own feed on its ticks; the state folder holds no other source.
+    sourcePolling: false,
   };
   const ctx = await openRuntime(replayConfig, log, { role: 'embedded' });
   let seq = 0;
@@ -147,6 +153,50 @@ export async function replayCommand(config: Config, log: Logger, args: ReplayArg
   };
   const cache: RepredictCache = {};
   let ticks = 0;
+  // The feed is a source like any other (docs/sources.md): each release is polled through the same
+  // path — checks, team names, ingest, observations, re-prediction — with the feed as its fetcher.
+  await new SourcesRepository(ctx.db).add({
+    name: REPLAY_SOURCE,
+    url: `replay:${args.data}`,
+    format: 'release-csv',
+    everyMs: args.tickMs ?? 1000,
+    options: { acceptNewTeams: true },
+  });
+  const release = async (now: Date) => {
+    let delta: FeedDelta | null = null;
+    let report: IngestReport | null = null;
+    let re: Awaited<ReturnType<typeof repredictMatches>> | null = null;
+    const polled = await pollSource(
+      {
+        db: ctx.db,
+        store: ctx.store,
+        log,
+        afterIngest: async (ids, asOf, r) => {
+          report = r;
+          // New odds or results: re-predict just those matches and publish (not a full rebuild).
+          re = await repredictMatches(deps, ids, { asOf, cache, actor: 'replay' });
+          if (re.published) await ctx.views.refresh();
+          return re.published ? `run ${re.run_id} published` : (re.reason ?? undefined);
+        },
+      },
+      REPLAY_SOURCE,
+      {
+        now,
+        fetcher: async () => {
+          delta = feed.advance(now);
+          return delta
+            ? { status: 'ok', body: Buffer.from(delta.csv), etag: null, lastModified: null }
+            : { status: 'not-modified' };
+        },
+      },
+    );
+    return {
+      polled,
+      delta: delta as FeedDelta | null,
+      report: report as IngestReport | null,
+      re: re as Awaited<ReturnType<typeof repredictMatches>> | null,
+    };
+  };
   const background = (jobs: ServerJobs) => {
     let pending = false;
     const timer = setInterval(() => {
@@ -155,21 +205,16 @@ export async function replayCommand(config: Config, log: Logger, args: ReplayArg
       jobs
         .exclusive('replay-tick', async () => {
           const now = clock.now();
-          const delta = feed.advance(now);
+          const { polled, delta, report, re } = await release(now);
           if (!delta) return;
-          const report = await applyDelta(ctx, feedDir, seq++, delta, now);
           ticks++;
-          // New odds or results: re-predict just those matches and publish (not a full rebuild).
-          const ids = await ctx.db.query<{ id: number }>(
-            'SELECT id FROM matches WHERE start_time_utc = ANY($1::timestamptz[])',
-            [delta.kickoffs.map((t) => new Date(t).toISOString())],
-          );
-          const re = await repredictMatches(
-            deps,
-            ids.map((r) => Number(r.id)),
-            { asOf: now, cache, actor: 'replay' },
-          );
-          if (re.published) await ctx.views.refresh();
+          if (polled.status === 'failed') {
+            log.error(
+              { code: polled.code, now: now.toISOString() },
+              `replay: release failed: ${polled.message}`,
+            );
+            return;
+          }
           log.info(
             {
               now: now.toISOString(),
@@ -177,12 +222,12 @@ export async function replayCommand(config: Config, log: Logger, args: ReplayArg
               openings: delta.openings,
               closings: delta.closings,
               results: delta.results,
-              inserted: report.inserted,
-              updated: report.updated,
-              repredicted: re.repredicted,
-              results_updated: re.updated,
-              run_id: re.run_id,
-              repredict_ms: re.ms,
+              inserted: report?.inserted ?? 0,
+              updated: report?.updated ?? 0,
+              repredicted: re?.repredicted ?? 0,
+              results_updated: re?.updated ?? 0,
+              run_id: re?.run_id ?? null,
+              repredict_ms: re?.ms ?? 0,
             },
             'replay: released',
           );

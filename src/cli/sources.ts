@@ -32,6 +32,8 @@ ${SOURCE_KINDS.map((k) => `                             ${k.name}: ${k.descripti
     --encoding <enc>       ${INGEST_ENCODINGS.join(', ')} (default utf-8, strict)
     --region R --tournament T   JSON feeds: the league of events whose sport_key is not known
     --bookmaker <key>      JSON feeds: one bookmaker's prices instead of the average
+    --accept-new-teams     a name matching no known team becomes a team (default: its rows wait
+                           for \`matchcast teams alias\` / \`teams add\`); for sources named like the data
   list [--json]            each source: last success, last error, rows added, next poll, unknown team names
   poll [NAME] [options]    poll one source (or every source) now
     --accept               take a changed header or a shrunk results file
@@ -54,7 +56,7 @@ export interface SourcesCommandIo {
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
 function when(d: Date | null): string {
-  return d ? d.toISOString().replace('.000Z', 'Z') : '-';
+  return d ? d.toISOString().replace(/\.\d{3}Z$/, 'Z') : '-';
 }
 
 /** The `sources list` text: one block per source. */
@@ -66,9 +68,11 @@ export function formatSources(list: readonly SourceRecord[]): string {
     lines.push(
       `  last success ${when(s.lastSuccessAt)}; rows added ${s.lastRowsAdded} last poll, ${s.rowsAddedTotal} in all; next poll ${when(s.nextPollAt)}`,
     );
+    // A good poll's warning (rows skipped, names held) is stamped with that poll's time.
+    const warning = s.lastErrorAt !== null && s.lastErrorAt.getTime() === s.lastSuccessAt?.getTime();
     if (s.lastErrorCode)
       lines.push(
-        `  last error ${when(s.lastErrorAt)} ${s.lastErrorCode}: ${s.lastErrorMessage ?? ''} (${s.errorsTotal} in all)`,
+        `  last ${warning ? 'warning (of the last good poll)' : 'error'} ${when(s.lastErrorAt)} ${s.lastErrorCode}: ${s.lastErrorMessage ?? ''} (${s.errorsTotal} coded in all)`,
       );
     for (const u of s.unmatched)
       lines.push(
@@ -115,6 +119,7 @@ export async function sourcesCommand(argv: string[], io: SourcesCommandIo = {}):
       region: { type: 'string' },
       tournament: { type: 'string' },
       bookmaker: { type: 'string' },
+      'accept-new-teams': { type: 'boolean' },
       accept: { type: 'boolean' },
       'no-repredict': { type: 'boolean' },
       now: { type: 'string' },
@@ -159,6 +164,7 @@ export async function sourcesCommand(argv: string[], io: SourcesCommandIo = {}):
     if (values.region) options.region = values.region;
     if (values.tournament) options.tournament = values.tournament;
     if (values.bookmaker) options.bookmaker = values.bookmaker;
+    if (values['accept-new-teams']) options.acceptNewTeams = true;
     if (!isRemote(url) && !url.startsWith('file://') && !url.startsWith('/'))
       throw new UsageError(`a local source is an absolute path (or file:// URL), got "${url}"`);
     add = { name, url, format: kind.name, everyMs, options };

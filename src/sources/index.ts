@@ -3,7 +3,7 @@
 export { formatEvery, parseEvery } from './duration.js';
 export { type FetchBodyOptions, fetchBody, isRemote } from './fetch-body.js';
 export { guessKind, SOURCE_KINDS, sourceKind } from './kinds/index.js';
-export { type PollOptions, type PollOutcome, pollSource } from './poll.js';
+export { type PollOptions, type PollOutcome, pollSource, setSourceGauges } from './poll.js';
 export { type SourceScheduleOptions, startSourceSchedule } from './schedule.js';
 export { SourcesRepository } from './sources-repository.js';
 export {

@@ -8,7 +8,7 @@ import {
   sourcePollsTotal,
   sourceRowsTotal,
 } from '../metrics.js';
-import { type FetchBodyOptions, fetchBody } from './fetch-body.js';
+import { type FetchBodyOptions, type FetchedBody, fetchBody } from './fetch-body.js';
 import { sourceKind } from './kinds/index.js';
 import { type PollSuccess, SourcesRepository } from './sources-repository.js';
 import { TeamResolver } from './team-resolver.js';
@@ -24,6 +24,11 @@ export interface PollOptions {
   fetch?: Omit<FetchBodyOptions, 'etag' | 'lastModified'>;
   /** How long a poll may hold its source before another may take it over, ms. Default 10 min. */
   leaseMs?: number;
+  /** Where the body comes from. Default {@link fetchBody} of the source's URL (the replay hands its releases in). */
+  fetcher?: (
+    source: SourceRecord,
+    validators: Pick<FetchBodyOptions, 'etag' | 'lastModified'>,
+  ) => Promise<FetchedBody>;
 }
 
 /** What one poll did. */
@@ -38,6 +43,14 @@ export interface PollOutcome {
   unmatched: UnmatchedTeam[];
   /** What the re-prediction after the poll said. */
   repredict: string | null;
+}
+
+/** Sets the staleness gauges of every source from its stored state (an API process, on scrape). */
+export function setSourceGauges(list: readonly SourceRecord[]): void {
+  for (const s of list) {
+    sourcePeriod.labels(s.name).set(s.everyMs / 1000);
+    sourceLastSuccess.labels(s.name).set((s.lastSuccessAt ?? s.createdAt).getTime() / 1000);
+  }
 }
 
 /** Matches of an odds row are looked up within this distance of its kick-off (feeds round or shift times). */
@@ -125,7 +138,7 @@ function unreadPart(
  * has teams are held back (skipped, listed with the closest known names); in a region without any
  * team yet, a poll starts the league with the names as they are.
  */
-function resolveTeams(parsed: ParsedFile, resolver: TeamResolver): UnmatchedTeam[] {
+function resolveTeams(parsed: ParsedFile, resolver: TeamResolver, acceptNew: boolean): UnmatchedTeam[] {
   const unmatched = new Map<string, UnmatchedTeam>();
   const miss = (region: string, name: string) => {
     const key = `${region}\u0000${name}`;
@@ -148,9 +161,9 @@ function resolveTeams(parsed: ParsedFile, resolver: TeamResolver): UnmatchedTeam
     if (!resolver.regionKnown(m.regionName)) return true;
     const home = resolver.resolve(m.regionName, m.homeTeamName);
     const away = resolver.resolve(m.regionName, m.awayTeamName);
-    if (home && away) {
-      m.homeTeamName = home;
-      m.awayTeamName = away;
+    if ((home && away) || acceptNew) {
+      m.homeTeamName = home ?? m.homeTeamName;
+      m.awayTeamName = away ?? m.awayTeamName;
       return true;
     }
     hold(
@@ -261,11 +274,13 @@ export async function pollSource(
     const kind = sourceKind(source.format);
     if (!kind) throw new MatchcastError('MC_ERR_CONFIG', `unknown source format "${source.format}"`);
     const conditional = !source.fullReadNext && !options.accept;
-    const fetched = await fetchBody(source.url, {
-      ...options.fetch,
+    const validators = {
       etag: conditional ? source.etag : null,
       lastModified: conditional ? source.lastModified : null,
-    });
+    };
+    const fetched = options.fetcher
+      ? await options.fetcher(source, validators)
+      : await fetchBody(source.url, { ...options.fetch, ...validators });
     const digest = fetched.status === 'ok' ? sha256(fetched.body) : null;
     if (
       fetched.status === 'not-modified' ||
@@ -294,7 +309,7 @@ export async function pollSource(
     }
     const parsed = kind.parse(text, { file: name, fetchedAt: now, options: source.options });
     const resolver = await TeamResolver.load(deps.db);
-    const unmatched = resolveTeams(parsed, resolver);
+    const unmatched = resolveTeams(parsed, resolver, source.options.acceptNewTeams === true);
     await resolveKickoffs(deps, parsed);
     const report = await ingestParsed([parsed], { db: deps.db, store: deps.store, log }, { now });
     const rowsAdded = report.inserted + report.updated + report.observationsAdded;

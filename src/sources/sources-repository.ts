@@ -93,8 +93,8 @@ export class SourcesRepository {
     return (await this.db.query('DELETE FROM sources WHERE name = $1 RETURNING name', [name])).length > 0;
   }
 
-  async list(): Promise<SourceRecord[]> {
-    return (await this.db.query<Row>('SELECT * FROM sources ORDER BY name')).map(record);
+  async list(options: Parameters<Queryable['query']>[2] = {}): Promise<SourceRecord[]> {
+    return (await this.db.query<Row>('SELECT * FROM sources ORDER BY name', [], options)).map(record);
   }
 
   async get(name: string): Promise<SourceRecord | null> {

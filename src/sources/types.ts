@@ -12,6 +12,11 @@ export interface SourceOptions {
   tournament?: string;
   /** JSON feeds: take one bookmaker's prices (its `key`) instead of the average over bookmakers. */
   bookmaker?: string;
+  /**
+   * A name that matches no known team becomes a new team instead of holding its rows back: for a
+   * source whose names are consistent with the stored ones (the replay of the same data). Default `false`.
+   */
+  acceptNewTeams?: boolean;
 }
 
 /** What a kind of source is given to turn a fetched body into rows. */

@@ -3,10 +3,11 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { type ReplayState, replayCommand } from '../../src/cli/replay.js';
+import { REPLAY_SOURCE, type ReplayState, replayCommand } from '../../src/cli/replay.js';
 import { parseConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { readPublished } from '../../src/runs/index.js';
+import { SourcesRepository } from '../../src/sources/index.js';
 
 const DATA = '/work/shared/data/football/england.csv';
 const KEY = 'replay-e2e-key-0123456789abcdef';
@@ -104,6 +105,10 @@ test('replay on real data: fixtures get odds and results as the clock moves', {
     );
     const finished = upcoming.filter((c) => after.get(c.match_id)?.status === 'finished');
     assert.ok(finished.length > 0, 'results arrived after full time');
+    // The releases came through the source path: the feed is the `replay` source of the replay's database.
+    const source = await new SourcesRepository(ctx.db).get(REPLAY_SOURCE);
+    assert.ok(source?.lastSuccessAt && source.rowsAddedTotal > 0, 'releases polled as a source');
+    assert.ok(source.lastErrorCode !== 'MC_ERR_SOURCE_UNKNOWN_TEAMS', 'no released row held back');
   } finally {
     stop();
     assert.equal(await serving, 0);

@@ -55,3 +55,30 @@ test('/healthcheck/ shows each polled source: fresh within twice its period, sta
     await app.close();
   }
 });
+
+test('/metrics reads the source gauges from the sources table, whichever process polled', async () => {
+  const { app, ctx } = await embeddedApp();
+  try {
+    const repo = new SourcesRepository(ctx.db);
+    await repo.add({
+      name: 'elsewhere',
+      url: '/nowhere.csv',
+      format: 'results-csv',
+      everyMs: 900_000,
+      options: {},
+    });
+    const at = new Date('2026-01-02T03:04:05Z');
+    await ctx.db.query("UPDATE sources SET last_success_at = $1 WHERE name = 'elsewhere'", [at]);
+    const text = (await app.inject({ url: '/metrics' })).body;
+    assert.match(
+      text,
+      new RegExp(
+        `^matchcast_source_last_success_timestamp_seconds\\{source="elsewhere"\\} ${at.getTime() / 1000}$`,
+        'm',
+      ),
+    );
+    assert.match(text, /^matchcast_source_period_seconds\{source="elsewhere"\} 900$/m);
+  } finally {
+    await app.close();
+  }
+});

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { registry, sourceFreshness } from '../../metrics.js';
+import { registerScrapeRefresher, registry, sourceFreshness } from '../../metrics.js';
 import {
   EXAMPLE_HEALTH,
   EXAMPLE_LANDING,
@@ -12,11 +12,26 @@ import {
   Readiness,
   respond,
 } from '../../schemas/index.js';
+import { SourcesRepository, setSourceGauges } from '../../sources/index.js';
 import type { AppContext } from '../context.js';
 import { SERVICE_VERSION } from '../version.js';
 
 /** `GET /`, `GET /healthcheck/`, `GET /metrics`: open routes that need no model. */
 export async function serviceRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  // The source gauges (and the healthcheck's freshness) follow the sources table, whichever process
+  // polls: read at most every 5 s, bounded by the request's database timeout, a failure keeps them.
+  let sourcesRead: { at: number; done: Promise<void> } | null = null;
+  registerScrapeRefresher('sources', () => {
+    // Both source gauges are collected at once: the second waits for the read the first started.
+    if (!sourcesRead || Date.now() - sourcesRead.at >= 5000)
+      sourcesRead = {
+        at: Date.now(),
+        done: new SourcesRepository(ctx.db)
+          .list({ timeoutMs: Math.min(ctx.config.dbTimeoutMs, 1000) })
+          .then(setSourceGauges),
+      };
+    return sourcesRead.done;
+  });
   app.get(
     '/',
     {

@@ -1,0 +1,17 @@
+import { parseCsvText } from '../../ingest/index.js';
+import type { SourceKind } from '../types.js';
+import { expectFormat } from './csv-checks.js';
+
+/**
+ * Rows released as a clock passes them (the replay of `start --as-of`): each body holds only the rows
+ * whose stage changed since the last release, in the shared football layout with what is not known
+ * yet left blank — a fixture, then its opening prices, its closing prices, its result.
+ */
+export const releaseCsv: SourceKind = {
+  name: 'release-csv',
+  description: 'rows released by a clock (each body the rows that changed; shared football layout)',
+  body: 'csv',
+  grows: false,
+  parse: (text, ctx) =>
+    expectFormat(parseCsvText(text, ctx.file, { now: ctx.fetchedAt }), ['football-csv'], 'release'),
+};
