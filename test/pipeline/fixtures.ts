@@ -149,7 +149,14 @@ export async function openTestEnv(
   );
   const log = createLogger('silent');
   return {
-    deps: { config, db, store, registry: createRegistry(store, config), log, progress: silentProgress },
+    deps: {
+      config,
+      db,
+      store,
+      registry: createRegistry({ db, store }, config),
+      log,
+      progress: silentProgress,
+    },
     dir,
     config,
     ids,

@@ -22,7 +22,7 @@ after(async () => {
 });
 
 async function lastRun(env: TestEnv): Promise<RunRecord> {
-  const runs = await listRuns(env.deps.store);
+  const runs = await listRuns(env.deps.db);
   assert.ok(runs.length > 0, 'a run record was written');
   return runs.at(-1)!;
 }
@@ -50,7 +50,7 @@ test('empty database, no champion: exit 3 from the rows gate, run failed, nothin
   assertRefused(run, /database has no match/);
   assert.equal(run.gates[0]!.figures.features_rows, 0);
   assert.equal(run.gates[0]!.figures.champion, null);
-  assert.equal(await readPublished(empty.deps.store), null, 'nothing published');
+  assert.equal(await readPublished(empty.deps.db), null, 'nothing published');
   assert.deepEqual(await empty.deps.registry.listVersions(), [], 'no version registered');
 });
 
@@ -62,7 +62,7 @@ test('--force with nothing to train on still cannot train: exit 1 (MC_ERR_VALIDA
   const run = await lastRun(empty);
   assert.equal(run.status, 'failed');
   assert.equal(run.error?.code, 'MC_ERR_VALIDATION');
-  assert.equal(await readPublished(empty.deps.store), null);
+  assert.equal(await readPublished(empty.deps.db), null);
 });
 
 test('matches but none finished before as-of, no champion: exit 3 naming the cause', async () => {
@@ -100,7 +100,7 @@ test('a wrong (empty) database under a published run: exit 3, the served run and
   } finally {
     await emptyDb.close();
   }
-  assert.equal((await readPublished(league.deps.store))?.run_id, served, 'the same run is served');
+  assert.equal((await readPublished(league.deps.db))?.run_id, served, 'the same run is served');
   assert.equal((await league.deps.store.head('models', 'runs/published.json'))?.etag, pointer.etag);
   assert.equal((await league.deps.registry.listVersions()).length, versions, 'no version registered');
 });
