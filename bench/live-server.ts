@@ -9,7 +9,7 @@ import { liveRoutes } from '../src/api/routes/live.js';
 import { tasksRoutes } from '../src/api/routes/tasks.js';
 import { createPredictionCache } from '../src/cache/index.js';
 import { parseConfig } from '../src/config.js';
-import type { Database } from '../src/db/index.js';
+import { openDatabase } from '../src/db/index.js';
 import { createLogger } from '../src/logger.js';
 import { createTaskQueue } from '../src/queue/index.js';
 import { createRegistry } from '../src/registry/index.js';
@@ -19,16 +19,18 @@ import { createObjectStore } from '../src/storage/index.js';
 const config = parseConfig(process.env);
 const log = createLogger('warn', 'bench-api');
 const store = createObjectStore(config, log);
+// The registry's rows and the published run: the database of DATA_DIR (served by bench/live.ts).
+const db = await openDatabase(config, { maxConnections: 4 });
 const queue = createTaskQueue(config, { log });
 const ctx: AppContext = {
   config,
   log,
-  db: { ping: async () => true, close: async () => {} } as unknown as Database,
+  db,
   store,
   queue,
   cache: createPredictionCache(config, log),
-  registry: createRegistry(store, config),
-  views: createServingViews(store, config, log),
+  registry: createRegistry({ db, store }, config),
+  views: createServingViews({ db, store }, config, log),
 };
 const app = await buildApp(ctx, { logRequests: false });
 if (!app.hasRoute({ method: 'GET', url: '/predict/:match_id' })) await liveRoutes(app, ctx);
@@ -39,6 +41,7 @@ process.send?.({ port: typeof address === 'object' && address ? address.port : 0
 process.once('SIGTERM', async () => {
   await app.close();
   await queue.close();
+  await db.close();
   process.exit(0);
 });
 process.on('message', async (msg) => {
@@ -50,6 +53,7 @@ process.on('message', async (msg) => {
   if (msg === 'stop') {
     await app.close();
     await queue.close();
+    await db.close();
     process.exit(0);
   }
 });

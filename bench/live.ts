@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { parseConfig } from '../src/config.js';
-import { KEYS } from '../src/domain/index.js';
+import { embeddedDbDir, hostEmbeddedDatabase, openDatabase } from '../src/db/index.js';
 import {
   FEATURE_NAMES,
   type FeatureRow,
@@ -25,6 +25,7 @@ import {
 import { serializeModel, trainModel } from '../src/model/index.js';
 import { createRegistry } from '../src/registry/index.js';
 import { createObjectStore } from '../src/storage/index.js';
+import { publishArtifacts } from '../test/helpers/served.js';
 
 const run = promisify(execFile);
 const { values } = parseArgs({
@@ -51,9 +52,15 @@ function rng(seed: number): () => number {
   };
 }
 
+/** Publishes the features and registers the champion in the database and store of `dataDir`. */
 async function prepare(dataDir: string): Promise<void> {
-  const config = parseConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+  const config = parseConfig({
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: process.env.DATABASE_URL,
+  });
   const store = createObjectStore(config);
+  const db = await openDatabase(config);
   const r = rng(42);
   const rows: FeatureRow[] = [];
   for (let id = 1; id <= MATCHES; id++) {
@@ -71,7 +78,7 @@ async function prepare(dataDir: string): Promise<void> {
     for (const name of FEATURE_NAMES) row[name] = r() < 0.05 ? null : r() - 0.5;
     rows.push(row as FeatureRow);
   }
-  await store.put(KEYS.features.bucket, KEYS.features.key, featureRowsToParquet(rows));
+  await publishArtifacts({ db, store }, { features: featureRowsToParquet(rows) }, { actor: 'bench' });
   const train = rows.slice(0, 5000);
   const names = [...MODEL_FEATURE_NAMES];
   const model = trainModel(
@@ -79,7 +86,7 @@ async function prepare(dataDir: string): Promise<void> {
     train.map((row) => row.label ?? 0),
     { featureNames: names, maxIter: 50 },
   );
-  const registry = createRegistry(store, config);
+  const registry = createRegistry({ db, store }, config);
   const v = await registry.registerVersion({
     metrics: { log_loss: 1.0 },
     params: {},
@@ -88,6 +95,7 @@ async function prepare(dataDir: string): Promise<void> {
     artifact: serializeModel(model),
   });
   await registry.setAlias('champion', v.version, 'bench');
+  await db.close();
   await store.close();
 }
 
@@ -160,6 +168,11 @@ const env = {
   PORT: String(18_000 + (process.pid % 1000)),
   WORKER_CONCURRENCY: String(values.concurrency),
 };
+// The API and the worker processes share the embedded database of DATA_DIR, served on its socket from
+// here as `matchcast start` serves it (with DATABASE_URL set they use that server instead).
+const dbHost = process.env.DATABASE_URL
+  ? null
+  : await hostEmbeddedDatabase(embeddedDbDir(parseConfig({ DATA_DIR: dataDir })));
 console.error(`preparing ${MATCHES} matches in ${dataDir} …`);
 await prepare(dataDir);
 
@@ -173,7 +186,7 @@ const worker = spawn(process.execPath, [...prof, 'bin/matchcast.js', 'worker'], 
   stdio: ['ignore', 'ignore', 'inherit'],
 });
 // `--api serve`: the real `matchcast serve` (PGlite in DATA_DIR unless DATABASE_URL is set);
-// `--api app`: bench/live-server.ts (the same app without the database, reports its own CPU).
+// `--api app`: bench/live-server.ts (the same app with only the routes it measures, reports its own CPU).
 const useServe = values.api === 'serve';
 const api = useServe
   ? spawn(process.execPath, [...prof, 'bin/matchcast.js', 'serve'], {
@@ -261,5 +274,6 @@ console.log(
 api.kill('SIGTERM');
 worker.kill('SIGTERM');
 await Promise.all([new Promise((r) => worker.once('exit', r)), new Promise((r) => api.once('exit', r))]);
+await dbHost?.close();
 await rm(dataDir, { recursive: true, force: true });
 process.exit(0);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { openDatabase } from '../../src/db/index.js';
 import { bootstrapFirstRun } from '../../src/pipeline/index.js';
-import { listRuns, type RunRecord, readPublished } from '../../src/runs/index.js';
+import { listRuns, publishedSeq, type RunRecord, readPublished } from '../../src/runs/index.js';
 import { openTestEnv, runPipelineCli, smallLeague, type TestEnv } from './fixtures.js';
 
 let empty: TestEnv;
@@ -79,7 +79,7 @@ test('a wrong (empty) database under a published run: exit 3, the served run and
     refitDays: 120,
   });
   const served = boot.run!.run_id;
-  const pointer = await league.deps.store.head('models', 'runs/published.json');
+  const pointer = await publishedSeq(league.deps.db);
   assert.ok(pointer, 'a run is published');
   const versions = (await league.deps.registry.listVersions()).length;
   const champion = await league.deps.registry.resolve('champion');
@@ -87,20 +87,18 @@ test('a wrong (empty) database under a published run: exit 3, the served run and
 
   const emptyDb = await openDatabase(league.config, { memory: true });
   try {
-    const r = await runPipelineCli(
-      { ...league, deps: { ...league.deps, db: emptyDb } },
-      'run',
-      '--as-of',
-      '2023-09-15',
-    );
+    // The run's record goes to the database it was pointed at; the registry is the served one's.
+    const wrong = { ...league, deps: { ...league.deps, db: emptyDb } };
+    const r = await runPipelineCli(wrong, 'run', '--as-of', '2023-09-15');
     assert.equal(r.code, 3, r.err);
     assert.match(r.err, /rows: no rows to train on: the database has no match/);
     assert.match(r.err, new RegExp(`champion \\(version ${champion.version}\\) keeps serving`));
-    assertRefused(await lastRun(league), /database has no match/);
+    assertRefused(await lastRun(wrong), /database has no match/);
+    assert.equal(await readPublished(emptyDb), null, 'nothing published there either');
   } finally {
     await emptyDb.close();
   }
   assert.equal((await readPublished(league.deps.db))?.run_id, served, 'the same run is served');
-  assert.equal((await league.deps.store.head('models', 'runs/published.json'))?.etag, pointer.etag);
+  assert.equal(await publishedSeq(league.deps.db), pointer, 'the pointer did not move');
   assert.equal((await league.deps.registry.listVersions()).length, versions, 'no version registered');
 });

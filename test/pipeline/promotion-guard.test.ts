@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { registryCommand } from '../../src/cli/registry.js';
 import { runFeaturesStage, runPromoteStage, runTrainStage } from '../../src/pipeline/index.js';
 import { decidePromotion, type ModelVersion } from '../../src/registry/index.js';
-import { openTestEnv, smallLeague, type TestEnv } from './fixtures.js';
+import { draftDeps, openTestEnv, smallLeague, type TestEnv } from './fixtures.js';
 
 const AS_OF = new Date('2023-09-15T00:00:00Z');
 
@@ -36,8 +36,9 @@ describe('pipeline promote with the guard', () => {
   let trained: ModelVersion;
   before(async () => {
     env = await openTestEnv(smallLeague({ teams: 6, seed: 11 }));
-    await runFeaturesStage(env.deps, AS_OF);
-    trained = (await runTrainStage(env.deps, AS_OF)).version;
+    const draft = await draftDeps(env, AS_OF);
+    await runFeaturesStage(draft, AS_OF);
+    trained = (await runTrainStage(draft, AS_OF)).version;
   });
   after(async () => {
     await env?.close();
@@ -102,6 +103,7 @@ describe('pipeline promote with the guard', () => {
         err += t;
       },
       config: env.config,
+      db: env.deps.db,
       store: env.deps.store,
     };
     const code = await registryCommand(['promote'], io);
