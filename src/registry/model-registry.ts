@@ -144,6 +144,12 @@ export class ModelRegistry implements Registry {
     }
     const body = typeof input.artifact === 'string' ? Buffer.from(input.artifact, 'utf8') : input.artifact;
     const artifactKey = modelArtifactKey(runId);
+    // A registered run's file is never rewritten (its recorded SHA-256 would no longer match).
+    const taken = await this.db.query('SELECT 1 FROM model_versions WHERE model_name = $1 AND run_id = $2', [
+      this.modelName,
+      runId,
+    ]);
+    if (taken.length > 0) throw new MatchcastError('MC_ERR_CONFLICT', `run ${runId} is already registered`);
     // The file goes first: a version row never points at a missing file. Its key is unique to the run.
     await this.store.put(REGISTRY_BUCKET, artifactKey, body, { contentType: 'application/json' });
     const params = Object.fromEntries(Object.entries(input.params).map(([k, v]) => [k, String(v)]));

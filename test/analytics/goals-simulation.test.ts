@@ -11,6 +11,7 @@ import { KEYS, type OddsRecord } from '../../src/domain/index.js';
 import { ODDS_COLUMNS } from '../../src/ingest/index.js';
 import { MARKETS_COLUMNS, type MarketsRow } from '../../src/model/index.js';
 import { writeParquet } from '../../src/storage/index.js';
+import { publishArtifacts } from '../helpers/served.js';
 import { generateLeague, setupEnv } from './synthetic.js';
 
 const base = (id: number) => ({ match_id: id, region_id: 1, region_name: 'Norland', season: '2022-2023' });
@@ -93,11 +94,9 @@ test('goals simulation stage bets out-of-sample rows only: walk-forward rows kic
       close_btts_yes: 1.9,
       close_btts_no: 1.9,
     }));
-    await env.deps.store.put(
-      'raw-data',
-      'odds.parquet',
-      writeParquet([...ODDS_COLUMNS], odds as unknown as Record<string, unknown>[]),
-    );
+    // The ingest's odds file (what the simulation prices bets with) and the served run's copy.
+    const oddsFile = writeParquet([...ODDS_COLUMNS], odds as unknown as Record<string, unknown>[]);
+    await env.deps.store.put(KEYS.odds.bucket, KEYS.odds.key, oddsFile);
     // Expected goals 3 – 3: P(over 2.5) ≈ 0.94, P(BTTS) ≈ 0.90, an edge far above 5 % on every row. Finished
     // matches alternate between an out-of-sample walk-forward row, an in-sample one (cut-off after kick-off)
     // and a champion row; only the first kind may be bet.
@@ -116,11 +115,11 @@ test('goals simulation stage bets out-of-sample rows only: walk-forward rows kic
       odd_btts_yes: 1.9,
       odd_btts_no: 1.9,
     }));
-    await env.deps.store.put(
-      KEYS.markets.bucket,
-      KEYS.markets.key,
-      writeParquet(MARKETS_COLUMNS, rows as unknown as Record<string, unknown>[]),
-    );
+    // Served as a pipeline run would serve them: odds and markets of one published run.
+    await publishArtifacts(env.deps, {
+      odds: oddsFile,
+      markets: writeParquet(MARKETS_COLUMNS, rows as unknown as Record<string, unknown>[]),
+    });
     const outOfSample = finished.filter((_, i) => i % 3 === 0).length;
     assert.ok(outOfSample > 10 && outOfSample < finished.length);
     const results = await runGoalsSimulateStage(env.deps, { asOf: AS_OF });

@@ -126,7 +126,12 @@ describe('realised performance replayed over a synthetic season', () => {
     }
     app = Fastify({ logger: false }) as unknown as FastifyInstance;
     registerErrorHandling(app);
-    const ctx = { config: env.config, store: env.deps.store, log: env.deps.log } as unknown as AppContext;
+    const ctx = {
+      config: env.config,
+      db: env.deps.db,
+      store: env.deps.store,
+      log: env.deps.log,
+    } as unknown as AppContext;
     await monitoringPerformanceRoutes(app, ctx);
     await monitoringReportsRoutes(app, ctx);
     await app.ready();
@@ -249,7 +254,7 @@ describe('realised performance replayed over a synthetic season', () => {
 
   test('runs publish / rollback path: the published predictions file is logged as served from then on', async () => {
     const at = asOfs.at(-1)!;
-    const res = await recordServedFromPublished(env.deps.store, {
+    const res = await recordServedFromPublished(env.deps, {
       servedAt: at,
       publicationId: 'rollback-x',
     });

@@ -19,6 +19,7 @@ import {
 import { createLogger } from '../../src/logger.js';
 import { createRegistry } from '../../src/registry/index.js';
 import { createObjectStore, writeParquet } from '../../src/storage/index.js';
+import { publishArtifacts } from '../helpers/served.js';
 
 export function rng(seed: number): () => number {
   let a = seed >>> 0;
@@ -198,7 +199,7 @@ export async function setupEnv(
   const log = createLogger('silent');
   const store = createObjectStore(config);
   const db = await openDatabase(config, { memory: true });
-  const registry = createRegistry(store, config);
+  const registry = createRegistry({ db, store }, config);
   const repo = new MatchesRepository(db);
   await repo.upsertMatches(league.matches);
   const matches = await repo.allMatches();
@@ -207,13 +208,14 @@ export async function setupEnv(
     const o = league.odds.get(matchKey(m));
     if (o) oddsMap.set(m.id, { match_id: m.id, ...o });
   }
-  await store.put(
-    'raw-data',
-    'odds.parquet',
-    writeParquet([...ODDS_COLUMNS], [...oddsMap.values()] as unknown as Record<string, unknown>[]),
-  );
+  // The ingest input (raw-data/odds.parquet) and, below, the same files published as the served run.
+  const oddsFile = writeParquet([...ODDS_COLUMNS], [...oddsMap.values()] as unknown as Record<
+    string,
+    unknown
+  >[]);
+  await store.put('raw-data', 'odds.parquet', oddsFile);
   const rows = buildFeatureRows(matches, oddsMap, asOf);
-  await store.put('features', 'match_features.parquet', featureRowsToParquet(rows));
+  const featuresFile = featureRowsToParquet(rows);
   const v = await registry.registerVersion({
     metrics: { log_loss: 1.0 },
     params: { kind: 'market-stand-in' },
@@ -255,33 +257,29 @@ export async function setupEnv(
     };
   });
   const S = 'string' as const;
-  await store.put(
-    'predictions',
-    'predictions.parquet',
-    writeParquet(
-      [
-        { name: 'match_id', type: 'int64' },
-        { name: 'home_team_name', type: S },
-        { name: 'away_team_name', type: S },
-        { name: 'start_time_utc', type: 'timestamp' },
-        { name: 'region_id', type: 'int32' },
-        { name: 'region_name', type: S },
-        { name: 'tournament_name', type: S },
-        { name: 'season', type: S },
-        { name: 'proba_home', type: 'double' },
-        { name: 'proba_draw', type: 'double' },
-        { name: 'proba_away', type: 'double' },
-        { name: 'predicted_class', type: 'int32' },
-        { name: 'predicted_label', type: S },
-        { name: 'is_future', type: 'boolean' },
-        { name: 'model_stage', type: S },
-        { name: 'model_run_id', type: S },
-        { name: 'predictions_computed_at', type: 'timestamp' },
-        { name: 'home_score', type: 'int32' },
-        { name: 'away_score', type: 'int32' },
-      ],
-      preds,
-    ),
+  const predictionsFile = writeParquet(
+    [
+      { name: 'match_id', type: 'int64' },
+      { name: 'home_team_name', type: S },
+      { name: 'away_team_name', type: S },
+      { name: 'start_time_utc', type: 'timestamp' },
+      { name: 'region_id', type: 'int32' },
+      { name: 'region_name', type: S },
+      { name: 'tournament_name', type: S },
+      { name: 'season', type: S },
+      { name: 'proba_home', type: 'double' },
+      { name: 'proba_draw', type: 'double' },
+      { name: 'proba_away', type: 'double' },
+      { name: 'predicted_class', type: 'int32' },
+      { name: 'predicted_label', type: S },
+      { name: 'is_future', type: 'boolean' },
+      { name: 'model_stage', type: S },
+      { name: 'model_run_id', type: S },
+      { name: 'predictions_computed_at', type: 'timestamp' },
+      { name: 'home_score', type: 'int32' },
+      { name: 'away_score', type: 'int32' },
+    ],
+    preds,
   );
   const backtest = rows
     .filter((r) => r.start_time_utc >= backtestFrom && r.label !== null)
@@ -296,20 +294,20 @@ export async function setupEnv(
         training_cutoff: backtestFrom,
       };
     });
-  await store.put(
-    'predictions',
-    'backtest.parquet',
-    writeParquet(
-      [
-        { name: 'match_id', type: 'int64' },
-        { name: 'proba_home', type: 'double' },
-        { name: 'proba_draw', type: 'double' },
-        { name: 'proba_away', type: 'double' },
-        { name: 'model_run_id', type: S },
-        { name: 'training_cutoff', type: 'timestamp' },
-      ],
-      backtest,
-    ),
+  const backtestFile = writeParquet(
+    [
+      { name: 'match_id', type: 'int64' },
+      { name: 'proba_home', type: 'double' },
+      { name: 'proba_draw', type: 'double' },
+      { name: 'proba_away', type: 'double' },
+      { name: 'model_run_id', type: S },
+      { name: 'training_cutoff', type: 'timestamp' },
+    ],
+    backtest,
+  );
+  await publishArtifacts(
+    { db, store },
+    { odds: oddsFile, features: featuresFile, predictions: predictionsFile, backtest: backtestFile },
   );
   void FEATURE_NAMES;
   return {

@@ -5,47 +5,41 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { AliasCache } from '../../src/api/routes/live.js';
 import { parseConfig } from '../../src/config.js';
-import { MatchcastError } from '../../src/domain/index.js';
+import { openDatabase } from '../../src/db/index.js';
 import { createRegistry } from '../../src/registry/index.js';
-import { createObjectStore, type ObjectStore } from '../../src/storage/index.js';
-import { unreachableS3Config } from '../helpers/s3rver.js';
+import { createObjectStore } from '../../src/storage/index.js';
+import { breakableDb, unreachableDb } from '../helpers/db-faults.js';
 
 const dirs: string[] = [];
 after(async () => {
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
 });
 
-/** The folder store with a switch that makes every read fail as an unreachable store does. */
-function breakable(inner: ObjectStore): ObjectStore & { down: boolean } {
-  const wrapper = Object.create(inner) as ObjectStore & { down: boolean };
-  wrapper.down = false;
-  const fail = () => {
-    throw new MatchcastError('MC_ERR_STORE_UNAVAILABLE', 'object store is down (test)');
-  };
-  wrapper.get = async (...args) => (wrapper.down ? fail() : inner.get(...args));
-  wrapper.head = async (...args) => (wrapper.down ? fail() : inner.head(...args));
-  wrapper.list = async (...args) => (wrapper.down ? fail() : inner.list(...args));
-  return wrapper;
-}
-
 test('registry unreachable at start: resolve defers to the workers (version null); stage rules still apply', async () => {
-  const config = unreachableS3Config();
-  const s3 = createObjectStore(config);
+  const dir = await mkdtemp(path.join(tmpdir(), 'mc-alias-cache-'));
+  dirs.push(dir);
+  const config = parseConfig({ DATA_DIR: dir });
+  const store = createObjectStore(config);
+  const db = await unreachableDb();
   try {
-    const aliases = new AliasCache(createRegistry(s3, config), 60_000);
+    const aliases = new AliasCache(createRegistry({ db, store }, config), 60_000);
     assert.deepEqual(await aliases.resolve(undefined), { stage: 'champion', version: null });
     assert.deepEqual(await aliases.resolve('challenger'), { stage: 'challenger', version: null });
     await assert.rejects(aliases.resolve('staging'), { code: 'MC_ERR_BAD_STAGE' });
   } finally {
-    await s3.close();
+    await db.close();
+    await store.close();
   }
 });
 
-test('registry lost after a first answer: the last known aliases and versions keep resolving', async () => {
+test('registry lost after a first answer: the last known aliases and versions keep resolving', async (t) => {
   const dir = await mkdtemp(path.join(tmpdir(), 'mc-alias-cache-'));
   dirs.push(dir);
-  const store = breakable(createObjectStore(parseConfig({ DATA_DIR: dir })));
-  const registry = createRegistry(store, { modelName: `alias-cache-${process.pid}` });
+  const config = parseConfig({ DATA_DIR: dir });
+  const store = createObjectStore(config);
+  const db = breakableDb(await openDatabase(config, { memory: true }));
+  t.after(() => Promise.all([db.close(), store.close()]));
+  const registry = createRegistry({ db, store }, { modelName: `alias-cache-${process.pid}` });
   const v1 = await registry.registerVersion({
     metrics: { log_loss: 0.99 },
     params: { family: 'multinomial_logit' },
@@ -58,11 +52,11 @@ test('registry lost after a first answer: the last known aliases and versions ke
   assert.equal((await aliases.resolve('champion')).version?.run_id, v1.run_id);
   await assert.rejects(aliases.resolve('challenger'), { code: 'MC_ERR_BAD_STAGE' }, 'no such alias');
 
-  store.down = true;
+  db.down = true;
   assert.equal((await aliases.resolve('champion')).version?.run_id, v1.run_id, 'last known answer');
   await assert.rejects(aliases.resolve('challenger'), { code: 'MC_ERR_BAD_STAGE' });
 
-  store.down = false;
+  db.down = false;
   await registry.deleteAlias('champion', 'test');
   await assert.rejects(aliases.resolve('champion'), { code: 'MC_ERR_BAD_STAGE' }, 'a removed alias is seen');
 });

@@ -60,10 +60,11 @@ const ELSEWHERE: Partial<Record<ErrorCode, string>> = {
   MC_ERR_INTERNAL: 'test/contract/shared-contract.test.ts (a 500 carries a request_id)',
   MC_ERR_UI_UNAVAILABLE: 'test/web/ui-routes.test.ts (UI not built)',
   // Not HTTP answers of the API: raised by the CLI, the pipeline or the stores.
+  MC_ERR_ARTIFACT_INTEGRITY: 'test/runs/run-records.test.ts, test/registry/registry.test.ts',
   MC_ERR_GATE_FAILED: 'test/runs/safe-runs.test.ts',
   MC_ERR_INVALID_KEY: 'test/storage/create-object-store.test.ts',
   MC_ERR_CONFIG: 'test/unit/config.test.ts',
-  MC_ERR_CONFLICT: 'test/storage/fs-object-store.test.ts (a key used as an object and as a folder)',
+  MC_ERR_CONFLICT: 'test/registry/registry.test.ts, test/runs/run-records.test.ts',
   MC_ERR_PROMOTION_REFUSED: 'test/pipeline/promotion-guard.test.ts',
   MC_ERR_DATASET_MISMATCH: 'test/cli/dataset-record.test.ts',
   // Per-row codes of an ingest report (skipped rows).

@@ -3,8 +3,7 @@ import { after, before, test } from 'node:test';
 import { buildApp } from '../../src/api/index.js';
 import { predictionRequestsTotal } from '../../src/metrics.js';
 import { createRegistry } from '../../src/registry/index.js';
-import { createObjectStore } from '../../src/storage/index.js';
-import { unreachableS3Config } from '../helpers/s3rver.js';
+import { unreachableDb } from '../helpers/db-faults.js';
 import { API_KEY, type LiveApp, sleep, startLiveApp } from '../worker/app-harness.js';
 
 // Embedded mode: no REDIS_URL → in-process queue on worker threads, in-memory cache.
@@ -83,10 +82,10 @@ test('embedded: celery routes list the worker threads with a ping', async () => 
 });
 
 test('embedded: an API that cannot read the registry defers to the workers; an unassigned stage is still 400, no goals model 503', async () => {
-  // A second API on the same queue and workers whose registry is an unreachable S3 endpoint.
-  const dead = createObjectStore(unreachableS3Config());
+  // A second API on the same queue and workers whose database (the registry's rows) does not answer.
+  const dead = await unreachableDb();
   const app = await buildApp(
-    { ...live.ctx, store: dead, registry: createRegistry(dead, live.fx.config) },
+    { ...live.ctx, db: dead, registry: createRegistry({ db: dead, store: live.ctx.store }, live.fx.config) },
     { logRequests: false },
   );
   try {

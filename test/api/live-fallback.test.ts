@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { KEYS } from '../../src/domain/index.js';
 import { featureRowsToParquet, toModelInput } from '../../src/features/index.js';
 import { serializeModel, trainModel } from '../../src/model/index.js';
 import { createRegistry, type ModelVersion } from '../../src/registry/index.js';
+import { readPublished } from '../../src/runs/index.js';
+import { publishArtifacts } from '../helpers/served.js';
 import { type LiveApp, startLiveApp } from '../worker/app-harness.js';
 import { featureRows } from '../worker/fixtures.js';
 
@@ -16,7 +17,7 @@ let fallback: ModelVersion;
 
 async function registerFallback(cutoff: Date, l2: number): Promise<ModelVersion> {
   const fx = live.fx;
-  const registry = createRegistry(fx.store, { modelName: `${fx.config.modelName}-market-free` });
+  const registry = createRegistry(fx, { modelName: `${fx.config.modelName}-market-free` });
   const rows = featureRows();
   const names = ['elo_diff'];
   const model = trainModel(
@@ -38,7 +39,8 @@ async function registerFallback(cutoff: Date, l2: number): Promise<ModelVersion>
 before(async () => {
   live = await startLiveApp({ REDIS_URL: undefined, CACHE_URL: undefined, PREDICT_TIMEOUT_MS: '10000' });
   const rows = featureRows().map((r) => ({ ...r, mkt_missing: NO_ODDS.has(r.match_id) ? 1 : 0 }));
-  await live.fx.store.put(KEYS.features.bucket, KEYS.features.key, featureRowsToParquet(rows));
+  await publishArtifacts(live.fx, { features: featureRowsToParquet(rows) });
+  await live.ctx.views.refresh();
   champion = await live.fx.publish('champion');
   // Matches kick off from 2024-01-02 (fixtures.ts): match 30 (2024-01-31) is after this cut-off, 5 and 7 are not.
   fallback = await registerFallback(new Date(Date.UTC(2024, 0, 20)), 0.003);
@@ -61,7 +63,7 @@ test('a match without odds after the fallback cut-off: the fallback scores it, l
   assert.equal(second.body.prediction_source, 'market_free_fallback');
   // The fallback's answer sits under its own key: the champion's key of the match stays empty.
   const { predictionCacheKey } = await import('../../src/cache/index.js');
-  const scope = { stage: 'champion', featuresRunId: null };
+  const scope = { stage: 'champion', featuresRunId: (await readPublished(live.fx.db))?.run_id ?? null };
   assert.equal((await live.cache.get(predictionCacheKey(30, champion.run_id, scope))) ?? null, null);
   assert.notEqual(
     await live.cache.get(

@@ -12,6 +12,7 @@ import * as goals from '../../src/model/goals/index.js';
 import { createRegistry } from '../../src/registry/index.js';
 import { oddsRecordAt } from '../../src/worker/goals-table.js';
 import { createDefaultWorkerDeps, createWorkerRuntime } from '../../src/worker/index.js';
+import { publishArtifacts } from '../helpers/served.js';
 import { spawnWorker, type WorkerProcess } from '../worker/app-harness.js';
 import { uniqueQueue } from '../worker/fixtures.js';
 import {
@@ -202,11 +203,11 @@ describe('worker: predict_markets over the in-process fixture', () => {
   test('a later odds observation of the match leaves its live answer unchanged; an earlier one changes it', async () => {
     const { fx } = inProcess!;
     const row = fx.markets.find((r) => r.model_stage === 'champion')!;
-    const first = await createWorkerRuntime(createDefaultWorkerDeps(fx.config, log, fx.store)).predictMarkets(
-      {
-        match_id: row.match_id,
-      },
-    );
+    const first = await createWorkerRuntime(
+      await createDefaultWorkerDeps(fx.config, log, { db: fx.db, store: fx.store }),
+    ).predictMarkets({
+      match_id: row.match_id,
+    });
     assert.equal(first.prediction_source, 'model');
     const at = new Date(first.prediction_time!).getTime();
     const later = (market: '1x2' | 'ou25', prices: number[], kind: OddsObservation['kind']) => ({
@@ -224,7 +225,7 @@ describe('worker: predict_markets over the in-process fixture', () => {
       later('ou25', [1.35, 3.1], 'intermediate'),
     ]);
     const second = await createWorkerRuntime(
-      createDefaultWorkerDeps(fx.config, log, fx.store),
+      await createDefaultWorkerDeps(fx.config, log, { db: fx.db, store: fx.store }),
     ).predictMarkets({
       match_id: row.match_id,
     });
@@ -236,11 +237,11 @@ describe('worker: predict_markets over the in-process fixture', () => {
       source: 'early-test',
     });
     await mergeOddsObservations(fx.store, [early('1x2', [1.3, 5.5, 11]), early('ou25', [1.4, 2.9])]);
-    const third = await createWorkerRuntime(createDefaultWorkerDeps(fx.config, log, fx.store)).predictMarkets(
-      {
-        match_id: row.match_id,
-      },
-    );
+    const third = await createWorkerRuntime(
+      await createDefaultWorkerDeps(fx.config, log, { db: fx.db, store: fx.store }),
+    ).predictMarkets({
+      match_id: row.match_id,
+    });
     assert.notEqual(third.markets.expected_home_goals, first.markets.expected_home_goals);
   });
 
@@ -249,20 +250,17 @@ describe('worker: predict_markets over the in-process fixture', () => {
     const lines: string[] = [];
     const captured = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
     const built = () => lines.filter((l) => l.includes('goals inputs built')).length;
-    const rt = createWorkerRuntime(createDefaultWorkerDeps(fx.config, captured, fx.store), {
-      featuresRefreshMs: 1,
-    });
+    const rt = createWorkerRuntime(
+      await createDefaultWorkerDeps(fx.config, captured, { db: fx.db, store: fx.store }),
+      {
+        featuresRefreshMs: 1,
+      },
+    );
     const id = fx.markets.find((r) => r.model_stage === 'champion')!.match_id;
     await rt.predictMarkets({ match_id: id });
     assert.equal(built(), 1);
-    // Re-publish (same run, new pointer etag): the features snapshot is swapped on the next look.
-    const pointer = await fx.store.get('models', 'runs/published.json');
-    const doc = JSON.parse(pointer!.body.toString('utf8')) as Record<string, unknown>;
-    await fx.store.put(
-      'models',
-      'runs/published.json',
-      JSON.stringify({ ...doc, published_at: new Date().toISOString() }),
-    );
+    // A new publication (a run that inherits every file): the features snapshot is swapped on the next look.
+    await publishArtifacts(fx, {});
     await new Promise((r) => setTimeout(r, 5));
     // This call still answers from the old snapshot and only starts the check.
     await rt.predictMarkets({ match_id: id });
@@ -272,8 +270,8 @@ describe('worker: predict_markets over the in-process fixture', () => {
 
   test('no goals model registered: MC_ERR_GOALS_MODEL_UNAVAILABLE from the worker', async () => {
     const { fx } = inProcess!;
-    const deps = createDefaultWorkerDeps(fx.config, log, fx.store);
-    deps.goalsRegistry = createRegistry(fx.store, { modelName: 'no-such-goals' });
+    const deps = await createDefaultWorkerDeps(fx.config, log, { db: fx.db, store: fx.store });
+    deps.goalsRegistry = createRegistry({ db: fx.db, store: fx.store }, { modelName: 'no-such-goals' });
     await assert.rejects(
       createWorkerRuntime(deps).predictMarkets({ match_id: fx.markets[0].match_id }),
       (err: { code?: string }) => err.code === 'MC_ERR_GOALS_MODEL_UNAVAILABLE',

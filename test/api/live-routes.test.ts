@@ -4,7 +4,6 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/api/app.js';
 import type { AppContext } from '../../src/api/context.js';
 import { createMemoryCache } from '../../src/cache/memory-cache.js';
-import type { Database } from '../../src/db/index.js';
 import { createLogger } from '../../src/logger.js';
 import { createInProcessQueue } from '../../src/queue/in-process/queue.js';
 import { createServingViews } from '../../src/serving/index.js';
@@ -18,12 +17,12 @@ let ctx: AppContext;
 before(async () => {
   fx = await createFixture();
   const log = createLogger('silent');
-  const views = createServingViews(fx.store, fx.config, log);
+  const views = createServingViews({ db: fx.db, store: fx.store }, fx.config, log);
   await views.start();
   ctx = {
     config: fx.config,
     log,
-    db: { ping: async () => true, close: async () => {} } as unknown as Database,
+    db: fx.db,
     store: fx.store,
     queue: createInProcessQueue({ ...fx.config, embeddedWorkerThreads: 1 }),
     cache: createMemoryCache(),

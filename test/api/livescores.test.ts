@@ -36,8 +36,8 @@ async function livescoresApp(db: Database, base: Config): Promise<FastifyInstanc
     store,
     queue: createTaskQueue(config, { log }),
     cache: createPredictionCache(config, log),
-    registry: createRegistry(store, config),
-    views: createServingViews(store, config, log),
+    registry: createRegistry({ db, store }, config),
+    views: createServingViews({ db, store }, config, log),
   };
   const app = await buildApp(ctx, { logRequests: false });
   app.addHook('onClose', async () => {

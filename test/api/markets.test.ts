@@ -5,9 +5,10 @@ import type { AppContext } from '../../src/api/context.js';
 import { registerAuth } from '../../src/api/plugins/auth.js';
 import { registerErrorHandling } from '../../src/api/plugins/errors.js';
 import { marketsRoutes } from '../../src/api/routes/markets.js';
-import { KEYS } from '../../src/domain/index.js';
 import * as goals from '../../src/model/goals/index.js';
+import { readPublished } from '../../src/runs/index.js';
 import { writeParquet } from '../../src/storage/index.js';
+import { publishArtifacts } from '../helpers/served.js';
 import { API_KEY, type Harness, harness } from '../serving/harness.js';
 
 const auth = { 'x-api-key': API_KEY };
@@ -58,6 +59,7 @@ async function build(): Promise<FastifyInstance> {
   await marketsRoutes(a, {
     config: h.config,
     log: h.log,
+    db: h.db,
     store: h.store,
     views: h.views,
   } as unknown as AppContext);
@@ -85,13 +87,13 @@ test('no markets file: 503 MC_ERR_PREDICTIONS_UNAVAILABLE; key required', async 
 });
 
 test('serves every market of a match from memory; the markets add up; unknown match 404; bad input 422', async () => {
-  await h.store.put(
-    KEYS.markets.bucket,
-    KEYS.markets.key,
-    writeParquet(goals.MARKETS_COLUMNS, ROWS as unknown as Record<string, unknown>[]),
-  );
+  await publishArtifacts(h.deps, {
+    markets: writeParquet(goals.MARKETS_COLUMNS, ROWS as unknown as Record<string, unknown>[]),
+  });
   app = await build();
-  const gets = h.store.count('get', KEYS.markets.bucket, KEYS.markets.key);
+  const ref = (await readPublished(h.db))!.artifacts.markets!;
+  const gets = h.store.count('get', ref.bucket, ref.key);
+  assert.equal(gets, 1, 'the published file was read once, by the views');
   const r = await app.inject({ url: '/predict/markets/7', headers: auth });
   assert.equal(r.statusCode, 200);
   assert.match(String(r.headers['content-type']), /application\/json/);
@@ -110,7 +112,7 @@ test('serves every market of a match from memory; the markets add up; unknown ma
   assert.equal(m.score_matrix, undefined);
   // The bytes are the precomputed ones: no store read per request.
   await app.inject({ url: '/predict/markets/8', headers: auth });
-  assert.equal(h.store.count('get', KEYS.markets.bucket, KEYS.markets.key), gets);
+  assert.equal(h.store.count('get', ref.bucket, ref.key), gets);
 
   const withMatrix = (await app.inject({ url: '/predict/markets/7?matrix=true', headers: auth })).json();
   assert.equal(withMatrix.score_matrix.length, 11);
@@ -143,16 +145,12 @@ test('GET /predict/region-roi/markets/: rows of one market and strategy from the
     edgeThreshold: 0.05,
   });
   const btts = simulateBets([c(3, 1, 'Norland', 0.6, true)], { edgeThreshold: 0.05 });
-  await h.store.put(
-    KEYS.roiByRegionMarkets.bucket,
-    KEYS.roiByRegionMarkets.key,
-    Buffer.from(
-      roiMarketsCsv([
-        { market: 'ou25', sim: ou },
-        { market: 'btts', sim: btts },
-      ]),
-    ),
-  );
+  await publishArtifacts(h.deps, {
+    roiByRegionMarkets: roiMarketsCsv([
+      { market: 'ou25', sim: ou },
+      { market: 'btts', sim: btts },
+    ]),
+  });
   const r = await app.inject({ url: '/predict/region-roi/markets/?market=ou25', headers: auth });
   assert.equal(r.statusCode, 200);
   const rows = r.json();

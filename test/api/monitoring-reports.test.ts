@@ -9,14 +9,18 @@ import { registerErrorHandling } from '../../src/api/plugins/errors.js';
 import { filesRoutes } from '../../src/api/routes/files.js';
 import { monitoringReportsRoutes } from '../../src/api/routes/monitoring-reports.js';
 import { parseConfig } from '../../src/config.js';
+import { type Database, openDatabase } from '../../src/db/index.js';
 import { createLogger } from '../../src/logger.js';
 import { modelFeatureDriftScore } from '../../src/metrics.js';
 import { createObjectStore, type ObjectStore } from '../../src/storage/index.js';
+import { publishArtifacts } from '../helpers/served.js';
 
 const DRIFT = 'drift_report_20260101T000000Z.html';
 const QUALITY = 'data_quality_20260101T000000Z.html';
 
-async function makeApp(ttl: string): Promise<{ app: FastifyInstance; store: ObjectStore; dir: string }> {
+async function makeApp(
+  ttl: string,
+): Promise<{ app: FastifyInstance; store: ObjectStore; db: Database; dir: string }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'mc-monitoring-'));
   const config = parseConfig({
     DATA_DIR: dir,
@@ -25,6 +29,7 @@ async function makeApp(ttl: string): Promise<{ app: FastifyInstance; store: Obje
     PUBLIC_BASE_URL: 'http://reports.test',
   });
   const store = createObjectStore(config);
+  const db = await openDatabase(config, { memory: true });
   const app = Fastify({
     logger: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
@@ -33,11 +38,11 @@ async function makeApp(ttl: string): Promise<{ app: FastifyInstance; store: Obje
     },
   }) as unknown as FastifyInstance;
   registerErrorHandling(app);
-  const ctx = { config, store, log: createLogger('silent') } as unknown as AppContext;
+  const ctx = { config, db, store, log: createLogger('silent') } as unknown as AppContext;
   await monitoringReportsRoutes(app, ctx);
   await filesRoutes(app, ctx);
   await app.ready();
-  return { app, store, dir };
+  return { app, store, db, dir };
 }
 
 /** The path and query of a signed link, to replay it against the in-process app. */
@@ -54,13 +59,15 @@ async function gaugeValue(): Promise<number | undefined> {
 describe('monitoring report routes (folder store, HMAC-signed links)', () => {
   let app: FastifyInstance;
   let store: ObjectStore;
+  let db: Database;
   let dir: string;
   before(async () => {
-    ({ app, store, dir } = await makeApp('3600'));
+    ({ app, store, db, dir } = await makeApp('3600'));
   });
   after(async () => {
     await app.close();
     await store.close();
+    await db.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -91,7 +98,7 @@ describe('monitoring report routes (folder store, HMAC-signed links)', () => {
       data_quality_filename: QUALITY,
       features: [{ feature: 'mkt_home' }],
     };
-    await store.put('reports', 'drift_latest.json', JSON.stringify(latest));
+    await publishArtifacts({ db, store }, { driftLatest: JSON.stringify(latest) });
     const res = await app.inject({ method: 'GET', url: '/monitoring/drift' });
     assert.equal(res.statusCode, 200);
     const body = res.json();
@@ -192,7 +199,7 @@ describe('monitoring report routes (folder store, HMAC-signed links)', () => {
 });
 
 test('signed report links expire after REPORT_URL_TTL', async () => {
-  const { app, store, dir } = await makeApp('1');
+  const { app, store, db, dir } = await makeApp('1');
   try {
     await store.put('reports', DRIFT, '<!DOCTYPE html><title>d</title>drift');
     const res = await app.inject({ method: 'GET', url: `/monitoring/reports/${DRIFT}` });
@@ -211,6 +218,7 @@ test('signed report links expire after REPORT_URL_TTL', async () => {
   } finally {
     await app.close();
     await store.close();
+    await db.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });

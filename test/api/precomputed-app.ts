@@ -22,7 +22,13 @@ export async function precomputedApp(h: Harness): Promise<FastifyInstance> {
   registerObservability(app);
   registerErrorHandling(app);
   registerAuth(app, { apiKey: h.config.apiKey });
-  const ctx = { config: h.config, log: h.log, store: h.store, views: h.views } as unknown as AppContext;
+  const ctx = {
+    config: h.config,
+    log: h.log,
+    db: h.db,
+    store: h.store,
+    views: h.views,
+  } as unknown as AppContext;
   await precomputedRoutes(app, ctx);
   await app.ready();
   return app;

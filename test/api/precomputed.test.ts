@@ -103,10 +103,10 @@ for (const [label, identityMaxBytes] of [
 
     before(async () => {
       h = await harness({}, { identityMaxBytes });
-      await putPredictions(h.store, rows);
-      await putOdds(h.store, oddsRows(rows.map((r) => r.match_id as number)));
+      await putPredictions(h.deps, rows);
+      await putOdds(h.deps, oddsRows(rows.map((r) => r.match_id as number)));
       await putRoiCsv(
-        h.store,
+        h.deps,
         'region_name,roi_pct,n_bets,hit_rate,region_id\nRegion 1,3.5,10,0.5,1\nNone,,0,,\n',
       );
       await h.views.start();

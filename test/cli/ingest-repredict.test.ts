@@ -11,7 +11,7 @@ import { openTestEnv, smallLeague, type TestEnv } from '../pipeline/fixtures.js'
 const AS_OF = new Date('2023-09-15T00:00:00Z');
 
 async function served(env: TestEnv): Promise<PredictionRow[]> {
-  const obj = await readArtifact(env.deps.store, 'predictions');
+  const obj = await readArtifact(env.deps, 'predictions');
   assert.ok(obj);
   return decodePredictionRows(obj.body);
 }
@@ -56,7 +56,7 @@ describe('ingest re-predicts the matches it changed', () => {
     const now = new Date(fixture.startTimeUtc.getTime() - 6 * 3_600_000);
     const seen = new Date(now.getTime() - 3_600_000);
     const beforeRow = (await served(env)).find((r) => r.match_id === fixture.id)!;
-    const parent = await readPublished(env.deps.store);
+    const parent = await readPublished(env.deps.db);
     assert.ok(parent);
 
     const file = path.join(env.dir, 'odds-1.csv');
@@ -68,9 +68,9 @@ describe('ingest re-predicts the matches it changed', () => {
     assert.equal(first.code, 0, first.err);
     assert.match(first.out, /^predictions: 1 re-predicted, 0 updated as of .*; run \S+ published/m);
 
-    const published = await readPublished(env.deps.store);
+    const published = await readPublished(env.deps.db);
     assert.ok(published && published.run_id !== parent.run_id, 'a new run serves');
-    assert.equal((await readRunRecord(env.deps.store, published.run_id))?.kind, 'incremental');
+    assert.equal((await readRunRecord(env.deps.db, published.run_id))?.kind, 'incremental');
     const row = (await served(env)).find((r) => r.match_id === fixture.id)!;
     assert.equal(row.odds_observed_at?.getTime(), seen.getTime(), 'the new observation is used');
     assert.ok(
@@ -82,7 +82,7 @@ describe('ingest re-predicts the matches it changed', () => {
     const again = await ingest(env, '--source', file, '--now', now.toISOString());
     assert.equal(again.code, 0, again.err);
     assert.doesNotMatch(again.out, /^predictions:/m);
-    assert.equal((await readPublished(env.deps.store))?.run_id, published.run_id);
+    assert.equal((await readPublished(env.deps.db))?.run_id, published.run_id);
 
     // --no-repredict leaves the served predictions alone.
     const later = new Date(now.getTime() - 1_800_000);
@@ -94,7 +94,7 @@ describe('ingest re-predicts the matches it changed', () => {
     const off = await ingest(env, '--source', file2, '--now', now.toISOString(), '--no-repredict');
     assert.equal(off.code, 0, off.err);
     assert.doesNotMatch(off.out, /^predictions:/m);
-    assert.equal((await readPublished(env.deps.store))?.run_id, published.run_id);
+    assert.equal((await readPublished(env.deps.db))?.run_id, published.run_id);
     assert.equal(
       (await served(env)).find((r) => r.match_id === fixture.id)?.odds_observed_at?.getTime(),
       seen.getTime(),

@@ -11,18 +11,12 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildApp } from '../../src/api/index.js';
-import { createPredictionCache } from '../../src/cache/index.js';
 import { type Config, parseConfig } from '../../src/config.js';
-import { MatchesRepository, openDatabase } from '../../src/db/index.js';
+import { MatchesRepository } from '../../src/db/index.js';
 import { ingestSynthetic } from '../../src/ingest/index.js';
 import { createLogger, type Logger, REDACT_PATHS } from '../../src/logger.js';
 import { bootstrapFirstRun, silentProgress } from '../../src/pipeline/index.js';
-import { createTaskQueue } from '../../src/queue/index.js';
-import { createRegistry } from '../../src/registry/index.js';
 import { openRuntime, type RuntimeContext } from '../../src/runtime.js';
-import { createServingViews } from '../../src/serving/index.js';
-import { createObjectStore } from '../../src/storage/index.js';
-import { WORKER_THREAD_ENTRY } from '../../src/worker/index.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -95,7 +89,9 @@ export async function startEmbeddedApp(env: Record<string, string> = {}): Promis
     { name: 'matchcast', level: 'info', redact: { paths: REDACT_PATHS, censor: '[redacted]' } },
     sink,
   );
-  const ctx = await openMemoryRuntime(config, log);
+  // The embedded role as `matchcast start` runs it: PGlite on disk served on its socket, which the
+  // worker threads share (the registry and the published run are rows there).
+  const ctx = await openRuntime(config, log, { role: 'embedded' });
   try {
     await bootstrap(ctx);
     await ctx.startEmbeddedWorker?.();
@@ -141,35 +137,6 @@ export async function startEmbeddedApp(env: Record<string, string> = {}): Promis
     await rm(dir, { recursive: true, force: true });
     throw err;
   }
-}
-
-/**
- * openRuntime (src/runtime.ts) for the embedded role without Redis, except that PGlite runs in memory:
- * creating a PGlite cluster on disk costs 10–20 s on a loaded 2-core machine, and the database is
- * not what these tests are about. Same adapters, same order of closing.
- */
-async function openMemoryRuntime(config: Config, log: Logger): Promise<RuntimeContext> {
-  const store = createObjectStore(config, log);
-  await store.ensureBuckets?.();
-  const db = await openDatabase(config, { memory: true });
-  const queue = createTaskQueue(config, { log, threadEntry: WORKER_THREAD_ENTRY });
-  const cache = createPredictionCache(config, log);
-  const registry = createRegistry(store, config);
-  const views = createServingViews(store, config, log);
-  return {
-    config,
-    log,
-    db,
-    store,
-    queue,
-    cache,
-    registry,
-    views,
-    async close() {
-      await Promise.allSettled([views.close(), queue.close(), cache.close()]);
-      await Promise.allSettled([db.close(), store.close()]);
-    },
-  };
 }
 
 /** Prepares DATA_DIR (PGlite under db/, folder store under objects/) for a spawned `serve` or `start`. */

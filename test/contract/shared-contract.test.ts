@@ -157,8 +157,8 @@ after(async () => {
 // First, while no worker thread has loaded the features file: a worker-side failure is a 500 whose
 // body carries the request_id that the server's log lines also carry (spec §7).
 test('a 500 carries a request_id and the log line of that request carries it too', async () => {
-  // The published run's features object (artifacts live under the run's prefix), corrupted in place.
-  const ref = servedRef(await readPublished(app.ctx.store), 'features') ?? KEYS.features;
+  // The published run's features object, corrupted in place.
+  const ref = servedRef(await readPublished(app.ctx.db), 'features') ?? KEYS.features;
   const original = await app.ctx.store.get(ref.bucket, ref.key);
   assert.ok(original, 'features file present after the first-run pipeline');
   await app.ctx.store.put(ref.bucket, ref.key, Buffer.from('PAR1 this is not parquet'));

@@ -4,8 +4,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { parseConfig } from '../../src/config.js';
+import { openDatabase } from '../../src/db/index.js';
 import { KEYS } from '../../src/domain/index.js';
-import { RunWriter, servedStoreView } from '../../src/runs/index.js';
+import { RunWriter } from '../../src/runs/index.js';
 import { createObjectStore, type ObjectInfo } from '../../src/storage/index.js';
 import {
   CLUSTER_SKIP,
@@ -16,6 +17,7 @@ import {
   startCluster,
   waitFor,
 } from '../helpers/cluster.js';
+import { servedStoreView } from '../helpers/served.js';
 
 let c: Cluster;
 before(async () => {
@@ -97,10 +99,12 @@ test('object store down: views and loaded models keep serving; the pipeline fail
   const refs = [KEYS.predictions, KEYS.features, KEYS.odds, KEYS.backtest];
   const heads = async (): Promise<Array<ObjectInfo | null>> => {
     const store = createObjectStore(config);
+    const db = await openDatabase(config);
     try {
       // The served copies: artifacts live under the published run's prefix.
-      return await Promise.all(refs.map((r) => servedStoreView(store).head(r.bucket, r.key)));
+      return await Promise.all(refs.map((r) => servedStoreView({ db, store }).head(r.bucket, r.key)));
     } finally {
+      await db.close();
       await store.close();
     }
   };
@@ -161,13 +165,16 @@ test('a corrupt predictions file: the previous view keeps serving, the failure i
   };
   const before = await Promise.all(c.apis.map((a) => get(a.base, '/predict/predictions/')));
   const failuresBefore = await Promise.all(c.apis.map((a) => metric(a.base)));
-  const store = createObjectStore(parseConfig({ ...c.env, LOG_LEVEL: 'silent' }));
+  const config = parseConfig({ ...c.env, LOG_LEVEL: 'silent' });
+  const store = createObjectStore(config);
+  const db = await openDatabase(config);
   try {
     // A published run whose predictions are corrupt (gates bypassed on purpose: this tests the API's own check).
-    const run = await RunWriter.begin(store, { kind: 'test' });
+    const run = await RunWriter.begin({ db, store }, { kind: 'test' });
     await run.put('predictions', Buffer.from('PAR1 this is not a parquet file'));
     await run.publish({ gates: [], requireParentCurrent: false });
   } finally {
+    await db.close();
     await store.close();
   }
   for (const [i, api] of c.apis.entries()) {

@@ -36,7 +36,7 @@ test('pipeline goals: stand-alone stage fits, registers <MODEL_NAME>-goals and w
   const draftId = /wrote draft run (\S+) \(not served\)/.exec(r.err)?.[1];
   assert.ok(draftId, r.err);
 
-  const registry = new ModelRegistry(env.deps.store, goalsModelName(env.config.modelName));
+  const registry = new ModelRegistry(env.deps, goalsModelName(env.config.modelName));
   // No O/U prices in this league: no line to beat and no champion yet, so the guard passes it.
   assert.equal(result.promotion.promoted, true, result.promotion.reason);
   assert.equal(result.promotion.opening_verdict, 'no-line');
@@ -45,7 +45,7 @@ test('pipeline goals: stand-alone stage fits, registers <MODEL_NAME>-goals and w
   assert.equal((await registry.resolve('champion'))?.params.guard_market, 'ou25');
   // The markets file is in the draft run, not at the served (legacy) key.
   assert.equal(await env.deps.store.head(KEYS.markets.bucket, KEYS.markets.key), null);
-  const record = await readRunRecord(env.deps.store, draftId);
+  const record = await readRunRecord(env.deps.db, draftId);
   assert.equal(record?.status, 'draft');
   assert.ok(record?.artifacts.markets, 'the draft run holds the markets file');
   assert.ok(record?.stages.goals, 'the stage is recorded');

@@ -10,8 +10,8 @@ import {
 import { deserializeModel, predictProba } from '../../src/model/index.js';
 import { bootstrapFirstRun, fallbackModelName } from '../../src/pipeline/index.js';
 import { ModelRegistry } from '../../src/registry/index.js';
-import { servedStoreView } from '../../src/runs/index.js';
 import { readParquet, writeParquet } from '../../src/storage/index.js';
+import { servedStoreView } from '../helpers/served.js';
 import { openTestEnv, smallLeague, type TestEnv } from './fixtures.js';
 
 const AS_OF = new Date('2023-09-15T00:00:00Z');
@@ -60,14 +60,14 @@ describe('market-free fallback', () => {
   });
 
   test('matches without odds are scored by the fallback and labelled; the others by the champion', async () => {
-    const reg = new ModelRegistry(env.deps.store, fallbackModelName(env.config.modelName));
+    const reg = new ModelRegistry(env.deps, fallbackModelName(env.config.modelName));
     const fallback = await reg.resolve('champion');
     assert.ok(fallback, 'a fallback version is registered with its alias');
     const champion = await env.deps.registry.resolve('champion');
     assert.equal(fallback.feature_fingerprint, champion?.feature_fingerprint, 'same features definition');
     assert.deepEqual([...fallback.feature_names], [...MARKET_FREE_FEATURE_NAMES]);
 
-    const store = servedStoreView(env.deps.store);
+    const store = servedStoreView(env.deps);
     const preds = await readParquet((await store.get(KEYS.predictions.bucket, KEYS.predictions.key))!.body);
     const features = await featureRowsFromParquet(
       (await store.get(KEYS.features.bucket, KEYS.features.key))!.body,
@@ -100,10 +100,10 @@ describe('market-free fallback', () => {
   });
 
   test('its probability for a match does not move when that match’s own odds appear', async () => {
-    const reg = new ModelRegistry(env.deps.store, fallbackModelName(env.config.modelName));
+    const reg = new ModelRegistry(env.deps, fallbackModelName(env.config.modelName));
     const fallback = (await reg.resolve('champion'))!;
     const model = deserializeModel((await reg.loadArtifact(fallback)).toString('utf8'));
-    const store = servedStoreView(env.deps.store);
+    const store = servedStoreView(env.deps);
     const features = await featureRowsFromParquet(
       (await store.get(KEYS.features.bucket, KEYS.features.key))!.body,
     );

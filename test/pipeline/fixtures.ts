@@ -10,6 +10,7 @@ import { KEYS } from '../../src/domain/index.js';
 import { createLogger } from '../../src/logger.js';
 import { type PipelineDeps, silentProgress } from '../../src/pipeline/index.js';
 import { createRegistry } from '../../src/registry/index.js';
+import { openDraftRun } from '../../src/runs/index.js';
 import { createObjectStore, type ObjectStore, writeParquet } from '../../src/storage/index.js';
 
 const DAY = 86_400_000;
@@ -149,7 +150,14 @@ export async function openTestEnv(
   );
   const log = createLogger('silent');
   return {
-    deps: { config, db, store, registry: createRegistry(store, config), log, progress: silentProgress },
+    deps: {
+      config,
+      db,
+      store,
+      registry: createRegistry({ db, store }, config),
+      log,
+      progress: silentProgress,
+    },
     dir,
     config,
     ids,
@@ -159,6 +167,15 @@ export async function openTestEnv(
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * `env.deps` writing into a draft run, as the stand-alone `matchcast pipeline <stage>` commands do:
+ * later stages read what earlier ones wrote (nothing is served until the draft is published).
+ */
+export async function draftDeps(env: TestEnv, asOf: Date): Promise<PipelineDeps> {
+  const draft = await openDraftRun(env.deps, { asOf });
+  return { ...env.deps, store: draft.store, run: draft };
 }
 
 /** `matchcast pipeline <argv>` against `env`, with its exit code and what it printed. */

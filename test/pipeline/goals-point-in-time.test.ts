@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { parseConfig } from '../../src/config.js';
+import { openDatabase } from '../../src/db/index.js';
 import {
   KEYS,
   type Match,
@@ -95,6 +96,8 @@ async function markets(observations: OddsObservation[]): Promise<Map<number, Rec
   dirs.push(dir);
   const config = parseConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent' });
   const store = createObjectStore(config);
+  // The goals registry's rows.
+  const db = await openDatabase(config, { memory: true });
   try {
     await mergeOddsObservations(store, observations);
     const timeline = OddsTimeline.from(observations);
@@ -109,7 +112,7 @@ async function markets(observations: OddsObservation[]): Promise<Map<number, Rec
       store,
       log: createLogger('silent'),
       progress: silentProgress,
-      db: undefined as never,
+      db,
     };
     const result = await runGoalsStage(deps, AS_OF, {
       matches: matches as Match[],
@@ -124,6 +127,7 @@ async function markets(observations: OddsObservation[]): Promise<Map<number, Rec
     assert.ok(obj);
     return new Map((await readParquet(obj.body)).map((r) => [Number(r.match_id), r]));
   } finally {
+    await db.close();
     await store.close();
   }
 }

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { registryCommand } from '../../src/cli/registry.js';
 import { type Config, parseConfig } from '../../src/config.js';
+import { type Database, openDatabase } from '../../src/db/index.js';
 import { createLogger } from '../../src/logger.js';
 import {
   buildGoalInputs,
@@ -24,7 +25,7 @@ import {
 import { goalsModelName } from '../../src/pipeline/index.js';
 import { goalsFingerprint } from '../../src/pipeline/stage-goals.js';
 import { goalsGuardMetrics, promoteGoalsVersion } from '../../src/pipeline/stage-promote.js';
-import { ModelRegistry, readComparison } from '../../src/registry/index.js';
+import { ModelRegistry } from '../../src/registry/index.js';
 import { RunWriter, readPublished } from '../../src/runs/index.js';
 import { createObjectStore, type ObjectStore } from '../../src/storage/index.js';
 import { goalsLeague } from '../model/goals-fixture.js';
@@ -36,6 +37,7 @@ const WINDOW = { from: FROM, to: AS_OF, refitDays: 60 };
 let dir: string;
 let config: Config;
 let store: ObjectStore;
+let db: Database;
 let registry: ModelRegistry;
 let inputs: GoalInput[];
 const log = createLogger('silent');
@@ -44,11 +46,13 @@ before(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'mc-goals-guard-'));
   config = parseConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent' });
   store = createObjectStore(config);
-  registry = new ModelRegistry(store, goalsModelName(config.modelName));
+  db = await openDatabase(config, { memory: true });
+  registry = new ModelRegistry({ db, store }, goalsModelName(config.modelName));
   const { matches, odds } = goalsLeague({ seasons: 3 });
   inputs = buildGoalInputs(matches, odds, AS_OF);
 });
 after(async () => {
+  await db?.close();
   await store?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
@@ -79,10 +83,9 @@ async function judge(
     feature_fingerprint: goalsFingerprint(model),
   });
   const result = await promoteGoalsVersion(
-    { config, store, log },
+    { config, db, store, log },
     {
       registry: reg,
-      registryStore: store,
       version,
       model,
       inputs: rows,
@@ -107,7 +110,7 @@ test('a goals version worse than the opening O/U 2.5 line is refused (no champio
   // Both lines recorded under names that say which, and the comparison stored for `registry promote`.
   assert.ok(Number.isFinite(version.metrics.market_open_log_loss));
   assert.ok(Number.isFinite(version.metrics.market_close_log_loss));
-  const stored = await readComparison(store, registry.modelName, version.version);
+  const stored = await registry.readComparison(version.version);
   assert.equal(stored?.promote, false);
   assert.equal(stored?.opening_verdict, 'worse');
 });
@@ -149,10 +152,10 @@ test('a goals version that beats the opening line becomes champion; a worse reci
 
 test('registry promote on the goals registry shows the guard and needs --reason to override a refusal', async () => {
   // A published run with 1X2 features: a goals fingerprint is never compared with them.
-  const run = await RunWriter.begin(store, { kind: 'incremental' });
+  const run = await RunWriter.begin({ db, store }, { kind: 'incremental' });
   run.setFeaturesFingerprint('sha256:1x2-features');
   await run.publish({ gates: [], requireParentCurrent: false });
-  assert.equal((await readPublished(store))?.features_fingerprint, 'sha256:1x2-features');
+  assert.equal((await readPublished(db))?.features_fingerprint, 'sha256:1x2-features');
   const refused = await judge(withOpeningLine((over) => (over ? 0.97 : 0.03)));
   assert.equal(refused.result.promoted, false);
   await registry.setAlias('candidate', refused.version.version, 'operator', 'manual');
@@ -166,6 +169,7 @@ test('registry promote on the goals registry shows the guard and needs --reason 
       err += t;
     },
     config: { ...config, modelName: registry.modelName },
+    db,
     store,
   };
   assert.equal(await registryCommand(['promote'], io), 1);
@@ -193,7 +197,7 @@ test('registry promote on the goals registry shows the guard and needs --reason 
 });
 
 test('no walk-forward match to validate on: signed off without validation only when nothing serves', async () => {
-  const reg = new ModelRegistry(store, 'empty-window-goals');
+  const reg = new ModelRegistry({ db, store }, 'empty-window-goals');
   // A window after the last match: the walk-forward predicts nothing.
   const late = {
     from: new Date('2025-01-01T00:00:00Z'),

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { KEYS } from '../../src/domain/index.js';
 import { runPipeline } from '../../src/pipeline/index.js';
-import { servedStoreView } from '../../src/runs/index.js';
+import { servedStoreView } from '../helpers/served.js';
 import { openTestEnv, smallLeague, type TestEnv } from './fixtures.js';
 
 // Two horizons: the pipeline's backtest reports the early horizon against the opening line and the
@@ -23,10 +23,7 @@ describe('two horizons in backtest_metrics.json', () => {
       refitDays: 60,
       analytics: {},
     });
-    const obj = await servedStoreView(env.deps.store).get(
-      KEYS.backtestMetrics.bucket,
-      KEYS.backtestMetrics.key,
-    );
+    const obj = await servedStoreView(env.deps).get(KEYS.backtestMetrics.bucket, KEYS.backtestMetrics.key);
     assert.ok(obj);
     const report = JSON.parse(obj.body.toString('utf8'));
     const { early, kickoff } = report.horizons;

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { openDatabase } from '../../src/db/index.js';
 import { bootstrapFirstRun } from '../../src/pipeline/index.js';
-import { listRuns, type RunRecord, readPublished } from '../../src/runs/index.js';
+import { listRuns, publishedSeq, type RunRecord, readPublished } from '../../src/runs/index.js';
 import { openTestEnv, runPipelineCli, smallLeague, type TestEnv } from './fixtures.js';
 
 let empty: TestEnv;
@@ -22,7 +22,7 @@ after(async () => {
 });
 
 async function lastRun(env: TestEnv): Promise<RunRecord> {
-  const runs = await listRuns(env.deps.store);
+  const runs = await listRuns(env.deps.db);
   assert.ok(runs.length > 0, 'a run record was written');
   return runs.at(-1)!;
 }
@@ -50,7 +50,7 @@ test('empty database, no champion: exit 3 from the rows gate, run failed, nothin
   assertRefused(run, /database has no match/);
   assert.equal(run.gates[0]!.figures.features_rows, 0);
   assert.equal(run.gates[0]!.figures.champion, null);
-  assert.equal(await readPublished(empty.deps.store), null, 'nothing published');
+  assert.equal(await readPublished(empty.deps.db), null, 'nothing published');
   assert.deepEqual(await empty.deps.registry.listVersions(), [], 'no version registered');
 });
 
@@ -62,7 +62,7 @@ test('--force with nothing to train on still cannot train: exit 1 (MC_ERR_VALIDA
   const run = await lastRun(empty);
   assert.equal(run.status, 'failed');
   assert.equal(run.error?.code, 'MC_ERR_VALIDATION');
-  assert.equal(await readPublished(empty.deps.store), null);
+  assert.equal(await readPublished(empty.deps.db), null);
 });
 
 test('matches but none finished before as-of, no champion: exit 3 naming the cause', async () => {
@@ -79,7 +79,7 @@ test('a wrong (empty) database under a published run: exit 3, the served run and
     refitDays: 120,
   });
   const served = boot.run!.run_id;
-  const pointer = await league.deps.store.head('models', 'runs/published.json');
+  const pointer = await publishedSeq(league.deps.db);
   assert.ok(pointer, 'a run is published');
   const versions = (await league.deps.registry.listVersions()).length;
   const champion = await league.deps.registry.resolve('champion');
@@ -87,20 +87,18 @@ test('a wrong (empty) database under a published run: exit 3, the served run and
 
   const emptyDb = await openDatabase(league.config, { memory: true });
   try {
-    const r = await runPipelineCli(
-      { ...league, deps: { ...league.deps, db: emptyDb } },
-      'run',
-      '--as-of',
-      '2023-09-15',
-    );
+    // The run's record goes to the database it was pointed at; the registry is the served one's.
+    const wrong = { ...league, deps: { ...league.deps, db: emptyDb } };
+    const r = await runPipelineCli(wrong, 'run', '--as-of', '2023-09-15');
     assert.equal(r.code, 3, r.err);
     assert.match(r.err, /rows: no rows to train on: the database has no match/);
     assert.match(r.err, new RegExp(`champion \\(version ${champion.version}\\) keeps serving`));
-    assertRefused(await lastRun(league), /database has no match/);
+    assertRefused(await lastRun(wrong), /database has no match/);
+    assert.equal(await readPublished(emptyDb), null, 'nothing published there either');
   } finally {
     await emptyDb.close();
   }
-  assert.equal((await readPublished(league.deps.store))?.run_id, served, 'the same run is served');
-  assert.equal((await league.deps.store.head('models', 'runs/published.json'))?.etag, pointer.etag);
+  assert.equal((await readPublished(league.deps.db))?.run_id, served, 'the same run is served');
+  assert.equal(await publishedSeq(league.deps.db), pointer, 'the pointer did not move');
   assert.equal((await league.deps.registry.listVersions()).length, versions, 'no version registered');
 });

@@ -13,8 +13,8 @@ import {
   runFeaturesStage,
   runPredictStage,
 } from '../../src/pipeline/index.js';
-import { servedStoreView } from '../../src/runs/index.js';
 import { readParquet } from '../../src/storage/index.js';
+import { servedStoreView } from '../helpers/served.js';
 import { openTestEnv, smallLeague, type TestEnv } from './fixtures.js';
 
 const AS_OF = new Date('2023-09-15T00:00:00Z');
@@ -22,7 +22,7 @@ const BACKTEST_FROM = new Date('2022-08-01T00:00:00Z');
 const league = smallLeague();
 
 async function readRows(env: TestEnv, ref: { bucket: 'predictions' | 'features'; key: string }) {
-  const obj = await servedStoreView(env.deps.store).get(ref.bucket, ref.key);
+  const obj = await servedStoreView(env.deps).get(ref.bucket, ref.key);
   assert.ok(obj, `${ref.bucket}/${ref.key} exists`);
   return readParquet(obj.body);
 }
@@ -77,15 +77,12 @@ describe('pipeline on a small synthetic league', () => {
   });
 
   test('writes the feature, backtest and prediction files with the agreed columns and types', async () => {
-    const store = servedStoreView(env.deps.store);
+    const store = servedStoreView(env.deps);
     for (const ref of [KEYS.features, KEYS.backtest, KEYS.backtestMetrics, KEYS.predictions]) {
       assert.ok(await store.head(ref.bucket, ref.key), `${ref.bucket}/${ref.key}`);
     }
     const metrics = JSON.parse(
-      (await servedStoreView(store).get(
-        KEYS.backtestMetrics.bucket,
-        KEYS.backtestMetrics.key,
-      ))!.body.toString(),
+      (await store.get(KEYS.backtestMetrics.bucket, KEYS.backtestMetrics.key))!.body.toString(),
     );
     assert.equal(metrics.refit_days, 60);
     assert.ok(metrics.folds.length >= 3);
@@ -96,7 +93,7 @@ describe('pipeline on a small synthetic league', () => {
     try {
       const types = async (ref: { bucket: 'predictions' | 'features'; key: string }) => {
         const file = path.join(env.dir, ref.key);
-        await writeFile(file, (await servedStoreView(store).get(ref.bucket, ref.key))!.body);
+        await writeFile(file, (await store.get(ref.bucket, ref.key))!.body);
         const reader = await conn.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${file}')`);
         return Object.fromEntries(
           reader.getRowObjects().map((r) => [String(r.column_name), String(r.column_type)]),
@@ -160,7 +157,7 @@ describe('pipeline on a small synthetic league', () => {
   test('no prediction row comes from a model that trained on its match', async () => {
     const champion = (await env.deps.registry.resolve('champion'))!;
     const cutoff = new Date(champion.training_cutoff).getTime();
-    const backtest = new Map((await readBacktestRows(env.deps.store))!.map((r) => [r.match_id, r]));
+    const backtest = new Map((await readBacktestRows(env.deps))!.map((r) => [r.match_id, r]));
     const rows = await readRows(env, KEYS.predictions);
     const byId = new Map(rows.map((r) => [Number(r.match_id), r]));
     let champ = 0;
@@ -217,8 +214,8 @@ describe('pipeline on a small synthetic league', () => {
         strip(await readRows(other, KEYS.predictions)),
         strip(await readRows(env, KEYS.predictions)),
       );
-      const fa = (await servedStoreView(env.deps.store).get(KEYS.features.bucket, KEYS.features.key))!.body;
-      const fb = (await servedStoreView(other.deps.store).get(KEYS.features.bucket, KEYS.features.key))!.body;
+      const fa = (await servedStoreView(env.deps).get(KEYS.features.bucket, KEYS.features.key))!.body;
+      const fb = (await servedStoreView(other.deps).get(KEYS.features.bucket, KEYS.features.key))!.body;
       assert.deepEqual(await featureRowsFromParquet(fb), await featureRowsFromParquet(fa));
       // And rebuilding the features in place gives the same file.
       await runFeaturesStage(env.deps, AS_OF);

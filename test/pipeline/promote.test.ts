@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { PipelineDeps } from '../../src/pipeline/index.js';
 import {
   bootstrapFirstRun,
   runFeaturesStage,
@@ -7,7 +8,7 @@ import {
   runTrainStage,
 } from '../../src/pipeline/index.js';
 import type { ModelVersion } from '../../src/registry/index.js';
-import { openTestEnv, smallLeague, type TestEnv } from './fixtures.js';
+import { draftDeps, openTestEnv, smallLeague, type TestEnv } from './fixtures.js';
 
 const AS_OF = new Date('2023-09-15T00:00:00Z');
 
@@ -25,6 +26,8 @@ async function registerWithLogLoss(env: TestEnv, base: ModelVersion, logLoss: nu
 
 describe('pipeline promote', () => {
   let env: TestEnv;
+  /** `env.deps` inside a draft run: train and promote read the features stage's file. */
+  let draft: PipelineDeps;
   before(async () => {
     // Flat odds: a line any rating model beats, so these tests are about the champion comparison;
     // the opening-line half of the guard is tested in promotion-guard.test.ts.
@@ -34,31 +37,32 @@ describe('pipeline promote', () => {
         odds: [2.5, 3.4, 3.0] as [number, number, number],
       })),
     );
+    draft = await draftDeps(env, AS_OF);
   });
   after(async () => {
     await env?.close();
   });
 
   test('nothing registered: nothing to do', async () => {
-    const r = await runPromoteStage(env.deps);
+    const r = await runPromoteStage(draft);
     assert.equal(r.promoted, false);
     assert.equal(r.method, 'nothing-to-do');
   });
 
   test('no champion: the new version becomes candidate; on the same window within/outside the tolerance', async () => {
     const { registry, config } = env.deps;
-    await runFeaturesStage(env.deps, AS_OF);
-    const v1 = (await runTrainStage(env.deps, AS_OF)).version;
-    const r1 = await runPromoteStage(env.deps);
+    await runFeaturesStage(draft, AS_OF);
+    const v1 = (await runTrainStage(draft, AS_OF)).version;
+    const r1 = await runPromoteStage(draft);
     assert.equal(r1.promoted, true);
     assert.equal(r1.method, 'no-champion');
     assert.equal((await registry.aliases()).candidate, v1.version);
     await registry.promoteCandidate('operator');
 
     // Retrained on the same as-of: same window, same data, same log loss → candidate.
-    const v2 = (await runTrainStage(env.deps, AS_OF)).version;
+    const v2 = (await runTrainStage(draft, AS_OF)).version;
     assert.equal(v2.params.validation_from, v1.params.validation_from);
-    const r2 = await runPromoteStage(env.deps);
+    const r2 = await runPromoteStage(draft);
     assert.equal(r2.method, 'same-window');
     assert.equal(r2.promoted, true);
     assert.equal(r2.champion_log_loss, v1.metrics.log_loss);
@@ -67,14 +71,14 @@ describe('pipeline promote', () => {
     assert.equal(tol, 0.0005);
     // Just outside the tolerance: no alias for the new version, the old candidate stays, and the stage says why.
     const worse = await registerWithLogLoss(env, v1, v1.metrics.log_loss + tol + 0.0005);
-    const r3 = await runPromoteStage(env.deps);
+    const r3 = await runPromoteStage(draft);
     assert.equal(r3.version, worse.version);
     assert.equal(r3.promoted, false);
     assert.match(r3.reason, /> champion/);
     assert.equal((await registry.aliases()).candidate, v2.version);
     // Just inside: candidate.
     const ok = await registerWithLogLoss(env, v1, v1.metrics.log_loss + tol - 0.0005);
-    const r4 = await runPromoteStage(env.deps);
+    const r4 = await runPromoteStage(draft);
     assert.equal(r4.promoted, true);
     assert.equal((await registry.aliases()).candidate, ok.version);
     const last = (await registry.history()).at(-1)!;
@@ -85,19 +89,19 @@ describe('pipeline promote', () => {
   test('different windows: the champion is measured on the new window without in-sample flattery', async () => {
     const { registry } = env.deps;
     // Champion trained long ago: it never saw the new window → its artifact is re-scored there.
-    const old = (await runTrainStage(env.deps, new Date('2022-06-01T00:00:00Z'))).version;
+    const old = (await runTrainStage(draft, new Date('2022-06-01T00:00:00Z'))).version;
     await registry.setAlias('champion', old.version, 'operator');
-    await runTrainStage(env.deps, AS_OF);
-    const r1 = await runPromoteStage(env.deps);
+    await runTrainStage(draft, AS_OF);
+    const r1 = await runPromoteStage(draft);
     assert.equal(r1.method, 'rescored-artifact');
     assert.ok(Number.isFinite(r1.champion_log_loss));
 
     // Champion trained up to now on a shorter window: its training data overlaps the new window →
     // its recipe is refit before the window and scored on it.
-    const recent = (await runTrainStage(env.deps, AS_OF, { validationDays: 200 })).version;
+    const recent = (await runTrainStage(draft, AS_OF, { validationDays: 200 })).version;
     await registry.setAlias('champion', recent.version, 'operator');
-    const fresh = (await runTrainStage(env.deps, AS_OF, { family: 'ordered_logit' })).version;
-    const r2 = await runPromoteStage(env.deps);
+    const fresh = (await runTrainStage(draft, AS_OF, { family: 'ordered_logit' })).version;
+    const r2 = await runPromoteStage(draft);
     assert.equal(r2.version, fresh.version);
     assert.equal(r2.method, 'refit-champion-recipe');
     assert.ok(Number.isFinite(r2.champion_log_loss));
@@ -107,7 +111,7 @@ describe('pipeline promote', () => {
   test('the newest version is already the champion: nothing to do', async () => {
     const latest = (await env.deps.registry.latestVersion())!;
     await env.deps.registry.setAlias('champion', latest.version, 'operator');
-    const r = await runPromoteStage(env.deps);
+    const r = await runPromoteStage(draft);
     assert.equal(r.method, 'nothing-to-do');
     assert.equal(r.promoted, false);
   });

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { registryCommand } from '../../src/cli/registry.js';
 import { runFeaturesStage, runPromoteStage, runTrainStage } from '../../src/pipeline/index.js';
-import { decidePromotion, type ModelVersion, readComparison } from '../../src/registry/index.js';
-import { openTestEnv, smallLeague, type TestEnv } from './fixtures.js';
+import { decidePromotion, type ModelVersion } from '../../src/registry/index.js';
+import { draftDeps, openTestEnv, smallLeague, type TestEnv } from './fixtures.js';
 
 const AS_OF = new Date('2023-09-15T00:00:00Z');
 
@@ -36,8 +36,9 @@ describe('pipeline promote with the guard', () => {
   let trained: ModelVersion;
   before(async () => {
     env = await openTestEnv(smallLeague({ teams: 6, seed: 11 }));
-    await runFeaturesStage(env.deps, AS_OF);
-    trained = (await runTrainStage(env.deps, AS_OF)).version;
+    const draft = await draftDeps(env, AS_OF);
+    await runFeaturesStage(draft, AS_OF);
+    trained = (await runTrainStage(draft, AS_OF)).version;
   });
   after(async () => {
     await env?.close();
@@ -68,7 +69,7 @@ describe('pipeline promote with the guard', () => {
     assert.equal(r.promoted, false);
     assert.equal(r.opening_verdict, 'worse');
     assert.equal((await registry.aliases()).candidate, undefined, 'no candidate');
-    const stored = await readComparison(env.deps.store, registry.modelName, worse.version);
+    const stored = await registry.readComparison(worse.version);
     assert.equal(stored?.promote, false);
     assert.equal(stored?.opening?.line_log_loss, m.market_open_log_loss);
 
@@ -102,6 +103,7 @@ describe('pipeline promote with the guard', () => {
         err += t;
       },
       config: env.config,
+      db: env.deps.db,
       store: env.deps.store,
     };
     const code = await registryCommand(['promote'], io);

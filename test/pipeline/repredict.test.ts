@@ -32,7 +32,7 @@ import { openTestEnv, smallLeague, type TestEnv } from './fixtures.js';
 const AS_OF = new Date('2023-09-15T00:00:00Z');
 
 async function served(env: TestEnv): Promise<PredictionRow[]> {
-  const obj = await readArtifact(env.deps.store, 'predictions');
+  const obj = await readArtifact(env.deps, 'predictions');
   assert.ok(obj);
   return decodePredictionRows(obj.body);
 }
@@ -53,7 +53,7 @@ describe('incremental re-prediction when new odds arrive', () => {
 
   test('only the touched rows change, as a full rebuild would compute them; the rest is inherited', async () => {
     const before = await served(env);
-    const parent = await readPublished(env.deps.store);
+    const parent = await readPublished(env.deps.db);
     assert.ok(parent);
     // One round (four fixtures) of one region get new (much shorter) home prices.
     const matches = await new MatchesRepository(env.deps.db).allMatches();
@@ -111,9 +111,9 @@ describe('incremental re-prediction when new odds arrive', () => {
       assert.ok(got.proba_home > old.proba_home, 'the home probability follows the shorter home price');
     }
     // The run wrote predictions and odds; features and backtest are the parent's objects.
-    const pub = (await readPublished(env.deps.store))!;
+    const pub = (await readPublished(env.deps.db))!;
     assert.equal(pub.run_id, r.run_id);
-    assert.equal((await readRunRecord(env.deps.store, r.run_id!))?.kind, 'incremental');
+    assert.equal((await readRunRecord(env.deps.db, r.run_id!))?.kind, 'incremental');
     assert.equal(pub.artifacts.features?.key, parent.artifacts.features?.key);
     assert.equal(pub.artifacts.backtest?.key, parent.artifacts.backtest?.key);
     assert.notEqual(pub.artifacts.predictions?.key, parent.artifacts.predictions?.key);
@@ -253,7 +253,7 @@ describe('incremental re-prediction when new odds arrive', () => {
 
   test('a fixture with no odds is re-predicted by the market-free fallback, labelled so, and keeps the label', async () => {
     const store = env.deps.store;
-    const fallbackRegistry = new ModelRegistry(store, fallbackModelName(env.deps.config.modelName));
+    const fallbackRegistry = new ModelRegistry(env.deps, fallbackModelName(env.deps.config.modelName));
     const fallback = await fallbackRegistry.resolve('champion');
     assert.ok(fallback, 'the first run registered a market-free fallback');
     const matches = await new MatchesRepository(env.deps.db).allMatches();

@@ -10,8 +10,8 @@ import { ingestSynthetic } from '../../src/ingest/index.js';
 import { createLogger } from '../../src/logger.js';
 import { bootstrapFirstRun, runPipeline, silentProgress } from '../../src/pipeline/index.js';
 import { createRegistry } from '../../src/registry/index.js';
-import { servedStoreView } from '../../src/runs/index.js';
 import { createObjectStore } from '../../src/storage/index.js';
+import { servedStoreView } from '../helpers/served.js';
 
 // The whole `pipeline run`, analytics stages included, on the ingest engineer's synthetic league —
 // what `matchcast start` does on a first start.
@@ -21,7 +21,14 @@ test('first start then pipeline run on generateSyntheticLeague data, simulate an
   const db = await openDatabase(config, { memory: true });
   const store = createObjectStore(config);
   const log = createLogger('silent');
-  const deps = { config, db, store, registry: createRegistry(store, config), log, progress: silentProgress };
+  const deps = {
+    config,
+    db,
+    store,
+    registry: createRegistry({ db, store }, config),
+    log,
+    progress: silentProgress,
+  };
   const now = new Date('2026-03-01T12:00:00Z');
   try {
     const report = await ingestSynthetic(
@@ -37,7 +44,7 @@ test('first start then pipeline run on generateSyntheticLeague data, simulate an
     assert.ok(again.predict && again.predict.rows > 0);
     assert.ok(again.predict.champion_rows > 0, 'future fixtures come from the champion');
     for (const ref of [KEYS.features, KEYS.backtest, KEYS.predictions, KEYS.roiByRegion, KEYS.driftLatest]) {
-      assert.ok(await servedStoreView(store).head(ref.bucket, ref.key), `${ref.bucket}/${ref.key}`);
+      assert.ok(await servedStoreView({ db, store }).head(ref.bucket, ref.key), `${ref.bucket}/${ref.key}`);
     }
     assert.equal((await deps.registry.listVersions()).length, 3);
   } finally {

@@ -8,9 +8,9 @@ import {
   runTrainStage,
 } from '../../src/pipeline/index.js';
 import { createRegistry } from '../../src/registry/index.js';
-import { servedStoreView } from '../../src/runs/index.js';
 import { createObjectStore, type ObjectStore } from '../../src/storage/index.js';
 import { unreachableS3Config } from '../helpers/s3rver.js';
+import { servedStoreView } from '../helpers/served.js';
 import { openTestEnv, smallLeague, type TestEnv } from './fixtures.js';
 
 const AS_OF = new Date('2023-09-15T00:00:00Z');
@@ -48,7 +48,11 @@ describe('object store down', () => {
     const s3 = createObjectStore(config);
     const started = Date.now();
     try {
-      const deps = { ...env.deps, store: s3, registry: createRegistry(s3, config) };
+      const deps = {
+        ...env.deps,
+        store: s3,
+        registry: createRegistry({ db: env.deps.db, store: s3 }, config),
+      };
       await assert.rejects(runFeaturesStage(deps, AS_OF), { code: 'MC_ERR_STORE_UNAVAILABLE' });
       await assert.rejects(runPredictStage(deps, AS_OF), { code: 'MC_ERR_STORE_UNAVAILABLE' });
     } finally {
@@ -60,7 +64,7 @@ describe('object store down', () => {
   test('a failed write leaves the previous artifacts and the registry as they were', async () => {
     const before = await Promise.all(
       [KEYS.features, KEYS.predictions, KEYS.backtest].map((r) =>
-        servedStoreView(env.deps.store).head(r.bucket, r.key),
+        servedStoreView(env.deps).head(r.bucket, r.key),
       ),
     );
     const versions = (await env.deps.registry.listVersions()).length;
@@ -76,7 +80,7 @@ describe('object store down', () => {
     }
     const afterwards = await Promise.all(
       [KEYS.features, KEYS.predictions, KEYS.backtest].map((r) =>
-        servedStoreView(env.deps.store).head(r.bucket, r.key),
+        servedStoreView(env.deps).head(r.bucket, r.key),
       ),
     );
     assert.deepEqual(

@@ -5,19 +5,22 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { registryCommand } from '../../src/cli/registry.js';
 import { type Config, parseConfig } from '../../src/config.js';
+import { type Database, openDatabase } from '../../src/db/index.js';
 import { createRegistry, type ModelRegistry } from '../../src/registry/index.js';
 import { createObjectStore, type ObjectStore } from '../../src/storage/index.js';
 
 let dir: string;
 let config: Config;
 let store: ObjectStore;
+let db: Database;
 let reg: ModelRegistry;
 
 before(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'mc-registry-cli-'));
   config = parseConfig({ DATA_DIR: dir, MODEL_NAME: 'cli-test' });
   store = createObjectStore(config);
-  reg = createRegistry(store, config);
+  db = await openDatabase(config, { memory: true });
+  reg = createRegistry({ db, store }, config);
   for (const ll of [0.99, 0.98]) {
     await reg.registerVersion({
       metrics: { log_loss: ll, market_log_loss: 0.97, rps: 0.2 },
@@ -29,6 +32,7 @@ before(async () => {
   }
 });
 after(async () => {
+  await db.close();
   await store.close();
   await rm(dir, { recursive: true, force: true });
 });
@@ -38,6 +42,7 @@ async function run(...argv: string[]): Promise<{ code: number; out: string; err:
   let err = '';
   const code = await registryCommand(argv, {
     config,
+    db,
     store,
     out: (t) => {
       out += t;

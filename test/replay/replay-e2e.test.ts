@@ -75,7 +75,7 @@ test('replay on real data: fixtures get odds and results as the clock moves', {
       return res.json() as T;
     };
     await ctx.views.refresh();
-    const firstRun = (await readPublished(ctx))?.run_id;
+    const firstRun = (await readPublished(ctx.db))?.run_id;
     const before = new Map((await get<Card[]>('/predict/cards/')).map((c) => [c.match_id, c]));
     const upcoming = [...before.values()].filter((c) => c.is_future);
     assert.ok(upcoming.length > 0, 'real upcoming fixtures are served');
@@ -94,7 +94,7 @@ test('replay on real data: fixtures get odds and results as the clock moves', {
     await new Promise((r) => setTimeout(r, 7000));
     await state.jobs.idle();
     await ctx.views.refresh();
-    const published = await readPublished(ctx);
+    const published = await readPublished(ctx.db);
     assert.notEqual(published?.run_id, firstRun, 'incremental runs were published while serving');
     const after = new Map((await get<Card[]>('/predict/cards/')).map((c) => [c.match_id, c]));
     const gotOdds = upcoming.filter((c) => c.odd_home === null && after.get(c.match_id)?.odd_home != null);

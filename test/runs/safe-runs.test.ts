@@ -1,4 +1,4 @@
-// Safe runs in embedded mode (folder store, PGlite): runs publish their whole set at once
+// Safe runs in embedded mode (folder store, PGlite rows): runs publish their whole set at once
 // behind gates, a failed or gated run changes nothing served (byte for byte), rollback, retention,
 // fingerprints, out-of-sample live answers and the cache key.
 import assert from 'node:assert/strict';
@@ -17,6 +17,7 @@ import {
   pruneRuns,
   publishedRunAt,
   RunWriter,
+  readArtifact,
   readPublished,
   readRunHistory,
   readRunRecord,
@@ -59,7 +60,7 @@ describe('safe runs (embedded)', () => {
     const boot = await bootstrapFirstRun(env.deps, AS_OF, { analytics: {}, refitDays: 120 });
     assert.ok(boot.run?.predict, 'the first start predicts with its champion');
     firstRun = boot.run!.run_id;
-    views = createServingViews(env.deps.store, env.config, log);
+    views = createServingViews(env.deps, env.config, log);
     await views.start();
   });
   after(async () => {
@@ -68,7 +69,7 @@ describe('safe runs (embedded)', () => {
   });
 
   test('a pipeline run writes only under runs/<id>/ and one pointer names the whole set', async () => {
-    const published = await readPublished(env.deps.store);
+    const published = await readPublished(env.deps.db);
     assert.equal(published?.run_id, firstRun);
     for (const name of ['features', 'predictions', 'odds', 'backtest', 'backtestMetrics'] as const) {
       const ref = published!.artifacts[name];
@@ -80,7 +81,7 @@ describe('safe runs (embedded)', () => {
     assert.equal(await env.deps.store.head(KEYS.features.bucket, KEYS.features.key), null);
     assert.equal(views.servedRun()?.run_id, firstRun);
     assert.equal(published!.features_fingerprint, featureFingerprint());
-    const record = await readRunRecord(env.deps.store, firstRun);
+    const record = await readRunRecord(env.deps.db, firstRun);
     assert.equal(record?.status, 'complete');
     assert.deepEqual(
       record!.gates.map((g) => [g.name, g.passed]),
@@ -88,8 +89,8 @@ describe('safe runs (embedded)', () => {
     );
     assert.equal(record!.published_at.length, 1);
     // Monitoring can tell which run was served at an instant.
-    assert.equal(await publishedRunAt(env.deps.store, new Date(record!.published_at[0]!)), firstRun);
-    assert.equal(await publishedRunAt(env.deps.store, new Date(0)), null);
+    assert.equal(await publishedRunAt(env.deps.db, new Date(record!.published_at[0]!)), firstRun);
+    assert.equal(await publishedRunAt(env.deps.db, new Date(0)), null);
   });
 
   test('a run that fails mid-way is marked failed and serves nothing new (bytes identical)', async () => {
@@ -104,8 +105,8 @@ describe('safe runs (embedded)', () => {
     await assert.rejects(failing, /disk full/);
     await views.refresh();
     assert.deepEqual(served(views), before);
-    assert.equal((await readPublished(env.deps.store))?.run_id, firstRun);
-    const failed = (await listRuns(env.deps.store)).at(-1)!;
+    assert.equal((await readPublished(env.deps.db))?.run_id, firstRun);
+    const failed = (await listRuns(env.deps.db)).at(-1)!;
     assert.equal(failed.status, 'failed');
     assert.match(failed.error?.message ?? '', /disk full/);
     assert.ok(failed.stages.features && failed.stages.predict, 'it got as far as predict');
@@ -130,7 +131,7 @@ describe('safe runs (embedded)', () => {
       assert.equal(await codeOf(runPipeline(env.deps, AS_OF, { analytics: {} })), 'MC_ERR_GATE_FAILED');
       await views.refresh();
       assert.deepEqual(served(views), before, 'a gated run changes no served byte');
-      const rejected = (await listRuns(env.deps.store)).at(-1)!;
+      const rejected = (await listRuns(env.deps.db)).at(-1)!;
       assert.equal(rejected.status, 'rejected');
       const gate = rejected.gates.find((g) => g.name === 'odds_plausible')!;
       assert.equal(gate.passed, false);
@@ -138,8 +139,8 @@ describe('safe runs (embedded)', () => {
 
       const forced = await runPipeline(env.deps, AS_OF, { analytics: {}, force: true });
       assert.equal(forced.published.forced, true);
-      assert.equal((await readRunRecord(env.deps.store, forced.run_id))?.forced, true);
-      const history = await readRunHistory(env.deps.store);
+      assert.equal((await readRunRecord(env.deps.db, forced.run_id))?.forced, true);
+      const history = await readRunHistory(env.deps.db);
       assert.equal(history.at(-1)?.forced, true);
       assert.match(history.at(-1)?.reason ?? '', /odds_plausible/);
       await views.refresh();
@@ -147,9 +148,10 @@ describe('safe runs (embedded)', () => {
     } finally {
       await env.deps.store.put(KEYS.odds.bucket, KEYS.odds.key, input!.body);
     }
-    // Rollback: one CAS back to the first run, same history; the served bytes are the first run's.
+    // Rollback: one guarded move of the pointer back to the first run, same history; the served bytes are the first run's.
     const back = await runsCommand(['rollback', firstRun, '--reason', 'bad odds'], {
       config: env.config,
+      db: env.deps.db,
       store: env.deps.store,
       out: () => {},
       err: () => {},
@@ -157,7 +159,7 @@ describe('safe runs (embedded)', () => {
     assert.equal(back, 0);
     await views.refresh();
     assert.deepEqual(served(views), before, 'rollback serves the earlier run byte for byte');
-    const last = (await readRunHistory(env.deps.store)).at(-1)!;
+    const last = (await readRunHistory(env.deps.db)).at(-1)!;
     assert.equal(last.action, 'rollback');
     assert.equal(last.to_run, firstRun);
   });
@@ -166,9 +168,9 @@ describe('safe runs (embedded)', () => {
     const before = served(views);
     const emptyDb = await openDatabase(env.config, { memory: true });
     try {
-      const draft = await openDraftRun(env.deps.store, { asOf: AS_OF });
+      const draft = await openDraftRun(env.deps, { asOf: AS_OF });
       await runFeaturesStage({ ...env.deps, db: emptyDb, store: draft.store, run: draft }, AS_OF);
-      const gates = await evaluateGates(draft, await readPublished(env.deps.store));
+      const gates = await evaluateGates(draft, await readPublished(env.deps.db));
       const rows = gates.find((g) => g.name === 'rows')!;
       assert.equal(rows.passed, false);
       assert.match(rows.message, /no rows/);
@@ -187,9 +189,9 @@ describe('safe runs (embedded)', () => {
       'UPDATE matches SET status = $1, home_score = NULL, away_score = NULL WHERE id = $2',
       ['scheduled', victim.id],
     );
-    const draft = await openDraftRun(env.deps.store, { asOf: AS_OF });
+    const draft = await openDraftRun(env.deps, { asOf: AS_OF });
     await runFeaturesStage({ ...env.deps, store: draft.store, run: draft }, AS_OF);
-    const gates = await evaluateGates(draft, await readPublished(env.deps.store));
+    const gates = await evaluateGates(draft, await readPublished(env.deps.db));
     const kept = gates.find((g) => g.name === 'results_kept')!;
     assert.equal(kept.passed, false, kept.message);
     assert.equal(kept.figures.lost, 1);
@@ -202,7 +204,7 @@ describe('safe runs (embedded)', () => {
   });
 
   test('odds_plausible checks the goals-market prices too, not only 1X2', async () => {
-    const draft = await openDraftRun(env.deps.store, { asOf: AS_OF });
+    const draft = await openDraftRun(env.deps, { asOf: AS_OF });
     await runFeaturesStage({ ...env.deps, store: draft.store, run: draft }, AS_OF);
     const base = {
       match_id: 1,
@@ -220,7 +222,7 @@ describe('safe runs (embedded)', () => {
       open_under25: 1.95,
       close_btts_yes: 1.8,
     };
-    const published = await readPublished(env.deps.store);
+    const published = await readPublished(env.deps.db);
     const ok = await evaluateGates(draft, published, { odds: [base] });
     const passed = ok.find((g) => g.name === 'odds_plausible')!;
     assert.equal(passed.passed, true, passed.message);
@@ -238,10 +240,10 @@ describe('safe runs (embedded)', () => {
   test('a run whose as-of is before published results is refused by results_kept (it would serve them as fixtures)', async () => {
     const before = served(views);
     const earlier = new Date('2023-08-20T00:00:00Z');
-    const run = await RunWriter.begin(env.deps.store, { asOf: earlier, kind: 'stage', status: 'draft', log });
+    const run = await RunWriter.begin(env.deps, { asOf: earlier, kind: 'stage', status: 'draft', log });
     try {
       await runFeaturesStage({ ...env.deps, store: run.store, run }, earlier);
-      const gates = await evaluateGates(run, await readPublished(env.deps.store));
+      const gates = await evaluateGates(run, await readPublished(env.deps.db));
       const kept = gates.find((g) => g.name === 'results_kept')!;
       assert.equal(kept.passed, false, kept.message);
       assert.ok(Number(kept.figures.after_as_of) > 0, JSON.stringify(kept.figures));
@@ -259,17 +261,14 @@ describe('safe runs (embedded)', () => {
   });
 
   test('workers: out-of-sample answers before the cut-off, coded errors, fingerprint pinning', async () => {
-    const deps = createDefaultWorkerDeps(env.config, log, env.deps.store);
+    const deps = await createDefaultWorkerDeps(env.config, log, env.deps);
     const runtime = createWorkerRuntime(deps);
     const champion = (await env.deps.registry.resolve('champion'))!;
     assert.equal(champion.feature_fingerprint, featureFingerprint());
     assert.ok(champion.features_artifact?.run_id, 'the version names the features run it trained on');
-    const predictions = (await readParquet(
-      (await env.deps.store.get(
-        (await readPublished(env.deps.store))!.artifacts.predictions!.bucket,
-        (await readPublished(env.deps.store))!.artifacts.predictions!.key,
-      ))!.body,
-    )) as Array<Record<string, unknown>>;
+    const predictions = (await readParquet((await readArtifact(env.deps, 'predictions'))!.body)) as Array<
+      Record<string, unknown>
+    >;
     const past = predictions.find((r) => r.model_stage === 'backtest')!;
     const future = predictions.find((r) => r.model_stage === 'champion')!;
     const oos = await runtime.predictMatch({ match_id: Number(past.match_id), stage: 'champion' });
@@ -297,7 +296,7 @@ describe('safe runs (embedded)', () => {
       artifact: await env.deps.registry.loadArtifact(champion),
       feature_fingerprint: 'sha256:0000000000000000',
     });
-    const io = { config: env.config, store: env.deps.store, out: () => {}, err: () => {} };
+    const io = { config: env.config, db: env.deps.db, store: env.deps.store, out: () => {}, err: () => {} };
     assert.equal(await registryCommand(['alias', 'set', 'challenger', other.version], io), 1);
     assert.notEqual((await env.deps.registry.aliases()).challenger, other.version);
     assert.equal(await registryCommand(['alias', 'set', 'challenger', other.version, '--force'], io), 0);
@@ -316,25 +315,25 @@ describe('safe runs (embedded)', () => {
   });
 
   test('retention keeps RUNS_KEEP runs, the published one and what it references', async () => {
-    const store = env.deps.store;
-    const before = (await listRuns(store)).length;
+    const { db, store } = env.deps;
+    const before = (await listRuns(db)).length;
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const run = await RunWriter.begin(store, { kind: 'incremental' });
+      const run = await RunWriter.begin(env.deps, { kind: 'incremental' });
       await run.put('roiSummary', `{"i":${i}}`);
       await run.publish({ gates: [], requireParentCurrent: false });
       ids.push(run.runId);
     }
-    const published = (await readPublished(store))!;
+    const published = (await readPublished(db))!;
     // The last run inherits the features of the first run: they must survive retention.
     const featuresOwner = published.artifacts.features!.run_id;
-    const removed = await pruneRuns(store, 2);
-    const left = (await listRuns(store)).map((r) => r.run_id);
+    const removed = await pruneRuns(env.deps, 2);
+    const left = (await listRuns(db)).map((r) => r.run_id);
     assert.ok(left.includes(published.run_id));
     assert.ok(left.includes(featuresOwner), 'a run whose artifacts the published run references stays');
     assert.ok(removed.length >= before - 2, `removed ${removed.length} of ${before + 3}`);
     assert.ok(await store.head(published.artifacts.features!.bucket, published.artifacts.features!.key));
-    for (const id of removed) assert.equal(await readRunRecord(store, id), null);
-    assert.equal(await codeOf(rollbackRun(store, 'nope', { actor: 't' })), 'MC_ERR_NOT_FOUND');
+    for (const id of removed) assert.equal(await readRunRecord(db, id), null);
+    assert.equal(await codeOf(rollbackRun(env.deps, 'nope', { actor: 't' })), 'MC_ERR_NOT_FOUND');
   });
 });

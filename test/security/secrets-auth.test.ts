@@ -33,7 +33,7 @@ test('the API key never appears in a log line or a response body, through 200/40
   };
   // First (before a worker thread has loaded the features file), a real 500: the file is corrupt.
   // The served features are the published run's copy, not the legacy top-level key.
-  const ref = servedRef(await readPublished(app.ctx.store), 'features') ?? KEYS.features;
+  const ref = servedRef(await readPublished(app.ctx.db), 'features') ?? KEYS.features;
   const original = await app.ctx.store.get(ref.bucket, ref.key);
   await app.ctx.store.put(ref.bucket, ref.key, Buffer.from(`PAR1 corrupt ${key}`));
   try {

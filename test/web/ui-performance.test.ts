@@ -13,10 +13,11 @@ import type { AppContext } from '../../src/api/context.js';
 import { monitoringPerformanceRoutes } from '../../src/api/routes/monitoring-performance.js';
 import { uiRoutes } from '../../src/api/routes/ui.js';
 import { parseConfig } from '../../src/config.js';
-import { KEYS } from '../../src/domain/index.js';
+import { type Database, openDatabase } from '../../src/db/index.js';
 import { createLogger } from '../../src/logger.js';
-import { createRegistry, writeComparison } from '../../src/registry/index.js';
+import { createRegistry } from '../../src/registry/index.js';
 import { createObjectStore, type ObjectStore } from '../../src/storage/index.js';
+import { publishArtifacts } from '../helpers/served.js';
 import { launchChromium, screenshotPath, skipWithoutChromium } from './helpers/browser.js';
 import { watchPage } from './helpers/scenario.js';
 
@@ -25,6 +26,7 @@ const CSP =
 
 let tmp: string;
 let store: ObjectStore;
+let db: Database;
 let app: FastifyInstance;
 let browser: Browser;
 let url: string;
@@ -63,25 +65,27 @@ before(async () => {
   tmp = await mkdtemp(path.join(tmpdir(), 'mc-ui-perf-'));
   const config = parseConfig({ API_KEY: 'ui-perf-key-0123456789abcdef', DATA_DIR: tmp, LOG_LEVEL: 'silent' });
   store = createObjectStore(config);
-  const registry = createRegistry(store, config);
+  db = await openDatabase(config, { memory: true });
+  const registry = createRegistry({ db, store }, config);
   const asOf = new Date(Date.UTC(2024, 8, 1));
   groups = performanceGroups(season(), { matches: 300, days: 0 }, asOf);
-  await store.put(
-    KEYS.performanceLatest.bucket,
-    KEYS.performanceLatest.key,
-    JSON.stringify({
-      kind: 'served',
-      generated_at: asOf.toISOString(),
-      as_of: asOf.toISOString(),
-      window: { matches: 300, days: 0 },
-      demargin: 'power',
-      n_served_finished: 240,
-      n_unserved_finished: 0,
-      groups,
-      backtest: null,
-      results: { n_finished: 240, last_result_kickoff: null, last_new_result_at: asOf.toISOString() },
-      report_filename: null,
-    }),
+  await publishArtifacts(
+    { db, store },
+    {
+      performanceLatest: JSON.stringify({
+        kind: 'served',
+        generated_at: asOf.toISOString(),
+        as_of: asOf.toISOString(),
+        window: { matches: 300, days: 0 },
+        demargin: 'power',
+        n_served_finished: 240,
+        n_unserved_finished: 0,
+        groups,
+        backtest: null,
+        results: { n_finished: 240, last_result_kickoff: null, last_new_result_at: asOf.toISOString() },
+        report_filename: null,
+      }),
+    },
   );
   const v = await registry.registerVersion({
     metrics: { log_loss: 0.99, market_open_log_loss: 0.98, model_on_open_log_loss: 0.99, market_open_n: 120 },
@@ -90,7 +94,7 @@ before(async () => {
     training_cutoff: asOf,
     artifact: '{}',
   });
-  await writeComparison(store, registry.modelName, {
+  await registry.writeComparison({
     version: v.version,
     champion_version: null,
     method: 'no-champion',
@@ -108,7 +112,7 @@ before(async () => {
     reason: 'no champion yet; on 120 matches with opening odds 0.99000 >= opening line 0.98000',
     decided_at: asOf.toISOString(),
   });
-  const ctx = { config, log: createLogger('silent'), store, registry } as unknown as AppContext;
+  const ctx = { config, log: createLogger('silent'), db, store, registry } as unknown as AppContext;
   const dist = path.join(tmp, 'dist');
   const { buildWeb } = await import('../../scripts/build-web.mjs');
   await buildWeb({ outDir: dist });
@@ -128,6 +132,7 @@ after(async () => {
   await browser?.close();
   await app?.close();
   await store?.close();
+  await db?.close();
   if (tmp) await rm(tmp, { recursive: true, force: true });
 });
 

@@ -10,13 +10,16 @@ import { registerDocs } from '../../src/api/plugins/docs.js';
 import { registerErrorHandling } from '../../src/api/plugins/errors.js';
 import { uiRoutes } from '../../src/api/routes/ui.js';
 import { parseConfig } from '../../src/config.js';
+import { type Database, openDatabase } from '../../src/db/index.js';
 import { createLogger } from '../../src/logger.js';
 import { createObjectStore, type ObjectStore } from '../../src/storage/index.js';
+import { publishArtifacts } from '../helpers/served.js';
 import { FIXTURE_BASELINES_CSV } from './helpers/fixtures.js';
 
 const KEY = 'ui-routes-test-key-0123456789';
 let tmp: string;
 let store: ObjectStore;
+let db: Database;
 let ctx: AppContext;
 const apps: FastifyInstance[] = [];
 
@@ -24,8 +27,9 @@ before(async () => {
   tmp = await mkdtemp(path.join(tmpdir(), 'mc-ui-'));
   const config = parseConfig({ API_KEY: KEY, DATA_DIR: tmp, EDGE_THRESHOLD: '0.07', LOG_LEVEL: 'silent' });
   store = createObjectStore(config);
+  db = await openDatabase(config, { memory: true });
   // Only the members the UI routes use; the rest of the runtime is not needed here.
-  ctx = { config, log: createLogger('silent'), store } as unknown as AppContext;
+  ctx = { config, log: createLogger('silent'), db, store } as unknown as AppContext;
   // The bundle is made at build time (`npm run build`), never by the server.
   const { buildWeb } = await import('../../scripts/build-web.mjs');
   await buildWeb({ outDir: path.join(tmp, 'dist-a') });
@@ -34,6 +38,7 @@ before(async () => {
 after(async () => {
   for (const app of apps) await app.close();
   await store?.close();
+  await db?.close();
   await rm(tmp, { recursive: true, force: true });
 });
 
@@ -119,7 +124,7 @@ test('baselines need the API key; 404 before the simulation ran, rows after', as
   const absent = await app.inject({ url, headers: { 'x-api-key': KEY } });
   assert.equal(absent.statusCode, 404);
   assert.equal(absent.json().code, 'MC_ERR_NOT_FOUND');
-  await store.put('reports', 'roi_baselines.csv', FIXTURE_BASELINES_CSV);
+  await publishArtifacts({ db, store }, { roiBaselines: FIXTURE_BASELINES_CSV });
   const ok = await app.inject({ url, headers: { 'x-api-key': KEY } });
   assert.equal(ok.statusCode, 200);
   assert.equal(ok.json().length, 4);

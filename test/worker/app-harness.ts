@@ -7,7 +7,6 @@ import type { AppContext } from '../../src/api/context.js';
 import { liveRoutes } from '../../src/api/routes/live.js';
 import { tasksRoutes } from '../../src/api/routes/tasks.js';
 import { createPredictionCache, type PredictionCache } from '../../src/cache/index.js';
-import type { Database } from '../../src/db/index.js';
 import { createLogger } from '../../src/logger.js';
 import { createTaskQueue, type TaskQueue } from '../../src/queue/index.js';
 import { createServingViews } from '../../src/serving/index.js';
@@ -27,24 +26,24 @@ export interface LiveApp {
   close(): Promise<void>;
 }
 
-// The database is not part of the live path.
-const noDb = { ping: async () => true, close: async () => {} } as unknown as Database;
-
 export async function startLiveApp(env: Record<string, string | undefined> = {}): Promise<LiveApp> {
   const fx = await createFixture(env);
   const log = createLogger('silent');
   const queue = createTaskQueue(fx.config, { log });
   const cache = createPredictionCache(fx.config, log);
+  // Started as `matchcast serve` does: the served run's id is part of the live cache key.
+  const views = createServingViews({ db: fx.db, store: fx.store }, fx.config, log);
+  await views.start();
   const ctx: AppContext = {
     config: fx.config,
     log,
-    db: noDb,
+    db: fx.db,
     store: fx.store,
     queue,
     cache,
     registry: fx.registry,
     // buildApp registers every route module; the precomputed ones need real views (no file: 503).
-    views: createServingViews(fx.store, fx.config, log),
+    views,
   };
   const app = await buildApp(ctx, { logRequests: false });
   // Until the lead lists these modules in src/api/routes/index.ts, register them here.

@@ -1,9 +1,10 @@
-// Shared test fixtures of the live path: a folder store with a features file and a registered model.
+// Shared test fixtures of the live path: a folder store and the embedded database (served on its
+// socket, so worker threads and processes share it) with a published features file and a registered model.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Config, parseConfig } from '../../src/config.js';
-import { KEYS } from '../../src/domain/index.js';
+import type { Database } from '../../src/db/index.js';
 import {
   FEATURE_NAMES,
   type FeatureRow,
@@ -13,6 +14,8 @@ import {
 import { serializeModel, trainModel } from '../../src/model/index.js';
 import { createRegistry, type ModelVersion } from '../../src/registry/index.js';
 import { createObjectStore, type ObjectStore } from '../../src/storage/index.js';
+import { publishArtifacts } from '../helpers/served.js';
+import { hostSharedDatabase } from '../helpers/shared-db.js';
 
 export const MODEL_FEATURES = ['elo_diff', 'mkt_home', 'mkt_away'];
 export const MATCH_IDS = Array.from({ length: 40 }, (_, i) => i + 1);
@@ -49,6 +52,8 @@ export interface Fixture {
   dir: string;
   config: Config;
   store: ObjectStore;
+  /** The embedded database of `dir`, hosted on its socket for the fixture's lifetime. */
+  db: Database;
   registry: ReturnType<typeof createRegistry>;
   /** Registers a new model version (trained with `l2`) and points `alias` at it. */
   publish(alias: 'champion' | 'challenger', l2?: number): Promise<ModelVersion>;
@@ -67,15 +72,18 @@ export async function createFixture(env: Record<string, string | undefined> = {}
     ...env,
   });
   const store = createObjectStore(config);
+  const shared = await hostSharedDatabase(config);
+  const db = shared.db;
   const rows = featureRows();
-  await store.put(KEYS.features.bucket, KEYS.features.key, featureRowsToParquet(rows));
-  const registry = createRegistry(store, config);
+  await publishArtifacts({ db, store }, { features: featureRowsToParquet(rows) });
+  const registry = createRegistry({ db, store }, config);
   const X = rows.map((row) => toModelInput(row, MODEL_FEATURES));
   const y = rows.map((row) => row.label ?? 0);
   return {
     dir,
     config,
     store,
+    db,
     registry,
     async publish(alias, l2 = 0.01) {
       const model = trainModel(X, y, { featureNames: MODEL_FEATURES, l2, maxIter: 50 });
@@ -91,6 +99,7 @@ export async function createFixture(env: Record<string, string | undefined> = {}
       return v;
     },
     async cleanup() {
+      await shared.close();
       await store.close();
       rmSync(dir, { recursive: true, force: true });
     },

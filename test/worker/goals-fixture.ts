@@ -8,7 +8,7 @@ import { buildApp } from '../../src/api/app.js';
 import type { AppContext } from '../../src/api/context.js';
 import { createPredictionCache, type PredictionCache } from '../../src/cache/index.js';
 import { type Config, parseConfig } from '../../src/config.js';
-import { type Database, openDatabase } from '../../src/db/index.js';
+import type { Database } from '../../src/db/index.js';
 import { ingestSynthetic } from '../../src/ingest/index.js';
 import { createLogger } from '../../src/logger.js';
 import type * as goals from '../../src/model/goals/index.js';
@@ -18,6 +18,7 @@ import { createRegistry } from '../../src/registry/index.js';
 import { readArtifact } from '../../src/runs/index.js';
 import { createServingViews, parseMarketsRows } from '../../src/serving/index.js';
 import { createObjectStore, type ObjectStore, readParquet } from '../../src/storage/index.js';
+import { hostSharedDatabase } from '../helpers/shared-db.js';
 import { dropQueueKeys } from './fixtures.js';
 
 export const API_KEY = 'test-key-0123456789abcdef';
@@ -27,6 +28,8 @@ export interface GoalsFixture {
   dir: string;
   config: Config;
   store: ObjectStore;
+  /** The embedded database of `dir`, hosted on its socket (worker threads connect to it). */
+  db: Database;
   goalsRegistry: ReturnType<typeof createRegistry>;
   /** Rows of the published markets file (what the precomputed route serves). */
   markets: goals.MarketsRow[];
@@ -47,31 +50,37 @@ export async function createGoalsFixture(
     ...env,
   });
   const store = createObjectStore(config);
-  const db: Database = await openDatabase(config, { memory: true });
+  const shared = await hostSharedDatabase(config);
+  const db = shared.db;
   const log = createLogger('silent');
+  let obj: Awaited<ReturnType<typeof readArtifact>>;
   try {
     await ingestSynthetic({ seed: 3, now: AS_OF, regions: 2, teamsPerRegion: 8, seasons: 3 }, { db, store });
     const deps = {
       config,
       db,
       store,
-      registry: createRegistry(store, config),
+      registry: createRegistry({ db, store }, config),
       log,
       progress: silentProgress,
     };
     await bootstrapFirstRun(deps, AS_OF, { refitDays: 90 });
-  } finally {
-    await db.close();
+    obj = await readArtifact({ db, store }, 'markets');
+    if (!obj) throw new Error('the pipeline wrote no markets file');
+  } catch (err) {
+    await shared.close();
+    await store.close();
+    throw err;
   }
-  const obj = await readArtifact(store, 'markets');
-  if (!obj) throw new Error('the pipeline wrote no markets file');
   return {
     dir,
     config,
     store,
-    goalsRegistry: createRegistry(store, { modelName: goalsModelName(config.modelName) }),
+    db,
+    goalsRegistry: createRegistry({ db, store }, { modelName: goalsModelName(config.modelName) }),
     markets: parseMarketsRows(await readParquet(obj.body)),
     async cleanup() {
+      await shared.close();
       await store.close();
       rmSync(dir, { recursive: true, force: true });
     },
@@ -86,25 +95,22 @@ export interface GoalsLiveApp {
   close(): Promise<void>;
 }
 
-// The database is not part of the live path.
-const noDb = { ping: async () => true, close: async () => {} } as unknown as Database;
-
 /** The real app over the fixture's store, with the queue and cache its config selects. */
 export async function startGoalsApp(fx: GoalsFixture, config: Config = fx.config): Promise<GoalsLiveApp> {
   const log = createLogger('silent');
   const queue = createTaskQueue(config, { log });
   const cache = createPredictionCache(config, log);
-  const views = createServingViews(fx.store, config, log);
+  const views = createServingViews({ db: fx.db, store: fx.store }, config, log);
   // As `matchcast serve` does: the served run's id is part of the cache key.
   await views.start();
   const ctx: AppContext = {
     config,
     log,
-    db: noDb,
+    db: fx.db,
     store: fx.store,
     queue,
     cache,
-    registry: createRegistry(fx.store, config),
+    registry: createRegistry({ db: fx.db, store: fx.store }, config),
     views,
   };
   const app = await buildApp(ctx, { logRequests: false });

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { KEYS } from '../../src/domain/index.js';
 import { featureRowsToParquet } from '../../src/features/index.js';
 import { createLogger } from '../../src/logger.js';
 import { createDefaultWorkerDeps, createWorkerRuntime } from '../../src/worker/index.js';
+import { publishArtifacts } from '../helpers/served.js';
 import { createFixture, type Fixture, featureRows } from './fixtures.js';
 
 let fx: Fixture;
@@ -16,7 +16,10 @@ const log = createLogger('silent');
 
 test('predict_match returns spec 2.3 with the run id of the model that computed it', async () => {
   const v1 = await fx.publish('champion');
-  const rt = createWorkerRuntime(createDefaultWorkerDeps(fx.config, log, fx.store), { aliasRefreshMs: 50 });
+  const rt = createWorkerRuntime(
+    await createDefaultWorkerDeps(fx.config, log, { db: fx.db, store: fx.store }),
+    { aliasRefreshMs: 50 },
+  );
   const r = await rt.predictMatch({ match_id: 3, stage: 'champion' });
   assert.equal(r.match_id, 3);
   assert.equal(r.model_run_id, v1.run_id);
@@ -45,7 +48,9 @@ test('predict_match returns spec 2.3 with the run id of the model that computed 
 
 test('unknown match → MC_ERR_MATCH_NOT_FOUND; no challenger → MC_ERR_BAD_STAGE, as the API answers', async () => {
   await fx.publish('champion');
-  const rt = createWorkerRuntime(createDefaultWorkerDeps(fx.config, log, fx.store));
+  const rt = createWorkerRuntime(
+    await createDefaultWorkerDeps(fx.config, log, { db: fx.db, store: fx.store }),
+  );
   await assert.rejects(rt.predictMatch({ match_id: 99_999, stage: 'champion' }), {
     code: 'MC_ERR_MATCH_NOT_FOUND',
   });
@@ -56,15 +61,18 @@ test('unknown match → MC_ERR_MATCH_NOT_FOUND; no challenger → MC_ERR_BAD_STA
   await assert.rejects(rt.predictMatch({ match_id: 1, stage: 'candidate' }), { code: 'MC_ERR_BAD_STAGE' });
 });
 
-test('the features file is reloaded when its etag changes', async () => {
+test('the features file is reloaded when a run with new features is published', async () => {
   await fx.publish('champion');
-  const rt = createWorkerRuntime(createDefaultWorkerDeps(fx.config, log, fx.store), {
-    featuresRefreshMs: 20,
-  });
+  const rt = createWorkerRuntime(
+    await createDefaultWorkerDeps(fx.config, log, { db: fx.db, store: fx.store }),
+    {
+      featuresRefreshMs: 20,
+    },
+  );
   await assert.rejects(rt.predictMatch({ match_id: 500, stage: 'champion' }), {
     code: 'MC_ERR_MATCH_NOT_FOUND',
   });
-  await fx.store.put(KEYS.features.bucket, KEYS.features.key, featureRowsToParquet(featureRows([1, 2, 500])));
+  await publishArtifacts(fx, { features: featureRowsToParquet(featureRows([1, 2, 500])) });
   const deadline = Date.now() + 5000;
   for (;;) {
     await new Promise((r) => setTimeout(r, 30));
@@ -76,16 +84,19 @@ test('the features file is reloaded when its etag changes', async () => {
       if (Date.now() > deadline) throw err;
     }
   }
-  await fx.store.put(KEYS.features.bucket, KEYS.features.key, featureRowsToParquet(featureRows()));
+  await publishArtifacts(fx, { features: featureRowsToParquet(featureRows()) });
 });
 
 test('an unknown match re-checks the served features at once: a match added by a newer file is found before the next background check', async () => {
   await fx.publish('champion');
-  const rt = createWorkerRuntime(createDefaultWorkerDeps(fx.config, log, fx.store), {
-    featuresRefreshMs: 600_000, // the background check never runs in this test
-  });
+  const rt = createWorkerRuntime(
+    await createDefaultWorkerDeps(fx.config, log, { db: fx.db, store: fx.store }),
+    {
+      featuresRefreshMs: 600_000, // the background check never runs in this test
+    },
+  );
   assert.equal((await rt.predictMatch({ match_id: 1, stage: 'champion' })).match_id, 1);
-  await fx.store.put(KEYS.features.bucket, KEYS.features.key, featureRowsToParquet(featureRows([1, 2, 501])));
+  await publishArtifacts(fx, { features: featureRowsToParquet(featureRows([1, 2, 501])) });
   await new Promise((r) => setTimeout(r, 300)); // past the miss re-check interval (250 ms)
   assert.equal((await rt.predictMatch({ match_id: 501, stage: 'champion' })).match_id, 501);
   // A miss that stays a miss is still MC_ERR_MATCH_NOT_FOUND.
@@ -93,19 +104,19 @@ test('an unknown match re-checks the served features at once: a match added by a
   await assert.rejects(rt.predictMatch({ match_id: 999_999, stage: 'champion' }), {
     code: 'MC_ERR_MATCH_NOT_FOUND',
   });
-  await fx.store.put(KEYS.features.bucket, KEYS.features.key, featureRowsToParquet(featureRows()));
+  await publishArtifacts(fx, { features: featureRowsToParquet(featureRows()) });
 });
 
 test('registry unreachable: a running worker keeps its model; a new one fails checkRegistry', async () => {
   await fx.publish('champion');
-  const deps = createDefaultWorkerDeps(fx.config, log, fx.store);
+  const deps = await createDefaultWorkerDeps(fx.config, log, { db: fx.db, store: fx.store });
   let down = false;
   const registry = deps.registry;
   const flaky = {
     modelName: registry.modelName,
     resolve: (s: Parameters<typeof registry.resolve>[0]) =>
-      down ? Promise.reject(new Error('store down')) : registry.resolve(s),
-    aliases: () => (down ? Promise.reject(new Error('store down')) : registry.aliases()),
+      down ? Promise.reject(new Error('database down')) : registry.resolve(s),
+    aliases: () => (down ? Promise.reject(new Error('database down')) : registry.aliases()),
   };
   const rt = createWorkerRuntime({ ...deps, registry: flaky }, { aliasRefreshMs: 10 });
   await rt.checkRegistry();

@@ -16,10 +16,10 @@ after(async () => {
 });
 
 test('a new worker refuses to start when the registry cannot be read', { skip }, async () => {
-  // An S3 endpoint on a closed port: the registry (in the object store) is unreachable.
+  // A database on a closed port: the registry (its rows) is unreachable.
   await assert.rejects(
-    spawnWorker(fx, { S3_ENDPOINT: 'http://127.0.0.1:1', S3_ACCESS_KEY_ID: 'x', S3_SECRET_ACCESS_KEY: 'y' }),
-    /worker failed to start: The model registry cannot be read/,
+    spawnWorker(fx, { DATABASE_URL: 'postgres://mc@127.0.0.1:1/none', DB_TIMEOUT_MS: '500' }),
+    /worker failed: .*(database|registry)/i,
   );
 });
 

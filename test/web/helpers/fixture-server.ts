@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import helmet from '@fastify/helmet';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from '../../../src/api/context.js';
@@ -49,14 +50,36 @@ export async function startFixtureServer(
   const cards = Array.isArray(options.cards) ? options.cards : makeCards(options.cards ?? 48);
   let cardsBody = JSON.stringify(cards);
   const config = { ...parseConfig({ API_KEY: key, LOG_LEVEL: 'silent' }) };
+  // A published run whose only file is the baselines CSV: the pointer row the UI route reads, and the file.
+  const baselines = Buffer.from(FIXTURE_BASELINES_CSV);
+  const ref = {
+    bucket: 'reports',
+    key: 'runs/fixture/roi_baselines.csv',
+    etag: 'fixture',
+    size: baselines.length,
+    sha256: createHash('sha256').update(baselines).digest('hex'),
+    run_id: '20260101T000000Z-f1f1f1f1',
+  };
+  const pointerRow = {
+    run_id: ref.run_id,
+    seq: 1,
+    published_at: '2026-01-01T00:00:00.000Z',
+    record: {
+      run_id: ref.run_id,
+      status: 'complete',
+      artifacts: { roiBaselines: ref },
+      features_fingerprint: null,
+    },
+  };
   const ctx = {
     config,
     log: createLogger('silent'),
+    db: {
+      query: async (sql: string) => (/FROM published_run p/.test(sql) ? [pointerRow] : []),
+    },
     store: {
       get: async (bucket: string, k: string) =>
-        bucket === 'reports' && k === 'roi_baselines.csv'
-          ? { body: Buffer.from(FIXTURE_BASELINES_CSV) }
-          : null,
+        bucket === ref.bucket && k === ref.key ? { body: baselines, size: baselines.length } : null,
     },
   } as unknown as AppContext;
 
