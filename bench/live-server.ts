@@ -19,8 +19,6 @@ import { createObjectStore } from '../src/storage/index.js';
 const config = parseConfig(process.env);
 const log = createLogger('warn', 'bench-api');
 const store = createObjectStore(config, log);
-// The registry's rows and the published run: the database of DATA_DIR (served by bench/live.ts).
-const db = await openDatabase(config, { maxConnections: 4 });
 const queue = createTaskQueue(config, { log });
 const db = await openDatabase(config);
 const ctx: AppContext = {
@@ -42,7 +40,6 @@ process.send?.({ port: typeof address === 'object' && address ? address.port : 0
 process.once('SIGTERM', async () => {
   await app.close();
   await queue.close();
-  await db.close();
   process.exit(0);
 });
 process.on('message', async (msg) => {
@@ -54,7 +51,6 @@ process.on('message', async (msg) => {
   if (msg === 'stop') {
     await app.close();
     await queue.close();
-    await db.close();
     process.exit(0);
   }
 });

@@ -65,7 +65,6 @@ function rng(seed: number): () => number {
 async function prepare(dataDir: string, databaseUrl: string): Promise<void> {
   const config = parseConfig({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' });
   const store = createObjectStore(config);
-  const db = await openDatabase(config);
   const r = rng(42);
   const rows: FeatureRow[] = [];
   for (let id = 1; id <= MATCHES; id++) {
@@ -198,11 +197,6 @@ const env = {
   PORT: String(18_000 + (process.pid % 1000)),
   WORKER_CONCURRENCY: String(values.concurrency),
 };
-// The API and the worker processes share the embedded database of DATA_DIR, served on its socket from
-// here as `matchcast start` serves it (with DATABASE_URL set they use that server instead).
-const dbHost = process.env.DATABASE_URL
-  ? null
-  : await hostEmbeddedDatabase(embeddedDbDir(parseConfig({ DATA_DIR: dataDir })));
 console.error(`preparing ${MATCHES} matches in ${dataDir} …`);
 await prepare(dataDir, databaseUrl.toString());
 
@@ -216,7 +210,7 @@ const worker = spawn(process.execPath, [...prof, 'bin/matchcast.js', 'worker'], 
   stdio: ['ignore', 'ignore', 'inherit'],
 });
 // `--api serve`: the real `matchcast serve` (PGlite in DATA_DIR unless DATABASE_URL is set);
-// `--api app`: bench/live-server.ts (the same app with only the routes it measures, reports its own CPU).
+// `--api app`: bench/live-server.ts (the same app without the database, reports its own CPU).
 const useServe = values.api === 'serve';
 const api = useServe
   ? spawn(process.execPath, [...prof, 'bin/matchcast.js', 'serve'], {
@@ -335,7 +329,6 @@ if (failed > 0) console.error(`FAILED: ${failed} non-2xx answers`);
 api.kill('SIGTERM');
 worker.kill('SIGTERM');
 await Promise.all([new Promise((r) => worker.once('exit', r)), new Promise((r) => api.once('exit', r))]);
-await dbHost?.close();
 await rm(dataDir, { recursive: true, force: true });
 await admin(`DROP SCHEMA "${schema}" CASCADE`);
 process.exit(failed > 0 ? 1 : 0);

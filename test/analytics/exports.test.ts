@@ -89,7 +89,9 @@ describe('streamed exports', () => {
     const csvTotal = csvParts.reduce((a, b) => a + b.length, 0);
     assert.ok(Math.max(...csvParts.map((b) => b.length)) < csvTotal / 5);
     const pq = Buffer.concat(pqParts);
-    const meta = parquetMetadata(pq.buffer.slice(pq.byteOffset, pq.byteOffset + pq.byteLength) as ArrayBuffer);
+    const meta = parquetMetadata(
+      pq.buffer.slice(pq.byteOffset, pq.byteOffset + pq.byteLength) as ArrayBuffer,
+    );
     assert.equal(Number(meta.num_rows), N);
     assert.equal(meta.row_groups.length, Math.ceil(N / EXPORT_CHUNK_ROWS));
 

@@ -86,12 +86,7 @@ let app: FastifyInstance;
 let port: number;
 
 before(async () => {
-  // A job runner and an admin key, as under `matchcast start`, so that /admin/* is served.
-  const jobs = { submit: () => assert.fail('not called'), get: () => undefined };
-  ({ app } = await embeddedApp(
-    { BODY_LIMIT_BYTES: '65536', ADMIN_KEY: 'catalogue-admin-key-0123456789' },
-    { jobs },
-  ));
+  ({ app } = await embeddedApp({ BODY_LIMIT_BYTES: '65536' }));
   await app.listen({ port: 0, host: '127.0.0.1' });
   const a = app.server.address();
   port = typeof a === 'object' && a ? a.port : 0;

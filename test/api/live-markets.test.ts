@@ -218,7 +218,7 @@ describe('worker: predict_markets over the in-process fixture', () => {
       prices,
       source: 'late-test',
     });
-    await mergeOddsObservations(fx.store, [
+    await mergeOddsObservations(fx, [
       later('1x2', [1.3, 5.5, 11], 'opening'),
       later('ou25', [1.4, 2.9], 'opening'),
       later('1x2', [1.25, 6, 13], 'intermediate'),
@@ -236,7 +236,7 @@ describe('worker: predict_markets over the in-process fixture', () => {
       observed_at: new Date(at - 30 * 86_400_000),
       source: 'early-test',
     });
-    await mergeOddsObservations(fx.store, [early('1x2', [1.3, 5.5, 11]), early('ou25', [1.4, 2.9])]);
+    await mergeOddsObservations(fx, [early('1x2', [1.3, 5.5, 11]), early('ou25', [1.4, 2.9])]);
     const third = await createWorkerRuntime(
       await createDefaultWorkerDeps(fx.config, log, { db: fx.db, store: fx.store }),
     ).predictMarkets({

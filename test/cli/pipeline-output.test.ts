@@ -30,7 +30,7 @@ test('stand-alone stages against an empty database: exit 1, MC_ERR_VALIDATION, n
     assert.match(r.err, /the database has no match .*\[MC_ERR_VALIDATION\]/, stage);
     assert.equal(r.out, '', stage);
   }
-  assert.deepEqual(await listRuns(empty.deps.store), [], 'no draft run was opened');
+  assert.deepEqual(await listRuns(empty.deps.db), [], 'no draft run was opened');
   // The full run keeps its own refusal: the rows gate, exit 3.
   assert.equal((await runPipelineCli(empty, 'run', '--as-of', '2023-09-15')).code, 3);
 });

@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { ADMIN_KEY_FILE } from '../../src/cli/admin-key.js';
 import { serveEmbedded } from '../../src/cli/serve-embedded.js';
 import { readLiveServer, SERVER_FILE } from '../../src/cli/server-file.js';
-import { embeddedAdminKey } from '../../src/cli/start.js';
 import { parseConfig } from '../../src/config.js';
 import { MatchesRepository } from '../../src/db/index.js';
 import { createLogger } from '../../src/logger.js';
@@ -43,16 +41,18 @@ function cli(argv: string[], dataDir: string): Promise<{ code: number | null; ou
   );
 }
 
-test('ingest and pipeline run while `start` serves: the CLI hands its job to the server', {
+test('commands run beside `start` work on its data through its database socket', {
   timeout: 300_000,
 }, async () => {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'mc-refresh-'));
-  const config = {
-    ...parseConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', API_KEY: KEY, LOG_LEVEL: 'silent' }),
-  };
-  // As `start` does: the admin key generated into DATA_DIR/admin-key, which the CLI children read.
-  config.adminKey = await embeddedAdminKey(config);
-  assert.equal((statSync(path.join(dataDir, ADMIN_KEY_FILE)).mode & 0o777).toString(8), '600');
+  const config = parseConfig({
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    API_KEY: KEY,
+    LOG_LEVEL: 'silent',
+    VIEW_REFRESH_MS: '500',
+  });
   const ctx = await openRuntime(config, createLogger('silent'), { role: 'embedded' });
   let stop!: () => void;
   const until = new Promise<void>((resolve) => {
@@ -65,48 +65,57 @@ test('ingest and pipeline run while `start` serves: the CLI hands its job to the
       await new Promise((r) => setTimeout(r, 50));
     // Same process: readLiveServer ignores its own pid (the CLI children see it).
     assert.equal(readLiveServer(dataDir), null);
-    assert.ok(existsSync(path.join(dataDir, SERVER_FILE)), 'server.json written once listening');
-
     const { url } = JSON.parse(
       await import('node:fs/promises').then((fs) => fs.readFile(path.join(dataDir, SERVER_FILE), 'utf8')),
     ) as { url: string };
-    // Before any run: 503, and the text names the command that works now.
     const missing = await fetch(`${url}/predict/predictions/`, { headers: { 'x-api-key': KEY } });
     assert.equal(missing.status, 503);
-    assert.match(((await missing.json()) as { detail: string }).detail, /npx matchcast pipeline run/);
 
-    // The admin route wants the admin key: none, or the API key from this loopback address, is refused.
-    for (const headers of [{}, { 'x-api-key': KEY }] as Record<string, string>[]) {
-      const denied = await fetch(`${url}/admin/jobs`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify({ kind: 'ingest', argv: ['--synthetic'] }),
-      });
-      assert.equal(denied.status, 401);
-    }
+    // Nothing runs a command line over HTTP: no key and no address reaches one.
+    const denied = await fetch(`${url}/admin/jobs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+      body: JSON.stringify({ kind: 'ingest', argv: ['--synthetic'] }),
+    });
+    assert.equal(denied.status, 404);
 
     const ingest = await cli(
       ['ingest', '--synthetic', '--regions', '2', '--seasons', '3', '--seed', '7'],
       dataDir,
     );
     assert.equal(ingest.code, 0, ingest.err);
-    assert.match(ingest.err, /running the job there/);
-    assert.match(ingest.out, /^ingest: /m);
     assert.ok(
       (await new MatchesRepository(ctx.db).count()) > 0,
-      'the server database holds the ingested matches',
+      'the server database holds the matches the other process ingested',
     );
 
-    const bad = await cli(['pipeline', 'predict'], dataDir);
-    assert.equal(bad.code, 1, 'a failing job hands back its exit code');
+    const boot = await cli(['bootstrap'], dataDir);
+    assert.equal(boot.code, 0, boot.err);
+    assert.match(boot.out, /champion: version \d+/);
+    const champion = await ctx.registry.resolve('champion');
+    assert.ok(champion, 'the champion signed off by the other process is a row the server reads');
 
-    const run = await cli(['pipeline', 'features'], dataDir);
-    assert.equal(run.code, 0, run.err);
-    assert.match(run.err, /features\/build/, 'the stage progress of the job reaches the CLI');
+    // The published run serves without a restart, at the server's next poll of the pointer.
+    let served = 0;
+    for (let i = 0; i < 40 && served !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      served = (await fetch(`${url}/predict/predictions/`, { headers: { 'x-api-key': KEY } })).status;
+    }
+    assert.equal(served, 200);
+
+    const other = (await ctx.registry.listVersions()).find((v) => v.version !== champion.version);
+    assert.ok(other, 'a challenger was registered');
+    const moved = await cli(['registry', 'alias', 'set', 'candidate', other.version], dataDir);
+    assert.equal(moved.code, 0, moved.err);
+    assert.equal((await ctx.registry.aliases()).candidate, other.version, 'visible to the server at once');
+
+    const bad = await cli(['pipeline', 'predict', '--run', 'nope'], dataDir);
+    assert.notEqual(bad.code, 0, 'a failing command exits non-zero');
   } finally {
     stop();
     assert.equal(await serving, 0);
     assert.ok(!existsSync(path.join(dataDir, SERVER_FILE)), 'server.json removed at shutdown');
+    await ctx.close().catch(() => undefined);
     await rm(dataDir, { recursive: true, force: true });
   }
 });

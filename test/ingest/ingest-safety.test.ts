@@ -277,7 +277,7 @@ describe('ingest never loses or invents data', () => {
     await ingestPath(f, env);
     const m = (await matches()).find((x) => x.homeTeamName === 'Zamalek');
     assert.ok(m);
-    const obs = (await readOddsObservations(env.store)).filter((o) => o.match_id === m.id);
+    const obs = (await readOddsObservations(env)).filter((o) => o.match_id === m.id);
     const k = m.startTimeUtc.getTime();
     assert.deepEqual(
       obs.map((o) => [o.market, o.kind, o.observed_at.getTime() - k, o.prices]).sort(),
@@ -338,9 +338,7 @@ describe('ingest never loses or invents data', () => {
         [5, '1x2'],
       ],
     );
-    const obs = (await readOddsObservations(env.store)).filter(
-      (o) => o.match_id === m.id && o.source === 'feed',
-    );
+    const obs = (await readOddsObservations(env)).filter((o) => o.match_id === m.id && o.source === 'feed');
     assert.deepEqual(
       obs.map((o) => [o.market, o.kind, k - o.observed_at.getTime()]).sort(),
       [

@@ -39,7 +39,7 @@ describe('repeated prices are compared with the latest observation only', () => 
     return m.id;
   };
   const feed = async (id: number) =>
-    (await readOddsObservations(env.store))
+    (await readOddsObservations(env))
       .filter((o) => o.match_id === id && o.source === 'feed')
       .map((o) => [o.observed_at.toISOString(), o.prices[0]]);
   const served = async (id: number) =>
@@ -68,7 +68,7 @@ describe('repeated prices are compared with the latest observation only', () => 
       [at(2), 2.1],
     ]);
     assert.equal(await served(id), 2.1, 'the odds file serves the return to A');
-    const timeline = OddsTimeline.from(await readOddsObservations(env.store));
+    const timeline = OddsTimeline.from(await readOddsObservations(env));
     assert.equal(timeline.latest(id, '1x2', new Date(at(3)))?.prices[0], 2.1, 'features see A');
     assert.equal(timeline.latest(id, '1x2', new Date(at(1)))?.prices[0], 2.5);
   });
@@ -121,7 +121,7 @@ describe('repeated prices are compared with the latest observation only', () => 
     const report = await ingestPath(f, env, now);
     assert.equal(report.observationsRead, 4);
     assert.deepEqual(await feed(id), [[at(0), 2.1]]);
-    const obs = (await readOddsObservations(env.store)).filter((o) => o.match_id === id);
+    const obs = (await readOddsObservations(env)).filter((o) => o.match_id === id);
     assert.deepEqual(obs.map((o) => o.source).sort(), ['feed', 'other']);
   });
 
@@ -130,8 +130,7 @@ describe('repeated prices are compared with the latest observation only', () => 
     const row = `2030-06-03 18:00:00,italy,serie-a,2030-2031,Current,Current B,,,2.2,2.3,3.3,3.2,3.4,3.3`;
     const f = file(`${RESULTS_HEADER}\n${row}\n`);
     await ingestPath(f, env, { now: new Date('2030-06-02T10:00:00Z') });
-    const count = async () =>
-      (await readOddsObservations(env.store)).filter((o) => o.prices[0] === 2.2).length;
+    const count = async () => (await readOddsObservations(env)).filter((o) => o.prices[0] === 2.2).length;
     assert.equal(await count(), 1);
     await ingestPath(f, env, { now: new Date('2030-06-02T12:00:00Z') });
     await ingestPath(f, env, { now: new Date('2030-06-02T14:00:00Z') });

@@ -120,9 +120,7 @@ describe('strict dates and no observation from the future', () => {
       report.skipped[5].reason,
       /observed_at 2030-06-01T12:00:01\.000Z is after now \(2030-06-01T12:00:00\.000Z\)/,
     );
-    const obs = (await readOddsObservations(env.store)).filter(
-      (o) => o.match_id === m.id && o.source === 'feed',
-    );
+    const obs = (await readOddsObservations(env)).filter((o) => o.match_id === m.id && o.source === 'feed');
     assert.deepEqual(
       obs.map((o) => [o.observed_at.toISOString(), o.prices[0]]),
       [

@@ -99,7 +99,7 @@ async function markets(observations: OddsObservation[]): Promise<Map<number, Rec
   // The goals registry's rows.
   const db = await openDatabase(config, { memory: true });
   try {
-    await mergeOddsObservations(store, observations);
+    await mergeOddsObservations({ db, store }, observations);
     const timeline = OddsTimeline.from(observations);
     const records: OddsRecord[] = [];
     for (const id of timeline.matchIds()) {

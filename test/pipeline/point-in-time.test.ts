@@ -32,8 +32,8 @@ import { createLogger } from '../../src/logger.js';
 import { marketsFromMatrix, scoreMatrix, walkForwardBacktest } from '../../src/model/index.js';
 import { bootstrapFirstRun, silentProgress } from '../../src/pipeline/index.js';
 import { createRegistry } from '../../src/registry/index.js';
-import { servedStoreView } from '../../src/runs/index.js';
 import { createObjectStore, readParquet } from '../../src/storage/index.js';
+import { servedStoreView } from '../helpers/served.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -217,7 +217,7 @@ async function runOn(league: readonly Fixture[]): Promise<Outputs> {
     const observations: OddsObservation[] = league.flatMap((f, i) =>
       f.observations.map((o) => ({ ...o, match_id: ids[i] })),
     );
-    await mergeOddsObservations(store, observations);
+    await mergeOddsObservations({ db, store }, observations);
     const timeline = OddsTimeline.from(observations);
     const records: OddsRecord[] = [];
     for (const id of timeline.matchIds()) {
@@ -229,7 +229,7 @@ async function runOn(league: readonly Fixture[]): Promise<Outputs> {
       config,
       db,
       store,
-      registry: createRegistry(store, config),
+      registry: createRegistry({ db, store }, config),
       log: createLogger('silent'),
       progress: silentProgress,
     };
@@ -239,7 +239,7 @@ async function runOn(league: readonly Fixture[]): Promise<Outputs> {
       analytics: {},
     });
     assert.ok(boot.run?.predict, 'the first run served predictions');
-    const served = servedStoreView(store);
+    const served = servedStoreView({ db, store });
     const files = new Map<string, Map<number, Record<string, unknown>>>();
     for (const name of ['predictions', 'backtest', 'fallbackBacktest', 'markets'] as const) {
       const obj = await served.get(KEYS[name].bucket, KEYS[name].key);

@@ -99,7 +99,7 @@ describe('incremental re-prediction when new odds arrive', () => {
     const model = deserializeModel((await env.deps.registry.loadArtifact(champion)).toString('utf8'));
     const oddsMap = await readOddsMap(env.deps.store);
     const full = buildFeatureRows(matches, oddsMap, now, {
-      observations: await readOddsTimeline(env.deps.store, oddsMap, matches),
+      observations: await readOddsTimeline(env.deps, oddsMap, matches),
       horizon: { at: now },
     });
     for (const id of touched) {
@@ -147,9 +147,9 @@ describe('incremental re-prediction when new odds arrive', () => {
       prices: [2.1, 3.3, 3.6],
       source: 'cache-test',
     };
-    const before = await readObservationSet(store);
-    await mergeOddsObservations(store, [obs]);
-    const merged = await readObservationSet(store);
+    const before = await readObservationSet({ db: env.deps.db, store });
+    await mergeOddsObservations({ db: env.deps.db, store }, [obs]);
+    const merged = await readObservationSet({ db: env.deps.db, store });
     assert.ok(merged);
     assert.notEqual(merged.value, before?.value);
     assert.ok(merged.value.byMatch.get(obs.match_id)?.some((o) => o.source === 'cache-test'));
@@ -161,7 +161,7 @@ describe('incremental re-prediction when new odds arrive', () => {
         { ...obs, observed_at: obs.observed_at, price_1: 9.5, price_2: 5, price_3: 1.3 },
       ] as never),
     );
-    const direct = await readObservationSet(store);
+    const direct = await readObservationSet({ db: env.deps.db, store });
     assert.ok(direct);
     assert.equal(direct.value.all.length, 1);
     assert.deepEqual(direct.value.all[0]!.prices, [9.5, 5, 1.3]);
@@ -185,7 +185,7 @@ describe('incremental re-prediction when new odds arrive', () => {
     });
     // What ingest does with an odds-only file: merge the observations, then re-summarise the match.
     const ingestObservations = async (list: OddsObservation[]) => {
-      const merged = await mergeOddsObservations(store, list);
+      const merged = await mergeOddsObservations({ db: env.deps.db, store }, list);
       const timeline = OddsTimeline.from(merged.all.filter((o) => o.match_id === fixture.id));
       await mergeOddsFile(store, [summariseOdds(fixture.id, timeline)!]);
     };
@@ -211,7 +211,7 @@ describe('incremental re-prediction when new odds arrive', () => {
     const champion = (await env.deps.registry.resolve('champion'))!;
     const model = deserializeModel((await env.deps.registry.loadArtifact(champion)).toString('utf8'));
     const oddsMap = await readOddsMap(store);
-    const timeline = await readOddsTimeline(store, oddsMap, matches);
+    const timeline = await readOddsTimeline({ db: env.deps.db, store }, oddsMap, matches);
     const probaAt = (at: Date) => {
       const f = buildFeatureRows(matches, oddsMap, at, { observations: timeline, horizon: { at } }).find(
         (x) => x.match_id === fixture.id,
@@ -261,7 +261,7 @@ describe('incremental re-prediction when new odds arrive', () => {
     // Its odds are withdrawn from both the odds file and the observations.
     const odds = (await readOddsFile(store)).filter((o) => o.match_id !== m.id);
     await store.put(KEYS.odds.bucket, KEYS.odds.key, writeParquet(ODDS_COLUMNS, odds as never));
-    const observed = await readObservationSet(store);
+    const observed = await readObservationSet({ db: env.deps.db, store });
     const kept = (observed?.value.all ?? []).filter((o) => o.match_id !== m.id);
     await store.put(
       ODDS_OBSERVATIONS.bucket,
@@ -287,7 +287,7 @@ describe('incremental re-prediction when new odds arrive', () => {
     const model = deserializeModel((await fallbackRegistry.loadArtifact(fallback)).toString('utf8'));
     const oddsMap = await readOddsMap(store);
     const f = buildFeatureRows(matches, oddsMap, now, {
-      observations: await readOddsTimeline(store, oddsMap, matches),
+      observations: await readOddsTimeline({ db: env.deps.db, store }, oddsMap, matches),
       horizon: { at: now },
     }).find((x) => x.match_id === m.id)!;
     const want = predictProba(model, toModelInput(f, fallback.feature_names));

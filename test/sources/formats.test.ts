@@ -108,7 +108,7 @@ describe('sources of every kind on one season', () => {
       "SELECT count(*) AS n FROM matches WHERE status = 'scheduled'",
     );
     assert.equal(s.n, nextWeek().length);
-    let obs = (await readOddsObservations(env.store)).filter((x) => x.observed_at.getTime() === at.getTime());
+    let obs = (await readOddsObservations(env)).filter((x) => x.observed_at.getTime() === at.getTime());
     assert.equal(obs.length, nextWeek().length);
     assert.ok(obs.every((x) => x.kind === 'intermediate' && x.market === '1x2'));
 
@@ -118,7 +118,7 @@ describe('sources of every kind on one season', () => {
     const o2 = await poll('fixtures', later);
     assert.equal(o2.report?.observationsAdded, nextWeek().length);
     assert.equal(o2.report?.inserted, 0);
-    obs = await readOddsObservations(env.store);
+    obs = await readOddsObservations(env);
     assert.equal(obs.filter((x) => x.observed_at.getTime() === later.getTime()).length, nextWeek().length);
     assert.equal(obs.filter((x) => x.observed_at.getTime() === at.getTime()).length, nextWeek().length);
   });
@@ -136,7 +136,7 @@ describe('sources of every kind on one season', () => {
     assert.equal(o.status, 'ok', o.message ?? '');
     assert.equal(o.report?.inserted, 0);
     assert.equal(o.code, 'MC_ERR_SOURCE_ROWS_SKIPPED', 'the row of an unknown match is rejected');
-    const obs = await readOddsObservations(env.store);
+    const obs = await readOddsObservations(env);
     assert.equal(obs.filter((x) => x.observed_at.getTime() === seen.getTime()).length, nextWeek().length);
   });
 
@@ -158,7 +158,7 @@ describe('sources of every kind on one season', () => {
       (r) => r.home === 'Manchester United' || r.away === 'Manchester United',
     );
     assert.equal(withUnited.length, 1);
-    let obs = await readOddsObservations(env.store);
+    let obs = await readOddsObservations(env);
     const fromFeed = () => obs.filter((x) => x.source === 'feed:avg');
     // Per event: 1x2 at the newest bookmaker last_update, the average of both books; ou25 too.
     assert.equal(fromFeed().filter((x) => x.market === '1x2').length, nextWeek().length - 1);
@@ -194,7 +194,7 @@ describe('sources of every kind on one season', () => {
     assert.equal(again.status, 'ok', again.message ?? '');
     assert.equal(again.code, null);
     assert.deepEqual(again.unmatched, []);
-    obs = await readOddsObservations(env.store);
+    obs = await readOddsObservations(env);
     assert.equal(fromFeed().filter((y) => y.market === '1x2').length, nextWeek().length);
   });
 

@@ -88,19 +88,19 @@ describe('a poll re-predicts and publishes the matches it changed', () => {
       'Northland League',
     );
     assert.equal(add.code, 0, add.err);
-    const parent = await readPublished(env.deps.store);
-    const before = (
-      await decodePredictionRows((await readArtifact(env.deps.store, 'predictions'))!.body)
-    ).find((r) => r.match_id === fixture.id)!;
+    const parent = await readPublished(env.deps.db);
+    const before = (await decodePredictionRows((await readArtifact(env.deps, 'predictions'))!.body)).find(
+      (r) => r.match_id === fixture.id,
+    )!;
 
     const polled = await cli('poll', 'northland', '--now', now.toISOString());
     assert.equal(polled.code, 0, polled.err);
     assert.match(polled.out, /northland: 1 row\(s\) added/);
     assert.match(polled.out, /predictions: 1 re-predicted, 0 updated; run \S+ published/);
-    const published = await readPublished(env.deps.store);
+    const published = await readPublished(env.deps.db);
     assert.ok(published && published.run_id !== parent?.run_id);
-    assert.equal((await readRunRecord(env.deps.store, published.run_id))?.kind, 'incremental');
-    const row = (await decodePredictionRows((await readArtifact(env.deps.store, 'predictions'))!.body)).find(
+    assert.equal((await readRunRecord(env.deps.db, published.run_id))?.kind, 'incremental');
+    const row = (await decodePredictionRows((await readArtifact(env.deps, 'predictions'))!.body)).find(
       (r) => r.match_id === fixture.id,
     )!;
     assert.equal(row.odds_observed_at?.getTime(), update.getTime());
@@ -109,6 +109,6 @@ describe('a poll re-predicts and publishes the matches it changed', () => {
     // The same feed again: a 304, nothing re-predicted, nothing published.
     const again = await cli('poll', 'northland', '--now', new Date(now.getTime() + 60_000).toISOString());
     assert.match(again.out, /northland: nothing new/);
-    assert.equal((await readPublished(env.deps.store))?.run_id, published.run_id);
+    assert.equal((await readPublished(env.deps.db))?.run_id, published.run_id);
   });
 });
