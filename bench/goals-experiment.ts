@@ -8,8 +8,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
+import { impliedMeans } from '../src/features/implied-means.js';
 import { buildFeatureRows, demargin, type FeatureRow } from '../src/features/index.js';
-import { impliedMeans } from '../src/model/goals/implied-means.js';
 import { marketsFromMatrix } from '../src/model/goals/markets.js';
 import { fitPoissonGlm, predictPoissonGlm } from '../src/model/goals/poisson-glm.js';
 import { regionRhos } from '../src/model/goals/region-rho.js';
