@@ -72,3 +72,29 @@ export function loadFootballData(dir = FOOTBALL_DATA_DIR): {
   });
   return { matches, odds };
 }
+
+/** Adds the O/U 2.5 and BTTS opening/closing prices of the CSVs to `odds` (ids as {@link loadFootballData}). */
+export function addGoalsOdds(odds: Map<number, OddsRecord>, dir = FOOTBALL_DATA_DIR): void {
+  let id = 0;
+  const n = (v: string | undefined) => (v ? Number(v) : null);
+  for (const f of readdirSync(dir)
+    .filter((f) => f.endsWith('.csv'))
+    .sort()) {
+    for (const r of parse(readFileSync(join(dir, f)), { columns: true, skip_empty_lines: true }) as Record<
+      string,
+      string
+    >[]) {
+      id++;
+      Object.assign(odds.get(id)!, {
+        open_over25: n(r['over_2.5_open']),
+        open_under25: n(r['under_2.5_open']),
+        close_over25: n(r['over_2.5_close']),
+        close_under25: n(r['under_2.5_close']),
+        open_btts_yes: n(r.bts_yes_open),
+        open_btts_no: n(r.bts_no_open),
+        close_btts_yes: n(r.bts_yes_close),
+        close_btts_no: n(r.bts_no_close),
+      });
+    }
+  }
+}

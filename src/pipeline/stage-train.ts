@@ -46,9 +46,9 @@ export interface TrainResult {
 }
 
 /**
- * `pipeline train`: fits on finished matches before `asOf − validationDays`, measures on the window
- * up to `asOf` (model and de-margined odds on the same matches), refits on every finished match
- * before `asOf`, writes the artifact and registers a new version. The window ends at the last known
+ * `pipeline train`: fits on the results known at `asOf − validationDays`, measures on the matches
+ * predicted in the window up to `asOf` (model and de-margined odds on the same matches), refits on every
+ * result known at the window's end, writes the artifact and registers a new version. The window ends at the last known
  * result before `asOf` (see {@link resultsEnd}), which is also the training cut-off. The version's params record the
  * validation window (`validation_from`, `validation_to`) so that promotion can compare like with like.
  */

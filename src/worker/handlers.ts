@@ -127,7 +127,7 @@ export function createWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOpti
       )
     : null;
   /**
-   * The market-free fallback for a row without odds that kicks off at or after the
+   * The market-free fallback for a row without odds predicted at or after the
    * fallback's training cut-off; null when there is none (no fallback registered: the stage's model
    * scores the row as before). Same fingerprint rule as the stage's model.
    */

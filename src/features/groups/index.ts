@@ -2,6 +2,7 @@ import type { FeatureGroup } from '../feature-group.js';
 import { baselineOddsGroup } from './baseline-odds.js';
 import { eloGroup } from './elo.js';
 import { formGroup } from './form.js';
+import { goalRatingGroup } from './goal-rating.js';
 import { goalsMarketGroup } from './goals-market.js';
 import { marketGroup } from './market.js';
 import { marketRatingGroup } from './market-rating.js';
@@ -21,6 +22,7 @@ export const FEATURE_GROUPS = [
   seasonGroup,
   marketGroup,
   marketRatingGroup,
+  goalRatingGroup,
   baselineOddsGroup,
   goalsMarketGroup,
 ] as const;

@@ -1,6 +1,5 @@
 import type { Match, OddsRecord } from '../../domain/index.js';
-import { earlyPredictionTime } from '../../features/index.js';
-import { impliedMeans } from './implied-means.js';
+import { earlyPredictionTime, impliedMeans } from '../../features/index.js';
 
 /**
  * The goals model's inputs of one match, all known at its prediction time (the early horizon):

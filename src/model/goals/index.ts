@@ -1,4 +1,6 @@
 // The goals families live with the 1X2 ones (model/families/, one list); re-exported here by their old names.
+
+export { impliedMeans } from '../../features/index.js';
 export {
   type DixonColesMarketState,
   dixonColesMarket,
@@ -30,7 +32,6 @@ export {
   type TrainGoalsOptions,
   trainGoalsModel,
 } from './goals-model.js';
-export { impliedMeans } from './implied-means.js';
 export { ASIAN_LINES, type AsianLine, type GoalsMarkets, marketsFromMatrix, TOTAL_LINES } from './markets.js';
 export { MARKETS_COLUMNS, type MarketsRow } from './markets-file.js';
 export { dixonColesBtts, type RegionRhoRow, regionRhos } from './region-rho.js';

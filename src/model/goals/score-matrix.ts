@@ -1,14 +1,7 @@
-/** Goals counted on each side of a score matrix: 0..MAX_GOALS (mass beyond is folded in by renormalising). */
-export const MAX_GOALS = 10;
-/** Side length of the square score matrix (home goals = row, away goals = column). */
-export const MATRIX_SIZE = MAX_GOALS + 1;
+import { MATRIX_SIZE, MAX_GOALS, poissonPmf } from '../../features/index.js';
 
-/** Poisson probabilities P(0..n) with mean `lambda`, written into `out` when given (no allocation). */
-export function poissonPmf(lambda: number, n = MAX_GOALS, out = new Float64Array(n + 1)): Float64Array {
-  out[0] = Math.exp(-lambda);
-  for (let k = 1; k <= n; k++) out[k] = (out[k - 1] * lambda) / k;
-  return out;
-}
+// The Poisson pieces live with the implied-means solver in features (the goal-rating features use it).
+export { MATRIX_SIZE, MAX_GOALS, poissonPmf };
 
 /**
  * Dixon–Coles low-score factor τ(h, a) for home mean `lh`, away mean `la`, dependence `rho`: it moves

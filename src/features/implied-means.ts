@@ -1,4 +1,14 @@
-import { MATRIX_SIZE, poissonPmf } from './score-matrix.js';
+/** Goals counted on each side of a score matrix: 0..MAX_GOALS (mass beyond is folded in by renormalising). */
+export const MAX_GOALS = 10;
+/** Side length of the square score matrix (home goals = row, away goals = column). */
+export const MATRIX_SIZE = MAX_GOALS + 1;
+
+/** Poisson probabilities P(0..n) with mean `lambda`, written into `out` when given (no allocation). */
+export function poissonPmf(lambda: number, n = MAX_GOALS, out = new Float64Array(n + 1)): Float64Array {
+  out[0] = Math.exp(-lambda);
+  for (let k = 1; k <= n; k++) out[k] = (out[k - 1] * lambda) / k;
+  return out;
+}
 
 // Scratch buffers: the solver is synchronous, so one pair serves every call.
 const PH = new Float64Array(MATRIX_SIZE);

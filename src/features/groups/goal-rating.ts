@@ -1,0 +1,48 @@
+import { featureGroup } from '../feature-group.js';
+import { impliedMeans } from '../implied-means.js';
+
+/** Team step of the goal ratings (the goals model's, `DEFAULT_GOAL_RATING`): share of a closing-line surprise. */
+const ETA = 0.45;
+/** Step of a region's goal level and home terms. */
+const ETA_REGION = 0.01;
+
+/** De-margined (proportional) P(over 2.5) of a closing O/U book, or null. */
+function closingOver(o: { close_over25?: number | null; close_under25?: number | null } | undefined) {
+  const a = o?.close_over25;
+  const b = o?.close_under25;
+  if (typeof a !== 'number' || typeof b !== 'number' || !(a > 1) || !(b > 1)) return null;
+  return 1 / a / (1 / a + 1 / b);
+}
+
+/**
+ * Goal ratings as 1X2 inputs: per team attack/defence and per region goal level and home terms (log
+ * goals), moved after a played match towards the two Poisson means its CLOSING 1X2 and O/U 2.5 prices
+ * imply — the goals model's ratings (model/goals/goal-inputs.ts), folded in once the match's result is
+ * known like every rating here. `gr_sup` = log(λh/λa), `gr_total` = log(λh + λa) of this match.
+ * Chosen on 2013-07..2019-07 and confirmed on 2019-07..2021-07 (docs/model-quality.md).
+ */
+export const goalRatingGroup = featureGroup({
+  columns: ['gr_sup', 'gr_total'],
+  newTeam: (): { att: number; def: number } => ({ att: 0, def: 0 }),
+  newRegion: (): { mu: number; home: number } => ({ mu: Math.log(1.3), home: 0.25 }),
+  values({ home: h, away: a, region }, out) {
+    const lh = region.mu + region.home / 2 + h.att - a.def;
+    const la = region.mu - region.home / 2 + a.att - h.def;
+    out.gr_sup = lh - la;
+    out.gr_total = Math.log(Math.exp(lh) + Math.exp(la));
+  },
+  update({ home: h, away: a, region, prices }) {
+    const c = prices.close;
+    const over = closingOver(prices.record);
+    const lam = c && over !== null ? impliedMeans(c[0], c[2], over) : null;
+    if (!lam) return;
+    const eh = Math.log(lam[0]) - (region.mu + region.home / 2 + h.att - a.def);
+    const ea = Math.log(lam[1]) - (region.mu - region.home / 2 + a.att - h.def);
+    h.att += ETA * eh;
+    a.def -= ETA * eh;
+    a.att += ETA * ea;
+    h.def -= ETA * ea;
+    region.mu += (ETA_REGION * (eh + ea)) / 2;
+    region.home += ETA_REGION * (eh - ea);
+  },
+});
