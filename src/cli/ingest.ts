@@ -40,8 +40,8 @@ Synthetic league:
 
 Both:
   --now <ISO>         "now" of the ingest (default: now). Files: when their prices are known (an opening
-                      price is stamped min(kick-off − 48 h, now), a fixture's closing price is current
-                      at now). Synthetic: the instant splitting results from fixtures.
+                      price is stamped min(kick-off − 48 h, now), a fixture's closing price is
+                      current as of now). Synthetic: the instant splitting results from fixtures.
   --json              print the report as JSON
   --max-skipped <N>   skipped rows listed in the text report, 0..1000000 (default 200; all with --json)
   --no-repredict      do not refresh the served predictions of the matches this ingest changed (by

@@ -108,7 +108,7 @@ export async function bootstrapFirstRun(
   const run = await runPipeline(deps, asOf, {
     ...options,
     family,
-    afterPromote: async (promote, featureRows) => {
+    afterPromote: async (promote, featureRows, runDeps) => {
       if (promote.promoted) {
         const moved = await deps.registry.promoteCandidate(
           FIRST_START_ACTOR,
@@ -127,7 +127,8 @@ export async function bootstrapFirstRun(
         champion = promote.version;
       }
       if (!hasChallenger) {
-        challenger = await runTrainStage(deps, asOf, { family: other, featureRows });
+        // Trained inside the run: the version names the run's features (and dies with the run).
+        challenger = await runTrainStage(runDeps ?? deps, asOf, { family: other, featureRows });
         await deps.registry.setAlias(
           'challenger',
           challenger.version.version,

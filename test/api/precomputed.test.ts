@@ -87,6 +87,21 @@ const CARD_FIELDS = [
   'edge_btts_yes',
   'edge_btts_no',
   'top_score',
+  // Additive: the 1X2 edges, the prices the prediction used and the closing prices, apart.
+  'edge_home',
+  'edge_draw',
+  'edge_away',
+  'used_odd_home',
+  'used_odd_draw',
+  'used_odd_away',
+  'used_odd_over_2_5',
+  'used_odd_under_2_5',
+  'used_odd_btts_yes',
+  'used_odd_btts_no',
+  'close_odd_home',
+  'close_odd_draw',
+  'close_odd_away',
+  'close_observed_at',
 ].sort();
 
 const auth = { 'x-api-key': API_KEY };

@@ -53,7 +53,7 @@ const CASES: Array<{ args: string[]; names: RegExp }> = [
     names: /--validation-days expects an integer 1\.\.3650/,
   },
   { args: ['pipeline', 'features', '--refit-days', '30'], names: /--refit-days is an option of/ },
-  { args: ['pipeline', 'run', '--as-of', '99999-01-01'], names: /--as-of expects .*years 1900\.\.2199/ },
+  { args: ['pipeline', 'run', '--as-of', '99999-01-01'], names: /--as-of expects .*year 1900–2100/ },
   { args: ['ingest', '--synthetic', '--teams', '99'], names: /--teams expects an integer 2\.\.40, got "99"/ },
   { args: ['sources', 'add', 'e0', '/tmp/E0.csv', '--every', 'soon'], names: /--every.*soon/ },
   { args: ['sources', 'add', 'e0', '/tmp/E0.csv', '--format', 'xml'], names: /--format.*xml/ },

@@ -48,7 +48,7 @@ test('start and serve on a busy port: one coded line, exit 1, nothing done', asy
     assert.equal(lines.length, 1, label);
     assert.match(
       lines[0]!,
-      new RegExp(`port ${port} on 0\\.0\\.0\\.0 is in use.*--port.*\\[MC_ERR_CONFIG\\]`),
+      new RegExp(`port ${port} on (0\\.0\\.0\\.0|127\\.0\\.0\\.1) is in use.*--port.*\\[MC_ERR_CONFIG\\]`),
     );
     // Before any work: no database, no objects (the first start would have ingested and trained).
     const left = await readdir(path.join(dir, 'data')).catch(() => [] as string[]);

@@ -305,7 +305,9 @@ describe('ingest never loses or invents data', () => {
     assert.deepEqual(rec && [rec.open_btts_yes, rec.close_btts_no, rec.odd_btts_yes], [1.85, 2.0, 1.8]);
     assert.equal(rec?.close_observed_at?.getTime(), k);
     assert.equal(rec?.open_observed_at?.getTime(), k - OPENING_LEAD_MS);
-    assert.ok(await env.store.head(ODDS_OBSERVATIONS.bucket, ODDS_OBSERVATIONS.key));
+    // The merged observations: a file written once, named current in the database.
+    const [set] = await env.db.query<{ key: string }>('SELECT key FROM odds_observation_sets');
+    assert.ok(set && (await env.store.head(ODDS_OBSERVATIONS.bucket, set.key)));
     assert.ok(await env.store.head(KEYS.odds.bucket, KEYS.odds.key));
   });
 

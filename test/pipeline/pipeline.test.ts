@@ -47,7 +47,10 @@ describe('pipeline on a small synthetic league', () => {
     const reg = env.deps.registry;
     const versions = await reg.listVersions();
     assert.equal(versions.length, 2);
-    assert.deepEqual(await reg.aliases(), { champion: '1', challenger: '2' });
+    // The better of the two by validation log loss serves; the other stands beside it.
+    const better = versions[1].metrics.log_loss! < versions[0].metrics.log_loss! ? '2' : '1';
+    const other = better === '1' ? '2' : '1';
+    assert.deepEqual(await reg.aliases(), { champion: better, challenger: other });
     assert.equal(versions[0].params.family, 'multinomial_logit');
     assert.equal(versions[1].params.family, 'ordered_logit');
     for (const v of versions) {
@@ -67,6 +70,12 @@ describe('pipeline on a small synthetic league', () => {
       [
         [FIRST_START_ACTOR, 'champion', null, '1'],
         [FIRST_START_ACTOR, 'challenger', null, '2'],
+        ...(better === '2'
+          ? [
+              [FIRST_START_ACTOR, 'champion', '1', '2'],
+              [FIRST_START_ACTOR, 'challenger', '2', '1'],
+            ]
+          : []),
       ],
     );
     assert.deepEqual(first.run?.skipped, ['simulate', 'drift', 'performance']);
@@ -143,6 +152,14 @@ describe('pipeline on a small synthetic league', () => {
         proba_away: 'DOUBLE',
         model_run_id: 'VARCHAR',
         training_cutoff: 'TIMESTAMP WITH TIME ZONE',
+        // The kick-off horizon's walk-forward beside the early one (additive).
+        kickoff_proba_home: 'DOUBLE',
+        kickoff_proba_draw: 'DOUBLE',
+        kickoff_proba_away: 'DOUBLE',
+        kickoff_model_run_id: 'VARCHAR',
+        kickoff_training_cutoff: 'TIMESTAMP WITH TIME ZONE',
+        kickoff_prediction_time: 'TIMESTAMP WITH TIME ZONE',
+        kickoff_odds_observed_at: 'TIMESTAMP WITH TIME ZONE',
       });
       const f = await types(KEYS.features);
       assert.equal(f.label, 'INTEGER');

@@ -153,10 +153,13 @@ describe('incremental re-prediction when new odds arrive', () => {
     assert.ok(merged);
     assert.notEqual(merged.value, before?.value);
     assert.ok(merged.value.byMatch.get(obs.match_id)?.some((o) => o.source === 'cache-test'));
-    // A different file put directly: decoded from its bytes, not the set the merge left.
+    // A different file put directly under the current name: decoded from its bytes, not the set the
+    // merge left.
+    const [current] = await env.deps.db.query<{ key: string }>('SELECT key FROM odds_observation_sets');
+    assert.ok(current);
     await store.put(
       ODDS_OBSERVATIONS.bucket,
-      ODDS_OBSERVATIONS.key,
+      current.key,
       writeParquet(OBSERVATION_COLUMNS, [
         { ...obs, observed_at: obs.observed_at, price_1: 9.5, price_2: 5, price_3: 1.3 },
       ] as never),

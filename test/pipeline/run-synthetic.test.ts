@@ -39,7 +39,13 @@ test('first start then pipeline run on generateSyntheticLeague data, simulate an
     const first = await bootstrapFirstRun(deps, now, { refitDays: 90 });
     assert.equal(first.ran, true);
     assert.deepEqual(first.run?.skipped, []);
-    assert.deepEqual(await deps.registry.aliases(), { champion: '1', challenger: '2' });
+    // The better of the two first models (validation log loss) serves; the other stands beside it.
+    const [v1, v2] = await deps.registry.listVersions();
+    const better = v2!.metrics.log_loss! < v1!.metrics.log_loss! ? '2' : '1';
+    assert.deepEqual(await deps.registry.aliases(), {
+      champion: better,
+      challenger: better === '1' ? '2' : '1',
+    });
     const again = await runPipeline(deps, now, { refitDays: 90 });
     assert.ok(again.predict && again.predict.rows > 0);
     assert.ok(again.predict.champion_rows > 0, 'future fixtures come from the champion');

@@ -80,10 +80,10 @@ test('cards carry the goals markets of the markets file (null without a row) and
   assert.ok(Math.abs((c1.proba_btts_yes as number) - m.btts_yes) < 1e-12);
   assert.equal(c1.odd_over_2_5, 1.72);
   assert.equal(c1.odd_btts_no, 1.95);
-  assert.ok(Math.abs((c1.edge_over_2_5 as number) - (m.over['2.5'] * 1.72 - 1)) < 1e-12);
-  assert.ok(Math.abs((c1.edge_under_2_5 as number) - ((1 - m.over['2.5']) * 2.12 - 1)) < 1e-12);
-  assert.ok(Math.abs((c1.edge_btts_yes as number) - (m.btts_yes * 1.85 - 1)) < 1e-12);
-  assert.ok(Math.abs((c1.edge_btts_no as number) - ((1 - m.btts_yes) * 1.95 - 1)) < 1e-12);
+  // Value is computed only against a price the prediction used (its odds snapshot at the prediction
+  // time, test/analytics/exports.test.ts); this run has no odds file, so the card shows none.
+  for (const k of ['edge_over_2_5', 'edge_under_2_5', 'edge_btts_yes', 'edge_btts_no', 'used_odd_over_2_5'])
+    assert.equal(c1[k], null, k);
   assert.equal(c1.top_score, `${m.top_scores[0].home}-${m.top_scores[0].away}`);
 
   // A row without prices: probabilities yes, odds and edges null; the away side is the likelier scorer.
