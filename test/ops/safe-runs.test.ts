@@ -85,7 +85,8 @@ describe('safe runs (distributed, real processes)', { skip: CLUSTER_SKIP }, () =
       assert.equal(feat.code, 0, feat.out);
       const draft = /draft run (\S+)/.exec(feat.out)?.[1];
       assert.ok(draft, feat.out);
-      const pub = await cluster.cli(['runs', 'publish', draft]);
+      // The draft's record is a row of the database it was built against.
+      const pub = await cluster.cli(['runs', 'publish', draft], { DATABASE_URL: url.toString() });
       assert.equal(pub.code, 3, pub.out);
       assert.match(pub.out, /rows: .*no rows/);
       assert.match(pub.out, /MC_ERR_GATE_FAILED/);
