@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { type Config, loadEnv, parseConfig } from '../config.js';
-import { openDatabase } from '../db/index.js';
+import { openDatabase, PendingRepredictions } from '../db/index.js';
 import { isMatchcastError } from '../domain/index.js';
 import {
   INGEST_ENCODINGS,
@@ -231,19 +231,22 @@ export async function ingestCommand(argv: string[], io: IngestCommandIo = {}): P
       err('ingest: nothing could be read\n');
       return 1;
     }
-    if (!values['no-repredict'] && changedMatchIds.length > 0) {
+    // What this ingest changed, plus what an earlier one changed and never got to re-predict (killed
+    // mid-way): every match whose data moved since the served predictions were built.
+    const waiting = values['no-repredict'] ? [] : await new PendingRepredictions(db).ids();
+    if (waiting.length > 0) {
       // New odds (or results) refresh the served predictions of those matches now,
       // not at the next full run. With --json the line goes to stderr: stdout carries only the report.
       const say = values.json ? err : out;
       const asOf = (synthetic ? synthetic.now : sourceOptions.now) ?? new Date();
-      if (changedMatchIds.length > INGEST_REPREDICT_MAX) {
+      if (waiting.length > INGEST_REPREDICT_MAX) {
         say(
-          `predictions: ${changedMatchIds.length} matches changed (more than ${INGEST_REPREDICT_MAX}); not re-predicted one by one — run \`matchcast pipeline run\`\n`,
+          `predictions: ${waiting.length} matches changed (more than ${INGEST_REPREDICT_MAX}); not re-predicted one by one — run \`matchcast pipeline run\`\n`,
         );
       } else {
         const registry = io.deps?.registry ?? createRegistry({ db, store }, config);
         try {
-          const re = await repredictMatches({ config, db, store, registry, log }, changedMatchIds, {
+          const re = await repredictMatches({ config, db, store, registry, log }, waiting, {
             asOf,
             cache: io.repredictCache,
             actor: 'ingest',

@@ -2,12 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Config, loadEnv, parseConfig } from '../config.js';
-import { MatchesRepository } from '../db/index.js';
+import { MatchesRepository, PendingRepredictions } from '../db/index.js';
 import { isMatchcastError } from '../domain/index.js';
 import { ingestPath, ingestSynthetic } from '../ingest/index.js';
-import { bootstrapFirstRun, firstStartDone } from '../pipeline/index.js';
+import type { Logger } from '../logger.js';
+import { bootstrapFirstRun, firstStartDone, repredictMatches } from '../pipeline/index.js';
 import { markAbandonedRuns } from '../runs/index.js';
-import { openRuntime } from '../runtime.js';
+import { openRuntime, type RuntimeContext } from '../runtime.js';
 import {
   checkDataset,
   datasetSource,
@@ -15,6 +16,7 @@ import {
   resetEmbeddedState,
   writeDatasetRecord,
 } from './dataset-record.js';
+import { INGEST_REPREDICT_MAX } from './ingest.js';
 import { REPLAY_MAX_SPEED, replayCommand, replayOptions } from './replay.js';
 import { serveEmbedded } from './serve-embedded.js';
 import { assertPortFree } from './server.js';
@@ -83,6 +85,27 @@ export function startEnv(
     ...(options.port !== undefined ? { PORT: portOption('port', options.port) } : {}),
     HOST: options.host ?? env.HOST ?? '127.0.0.1',
   };
+}
+
+/**
+ * Re-predicts the matches whose data moved while no re-prediction finished (an ingest killed
+ * mid-way): what serves catches up before the server answers. A failure is logged, not fatal.
+ */
+async function catchUpPending(ctx: RuntimeContext, log: Logger): Promise<void> {
+  try {
+    const waiting = await new PendingRepredictions(ctx.db).ids();
+    if (waiting.length === 0 || waiting.length > INGEST_REPREDICT_MAX) return;
+    const re = await repredictMatches(ctx, waiting, { asOf: new Date(), actor: 'start' });
+    log.info(
+      { matches: waiting.length, published: re.published, run_id: re.run_id },
+      'pending re-predictions caught up',
+    );
+  } catch (err) {
+    log.warn(
+      { err: err instanceof Error ? err.message : String(err) },
+      'pending re-predictions: not caught up',
+    );
+  }
 }
 
 /** `matchcast start`: embedded stack, first-run bootstrap, then serve on PORT (8000). */
@@ -179,6 +202,7 @@ export async function startCommand(argv: string[]): Promise<number> {
       progress: output.progress,
     });
   }
+  await catchUpPending(ctx, log);
   await ctx.startEmbeddedWorker?.();
   return serveEmbedded(ctx, {
     // On a terminal the access lines go through the human log lines (a thread would write JSON).

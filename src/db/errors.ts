@@ -2,9 +2,10 @@ import { isMatchcastError, MatchcastError } from '../domain/index.js';
 
 /**
  * SQLSTATE classes that mean the server is gone, overloaded or cancelled us: 08 connection exception,
- * 53 insufficient resources, 57 operator intervention (incl. 57014 statement_timeout), 58 system error.
+ * 53 insufficient resources, 57 operator intervention (incl. 57014 statement_timeout), 58 system error,
+ * and 3D000: the database does not exist (dropped; it may be created again).
  */
-const UNAVAILABLE_SQLSTATE = /^(08|53|57|58)/;
+const UNAVAILABLE_SQLSTATE = /^(08|53|57|58|3D000$)/;
 
 /** Node socket errors and pg/pglite client messages that mean "no usable connection". */
 const UNAVAILABLE_CODES = new Set([
@@ -32,6 +33,15 @@ export function isUnavailableError(err: unknown): boolean {
   }
   if (err instanceof AggregateError) return err.errors.some(isUnavailableError);
   return UNAVAILABLE_MESSAGE.test(err.message);
+}
+
+/**
+ * True when the tables are gone: a relation or schema that does not exist (42P01, 3F000), as after a
+ * database dropped and created again while this process served. Migrating again heals it.
+ */
+export function isSchemaGone(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '42P01' || code === '3F000';
 }
 
 /** Maps connection-level failures to `MC_ERR_DATABASE_UNAVAILABLE`; anything else is rethrown as is. */

@@ -6,3 +6,4 @@ export { type EmbeddedHost, hostEmbeddedDatabase } from './embedded-host.js';
 export { isUnavailableError } from './errors.js';
 export { MatchesRepository, type MatchUpsert } from './matches-repository.js';
 export { embeddedDbDir, openDatabase } from './open-database.js';
+export { PendingRepredictions } from './pending-repredictions.js';

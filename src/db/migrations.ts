@@ -156,6 +156,17 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   {
+    version: 4,
+    name: 'pending re-predictions',
+    statements: [
+      // Matches whose data moved before their served prediction caught up (docs/pipeline.md).
+      `CREATE TABLE pending_repredictions (
+         match_id integer PRIMARY KEY,
+         recorded_at timestamptz NOT NULL DEFAULT now()
+       )`,
+    ],
+  },
+  {
     version: 10,
     name: 'sources and team aliases',
     statements: [

@@ -1,6 +1,7 @@
 import pg from 'pg';
+import { MatchcastError } from '../domain/index.js';
 import type { Database, Queryable, QueryOptions } from './database.js';
-import { mapDatabaseError, withTimeout } from './errors.js';
+import { isSchemaGone, mapDatabaseError, withTimeout } from './errors.js';
 import { applyMigrations } from './migrations.js';
 
 /** Options of {@link openPostgresDatabase}. */
@@ -60,11 +61,44 @@ class PostgresDatabase implements Database {
     private readonly statementTimeoutMs: number,
   ) {}
 
-  async query<T = Record<string, unknown>>(
+  private remigrating: Promise<unknown> | null = null;
+
+  /**
+   * Runs `fn`; when the schema is gone (a database dropped and created again while serving), migrates
+   * it again (once for all callers) and runs `fn` once more. A failed migration is an outage.
+   */
+  private async healing<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!isSchemaGone(err)) throw err;
+      this.remigrating ??= this.migrate().finally(() => {
+        this.remigrating = null;
+      });
+      try {
+        await this.remigrating;
+      } catch (migrateErr) {
+        throw new MatchcastError(
+          'MC_ERR_DATABASE_UNAVAILABLE',
+          'Database schema is missing and could not be created',
+          {
+            cause: migrateErr,
+          },
+        );
+      }
+      return fn();
+    }
+  }
+
+  query<T = Record<string, unknown>>(
     sql: string,
     params?: readonly unknown[],
     options?: QueryOptions,
   ): Promise<T[]> {
+    return this.healing(() => this.queryOnce<T>(sql, params, options));
+  }
+
+  private async queryOnce<T>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<T[]> {
     const timeoutMs = options?.timeoutMs;
     const run = this.pool
       .query({
@@ -81,7 +115,11 @@ class PostgresDatabase implements Database {
     }
   }
 
-  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.healing(() => this.transactionOnce(fn));
+  }
+
+  private async transactionOnce<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();

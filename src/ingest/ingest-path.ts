@@ -1,6 +1,6 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { MatchesRepository, type MatchUpsert } from '../db/index.js';
+import { MatchesRepository, type MatchUpsert, PendingRepredictions } from '../db/index.js';
 import {
   type Match,
   MatchcastError,
@@ -130,10 +130,13 @@ export async function applyMatches(
         applied: force,
       });
     }
-    return repo.upsertMatches(
+    const upserted = await repo.upsertMatches(
       parsed.map((p) => p.match),
       { force },
     );
+    // With the data, in the same transaction: what the served predictions must catch up on.
+    await new PendingRepredictions(tx).record(upserted.changed);
+    return upserted;
   });
   const observations: OddsObservation[] = [];
   parsed.forEach((p, i) => {

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Database, Queryable } from '../db/index.js';
+import { type Database, PendingRepredictions, type Queryable } from '../db/index.js';
 import {
   isOddsKind,
   isOddsMarket,
@@ -231,6 +231,7 @@ export async function mergeOddsObservations(
            rows = EXCLUDED.rows, updated_at = now()`,
       [key, createHash('sha256').update(body).digest('hex'), all.length],
     );
+    await new PendingRepredictions(tx).record(changedMatches);
     superseded = currentName;
     // The next reader of this version (a re-prediction) decodes nothing.
     rememberDecoded(store, ODDS_OBSERVATIONS.bucket, key, OBSERVATIONS_DECODER, {

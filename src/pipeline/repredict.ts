@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { MatchesRepository } from '../db/index.js';
+import { MatchesRepository, PendingRepredictions } from '../db/index.js';
 import { isMatchcastError, type Match, type OddsRecord } from '../domain/index.js';
 import {
   buildFeatureRows,
@@ -223,7 +223,10 @@ export async function repredictMatches(
   // Another re-prediction published first: build again on the run it published, so both land.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await repredictOnce(deps, ids, options);
+      const result = await repredictOnce(deps, ids, options);
+      // Published (or nothing to publish): these matches no longer wait.
+      await new PendingRepredictions(deps.db).clear(ids);
+      return result;
     } catch (err) {
       if (!isMatchcastError(err, 'MC_ERR_CONFLICT') || attempt >= REPREDICT_ATTEMPTS) throw err;
       deps.log.info({ attempt }, 'repredict: the published run moved meanwhile; rebuilding on it');

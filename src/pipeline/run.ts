@@ -1,3 +1,4 @@
+import { PendingRepredictions } from '../db/index.js';
 import { isMatchcastError } from '../domain/index.js';
 import type { FeatureRow } from '../features/index.js';
 import type { ModelFamilyName } from '../model/index.js';
@@ -308,6 +309,15 @@ export async function runPipeline(
     );
     seconds.gates = Number(((performance.now() - tGates) / 1000).toFixed(3));
     const published = await run.publish({ gates, force: options.force });
+    // The run re-predicted every match from the data as it stood when it began.
+    await new PendingRepredictions(deps.db)
+      .clearBefore(new Date(run.record.created_at))
+      .catch((err: unknown) =>
+        deps.log.warn(
+          { err: err instanceof Error ? err.message : String(err) },
+          'pending re-predictions not cleared',
+        ),
+      );
     const pruned = await pruneRuns(base, deps.config.runsKeep, deps.log).catch((err: unknown) => {
       deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'run retention failed');
       return [] as string[];

@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ingestCommand } from '../../src/cli/ingest.js';
-import { MatchesRepository } from '../../src/db/index.js';
+import { MatchesRepository, PendingRepredictions } from '../../src/db/index.js';
 import { bootstrapFirstRun, decodePredictionRows, type PredictionRow } from '../../src/pipeline/index.js';
 import { readArtifact, readPublished, readRunRecord } from '../../src/runs/index.js';
 import { openTestEnv, smallLeague, type TestEnv } from '../pipeline/fixtures.js';
@@ -99,5 +99,17 @@ describe('ingest re-predicts the matches it changed', () => {
       (await served(env)).find((r) => r.match_id === fixture.id)?.odds_observed_at?.getTime(),
       seen.getTime(),
     );
+
+    // The data moved without a re-prediction (as when an ingest is killed before it publishes): the
+    // next ingest, even of nothing new, finishes it — the match waits in pending_repredictions.
+    const caughtUp = await ingest(env, '--source', file, '--now', now.toISOString());
+    assert.equal(caughtUp.code, 0, caughtUp.err);
+    assert.match(caughtUp.out, /^predictions: 1 re-predicted/m);
+    assert.equal(
+      (await served(env)).find((r) => r.match_id === fixture.id)?.odds_observed_at?.getTime(),
+      later.getTime(),
+      'the observation the killed ingest stored is served now',
+    );
+    assert.deepEqual(await new PendingRepredictions(env.deps.db).ids(), [], 'nothing waits any more');
   });
 });
