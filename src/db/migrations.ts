@@ -167,6 +167,19 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   {
+    version: 5,
+    name: 'dataset identity',
+    statements: [
+      // Which data set the database holds (src/db/dataset-identity.ts): claimed by the first write of matches.
+      `CREATE TABLE dataset_identity (
+         singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+         kind text NOT NULL CHECK (kind IN ('synthetic', 'files')),
+         source text NOT NULL,
+         claimed_at timestamptz NOT NULL DEFAULT now()
+       )`,
+    ],
+  },
+  {
     version: 10,
     name: 'sources and team aliases',
     statements: [

@@ -1,6 +1,6 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { MatchesRepository, type MatchUpsert, PendingRepredictions } from '../db/index.js';
+import { DatasetIdentity, MatchesRepository, type MatchUpsert, PendingRepredictions } from '../db/index.js';
 import {
   type Match,
   MatchcastError,
@@ -92,6 +92,9 @@ function describe(m: Pick<Match, 'status' | 'homeScore' | 'awayScore' | 'season'
  * finished match's result unless `force`; every disagreement is returned as a conflict. Returns the
  * odds observations keyed by the ids the database assigned.
  */
+/** The `file` name under which the synthetic league's matches are applied. */
+export const SYNTHETIC_FILE = 'synthetic';
+
 export async function applyMatches(
   deps: IngestDeps,
   parsed: readonly ParsedMatch[],
@@ -110,6 +113,8 @@ export async function applyMatches(
   const now = options.now ?? new Date();
   const conflicts: ResultConflict[] = [];
   const result = await deps.db.transaction(async (tx) => {
+    // The data set's identity first: the synthetic league and real data never mix.
+    await new DatasetIdentity(tx).claim(file === SYNTHETIC_FILE ? 'synthetic' : 'files', file);
     const repo = new MatchesRepository(tx);
     const finished = await repo.finishedByKeys(parsed.map((p) => p.match));
     for (const [i, old] of finished) {

@@ -1,4 +1,4 @@
-import { applyMatches, emptyReport, storeObservations } from './ingest-path.js';
+import { applyMatches, emptyReport, SYNTHETIC_FILE, storeObservations } from './ingest-path.js';
 import { generateSyntheticLeague, type SyntheticOptions } from './synthetic.js';
 import type { IngestDeps, IngestReport, OddsInput, PriceSet } from './types.js';
 
@@ -27,7 +27,7 @@ export async function ingestSynthetic(options: SyntheticOptions, deps: IngestDep
       prices: priceSets(m.odds),
       source: m.odds.source,
     })),
-    'synthetic',
+    SYNTHETIC_FILE,
     { now },
   );
   const report = emptyReport();
