@@ -35,8 +35,6 @@ export interface ReplayArgs {
   until?: Promise<unknown>;
   /** Called once serving, with the replay's state (tests). */
   onServing?: (state: ReplayState) => void;
-  /** See {@link ServeEmbeddedOptions.accessLogThread}. Default `true`. */
-  accessLogThread?: boolean;
   /** Progress of the first pipeline run. Default bars on a terminal, JSON lines otherwise. */
   progress?: Progress;
 }
@@ -247,7 +245,6 @@ export async function replayCommand(config: Config, log: Logger, args: ReplayArg
     replay: { as_of: asOf.toISOString(), speed },
     background,
     until: args.until,
-    accessLogThread: args.accessLogThread,
     banner: (url) =>
       [
         '',

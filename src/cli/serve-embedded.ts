@@ -35,8 +35,6 @@ export interface ServeEmbeddedOptions {
   background?: (jobs: ServerJobs) => () => void;
   /** Resolves when the server should shut down. Default: SIGTERM or SIGINT. */
   until?: Promise<unknown>;
-  /** See {@link RunServerOptions.accessLogThread}. Default `true`. */
-  accessLogThread?: boolean;
 }
 
 /**
@@ -64,7 +62,6 @@ export async function serveEmbedded(
     banner: options.banner,
     beforeBanner: () => workerThreadsReady(ctx),
     until: options.until,
-    accessLogThread: options.accessLogThread,
     onListening: ({ port }) => {
       const host = ['0.0.0.0', '::', ''].includes(config.host) ? '127.0.0.1' : config.host;
       writeServerFile(recordDir, {

@@ -42,11 +42,6 @@ export interface RunServerOptions {
   onListening?: (info: { url: string; port: number }) => void | Promise<void>;
   /** Called after the HTTP server closed, before the adapters close (stop schedules). Default none. */
   beforeClose?: () => Promise<void>;
-  /**
-   * Access lines serialised and written on a thread of their own (JSON on stdout). Default `true`;
-   * `false` writes them through `ctx.log` (e.g. human lines on a terminal).
-   */
-  accessLogThread?: boolean;
 }
 
 /** Resolves on the first SIGTERM or SIGINT. */

@@ -147,7 +147,6 @@ export async function startCommand(argv: string[]): Promise<number> {
       data: values.data,
       asOf: values['as-of'],
       speed: values.speed,
-      accessLogThread: !output.human,
       progress: output.progress,
     });
   }
@@ -206,7 +205,6 @@ export async function startCommand(argv: string[]): Promise<number> {
   await ctx.startEmbeddedWorker?.();
   return serveEmbedded(ctx, {
     // On a terminal the access lines go through the human log lines (a thread would write JSON).
-    accessLogThread: !output.human,
     banner: (url) =>
       [
         '',
