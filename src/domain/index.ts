@@ -29,6 +29,7 @@ export {
 export { ODDS_BOUNDS, oddsImplausibility } from './odds-bounds.js';
 export { OddsTimeline } from './odds-timeline.js';
 export {
+  checkedProbabilities,
   OUTCOME_LABELS,
   type Outcome,
   outcomeFromScore,

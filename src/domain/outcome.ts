@@ -1,3 +1,4 @@
+import { MatchcastError } from './errors.js';
 /** Match outcome classes as the spec numbers them (§2.1): 0 home win, 1 draw, 2 away win. */
 export const OUTCOMES = [0, 1, 2] as const;
 export type Outcome = (typeof OUTCOMES)[number];
@@ -26,4 +27,23 @@ export function outcomeFromScore(homeScore: number, awayScore: number): Outcome 
   if (homeScore > awayScore) return 0;
   if (homeScore === awayScore) return 1;
   return 2;
+}
+
+/**
+ * `p` when it is a probability triple (each finite and in [0, 1], summing to 1 within 1e-6); else
+ * MC_ERR_MODEL_UNAVAILABLE naming `what`. Checked before an answer leaves a worker: a corrupt model
+ * fails its task instead of serving nonsense.
+ */
+export function checkedProbabilities(p: Probabilities, what: string): Probabilities {
+  const ok =
+    p.length === 3 &&
+    p.every((x) => Number.isFinite(x) && x >= 0 && x <= 1) &&
+    Math.abs(p[0] + p[1] + p[2] - 1) <= 1e-6;
+  if (!ok) {
+    throw new MatchcastError(
+      'MC_ERR_MODEL_UNAVAILABLE',
+      `${what} produced probabilities that are not a distribution: [${p.join(', ')}]`,
+    );
+  }
+  return p;
 }

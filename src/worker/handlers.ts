@@ -1,4 +1,5 @@
 import {
+  checkedProbabilities,
   isMatchcastError,
   isServableStage,
   MatchcastError,
@@ -103,7 +104,7 @@ function scoreOutOfSample(
     );
   }
   return {
-    predicted_class: predictedClass(b.proba),
+    predicted_class: predictedClass(checkedProbabilities(b.proba, `walk-forward row of match ${matchId}`)),
     probabilities: { home_win: b.proba[0], draw: b.proba[1], away_win: b.proba[2] },
     model_run_id: b.model_run_id,
     prediction_source: 'walk_forward_backtest',
@@ -201,7 +202,10 @@ export function createWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOpti
       if (fb) {
         checkFingerprint(model, stage, snap);
         const started = performance.now();
-        const proba = fb.predict(row);
+        const proba = checkedProbabilities(
+          fb.predict(row),
+          `${fb.version.model_name} v${fb.version.version}`,
+        );
         return {
           ...base,
           // model_stage stays the requested alias (spec 2.3); the version and run are the fallback's.
@@ -219,7 +223,7 @@ export function createWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOpti
       const answer = scoreOutOfSample(model, stage, matchId, row, snap);
       if (answer) return { ...base, ...answer, inference_ms: 0 };
       const started = performance.now();
-      const proba = model.predict(row);
+      const proba = checkedProbabilities(model.predict(row), `${stage} v${model.version.version}`);
       const inferenceMs = performance.now() - started;
       return {
         ...base,

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { isMatchcastError } from '../../src/domain/index.js';
 import { featureRowsToParquet } from '../../src/features/index.js';
 import { createLogger } from '../../src/logger.js';
 import { createDefaultWorkerDeps, createWorkerRuntime } from '../../src/worker/index.js';
@@ -127,4 +128,19 @@ test('registry unreachable: a running worker keeps its model; a new one fails ch
   assert.equal(during.model_run_id, before.model_run_id);
   const fresh = createWorkerRuntime({ ...deps, registry: flaky });
   await assert.rejects(fresh.checkRegistry(), { code: 'MC_ERR_STORE_UNAVAILABLE' });
+});
+
+test('a model whose output is not a distribution fails its task; nothing leaves the worker', async () => {
+  await fx.publish('champion');
+  const deps = await createDefaultWorkerDeps(fx.config, log, { db: fx.db, store: fx.store });
+  for (const bad of [
+    [Number.NaN, 0.5, 0.5],
+    [1, 0, 0.2],
+    [1.2, -0.1, -0.1],
+  ] as [number, number, number][]) {
+    const rt = createWorkerRuntime({ ...deps, loadPredictor: async () => () => bad }, { aliasRefreshMs: 50 });
+    await assert.rejects(rt.predictMatch({ match_id: 3, stage: 'champion' }), (e) =>
+      isMatchcastError(e, 'MC_ERR_MODEL_UNAVAILABLE'),
+    );
+  }
 });
