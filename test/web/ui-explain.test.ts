@@ -74,9 +74,7 @@ test('a card opens its explanation chart; the header shows the replay clock; dri
       /^champion v3 \(multinomial_logit\)/,
     );
     // The model's probabilities in the panel are the card's.
-    assert.ok(
-      (await text(panel.locator('[data-field="explain-proba"]'))).includes(legend),
-    );
+    assert.ok((await text(panel.locator('[data-field="explain-proba"]'))).includes(legend));
     assert.match(
       await text(panel.locator('[data-field="explain-market"]')),
       /Market \(de-margined, observed 2026-11-20 12:00 UTC\): 1 46%/,
