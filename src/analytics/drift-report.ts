@@ -91,3 +91,44 @@ export function driftLatest(
     data_quality_status: files.dataQualityStatus,
   };
 }
+
+/** Why a drift summary has no score: no report in the published run, or a window with nothing to test. */
+export type DriftNoScoreReason = 'no_run' | 'empty_window' | 'too_few_values';
+
+const day = (v: unknown) => (typeof v === 'string' ? v.slice(0, 10) : '?');
+const count = (o: unknown, k: string): number | null => {
+  const v = (o as Record<string, unknown> | undefined)?.[k];
+  return typeof v === 'number' ? v : null;
+};
+
+/**
+ * The reason (and a sentence for people) behind a null `drift_score`, from `drift_latest.json` as
+ * published (null: no drift run yet); null when there is a score.
+ */
+export function driftNoScore(
+  latest: Record<string, unknown> | null,
+): { reason: DriftNoScoreReason; detail: string } | null {
+  if (!latest) {
+    return {
+      reason: 'no_run',
+      detail:
+        'No drift run yet: the published run has no drift report (the drift stage of `pipeline run` writes it).',
+    };
+  }
+  if (typeof latest.drift_score === 'number') return null;
+  const w = latest.window as Record<string, unknown> | undefined;
+  const span = `${day(w?.start)} – ${day(w?.end)}`;
+  const rows = count(latest.current, 'n_rows');
+  const finished = count(latest.current, 'n_finished');
+  if (rows === 0) {
+    return {
+      reason: 'empty_window',
+      detail: `Empty window: no matches kick off in ${span}, so there is nothing to compare with the training rows.`,
+    };
+  }
+  const min = count(latest.thresholds, 'minSamples');
+  return {
+    reason: 'too_few_values',
+    detail: `Too few values in the window ${span}${rows === null ? '' : ` (${rows} matches, ${finished ?? '?'} finished)`}: every feature needs at least ${min ?? 'the minimum number of'} values in the window and in the reference to be tested.`,
+  };
+}

@@ -16,9 +16,15 @@ export { type BacktestSummary, backtestSummary } from './backtest-summary.js';
 export { assessDataQuality, type DataQualityReport } from './data-quality.js';
 export { renderDataQualityReport } from './data-quality-html.js';
 export { computeDrift, DEFAULT_DRIFT_THRESHOLDS } from './drift.js';
-export type { DriftReport } from './drift-report.js';
+export { type DriftNoScoreReason, type DriftReport, driftNoScore } from './drift-report.js';
 export { renderDriftReport } from './drift-report-html.js';
 export { runDriftStage } from './drift-stage.js';
+export {
+  EXPLANATION_TOLERANCE,
+  explainServed,
+  type ServedModel,
+  type ServedModelLookup,
+} from './explanation.js';
 export { csvChunks, EXPORT_FORMATS, type ExportFormat, parquetChunks } from './export-encode.js';
 export { pickGoalsOdds, roiMarketsCsv, runGoalsSimulateStage, twoWayCandidate } from './goals-simulation.js';
 export type { AnalyticsDeps } from './io.js';

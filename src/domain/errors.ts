@@ -7,6 +7,7 @@ export const ERROR_CATALOGUE = {
   MC_ERR_UNAUTHORIZED: { status: 401, message: 'Missing or invalid API key' },
   MC_ERR_NOT_FOUND: { status: 404, message: 'Not found' },
   MC_ERR_MATCH_NOT_FOUND: { status: 404, message: 'Match not found' },
+  MC_ERR_NO_EXPLANATION: { status: 404, message: 'The match has no served prediction that can be explained' },
   MC_ERR_BAD_STAGE: { status: 400, message: 'Stage is not in the loaded set of model stages' },
   MC_ERR_PREDICTIONS_UNAVAILABLE: { status: 503, message: 'Predictions file is not available' },
   MC_ERR_BROKER_UNAVAILABLE: { status: 503, message: 'Task broker is unavailable' },

@@ -123,6 +123,8 @@ export interface ResultContext<Team, Region> extends MatchContext<Team, Region> 
  * one file in `groups/` and one line in `groups/index.ts` (its columns join `FEATURE_NAMES` in list order).
  */
 export interface FeatureGroup<Col extends string = string, Team = unknown, Region = unknown> {
+  /** Stable name (snake_case), e.g. how explanations group a model's inputs. */
+  readonly name: string;
   /** Column names this group writes, in file order. */
   readonly columns: readonly Col[];
   /** State of a team at its first fixture. */

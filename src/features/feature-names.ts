@@ -47,3 +47,13 @@ export const MARKET_FREE_FEATURE_NAMES: readonly FeatureName[] = MODEL_FEATURE_N
 export function hasNoOdds(row: { readonly mkt_missing?: unknown }): boolean {
   return row.mkt_missing === 1;
 }
+
+const GROUP_OF = new Map<string, string>(FEATURE_GROUPS.flatMap((g) => g.columns.map((c) => [c, g.name])));
+
+/** The feature groups' names in list order (`groups/index.ts`). */
+export const FEATURE_GROUP_NAMES: readonly string[] = FEATURE_GROUPS.map((g) => g.name);
+
+/** The name of the group that writes column `name`; `other` for a column no group writes (an older model's input). */
+export function featureGroupOf(name: string): string {
+  return GROUP_OF.get(name) ?? 'other';
+}

@@ -9,7 +9,9 @@ export {
 } from './build-feature-rows.js';
 export type { FeatureHorizon } from './feature-group.js';
 export {
+  FEATURE_GROUP_NAMES,
   FEATURE_NAMES,
+  featureGroupOf,
   hasNoOdds,
   MARKET_FREE_FEATURE_NAMES,
   MODEL_FEATURE_NAMES,

@@ -71,7 +71,28 @@ export type ModelFamily<State extends object = object, Name extends string = str
   [number, number, number],
   State,
   Name
->;
+> & {
+  /**
+   * The prediction of one row as additive terms on the family's linear scale (same arguments as
+   * `predict`); omitted by a family whose scores are not a sum of per-input terms.
+   */
+  explain?(state: State, z: Float64Array, input: ArrayLike<number>): ScoreTerms;
+};
+
+/**
+ * One 1X2 prediction split into one term per preprocessed input column `j` (coefficient × standardised value):
+ * - `softmax`: score_k = intercept_k + offset_k + Σ_j terms[k][j] for k = home, draw, away;
+ *   p = softmax(score). `offset` is the market's log-odds when the fit used them as a fixed offset.
+ * - `ordered_logit`: latent η = Σ_j terms[j]; P(away) = σ(cuts[0] − η), P(away or draw) = σ(cuts[1] − η).
+ */
+export type ScoreTerms =
+  | {
+      link: 'softmax';
+      intercept: [number, number, number];
+      offset: [number, number, number] | null;
+      terms: [Float64Array, Float64Array, Float64Array];
+    }
+  | { link: 'ordered_logit'; cuts: [number, number]; terms: Float64Array };
 
 /** The means and dependence a goals family gives one match; the score matrix follows from them. */
 export interface GoalsPrediction {

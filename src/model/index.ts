@@ -1,4 +1,11 @@
 export {
+  explainModel,
+  type GroupContribution,
+  type ModelExplanation,
+  orderedProbabilities,
+  softmax3,
+} from './explain.js';
+export {
   DEFAULT_FAMILY,
   isModelFamilyName,
   MODEL_FAMILY_NAMES,

@@ -47,6 +47,8 @@ export interface BacktestFold {
   until: Date;
   n_train: number;
   n_predicted: number;
+  /** The fold's fitted model: what its predictions came from. */
+  model: Model;
 }
 
 export interface WalkForwardResult {
@@ -117,6 +119,7 @@ export function walkForwardBacktest(
       until: new Date(until),
       n_train: train.length,
       n_predicted: test.length,
+      model,
     });
   }
 

@@ -3,6 +3,7 @@ import type { FeatureRow } from '../features/index.js';
 import {
   DEFAULT_FAMILY,
   type ModelFamilyName,
+  serializeModel,
   type TrainParams,
   type WalkForwardResult,
   walkForwardBacktest,
@@ -247,6 +248,7 @@ export async function foldRows(
           params,
           feature_names: [...result.featureNames],
           pipeline_run_id: pipelineRunId,
+          model: serializeModel(f.model),
         }),
       ),
     );

@@ -80,4 +80,6 @@ export interface RegistryRun {
   feature_names: string[];
   /** The pipeline run that computed it. */
   pipeline_run_id: string | null;
+  /** The fold's serialised model (`serializeModel`), so its served rows can be explained; absent on older runs. */
+  model?: string;
 }

@@ -4,6 +4,7 @@
 export { BacktestSummary, EXAMPLE_BACKTEST } from './backtest.js';
 export { noBody, respond } from './common.js';
 export { ErrorBody, errorResponses } from './errors.js';
+export { EXAMPLE_EXPLANATION, Explanation } from './explain.js';
 export { EXAMPLE_EXPORT_CSV, ExportFile, ExportParams, ExportQuery } from './exports.js';
 export { EXAMPLE_LIVESCORE, Livescore, LivescoresQuery } from './livescores.js';
 export {

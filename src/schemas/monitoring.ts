@@ -104,6 +104,15 @@ export const DriftSummary = Type.Object(
     as_of: Type.Optional(Type.String()),
     report_filename: Type.Optional(Type.String()),
     data_quality_filename: Type.Optional(Type.String()),
+    no_score_reason: Type.Optional(
+      Type.Union([Type.Literal('no_run'), Type.Literal('empty_window'), Type.Literal('too_few_values')], {
+        description:
+          'additive, only when drift_score is null: no drift report published yet, no matches in the window, or too few values to test any feature',
+      }),
+    ),
+    no_score_detail: Type.Optional(
+      Type.String({ description: 'the same reason in a sentence, with the window' }),
+    ),
   },
   { additionalProperties: true },
 );

@@ -46,6 +46,7 @@ const PROVOKE: Partial<
 /** Codes provoked elsewhere (a fault this file does not stage, or not an HTTP answer), with the test. */
 const ELSEWHERE: Partial<Record<ErrorCode, string>> = {
   MC_ERR_MATCH_NOT_FOUND: 'test/api/precomputed.test.ts, test/api/live-redis.test.ts (needs loaded data)',
+  MC_ERR_NO_EXPLANATION: 'test/api/explain.test.ts (needs a published run)',
   MC_ERR_BROKER_UNAVAILABLE: 'test/ops/redis-down.test.ts',
   MC_ERR_QUEUE_FULL: 'test/queue/limits.test.ts',
   MC_ERR_TASK_EXPIRED: 'test/queue/limits.test.ts',

@@ -75,7 +75,8 @@ describe('monitoring report routes (folder store, HMAC-signed links)', () => {
     modelFeatureDriftScore.set(0.9);
     const none = await app.inject({ method: 'GET', url: '/monitoring/drift' });
     assert.equal(none.statusCode, 200);
-    assert.deepEqual(none.json(), { drift_score: null });
+    assert.equal(none.json().drift_score, null);
+    assert.equal(none.json().no_score_reason, 'no_run', 'says why there is no score: no drift run yet');
     assert.notEqual(await gaugeValue(), 0.9);
     // The summary is null, so the gauge is NaN: never a made-up 0.
     assert.ok(Number.isNaN(await gaugeValue()), 'drift gauge NaN while drift_score is null');
@@ -107,6 +108,27 @@ describe('monitoring report routes (folder store, HMAC-signed links)', () => {
     assert.deepEqual(body.feature_scores, { mkt_home: 0.9, elo_home: null });
     assert.equal(body.report_filename, DRIFT);
     assert.equal(await gaugeValue(), 0.25);
+    assert.equal(body.no_score_reason, undefined);
+
+    // A run over an empty window: a report without a score, and the reason names the window.
+    const empty = {
+      ...latest,
+      drift_score: null,
+      n_features: 0,
+      n_skipped: 8,
+      current: { n_rows: 0, n_finished: 0, n_future: 0 },
+      thresholds: { minSamples: 30 },
+    };
+    await publishArtifacts({ db, store }, { driftLatest: JSON.stringify(empty) });
+    const e = (await app.inject({ method: 'GET', url: '/monitoring/drift' })).json();
+    assert.equal(e.drift_score, null);
+    assert.equal(e.no_score_reason, 'empty_window');
+    assert.match(e.no_score_detail, /2026-01-01 – 2026-01-31/);
+    const few = { ...empty, current: { n_rows: 12, n_finished: 5, n_future: 7 } };
+    await publishArtifacts({ db, store }, { driftLatest: JSON.stringify(few) });
+    const f = (await app.inject({ method: 'GET', url: '/monitoring/drift' })).json();
+    assert.equal(f.no_score_reason, 'too_few_values');
+    assert.match(f.no_score_detail, /12 matches, 5 finished.*at least 30/);
   });
 
   test('listing returns only the HTML reports, each with a signed link that serves it', async () => {

@@ -9,6 +9,8 @@ import type { FastifyInstance } from 'fastify';
 import {
   BacktestSummary,
   DriftSummary,
+  Explanation,
+  Health,
   LivePrediction,
   MatchCard,
   MatchMarkets,
@@ -34,6 +36,8 @@ const SERVED: Record<string, { schema: object; path: string; array?: boolean }> 
   PerformanceSummary: { schema: PerformanceSummary, path: '/monitoring/performance' },
   PromotionStatus: { schema: PromotionStatus, path: '/monitoring/promotion' },
   BacktestSummary: { schema: BacktestSummary, path: '/monitoring/backtest' },
+  Explanation: { schema: Explanation, path: '/predict/explain/{match_id}' },
+  Health: { schema: Health, path: '/healthcheck/' },
 };
 
 let app: FastifyInstance;

@@ -85,6 +85,7 @@ function App() {
   const [backtestSummary, setBacktest] = useState<Loadable<BacktestSummary>>({ state: 'loading' });
   const [promotion, setPromotion] = useState<Loadable<PromotionStatus>>({ state: 'loading' });
   const [announcement, setAnnouncement] = useState('');
+  const [clock, setClock] = useState<string | null>(null);
 
   const keyRef = useRef(key);
   keyRef.current = key;
@@ -102,6 +103,22 @@ function App() {
       },
     ),
   ).current;
+
+  // The service's "now" during a replay (`start --as-of`), polled like the cards; absent otherwise.
+  useEffect(() => {
+    const poll = () =>
+      api.health().then(
+        (h) => setClock(h.clock ?? null),
+        () => undefined,
+      );
+    poll();
+    const every = refreshSeconds();
+    if (every === 0) return;
+    const timer = setInterval(() => {
+      if (document.visibilityState !== 'hidden') poll();
+    }, every * 1000);
+    return () => clearInterval(timer);
+  }, [api]);
 
   // Unprotected data: available before a key is entered.
   useEffect(() => {
@@ -274,6 +291,11 @@ function App() {
           <a href="#performance">Performance</a>
           <a href="#models">Models</a>
         </nav>
+        {clock ? (
+          <p class="clock" data-testid="replay-clock" title="The replay's clock: the service's now">
+            Replay clock <time dateTime={clock}>{clock.slice(0, 16).replace('T', ' ')} UTC</time>
+          </p>
+        ) : null}
         <StageSwitch stage={stage} onChange={changeStage} />
         {key ? (
           <button

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
+import { explainRoutes } from './explain.js';
 import { exportsRoutes } from './exports.js';
 import { filesRoutes } from './files.js';
 import { liveRoutes } from './live.js';
@@ -23,6 +24,7 @@ export const ROUTE_MODULES: RouteModule[] = [
   // Static /predict/* routes before the parametric live route (find-my-way prefers static anyway).
   precomputedRoutes,
   exportsRoutes,
+  explainRoutes,
   marketsRoutes,
   liveRoutes,
   tasksRoutes,

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { isReportFilename } from '../../analytics/index.js';
+import { driftNoScore, isReportFilename } from '../../analytics/index.js';
 import { MatchcastError } from '../../domain/index.js';
 import { modelFeatureDriftScore, registerScrapeRefresher } from '../../metrics.js';
 import { readArtifact } from '../../runs/index.js';
@@ -72,7 +72,12 @@ export async function monitoringReportsRoutes(root: FastifyInstance, ctx: AppCon
         response: {
           200: respond(DriftSummary, 'The latest drift figures, or `{drift_score: null}`', [
             EXAMPLE_DRIFT,
-            { drift_score: null },
+            {
+              drift_score: null,
+              no_score_reason: 'no_run',
+              no_score_detail:
+                'No drift run yet: the published run has no drift report (the drift stage of `pipeline run` writes it).',
+            },
           ]),
         },
       },
@@ -80,10 +85,12 @@ export async function monitoringReportsRoutes(root: FastifyInstance, ctx: AppCon
     async () => {
       const latest = await loadDrift();
       const score = latest && typeof latest.drift_score === 'number' ? latest.drift_score : null;
-      if (!latest) return { drift_score: null };
+      const none = driftNoScore(latest);
+      const why = none ? { no_score_reason: none.reason, no_score_detail: none.detail } : {};
+      if (!latest) return { drift_score: null, ...why };
       // The per-feature details (with histograms' inputs) stay in the file; the summary is what callers poll.
       const { features: _features, ...summary } = latest;
-      return { ...summary, drift_score: score };
+      return { ...summary, drift_score: score, ...why };
     },
   );
 

@@ -5,6 +5,7 @@ import { featureGroup } from '../feature-group.js';
  * (closing odds are not known when a match is first predicted); see `BASELINE_FEATURE_NAMES`.
  */
 export const baselineOddsGroup = featureGroup({
+  name: 'baseline_odds',
   columns: [
     'odds_open_home',
     'odds_open_draw',

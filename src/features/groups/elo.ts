@@ -3,6 +3,7 @@ import { eloDelta, eloExpectedHome } from '../ratings.js';
 
 /** Elo ratings (goal-difference weighted); a promoted team starts at the league-low prior. */
 export const eloGroup = featureGroup({
+  name: 'elo',
   columns: ['elo_home', 'elo_away', 'elo_diff', 'elo_expected_home'],
   newTeam: (s): { elo: number } => ({ elo: s.elo.initial }),
   promote(team, prior, fresh) {

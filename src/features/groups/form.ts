@@ -9,6 +9,7 @@ interface PlayedGame {
 
 /** Recent form: points and goals per game over the last `formWindow` games, overall and at the venue. */
 export const formGroup = featureGroup({
+  name: 'form',
   columns: [
     'form_points_home',
     'form_points_away',

@@ -22,6 +22,7 @@ function closingOver(o: { close_over25?: number | null; close_under25?: number |
  * Chosen on 2013-07..2019-07 and confirmed on 2019-07..2021-07 (docs/model-quality.md).
  */
 export const goalRatingGroup = featureGroup({
+  name: 'goal_rating',
   columns: ['gr_sup', 'gr_total'],
   newTeam: (): { att: number; def: number } => ({ att: 0, def: 0 }),
   newRegion: (): { mu: number; home: number } => ({ mu: Math.log(1.3), home: 0.25 }),

@@ -7,6 +7,7 @@ import { featureGroup } from '../feature-group.js';
  * model's default inputs (`MODEL_FEATURE_NAMES`).
  */
 export const goalsMarketGroup = featureGroup({
+  name: 'goals_market',
   columns: ['gm_over25', 'gm_btts'],
   newTeam: () => undefined,
   values({ prices }, out) {

@@ -6,6 +6,7 @@ import { marketRatingError } from '../market-ratings.js';
  * already kicked-off matches (see market-ratings.ts); `mr_sup_gap` = ŝ minus this match's market view.
  */
 export const marketRatingGroup = featureGroup({
+  name: 'market_rating',
   columns: ['mr_sup', 'mr_sup_gap'],
   newTeam: (): { mr: number } => ({ mr: 0 }),
   newRegion: (s): { mrHome: number } => ({ mrHome: s.marketRating.initialHome }),

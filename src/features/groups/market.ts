@@ -6,6 +6,7 @@ import { featureGroup } from '../feature-group.js';
  * `kickoff`), never a later one; log-odds forms, the overround and a missing flag.
  */
 export const marketGroup = featureGroup({
+  name: 'market',
   columns: [
     'mkt_home',
     'mkt_draw',

@@ -3,6 +3,7 @@ import { type PiTeam, piExpectedGoals, piUpdate } from '../ratings.js';
 
 /** Pi-ratings (separate home and away strength); a promoted team starts at the league-low prior. */
 export const piGroup = featureGroup({
+  name: 'pi',
   columns: ['pi_home', 'pi_away', 'pi_expected_gd'],
   newTeam: (): PiTeam => ({ home: 0, away: 0 }),
   promote(team, prior, fresh) {

@@ -4,6 +4,7 @@ const DAY_MS = 86_400_000;
 
 /** Days since each team's previous fixture on the schedule, capped at `restCapDays`. */
 export const restGroup = featureGroup({
+  name: 'rest',
   columns: ['rest_days_home', 'rest_days_away'],
   newTeam: (): { lastFixtureMs: number | null } => ({ lastFixtureMs: null }),
   values({ home: h, away: a, t, settings }, out) {

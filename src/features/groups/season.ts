@@ -2,6 +2,7 @@ import { featureGroup } from '../feature-group.js';
 
 /** Matches played this season and whether the team is new to the league this season. */
 export const seasonGroup = featureGroup({
+  name: 'season',
   columns: ['season_played_home', 'season_played_away', 'new_team_home', 'new_team_away'],
   newTeam: (): { played: number } => ({ played: 0 }),
   newSeason(team) {

@@ -1,5 +1,5 @@
 import { MatchcastError } from '../../domain/index.js';
-import { type Design, type FitData, type ModelFamily, sampleWeights } from '../family.js';
+import { type Design, type FitData, type ModelFamily, type ScoreTerms, sampleWeights } from '../family.js';
 import { type LbfgsOptions, minimizeLbfgs } from '../lbfgs.js';
 
 /** Fitted multinomial logit: coefficients `[class][0 = intercept, 1..d]` and the optional market offset. */
@@ -33,6 +33,15 @@ export const multinomialLogit: ModelFamily<MultinomialState, 'multinomial_logit'
   predict(state: MultinomialState, z: Float64Array, input: ArrayLike<number>): [number, number, number] {
     const off = state.offset_inputs ? offsetOf(input, state.offset_inputs) : undefined;
     return predictMultinomial(state.coef, z, off);
+  },
+  explain(state: MultinomialState, z: Float64Array, input: ArrayLike<number>): ScoreTerms {
+    const terms: [Float64Array, Float64Array, Float64Array] = [0, 1, 2].map((k) => {
+      const c = state.coef[k];
+      return Float64Array.from(z, (v, j) => c[j + 1] * v);
+    }) as [Float64Array, Float64Array, Float64Array];
+    const intercept = state.coef.map((c) => c[0]) as [number, number, number];
+    const offset = state.offset_inputs ? offsetOf(input, state.offset_inputs) : null;
+    return { link: 'softmax', intercept, offset, terms };
   },
   parse(fields: Record<string, unknown>): MultinomialState {
     const { coef, offset_inputs } = fields;

@@ -1,5 +1,5 @@
 import { MatchcastError } from '../../domain/index.js';
-import { type Design, type FitData, type ModelFamily, sampleWeights } from '../family.js';
+import { type Design, type FitData, type ModelFamily, type ScoreTerms, sampleWeights } from '../family.js';
 import type { LbfgsOptions } from '../lbfgs.js';
 import { minimizeLbfgs } from '../lbfgs.js';
 
@@ -97,6 +97,14 @@ export const orderedLogit: ModelFamily<{ ordered: OrderedCoef }, 'ordered_logit'
   },
   predict(state: { ordered: OrderedCoef }, z: Float64Array): [number, number, number] {
     return predictOrdered(state.ordered, z);
+  },
+  explain(state: { ordered: OrderedCoef }, z: Float64Array): ScoreTerms {
+    const { beta, theta1, theta2 } = state.ordered;
+    return {
+      link: 'ordered_logit',
+      cuts: [theta1, theta2],
+      terms: Float64Array.from(z, (v, j) => beta[j] * v),
+    };
   },
   parse(fields: Record<string, unknown>): { ordered: OrderedCoef } {
     const o = fields.ordered as Partial<OrderedCoef> | undefined;

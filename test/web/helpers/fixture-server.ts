@@ -44,7 +44,14 @@ export interface FixtureServer {
  * that need no model; the end-to-end test runs against the real embedded server.
  */
 export async function startFixtureServer(
-  options: { cards?: FixtureCard[] | number; distDir?: string } = {},
+  options: {
+    cards?: FixtureCard[] | number;
+    distDir?: string;
+    /** What `GET /monitoring/drift` answers. Default {@link FIXTURE_DRIFT}. */
+    drift?: Record<string, unknown>;
+    /** The replay clock `GET /healthcheck/` shows; default none (the wall clock). */
+    clock?: string;
+  } = {},
 ): Promise<FixtureServer> {
   const key = 'fixture-key-0123456789abcdef';
   const cards = Array.isArray(options.cards) ? options.cards : makeCards(options.cards ?? 48);
@@ -142,7 +149,56 @@ export async function startFixtureServer(
       cached,
     };
   });
-  app.get('/monitoring/drift', async () => FIXTURE_DRIFT);
+  app.get('/monitoring/drift', async () => options.drift ?? FIXTURE_DRIFT);
+  app.get('/healthcheck/', async () => ({
+    status: 'healthy',
+    version: '0.0.0-fixture',
+    worker_pid: process.pid,
+    memory_usage_mb: 1,
+    database: true,
+    predictions: true,
+    ...(options.clock ? { clock: options.clock } : {}),
+  }));
+  // An explanation whose parts add up to the card's probabilities: scores = log p, split into parts.
+  app.get('/predict/explain/:id', async (req, reply) => {
+    const id = Number((req.params as { id: string }).id);
+    const card = cards.find((c) => c.match_id === id);
+    if (!card) return reply.code(404).send({ detail: 'Match not found' });
+    const p = [Number(card.proba_home), Number(card.proba_draw), Number(card.proba_away)];
+    const elo = [0.2, -0.05, -0.15];
+    const market = [0.1, 0, -0.1];
+    const o = (v: number[]) => ({ home: v[0], draw: v[1], away: v[2] });
+    const probs = o(p);
+    return {
+      match_id: id,
+      run_id: 'fixture-run',
+      model_stage: 'champion',
+      model_run_id: 'a1b2c3d4e5f60718293a4b5c6d7e8f90',
+      model_name: 'matchcast',
+      model_version: '3',
+      training_cutoff: '2026-07-01T00:00:00.000Z',
+      family: 'multinomial_logit',
+      link: 'softmax',
+      baseline: o(p.map((x, k) => Math.log(x) - elo[k] - market[k])),
+      offset: null,
+      cut_points: null,
+      groups: [
+        { group: 'elo', columns: ['elo_home', 'elo_away'], scores: o(elo), latent: null },
+        { group: 'market', columns: ['mkt_home', 'mkt_draw', 'mkt_away'], scores: o(market), latent: null },
+      ],
+      scores: o(p.map(Math.log)),
+      latent: null,
+      probabilities: probs,
+      served: probs,
+      max_abs_error: 0,
+      reproduces_served: true,
+      market: {
+        odds_observed_at: '2026-11-20T12:00:00.000Z',
+        prices: { home: 2.1, draw: 3.4, away: 3.6 },
+        fair: { home: 0.46, draw: 0.28, away: 0.26 },
+      },
+    };
+  });
   app.get('/monitoring/reports', async () => FIXTURE_REPORTS);
   app.get('/monitoring/reports/:name', async (req, reply) =>
     reply.redirect(`/fixture/reports/${encodeURIComponent((req.params as { name: string }).name)}`, 307),

@@ -2,6 +2,7 @@ import { Component } from 'preact';
 import { edge, type IndexedCard, OUTCOME_NAMES, pct, signedPct } from '../lib/cards.js';
 import { formatKickoff, formatOdd, shortRunId } from '../lib/format.js';
 import type { LivePrediction, Outcome, Stage } from '../lib/types.js';
+import { ExplainPanel } from './explain-panel.js';
 import { GoalsPanel } from './goals-panel.js';
 
 export type LiveState =
@@ -224,6 +225,7 @@ export class MatchCard extends Component<Props> {
           </button>
         </div>
         {live ? <LiveResult live={live} /> : null}
+        <ExplainPanel matchId={c.match_id} />
         <GoalsPanel matchId={c.match_id} threshold={threshold} />
       </article>
     );

@@ -272,7 +272,9 @@ export function ModelsPanel({ stage, models, drift, reports, promotion }: Props)
         {drift.state === 'error' ? <p class="error">Drift: {drift.message}</p> : null}
         {drift.state === 'ok' ? (
           drift.value.drift_score === null ? (
-            <p data-testid="drift">No drift report yet.</p>
+            <p data-testid="drift" data-reason={drift.value.no_score_reason ?? ''}>
+              {drift.value.no_score_detail ?? 'No drift report yet.'}
+            </p>
           ) : (
             <p data-testid="drift">
               Drift score <strong>{formatNumber(drift.value.drift_score, 2)}</strong>

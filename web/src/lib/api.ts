@@ -2,6 +2,8 @@ import type {
   BacktestSummary,
   Card,
   DriftSummary,
+  Explanation,
+  Health,
   LivePrediction,
   ModelInfo,
   PerformanceSummary,
@@ -107,6 +109,12 @@ export class Api {
   }
   promotion(): Promise<PromotionStatus> {
     return this.get('/monitoring/promotion');
+  }
+  explain(matchId: number): Promise<Explanation> {
+    return this.get(`/predict/explain/${encodeURIComponent(String(matchId))}`);
+  }
+  health(): Promise<Health> {
+    return this.get('/healthcheck/');
   }
   config(): Promise<UiConfig> {
     return this.get('/ui/config.json');

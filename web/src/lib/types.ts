@@ -6,6 +6,8 @@
 import type {
   BacktestSummary as BacktestSummaryShape,
   DriftSummary as DriftSummaryShape,
+  Explanation as ExplanationShape,
+  Health as HealthShape,
   LivePrediction as LivePredictionShape,
   MatchCard,
   MatchMarkets as MatchMarketsShape,
@@ -45,3 +47,7 @@ export type PerformanceSummary = PerformanceSummaryShape;
 export type PromotionStatus = PromotionStatusShape;
 /** `GET /monitoring/backtest`: the walk-forward figures of the published run. */
 export type BacktestSummary = BacktestSummaryShape;
+/** `GET /predict/explain/{match_id}`: the served prediction by feature group. */
+export type Explanation = ExplanationShape;
+/** `GET /healthcheck/`: liveness, and the service clock during a replay. */
+export type Health = HealthShape;

@@ -1,0 +1,135 @@
+import { MatchcastError } from '../domain/index.js';
+import { toModelInput } from '../features/index.js';
+import { explainModel, type Model } from '../model/index.js';
+import type { Explanation } from '../schemas/index.js';
+import type { AnalystRow } from './analyst-columns.js';
+import type { AnalystData } from './analyst-data.js';
+import { asDate, numOrNull } from './io.js';
+
+/** A served row's model as the registry records it. */
+export interface ServedModel {
+  model: Model;
+  model_name: string;
+  /** Null for a walk-forward fold. */
+  model_version: string | null;
+  training_cutoff: string;
+}
+
+/**
+ * Finds the model behind a served row: `stage` and `runId` are the row's `model_stage` and
+ * `model_run_id`. Null when no registry knows the run; throws `MC_ERR_NO_EXPLANATION` when it is
+ * known but its model was not kept.
+ */
+export type ServedModelLookup = (stage: string, runId: string) => Promise<ServedModel | null>;
+
+/** Agreement required between the recomputed and the served probabilities. */
+export const EXPLANATION_TOLERANCE = 1e-9;
+
+const indexes = new WeakMap<AnalystData, Map<number, AnalystRow>>();
+
+function servedRow(data: AnalystData, matchId: number): AnalystRow | undefined {
+  let byId = indexes.get(data);
+  if (!byId) {
+    byId = new Map(data.predictions.map((r) => [Number(r.match_id), r]));
+    indexes.set(data, byId);
+  }
+  return byId.get(matchId);
+}
+
+const outcomes = (v: readonly (number | null)[] | null) =>
+  v?.every((x) => typeof x === 'number' && Number.isFinite(x))
+    ? { home: v[0] as number, draw: v[1] as number, away: v[2] as number }
+    : null;
+
+const triple = (r: AnalystRow, prefix: string) =>
+  outcomes(['home', 'draw', 'away'].map((s) => numOrNull(r[`${prefix}_${s}`])));
+
+/**
+ * The served prediction of `matchId` (published run) explained by the model that produced it: the
+ * champion, the market-free fallback or a walk-forward fold. Unknown match: `MC_ERR_MATCH_NOT_FOUND`;
+ * a known match without an explainable served row: `MC_ERR_NO_EXPLANATION`.
+ */
+export async function explainServed(
+  data: AnalystData,
+  matchId: number,
+  lookup: ServedModelLookup,
+): Promise<Explanation> {
+  const row = servedRow(data, matchId);
+  if (!row) {
+    if (!data.sources.matches.has(matchId)) {
+      throw new MatchcastError('MC_ERR_MATCH_NOT_FOUND', `Match ${matchId} is not known`);
+    }
+    throw new MatchcastError(
+      'MC_ERR_NO_EXPLANATION',
+      `Match ${matchId} has no row in the published predictions file (no model scored it)`,
+    );
+  }
+  const stage = String(row.model_stage) as Explanation['model_stage'];
+  const runId = String(row.model_run_id);
+  const served = triple(row, 'proba');
+  const features = data.sources.features.get(matchId);
+  if (!served || !features) {
+    throw new MatchcastError(
+      'MC_ERR_NO_EXPLANATION',
+      `Match ${matchId}: the published run has no features row behind its prediction`,
+    );
+  }
+  const found = await lookup(stage, runId);
+  if (!found) {
+    throw new MatchcastError(
+      'MC_ERR_NO_EXPLANATION',
+      `Match ${matchId}: model run ${runId} (${stage}) is not in the registry`,
+    );
+  }
+  let ex: ReturnType<typeof explainModel>;
+  try {
+    ex = explainModel(found.model, toModelInput(features, found.model.feature_names));
+  } catch (err) {
+    if (err instanceof MatchcastError && err.code === 'MC_ERR_MODEL_UNAVAILABLE') {
+      throw new MatchcastError('MC_ERR_NO_EXPLANATION', `Match ${matchId}: ${err.message}`);
+    }
+    throw err;
+  }
+  const probabilities = outcomes(ex.probabilities)!;
+  const maxAbsError = Math.max(
+    Math.abs(probabilities.home - served.home),
+    Math.abs(probabilities.draw - served.draw),
+    Math.abs(probabilities.away - served.away),
+  );
+  const fair =
+    features.mkt_missing === 0
+      ? outcomes([features.mkt_home, features.mkt_draw, features.mkt_away])
+      : triple(row, 'used_fair');
+  const observed = asDate(row.odds_observed_at);
+  return {
+    match_id: matchId,
+    run_id: data.runId,
+    model_stage: stage,
+    model_run_id: runId,
+    model_name: found.model_name,
+    model_version: found.model_version,
+    training_cutoff: new Date(found.training_cutoff).toISOString(),
+    family: found.model.family,
+    link: ex.link,
+    baseline: ex.baseline && outcomes(ex.baseline),
+    offset: ex.offset && outcomes(ex.offset),
+    cut_points: ex.cut_points && { c1: ex.cut_points[0], c2: ex.cut_points[1] },
+    groups: ex.groups.map((g) => ({
+      group: g.group,
+      columns: g.columns,
+      scores: g.scores && outcomes(g.scores),
+      latent: g.latent,
+    })),
+    scores: ex.scores && outcomes(ex.scores),
+    latent: ex.latent,
+    probabilities,
+    served,
+    max_abs_error: maxAbsError,
+    reproduces_served: maxAbsError <= EXPLANATION_TOLERANCE,
+    market: {
+      odds_observed_at: observed ? observed.toISOString() : null,
+      prices: triple(row, 'used_price'),
+      fair,
+    },
+  };
+}

@@ -1,0 +1,133 @@
+import { MatchcastError } from '../domain/index.js';
+import { FEATURE_GROUP_NAMES, featureGroupOf } from '../features/index.js';
+import { modelFamily } from './families/index.js';
+import type { Model } from './model.js';
+import { transform } from './preprocess.js';
+
+type Triple = [number, number, number];
+
+/** One feature group's share of a prediction. */
+export interface GroupContribution {
+  group: string;
+  /** The model inputs of the group; `<name>_missing` is the 0/1 missing indicator of `<name>`. */
+  columns: string[];
+  /** Softmax: the group's Σ coefficient × standardised value in each outcome's score (home, draw, away). */
+  scores: Triple | null;
+  /** Ordered logit: the group's Σ β × standardised value in the latent score η. */
+  latent: number | null;
+}
+
+/**
+ * A 1X2 prediction decomposed by feature group, adding up to its probabilities:
+ * - `softmax`: score_k = baseline_k + offset_k + Σ_groups scores_k; p_k = exp(score_k) / Σ exp(score).
+ * - `ordered_logit`: η = Σ_groups latent; P(away) = σ(c₁ − η), P(draw) = σ(c₂ − η) − σ(c₁ − η),
+ *   P(home) = 1 − σ(c₂ − η), with (c₁, c₂) = `cut_points`.
+ */
+export interface ModelExplanation {
+  link: 'softmax' | 'ordered_logit';
+  /** Softmax: the intercepts; null for the ordered logit (no intercept: the cut points play its part). */
+  baseline: Triple | null;
+  /** Softmax with the market offset: the market's log-odds added to each score; else null. */
+  offset: Triple | null;
+  cut_points: [number, number] | null;
+  groups: GroupContribution[];
+  /** Softmax: each outcome's total score. */
+  scores: Triple | null;
+  /** Ordered logit: the total latent score η. */
+  latent: number | null;
+  /** (home, draw, away) recomputed from the totals above. */
+  probabilities: Triple;
+}
+
+const sigmoid = (t: number): number => (t >= 0 ? 1 / (1 + Math.exp(-t)) : Math.exp(t) / (1 + Math.exp(t)));
+
+/** Softmax of three scores (shifted by their maximum, as the families compute it). */
+export function softmax3(s: readonly number[]): Triple {
+  const mx = Math.max(s[0], s[1], s[2]);
+  const e = [Math.exp(s[0] - mx), Math.exp(s[1] - mx), Math.exp(s[2] - mx)];
+  const t = e[0] + e[1] + e[2];
+  return [e[0] / t, e[1] / t, e[2] / t];
+}
+
+/** (home, draw, away) of an ordered logit with latent score `eta` and cut points `cuts`. */
+export function orderedProbabilities(eta: number, cuts: readonly [number, number]): Triple {
+  const f1 = sigmoid(cuts[0] - eta);
+  const f2 = sigmoid(cuts[1] - eta);
+  return [1 - f2, f2 - f1, f1];
+}
+
+/** Names of the preprocessed columns: the inputs, then one `<name>_missing` per indicator. */
+function columnNames(model: Model): { name: string; input: string }[] {
+  const out = model.feature_names.map((n) => ({ name: n, input: n }));
+  for (const j of model.preprocessor.indicators) {
+    const n = model.feature_names[j];
+    out.push({ name: `${n}_missing`, input: n });
+  }
+  return out;
+}
+
+/**
+ * Explains `predictProba(model, input)` by feature group (the group of each input, its missing
+ * indicator counted with it). Throws `MC_ERR_MODEL_UNAVAILABLE` for a family without `explain`.
+ */
+export function explainModel(model: Model, input: ArrayLike<number>): ModelExplanation {
+  const family = modelFamily(model.family);
+  if (!family.explain) {
+    throw new MatchcastError(
+      'MC_ERR_MODEL_UNAVAILABLE',
+      `family ${model.family} has no additive explanation`,
+    );
+  }
+  const z = transform(model.preprocessor, input);
+  const t = family.explain(model.state, z, input);
+  const cols = columnNames(model);
+  const order = [...FEATURE_GROUP_NAMES, 'other'];
+  const byGroup = new Map<string, { columns: string[]; idx: number[] }>();
+  cols.forEach((c, j) => {
+    const g = featureGroupOf(c.input);
+    const e = byGroup.get(g) ?? { columns: [], idx: [] };
+    e.columns.push(c.name);
+    e.idx.push(j);
+    byGroup.set(g, e);
+  });
+  const groups: GroupContribution[] = [];
+  for (const g of order) {
+    const e = byGroup.get(g);
+    if (!e) continue;
+    if (t.link === 'softmax') {
+      const s: Triple = [0, 0, 0];
+      for (const j of e.idx) for (let k = 0; k < 3; k++) s[k] += t.terms[k][j];
+      groups.push({ group: g, columns: e.columns, scores: s, latent: null });
+    } else {
+      let s = 0;
+      for (const j of e.idx) s += t.terms[j];
+      groups.push({ group: g, columns: e.columns, scores: null, latent: s });
+    }
+  }
+  if (t.link === 'softmax') {
+    const scores: Triple = [0, 1, 2].map(
+      (k) => t.intercept[k] + (t.offset?.[k] ?? 0) + groups.reduce((a, g) => a + (g.scores?.[k] ?? 0), 0),
+    ) as Triple;
+    return {
+      link: 'softmax',
+      baseline: t.intercept,
+      offset: t.offset,
+      cut_points: null,
+      groups,
+      scores,
+      latent: null,
+      probabilities: softmax3(scores),
+    };
+  }
+  const latent = groups.reduce((a, g) => a + (g.latent ?? 0), 0);
+  return {
+    link: 'ordered_logit',
+    baseline: null,
+    offset: null,
+    cut_points: t.cuts,
+    groups,
+    scores: null,
+    latent,
+    probabilities: orderedProbabilities(latent, t.cuts),
+  };
+}
