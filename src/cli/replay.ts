@@ -14,7 +14,7 @@ import {
 import { type FeedDelta, ReplayFeed } from '../replay/index.js';
 import { openRuntime, type RuntimeContext } from '../runtime.js';
 import { pollSource, SourcesRepository } from '../sources/index.js';
-import { type ServeEmbeddedOptions, serveEmbedded } from './serve-embedded.js';
+import { serveEmbedded } from './serve-embedded.js';
 import type { ServerJobs } from './server-jobs.js';
 import { dateOption, numberOption, UsageError } from './usage-error.js';
 

@@ -2,7 +2,7 @@ import { type Clock, systemClock } from '../domain/index.js';
 import { parseSchedule } from '../pipeline/index.js';
 import type { RuntimeContext } from '../runtime.js';
 import { startEmbeddedSchedule, startEmbeddedSources } from './embedded-schedule.js';
-import { type RunServerOptions, runServer } from './server.js';
+import { runServer } from './server.js';
 import { removeServerFile, type ServerRecord, writeServerFile } from './server-file.js';
 import { createServerJobs, type ServerJobs } from './server-jobs.js';
 

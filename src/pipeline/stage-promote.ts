@@ -27,7 +27,6 @@ import {
   type ModelVersion,
   type OpeningVerdict,
 } from '../registry/index.js';
-import type { ObjectStore } from '../storage/index.js';
 import { readFeatureRows } from './artifacts.js';
 import { type PipelineDeps, progressOf } from './deps.js';
 

@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import type { Queryable } from '../db/index.js';
-import { type Bucket, isMatchcastError, KEYS, MatchcastError } from '../domain/index.js';
+import { isMatchcastError, KEYS, MatchcastError } from '../domain/index.js';
 import type { Logger } from '../logger.js';
 import { artifactLoadFailuresTotal } from '../metrics.js';
 import {
