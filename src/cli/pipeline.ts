@@ -22,6 +22,7 @@ import {
   STAGE_NAMES,
 } from '../pipeline/index.js';
 import { openDraftRun, type RunWriter } from '../runs/index.js';
+import { PIPELINE_CHILD_ENV, superviseRun } from './pipeline-child.js';
 import { formatStageResult, nothingProduced, stageLogFigures } from './stage-output.js';
 import { commandOutput } from './terminal.js';
 import { DATE_OPTION_YEARS, dateOption, intOption, parseCliArgs, UsageError } from './usage-error.js';
@@ -174,6 +175,9 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
   }
 
   const config = io.config ?? parseConfig(loadEnv());
+  // A full run from the command line (or a worker's schedule) runs in a child that a signal stops at once.
+  if (stage === 'run' && !io.deps && !io.config && process.env[PIPELINE_CHILD_ENV] !== '1')
+    return superviseRun(['pipeline', ...argv], { config, err });
   // Human lines and bars on a terminal; JSON lines otherwise (on stderr when stdout carries --json).
   const output = io.deps
     ? null

@@ -1,6 +1,7 @@
 import { KEYS, MatchcastError } from '../domain/index.js';
 import { type FeatureRow, featureFingerprint } from '../features/index.js';
 import {
+  DEFAULT_FAMILY,
   isModelFamilyName,
   MODEL_FAMILY_NAMES,
   type ModelFamilyName,
@@ -12,6 +13,7 @@ import type { FeaturesArtifactRef, ModelVersion, NewVersion } from '../registry/
 import { newRunId } from '../registry/index.js';
 import { readFeatureRows } from './artifacts.js';
 import { type PipelineDeps, progressOf } from './deps.js';
+import { trainingRunKey } from './run-key.js';
 import { resultsEnd } from './windows.js';
 
 export function parseFamily(value: string | undefined): ModelFamilyName | undefined {
@@ -41,8 +43,10 @@ export interface TrainOptions {
 
 export interface TrainResult {
   version: ModelVersion;
-  /** Seconds spent fitting (validation fit + refit). */
+  /** Seconds spent fitting (validation fit + refit); 0 when a version was reused. */
   fit_seconds: number;
+  /** True when a ready version with the same run key was reused instead of registering a new one. */
+  reused: boolean;
 }
 
 /**
@@ -72,6 +76,23 @@ export async function runTrainStage(
   // Same training data as `asOf` (nothing labelled lies between the two), but the validation window
   // covers the last year of results even when the data stops before as-of.
   const end = resultsEnd(rows, asOf);
+  const runKey = trainingRunKey({
+    rows,
+    end,
+    family: options.family ?? DEFAULT_FAMILY,
+    validationDays,
+    featureFingerprint: deps.run?.record.features_fingerprint ?? featureFingerprint(),
+  });
+  const same = await deps.registry.findByRunKey(runKey);
+  if (same) {
+    // Unchanged data, parameters and code: the fit would give this version again.
+    deps.log.info(
+      { version: same.version, run_id: same.run_id, run_key: runKey },
+      `train: data, parameters and code unchanged since version ${same.version}: reused, nothing registered`,
+    );
+    progressOf(deps).step('train', 'register', 1).done({ version: same.version, reused: true });
+    return { version: same, fit_seconds: 0, reused: true };
+  }
   const fit = progressOf(deps).step('train', 'fit', 1);
   const t0 = performance.now();
   const result = trainAndValidate(rows, { asOf: end, validationDays, family: options.family });
@@ -85,9 +106,11 @@ export async function runTrainStage(
   });
 
   const reg = progressOf(deps).step('train', 'register', 1);
-  const version = await deps.registry.registerVersion(newVersionOf(deps, result, asOf, end, validationDays));
+  const version = await deps.registry.registerVersion(
+    newVersionOf(deps, result, asOf, end, validationDays, { run_key: runKey }),
+  );
   reg.done({ version: version.version, run_id: version.run_id, artifact: version.artifact_uri });
-  return { version, fit_seconds: fitSeconds };
+  return { version, fit_seconds: fitSeconds, reused: false };
 }
 
 /**

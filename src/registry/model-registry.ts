@@ -216,6 +216,16 @@ export class ModelRegistry implements Registry {
     return rows[0] ? toVersion(rows[0]) : null;
   }
 
+  /** The newest ready version whose params carry this `run_key` (same data, params and code), or null. */
+  async findByRunKey(runKey: string): Promise<ModelVersion | null> {
+    const rows = await this.db.query<VersionRow>(
+      `SELECT ${VERSION_COLUMNS} FROM model_versions WHERE model_name = $1 AND status = 'ready'
+         AND params->>'run_key' = $2 ORDER BY version DESC LIMIT 1`,
+      [this.modelName, runKey],
+    );
+    return rows[0] ? toVersion(rows[0]) : null;
+  }
+
   /** Records a run that is not a version (a walk-forward fold), once. */
   async recordRun(run: RegistryRun): Promise<void> {
     if (!isRunId(run.run_id))

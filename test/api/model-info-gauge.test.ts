@@ -96,3 +96,26 @@ test('alias rm challenger removes its model_info sample; a late worker result do
     Boolean((await samples()).challenger?.includes(`${challenger.version} 0`)),
   );
 });
+
+test('the first worker answer turns the sampled 0 into 1 at once, not at the next sample', async () => {
+  stop?.();
+  await fx?.cleanup();
+  fx = await createFixture();
+  const champion = await fx.publish('champion');
+  // No worker has loaded anything yet: the sampler records the champion at 0.
+  const queue = { workers: async (): Promise<WorkerInfo[]> => [] };
+  const ctx = { registry: fx.registry, queue } as unknown as AppContext;
+  stop = startModelInfoSampler(ctx, { everyMs: 60_000 });
+  await until('the champion sampled at 0', async () =>
+    Boolean((await samples()).champion?.includes(`${champion.version} 0`)),
+  );
+  // The first live answer carries the model the worker loaded for it.
+  recordWorkerModel({
+    model_name: fx.registry.modelName,
+    version: champion.version,
+    stage: 'champion',
+    run_id: champion.run_id,
+    loaded_at: Date.now() / 1000,
+  });
+  assert.deepEqual((await samples()).champion, [`${champion.version} 1`]);
+});

@@ -61,7 +61,7 @@ test('every env name in the manifests and compose file is a real setting', () =>
   for (const d of byKind('ConfigMap')) for (const k of Object.keys(d.data)) names.add(k);
   for (const d of byKind('Secret')) for (const k of Object.keys(d.stringData)) names.add(k);
   const compose = parseAllDocuments(read('docker-compose.yml'), { merge: true })[0]!.toJS() as Doc;
-  for (const svc of ['api', 'worker', 'pipeline']) {
+  for (const svc of ['api', 'worker', 'pipeline', 'bootstrap']) {
     for (const k of Object.keys(compose.services[svc].environment)) names.add(k);
   }
   for (const n of names) assert.ok(settings.has(n), `${n} is not read by src/config.ts`);
@@ -76,6 +76,27 @@ test('compose file has api, worker, redis, postgres, an S3 store and the pipelin
     assert.ok(compose.services[s], s);
   assert.deepEqual(compose.services.pipeline.command, ['pipeline', 'run']);
   assert.deepEqual(compose.services.api.ports, ['8000:8000']);
+});
+
+test('an empty stack is bootstrapped before anything serves (compose and Kubernetes)', () => {
+  const compose = parseAllDocuments(read('docker-compose.yml'), { merge: true })[0]!.toJS() as Doc;
+  assert.equal(compose.services.bootstrap.command[0], 'bootstrap');
+  assert.equal(compose.services.bootstrap.profiles, undefined, 'runs on a plain `docker compose up`');
+  for (const svc of ['api', 'worker'])
+    assert.deepEqual(compose.services[svc].depends_on.bootstrap, {
+      condition: 'service_completed_successfully',
+    });
+  const [job] = byKind('Job', 'matchcast-bootstrap');
+  const pod = job!.spec.template.spec;
+  assert.equal(pod.containers[0].args[0], 'bootstrap');
+  assert.equal(pod.restartPolicy, 'Never');
+  assert.ok(job!.spec.backoffLimit >= 1, 'retried while PostgreSQL or the store comes up');
+  // Same settings as the pipeline it stands in for.
+  const [cron] = byKind('CronJob');
+  assert.deepEqual(
+    pod.containers[0].envFrom,
+    cron!.spec.jobTemplate.spec.template.spec.containers[0].envFrom,
+  );
 });
 
 test('the image and `npm start` give glibc the same malloc tunables (resident memory, docs/benchmarks.md)', () => {

@@ -12,6 +12,8 @@ import pg from 'pg';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(ROOT, 'bin/matchcast.js');
+/** The `matchcast` executable of this checkout (run with `process.execPath`). */
+export const MATCHCAST_BIN = BIN;
 
 export const PG_URL = process.env.DATABASE_URL;
 export const REDIS_URL = process.env.REDIS_URL;
@@ -576,7 +578,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   return cluster;
 }
 
-async function dropSchema(schema: string): Promise<void> {
+export async function dropSchema(schema: string): Promise<void> {
   const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 5000 });
   await client.connect();
   try {
@@ -587,7 +589,7 @@ async function dropSchema(schema: string): Promise<void> {
 }
 
 /** Removes the BullMQ keys of a test queue from the shared Redis. */
-async function clearQueue(redisUrl: string, queueName: string): Promise<void> {
+export async function clearQueue(redisUrl: string, queueName: string): Promise<void> {
   const { Redis } = await import('ioredis');
   const redis = new Redis(redisUrl, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 1 });
   try {

@@ -1,18 +1,28 @@
 // Graceful shutdown of real `matchcast worker` and `matchcast serve` processes:
 // SIGTERM lets work in flight finish, refuses new connections, exits 0, and is bounded by
-// SHUTDOWN_TIMEOUT_MS; a task that cannot finish in time is handed back. Heavy: ~70 s.
+// SHUTDOWN_TIMEOUT_MS; a task that cannot finish in time is handed back. `pipeline run` stopped by
+// SIGINT leaves its run failed and publishes nothing; `start` during a replay stops within 10 s.
+// Heavy: ~2 min.
 import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import {
+  API_KEY,
   CLUSTER_SKIP,
   type Cluster,
   get,
+  MATCHCAST_BIN,
+  PG_URL,
   type Proc,
   post,
   type Res,
   sleep,
+  spawnProc,
   startCluster,
   startTcpProxy,
   waitFor,
@@ -232,4 +242,116 @@ test('worker SIGTERM with a task that cannot finish in time: the task is handed 
   console.log(
     `# handed-back task completed by another worker ${Date.now() - handedBackAt} ms after the stuck worker exited`,
   );
+});
+
+/** True while any process of the group led by `p` is alive (children and grandchildren included). */
+function groupAlive(p: Proc): boolean {
+  try {
+    process.kill(-(p.child.pid as number), 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+test('pipeline run stopped by SIGINT: exits within 10 s, its run failed, nothing published', {
+  skip: CLUSTER_SKIP,
+}, async () => {
+  const db = new pg.Client({ connectionString: PG_URL });
+  await db.connect();
+  try {
+    const published = async () =>
+      (await db.query(`SELECT run_id, seq FROM "${c.schema}".published_run`)).rows[0] as
+        | { run_id: string; seq: number }
+        | undefined;
+    const before = await published();
+    const run = spawnProc('pipeline run', process.execPath, [MATCHCAST_BIN, 'pipeline', 'run'], {
+      ...c.env,
+      LOG_LEVEL: 'info',
+    });
+    try {
+      await waitForOutput(run, /run started/, 60_000);
+      const runId = /"run_id":"([^"]+)","kind":"full"[^\n]*run started/.exec(run.output())?.[1];
+      assert.ok(runId, 'the run id is logged');
+      // To the process alone, as an orchestrator signals PID 1; a terminal's Ctrl-C reaches the group.
+      run.child.kill('SIGINT');
+      const signalledAt = Date.now();
+      const code = await Promise.race([run.exited, sleep(15_000).then(() => 'hung')]);
+      const ms = Date.now() - signalledAt;
+      assert.equal(code, 130, run.output().slice(-3000));
+      assert.ok(ms < 10_000, `stopped ${ms} ms after SIGINT`);
+      assert.match(run.output(), /shutting down/);
+      await waitFor('the process group to be gone', () => !groupAlive(run), 3000, 50);
+      const status = (
+        await db.query(`SELECT status FROM "${c.schema}".pipeline_runs WHERE run_id = $1`, [runId])
+      ).rows[0]?.status;
+      assert.equal(status, 'failed', 'the run is marked failed, not left running');
+      const after = await published();
+      assert.deepEqual(after, before, 'the published run did not move');
+      const registered = await db.query(
+        `SELECT version, status FROM "${c.schema}".model_versions WHERE pipeline_run_id = $1`,
+        [runId],
+      );
+      assert.ok(
+        registered.rows.every((r) => r.status === 'failed'),
+        `versions of the stopped run are hidden: ${JSON.stringify(registered.rows)}`,
+      );
+      console.log(`# pipeline run SIGINT: exit 130 after ${ms} ms; run ${runId} failed, pointer unchanged`);
+    } finally {
+      await run.stop('SIGKILL', 2000);
+    }
+  } finally {
+    await db.end();
+  }
+});
+
+test('start during a replay stops within 10 s of SIGTERM and starts nothing after "shutting down"', {
+  skip: CLUSTER_SKIP,
+  timeout: 300_000,
+}, async () => {
+  // Three seasons of one real league, replayed from 2022-09-01 at 10 simulated hours per second with a
+  // daily pipeline run on the replay clock: releases and child pipeline runs keep the server busy.
+  const dir = await mkdtemp(path.join(tmpdir(), 'mc-replay-stop-'));
+  const text = await readFile('/work/shared/data/football/england.csv', 'utf8');
+  const [header, ...rows] = text.trim().split('\n');
+  const keep = rows.filter((r) => /,(2020-2021|2021-2022|2022-2023),/.test(r));
+  await mkdir(path.join(dir, 'data'));
+  await writeFile(path.join(dir, 'data', 'england.csv'), `${header}\n${keep.join('\n')}\n`);
+  const start = spawnProc(
+    'start (replay)',
+    process.execPath,
+    [MATCHCAST_BIN, 'start', '--data', path.join(dir, 'data'), '--as-of', '2022-09-01', '--speed', '36000'],
+    {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? tmpdir(),
+      DATA_DIR: path.join(dir, 'var'),
+      API_KEY,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      PIPELINE_SCHEDULE: 'every 1d',
+      NO_COLOR: '1',
+    },
+  );
+  try {
+    await waitForOutput(start, /"msg":"listening"/, 240_000);
+    // Busy: a scheduled run is going (a child process) while releases arrive.
+    await waitForOutput(start, /pipeline run started \(child process\)/, 60_000);
+    await sleep(1500);
+    start.child.kill('SIGTERM');
+    const signalledAt = Date.now();
+    const code = await Promise.race([start.exited, sleep(20_000).then(() => 'hung')]);
+    const ms = Date.now() - signalledAt;
+    assert.equal(code, 0, start.output().slice(-3000));
+    assert.ok(ms < 10_000, `stopped ${ms} ms after SIGTERM`);
+    await waitFor('the process group to be gone', () => !groupAlive(start), 3000, 50);
+    const out = start.output();
+    const after = out.slice(out.indexOf('shutting down'));
+    assert.ok(out.includes('shutting down'), 'logged shutting down');
+    assert.doesNotMatch(after, /pipeline run started/, 'nothing started after shutting down');
+    console.log(`# start during a replay: SIGTERM → exit 0 after ${ms} ms, no process left`);
+  } finally {
+    await start.stop('SIGKILL', 2000);
+    await rm(dir, { recursive: true, force: true });
+  }
 });

@@ -119,12 +119,12 @@ export function recordWorkerModel(meta: WorkerModelMeta | undefined): void {
   if (removed && sameModel(removed, meta)) return;
   unaliased.delete(meta.stage);
   const previous = loadedModels.get(meta.stage);
-  if (!previous || previous.version !== meta.version || previous.model_name !== meta.model_name) {
-    if (previous) modelInfo.labels(previous).set(0);
-    const labels = { model_name: meta.model_name, version: meta.version, stage: meta.stage };
-    modelInfo.labels(labels).set(1);
-    loadedModels.set(meta.stage, labels);
-  }
+  const labels = { model_name: meta.model_name, version: meta.version, stage: meta.stage };
+  if (previous && !sameModel(previous, meta)) modelInfo.labels(previous).set(0);
+  // Set even when the sampler already holds this version at 0 (no worker had it loaded yet): the
+  // answer proves a worker has it now, and the next sample may be 15 s away.
+  modelInfo.labels(labels).set(1);
+  loadedModels.set(meta.stage, labels);
   seenLoadedAt.set(meta.stage, Date.now());
 }
 

@@ -1,0 +1,81 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { Config } from '../config.js';
+import { openDatabase } from '../db/index.js';
+import { markAbandonedRuns } from '../runs/index.js';
+
+const CLI = fileURLToPath(new URL('../../bin/matchcast.js', import.meta.url));
+
+/** Set in the child's environment: there `pipeline run` runs the pipeline itself. */
+export const PIPELINE_CHILD_ENV = 'MATCHCAST_PIPELINE_CHILD';
+
+/** Options of {@link superviseRun}. */
+export interface SuperviseOptions {
+  config: Config;
+  /** Where the "shutting down" line goes. Default stderr. */
+  err?: (text: string) => void;
+}
+
+/**
+ * Runs `matchcast <argv>` (a `pipeline run`) in a child process and stops it at once on SIGINT or
+ * SIGTERM. Training blocks the event loop for seconds at a time, so a run in this process could not
+ * even see a signal in time; the child keeps the default disposition and dies on the signal: its
+ * open transaction rolls back (a publication is one transaction) and what it wrote lies under its
+ * own run prefix, unreferenced. Once the child is gone its run record (still `running`) and the
+ * versions it registered are marked failed here. Returns the child's exit code, or 128 + the
+ * signal's number when it was stopped.
+ */
+export async function superviseRun(argv: string[], options: SuperviseOptions): Promise<number> {
+  const err = options.err ?? ((t: string) => void process.stderr.write(t));
+  const child = spawn(process.execPath, [CLI, ...argv], {
+    stdio: 'inherit',
+    env: { ...process.env, [PIPELINE_CHILD_ENV]: '1' },
+  });
+  let stopping: NodeJS.Signals | null = null;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      child.kill('SIGKILL');
+      return;
+    }
+    stopping = signal;
+    err(
+      `matchcast pipeline run: ${signal}: shutting down (the run stops, is marked failed, publishes nothing)\n`,
+    );
+    child.kill(signal);
+    // The child has no handler and dies at once; this covers a child stopped (SIGSTOP) or wedged.
+    setTimeout(() => child.kill('SIGKILL'), Math.max(1000, options.config.shutdownTimeoutMs / 2)).unref();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+      child.once('error', () => resolve({ code: 1, signal: null }));
+      child.once('exit', (code, signal) => resolve({ code, signal }));
+    });
+    const killedBy = stopping ?? exit.signal;
+    if (killedBy === null) return exit.code ?? 1;
+    // Killed (by our signal, or from outside: OOM, SIGKILL): its run is not left `running`.
+    await markStopped(options.config, err);
+    return 128 + (killedBy === 'SIGINT' ? 2 : killedBy === 'SIGKILL' ? 9 : 15);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+async function markStopped(config: Config, err: (text: string) => void): Promise<void> {
+  try {
+    const db = await openDatabase(config);
+    try {
+      const marked = await markAbandonedRuns(db);
+      for (const id of marked) err(`matchcast pipeline run: run ${id} marked failed (stopped by a signal)\n`);
+    } finally {
+      await db.close();
+    }
+  } catch (e) {
+    // The next run, `matchcast runs` or `start` marks it (its process is gone): say so, do not fail.
+    err(
+      `matchcast pipeline run: the stopped run could not be marked failed now (${e instanceof Error ? e.message : String(e)}); the next run marks it\n`,
+    );
+  }
+}
