@@ -23,7 +23,11 @@ export const EXPORT_COLUMNS: Record<ExportDataset, readonly AnalystColumn[]> = {
 /** The rows every analyst figure, chart and export is computed from (one published run). */
 export interface AnalystData {
   runId: string | null;
-  sources: AnalystSources;
+  /**
+   * Region id → name of the ingested matches (the `region` filter). The sources themselves are not
+   * kept: they are a few hundred MB at tens of thousands of matches, the rows below a tenth of that.
+   */
+  regions: ReadonlyMap<number, string>;
   predictions: AnalystRow[];
   backtest: AnalystRow[];
   bets: Bet[];
@@ -32,9 +36,11 @@ export interface AnalystData {
 
 export function computeAnalystData(sources: AnalystSources, edgeThreshold: number): AnalystData {
   const backtest = backtestExportRows(sources);
+  const regions = new Map<number, string>();
+  for (const m of sources.matches.values()) regions.set(m.regionId, m.regionName);
   return {
     runId: sources.runId,
-    sources,
+    regions,
     predictions: predictionExportRows(sources),
     backtest,
     bets: simulateAnalystBets(backtest, edgeThreshold),
@@ -64,9 +70,9 @@ export function exportRows(
   let regionId: number | null = null;
   if (filter.region !== undefined && filter.region !== '') {
     const want = filter.region.trim().toLowerCase();
-    for (const m of data.sources.matches.values()) {
-      if (String(m.regionId) === want || m.regionName.toLowerCase() === want) {
-        regionId = m.regionId;
+    for (const [id, name] of data.regions) {
+      if (String(id) === want || name.toLowerCase() === want) {
+        regionId = id;
         break;
       }
     }

@@ -12,6 +12,32 @@ export interface DecodedEntry<T> {
 /** Per store (the real store object, not a run's view): `bucket/key#decoder` → entry. */
 const entries = new WeakMap<ObjectStore, Map<string, DecodedEntry<unknown>>>();
 
+/**
+ * An entry neither read nor written for this long is dropped. The decoded odds and observations of a
+ * 37k-match history are ~150 MB of heap: worth keeping across the reads of one ingest, re-prediction
+ * or pipeline run, not for the life of a serving process that ingested once.
+ */
+export const DECODED_IDLE_MS = 60_000;
+
+const usedAt = new WeakMap<DecodedEntry<unknown>, number>();
+const sweepers = new WeakMap<Map<string, DecodedEntry<unknown>>, NodeJS.Timeout>();
+
+/** Marks `entry` as used now and makes sure `cache` is swept of idle entries. */
+function touch(cache: Map<string, DecodedEntry<unknown>>, entry: DecodedEntry<unknown>): void {
+  usedAt.set(entry, Date.now());
+  if (sweepers.has(cache)) return;
+  const timer = setInterval(() => {
+    const now = Date.now();
+    for (const [k, e] of cache) if (now - (usedAt.get(e) ?? 0) >= DECODED_IDLE_MS) cache.delete(k);
+    if (cache.size === 0) {
+      clearInterval(timer);
+      sweepers.delete(cache);
+    }
+  }, DECODED_IDLE_MS / 2);
+  timer.unref();
+  sweepers.set(cache, timer);
+}
+
 function slot(bucket: Bucket, key: string, decoder: string): string {
   return `${bucket}/${key}#${decoder}`;
 }
@@ -47,7 +73,10 @@ export async function readDecoded<T>(
     return null;
   }
   const hit = cache.get(at) as DecodedEntry<T> | undefined;
-  if (hit && hit.etag === info.etag && (hit.body !== null || !options.keepBody)) return hit;
+  if (hit && hit.etag === info.etag && (hit.body !== null || !options.keepBody)) {
+    touch(cache, hit);
+    return hit;
+  }
   const obj = await store.get(bucket, key);
   if (!obj) {
     cache.delete(at);
@@ -59,6 +88,7 @@ export async function readDecoded<T>(
     body: options.keepBody ? obj.body : null,
   };
   cache.set(at, entry);
+  touch(cache, entry);
   return entry;
 }
 
@@ -77,4 +107,5 @@ export function rememberDecoded<T>(
   const prefix = `${bucket}/${key}#`;
   for (const k of cache.keys()) if (k.startsWith(prefix)) cache.delete(k);
   cache.set(slot(bucket, key, decoder), entry as DecodedEntry<unknown>);
+  touch(cache, entry as DecodedEntry<unknown>);
 }

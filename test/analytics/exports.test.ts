@@ -5,7 +5,9 @@ import { describe, test } from 'node:test';
 import { parquetMetadata } from 'hyparquet';
 import type { AnalystColumn, AnalystRow } from '../../src/analytics/analyst-columns.js';
 import { BET_EXPORT_COLUMNS } from '../../src/analytics/analyst-columns.js';
+import { type AnalystData, exportRows } from '../../src/analytics/analyst-data.js';
 import { csvChunks, EXPORT_CHUNK_ROWS, parquetChunks } from '../../src/analytics/export-encode.js';
+import { isMatchcastError } from '../../src/domain/index.js';
 import { buildCard } from '../../src/serving/cards.js';
 import { readParquet } from '../../src/storage/index.js';
 
@@ -191,5 +193,40 @@ describe('a card says which prices its figures use', () => {
     assert.equal(card.used_odd_home, null);
     assert.equal(card.edge_home, null);
     assert.equal(card.close_odd_home, 2.6, 'the closing price is still shown, as closing');
+  });
+});
+
+describe('export region filter', () => {
+  const data: AnalystData = {
+    runId: 'r',
+    regions: new Map([
+      [3, 'Spain'],
+      [7, 'Egypt'],
+    ]),
+    predictions: [
+      { match_id: 1, region_id: 3, start_time_utc: new Date('2023-01-01T00:00:00Z') },
+      { match_id: 2, region_id: 7, start_time_utc: new Date('2023-01-02T00:00:00Z') },
+    ],
+    backtest: [],
+    bets: [],
+    edgeThreshold: 0.05,
+  };
+
+  test('a region is named by id or by name, in any case', () => {
+    assert.deepEqual(
+      exportRows(data, 'predictions', { region: 'egypt' }).map((r) => r.match_id),
+      [2],
+    );
+    assert.deepEqual(
+      exportRows(data, 'predictions', { region: '3' }).map((r) => r.match_id),
+      [1],
+    );
+  });
+
+  test('an unknown region is refused, not answered with an empty file', () => {
+    assert.throws(
+      () => exportRows(data, 'predictions', { region: 'Atlantis' }),
+      (err: unknown) => isMatchcastError(err, 'MC_ERR_VALIDATION'),
+    );
   });
 });

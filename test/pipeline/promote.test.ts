@@ -59,8 +59,10 @@ describe('pipeline promote', () => {
     assert.equal((await registry.aliases()).candidate, v1.version);
     await registry.promoteCandidate('operator');
 
-    // Retrained on the same as-of: same window, same data, same log loss → candidate.
-    const v2 = (await runTrainStage(draft, AS_OF)).version;
+    // Retrained on the same as-of the stage reuses v1 (same run key); a version on the same window
+    // with the same log loss → candidate.
+    assert.equal((await runTrainStage(draft, AS_OF)).reused, true);
+    const v2 = await registerWithLogLoss(env, v1, v1.metrics.log_loss!);
     assert.equal(v2.params.validation_from, v1.params.validation_from);
     const r2 = await runPromoteStage(draft);
     assert.equal(r2.method, 'same-window');
@@ -91,7 +93,8 @@ describe('pipeline promote', () => {
     // Champion trained long ago: it never saw the new window → its artifact is re-scored there.
     const old = (await runTrainStage(draft, new Date('2022-06-01T00:00:00Z'))).version;
     await registry.setAlias('champion', old.version, 'operator');
-    await runTrainStage(draft, AS_OF);
+    // (Another window than v1's, so a new version rather than v1 reused.)
+    await runTrainStage(draft, AS_OF, { validationDays: 300 });
     const r1 = await runPromoteStage(draft);
     assert.equal(r1.method, 'rescored-artifact');
     assert.ok(Number.isFinite(r1.champion_log_loss));

@@ -52,7 +52,9 @@ test('first start then pipeline run on generateSyntheticLeague data, simulate an
     for (const ref of [KEYS.features, KEYS.backtest, KEYS.predictions, KEYS.roiByRegion, KEYS.driftLatest]) {
       assert.ok(await servedStoreView({ db, store }).head(ref.bucket, ref.key), `${ref.bucket}/${ref.key}`);
     }
-    assert.equal((await deps.registry.listVersions()).length, 3);
+    // Same data, parameters and code as the first start's version of this family: reused.
+    assert.equal(again.train.reused, true);
+    assert.equal((await deps.registry.listVersions()).length, 2);
   } finally {
     await db.close();
     await store.close();

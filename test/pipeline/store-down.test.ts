@@ -73,7 +73,10 @@ describe('object store down', () => {
       await assert.rejects(runFeaturesStage(env.deps, new Date('2023-11-01T00:00:00Z')), {
         code: 'MC_ERR_STORE_UNAVAILABLE',
       });
-      await assert.rejects(runTrainStage(env.deps, AS_OF), { code: 'MC_ERR_STORE_UNAVAILABLE' });
+      // Another window than the bootstrap's, so a new version must be written (not one reused).
+      await assert.rejects(runTrainStage(env.deps, AS_OF, { validationDays: 200 }), {
+        code: 'MC_ERR_STORE_UNAVAILABLE',
+      });
       await assert.rejects(runPredictStage(env.deps, AS_OF), { code: 'MC_ERR_STORE_UNAVAILABLE' });
     } finally {
       store.down = false;
