@@ -1,5 +1,5 @@
 import { MatchcastError } from '../domain/index.js';
-import { toModelInput } from '../features/index.js';
+import { type FeatureRow, toModelInput } from '../features/index.js';
 import { explainModel, type Model } from '../model/index.js';
 import type { Explanation } from '../schemas/index.js';
 import type { AnalystRow } from './analyst-columns.js';
@@ -49,14 +49,22 @@ const triple = (r: AnalystRow, prefix: string) =>
  * champion, the market-free fallback or a walk-forward fold. Unknown match: `MC_ERR_MATCH_NOT_FOUND`;
  * a known match without an explainable served row: `MC_ERR_NO_EXPLANATION`.
  */
+/** What an explanation reads besides the analyst rows: whether a match exists, and its feature row. */
+export interface ExplainInputs {
+  knownMatch(matchId: number): Promise<boolean>;
+  /** The published run's features row of the match. */
+  features(matchId: number): Promise<FeatureRow | undefined>;
+}
+
 export async function explainServed(
   data: AnalystData,
+  inputs: ExplainInputs,
   matchId: number,
   lookup: ServedModelLookup,
 ): Promise<Explanation> {
   const row = servedRow(data, matchId);
   if (!row) {
-    if (!data.sources.matches.has(matchId)) {
+    if (!(await inputs.knownMatch(matchId))) {
       throw new MatchcastError('MC_ERR_MATCH_NOT_FOUND', `Match ${matchId} is not known`);
     }
     throw new MatchcastError(
@@ -67,7 +75,7 @@ export async function explainServed(
   const stage = String(row.model_stage) as Explanation['model_stage'];
   const runId = String(row.model_run_id);
   const served = triple(row, 'proba');
-  const features = data.sources.features.get(matchId);
+  const features = await inputs.features(matchId);
   if (!served || !features) {
     throw new MatchcastError(
       'MC_ERR_NO_EXPLANATION',

@@ -21,6 +21,7 @@ export { renderDriftReport } from './drift-report-html.js';
 export { runDriftStage } from './drift-stage.js';
 export {
   EXPLANATION_TOLERANCE,
+  type ExplainInputs,
   explainServed,
   type ServedModel,
   type ServedModelLookup,

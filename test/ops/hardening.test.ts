@@ -350,8 +350,20 @@ test('an API started during a PostgreSQL, object-store or Redis outage serves th
 test('a corrupt model artifact: the failed task answers 500 MC_ERR_TASK_FAILED (spec §7), not 503', {
   skip: CLUSTER_SKIP,
 }, async () => {
-  // Version 2 (the second seeding run) becomes challenger; no worker has loaded it yet.
-  const show = await c.cli(['registry', 'show', '2', '--json']);
+  // A version no worker has loaded yet (trained on another validation window, so not reused) becomes
+  // challenger.
+  const train = await c.cli(['pipeline', 'train', '--validation-days', '123']);
+  assert.equal(train.code, 0, train.out);
+  const listed = await c.cli(['registry', 'list', '--json']);
+  assert.equal(listed.code, 0, listed.out);
+  const fresh = String(
+    Math.max(
+      ...(JSON.parse(listed.stdout) as { versions: { version: string }[] }).versions.map((v) =>
+        Number(v.version),
+      ),
+    ),
+  );
+  const show = await c.cli(['registry', 'show', fresh, '--json']);
   assert.equal(show.code, 0, show.out);
   const uri = JSON.parse(show.stdout).artifact_uri as string;
   const key = uri.replace(/^models\//, '');
@@ -366,7 +378,7 @@ test('a corrupt model artifact: the failed task answers 500 MC_ERR_TASK_FAILED (
     'alias',
     'set',
     'challenger',
-    '2',
+    fresh,
     '--reason',
     'corrupt artifact test',
   ]);

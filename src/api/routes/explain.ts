@@ -1,9 +1,16 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { explainServed, type ServedModel } from '../../analytics/index.js';
+import {
+  type ExplainInputs,
+  explainServed,
+  PublishedCache,
+  type ServedModel,
+} from '../../analytics/index.js';
 import { MatchcastError } from '../../domain/index.js';
+import { featureRowsFromParquet } from '../../features/index.js';
 import { deserializeModel } from '../../model/index.js';
 import { createRegistry, type ModelRegistry } from '../../registry/index.js';
+import { readArtifact } from '../../runs/index.js';
 import {
   EXAMPLE_EXPLANATION,
   Explanation,
@@ -30,6 +37,20 @@ export async function explainRoutes(root: FastifyInstance, ctx: AppContext): Pro
     { modelName: `${ctx.config.modelName}-market-free` },
   );
   const cache = new Map<string, Promise<ServedModel | null>>();
+  // The published run's feature rows, read on the first explanation and again when a run is published
+  // (not held by the analyst rows, which stay small).
+  const featureRows = new PublishedCache(ctx.db, async () => {
+    const obj = await readArtifact(ctx, 'features');
+    const rows = obj ? await featureRowsFromParquet(obj.body) : [];
+    return new Map(rows.map((r) => [r.match_id, r]));
+  });
+  const inputs: ExplainInputs = {
+    async knownMatch(matchId) {
+      const rows = await ctx.db.query('SELECT 1 FROM matches WHERE id = $1', [matchId]);
+      return rows.length > 0;
+    },
+    features: async (matchId) => (await featureRows.get()).get(matchId),
+  };
 
   async function fromVersion(registry: ModelRegistry, runId: string): Promise<ServedModel | null> {
     const versions = await registry.listVersions({ includeFailed: true });
@@ -96,6 +117,6 @@ export async function explainRoutes(root: FastifyInstance, ctx: AppContext): Pro
         },
       },
     },
-    async (request) => explainServed(await analystData(ctx), request.params.match_id, lookup),
+    async (request) => explainServed(await analystData(ctx), inputs, request.params.match_id, lookup),
   );
 }
