@@ -1,5 +1,5 @@
-import type { SchemaElement } from 'hyparquet';
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
+import { parquetSchemaElement } from '../storage/index.js';
 import type { AnalystColumn, AnalystRow } from './analyst-columns.js';
 
 /** Export formats: CSV (RFC 4180, UTF-8, header line) and Parquet (snappy, typed columns). */
@@ -33,29 +33,6 @@ export async function* csvChunks(
     }
   }
   if (lines.length > 0) yield Buffer.from(`${lines.join('\n')}\n`, 'utf8');
-}
-
-function schemaElement(col: AnalystColumn): SchemaElement {
-  const base = { name: col.name, repetition_type: 'OPTIONAL' } as const;
-  switch (col.type) {
-    case 'int32':
-      return { ...base, type: 'INT32' };
-    case 'int64':
-      return { ...base, type: 'INT64' };
-    case 'double':
-      return { ...base, type: 'DOUBLE' };
-    case 'boolean':
-      return { ...base, type: 'BOOLEAN' };
-    case 'string':
-      return { ...base, type: 'BYTE_ARRAY', converted_type: 'UTF8', logical_type: { type: 'STRING' } };
-    case 'timestamp':
-      return {
-        ...base,
-        type: 'INT64',
-        converted_type: 'TIMESTAMP_MILLIS',
-        logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MILLIS' },
-      };
-  }
 }
 
 function physical(col: AnalystColumn, v: AnalystRow[string] | undefined): unknown {
@@ -105,7 +82,7 @@ export async function* parquetChunks(
   const writer = new DrainingWriter();
   const pw = new ParquetWriter({
     writer,
-    schema: [{ name: 'root', num_children: columns.length }, ...columns.map(schemaElement)],
+    schema: [{ name: 'root', num_children: columns.length }, ...columns.map(parquetSchemaElement)],
     kvMetadata: Object.entries(metadata).map(([key, value]) => ({ key, value })),
     createdBy: 'matchcast',
   });

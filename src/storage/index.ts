@@ -8,6 +8,7 @@ export type { ObjectInfo, ObjectStore, PutOptions, StoredObject } from './object
 export {
   type ParquetColumn,
   type ParquetRow,
+  parquetSchemaElement,
   readParquet,
   writeParquet,
 } from './parquet.js';

@@ -26,7 +26,8 @@ export interface WriteParquetOptions {
   metadata?: Record<string, string>;
 }
 
-function schemaElement(col: ParquetColumn): SchemaElement {
+/** The Parquet schema element of a column (also used by streamed writers outside this module). */
+export function parquetSchemaElement(col: Pick<ParquetColumn, 'name' | 'type'>): SchemaElement {
   const base = { name: col.name, repetition_type: 'OPTIONAL' } as const;
   switch (col.type) {
     case 'int32':
@@ -136,7 +137,7 @@ export function writeParquet(
   }
   const schema: SchemaElement[] = [
     { name: 'root', num_children: columns.length },
-    ...columns.map(schemaElement),
+    ...columns.map(parquetSchemaElement),
   ];
   const writer = new ByteWriter();
   parquetWrite({

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Config } from '../../config.js';
+import { siblingModule, startModuleThread } from '../../domain/index.js';
 import type { Logger } from '../../logger.js';
 import { expiredFailure, queueFull } from '../task-errors.js';
 import type {
@@ -55,30 +56,7 @@ interface ThreadSlot {
 }
 
 // Compiled (dist/) or sources (tsx): the entry has this module's own extension.
-const DEFAULT_ENTRY = new URL(
-  import.meta.url.endsWith('.ts') ? '../../worker/thread-entry.ts' : '../../worker/thread-entry.js',
-  import.meta.url,
-);
-
-// Runs in the thread as CommonJS: registers tsx when the entry is TypeScript, then imports it.
-const BOOTSTRAP = `
-const { workerData, parentPort } = require('node:worker_threads');
-(async () => {
-  if (workerData.tsxApi && workerData.entry.endsWith('.ts')) (await import(workerData.tsxApi)).register();
-  await import(workerData.entry);
-})().catch((err) => {
-  parentPort.postMessage({ t: 'init-error', message: String(err && err.stack || err) });
-  process.exit(1);
-});
-`;
-
-function resolveTsx(): string | null {
-  try {
-    return import.meta.resolve('tsx/esm/api');
-  } catch {
-    return null;
-  }
-}
+const DEFAULT_ENTRY = siblingModule(import.meta.url, '../../worker/thread-entry');
 
 /**
  * The embedded task queue: tasks run on `node:worker_threads` that execute the same handlers as a
@@ -91,8 +69,7 @@ export function createInProcessQueue(config: Config, options: InProcessQueueOpti
   const keepCount = options.keepCount ?? config.resultStoreMax;
   const maxWaiting = options.maxWaiting ?? config.queueMaxWaiting;
   const restartDelayMs = options.restartDelayMs ?? 5000;
-  const entry = (options.entry ?? DEFAULT_ENTRY).href;
-  const tsxApi = resolveTsx();
+  const entry = options.entry ?? DEFAULT_ENTRY;
   const jobs = new Map<string, JobRecord>();
   const pending: string[] = [];
   const finished: string[] = [];
@@ -111,14 +88,12 @@ export function createInProcessQueue(config: Config, options: InProcessQueueOpti
 
   function spawn(slot: ThreadSlot): void {
     if (closed) return;
-    const data: ThreadData = {
+    const data: Omit<ThreadData, 'entry' | 'tsxApi'> = {
       config: JSON.parse(JSON.stringify(config)),
-      entry,
-      tsxApi,
       workerName: slot.name,
       concurrency,
     };
-    const worker = new Worker(BOOTSTRAP, { eval: true, workerData: data, execArgv: [] });
+    const worker = startModuleThread(entry, data);
     slot.worker = worker;
     slot.ready = false;
     let initError: string | undefined;
