@@ -1,10 +1,9 @@
-import { parseArgs } from 'node:util';
 import { loadEnv, parseConfig } from '../config.js';
 import { MatchesRepository } from '../db/index.js';
 import { isMatchcastError } from '../domain/index.js';
 import { ingestPath, ingestSynthetic } from '../ingest/index.js';
 import { bootstrapFirstRun, openPipelineDeps } from '../pipeline/index.js';
-import { dateOption } from './usage-error.js';
+import { dateOption, parseCliArgs } from './usage-error.js';
 
 const USAGE = `Usage: matchcast bootstrap [--data <path> | --synthetic] [--as-of ISO]
 
@@ -23,7 +22,7 @@ Exit code 0 when a champion serves, 1 on failure, 2 on bad usage.`;
 
 /** `matchcast bootstrap`: ingest (when empty) → pipeline run → first champion and challenger. */
 export async function bootstrapCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = parseCliArgs({
     args: argv,
     options: {
       data: { type: 'string' },

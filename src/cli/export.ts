@@ -3,7 +3,6 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { parseArgs } from 'node:util';
 import {
   computeAnalystData,
   csvChunks,
@@ -22,7 +21,7 @@ import { MatchcastError } from '../domain/index.js';
 import { createLogger } from '../logger.js';
 import { createObjectStore } from '../storage/index.js';
 import { readLiveServer } from './server-file.js';
-import { UsageError } from './usage-error.js';
+import { parseCliArgs, UsageError } from './usage-error.js';
 
 const USAGE = `Usage: matchcast export <predictions|backtest|bets> [options]
 
@@ -62,7 +61,7 @@ async function serverKey(config: Config): Promise<string | undefined> {
 
 /** `matchcast export` — exit code 0 ok, 1 failure, 2 usage error. */
 export async function exportCommand(argv: string[], io: ExportCommandIo = {}): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCliArgs({
     args: argv,
     allowPositionals: true,
     options: {

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { type Config, loadEnv, parseConfig } from '../config.js';
 import { type Database, openDatabase } from '../db/index.js';
@@ -20,7 +19,7 @@ import {
 } from '../sources/index.js';
 import { createObjectStore, type ObjectStore } from '../storage/index.js';
 import { repredictAfterPoll } from './source-repredict.js';
-import { dateOption, UsageError } from './usage-error.js';
+import { dateOption, parseCliArgs, UsageError } from './usage-error.js';
 
 const USAGE = `Usage: matchcast sources <command>
 
@@ -110,7 +109,7 @@ export async function sourcesCommand(argv: string[], io: SourcesCommandIo = {}):
     out(`${USAGE}\n`);
     return sub ? 0 : 2;
   }
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCliArgs({
     args: rest,
     options: {
       format: { type: 'string' },

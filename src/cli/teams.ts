@@ -1,9 +1,8 @@
-import { parseArgs } from 'node:util';
 import { type Config, loadEnv, parseConfig } from '../config.js';
 import { type Database, openDatabase } from '../db/index.js';
 import { isMatchcastError, MatchcastError } from '../domain/index.js';
 import { listTeamAliases, removeTeamAlias, SourcesRepository, setTeamAlias } from '../sources/index.js';
-import { UsageError } from './usage-error.js';
+import { parseCliArgs, UsageError } from './usage-error.js';
 
 const USAGE = `Usage: matchcast teams <command>
 
@@ -31,7 +30,7 @@ export async function teamsCommand(argv: string[], io: TeamsCommandIo = {}): Pro
     out(`${USAGE}\n`);
     return sub ? 0 : 2;
   }
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCliArgs({
     args: rest,
     options: { region: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     allowPositionals: true,
