@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../src/config.js';
 import { type Database, openDatabase } from '../../src/db/index.js';
@@ -29,5 +29,17 @@ export async function ingestEnv(): Promise<IngestEnv> {
       await store.close();
       rmSync(config.dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+/** Writes each body to `f.csv` in a folder of its own under `dir()` (one case, one source folder). */
+export function caseFiles(dir: () => string): (body: string) => string {
+  let n = 0;
+  return (body) => {
+    const d = path.join(dir(), `case-${++n}`);
+    mkdirSync(d, { recursive: true });
+    const p = path.join(d, 'f.csv');
+    writeFileSync(p, body);
+    return p;
   };
 }

@@ -1,13 +1,12 @@
 // A price that comes back is news: A → B → A keeps three observations and serves A. Only a repeat of
 // the source's LATEST price of the market (the same price observed again) is dropped.
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { MatchesRepository } from '../../src/db/index.js';
 import { OddsTimeline } from '../../src/domain/index.js';
 import { ingestPath, readOddsFile, readOddsObservations } from '../../src/ingest/index.js';
-import { type IngestEnv, ingestEnv } from './helpers.js';
+import { caseFiles, type IngestEnv, ingestEnv } from './helpers.js';
 
 const HOUR = 3_600_000;
 const RESULTS_HEADER =
@@ -19,14 +18,7 @@ const B = '2.50,3.30,2.90';
 describe('repeated prices are compared with the latest observation only', () => {
   let env: IngestEnv;
   let dir: string;
-  let n = 0;
-  const file = (body: string): string => {
-    const d = path.join(dir, `case-${++n}`);
-    mkdirSync(d, { recursive: true });
-    const p = path.join(d, 'f.csv');
-    writeFileSync(p, body);
-    return p;
-  };
+  const file = caseFiles(() => dir);
   /** A fixture (no score) kicking off at `kickoff`, loaded without prices; returns its id. */
   const fixture = async (home: string, kickoff: string): Promise<number> => {
     await ingestPath(

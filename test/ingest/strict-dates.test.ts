@@ -1,12 +1,11 @@
 // Every date and time ingest accepts is read strictly (no rollover, no hour 24, no year 0), and odds
 // are never observed after "now": each bad row is skipped with its line and a stable code.
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { MatchesRepository } from '../../src/db/index.js';
 import { ingestPath, readOddsObservations } from '../../src/ingest/index.js';
-import { type IngestEnv, ingestEnv } from './helpers.js';
+import { caseFiles, type IngestEnv, ingestEnv } from './helpers.js';
 
 const CSV_HEADER = 'Date,country,league,Season,HomeTeam,AwayTeam,FTHG,FTAG,home_open,draw_open,away_open';
 const FD_HEADER = 'Div,Date,Time,HomeTeam,AwayTeam,FTHG,FTAG,AvgH,AvgD,AvgA';
@@ -15,14 +14,7 @@ const ODDS_HEADER = 'match_id,observed_at,odd_home,odd_draw,odd_away,source';
 describe('strict dates and no observation from the future', () => {
   let env: IngestEnv;
   let dir: string;
-  let n = 0;
-  const file = (body: string): string => {
-    const d = path.join(dir, `case-${++n}`);
-    mkdirSync(d, { recursive: true });
-    const p = path.join(d, 'f.csv');
-    writeFileSync(p, body);
-    return p;
-  };
+  const file = caseFiles(() => dir);
   const codes = (skipped: ReadonlyArray<{ line: number; code: string }>) =>
     skipped.map((s) => [s.line, s.code]);
   const matches = () => new MatchesRepository(env.db).allMatches();
