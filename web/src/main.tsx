@@ -184,15 +184,27 @@ function App() {
     if (!key) return;
     setCards({ state: 'loading' });
     mark('mc:cards-fetch-start');
-    api.cards().then(
-      (list) => {
-        mark('mc:cards-fetched');
-        const indexed = indexCards(list);
-        setFilter((f) => (f === EMPTY_FILTER ? { ...f, view: defaultView(indexed) } : f));
-        setCards({ state: 'ok', value: indexed });
-      },
-      (e) => setCards({ state: 'error', message: describeError(e) }),
-    );
+    // A failed first load (server still starting, a 503 while a run is published) is retried with a
+    // growing pause instead of waiting for the periodic reload; a 401 asks for the key instead.
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    let cancelled = false;
+    const load = (attempt: number) =>
+      api.cards().then(
+        (list) => {
+          if (cancelled) return;
+          mark('mc:cards-fetched');
+          const indexed = indexCards(list);
+          setFilter((f) => (f === EMPTY_FILTER ? { ...f, view: defaultView(indexed) } : f));
+          setCards({ state: 'ok', value: indexed });
+        },
+        (e) => {
+          if (cancelled) return;
+          setCards({ state: 'error', message: describeError(e) });
+          if (e instanceof ApiError && e.status === 401) return;
+          retry = setTimeout(() => load(attempt + 1), Math.min(2_000 * 2 ** attempt, 30_000));
+        },
+      );
+    load(0);
     api.regionRoi().then(
       (value) => setRoi({ state: 'ok', value }),
       (e) => setRoi({ state: 'error', message: describeError(e) }),
@@ -203,6 +215,10 @@ function App() {
     );
     loadModel('champion');
     loadModel('challenger');
+    return () => {
+      cancelled = true;
+      clearTimeout(retry);
+    };
   }, [api, key, loadModel]);
 
   // Keep the cards current while the page is open: odds and probabilities change as odds arrive (and

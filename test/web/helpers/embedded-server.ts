@@ -34,7 +34,7 @@ async function freePort(): Promise<number> {
 
 /**
  * Spawns `node bin/matchcast.js start` (the whole service in one process: PGlite, folder store,
- * in-process queue) in a temp DATA_DIR with a fixed API key, and waits until it listens. The first
+ * in-process queue) in a temp DATA_DIR with a fixed API key, and waits until it is ready. The first
  * start ingests a synthetic league and runs the pipeline, so this takes a while.
  */
 export async function startEmbeddedServer(timeoutMs = 240_000): Promise<EmbeddedServer> {
@@ -94,7 +94,8 @@ export async function startEmbeddedServer(timeoutMs = 240_000): Promise<Embedded
   });
   while (Date.now() < deadline && !dead) {
     try {
-      const res = await fetch(`${url}/healthcheck/`, { signal: AbortSignal.timeout(2_000) });
+      // Ready, not only listening: the published run is loaded, so the UI's first calls find data.
+      const res = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2_000) });
       if (res.ok) return { url, key, dataDir, output: () => out, stop };
     } catch {
       // not listening yet

@@ -52,7 +52,16 @@ export async function runUiScenario(browser: Browser, baseUrl: string, key: stri
     await page.getByRole('textbox', { name: 'API key' }).fill(key);
     await page.getByRole('button', { name: 'Use key' }).click();
     const firstCard = page.locator('article.card').first();
-    await firstCard.waitFor({ timeout: 30_000 });
+    await firstCard.waitFor({ timeout: 30_000 }).catch(async (err: Error) => {
+      // Say what the page showed instead (an error message, a spinner) and what it reported.
+      const shown = (
+        (await page
+          .locator('main')
+          .textContent()
+          .catch(() => '')) ?? ''
+      ).slice(0, 600);
+      throw new Error(`${err.message}\npage shows: ${shown}\nproblems: ${problems.join('; ')}`);
+    });
     assert.equal(await page.evaluate(() => sessionStorage.getItem('matchcast.apiKey')), key);
 
     // Cards show odds, probabilities as one bar, the predicted outcome.
