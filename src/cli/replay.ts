@@ -2,18 +2,12 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../config.js';
 import { isMatchcastError, MatchcastError, replayClock } from '../domain/index.js';
-import { type IngestReport, ingestPath, listCsvFiles } from '../ingest/index.js';
+import { ingestPath, listCsvFiles } from '../ingest/index.js';
 import type { Logger } from '../logger.js';
-import {
-  bootstrapFirstRun,
-  type PipelineDeps,
-  type Progress,
-  type RepredictCache,
-  repredictMatches,
-} from '../pipeline/index.js';
+import { bootstrapFirstRun, type Progress } from '../pipeline/index.js';
 import { type FeedDelta, ReplayFeed } from '../replay/index.js';
 import { openRuntime, type RuntimeContext } from '../runtime.js';
-import { pollSource, SourcesRepository } from '../sources/index.js';
+import { SourcesRepository } from '../sources/index.js';
 import { serveEmbedded } from './serve-embedded.js';
 import type { ServerJobs } from './server-jobs.js';
 import { dateOption, numberOption, UsageError } from './usage-error.js';
@@ -142,17 +136,10 @@ export async function replayCommand(config: Config, log: Logger, args: ReplayArg
   await ctx.startEmbeddedWorker?.();
 
   const clock = replayClock({ start: asOf, speed });
-  const deps: PipelineDeps = {
-    config: replayConfig,
-    db: ctx.db,
-    store: ctx.store,
-    registry: ctx.registry,
-    log,
-  };
-  const cache: RepredictCache = {};
   let ticks = 0;
   // The feed is a source like any other (docs/sources.md): each release is polled through the same
-  // path — checks, team names, ingest, observations, re-prediction — with the feed as its fetcher.
+  // path — checks, team names, ingest, observations, re-prediction — with the release as its body,
+  // in the server's work child (off the serving event loop).
   await new SourcesRepository(ctx.db).add({
     name: REPLAY_SOURCE,
     url: `replay:${args.data}`,
@@ -160,76 +147,46 @@ export async function replayCommand(config: Config, log: Logger, args: ReplayArg
     everyMs: args.tickMs ?? 1000,
     options: { acceptNewTeams: true },
   });
-  const release = async (now: Date) => {
-    let delta: FeedDelta | null = null;
-    let report: IngestReport | null = null;
-    let re: Awaited<ReturnType<typeof repredictMatches>> | null = null;
-    const polled = await pollSource(
-      {
-        db: ctx.db,
-        store: ctx.store,
-        log,
-        afterIngest: async (ids, asOf, r) => {
-          report = r;
-          // New odds or results: re-predict just those matches and publish (not a full rebuild).
-          re = await repredictMatches(deps, ids, { asOf, cache, actor: 'replay' });
-          if (re.published) await ctx.views.refresh();
-          return re.published ? `run ${re.run_id} published` : (re.reason ?? undefined);
-        },
-      },
-      REPLAY_SOURCE,
-      {
-        now,
-        fetcher: async () => {
-          delta = feed.advance(now);
-          return delta
-            ? { status: 'ok', body: Buffer.from(delta.csv), etag: null, lastModified: null }
-            : { status: 'not-modified' };
-        },
-      },
-    );
-    return {
-      polled,
-      delta: delta as FeedDelta | null,
-      report: report as IngestReport | null,
-      re: re as Awaited<ReturnType<typeof repredictMatches>> | null,
-    };
-  };
   const background = (jobs: ServerJobs) => {
     let pending = false;
     const timer = setInterval(() => {
       if (pending) return;
       pending = true;
-      jobs
-        .exclusive('replay-tick', async () => {
-          const now = clock.now();
-          const { polled, delta, report, re } = await release(now);
-          if (!delta) return;
-          ticks++;
-          if (polled.status === 'failed') {
-            log.error(
-              { code: polled.code, now: now.toISOString() },
-              `replay: release failed: ${polled.message}`,
-            );
-            return;
-          }
-          log.info(
-            {
-              now: now.toISOString(),
-              fixtures: delta.fixtures,
-              openings: delta.openings,
-              closings: delta.closings,
-              results: delta.results,
-              inserted: report?.inserted ?? 0,
-              updated: report?.updated ?? 0,
-              repredicted: re?.repredicted ?? 0,
-              results_updated: re?.updated ?? 0,
-              run_id: re?.run_id ?? null,
-              repredict_ms: re?.ms ?? 0,
-            },
-            'replay: released',
+      (async () => {
+        const now = clock.now();
+        const delta = feed.advance(now);
+        if (!delta) return;
+        const { outcome: polled, repredict: re } = await jobs.poll({
+          name: REPLAY_SOURCE,
+          now: now.toISOString(),
+          body: delta.csv,
+        });
+        const report = polled.report;
+        ticks++;
+        if (polled.status === 'failed') {
+          log.error(
+            { code: polled.code, now: now.toISOString() },
+            `replay: release failed: ${polled.message}`,
           );
-        })
+          return;
+        }
+        log.info(
+          {
+            now: now.toISOString(),
+            fixtures: delta.fixtures,
+            openings: delta.openings,
+            closings: delta.closings,
+            results: delta.results,
+            inserted: report?.inserted ?? 0,
+            updated: report?.updated ?? 0,
+            repredicted: re?.repredicted ?? 0,
+            results_updated: re?.updated ?? 0,
+            run_id: re?.run_id ?? null,
+            repredict_ms: re?.ms ?? 0,
+          },
+          'replay: released',
+        );
+      })()
         .catch((err: unknown) => log.error({ err }, 'replay tick failed'))
         .finally(() => {
           pending = false;

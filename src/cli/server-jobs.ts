@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Clock } from '../domain/index.js';
 import type { RuntimeContext } from '../runtime.js';
+import { type ChildPoll, type ChildPollResult, createWorkChild } from './work-child.js';
 
 /** Options of {@link createServerJobs}. */
 export interface ServerJobsOptions {
@@ -26,6 +27,11 @@ export interface ServerJobs {
    * resolves with its exit code once the views show what it published.
    */
   runPipeline(job: PipelineJob): Promise<number>;
+  /**
+   * Polls a source, or ingests a replay release, in the work child process (in the lane); resolves
+   * once the views show what it published.
+   */
+  poll(request: ChildPoll): Promise<ChildPollResult>;
   /** Resolves once everything queued has finished. */
   idle(): Promise<void>;
   /** Refuses new work, stops a running child (SIGTERM, then SIGKILL after the grace) and waits. */
@@ -39,6 +45,7 @@ export function createServerJobs(ctx: RuntimeContext, options: ServerJobsOptions
   let lane: Promise<unknown> = Promise.resolve();
   let closed = false;
   let child: ReturnType<typeof spawn> | null = null;
+  const work = createWorkChild(ctx.config, ctx.log, { stopGraceMs: options.stopGraceMs });
 
   function enqueue<T>(fn: () => Promise<T>): Promise<T> {
     const run = lane.then(fn, fn);
@@ -89,6 +96,14 @@ export function createServerJobs(ctx: RuntimeContext, options: ServerJobsOptions
             }
           }),
     runPipeline: (job) => (closed ? refused() : enqueue(() => pipelineChild(job))),
+    poll: (request) =>
+      closed
+        ? refused()
+        : enqueue(async () => {
+            const result = await work.poll(request);
+            if (result.published) await ctx.views.refresh().catch(() => undefined);
+            return result;
+          }),
     idle: () => enqueue(async () => undefined),
     async close() {
       closed = true;
@@ -98,7 +113,7 @@ export function createServerJobs(ctx: RuntimeContext, options: ServerJobsOptions
         const timer = setTimeout(() => c.kill('SIGKILL'), options.stopGraceMs ?? 8000);
         timer.unref();
       }
-      await lane;
+      await Promise.all([lane, work.close()]);
     },
   };
 }

@@ -9,7 +9,12 @@ export { readOddsMap, readOddsTimeline } from './odds.js';
 export { openPipelineDeps } from './open-deps.js';
 export type { PredictionRow } from './predictions-file.js';
 export { logProgress, type Progress, silentProgress, stderrTerminal, TerminalOutput } from './progress.js';
-export { decodePredictionRows, type RepredictCache, repredictMatches } from './repredict.js';
+export {
+  decodePredictionRows,
+  type RepredictCache,
+  type RepredictResult,
+  repredictMatches,
+} from './repredict.js';
 export { type AnalyticsStages, defaultAnalyticsStages, runPipeline } from './run.js';
 export { nextRun, type PipelineSchedule, parseSchedule } from './schedule.js';
 export { runBacktestStage } from './stage-backtest.js';
