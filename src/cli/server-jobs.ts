@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Clock } from '../domain/index.js';
 import type { RuntimeContext } from '../runtime.js';
+import { lowerPriority } from './background-priority.js';
 import { type ChildPoll, type ChildPollResult, createWorkChild } from './work-child.js';
 
 /** Options of {@link createServerJobs}. */
@@ -69,6 +70,7 @@ export function createServerJobs(ctx: RuntimeContext, options: ServerJobsOptions
         stdio: ['ignore', 'ignore', 'pipe'],
       });
       child = c;
+      lowerPriority(c.pid);
       c.stderr?.on('data', (d: Buffer) => {
         tail = (tail + d.toString('utf8')).slice(-2000);
       });

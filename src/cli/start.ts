@@ -147,7 +147,6 @@ export async function startCommand(argv: string[]): Promise<number> {
       data: values.data,
       asOf: values['as-of'],
       speed: values.speed,
-      progress: output.progress,
     });
   }
   const ctx = await openRuntime(config, log, { role: 'embedded' });

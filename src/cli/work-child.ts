@@ -2,11 +2,18 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.js';
 import { openDatabase } from '../db/index.js';
+import { ingestPath } from '../ingest/index.js';
 import { createLogger, type Logger } from '../logger.js';
-import { type RepredictCache, type RepredictResult, repredictMatches } from '../pipeline/index.js';
+import {
+  bootstrapFirstRun,
+  type RepredictCache,
+  type RepredictResult,
+  repredictMatches,
+} from '../pipeline/index.js';
 import { createRegistry } from '../registry/index.js';
 import { type PollOutcome, pollSource } from '../sources/index.js';
 import { createObjectStore } from '../storage/index.js';
+import { lowerPriority } from './background-priority.js';
 import { repredictAfterPoll } from './source-repredict.js';
 
 const CLI = fileURLToPath(new URL('../../bin/matchcast.js', import.meta.url));
@@ -26,6 +33,12 @@ export interface ChildPoll {
   body?: string;
 }
 
+/** A first load asked of the child: a folder ingested as of `asOf`, then the first-start pipeline. */
+export interface ChildBootstrap {
+  folder?: string;
+  asOf: string;
+}
+
 /** What the child answers: the poll's outcome and, when it re-predicted, what that did. */
 export interface ChildPollResult {
   outcome: PollOutcome;
@@ -33,11 +46,14 @@ export interface ChildPollResult {
   published: boolean;
 }
 
-type Reply = { id: number; ok: true; result: ChildPollResult } | { id: number; ok: false; error: string };
+type Request = { poll: ChildPoll } | { bootstrap: ChildBootstrap };
+type Reply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string };
 
 /** The ingest work of the embedded server, in a child process. */
 export interface WorkChild {
   poll(request: ChildPoll): Promise<ChildPollResult>;
+  /** Ingests a folder (when given) and runs the first-start pipeline; resolves with the rows inserted. */
+  bootstrap(request: ChildBootstrap): Promise<{ inserted: number }>;
   /** The child's process id while it runs. */
   pid(): number | undefined;
   /** Stops the child (SIGTERM, SIGKILL after the grace); a poll in flight is rejected. */
@@ -54,12 +70,12 @@ export interface WorkChild {
 export function createWorkChild(
   config: Config,
   log: Logger,
-  options: { stopGraceMs?: number } = {},
+  options: { stopGraceMs?: number; logLevel?: string } = {},
 ): WorkChild {
   let child: ChildProcess | null = null;
   let nextId = 1;
   let closed = false;
-  const waiting = new Map<number, { resolve: (r: ChildPollResult) => void; reject: (e: Error) => void }>();
+  const waiting = new Map<number, { resolve: (r: never) => void; reject: (e: Error) => void }>();
 
   const failAll = (why: string) => {
     for (const w of waiting.values()) w.reject(new Error(why));
@@ -75,11 +91,12 @@ export function createWorkChild(
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       serialization: 'advanced',
     });
+    lowerPriority(c.pid);
     c.on('message', (m: Reply) => {
       const w = waiting.get(m.id);
       if (!w) return;
       waiting.delete(m.id);
-      if (m.ok) w.resolve(m.result);
+      if (m.ok) w.resolve(m.result as never);
       else w.reject(new Error(m.error));
     });
     c.once('exit', (code, signal) => {
@@ -88,24 +105,27 @@ export function createWorkChild(
       failAll(`the work child exited (${signal ?? code})`);
     });
     c.once('error', (err) => failAll(`the work child failed: ${err.message}`));
-    // Only warnings and errors: the server logs each poll's summary.
-    c.send({ config: { ...config, logLevel: 'warn' } });
+    // Only warnings and errors by default: the server logs each poll's summary.
+    c.send({ config: { ...config, logLevel: options.logLevel ?? 'warn' } });
     child = c;
     return c;
   }
 
-  return {
-    poll(request) {
-      if (closed) return Promise.reject(new Error('the server is shutting down'));
-      const c = ensure();
-      const id = nextId++;
-      return new Promise((resolve, reject) => {
-        waiting.set(id, { resolve, reject });
-        c.send({ id, request }, (err) => {
-          if (err && waiting.delete(id)) reject(err);
-        });
+  function ask<T>(request: Request): Promise<T> {
+    if (closed) return Promise.reject(new Error('the server is shutting down'));
+    const c = ensure();
+    const id = nextId++;
+    return new Promise<T>((resolve, reject) => {
+      waiting.set(id, { resolve: resolve as (r: never) => void, reject });
+      c.send({ id, request }, (err) => {
+        if (err && waiting.delete(id)) reject(err);
       });
-    },
+    });
+  }
+
+  return {
+    poll: (request) => ask<ChildPollResult>({ poll: request }),
+    bootstrap: (request) => ask<{ inserted: number }>({ bootstrap: request }),
     pid: () => (child?.exitCode === null ? child.pid : undefined),
     async close() {
       closed = true;
@@ -133,7 +153,7 @@ export async function workChildCommand(): Promise<number> {
   // One listener from the first moment: a poll sent right behind the settings waits for them.
   let lane: Promise<unknown> = Promise.resolve();
   let opened: Promise<Worker> | null = null;
-  process.on('message', (m: { config: Config } | { id: number; request: ChildPoll }) => {
+  process.on('message', (m: { config: Config } | { id: number; request: Request }) => {
     if ('config' in m) {
       opened ??= openWorker(m.config);
       return;
@@ -142,7 +162,13 @@ export async function workChildCommand(): Promise<number> {
       let reply: Reply;
       try {
         if (!opened) throw new Error('the work child got a poll before its settings');
-        reply = { id: m.id, ok: true, result: await (await opened).run(m.request) };
+        const worker = await opened;
+        const r = m.request;
+        reply = {
+          id: m.id,
+          ok: true,
+          result: 'poll' in r ? await worker.run(r.poll) : await worker.bootstrap(r.bootstrap),
+        };
       } catch (err) {
         reply = { id: m.id, ok: false, error: err instanceof Error ? err.message : String(err) };
       }
@@ -158,6 +184,7 @@ export async function workChildCommand(): Promise<number> {
 
 interface Worker {
   run(request: ChildPoll): Promise<ChildPollResult>;
+  bootstrap(request: ChildBootstrap): Promise<{ inserted: number }>;
   close(): Promise<void>;
 }
 
@@ -212,6 +239,14 @@ async function openWorker(config: Config): Promise<Worker> {
 
   return {
     run,
+    async bootstrap(request) {
+      const asOf = new Date(request.asOf);
+      const report = request.folder
+        ? await ingestPath(request.folder, { db, store, log }, { now: asOf })
+        : null;
+      await bootstrapFirstRun(deps, asOf);
+      return { inserted: report?.inserted ?? 0 };
+    },
     async close() {
       await db.close().catch(() => undefined);
       await store.close().catch(() => undefined);

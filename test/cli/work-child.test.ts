@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { getPriority, tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import { BACKGROUND_NICE } from '../../src/cli/background-priority.js';
 import { createWorkChild } from '../../src/cli/work-child.js';
 import { parseConfig } from '../../src/config.js';
 import { MatchesRepository } from '../../src/db/index.js';
@@ -44,6 +45,7 @@ test('source polls run in the work child: rows land in the server database; a ki
     assert.equal(await matches.count(), 10, "the child's rows are in the server's database");
     const pid = work.pid();
     assert.ok(pid && pid !== process.pid, 'the poll ran in another process');
+    assert.equal(getPriority(pid), BACKGROUND_NICE, 'background work yields the CPU to serving');
 
     // kill -9 of the child: the next poll starts another and goes on where the data is.
     process.kill(pid, 'SIGKILL');
