@@ -19,7 +19,7 @@ import { commandOutput } from './terminal.js';
 import { dateOption, intOption, parseCliArgs, UsageError } from './usage-error.js';
 
 /** Bounds of the synthetic league's options. */
-const SYNTHETIC = { regions: [1, 32], teams: [2, 40], seasons: [1, 20] } as const;
+const SYNTHETIC = { regions: [1, 100], teams: [2, 40], seasons: [1, 20] } as const;
 
 const USAGE = `Usage: matchcast ingest --source <path> | --synthetic [options]
 
