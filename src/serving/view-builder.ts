@@ -18,41 +18,76 @@ export class ViewBuilderStopped extends Error {
 export const VIEW_BUILDER_ENTRY = siblingModule(import.meta.url, './view-builder-thread');
 
 interface Pending {
+  /** The thread running the build: its end fails this build only. */
+  thread: Worker;
   resolve(v: BuiltViews): void;
   reject(err: Error): void;
 }
 
 /**
+ * How long the builder thread stays up without a build. A build leaves ~100 MB of garbage in the
+ * thread's heap that an idle isolate never collects; ending the thread returns all of it, and a
+ * replay (a run every few seconds) keeps the thread up.
+ */
+export const BUILDER_IDLE_MS = 30_000;
+
+/**
  * The serving side of the long-lived view-builder thread: `build` hands it a job and resolves with
  * ready-to-serve views. A thread that stops fails the builds it was running and is started again on
- * the next build. While no build runs the thread does not keep the process alive.
+ * the next build; one idle for `idleMs` is ended. While no build runs the thread does not keep the
+ * process alive.
  */
 export class ViewBuilder {
   private thread: Worker | null = null;
   private readonly pending = new Map<number, Pending>();
   private seq = 0;
   private closed = false;
+  private idleTimer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly entry: URL = VIEW_BUILDER_ENTRY) {}
+  constructor(
+    private readonly entry: URL = VIEW_BUILDER_ENTRY,
+    private readonly idleMs = BUILDER_IDLE_MS,
+  ) {}
+
+  /** Whether a builder thread is up (started by a build, ended when idle, stopped or closed). */
+  get running(): boolean {
+    return this.thread !== null;
+  }
 
   build(job: BuildJob): Promise<BuiltViews> {
     if (this.closed) return Promise.reject(new Error('the view builder is closed'));
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
     const thread = this.thread ?? this.spawn();
     const id = ++this.seq;
-    const done = new Promise<BuiltViews>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    const done = new Promise<BuiltViews>((resolve, reject) =>
+      this.pending.set(id, { thread, resolve, reject }),
+    );
     thread.ref();
     thread.postMessage({ t: 'build', id, job } satisfies ToBuilder);
     return done.finally(() => {
-      if (this.pending.size === 0 && this.thread === thread) thread.unref();
+      if (this.pending.size === 0 && this.thread === thread) {
+        thread.unref();
+        this.idleTimer = setTimeout(() => this.endIdle(thread), this.idleMs);
+        this.idleTimer.unref();
+      }
     });
   }
 
   /** Stops the thread; a running build fails. */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
     const thread = this.thread;
     this.thread = null;
     if (thread) await thread.terminate();
+  }
+
+  private endIdle(thread: Worker): void {
+    if (this.thread !== thread || this.pending.size > 0) return;
+    // Its exit event finds no build of its own to fail.
+    this.thread = null;
+    void thread.terminate();
   }
 
   private spawn(): Worker {
@@ -76,8 +111,11 @@ export class ViewBuilder {
     thread.on('exit', (code) => {
       if (this.thread === thread) this.thread = null;
       const err = new ViewBuilderStopped(code, reason);
-      for (const p of this.pending.values()) p.reject(err);
-      this.pending.clear();
+      for (const [id, p] of this.pending) {
+        if (p.thread !== thread) continue;
+        this.pending.delete(id);
+        p.reject(err);
+      }
     });
     thread.unref();
     return thread;
