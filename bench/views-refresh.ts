@@ -98,7 +98,15 @@ function startServer(entry: string, dataDir: string): Promise<Server> {
     // Compiled: no tsx loader in the server. BENCH_SERVER_ARGV adds node flags (e.g. --cpu-prof).
     execArgv: (process.env.BENCH_SERVER_ARGV ?? '').split(' ').filter(Boolean),
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    env: { ...process.env, LOG_LEVEL: 'info', VIEW_REFRESH_MS: '250', NODE_ENV: 'production' },
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'info',
+      VIEW_REFRESH_MS: '250',
+      NODE_ENV: 'production',
+      // As `npm start` sets it (RSS figures comparable with `matchcast start`).
+      GLIBC_TUNABLES:
+        'glibc.malloc.trim_threshold=131072:glibc.malloc.mmap_threshold=131072:glibc.malloc.arena_max=2',
+    },
   });
   running.add(child);
   child.once('exit', () => running.delete(child));
