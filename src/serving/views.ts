@@ -122,6 +122,8 @@ class PrecomputedViews implements Views {
   private readonly builder: ViewBuilder;
   /** Set when a build failed for a reason other than its files: the next poll builds again. */
   private rebuild = false;
+  /** The ROI file of a run whose build has not swapped yet: its rows swap with that build. */
+  private roiPending = false;
   private roiRows: readonly RegionRoiRow[] = [];
   /**
    * Whether the odds body / ROI rows were ever built from the store's answer (a file, or "no such
@@ -264,6 +266,12 @@ class PrecomputedViews implements Views {
     );
   }
 
+  private swapRoi(): void {
+    if (!this.roiPending) return;
+    this.roiPending = false;
+    this.setRoiRows();
+  }
+
   private setRoiRows(): void {
     this.roiRows = this.roi.current?.data ?? [];
     this.roiReady = true;
@@ -342,7 +350,7 @@ class PrecomputedViews implements Views {
     this.rebuild = false;
     const refs = this.refs;
     const pointer = this.pointer;
-    const [odds, predictions, roiChanged, markets] = await Promise.all([
+    const [odds, predictions, roiLoaded, markets] = await Promise.all([
       this.fetch('odds', this.odds, refs.odds),
       this.fetch('predictions', this.predictions, refs.predictions),
       pointer ? this.syncRoi() : Promise.resolve(false),
@@ -356,8 +364,9 @@ class PrecomputedViews implements Views {
         }
       : null;
     const fetched = { predictions, odds, markets };
+    if (roiLoaded) this.roiPending = true;
     if (predictions.kind === 'same' && odds.kind === 'same' && markets.kind === 'same') {
-      if (roiChanged) this.setRoiRows();
+      this.swapRoi();
       this.served = servedNow;
       return;
     }
@@ -401,7 +410,7 @@ class PrecomputedViews implements Views {
       };
       if (oddsChanged) this.oddsReady = true;
     }
-    if (roiChanged) this.setRoiRows();
+    this.swapRoi();
     this.served = servedNow;
   }
 

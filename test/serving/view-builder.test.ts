@@ -6,6 +6,7 @@ import {
   predictionRows,
   putOdds,
   putPredictions,
+  putRoiCsv,
   type Row,
   rng,
 } from '../../bench/precomputed-fixtures.js';
@@ -136,6 +137,7 @@ describe('view builder thread', () => {
       const rows = predictionRows({ n: 30 });
       await putPredictions(h.deps, rows);
       await putOdds(h.deps, oddsRows(rows.map((r) => r.match_id as number)));
+      await putRoiCsv(h.deps, 'region_name,roi_pct,n_bets,hit_rate,region_id\nA,1.5,3,0.5,1\n');
       await h.views.start();
       const bulk = h.views.predictionsBody().etags.identity;
       const cards = h.views.cardsBody().etags.identity;
@@ -144,6 +146,7 @@ describe('view builder thread', () => {
 
       await publishArtifacts(h.deps, {
         predictions: Buffer.from(`PAR1 ${marker} not a parquet file`),
+        roiByRegion: 'region_name,roi_pct,n_bets,hit_rate,region_id\nA,9.5,3,0.5,1\n',
       });
       await h.views.refresh();
       assert.equal(await failures('predictions'), before + 1);
@@ -152,6 +155,8 @@ describe('view builder thread', () => {
       assert.equal(json(h.views.precomputedJson(3)).model_run_id, 'run-0001');
       assert.equal(h.views.status().predictions.etag, served);
       assert.match(String(h.views.status().predictions.lastError), /view-builder thread stopped/);
+      // The run's ROI swaps with its views, not before.
+      assert.equal((await h.views.regionRoi())[0].roi_pct, 1.5);
 
       // Built again once on a fresh thread; a second stop rejects that file until the run changes.
       await h.views.refresh();
@@ -163,6 +168,7 @@ describe('view builder thread', () => {
       await putPredictions(h.deps, predictionRows({ n: 30, runId: 'run-after' }));
       await h.views.refresh();
       assert.equal(json(h.views.precomputedJson(3)).model_run_id, 'run-after');
+      assert.equal((await h.views.regionRoi())[0].roi_pct, 9.5, 'the ROI the new run inherited');
       assert.equal(h.views.status().predictions.lastError, null);
       assert.notEqual(h.views.cardsBody().etags.identity, cards);
     });
