@@ -1,6 +1,7 @@
 import { MATRIX_SIZE, type MarketsRow, marketsFromMatrix, scoreMatrix } from '../model/index.js';
 import type { MatchMarkets } from '../schemas/index.js';
 import { readParquet } from '../storage/index.js';
+import { type JsonIndex, JsonIndexBuilder } from './json-index.js';
 
 /** Card summary of one match's goals markets (additive card fields). */
 export interface CardMarketsSummary {
@@ -34,23 +35,23 @@ function summaryOf(markets: MatchMarkets): CardMarketsSummary {
 
 /**
  * The markets of a markets file, computed once per load: each match's pre-serialised route body
- * (`GET /predict/markets/{id}`, matrix left out) and its card summary. Throws when the file is not a
- * valid markets file.
+ * (`GET /predict/markets/{id}`, matrix left out) and its card summary.
  */
 export interface MarketsTable {
-  json: Map<number, Buffer>;
+  json: JsonIndex;
   summaries: Map<number, CardMarketsSummary>;
 }
 
-export async function readMarketsFile(body: Buffer): Promise<MarketsTable> {
-  const json = new Map<number, Buffer>();
+/** Throws when the file is not a valid markets file. */
+export async function readMarketsFile(body: Buffer | Uint8Array): Promise<MarketsTable> {
+  const json = new JsonIndexBuilder();
   const summaries = new Map<number, CardMarketsSummary>();
   for (const row of parseMarketsRows(await readParquet(body))) {
     const markets = matchMarkets(row);
-    json.set(row.match_id, Buffer.from(JSON.stringify(markets)));
+    json.push(row.match_id, JSON.stringify(markets));
     summaries.set(row.match_id, summaryOf(markets));
   }
-  return { json, summaries };
+  return { json: json.finish(), summaries };
 }
 
 /** Every market of one markets-file row (the route's 200 body, matrix left out). */

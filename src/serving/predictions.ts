@@ -1,6 +1,6 @@
 import type { Outcome } from '../domain/index.js';
 import { BodyEncoder } from './body-encoder.js';
-import { ByteBuilder } from './byte-builder.js';
+import { type JsonIndex, JsonIndexBuilder } from './json-index.js';
 import type { EncodedBody } from './types.js';
 import { ArtifactInvalidError, cell, requireColumns } from './validate.js';
 
@@ -151,44 +151,41 @@ export function bulkRecord(p: PredictionRow) {
 }
 
 /**
- * The loaded predictions, kept off the JS heap: every §2.2 record in one Buffer (`slab`) with an
- * offset table, and the §2.1 bulk body. A small heap keeps V8's collection thresholds (and so the
- * resident size under load) low; no row objects outlive a load.
+ * The loaded predictions, kept off the JS heap: every §2.2 record in a {@link JsonIndex} and the §2.1
+ * bulk body. A small heap keeps V8's collection thresholds (and so the resident size under load)
+ * low; no row objects outlive a load.
  */
 export class PredictionsView {
-  private constructor(
-    private readonly index: ReadonlyMap<number, number>,
-    private readonly offsets: Uint32Array,
-    private readonly slab: Buffer,
+  constructor(
+    private readonly index: JsonIndex,
     readonly bulk: EncodedBody,
   ) {}
 
   get count(): number {
-    return this.index.size;
+    return this.index.count;
   }
 
   /** Spec §2.2 JSON of one match (a view into the slab, no copy), or undefined. */
   get(matchId: number): Buffer | undefined {
-    const i = this.index.get(matchId);
-    return i === undefined ? undefined : this.slab.subarray(this.offsets[i], this.offsets[i + 1]);
+    return this.index.get(matchId);
+  }
+
+  /** The §2.2 records, for moving the view between threads. */
+  get records(): JsonIndex {
+    return this.index;
   }
 
   /** @param sorted validated rows in kick-off order (see {@link byKickOff}) */
   static async build(sorted: readonly PredictionRow[], identityMaxBytes?: number): Promise<PredictionsView> {
-    const index = new Map<number, number>();
-    const offsets = new Uint32Array(sorted.length + 1);
-    const records = new ByteBuilder(sorted.length * 420);
+    const records = new JsonIndexBuilder(sorted.length * 420);
     const bulk = new BodyEncoder(identityMaxBytes);
     await bulk.push('[');
     for (let i = 0; i < sorted.length; i++) {
       const p = sorted[i];
-      index.set(p.match_id, i);
-      offsets[i] = records.length;
-      records.push(JSON.stringify(precomputedRecord(p)));
+      records.push(p.match_id, JSON.stringify(precomputedRecord(p)));
       await bulk.push(i === 0 ? JSON.stringify(bulkRecord(p)) : `,${JSON.stringify(bulkRecord(p))}`);
     }
-    offsets[sorted.length] = records.length;
     await bulk.push(']');
-    return new PredictionsView(index, offsets, records.toBuffer(), await bulk.finish());
+    return new PredictionsView(records.finish(), await bulk.finish());
   }
 }

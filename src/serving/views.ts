@@ -11,14 +11,14 @@ import {
   readPublished,
   readVerified,
 } from '../runs/index.js';
-import { type ObjectStore, readParquet } from '../storage/index.js';
-import { buildCardsBody } from './cards.js';
-import { encodeBody, encodeBodySync } from './encoded-body.js';
-import { type MarketsTable, readMarketsFile } from './markets-view.js';
-import { parseOddsRows } from './odds.js';
-import { byKickOff, type PredictionRow, PredictionsView, parsePredictionRows } from './predictions.js';
+import type { ObjectStore } from '../storage/index.js';
+import { encodeBodySync } from './encoded-body.js';
+import type { JsonIndex } from './json-index.js';
+import type { PredictionsView } from './predictions.js';
 import { parseRegionRoiCsv } from './region-roi.js';
-import type { EncodedBody, OddsRow, RegionRoiRow, ServingViews, ViewStatus, Views } from './types.js';
+import type { EncodedBody, RegionRoiRow, ServingViews, ViewStatus, Views } from './types.js';
+import type { ArtifactInput, BuildJob, BuiltArtifact, BuiltViews, Verdict } from './view-build.js';
+import { ViewBuilder } from './view-builder.js';
 
 /** Options of {@link createServingViews}. */
 export interface ServingViewsOptions {
@@ -27,6 +27,8 @@ export interface ServingViewsOptions {
    * stream identity responses by decompressing. Default `IDENTITY_MAX_BYTES` (8 MiB).
    */
   identityMaxBytes?: number;
+  /** Module run by the view-builder thread (tests of a failing builder); default the real one. */
+  builderEntry?: URL;
 }
 
 /** Artifact label of `matchcast_artifact_load_failures_total`. */
@@ -56,21 +58,35 @@ interface Slot<T> {
   lastError: string | null;
   /** Set while the store is failing, so that an outage logs once, not once per poll. */
   storeDown: boolean;
+  /** The etag of a copy whose build stopped the builder thread once: a second stop rejects it. */
+  crashedEtag: string | null;
 }
 
 function slot<T>(): Slot<T> {
-  return { current: null, missing: false, rejectedEtag: null, lastError: null, storeDown: false };
+  return {
+    current: null,
+    missing: false,
+    rejectedEtag: null,
+    lastError: null,
+    storeDown: false,
+    crashedEtag: null,
+  };
 }
 
 /**
- * A validated artifact: its file bytes (a few MB; re-parsed when the other artifact of the cards
- * join changes) and, until the next snapshot is built, its parsed rows.
+ * A validated artifact built on the builder thread: its file bytes (a few MB; handed to the thread
+ * again when another artifact of the cards join changes) and its row count.
  */
-interface Parsed<R> {
+interface Raw {
   raw: Buffer;
   count: number;
-  rows: R[] | null;
 }
+
+/** What the store holds for one artifact compared with what serves. */
+type Fetched =
+  | { kind: 'same' }
+  | { kind: 'removed'; where: string }
+  | { kind: 'new'; body: Buffer; identity: string; where: string; size: number };
 
 type Ref = Pick<ArtifactRef, 'bucket' | 'key' | 'size' | 'sha256'>;
 
@@ -87,6 +103,8 @@ interface Snapshot {
   predictions: PredictionsView | null;
   cards: EncodedBody | null;
   odds: EncodedBody;
+  /** The goals-markets route bodies by match; null without a markets file. */
+  markets: JsonIndex | null;
 }
 
 function describe(err: unknown): string {
@@ -95,11 +113,17 @@ function describe(err: unknown): string {
 
 class PrecomputedViews implements Views {
   private snapshot: Snapshot;
-  private readonly predictions = slot<Parsed<PredictionRow>>();
-  private readonly odds = slot<Parsed<OddsRow>>();
+  private readonly predictions = slot<Raw>();
+  private readonly odds = slot<Raw>();
   private readonly roi = slot<readonly RegionRoiRow[]>();
   /** The goals markets: the markets route's bodies and the card summaries; absent file = null fields. */
-  private readonly markets = slot<MarketsTable>();
+  private readonly markets = slot<Raw>();
+  /** Decodes, validates and serialises the predictions, odds and markets off this event loop. */
+  private readonly builder: ViewBuilder;
+  /** Set when a build failed for a reason other than its files: the next poll builds again. */
+  private rebuild = false;
+  /** The ROI file of a run whose build has not swapped yet: its rows swap with that build. */
+  private roiPending = false;
   private roiRows: readonly RegionRoiRow[] = [];
   /**
    * Whether the odds body / ROI rows were ever built from the store's answer (a file, or "no such
@@ -134,7 +158,8 @@ class PrecomputedViews implements Views {
     private readonly emptyList: EncodedBody,
     private readonly options: ServingViewsOptions,
   ) {
-    this.snapshot = { predictions: null, cards: null, odds: emptyList };
+    this.snapshot = { predictions: null, cards: null, odds: emptyList, markets: null };
+    this.builder = new ViewBuilder(options.builderEntry);
   }
 
   async start(): Promise<void> {
@@ -150,6 +175,8 @@ class PrecomputedViews implements Views {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    // A build still running fails at once (the poll that awaits it sees `closed` and keeps quiet).
+    await this.builder.close();
     await Promise.allSettled([this.chain, this.roiInflight]);
   }
 
@@ -197,7 +224,7 @@ class PrecomputedViews implements Views {
   }
 
   marketsJson(matchId: number): Buffer | undefined {
-    return this.markets.current?.data.json.get(matchId);
+    return this.snapshot.markets?.get(matchId);
   }
 
   status(): { predictions: ViewStatus; odds: ViewStatus; regionRoi: ViewStatus; markets: ViewStatus } {
@@ -205,7 +232,7 @@ class PrecomputedViews implements Views {
       predictions: this.statusOf(this.predictions, (d) => d.count),
       odds: this.statusOf(this.odds, (d) => d.count),
       regionRoi: this.statusOf(this.roi, (d) => d.length),
-      markets: this.statusOf(this.markets, (d) => d.json.size),
+      markets: this.statusOf(this.markets, (d) => d.count),
     };
   }
 
@@ -237,6 +264,12 @@ class PrecomputedViews implements Views {
         ? `The ${what} file could not be loaded: ${s.lastError ?? 'object store unavailable'}; retry shortly`
         : `The ${what} file is being loaded (the object store just became reachable); retry shortly`,
     );
+  }
+
+  private swapRoi(): void {
+    if (!this.roiPending) return;
+    this.roiPending = false;
+    this.setRoiRows();
   }
 
   private setRoiRows(): void {
@@ -282,7 +315,7 @@ class PrecomputedViews implements Views {
     }
     // An unmoved pointer changes nothing, unless a file of it could not be read (store down): retry.
     if (seq === this.pointerSeq)
-      return [this.predictions, this.odds, this.roi, this.markets].some((s) => s.storeDown);
+      return this.rebuild || [this.predictions, this.odds, this.roi, this.markets].some((s) => s.storeDown);
     if (seq === null) {
       this.pointerSeq = null;
       this.pointer = null;
@@ -307,21 +340,21 @@ class PrecomputedViews implements Views {
   }
 
   /**
-   * One poll: follow the pointer, load what changed, rebuild what depends on it, swap once. The
-   * predictions, cards, odds and ROI of a run become visible together (one synchronous swap).
+   * One poll: follow the pointer, read what changed, have the builder thread validate it and rebuild
+   * what depends on it, swap once. The predictions, cards, odds, markets and ROI of a run become
+   * visible together (one synchronous swap); this thread only reads, verifies and swaps.
    */
   private async pollOnce(): Promise<void> {
     if (this.closed) return;
     if (!(await this.followPointer())) return;
+    this.rebuild = false;
     const refs = this.refs;
     const pointer = this.pointer;
-    const [oddsChanged, predictionsChanged, roiChanged, marketsChanged] = await Promise.all([
-      this.sync('odds', this.odds, refs.odds, (buf) => this.parseOdds(buf)),
-      this.sync('predictions', this.predictions, refs.predictions, (buf) => this.parsePredictions(buf)),
-      pointer
-        ? this.sync('region_roi', this.roi, refs.roiByRegion, async (buf) => parseRegionRoiCsv(buf))
-        : Promise.resolve(false),
-      this.sync('markets', this.markets, refs.markets, readMarketsFile),
+    const [odds, predictions, roiLoaded, markets] = await Promise.all([
+      this.fetch('odds', this.odds, refs.odds),
+      this.fetch('predictions', this.predictions, refs.predictions),
+      pointer ? this.syncRoi() : Promise.resolve(false),
+      this.fetch('markets', this.markets, refs.markets),
     ]);
     const servedNow: ServedRunInfo | null = pointer
       ? {
@@ -330,128 +363,160 @@ class PrecomputedViews implements Views {
           published_at: pointer.published_at,
         }
       : null;
-    if (!oddsChanged && !predictionsChanged && !marketsChanged) {
-      if (roiChanged) this.setRoiRows();
+    const fetched = { predictions, odds, markets };
+    if (roiLoaded) this.roiPending = true;
+    if (predictions.kind === 'same' && odds.kind === 'same' && markets.kind === 'same') {
+      this.swapRoi();
       this.served = servedNow;
       return;
     }
-    const pred = this.predictions.current?.data ?? null;
-    const odds = this.odds.current?.data ?? null;
+    const input = (s: Slot<Raw>, f: Fetched): ArtifactInput => ({
+      current: s.current?.data.raw ?? null,
+      change: f.kind,
+      ...(f.kind === 'new' ? { next: f.body } : {}),
+    });
+    const job: BuildJob = {
+      predictions: input(this.predictions, predictions),
+      odds: input(this.odds, odds),
+      markets: input(this.markets, markets),
+      bookmakerUrlTemplate: this.config.bookmakerUrlTemplate,
+      ...(this.options.identityMaxBytes === undefined
+        ? {}
+        : { identityMaxBytes: this.options.identityMaxBytes }),
+    };
+    const started = performance.now();
+    let built: BuiltViews;
     try {
-      const predRows = pred ? (pred.rows ?? (await this.parsePredictions(pred.raw)).rows ?? []) : null;
-      const oddsRows = odds ? (odds.rows ?? (await this.parseOdds(odds.raw)).rows ?? []) : [];
-      const oddsById = new Map<number, OddsRow>();
-      for (const r of oddsRows) oddsById.set(r.match_id, r);
-      const next: Snapshot = {
-        predictions: predictionsChanged
-          ? predRows
-            ? await PredictionsView.build(predRows, this.options.identityMaxBytes)
-            : null
-          : this.snapshot.predictions,
-        cards: predRows
-          ? await buildCardsBody(
-              predRows,
-              oddsById,
-              this.config.bookmakerUrlTemplate,
-              this.options.identityMaxBytes,
-              this.markets.current?.data.summaries,
-            )
-          : null,
-        odds: oddsChanged
-          ? odds
-            ? await encodeBody(JSON.stringify(oddsRows), this.options.identityMaxBytes)
-            : this.emptyList
-          : this.snapshot.odds,
-      };
-      this.snapshot = next;
-      if (oddsChanged) this.oddsReady = true;
-      if (roiChanged) this.setRoiRows();
-      this.served = servedNow;
+      built = await this.builder.build(job);
     } catch (err) {
-      // Cannot happen with validated rows; keep the previous snapshot whole rather than serve a mix.
-      this.log.error(
-        { err: describe(err) },
-        'serving: building the views failed; keeping the previous views',
-      );
-    } finally {
-      // Parsed rows are only needed to build a snapshot; the raw file is what stays.
-      if (pred) pred.rows = null;
-      if (odds) odds.rows = null;
+      if (this.closed) return;
+      this.buildFailed(fetched, describe(err));
+      return;
     }
+    if (this.closed) return;
+    const ms = Math.round(performance.now() - started);
+    const changed = (name: BuiltArtifact, s: Slot<Raw>) =>
+      this.apply(name, s, fetched[name], built.verdicts[name], ms);
+    const predictionsChanged = changed('predictions', this.predictions);
+    const oddsChanged = changed('odds', this.odds);
+    const marketsChanged = changed('markets', this.markets);
+    if (predictionsChanged || oddsChanged || marketsChanged) {
+      const keep = this.snapshot;
+      this.snapshot = {
+        predictions: built.predictions === undefined ? keep.predictions : built.predictions,
+        cards: built.cards === undefined ? keep.cards : built.cards,
+        odds: built.odds === undefined ? keep.odds : (built.odds ?? this.emptyList),
+        markets: built.markets === undefined ? keep.markets : built.markets,
+      };
+      if (oddsChanged) this.oddsReady = true;
+    }
+    this.swapRoi();
+    this.served = servedNow;
   }
 
   /**
-   * Brings one slot in line with the store. Returns true when what it serves changed. A store
-   * failure keeps the slot as it is; a copy that fails validation is counted, logged and skipped.
+   * A build that did not finish (the thread stopped, or threw outside validation): nothing swaps and
+   * each file it carried is counted as a failed load. Its files are built again at the next poll;
+   * a file whose build stops the thread twice is rejected like an invalid one.
    */
-  private async sync<T>(
+  private buildFailed(fetched: Record<BuiltArtifact, Fetched>, reason: string): void {
+    this.rebuild = true;
+    const slots: Record<BuiltArtifact, Slot<Raw>> = {
+      predictions: this.predictions,
+      odds: this.odds,
+      markets: this.markets,
+    };
+    for (const name of Object.keys(fetched) as BuiltArtifact[]) {
+      const f = fetched[name];
+      if (f.kind === 'same') continue;
+      const s = slots[name];
+      artifactLoadFailuresTotal.inc({ artifact: name });
+      s.lastError = `building the views failed: ${reason}`;
+      if (f.kind === 'new') {
+        if (s.crashedEtag === f.identity) s.rejectedEtag = f.identity;
+        else s.crashedEtag = f.identity;
+      }
+      this.log.error(
+        {
+          artifact: name,
+          key: f.where,
+          err: reason,
+          serving: s.current?.etag ?? null,
+          retry: !(f.kind === 'new' && s.rejectedEtag === f.identity),
+        },
+        'serving: building the views failed; the previous views keep serving',
+      );
+    }
+  }
+
+  /** Records the outcome of a build for one artifact; true when what it serves changed. */
+  private apply(artifact: BuiltArtifact, s: Slot<Raw>, f: Fetched, verdict: Verdict, ms: number): boolean {
+    if (f.kind === 'same') return false;
+    s.crashedEtag = null;
+    if (f.kind === 'removed') {
+      if (s.current) this.log.warn({ artifact, key: f.where }, 'serving: artifact removed from the store');
+      s.current = null;
+      s.missing = true;
+      s.rejectedEtag = null;
+      s.lastError = null;
+      return true;
+    }
+    if (!verdict?.ok) {
+      this.reject(artifact, s, f.identity, f.where, verdict?.error ?? 'no verdict from the view builder');
+      return false;
+    }
+    s.current = { data: { raw: f.body, count: verdict.rows }, etag: f.identity, loadedAt: new Date() };
+    s.missing = false;
+    s.rejectedEtag = null;
+    s.lastError = null;
+    this.log.info({ artifact, key: f.where, bytes: f.size, ms }, 'serving: artifact loaded');
+    return true;
+  }
+
+  private reject(
     artifact: ServedArtifact,
-    s: Slot<T>,
-    ref: Ref | null,
-    load: (body: Buffer) => Promise<T>,
-  ): Promise<boolean> {
+    s: Slot<unknown>,
+    identity: string,
+    where: string,
+    error: string,
+  ): void {
+    s.rejectedEtag = identity;
+    s.lastError = error;
+    artifactLoadFailuresTotal.inc({ artifact });
+    this.log.error(
+      { artifact, key: where, err: error, serving: s.current?.etag ?? null },
+      'serving: artifact failed validation; the previous copy keeps serving',
+    );
+  }
+
+  /**
+   * Compares one slot with the store and reads a changed file (verified against its published
+   * hash). A store failure or a file that fails its hash leaves the slot as it is (`same`); a hash
+   * failure is counted, logged and not retried until the pointer names another file.
+   */
+  private async fetch<T>(artifact: ServedArtifact, s: Slot<T>, ref: Ref | null): Promise<Fetched> {
     const where = ref ? `${ref.bucket}/${ref.key}` : `(no ${artifact} in the published run)`;
     // A published file is never rewritten: its key and recorded hash name its content.
     const identity = ref ? `${ref.key}#${ref.sha256}` : null;
+    if (identity !== null && (identity === s.current?.etag || identity === s.rejectedEtag))
+      return { kind: 'same' };
+    let obj: Awaited<ReturnType<typeof readVerified>> = null;
     try {
-      if (identity !== null && (identity === s.current?.etag || identity === s.rejectedEtag)) return false;
-      let obj: Awaited<ReturnType<typeof readVerified>> = null;
-      let integrity: string | null = null;
       try {
         obj = ref ? await readVerified(this.store, ref) : null;
       } catch (err) {
         if (!isMatchcastError(err, 'MC_ERR_ARTIFACT_INTEGRITY')) throw err;
-        integrity = describe(err);
-      }
-      if (s.storeDown) this.log.info({ artifact }, 'serving: object store reachable again');
-      s.storeDown = false;
-      if (integrity !== null) {
-        s.rejectedEtag = identity;
-        s.lastError = integrity;
-        artifactLoadFailuresTotal.inc({ artifact });
-        this.log.error(
-          { artifact, key: where, err: integrity, serving: s.current?.etag ?? null },
-          'serving: artifact does not match its published hash; the previous copy keeps serving',
-        );
-        return false;
-      }
-      if (!obj) {
-        if (s.missing && !s.current) return false;
-        if (s.current) this.log.warn({ artifact, key: where }, 'serving: artifact removed from the store');
-        s.current = null;
-        s.missing = true;
-        s.rejectedEtag = null;
-        s.lastError = null;
-        return true;
-      }
-      const started = performance.now();
-      let data: T;
-      try {
-        data = await load(obj.body);
-      } catch (err) {
+        if (s.storeDown) this.log.info({ artifact }, 'serving: object store reachable again');
+        s.storeDown = false;
         s.rejectedEtag = identity;
         s.lastError = describe(err);
         artifactLoadFailuresTotal.inc({ artifact });
         this.log.error(
           { artifact, key: where, err: s.lastError, serving: s.current?.etag ?? null },
-          'serving: artifact failed validation; the previous copy keeps serving',
+          'serving: artifact does not match its published hash; the previous copy keeps serving',
         );
-        return false;
+        return { kind: 'same' };
       }
-      s.current = { data, etag: identity!, loadedAt: new Date() };
-      s.missing = false;
-      s.rejectedEtag = null;
-      s.lastError = null;
-      this.log.info(
-        {
-          artifact,
-          key: where,
-          bytes: obj.size,
-          ms: Math.round(performance.now() - started),
-        },
-        'serving: artifact loaded',
-      );
-      return true;
     } catch (err) {
       if (!s.storeDown) {
         this.log.warn(
@@ -461,18 +526,41 @@ class PrecomputedViews implements Views {
       }
       s.storeDown = true;
       if (!s.current) s.lastError = `object store unavailable (${describe(err)})`;
+      return { kind: 'same' };
+    }
+    if (s.storeDown) this.log.info({ artifact }, 'serving: object store reachable again');
+    s.storeDown = false;
+    if (!obj) return s.missing && !s.current ? { kind: 'same' } : { kind: 'removed', where };
+    return { kind: 'new', body: obj.body, identity: identity!, where, size: obj.size };
+  }
+
+  /** Brings the ROI rows in line with the store (a small CSV, parsed here); true when they changed. */
+  private async syncRoi(): Promise<boolean> {
+    const s = this.roi;
+    const f = await this.fetch('region_roi', s, this.refs.roiByRegion);
+    if (f.kind === 'same') return false;
+    if (f.kind === 'removed') {
+      if (s.current)
+        this.log.warn({ artifact: 'region_roi', key: f.where }, 'serving: artifact removed from the store');
+      s.current = null;
+      s.missing = true;
+      s.rejectedEtag = null;
+      s.lastError = null;
+      return true;
+    }
+    let rows: RegionRoiRow[];
+    try {
+      rows = parseRegionRoiCsv(f.body);
+    } catch (err) {
+      this.reject('region_roi', s, f.identity, f.where, describe(err));
       return false;
     }
-  }
-
-  private async parsePredictions(raw: Buffer): Promise<Parsed<PredictionRow>> {
-    const rows = parsePredictionRows(await readParquet(raw)).sort(byKickOff);
-    return { raw, count: rows.length, rows };
-  }
-
-  private async parseOdds(raw: Buffer): Promise<Parsed<OddsRow>> {
-    const rows = parseOddsRows(await readParquet(raw));
-    return { raw, count: rows.length, rows };
+    s.current = { data: rows, etag: f.identity, loadedAt: new Date() };
+    s.missing = false;
+    s.rejectedEtag = null;
+    s.lastError = null;
+    this.log.info({ artifact: 'region_roi', key: f.where, bytes: f.size }, 'serving: artifact loaded');
+    return true;
   }
 
   /** Re-checks the ROI CSV (single flight); `roiCheckedAt` is set first so checks are at most one per interval. */
@@ -482,10 +570,7 @@ class PrecomputedViews implements Views {
     this.roiInflight = (async () => {
       // With a published run the ROI moves with the pointer (pollOnce); this re-check then only
       // confirms the run's immutable copy. Without one, the legacy key is re-read here.
-      const changed = await this.sync('region_roi', this.roi, this.refs.roiByRegion, async (buf) =>
-        parseRegionRoiCsv(buf),
-      );
-      if (changed) this.setRoiRows();
+      if (await this.syncRoi()) this.setRoiRows();
     })().finally(() => {
       this.roiInflight = null;
     });

@@ -1,0 +1,81 @@
+import { ByteBuilder } from './byte-builder.js';
+
+/**
+ * Pre-serialised JSON bodies by match id, kept off the JS heap: every body in one Buffer (`slab`) and
+ * three typed arrays (ids ascending, start and end of each body), looked up by binary search. Built
+ * on the view-builder thread and moved to the serving thread as one transferable buffer, so the
+ * serving thread never builds a 45k-entry Map.
+ */
+export class JsonIndex {
+  constructor(
+    private readonly ids: Float64Array,
+    private readonly starts: Uint32Array,
+    private readonly ends: Uint32Array,
+    private readonly slab: Buffer,
+  ) {}
+
+  get count(): number {
+    return this.ids.length;
+  }
+
+  /** The body of one id (a view into the slab, no copy), or undefined. */
+  get(id: number): Buffer | undefined {
+    const ids = this.ids;
+    let lo = 0;
+    let hi = ids.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = ids[mid];
+      if (v < id) lo = mid + 1;
+      else if (v > id) hi = mid - 1;
+      else return this.slab.subarray(this.starts[mid], this.ends[mid]);
+    }
+    return undefined;
+  }
+
+  /** The parts {@link JsonIndex} is made of, for packing into one transferable buffer. */
+  parts(): { ids: Float64Array; starts: Uint32Array; ends: Uint32Array; slab: Buffer } {
+    return { ids: this.ids, starts: this.starts, ends: this.ends, slab: this.slab };
+  }
+}
+
+/** Collects bodies in any order; a later body for the same id replaces the earlier one. */
+export class JsonIndexBuilder {
+  private readonly bytes: ByteBuilder;
+  private ids: number[] = [];
+  private offsets: number[] = [0];
+
+  /** @param capacity expected slab bytes (grows as needed) */
+  constructor(capacity = 4096) {
+    this.bytes = new ByteBuilder(capacity);
+  }
+
+  push(id: number, json: string): void {
+    this.ids.push(id);
+    this.bytes.push(json);
+    this.offsets.push(this.bytes.length);
+  }
+
+  finish(): JsonIndex {
+    const n = this.ids.length;
+    const order = Array.from({ length: n }, (_, i) => i);
+    // Stable by insertion order, so the last of duplicate ids is the one kept.
+    order.sort((a, b) => this.ids[a] - this.ids[b] || a - b);
+    const keep: number[] = [];
+    for (let k = 0; k < n; k++) {
+      if (k + 1 < n && this.ids[order[k + 1]] === this.ids[order[k]]) continue;
+      keep.push(order[k]);
+    }
+    const ids = new Float64Array(keep.length);
+    const starts = new Uint32Array(keep.length);
+    const ends = new Uint32Array(keep.length);
+    keep.forEach((i, k) => {
+      ids[k] = this.ids[i];
+      starts[k] = this.offsets[i];
+      ends[k] = this.offsets[i + 1];
+    });
+    this.ids = [];
+    this.offsets = [0];
+    return new JsonIndex(ids, starts, ends, this.bytes.toBuffer());
+  }
+}

@@ -1,0 +1,138 @@
+import { readParquet } from '../storage/index.js';
+import { BodyEncoder } from './body-encoder.js';
+import { buildCardsBody } from './cards.js';
+import type { JsonIndex } from './json-index.js';
+import { type MarketsTable, readMarketsFile } from './markets-view.js';
+import { parseOddsRows } from './odds.js';
+import { byKickOff, type PredictionRow, PredictionsView, parsePredictionRows } from './predictions.js';
+import type { EncodedBody, OddsRow } from './types.js';
+
+/** The artifacts built on the view-builder thread. */
+export type BuiltArtifact = 'predictions' | 'odds' | 'markets';
+
+/**
+ * One artifact of a build: the bytes of the copy that serves now (null: none) and what the published
+ * run names instead: `same`, a `new` candidate to validate (`next`), or nothing (`removed`).
+ */
+export interface ArtifactInput {
+  current: Uint8Array | null;
+  change: 'same' | 'new' | 'removed';
+  next?: Uint8Array;
+}
+
+export interface BuildJob {
+  predictions: ArtifactInput;
+  odds: ArtifactInput;
+  markets: ArtifactInput;
+  bookmakerUrlTemplate: string;
+  identityMaxBytes?: number;
+}
+
+/** How a `new` candidate fared: valid (with its row count) or rejected (why); null without a candidate. */
+export type Verdict = { ok: true; rows: number } | { ok: false; error: string } | null;
+
+/**
+ * What a build produced. A view left `undefined` did not change (what serves keeps serving); null
+ * means "none" (no predictions file: 503; no odds file: the empty list; no markets file).
+ */
+export interface BuiltViews {
+  verdicts: Record<BuiltArtifact, Verdict>;
+  predictions?: PredictionsView | null;
+  cards?: EncodedBody | null;
+  odds?: EncodedBody | null;
+  markets?: JsonIndex | null;
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+async function parsePredictions(bytes: Uint8Array): Promise<PredictionRow[]> {
+  return parsePredictionRows(await readParquet(bytes)).sort(byKickOff);
+}
+
+async function parseOdds(bytes: Uint8Array): Promise<OddsRow[]> {
+  return parseOddsRows(await readParquet(bytes));
+}
+
+interface Resolved<T> {
+  changed: boolean;
+  verdict: Verdict;
+  /** The data to build from (parsed on first use): the valid candidate, else the current copy. */
+  get(): Promise<T | null>;
+}
+
+/** Validates a candidate; a rejected one leaves the current copy as the one to build from. */
+async function resolve<T>(
+  input: ArtifactInput,
+  parse: (bytes: Uint8Array) => Promise<T>,
+  rows: (data: T) => number,
+): Promise<Resolved<T>> {
+  let verdict: Verdict = null;
+  if (input.change === 'new' && input.next) {
+    try {
+      const data = await parse(input.next);
+      return { changed: true, verdict: { ok: true, rows: rows(data) }, get: async () => data };
+    } catch (err) {
+      verdict = { ok: false, error: describe(err) };
+    }
+  }
+  if (input.change === 'removed') return { changed: true, verdict, get: async () => null };
+  const current = input.current;
+  let parsed: Promise<T | null> | undefined;
+  return {
+    changed: false,
+    verdict,
+    get: () => {
+      parsed ??= current ? parse(current) : Promise.resolve(null);
+      return parsed;
+    },
+  };
+}
+
+/** The odds body, streamed to the compressors row by row (no whole-body string). */
+async function oddsBody(rows: readonly OddsRow[], identityMaxBytes?: number): Promise<EncodedBody> {
+  const out = new BodyEncoder(identityMaxBytes);
+  await out.push('[');
+  for (let i = 0; i < rows.length; i++) {
+    await out.push(i === 0 ? JSON.stringify(rows[i]) : `,${JSON.stringify(rows[i])}`);
+  }
+  await out.push(']');
+  return out.finish();
+}
+
+/**
+ * Validates the candidates and rebuilds what depends on what changed: the predictions view when the
+ * predictions changed, the odds body when the odds did, the markets bodies when the markets did, and
+ * the cards (their join) when any did. Runs on the view-builder thread; pure apart from CPU.
+ */
+export async function buildViews(job: BuildJob): Promise<BuiltViews> {
+  const pred = await resolve(job.predictions, parsePredictions, (r) => r.length);
+  const odds = await resolve(job.odds, parseOdds, (r) => r.length);
+  const markets = await resolve<MarketsTable>(job.markets, readMarketsFile, (t) => t.json.count);
+  const out: BuiltViews = {
+    verdicts: { predictions: pred.verdict, odds: odds.verdict, markets: markets.verdict },
+  };
+  if (!pred.changed && !odds.changed && !markets.changed) return out;
+  const predRows = await pred.get();
+  const oddsRows = predRows || odds.changed ? await odds.get() : null;
+  const table = predRows || markets.changed ? await markets.get() : null;
+  if (pred.changed)
+    out.predictions = predRows ? await PredictionsView.build(predRows, job.identityMaxBytes) : null;
+  if (odds.changed) out.odds = oddsRows ? await oddsBody(oddsRows, job.identityMaxBytes) : null;
+  if (markets.changed) out.markets = table?.json ?? null;
+  if (predRows) {
+    const byId = new Map<number, OddsRow>();
+    for (const r of oddsRows ?? []) byId.set(r.match_id, r);
+    out.cards = await buildCardsBody(
+      predRows,
+      byId,
+      job.bookmakerUrlTemplate,
+      job.identityMaxBytes,
+      table?.summaries,
+    );
+  } else {
+    out.cards = null;
+  }
+  return out;
+}
