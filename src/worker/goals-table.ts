@@ -9,6 +9,7 @@ import { parseMarketsRows } from '../serving/index.js';
 import { type ObjectStore, readParquet } from '../storage/index.js';
 import type { FeatureSnapshot } from './feature-table.js';
 import { ObservationColumns, type ObservationLookup } from './observation-columns.js';
+import { OddsColumns } from './odds-columns.js';
 
 /**
  * What the live goals markets need of ONE published run, built once per features snapshot
@@ -19,7 +20,8 @@ import { ObservationColumns, type ObservationLookup } from './observation-column
 export interface GoalsSnapshot {
   runId: string | null;
   inputs: Map<number, GoalInput>;
-  odds: Map<number, OddsRecord>;
+  /** The run's odds records by match id (columns: the decoded records are ~2 KB each). */
+  odds: Pick<ReadonlyMap<number, OddsRecord>, 'get'>;
   /** Observations file (the ingest input), for the point-in-time prices of the predicted match. */
   observations: ObservationLookup;
   /** `model_stage: backtest` rows of the served markets file (out of sample). */
@@ -109,8 +111,8 @@ export async function buildGoalsSnapshot(
     marketsRef ? store.get(marketsRef.bucket, marketsRef.key) : null,
     readOddsObservations({ db, store }),
   ]);
-  const odds = new Map<number, OddsRecord>();
-  if (oddsObj) for (const r of await decodeOdds(oddsObj.body)) odds.set(r.match_id, r);
+  const records = oddsObj ? await decodeOdds(oddsObj.body) : [];
+  const odds = new Map(records.map((r) => [r.match_id, r]));
   const matches = [...snap.rows.keys()].map((id) => matchOf(snap.rows, id));
   const inputs = new Map<number, GoalInput>();
   for (const input of buildGoalInputs(matches, odds, asOfOf(snap.rows), rating)) {
@@ -122,7 +124,13 @@ export async function buildGoalsSnapshot(
       if (row.model_stage === 'backtest') backtest.set(row.match_id, row);
     }
   }
-  return { runId: snap.runId, inputs, odds, observations: ObservationColumns.from(observed), backtest };
+  return {
+    runId: snap.runId,
+    inputs,
+    odds: OddsColumns.from(records),
+    observations: ObservationColumns.from(observed),
+    backtest,
+  };
 }
 
 /**
