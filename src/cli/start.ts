@@ -45,7 +45,8 @@ shell share its database over its socket; PIPELINE_SCHEDULE runs \`pipeline run\
 child process.
 
 On first start (empty database / registry) it ingests data, runs the pipeline, signs off the first
-candidate as champion and registers a challenger. The API key is API_KEY, or one generated into
+candidate as champion and registers a challenger, in a child process (what that work allocates goes
+with it). The API key is API_KEY, or one generated into
 DATA_DIR/api-key (readable by its owner only). On a terminal it shows progress bars and plain
 lines, and prints the URL and the key last, once it serves.`;
 

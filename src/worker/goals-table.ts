@@ -111,8 +111,7 @@ export async function buildGoalsSnapshot(
     marketsRef ? store.get(marketsRef.bucket, marketsRef.key) : null,
     readOddsObservations({ db, store }),
   ]);
-  const records = oddsObj ? await decodeOdds(oddsObj.body) : [];
-  const odds = new Map(records.map((r) => [r.match_id, r]));
+  const odds = oddsObj ? await OddsColumns.fromParquet(oddsObj.body) : new Map<number, OddsRecord>();
   const matches = [...snap.rows.keys()].map((id) => matchOf(snap.rows, id));
   const inputs = new Map<number, GoalInput>();
   for (const input of buildGoalInputs(matches, odds, asOfOf(snap.rows), rating)) {
@@ -127,7 +126,7 @@ export async function buildGoalsSnapshot(
   return {
     runId: snap.runId,
     inputs,
-    odds: OddsColumns.from(records),
+    odds,
     observations: ObservationColumns.from(observed),
     backtest,
   };

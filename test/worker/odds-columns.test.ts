@@ -1,5 +1,6 @@
 // The columnar odds records a worker holds for live goals markets give back, for every match, the
-// record `decodeOdds` reads from the same file (prices, nulls, times, source).
+// record `decodeOdds` reads from the same file (prices, nulls, times, source), whether built from the
+// decoded records or read from the file column by column.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ODDS_PRICE_FIELDS, ODDS_TIME_FIELDS } from '../../src/domain/index.js';
@@ -19,11 +20,14 @@ test('every record of the columnar odds equals the record decoded from the same 
       row[f] = r() < 0.3 ? null : new Date(Date.UTC(2024, 0, 1) + Math.floor(r() * 1e6) * 60_000);
     return row;
   });
-  const records = await decodeOdds(writeParquet(ODDS_COLUMNS, rows));
+  const file = writeParquet(ODDS_COLUMNS, rows, { rowGroupSize: 128 });
+  const records = await decodeOdds(file);
   assert.ok(records.some((x) => (x as unknown as Record<string, unknown>)[ODDS_PRICE_FIELDS[0]] === null));
-  const columns = OddsColumns.from(records);
-  assert.equal(columns.size, records.length);
-  for (const rec of records) assert.deepEqual(columns.get(rec.match_id), rec, `match ${rec.match_id}`);
-  assert.equal(columns.get(1), undefined);
-  assert.equal(columns.has(1000), true);
+  for (const columns of [OddsColumns.from(records), await OddsColumns.fromParquet(file)]) {
+    assert.equal(columns.size, records.length);
+    for (const rec of records) assert.deepEqual(columns.get(rec.match_id), rec, `match ${rec.match_id}`);
+    assert.deepEqual([...columns.values()], records);
+    assert.equal(columns.get(1), undefined);
+    assert.equal(columns.has(1000), true);
+  }
 });
