@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/index.js';
-import { type Match, type OddsRecord, OddsTimeline, OPENING_LEAD_MS } from '../domain/index.js';
+import { type Match, type OddsRecord, OPENING_LEAD_MS } from '../domain/index.js';
 import { FeatureColumns } from '../features/index.js';
-import { decodeOdds, oddsRecordAsOf, readOddsObservations } from '../ingest/index.js';
+import { oddsRecordAsOf, readOddsObservations } from '../ingest/index.js';
 import type { Logger } from '../logger.js';
 import { buildGoalInputs, type GoalInput, type GoalRatingParams, type MarketsRow } from '../model/index.js';
 import { servedRef } from '../runs/index.js';
