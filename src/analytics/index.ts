@@ -11,6 +11,7 @@ export {
   type ExportFilter,
   exportRows,
 } from './analyst-data.js';
+export { computeAnalystDataOffThread } from './analyst-off-thread.js';
 export { type AnalystSources, loadAnalystSources, PublishedCache } from './analyst-sources.js';
 export { type BacktestSummary, backtestSummary } from './backtest-summary.js';
 export { assessDataQuality, type DataQualityReport } from './data-quality.js';
