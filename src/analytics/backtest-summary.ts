@@ -3,7 +3,7 @@ import type { AnalystData } from './analyst-data.js';
 import { type Bet, type BetGroupSummary, summariseBets } from './bets.js';
 
 /** Paired bootstrap: resamples of the matches, percentile interval, fixed seed (reproducible). */
-export const BOOTSTRAP = { resamples: 500, level: 0.95, seed: 1 } as const;
+const BOOTSTRAP = { resamples: 500, level: 0.95, seed: 1 } as const;
 
 const HORIZON_LINES = [
   { horizon: 'early', line: 'opening' },
@@ -88,10 +88,7 @@ function mulberry32(seed: number): () => number {
 }
 
 /** Mean of `d` and the percentile interval of its mean over paired resamples of the matches. */
-export function pairedBootstrap(
-  d: readonly number[],
-  seed: number = BOOTSTRAP.seed,
-): [number, number, number] {
+function pairedBootstrap(d: readonly number[], seed: number = BOOTSTRAP.seed): [number, number, number] {
   const n = d.length;
   const mean = d.reduce((a, b) => a + b, 0) / n;
   const rand = mulberry32(seed);
@@ -107,11 +104,11 @@ export function pairedBootstrap(
   return [mean, q(tail), q(1 - tail)];
 }
 
-export function logLossOf(p: readonly number[], y: number): number {
+function logLossOf(p: readonly number[], y: number): number {
   return -Math.log(Math.max(1e-15, p[y]));
 }
 
-export function rpsOf(p: readonly number[], y: number): number {
+function rpsOf(p: readonly number[], y: number): number {
   const c0 = p[0] - (y === 0 ? 1 : 0);
   const c1 = p[0] + p[1] - (y <= 1 ? 1 : 0);
   return (c0 * c0 + c1 * c1) / 2;

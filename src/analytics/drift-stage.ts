@@ -11,7 +11,7 @@ import { renderDriftReport } from './drift-report-html.js';
 import { type AnalyticsDeps, asDate, numOrNull, putText, readOdds, readParquetObject } from './io.js';
 import { dataQualityFilename, driftReportFilename, isReportFilename } from './report-names.js';
 
-export interface DriftStageOptions {
+interface DriftStageOptions {
   /** "Now" of the run. Default: the features file's `as_of`, else the current time. */
   asOf?: Date;
   /** Days of finished matches before as-of in the current window (plus every future match). Default `30`. */
@@ -33,7 +33,7 @@ export interface DriftStageOptions {
   now?: Date;
 }
 
-export interface DriftStageResult {
+interface DriftStageResult {
   latest: DriftLatest;
   report: DriftReport;
   dataQuality: DataQualityReport;

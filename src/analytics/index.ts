@@ -1,30 +1,26 @@
 // Analytics: data quality, drift, betting simulation, performance and their HTML reports, as stages the
 // pipeline runs. Only what other folders use is exported; report components and charts stay inside.
 
-export type { AnalystColumn, AnalystRow } from './analyst-columns.js';
 export {
   type AnalystData,
   computeAnalystData,
   EXPORT_COLUMNS,
   EXPORT_DATASETS,
   type ExportDataset,
-  type ExportFilter,
   exportRows,
 } from './analyst-data.js';
-export { type AnalystSources, loadAnalystSources, PublishedCache } from './analyst-sources.js';
+export { loadAnalystSources, PublishedCache } from './analyst-sources.js';
 export { type BacktestSummary, backtestSummary } from './backtest-summary.js';
 export { assessDataQuality, type DataQualityReport } from './data-quality.js';
 export { renderDataQualityReport } from './data-quality-html.js';
 export { computeDrift, DEFAULT_DRIFT_THRESHOLDS } from './drift.js';
-export { type DriftNoScoreReason, type DriftReport, driftNoScore } from './drift-report.js';
+export { type DriftReport, driftNoScore } from './drift-report.js';
 export { renderDriftReport } from './drift-report-html.js';
 export { runDriftStage } from './drift-stage.js';
 export {
-  EXPLANATION_TOLERANCE,
   type ExplainInputs,
   explainServed,
   type ServedModel,
-  type ServedModelLookup,
 } from './explanation.js';
 export { csvChunks, EXPORT_FORMATS, type ExportFormat, parquetChunks } from './export-encode.js';
 export { pickGoalsOdds, roiMarketsCsv, runGoalsSimulateStage, twoWayCandidate } from './goals-simulation.js';

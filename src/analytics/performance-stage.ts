@@ -17,7 +17,7 @@ import { readServedLog } from './performance-served.js';
 import { isReportFilename, performanceReportFilename } from './report-names.js';
 
 /** Options of {@link runPerformanceStage}. */
-export interface PerformanceStageOptions {
+interface PerformanceStageOptions {
   /** "Now": only matches kicking off before it have a result (the replay clock's now). Default now. */
   asOf?: Date;
   /** Window of the figures. Default `PERFORMANCE_WINDOW_MATCHES` / `PERFORMANCE_WINDOW_DAYS`. */

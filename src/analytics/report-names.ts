@@ -1,5 +1,5 @@
 /** Names of the HTML reports in the `reports` bucket; the monitoring routes serve nothing else. */
-export const REPORT_FILENAME_PATTERN = /^(drift_report|data_quality|performance_report)_[0-9TZ]+\.html$/;
+const REPORT_FILENAME_PATTERN = /^(drift_report|data_quality|performance_report)_[0-9TZ]+\.html$/;
 
 export function isReportFilename(name: string): boolean {
   return REPORT_FILENAME_PATTERN.test(name);

@@ -26,7 +26,7 @@ export interface ParsedFile {
   oddsRejected: OddsRejection[];
 }
 
-export function detectFormat(header: readonly string[]): CsvFormat | null {
+function detectFormat(header: readonly string[]): CsvFormat | null {
   if (isOddsOnlyHeader(header)) return 'odds-only';
   if (isFootballCsvHeader(header)) return 'football-csv';
   if (isFootballDataHeader(header)) return 'football-data.co.uk';
@@ -39,7 +39,7 @@ const READERS: Record<Exclude<CsvFormat, 'odds-only'>, (get: Field) => RowResult
 };
 
 /** Options of {@link parseCsvFile} / {@link parseCsvText}. */
-export interface ParseOptions {
+interface ParseOptions {
   /** Default strict `utf-8`. */
   encoding?: IngestEncoding;
   /** Canonical team names (case/spacing variants map to the known spelling). Default: names kept as cleaned. */

@@ -1,7 +1,6 @@
 import {
   isMatchcastError,
   KEYS,
-  MARKET_OUTCOMES,
   ODDS_1X2_FIELDS,
   ODDS_GOALS_FIELDS,
   ODDS_PRICE_FIELDS,
@@ -157,7 +156,7 @@ function sameRecord(a: OddsRecord, b: OddsRecord): boolean {
 }
 
 /** Options of {@link mergeOddsFile}. */
-export interface MergeOddsOptions {
+interface MergeOddsOptions {
   /** Compare-and-swap retries when another writer changed the file meanwhile. Default `5`. */
   retries?: number;
 }
@@ -204,9 +203,4 @@ export async function mergeOddsFile(
       throw err;
     }
   }
-}
-
-/** The number of prices of a market. */
-export function outcomesOf(market: OddsMarket): number {
-  return MARKET_OUTCOMES[market].length;
 }

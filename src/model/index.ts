@@ -1,10 +1,4 @@
-export {
-  explainModel,
-  type GroupContribution,
-  type ModelExplanation,
-  orderedProbabilities,
-  softmax3,
-} from './explain.js';
+export { explainModel } from './explain.js';
 export {
   DEFAULT_FAMILY,
   isModelFamilyName,

@@ -1,5 +1,5 @@
 /** Objective for {@link minimizeLbfgs}: writes the gradient into `grad` and returns the value. */
-export type Objective = (x: Float64Array, grad: Float64Array) => number;
+type Objective = (x: Float64Array, grad: Float64Array) => number;
 
 /** Options of {@link minimizeLbfgs}. */
 export interface LbfgsOptions {

@@ -4,7 +4,7 @@ export { readBacktestRows, readFeatureRows } from './artifacts.js';
 export { type BootstrapResult, bootstrapFirstRun, FIRST_START_ACTOR, firstStartDone } from './bootstrap.js';
 export { type PipelineDeps, STAGE_NAMES } from './deps.js';
 export { evaluateGates } from './gates.js';
-export { importLegacyMetadata, type LegacyImportReport } from './legacy-import.js';
+export { importLegacyMetadata } from './legacy-import.js';
 export { readOddsMap, readOddsTimeline } from './odds.js';
 export { openPipelineDeps } from './open-deps.js';
 export type { PredictionRow } from './predictions-file.js';

@@ -88,7 +88,7 @@ async function loadRegionMatches(
 const CHECKPOINT_LAG_MS = 3 * 86_400_000;
 
 /** Options of {@link repredictMatches}. */
-export interface RepredictOptions {
+interface RepredictOptions {
   /** "Now": the features' as-of and the run's. */
   asOf: Date;
   /** Reused between calls. Default: a fresh one (everything is read). */
@@ -105,7 +105,7 @@ export interface RepredictOptions {
 }
 
 /** What {@link repredictMatches} did. */
-export interface RepredictResult {
+interface RepredictResult {
   /** Matches whose probabilities were recomputed by the champion. */
   repredicted: number;
   /** Matches whose row changed otherwise (result arrived, or a backtest-stage row's outcome fields). */

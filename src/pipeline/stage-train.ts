@@ -25,14 +25,14 @@ export function parseFamily(value: string | undefined): ModelFamilyName | undefi
 }
 
 /** The features object a stage reads: the run's artifact, else the legacy top-level key. */
-export function featuresArtifactOf(deps: Pick<PipelineDeps, 'run'>): FeaturesArtifactRef {
+function featuresArtifactOf(deps: Pick<PipelineDeps, 'run'>): FeaturesArtifactRef {
   const ref = deps.run?.ref('features');
   if (ref) return { run_id: ref.run_id, bucket: ref.bucket, key: ref.key, etag: ref.etag };
   return { run_id: null, bucket: KEYS.features.bucket, key: KEYS.features.key, etag: null };
 }
 
 /** Options of {@link runTrainStage}. */
-export interface TrainOptions {
+interface TrainOptions {
   /** Classifier family. Default `multinomial_logit`. */
   family?: ModelFamilyName;
   /** Days of the validation window ending at as-of. Default `365`. */

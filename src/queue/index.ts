@@ -4,7 +4,7 @@
 
 export { type RunningWorker, type StartWorkerOptions, startBullmqConsumer } from './bullmq/consumer.js';
 export { type SchedulerRepeat, startPipelineScheduler } from './bullmq/scheduler.js';
-export { type SourceSchedulerOptions, startSourceScheduler } from './bullmq/source-scheduler.js';
+export { startSourceScheduler } from './bullmq/source-scheduler.js';
 export { createTaskQueue } from './create-task-queue.js';
 export { failThread, serveThread, threadData } from './in-process/thread-runner.js';
 export type {

@@ -1,7 +1,7 @@
 // Runs: the run writer, run records and the published-run pointer (rows of the database), and reads
 // of run artifacts (files of the object store, verified against their recorded SHA-256).
 export { type ArtifactName, artifactNameOf, runFileKey } from './keys.js';
-export { openDraftRun, pruneRuns, type RollbackGates, rollbackRun } from './operations.js';
+export { openDraftRun, pruneRuns, rollbackRun } from './operations.js';
 export { type ArtifactSource, readArtifact, readCurrentArtifact, servedRef } from './reader.js';
 export {
   listRuns,

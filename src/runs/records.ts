@@ -130,7 +130,7 @@ export async function publishedRunAt(db: Queryable, at: Date): Promise<string | 
 }
 
 /** Options of {@link movePointer}. */
-export interface MovePointerOptions {
+interface MovePointerOptions {
   actor: string;
   action: RunEvent['action'];
   reason?: string;

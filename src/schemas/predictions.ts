@@ -3,7 +3,7 @@ import { DateTime, Nullable, NullableInteger, NullableNumber, NullableString } f
 
 const Proba = (what: string) => Type.Number({ minimum: 0, maximum: 1, description: `${what} probability` });
 /** 0 = home win, 1 = draw, 2 = away win. */
-export const OutcomeClass = Type.Enum([0, 1, 2], {
+const OutcomeClass = Type.Enum([0, 1, 2], {
   description: '0 = home win, 1 = draw, 2 = away win',
 });
 const PredictedLabel = Type.String({ description: '`home_win`, `draw` or `away_win`' });

@@ -4,7 +4,7 @@ import { SourcesRepository } from './sources-repository.js';
 import type { SourceDeps } from './types.js';
 
 /** Options of {@link startSourceSchedule}. */
-export interface SourceScheduleOptions {
+interface SourceScheduleOptions {
   deps: SourceDeps;
   /**
    * Runs one poll (the embedded server puts it on its one-at-a-time job lane). Default: the poll itself.

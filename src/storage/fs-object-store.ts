@@ -9,7 +9,7 @@ import type { ObjectInfo, ObjectStore, PutOptions, StoredObject } from './object
 import { signObjectUrl } from './signed-url.js';
 
 /** Options of {@link FsObjectStore}. */
-export interface FsObjectStoreOptions {
+interface FsObjectStoreOptions {
   /** Root folder; an object lives at `<root>/<bucket>/<key>`. Usually `<DATA_DIR>/objects`. */
   root: string;
   /** Base URL for signed links (`PUBLIC_BASE_URL`). Required by `presign`. */

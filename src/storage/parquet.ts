@@ -19,7 +19,7 @@ export interface ParquetColumn {
 export type ParquetRow = Record<string, unknown>;
 
 /** Options of {@link writeParquet}. */
-export interface WriteParquetOptions {
+interface WriteParquetOptions {
   /** Rows per row group. Default `100000` (one group for every artifact we write today). */
   rowGroupSize?: number;
   /** Extra key/value metadata stored in the footer. Default none. */

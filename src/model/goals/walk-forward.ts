@@ -82,7 +82,7 @@ export function goalsWalkForward(
 const ll = (p: number, y: boolean) => -Math.log(Math.min(1 - 1e-12, Math.max(1e-12, y ? p : 1 - p)));
 
 /** Paired bootstrap 95 % interval of the mean of `d` (fixed seed: reproducible). */
-export function pairedBootstrap(d: readonly number[], draws = 1000, seed = 20260101): [number, number] {
+function pairedBootstrap(d: readonly number[], draws = 1000, seed = 20260101): [number, number] {
   if (d.length === 0) return [Number.NaN, Number.NaN];
   let s = seed | 0;
   const rnd = () => {

@@ -6,7 +6,7 @@ import { bullConnection } from './protocol.js';
 export type SchedulerRepeat = { pattern: string } | { every: number };
 
 /** Options of {@link startPipelineScheduler}. */
-export interface PipelineSchedulerOptions {
+interface PipelineSchedulerOptions {
   redisUrl: string;
   /** Queue of the scheduled runs. Default `<QUEUE_NAME>-pipeline` is the caller's choice; required here. */
   queueName: string;

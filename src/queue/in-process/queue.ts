@@ -20,7 +20,7 @@ import { TaskWaiters } from '../waiters.js';
 import type { FromThread, ThreadData, ToThread } from './thread-protocol.js';
 
 /** Options of {@link createInProcessQueue}. */
-export interface InProcessQueueOptions {
+interface InProcessQueueOptions {
   log?: Logger;
   /** Module each thread runs. Default `src/worker/thread-entry.ts`. */
   entry?: URL;
