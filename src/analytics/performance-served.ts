@@ -71,7 +71,6 @@ type PublishedPrediction = Pick<
   odds_observed_at?: Date | null;
 };
 
-/** Options of {@link recordServedPredictions}. */
 interface RecordServedOptions {
   /** The publication's "now" (run as-of / replay clock). Only rows kicking off after it are logged. */
   servedAt: Date;
@@ -83,7 +82,6 @@ interface RecordServedOptions {
   now?: Date;
 }
 
-/** Result of {@link recordServedPredictions}. */
 interface RecordServedResult {
   /** Rows appended (0: nothing written). */
   rows: number;

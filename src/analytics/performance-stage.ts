@@ -16,7 +16,6 @@ import { renderPerformanceReport } from './performance-html.js';
 import { readServedLog } from './performance-served.js';
 import { isReportFilename, performanceReportFilename } from './report-names.js';
 
-/** Options of {@link runPerformanceStage}. */
 interface PerformanceStageOptions {
   /** "Now": only matches kicking off before it have a result (the replay clock's now). Default now. */
   asOf?: Date;

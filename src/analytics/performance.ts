@@ -85,7 +85,6 @@ export interface PerformanceWindow {
   days: number;
 }
 
-/** Options of {@link joinServedResults}. */
 interface JoinOptions {
   /** Results count only for matches kicking off before this instant (the replay clock's now). */
   asOf: Date;

@@ -1,7 +1,6 @@
 import type { AppContext } from './context.js';
 import { forgetRegisteredModel, sampleRegisteredModel } from './routes/live.js';
 
-/** Options of {@link startModelInfoSampler}. */
 interface ModelInfoSamplerOptions {
   /** Period between samples, ms. Default `15000`. */
   everyMs?: number;

@@ -1,6 +1,5 @@
 import type { PredictionCache } from './prediction-cache.js';
 
-/** Options of {@link createMemoryCache}. */
 interface MemoryCacheOptions {
   /** Entries kept at most; the least recently used goes first. Default `10000`. */
   maxEntries?: number;

@@ -2,7 +2,6 @@ import { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import type { PredictionCache } from './prediction-cache.js';
 
-/** Options of {@link createRedisCache}. */
 interface RedisCacheOptions {
   /** Bound on connecting, ms. Default `500`. */
   connectTimeoutMs?: number;

@@ -6,7 +6,6 @@ import { startSourceSchedule } from '../sources/index.js';
 import type { ServerJobs } from './server-jobs.js';
 import { repredictAfterPoll } from './source-repredict.js';
 
-/** Options of {@link startEmbeddedSchedule}. */
 export interface EmbeddedScheduleOptions {
   jobs: ServerJobs;
   schedule: PipelineSchedule;

@@ -51,7 +51,6 @@ Both:
 Log lines go to stderr: human lines on a terminal, JSON lines otherwise or with --json.
 Exit code 0 on success, 1 when nothing could be read or the database/store failed, 2 on bad usage.`;
 
-/** Test seams of {@link ingestCommand}. */
 export interface IngestCommandIo {
   /** Default `process.stdout.write`. */
   out?: (text: string) => void;

@@ -74,7 +74,6 @@ const OPTION_STAGES: Record<string, readonly string[]> = {
   force: ['run'],
 };
 
-/** Test seams of {@link pipelineCommand}. */
 export interface PipelineCommandIo {
   /** Default `process.stdout.write`. */
   out?: (text: string) => void;

@@ -38,7 +38,6 @@ Options:
 
 Exit codes: 0 ok, 1 failure, 2 usage error, 3 a gate failed (nothing published).`;
 
-/** Test seams of {@link runsCommand}. */
 export interface RunsCommandIo {
   out?: (text: string) => void;
   err?: (text: string) => void;

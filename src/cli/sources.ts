@@ -43,7 +43,6 @@ ${SOURCE_KINDS.map((k) => `                             ${k.name}: ${k.descripti
 
 Exit code 0 on success, 1 when a poll failed or the database failed, 2 on bad usage.`;
 
-/** Test seams of {@link sourcesCommand}. */
 export interface SourcesCommandIo {
   out?: (text: string) => void;
   err?: (text: string) => void;

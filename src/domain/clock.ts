@@ -13,7 +13,6 @@ export interface Clock {
 /** The machine's clock. */
 export const systemClock: Clock = { now: () => new Date(), simulated: false };
 
-/** Options of {@link replayClock}. */
 interface ReplayClockOptions {
   /** The instant the replay starts at. */
   start: Date;

@@ -155,7 +155,6 @@ function sameRecord(a: OddsRecord, b: OddsRecord): boolean {
   return ODDS_COLUMNS.every((c) => sameValue(x[c.name], y[c.name]));
 }
 
-/** Options of {@link mergeOddsFile}. */
 interface MergeOddsOptions {
   /** Compare-and-swap retries when another writer changed the file meanwhile. Default `5`. */
   retries?: number;

@@ -2,7 +2,6 @@ import type { MatchUpsert } from '../db/index.js';
 import { Prng } from './prng.js';
 import type { OddsInput } from './types.js';
 
-/** Options of {@link generateSyntheticLeague}. */
 export interface SyntheticOptions {
   /** PRNG seed: the same seed and `now` give the same data. Default `42`. */
   seed?: number;

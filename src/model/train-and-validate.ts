@@ -13,7 +13,6 @@ import { type Model, predictProba, type TrainParams } from './model.js';
 
 const DAY_MS = 86_400_000;
 
-/** Options of {@link trainAndValidate}. */
 interface TrainAndValidateOptions {
   /** "Now": only results known by then (kick-off + RESULT_LAG_MS at or before it) are used. */
   asOf: Date;

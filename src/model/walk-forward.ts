@@ -13,7 +13,6 @@ import { type Model, predictProba, type TrainParams } from './model.js';
 
 const DAY_MS = 86_400_000;
 
-/** Options of {@link walkForwardBacktest}. */
 interface WalkForwardOptions {
   /** First refit date; matches predicted from here on (by prediction time) are predicted. */
   from: Date;

@@ -57,7 +57,6 @@ interface GateInputs {
   odds?: OddsRecord[] | null;
 }
 
-/** Options of {@link evaluateGates}. */
 interface GateOptions {
   /** Largest share of rows lost against the published run (`GATE_MAX_ROW_DROP`). Default `0.2`. */
   maxRowDrop?: number;

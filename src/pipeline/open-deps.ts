@@ -7,7 +7,6 @@ import type { PipelineDeps } from './deps.js';
 import { importLegacyMetadata } from './legacy-import.js';
 import { autoProgress, type Progress } from './progress.js';
 
-/** Options of {@link openPipelineDeps}. */
 interface OpenPipelineDepsOptions {
   /** Default `createLogger(config.logLevel)`. */
   log?: Logger;

@@ -87,7 +87,6 @@ async function loadRegionMatches(
  */
 const CHECKPOINT_LAG_MS = 3 * 86_400_000;
 
-/** Options of {@link repredictMatches}. */
 interface RepredictOptions {
   /** "Now": the features' as-of and the run's. */
   asOf: Date;

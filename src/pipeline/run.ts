@@ -58,7 +58,6 @@ export async function defaultAnalyticsStages(): Promise<AnalyticsStages> {
   };
 }
 
-/** Options of {@link runPipeline}. */
 export interface RunOptions {
   /** Classifier family of the trained version and of the backtest. Default `multinomial_logit`. */
   family?: ModelFamilyName;

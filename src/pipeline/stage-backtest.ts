@@ -17,7 +17,6 @@ import { resultsEnd } from './windows.js';
 
 const DAY_MS = 86_400_000;
 
-/** Options of {@link runBacktestStage}. */
 interface BacktestOptions {
   /**
    * First refit date. Default 730 days before the last known result (`resultsEnd`; = as-of on live

@@ -26,7 +26,6 @@ import { type GoalsPromoteResult, goalsGuardMetrics, promoteGoalsVersion } from 
 
 const DAY_MS = 86_400_000;
 
-/** Options of {@link runGoalsStage}. */
 interface GoalsStageOptions {
   /** Matches already in memory (from the features stage). Default: read the DB. */
   matches?: Match[];

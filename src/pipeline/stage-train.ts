@@ -31,7 +31,6 @@ function featuresArtifactOf(deps: Pick<PipelineDeps, 'run'>): FeaturesArtifactRe
   return { run_id: null, bucket: KEYS.features.bucket, key: KEYS.features.key, etag: null };
 }
 
-/** Options of {@link runTrainStage}. */
 interface TrainOptions {
   /** Classifier family. Default `multinomial_logit`. */
   family?: ModelFamilyName;

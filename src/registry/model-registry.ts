@@ -29,7 +29,6 @@ export interface NewVersion {
   pipeline_run_id?: string;
 }
 
-/** Options of {@link createRegistry}. */
 interface RegistryOptions {
   /** Clock, for tests. Default `() => new Date()`. */
   now?: () => Date;

@@ -129,7 +129,6 @@ export async function publishedRunAt(db: Queryable, at: Date): Promise<string | 
   return found;
 }
 
-/** Options of {@link movePointer}. */
 interface MovePointerOptions {
   actor: string;
   action: RunEvent['action'];

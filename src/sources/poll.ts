@@ -14,7 +14,6 @@ import { type PollSuccess, SourcesRepository } from './sources-repository.js';
 import { TeamResolver } from './team-resolver.js';
 import type { SourceDeps, SourceKind, SourceRecord, UnmatchedTeam } from './types.js';
 
-/** Options of {@link pollSource}. */
 export interface PollOptions {
   /** The poll's "now" (fetch time, observation time of undated prices). Default the wall clock. */
   now?: Date;

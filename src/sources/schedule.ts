@@ -3,7 +3,6 @@ import { type PollOptions, type PollOutcome, pollSource } from './poll.js';
 import { SourcesRepository } from './sources-repository.js';
 import type { SourceDeps } from './types.js';
 
-/** Options of {@link startSourceSchedule}. */
 interface SourceScheduleOptions {
   deps: SourceDeps;
   /**

@@ -18,7 +18,6 @@ export interface ParquetColumn {
 
 export type ParquetRow = Record<string, unknown>;
 
-/** Options of {@link writeParquet}. */
 interface WriteParquetOptions {
   /** Rows per row group. Default `100000` (one group for every artifact we write today). */
   rowGroupSize?: number;

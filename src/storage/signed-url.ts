@@ -4,7 +4,6 @@ import path from 'node:path';
 import { BUCKETS, type Bucket, MatchcastError } from '../domain/index.js';
 import { validateKey } from './keys.js';
 
-/** Options of {@link signObjectUrl}. */
 interface SignObjectUrlOptions {
   /** Public base URL of the API, without a trailing slash (config `PUBLIC_BASE_URL`). */
   baseUrl: string;
@@ -18,7 +17,6 @@ interface SignObjectUrlOptions {
   now?: Date;
 }
 
-/** Options of {@link verifySignedUrl}. */
 interface VerifySignedUrlOptions {
   bucket: string;
   key: string;

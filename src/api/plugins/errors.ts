@@ -177,7 +177,6 @@ export function registerErrorHandling(app: FastifyInstance, options: NotFoundOpt
   });
 }
 
-/** Options of {@link registerErrorHandling}. */
 interface NotFoundOptions {
   /** True when an unmatched request lacks a valid key for a protected prefix (answered 401). */
   needsKey?: (request: FastifyRequest) => boolean;

@@ -22,7 +22,6 @@ export function requestIdFrom(header: string | string[] | undefined, fallback: (
   return typeof header === 'string' && REQUEST_ID.test(header) ? header : fallback();
 }
 
-/** Options of {@link registerObservability}. */
 interface ObservabilityOptions {
   /** Headers of every JSON response (the API security headers). Default none. */
   staticHeaders?: Record<string, string>;

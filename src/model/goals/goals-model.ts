@@ -29,7 +29,6 @@ export interface GoalsModel {
   state: object;
 }
 
-/** Options of {@link trainGoalsModel}. */
 export interface TrainGoalsOptions extends GoalsFitOptions {
   /** Family. Default {@link DEFAULT_GOALS_FAMILY}. */
   family?: GoalsFamilyName;

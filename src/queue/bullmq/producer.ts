@@ -19,7 +19,6 @@ import type {
 import { type TaskOutcome, TaskWaiters } from '../waiters.js';
 import { redisOptions, replyChannelOf, type TaskReply } from './protocol.js';
 
-/** Options of {@link createBullmqQueue}. */
 interface BullmqQueueOptions {
   /** Queue name. Default `ml`. */
   queueName?: string;

@@ -2,7 +2,6 @@ import { type Job, Queue, Worker } from 'bullmq';
 import type { Logger } from '../../logger.js';
 import { bullConnection } from './protocol.js';
 
-/** Options of {@link startSourceScheduler}. */
 interface SourceSchedulerOptions {
   redisUrl: string;
   queueName: string;

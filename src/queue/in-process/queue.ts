@@ -19,7 +19,6 @@ import type { TaskFailure } from '../task-types.js';
 import { TaskWaiters } from '../waiters.js';
 import type { FromThread, ThreadData, ToThread } from './thread-protocol.js';
 
-/** Options of {@link createInProcessQueue}. */
 interface InProcessQueueOptions {
   log?: Logger;
   /** Module each thread runs. Default `src/worker/thread-entry.ts`. */
