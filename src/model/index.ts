@@ -1,3 +1,4 @@
+export { bootstrapInterval } from './bootstrap.js';
 export { explainModel } from './explain.js';
 export {
   DEFAULT_FAMILY,
