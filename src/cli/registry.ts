@@ -1,5 +1,4 @@
 import os from 'node:os';
-import { parseArgs } from 'node:util';
 import { type Config, loadEnv, parseConfig } from '../config.js';
 import { type Database, openDatabase } from '../db/index.js';
 import { isMatchcastError, isStage, MatchcastError, STAGES, type Stage } from '../domain/index.js';
@@ -16,6 +15,7 @@ import {
 } from '../registry/index.js';
 import { readPublished } from '../runs/index.js';
 import { createObjectStore, type ObjectStore } from '../storage/index.js';
+import { parseCliArgs, parseOrUsage } from './usage-error.js';
 
 /** A plain-text table with a header row, columns padded to their widest cell. */
 export function formatTable(header: string[], rows: string[][]): string {
@@ -377,31 +377,25 @@ async function assertServedFeatures(db: Database, v: ModelVersion, force: boolea
 export async function registryCommand(argv: string[], io: RegistryCommandIo = {}): Promise<number> {
   const out = io.out ?? ((t: string) => void process.stdout.write(t));
   const err = io.err ?? ((t: string) => void process.stderr.write(t));
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        json: { type: 'boolean', default: false },
-        actor: { type: 'string' },
-        reason: { type: 'string' },
-        force: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (e) {
-    err(`${(e as Error).message}\n\n${USAGE}\n`);
-    return 2;
-  }
-  const values = parsed.values as {
-    json: boolean;
-    actor?: string;
-    reason?: string;
-    force: boolean;
-    help: boolean;
-  };
-  if (values.help || parsed.positionals.length === 0) {
+  const parsed = parseOrUsage(
+    () =>
+      parseCliArgs({
+        args: argv,
+        allowPositionals: true,
+        options: {
+          json: { type: 'boolean', default: false },
+          actor: { type: 'string' },
+          reason: { type: 'string' },
+          force: { type: 'boolean', default: false },
+          help: { type: 'boolean', short: 'h', default: false },
+        },
+      }),
+    err,
+    USAGE,
+  );
+  if (!parsed) return 2;
+  const { values, positionals } = parsed;
+  if (values.help || positionals.length === 0) {
     (values.help ? out : err)(`${USAGE}\n`);
     return values.help ? 0 : 2;
   }
@@ -421,7 +415,7 @@ export async function registryCommand(argv: string[], io: RegistryCommandIo = {}
     const reg = createRegistry({ db, store }, config);
     return await run(
       reg,
-      parsed.positionals,
+      positionals,
       {
         json: values.json,
         actor: values.actor ?? defaultActor(),

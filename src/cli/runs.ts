@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { recordServedFromPublished } from '../analytics/index.js';
 import { type Config, loadEnv, parseConfig } from '../config.js';
 import { type Database, openDatabase } from '../db/index.js';
@@ -19,6 +18,7 @@ import {
 } from '../runs/index.js';
 import { createObjectStore, type ObjectStore } from '../storage/index.js';
 import { defaultActor, formatTable } from './registry.js';
+import { parseCliArgs, parseOrUsage } from './usage-error.js';
 
 const USAGE = `Usage: matchcast runs <command> [--json]
 
@@ -77,31 +77,25 @@ function runDetail(r: RunRecord, publishedId: string | null): string {
 export async function runsCommand(argv: string[], io: RunsCommandIo = {}): Promise<number> {
   const out = io.out ?? ((t: string) => void process.stdout.write(t));
   const err = io.err ?? ((t: string) => void process.stderr.write(t));
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        json: { type: 'boolean', default: false },
-        force: { type: 'boolean', default: false },
-        actor: { type: 'string' },
-        reason: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (e) {
-    err(`${(e as Error).message}\n\n${USAGE}\n`);
-    return 2;
-  }
-  const v = parsed.values as {
-    json: boolean;
-    force: boolean;
-    actor?: string;
-    reason?: string;
-    help: boolean;
-  };
-  const [cmd, id, ...extra] = parsed.positionals;
+  const parsed = parseOrUsage(
+    () =>
+      parseCliArgs({
+        args: argv,
+        allowPositionals: true,
+        options: {
+          json: { type: 'boolean', default: false },
+          force: { type: 'boolean', default: false },
+          actor: { type: 'string' },
+          reason: { type: 'string' },
+          help: { type: 'boolean', short: 'h', default: false },
+        },
+      }),
+    err,
+    USAGE,
+  );
+  if (!parsed) return 2;
+  const { values: v, positionals } = parsed;
+  const [cmd, id, ...extra] = positionals;
   if (v.help || !cmd) {
     (v.help ? out : err)(`${USAGE}\n`);
     return v.help ? 0 : 2;
@@ -113,7 +107,7 @@ export async function runsCommand(argv: string[], io: RunsCommandIo = {}): Promi
     extra.length > 0 ||
     (!needsId && id)
   ) {
-    err(`matchcast runs: bad command line "${parsed.positionals.join(' ')}"\n\n${USAGE}\n`);
+    err(`matchcast runs: bad command line "${positionals.join(' ')}"\n\n${USAGE}\n`);
     return 2;
   }
   const config = io.config ?? parseConfig(loadEnv());

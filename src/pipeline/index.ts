@@ -18,4 +18,4 @@ export { runFeaturesStage } from './stage-features.js';
 export { goalsFingerprintCurrent, goalsModelName, runGoalsStage } from './stage-goals.js';
 export { runPredictStage } from './stage-predict.js';
 export { runPromoteStage } from './stage-promote.js';
-export { parseFamily, runTrainStage } from './stage-train.js';
+export { runTrainStage } from './stage-train.js';

@@ -2,8 +2,6 @@ import { KEYS, MatchcastError } from '../domain/index.js';
 import { type FeatureRow, featureFingerprint } from '../features/index.js';
 import {
   DEFAULT_FAMILY,
-  isModelFamilyName,
-  MODEL_FAMILY_NAMES,
   type ModelFamilyName,
   serializeModel,
   type TrainAndValidateResult,
@@ -15,14 +13,6 @@ import { readFeatureRows } from './artifacts.js';
 import { type PipelineDeps, progressOf } from './deps.js';
 import { trainingRunKey } from './run-key.js';
 import { resultsEnd } from './windows.js';
-
-export function parseFamily(value: string | undefined): ModelFamilyName | undefined {
-  if (value === undefined) return undefined;
-  if (!isModelFamilyName(value)) {
-    throw new MatchcastError('MC_ERR_VALIDATION', `--family must be one of ${MODEL_FAMILY_NAMES.join(', ')}`);
-  }
-  return value;
-}
 
 /** The features object a stage reads: the run's artifact, else the legacy top-level key. */
 function featuresArtifactOf(deps: Pick<PipelineDeps, 'run'>): FeaturesArtifactRef {
