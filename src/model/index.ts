@@ -31,7 +31,7 @@ export {
   serializeGoalsModel,
   trainGoalsModel,
 } from './goals/index.js';
-export { accuracy, brier, computeMetrics, logLoss, type MetricSet, rocAucOvr, rps } from './metrics.js';
+export { brier, logLoss, rps } from './metrics.js';
 export {
   deserializeModel,
   MODEL_FORMAT_VERSION,
@@ -39,7 +39,6 @@ export {
   predictProba,
   serializeModel,
   type TrainParams,
-  trainModel,
 } from './model.js';
 export { type TrainAndValidateResult, trainAndValidate } from './train-and-validate.js';
-export { type BacktestPrediction, type WalkForwardResult, walkForwardBacktest } from './walk-forward.js';
+export { type WalkForwardResult, walkForwardBacktest } from './walk-forward.js';
