@@ -15,6 +15,7 @@ import { REDACT_PATHS } from '../logger.js';
 import { type RepredictCache, repredictMatches } from '../pipeline/index.js';
 import { createRegistry, type ModelRegistry } from '../registry/index.js';
 import { createObjectStore } from '../storage/index.js';
+import { type CommandIo, writersOf } from './command-io.js';
 import { commandOutput } from './terminal.js';
 import { dateOption, intOption, parseCliArgs, UsageError } from './usage-error.js';
 
@@ -51,17 +52,8 @@ Both:
 Log lines go to stderr: human lines on a terminal, JSON lines otherwise or with --json.
 Exit code 0 on success, 1 when nothing could be read or the database/store failed, 2 on bad usage.`;
 
-export interface IngestCommandIo {
-  /** Default `process.stdout.write`. */
-  out?: (text: string) => void;
-  /** Default `process.stderr.write`. */
-  err?: (text: string) => void;
-  /** Default `parseConfig(loadEnv())`. */
-  config?: Config;
-  /**
-   * Database and store to ingest into (the running server's, when a command is handed to it).
-   * Default opened from the config and closed at the end; given ones are left open.
-   */
+export interface IngestCommandIo extends CommandIo {
+  /** Database and store to ingest into (the running server's, when a command is handed to it). */
   deps?: {
     db: Awaited<ReturnType<typeof openDatabase>>;
     store: ReturnType<typeof createObjectStore>;
@@ -122,8 +114,7 @@ export function formatReport(report: IngestReport, maxSkipped = 200): string {
 
 /** `matchcast ingest`: loads CSVs or the synthetic league into the DB and `raw-data/odds.parquet`. */
 export async function ingestCommand(argv: string[], io: IngestCommandIo = {}): Promise<number> {
-  const out = io.out ?? ((t: string) => void process.stdout.write(t));
-  const err = io.err ?? ((t: string) => void process.stderr.write(t));
+  const { out, err } = writersOf(io);
   let values: Record<string, string | boolean | undefined>;
   let synthetic: Parameters<typeof ingestSynthetic>[0] | undefined;
   let maxSkipped: number;

@@ -1,4 +1,4 @@
-import { type Config, loadEnv, parseConfig } from '../config.js';
+import { loadEnv, parseConfig } from '../config.js';
 import { MatchesRepository } from '../db/index.js';
 import { isMatchcastError, MatchcastError } from '../domain/index.js';
 import { ingestPath } from '../ingest/index.js';
@@ -20,6 +20,7 @@ import {
   STAGE_NAMES,
 } from '../pipeline/index.js';
 import { openDraftRun, type RunWriter } from '../runs/index.js';
+import { type CommandIo, writersOf } from './command-io.js';
 import { PIPELINE_CHILD_ENV, superviseRun } from './pipeline-child.js';
 import { formatStageResult, nothingProduced, stageLogFigures } from './stage-output.js';
 import { commandOutput } from './terminal.js';
@@ -79,14 +80,7 @@ const OPTION_STAGES: Record<string, readonly string[]> = {
   force: ['run'],
 };
 
-export interface PipelineCommandIo {
-  /** Default `process.stdout.write`. */
-  out?: (text: string) => void;
-  /** Default `process.stderr.write`. */
-  err?: (text: string) => void;
-  /** Default `parseConfig(loadEnv())`. */
-  config?: Config;
-  /** Default opened from `config` (and closed at the end). */
+export interface PipelineCommandIo extends CommandIo {
   deps?: PipelineDeps;
   /** Default {@link defaultAnalyticsStages}. */
   analytics?: AnalyticsStages;
@@ -152,8 +146,7 @@ function parsePipelineArgs(argv: string[]) {
 
 /** `matchcast pipeline <stage> …` — returns the exit code (0 ok, 1 failure, 2 usage error, 3 a gate failed). */
 export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}): Promise<number> {
-  const out = io.out ?? ((t: string) => void process.stdout.write(t));
-  const err = io.err ?? ((t: string) => void process.stderr.write(t));
+  const { out, err } = writersOf(io);
   const parsed = parseOrUsage(() => parsePipelineArgs(argv), err, USAGE);
   if (parsed === undefined) return 2;
   if (parsed === null) {

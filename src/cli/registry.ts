@@ -15,6 +15,7 @@ import {
 } from '../registry/index.js';
 import { readPublished } from '../runs/index.js';
 import { createObjectStore, type ObjectStore } from '../storage/index.js';
+import { type CommandIo, writersOf } from './command-io.js';
 import { parseCliArgs, parseOrUsage } from './usage-error.js';
 
 /** A plain-text table with a header row, columns padded to their widest cell. */
@@ -47,17 +48,8 @@ Options:
   --reason <text>    recorded in the history with the move
   --force            move an alias to a version trained on other features than the published run's`;
 
-/** Where the command writes, and which settings it reads; tests replace them. */
-export interface RegistryCommandIo {
-  /** Default `process.stdout.write`. */
-  out?: (text: string) => void;
-  /** Default `process.stderr.write`. */
-  err?: (text: string) => void;
-  /** Default `parseConfig(loadEnv())`. */
-  config?: Config;
-  /** Default a store from `config` (closed at the end when created here). */
+export interface RegistryCommandIo extends CommandIo {
   store?: ObjectStore;
-  /** Default the database of `config` (closed at the end when opened here). */
   db?: Database;
 }
 
@@ -375,8 +367,7 @@ async function assertServedFeatures(db: Database, v: ModelVersion, force: boolea
 
 /** `matchcast registry …` — returns the exit code (0 ok, 1 failure, 2 usage error). */
 export async function registryCommand(argv: string[], io: RegistryCommandIo = {}): Promise<number> {
-  const out = io.out ?? ((t: string) => void process.stdout.write(t));
-  const err = io.err ?? ((t: string) => void process.stderr.write(t));
+  const { out, err } = writersOf(io);
   const parsed = parseOrUsage(
     () =>
       parseCliArgs({

@@ -1,5 +1,5 @@
 import { recordServedFromPublished } from '../analytics/index.js';
-import { type Config, loadEnv, parseConfig } from '../config.js';
+import { loadEnv, parseConfig } from '../config.js';
 import { type Database, openDatabase } from '../db/index.js';
 import { isMatchcastError, MatchcastError } from '../domain/index.js';
 import { evaluateGates, importLegacyMetadata } from '../pipeline/index.js';
@@ -17,6 +17,7 @@ import {
   rollbackRun,
 } from '../runs/index.js';
 import { createObjectStore, type ObjectStore } from '../storage/index.js';
+import { type CommandIo, writersOf } from './command-io.js';
 import { defaultActor, formatTable } from './registry.js';
 import { parseCliArgs, parseOrUsage } from './usage-error.js';
 
@@ -38,12 +39,8 @@ Options:
 
 Exit codes: 0 ok, 1 failure, 2 usage error, 3 a gate failed (nothing published).`;
 
-export interface RunsCommandIo {
-  out?: (text: string) => void;
-  err?: (text: string) => void;
-  config?: Config;
+export interface RunsCommandIo extends CommandIo {
   store?: ObjectStore;
-  /** The database holding the run records (default: opened from the settings). */
   db?: Database;
 }
 
@@ -75,8 +72,7 @@ function runDetail(r: RunRecord, publishedId: string | null): string {
 
 /** `matchcast runs …` — exit code 0 ok, 1 failure, 2 usage error, 3 a gate failed. */
 export async function runsCommand(argv: string[], io: RunsCommandIo = {}): Promise<number> {
-  const out = io.out ?? ((t: string) => void process.stdout.write(t));
-  const err = io.err ?? ((t: string) => void process.stderr.write(t));
+  const { out, err } = writersOf(io);
   const parsed = parseOrUsage(
     () =>
       parseCliArgs({

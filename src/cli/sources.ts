@@ -18,6 +18,7 @@ import {
   sourceKind,
 } from '../sources/index.js';
 import { createObjectStore, type ObjectStore } from '../storage/index.js';
+import { type CommandIo, writersOf } from './command-io.js';
 import { repredictAfterPoll } from './source-repredict.js';
 import { dateOption, parseCliArgs, UsageError } from './usage-error.js';
 
@@ -43,11 +44,7 @@ ${SOURCE_KINDS.map((k) => `                             ${k.name}: ${k.descripti
 
 Exit code 0 on success, 1 when a poll failed or the database failed, 2 on bad usage.`;
 
-export interface SourcesCommandIo {
-  out?: (text: string) => void;
-  err?: (text: string) => void;
-  config?: Config;
-  /** Database and store to work on; default opened from the config and closed at the end. */
+export interface SourcesCommandIo extends CommandIo {
   deps?: { db: Database; store: ObjectStore };
 }
 
@@ -101,8 +98,7 @@ function formatOutcome(o: PollOutcome): string {
 
 /** `matchcast sources …`. */
 export async function sourcesCommand(argv: string[], io: SourcesCommandIo = {}): Promise<number> {
-  const out = io.out ?? ((t: string) => void process.stdout.write(t));
-  const err = io.err ?? ((t: string) => void process.stderr.write(t));
+  const { out, err } = writersOf(io);
   const [sub, ...rest] = argv;
   if (!sub || sub === '--help' || sub === '-h' || sub === 'help') {
     out(`${USAGE}\n`);

@@ -2,6 +2,7 @@ import { type Config, loadEnv, parseConfig } from '../config.js';
 import { type Database, openDatabase } from '../db/index.js';
 import { isMatchcastError, MatchcastError } from '../domain/index.js';
 import { listTeamAliases, removeTeamAlias, SourcesRepository, setTeamAlias } from '../sources/index.js';
+import { type CommandIo, writersOf } from './command-io.js';
 import { parseCliArgs, UsageError } from './usage-error.js';
 
 const USAGE = `Usage: matchcast teams <command>
@@ -14,17 +15,13 @@ const USAGE = `Usage: matchcast teams <command>
 
 Sources whose rows waited for a name read their whole body again at their next poll.`;
 
-export interface TeamsCommandIo {
-  out?: (text: string) => void;
-  err?: (text: string) => void;
-  config?: Config;
+export interface TeamsCommandIo extends CommandIo {
   deps?: { db: Database };
 }
 
 /** `matchcast teams …`: the team-name mapping used by sources. */
 export async function teamsCommand(argv: string[], io: TeamsCommandIo = {}): Promise<number> {
-  const out = io.out ?? ((t: string) => void process.stdout.write(t));
-  const err = io.err ?? ((t: string) => void process.stderr.write(t));
+  const { out, err } = writersOf(io);
   const [sub, ...rest] = argv;
   if (!sub || sub === '--help' || sub === '-h' || sub === 'help') {
     out(`${USAGE}\n`);
