@@ -5,7 +5,6 @@ import type { RuntimeContext } from '../runtime.js';
 import { startSourceSchedule } from '../sources/index.js';
 import type { ServerJobs } from './server-jobs.js';
 
-/** Options of {@link startEmbeddedSchedule}. */
 export interface EmbeddedScheduleOptions {
   jobs: ServerJobs;
   schedule: PipelineSchedule;
