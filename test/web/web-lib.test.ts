@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { parseBaselinesCsv } from '../../src/api/routes/ui.js';
 import { latestReports, reportKind } from '../../web/src/components/models-panel.js';
+import { Api, type ApiError } from '../../web/src/lib/api.js';
 import {
   type CardFilter,
   defaultView,
@@ -99,4 +103,38 @@ test('latest report of each kind is picked from the timestamped names', () => {
   assert.equal(latest.drift?.url, 'b');
   assert.equal(latest.quality?.url, 'c');
   assert.equal(reportKind('other.html'), 'other');
+});
+
+test('a 401 answering a key since replaced does not drop the new key', async () => {
+  const server = createServer((req, res) => {
+    // The mistyped key is answered late, after the right one was entered.
+    const late = req.headers['x-api-key'] === 'wrong';
+    setTimeout(
+      () => {
+        res.writeHead(late ? 401 : 200, { 'content-type': 'application/json' });
+        res.end(late ? '{"detail":"bad key"}' : '[]');
+      },
+      late ? 100 : 0,
+    );
+  }).listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  let current: string | null = 'wrong';
+  const rejected: string[] = [];
+  const api = new Api(
+    () => current,
+    () => rejected.push(String(current)),
+  );
+  try {
+    const slow = api.get(`${base}/predict/cards/`).catch((e: unknown) => e);
+    current = 'right';
+    assert.deepEqual(await api.get(`${base}/predict/cards/`), []);
+    assert.equal(((await slow) as ApiError).status, 401);
+    assert.deepEqual(rejected, [], 'the late 401 of the old key leaves the new one');
+    current = 'wrong';
+    await api.get(`${base}/x`).catch(() => undefined);
+    assert.deepEqual(rejected, ['wrong'], 'a 401 for the key in use asks for it again');
+  } finally {
+    server.close();
+  }
 });

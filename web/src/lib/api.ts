@@ -55,7 +55,11 @@ function detailOf(body: unknown, status: number): string {
   return `HTTP ${status}`;
 }
 
-/** A thin client: every call sends the key, and any 401 is reported through `onUnauthorized`. */
+/**
+ * A thin client: every call sends the key, and a 401 for the key in use is reported through
+ * `onUnauthorized`. A 401 answering a key that has since been replaced (a slow request sent with a
+ * mistyped key) is not: it must not throw away the key entered after it.
+ */
 export class Api {
   constructor(
     private key: () => string | null,
@@ -68,7 +72,7 @@ export class Api {
     if (key) headers['x-api-key'] = key;
     const res = await fetch(path, { headers, signal, credentials: 'same-origin' });
     if (res.status === 401) {
-      this.onUnauthorized();
+      if (this.key() === key) this.onUnauthorized();
       throw new ApiError(401, 'The API key was rejected.');
     }
     if (!res.ok) {
