@@ -10,15 +10,16 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { simulateBets, twoWayCandidate } from '../src/analytics/index.js';
+import { twoWayCandidate } from '../src/analytics/goals-simulation.js';
+import { simulateBets } from '../src/analytics/simulation.js';
 import { buildFeatureRows, demargin } from '../src/features/index.js';
 import {
   buildGoalInputs,
   goalsWalkForward,
-  type MarketLossRow,
   marketsFromMatrix,
   scoreMatrix,
 } from '../src/model/goals/index.js';
+import type { MarketLossRow } from '../src/model/goals/walk-forward.js';
 import { walkForwardBacktest } from '../src/model/index.js';
 import { FOOTBALL_DATA_DIR, loadFootballData } from './football-data.js';
 

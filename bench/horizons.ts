@@ -14,8 +14,9 @@
  */
 import type { Probabilities } from '../src/domain/index.js';
 import { buildFeatureRows, demargin, MARKET_FREE_FEATURE_NAMES } from '../src/features/index.js';
-import { type BacktestPrediction, walkForwardBacktest } from '../src/model/index.js';
-import { FALLBACK_PARAMS } from '../src/pipeline/index.js';
+import { walkForwardBacktest } from '../src/model/index.js';
+import type { BacktestPrediction } from '../src/model/walk-forward.js';
+import { FALLBACK_PARAMS } from '../src/pipeline/stage-fallback.js';
 import { loadFootballData } from './football-data.js';
 
 const EVAL = { from: new Date('2021-07-01T00:00:00Z'), to: new Date('2023-07-01T00:00:00Z') };

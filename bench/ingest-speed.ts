@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/index.js';
-import { ingestPath, listCsvFiles, parseCsvFile } from '../src/ingest/index.js';
+import { parseCsvFile } from '../src/ingest/csv-file.js';
+import { ingestPath, listCsvFiles } from '../src/ingest/index.js';
 import { createObjectStore } from '../src/storage/index.js';
 
 const source = process.argv[2] ?? '/work/shared/data/football';

@@ -28,7 +28,8 @@ import {
   MODEL_FEATURE_NAMES,
   toModelInput,
 } from '../src/features/index.js';
-import { serializeModel, trainModel } from '../src/model/index.js';
+import { serializeModel } from '../src/model/index.js';
+import { trainModel } from '../src/model/model.js';
 import { createRegistry } from '../src/registry/index.js';
 import { createObjectStore } from '../src/storage/index.js';
 import { publishArtifacts } from '../test/helpers/served.js';

@@ -12,7 +12,8 @@ const ROI_MARKER = '<!-- betting-simulation -->';
 import { cpus } from 'node:os';
 import type { Probabilities } from '../src/domain/index.js';
 import { buildFeatureRows, demargin, type FeatureOptions, type FeatureRow } from '../src/features/index.js';
-import { computeMetrics, type MetricSet, type TrainParams, walkForwardBacktest } from '../src/model/index.js';
+import { type TrainParams, walkForwardBacktest } from '../src/model/index.js';
+import { computeMetrics, type MetricSet } from '../src/model/metrics.js';
 import { loadFootballData } from './football-data.js';
 import { reliabilitySvg } from './reliability-svg.js';
 

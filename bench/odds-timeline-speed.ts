@@ -6,14 +6,11 @@
 import type { Match, OddsObservation } from '../src/domain/index.js';
 import { OddsTimeline } from '../src/domain/index.js';
 import { buildFeatureRows } from '../src/features/index.js';
-import {
-  decodeObservations,
-  listCsvFiles,
-  OBSERVATION_COLUMNS,
-  parseCsvFile,
-  stampPrices,
-  summariseOdds,
-} from '../src/ingest/index.js';
+import { parseCsvFile } from '../src/ingest/csv-file.js';
+import { listCsvFiles } from '../src/ingest/index.js';
+import { stampPrices } from '../src/ingest/ingest-path.js';
+import { decodeObservations, OBSERVATION_COLUMNS } from '../src/ingest/observations-file.js';
+import { summariseOdds } from '../src/ingest/odds-file.js';
 import { writeParquet } from '../src/storage/index.js';
 
 const source = process.argv[2] ?? '/work/shared/data/football';

@@ -5,11 +5,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { PerformanceSummary } from '../src/analytics/index.js';
+import type { PerformanceSummary } from '../src/analytics/performance-stage.js';
 import { parseConfig } from '../src/config.js';
 import { ingestPath } from '../src/ingest/index.js';
 import { createLogger } from '../src/logger.js';
-import { bootstrapFirstRun, openPipelineDeps, runPipeline, silentProgress } from '../src/pipeline/index.js';
+import { bootstrapFirstRun, openPipelineDeps, runPipeline } from '../src/pipeline/index.js';
+import { silentProgress } from '../src/pipeline/progress.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: string) => {

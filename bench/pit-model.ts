@@ -28,8 +28,9 @@ import {
   predictionTimeOf,
 } from '../src/features/index.js';
 import { buildGoalInputs, marketsFromMatrix, scoreMatrix } from '../src/model/goals/index.js';
-import { type BacktestPrediction, walkForwardBacktest } from '../src/model/index.js';
-import { FALLBACK_PARAMS } from '../src/pipeline/index.js';
+import { walkForwardBacktest } from '../src/model/index.js';
+import type { BacktestPrediction } from '../src/model/walk-forward.js';
+import { FALLBACK_PARAMS } from '../src/pipeline/stage-fallback.js';
 import { addGoalsOdds, loadFootballData } from './football-data.js';
 
 const DAY = 86_400_000;

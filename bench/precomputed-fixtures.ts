@@ -4,7 +4,7 @@
  * publish them as a pipeline run does: a run of their own that inherits the served run's other files.
  */
 import { OUTCOME_LABELS, predictedClass } from '../src/domain/index.js';
-import type { RunBackends } from '../src/runs/index.js';
+import type { RunBackends } from '../src/runs/run-writer.js';
 import { type ParquetColumn, writeParquet } from '../src/storage/index.js';
 import { publishArtifacts } from '../test/helpers/served.js';
 

@@ -36,6 +36,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   export: async () => (await import('./cli/export.js')).exportCommand,
   sources: async () => (await import('./cli/sources.js')).sourcesCommand,
   teams: async () => (await import('./cli/teams.js')).teamsCommand,
+  // Internal: the child process of `start` that runs source polls and replay releases.
+  '_work-child': async () => (await import('./cli/work-child.js')).workChildCommand,
 };
 
 /**

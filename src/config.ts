@@ -199,8 +199,8 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
 }
 
 /** Bounds of a `PIPELINE_SCHEDULE` interval (`every <n><s|m|h|d>`): 1 s to 366 days. */
-export const SCHEDULE_EVERY_MIN_MS = 1000;
-export const SCHEDULE_EVERY_MAX_MS = 366 * 86_400_000;
+const SCHEDULE_EVERY_MIN_MS = 1000;
+const SCHEDULE_EVERY_MAX_MS = 366 * 86_400_000;
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
 /**

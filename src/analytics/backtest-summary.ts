@@ -1,9 +1,10 @@
+import { bootstrapInterval } from '../model/index.js';
 import type { AnalystRow } from './analyst-columns.js';
 import type { AnalystData } from './analyst-data.js';
 import { type Bet, type BetGroupSummary, summariseBets } from './bets.js';
 
 /** Paired bootstrap: resamples of the matches, percentile interval, fixed seed (reproducible). */
-export const BOOTSTRAP = { resamples: 500, level: 0.95, seed: 1 } as const;
+const BOOTSTRAP = { resamples: 500, level: 0.95, seed: 1 } as const;
 
 const HORIZON_LINES = [
   { horizon: 'early', line: 'opening' },
@@ -76,42 +77,16 @@ export interface BacktestSummary {
   profit: ProfitSeries[];
 }
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Mean of `d` and the percentile interval of its mean over paired resamples of the matches. */
-export function pairedBootstrap(
-  d: readonly number[],
-  seed: number = BOOTSTRAP.seed,
-): [number, number, number] {
-  const n = d.length;
-  const mean = d.reduce((a, b) => a + b, 0) / n;
-  const rand = mulberry32(seed);
-  const means = new Float64Array(BOOTSTRAP.resamples);
-  for (let b = 0; b < BOOTSTRAP.resamples; b++) {
-    let s = 0;
-    for (let i = 0; i < n; i++) s += d[Math.floor(rand() * n)];
-    means[b] = s / n;
-  }
-  means.sort();
-  const q = (p: number) => means[Math.min(means.length - 1, Math.max(0, Math.floor(p * means.length)))];
-  const tail = (1 - BOOTSTRAP.level) / 2;
-  return [mean, q(tail), q(1 - tail)];
+function pairedBootstrap(d: readonly number[]): [number, number, number] {
+  return [d.reduce((a, b) => a + b, 0) / d.length, ...bootstrapInterval(d, BOOTSTRAP)];
 }
 
-export function logLossOf(p: readonly number[], y: number): number {
+function logLossOf(p: readonly number[], y: number): number {
   return -Math.log(Math.max(1e-15, p[y]));
 }
 
-export function rpsOf(p: readonly number[], y: number): number {
+function rpsOf(p: readonly number[], y: number): number {
   const c0 = p[0] - (y === 0 ? 1 : 0);
   const c1 = p[0] + p[1] - (y <= 1 ? 1 : 0);
   return (c0 * c0 + c1 * c1) / 2;

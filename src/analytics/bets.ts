@@ -1,18 +1,18 @@
 import type { AnalystRow } from './analyst-columns.js';
 
 /** Markets the bets are simulated on. */
-export const BET_MARKETS = ['1x2', 'ou25', 'btts'] as const;
+const BET_MARKETS = ['1x2', 'ou25', 'btts'] as const;
 export type BetMarket = (typeof BET_MARKETS)[number];
-export const BET_STRATEGIES = ['model', 'favourite', 'always_first'] as const;
+const BET_STRATEGIES = ['model', 'favourite', 'always_first'] as const;
 export type BetStrategy = (typeof BET_STRATEGIES)[number];
-export const STAKING_PLANS = ['flat', 'kelly'] as const;
+const STAKING_PLANS = ['flat', 'kelly'] as const;
 export type StakingPlan = (typeof STAKING_PLANS)[number];
 
 /**
  * Fractional Kelly: stake = min(cap, fraction × (p·o − 1)/(o − 1)) × bankroll, on a fixed notional
  * bankroll (no compounding, so every stake depends on its own bet only and can be recomputed row by row).
  */
-export const KELLY = { fraction: 0.25, cap: 0.05, bankroll: 100 } as const;
+const KELLY = { fraction: 0.25, cap: 0.05, bankroll: 100 } as const;
 
 const SELECTIONS: Record<BetMarket, readonly string[]> = {
   '1x2': ['home', 'draw', 'away'],
@@ -127,7 +127,7 @@ function pick(o: Offer, strategy: BetStrategy, threshold: number): number | null
 }
 
 /** Units staked on a bet at probability `p` and price `o`; 0 = no bet (Kelly with no edge). */
-export function stakeOf(plan: StakingPlan, p: number, o: number): number {
+function stakeOf(plan: StakingPlan, p: number, o: number): number {
   if (plan === 'flat') return 1;
   const kelly = (p * o - 1) / (o - 1);
   if (!(kelly > 0)) return 0;

@@ -11,20 +11,12 @@ import {
   type QualityLimits,
 } from './quality-checks/types.js';
 
-export { QUALITY_CHECKS } from './quality-checks/index.js';
 export type {
-  CheckResult,
-  CheckStatus,
-  DataQualityInput,
   DataQualityReport,
-  MissingColumn,
-  QualityCheck,
-  QualityCheckDef,
-  QualityContext,
   QualityLimits,
 } from './quality-checks/types.js';
 
-export const DEFAULT_QUALITY_LIMITS: QualityLimits = {
+const DEFAULT_QUALITY_LIMITS: QualityLimits = {
   minOdd: 1.01,
   overround: [0, 0.3],
   staleAfterDays: 21,

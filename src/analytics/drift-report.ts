@@ -93,7 +93,7 @@ export function driftLatest(
 }
 
 /** Why a drift summary has no score: no report in the published run, or a window with nothing to test. */
-export type DriftNoScoreReason = 'no_run' | 'empty_window' | 'too_few_values';
+type DriftNoScoreReason = 'no_run' | 'empty_window' | 'too_few_values';
 
 const day = (v: unknown) => (typeof v === 'string' ? v.slice(0, 10) : '?');
 const count = (o: unknown, k: string): number | null => {

@@ -9,9 +9,9 @@ import { computeDrift, DEFAULT_DRIFT_THRESHOLDS, type DriftThresholds } from './
 import { type DriftLatest, type DriftReport, driftLatest } from './drift-report.js';
 import { renderDriftReport } from './drift-report-html.js';
 import { type AnalyticsDeps, asDate, numOrNull, putText, readOdds, readParquetObject } from './io.js';
-import { dataQualityFilename, driftReportFilename, isReportFilename } from './report-names.js';
+import { dataQualityFilename, driftReportFilename, pruneReports } from './report-names.js';
 
-export interface DriftStageOptions {
+interface DriftStageOptions {
   /** "Now" of the run. Default: the features file's `as_of`, else the current time. */
   asOf?: Date;
   /** Days of finished matches before as-of in the current window (plus every future match). Default `30`. */
@@ -33,7 +33,7 @@ export interface DriftStageOptions {
   now?: Date;
 }
 
-export interface DriftStageResult {
+interface DriftStageResult {
   latest: DriftLatest;
   report: DriftReport;
   dataQuality: DataQualityReport;
@@ -60,22 +60,6 @@ async function referenceVersion(deps: AnalyticsDeps, stage: Stage): Promise<Mode
     return newest;
   }
   return null;
-}
-
-/** Deletes all but the newest `keep` reports of each kind (names sort by their UTC timestamp). */
-async function pruneReports(deps: AnalyticsDeps, keep: number): Promise<number> {
-  let deleted = 0;
-  for (const prefix of ['drift_report_', 'data_quality_']) {
-    const names = (await deps.store.list('reports', prefix))
-      .map((o) => o.key)
-      .filter(isReportFilename)
-      .sort();
-    for (const name of names.slice(0, Math.max(0, names.length - Math.max(1, keep)))) {
-      await deps.store.delete('reports', name);
-      deleted++;
-    }
-  }
-  return deleted;
 }
 
 function byMatchId(rows: readonly ParquetRow[]): Map<number, ParquetRow> {
@@ -237,7 +221,7 @@ export async function runDriftStage(
     'application/json',
   );
 
-  const pruned = await pruneReports(deps, opts.keepReports ?? 60);
+  const pruned = await pruneReports(deps.store, ['drift_report_', 'data_quality_'], opts.keepReports ?? 60);
 
   log.info(
     {

@@ -142,7 +142,7 @@ function avg(xs: readonly number[]): number | null {
 }
 
 /** Drift of one column between a reference and a current sample (pure). */
-export function featureDrift(
+function featureDrift(
   name: string,
   reference: readonly ValueRow[],
   current: readonly ValueRow[],

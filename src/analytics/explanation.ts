@@ -20,10 +20,10 @@ export interface ServedModel {
  * `model_run_id`. Null when no registry knows the run; throws `MC_ERR_NO_EXPLANATION` when it is
  * known but its model was not kept.
  */
-export type ServedModelLookup = (stage: string, runId: string) => Promise<ServedModel | null>;
+type ServedModelLookup = (stage: string, runId: string) => Promise<ServedModel | null>;
 
 /** Agreement required between the recomputed and the served probabilities. */
-export const EXPLANATION_TOLERANCE = 1e-9;
+const EXPLANATION_TOLERANCE = 1e-9;
 
 const indexes = new WeakMap<AnalystData, Map<number, AnalystRow>>();
 

@@ -11,8 +11,8 @@ import {
 } from './simulation.js';
 
 /** Two-way goals markets the simulation bets. */
-export const GOALS_MARKETS = ['ou25', 'btts'] as const;
-export type GoalsMarket = (typeof GOALS_MARKETS)[number];
+const GOALS_MARKETS = ['ou25', 'btts'] as const;
+type GoalsMarket = (typeof GOALS_MARKETS)[number];
 
 function valid(x: number | null | undefined): x is number {
   return typeof x === 'number' && Number.isFinite(x) && x > 1;
@@ -57,7 +57,7 @@ export function twoWayCandidate(
   };
 }
 
-export interface GoalsSimulationResult {
+interface GoalsSimulationResult {
   market: GoalsMarket;
   sim: SimulationResult;
 }
@@ -69,7 +69,7 @@ function cell(v: string | number | null | undefined): string {
 }
 
 /** Header of `reports/roi_by_region_markets.csv`. */
-export const ROI_MARKETS_COLUMNS = [
+const ROI_MARKETS_COLUMNS = [
   'market',
   'strategy',
   'region_name',

@@ -3,7 +3,7 @@ import { Badge, num, numText, renderReport, Table } from './report-html.js';
 import { Chart, EmptyChart, f1 } from './svg.js';
 
 /** What the report shows of a performance summary (`PerformanceSummary` of performance-stage.ts). */
-export interface PerformanceReportInput {
+interface PerformanceReportInput {
   as_of: string;
   generated_at: string;
   window: { matches: number; days: number };
@@ -63,7 +63,7 @@ function GroupsTable({ groups }: { groups: readonly PerformanceGroup[] }) {
 }
 
 /** Predicted probability against observed frequency per decile; the diagonal is perfect calibration. */
-export function ReliabilityChart({ bins, title }: { bins: readonly ReliabilityBin[]; title: string }) {
+function ReliabilityChart({ bins, title }: { bins: readonly ReliabilityBin[]; title: string }) {
   const size = 260;
   const pad = 34;
   const plot = size - 2 * pad;
@@ -112,7 +112,7 @@ export function ReliabilityChart({ bins, title }: { bins: readonly ReliabilityBi
 }
 
 /** Weekly log loss of the served probabilities and of both lines. */
-export function SeriesChart({ series, title }: { series: readonly PeriodPoint[]; title: string }) {
+function SeriesChart({ series, title }: { series: readonly PeriodPoint[]; title: string }) {
   const width = 640;
   const height = 220;
   const pad = { left: 44, right: 10, top: 22, bottom: 30 };

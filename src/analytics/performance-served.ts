@@ -35,7 +35,7 @@ export interface ServedRow {
   odds_observed_at: Date | null;
 }
 
-export const SERVED_COLUMNS: readonly ParquetColumn[] = [
+const SERVED_COLUMNS: readonly ParquetColumn[] = [
   { name: 'match_id', type: 'int64' },
   { name: 'region_id', type: 'int32' },
   { name: 'region_name', type: 'string' },
@@ -55,7 +55,7 @@ export const SERVED_COLUMNS: readonly ParquetColumn[] = [
 ];
 
 /** The fields of a published prediction row that the log needs (a `PredictionRow` has them all). */
-export type PublishedPrediction = Pick<
+type PublishedPrediction = Pick<
   ServedRow,
   | 'match_id'
   | 'region_id'
@@ -71,8 +71,7 @@ export type PublishedPrediction = Pick<
   odds_observed_at?: Date | null;
 };
 
-/** Options of {@link recordServedPredictions}. */
-export interface RecordServedOptions {
+interface RecordServedOptions {
   /** The publication's "now" (run as-of / replay clock). Only rows kicking off after it are logged. */
   servedAt: Date;
   /** Id of the run or re-prediction that published the rows. Default: none. */
@@ -83,8 +82,7 @@ export interface RecordServedOptions {
   now?: Date;
 }
 
-/** Result of {@link recordServedPredictions}. */
-export interface RecordServedResult {
+interface RecordServedResult {
   /** Rows appended (0: nothing written). */
   rows: number;
   /** Key in the `predictions` bucket, null when nothing was written. */
@@ -92,7 +90,7 @@ export interface RecordServedResult {
 }
 
 /** Key of one publication's file: names sort by the publication instant. */
-export function servedLogKey(servedAt: Date, publicationId: string | undefined, now: Date): string {
+function servedLogKey(servedAt: Date, publicationId: string | undefined, now: Date): string {
   const tag = (publicationId ?? compactTimestamp(now)).replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
   return `${SERVED_LOG.prefix}${compactTimestamp(servedAt)}_${tag}.parquet`;
 }

@@ -14,10 +14,9 @@ import {
 } from './performance.js';
 import { renderPerformanceReport } from './performance-html.js';
 import { readServedLog } from './performance-served.js';
-import { isReportFilename, performanceReportFilename } from './report-names.js';
+import { performanceReportFilename, pruneReports } from './report-names.js';
 
-/** Options of {@link runPerformanceStage}. */
-export interface PerformanceStageOptions {
+interface PerformanceStageOptions {
   /** "Now": only matches kicking off before it have a result (the replay clock's now). Default now. */
   asOf?: Date;
   /** Window of the figures. Default `PERFORMANCE_WINDOW_MATCHES` / `PERFORMANCE_WINDOW_DAYS`. */
@@ -110,17 +109,6 @@ async function backtestRows(
   return joinServedResults(pseudoServed, matches, odds, { asOf, demargin }).joined;
 }
 
-/** Deletes all but the newest `keep` performance reports. */
-async function pruneReports(store: ObjectStore, keep: number): Promise<void> {
-  const names = (await store.list('reports', 'performance_report_'))
-    .map((o) => o.key)
-    .filter(isReportFilename)
-    .sort();
-  for (const name of names.slice(0, Math.max(0, names.length - Math.max(1, keep)))) {
-    await store.delete('reports', name);
-  }
-}
-
 /**
  * `pipeline performance`: the predictions served before kick-off (the served log) joined to the
  * results known at `asOf`, with the opening and closing lines on the same matches; writes
@@ -194,7 +182,7 @@ export async function runPerformanceStage(
     `${JSON.stringify(summary)}\n`,
     'application/json',
   );
-  await pruneReports(store, opts.keepReports ?? 60);
+  await pruneReports(store, ['performance_report_'], opts.keepReports ?? 60);
   const all = summary.groups[0];
   deps.log.info(
     {

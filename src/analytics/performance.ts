@@ -19,7 +19,7 @@ export interface JoinedMatch {
 }
 
 /** A market line on the matches where it exists, beside the model on those same matches. */
-export interface LineComparison {
+interface LineComparison {
   /** Matches that have this line. */
   n: number;
   /** The model on those matches. */
@@ -54,7 +54,7 @@ export interface PeriodPoint {
 }
 
 /** Realised figures of one group (a region, or all regions). */
-export interface PerformanceFigures {
+interface PerformanceFigures {
   n: number;
   log_loss: number | null;
   rps: number | null;
@@ -85,8 +85,7 @@ export interface PerformanceWindow {
   days: number;
 }
 
-/** Options of {@link joinServedResults}. */
-export interface JoinOptions {
+interface JoinOptions {
   /** Results count only for matches kicking off before this instant (the replay clock's now). */
   asOf: Date;
   /** How the bookmaker margin is removed from the lines. Default `power` (as the features do). */
@@ -142,11 +141,7 @@ export function joinServedResults(
 }
 
 /** The rows of a group that fall in the window (rows sorted by kick-off). */
-export function applyWindow(
-  rows: readonly JoinedMatch[],
-  window: PerformanceWindow,
-  asOf: Date,
-): JoinedMatch[] {
+function applyWindow(rows: readonly JoinedMatch[], window: PerformanceWindow, asOf: Date): JoinedMatch[] {
   const from = window.days > 0 ? asOf.getTime() - window.days * DAY_MS : Number.NEGATIVE_INFINITY;
   const inDays = rows.filter((r) => r.start_time_utc.getTime() >= from);
   return window.matches > 0 ? inDays.slice(-window.matches) : inDays;
@@ -186,7 +181,7 @@ function compareLine(rows: readonly JoinedMatch[], which: 'opening' | 'closing')
 }
 
 /** Ten equal-width bins of predicted probability, the three outcomes of each match pooled. */
-export function reliabilityTable(rows: readonly JoinedMatch[]): {
+function reliabilityTable(rows: readonly JoinedMatch[]): {
   bins: ReliabilityBin[];
   calibration_error: number | null;
 } {
@@ -223,7 +218,7 @@ export function reliabilityTable(rows: readonly JoinedMatch[]): {
 }
 
 /** Realised figures of a set of joined matches. */
-export function performanceFigures(rows: readonly JoinedMatch[]): PerformanceFigures {
+function performanceFigures(rows: readonly JoinedMatch[]): PerformanceFigures {
   const probs = rows.map((r) => r.proba);
   const y = rows.map((r) => r.label);
   const rel = reliabilityTable(rows);
@@ -255,7 +250,7 @@ function weekStart(d: Date): number {
 }
 
 /** Model and both lines per calendar week (rows sorted by kick-off). */
-export function weeklySeries(rows: readonly JoinedMatch[]): PeriodPoint[] {
+function weeklySeries(rows: readonly JoinedMatch[]): PeriodPoint[] {
   const groups = new Map<number, JoinedMatch[]>();
   for (const r of rows) {
     const w = weekStart(r.start_time_utc);

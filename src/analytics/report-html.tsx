@@ -38,12 +38,12 @@ export function renderReport(title: string, body: ComponentChildren): string {
 }
 
 /** A right-aligned numeric cell value (see {@link num}). */
-export interface NumCell {
+interface NumCell {
   readonly num: string;
 }
 
 /** A table cell: any text or component (a `<td>`), or a {@link NumCell} (a right-aligned `<td class="num">`). */
-export type Cell = ComponentChildren | NumCell;
+type Cell = ComponentChildren | NumCell;
 
 function isNum(c: Cell): c is NumCell {
   return typeof c === 'object' && c !== null && !Array.isArray(c) && 'num' in c;
@@ -85,7 +85,7 @@ export function Table({
   );
 }
 
-export type BadgeKind = 'ok' | 'warn' | 'fail' | 'drift' | 'skip';
+type BadgeKind = 'ok' | 'warn' | 'fail' | 'drift' | 'skip';
 
 export function Badge({ kind, children }: { kind: BadgeKind; children: ComponentChildren }) {
   return <span class={`badge ${kind}`}>{children}</span>;

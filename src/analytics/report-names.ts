@@ -1,5 +1,7 @@
+import type { ObjectStore } from '../storage/index.js';
+
 /** Names of the HTML reports in the `reports` bucket; the monitoring routes serve nothing else. */
-export const REPORT_FILENAME_PATTERN = /^(drift_report|data_quality|performance_report)_[0-9TZ]+\.html$/;
+const REPORT_FILENAME_PATTERN = /^(drift_report|data_quality|performance_report)_[0-9TZ]+\.html$/;
 
 export function isReportFilename(name: string): boolean {
   return REPORT_FILENAME_PATTERN.test(name);
@@ -23,4 +25,24 @@ export function dataQualityFilename(d: Date): string {
 
 export function performanceReportFilename(d: Date): string {
   return `performance_report_${compactTimestamp(d)}.html`;
+}
+
+/** Deletes all but the newest `keep` (at least 1) reports of each prefix (names sort by timestamp). */
+export async function pruneReports(
+  store: ObjectStore,
+  prefixes: readonly string[],
+  keep: number,
+): Promise<number> {
+  let deleted = 0;
+  for (const prefix of prefixes) {
+    const names = (await store.list('reports', prefix))
+      .map((o) => o.key)
+      .filter(isReportFilename)
+      .sort();
+    for (const name of names.slice(0, Math.max(0, names.length - Math.max(1, keep)))) {
+      await store.delete('reports', name);
+      deleted++;
+    }
+  }
+  return deleted;
 }

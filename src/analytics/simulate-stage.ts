@@ -13,14 +13,14 @@ import {
 } from './simulation.js';
 
 /** Keys the simulate stage writes in the `reports` bucket. */
-export const SIMULATION_KEYS = {
+const SIMULATION_KEYS = {
   byRegion: KEYS.roiByRegion.key,
   byRegionSeason: 'roi_by_region_season.csv',
   baselines: 'roi_baselines.csv',
   summary: 'roi_summary.json',
 } as const;
 
-export interface SimulateStageOptions {
+interface SimulateStageOptions {
   /** Minimum edge to bet. Default `config.edgeThreshold` (EDGE_THRESHOLD, 0.05). Never tuned on the evaluated period. */
   edgeThreshold?: number;
   /** Odds taken. Default `closing` (conservative; see docs/analytics.md). */
@@ -32,7 +32,7 @@ export interface SimulateStageOptions {
 }
 
 /** The JSON summary written beside the CSVs (`reports/roi_summary.json`). */
-export interface RoiSummary {
+interface RoiSummary {
   generated_at: string;
   as_of: string;
   edge_threshold: number;
@@ -48,7 +48,7 @@ export interface RoiSummary {
   files: string[];
 }
 
-export interface SimulateStageResult {
+interface SimulateStageResult {
   summary: RoiSummary;
   /** Keys written in the `reports` bucket. */
   keys: string[];

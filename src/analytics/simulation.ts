@@ -36,7 +36,7 @@ export interface BetCandidate {
   odds: readonly [number, number, number];
 }
 
-export interface CandidateSelection {
+interface CandidateSelection {
   candidates: BetCandidate[];
   /** Predictions dropped, by reason (for the JSON summary). */
   excluded: { no_match: number; not_finished: number; no_odds: number; bad_probabilities: number };
@@ -108,7 +108,7 @@ export function selectCandidates(
 }
 
 /** A betting strategy: the outcome to back on a match, or null to pass. */
-export type Strategy = (c: BetCandidate) => Outcome | null;
+type Strategy = (c: BetCandidate) => Outcome | null;
 
 /** The model: back the outcome with the largest edge `p × odd − 1`, if that edge exceeds the threshold. */
 export function edgeStrategy(edgeThreshold: number): Strategy {
@@ -127,14 +127,14 @@ export function edgeStrategy(edgeThreshold: number): Strategy {
 }
 
 /** Baseline: always back the bookmaker's favourite (lowest odd; ties go to the lower class). */
-export const favouriteStrategy: Strategy = (c) => {
+const favouriteStrategy: Strategy = (c) => {
   let best: Outcome = 0;
   for (const k of [1, 2] as const) if (c.odds[k] < c.odds[best]) best = k;
   return best;
 };
 
 /** Baseline: always back the home side. */
-export const homeStrategy: Strategy = () => 0;
+const homeStrategy: Strategy = () => 0;
 
 export interface PlacedBet {
   match_id: number;
@@ -183,7 +183,7 @@ export interface SimulationResult {
   n_candidates: number;
 }
 
-export interface SimulateOptions {
+interface SimulateOptions {
   /** Minimum edge `p × odd − 1` to bet; strictly greater than. Default `0.05` (EDGE_THRESHOLD). */
   edgeThreshold?: number;
   /**
@@ -193,7 +193,7 @@ export interface SimulateOptions {
   regions?: ReadonlyArray<{ region_id: number; region_name: string }>;
 }
 
-export function summarise(bets: readonly PlacedBet[]): BetSummary {
+function summarise(bets: readonly PlacedBet[]): BetSummary {
   const n = bets.length;
   const won = bets.filter((b) => b.won).length;
   const profit = bets.reduce((s, b) => s + b.profit, 0);

@@ -3,7 +3,7 @@
  * callers drop nulls first (missingness is reported separately by the data-quality report).
  */
 
-export function mean(xs: readonly number[]): number {
+function mean(xs: readonly number[]): number {
   if (xs.length === 0) return Number.NaN;
   let s = 0;
   for (const x of xs) s += x;
@@ -117,7 +117,7 @@ export function chiSquaredHomogeneity(
 }
 
 /** P(X > x) for X ~ χ²(df). */
-export function chiSquaredSurvival(x: number, df: number): number {
+function chiSquaredSurvival(x: number, df: number): number {
   if (x <= 0) return 1;
   return regularizedGammaQ(df / 2, x / 2);
 }
@@ -137,7 +137,7 @@ function logGamma(z: number): number {
 }
 
 /** Upper regularized incomplete gamma Q(a, x) (series below a + 1, continued fraction above). */
-export function regularizedGammaQ(a: number, x: number): number {
+function regularizedGammaQ(a: number, x: number): number {
   if (x <= 0) return 1;
   const lnPre = -x + a * Math.log(x) - logGamma(a);
   if (x < a + 1) {

@@ -1,10 +1,10 @@
 import type { ComponentChildren } from 'preact';
 import { formatNumber, type Histogram } from './drift.js';
 
-export const REFERENCE_COLOUR = '#4c78a8';
-export const CURRENT_COLOUR = '#f58518';
+const REFERENCE_COLOUR = '#4c78a8';
+const CURRENT_COLOUR = '#f58518';
 
-export interface ChartOptions {
+interface ChartOptions {
   /** Default `520`. */
   width?: number;
   /** Default `200`. */

@@ -11,7 +11,6 @@ import { registerStrictValidation } from './plugins/validation.js';
 import { ROUTE_MODULES } from './routes/index.js';
 import { SERVICE_VERSION } from './version.js';
 
-/** Options of {@link buildApp}. */
 export interface BuildAppOptions {
   /** Log every request as a JSON line. Default `true`. */
   logRequests?: boolean;

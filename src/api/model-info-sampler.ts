@@ -1,8 +1,7 @@
 import type { AppContext } from './context.js';
 import { forgetRegisteredModel, sampleRegisteredModel } from './routes/live.js';
 
-/** Options of {@link startModelInfoSampler}. */
-export interface ModelInfoSamplerOptions {
+interface ModelInfoSamplerOptions {
   /** Period between samples, ms. Default `15000`. */
   everyMs?: number;
 }

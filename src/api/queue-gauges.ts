@@ -27,7 +27,7 @@ async function refresh(): Promise<void> {
 }
 
 /** Finished task results kept for task_status (memory budget: RESULT_STORE_MAX, by age RESULT_TTL). */
-export const taskResultsKept = new client.Gauge({
+new client.Gauge({
   name: 'matchcast_task_results_kept',
   help: 'Finished task results kept for task_status (removed after RESULT_TTL; capped at RESULT_STORE_MAX)',
   registers: [registry],
@@ -37,7 +37,7 @@ export const taskResultsKept = new client.Gauge({
   },
 });
 
-export const taskResultsMax = new client.Gauge({
+new client.Gauge({
   name: 'matchcast_task_results_max',
   help: 'Memory cap of the result store: RESULT_STORE_MAX results',
   registers: [registry],
@@ -46,7 +46,7 @@ export const taskResultsMax = new client.Gauge({
   },
 });
 
-export const tasksWaiting = new client.Gauge({
+new client.Gauge({
   name: 'matchcast_tasks_waiting',
   help: 'Tasks waiting for a worker (submits beyond QUEUE_MAX_WAITING answer 503 MC_ERR_QUEUE_FULL)',
   registers: [registry],
@@ -56,7 +56,7 @@ export const tasksWaiting = new client.Gauge({
   },
 });
 
-export const tasksWaitingMax = new client.Gauge({
+new client.Gauge({
   name: 'matchcast_tasks_waiting_max',
   help: 'QUEUE_MAX_WAITING: the cap on waiting tasks',
   registers: [registry],
@@ -65,7 +65,7 @@ export const tasksWaitingMax = new client.Gauge({
   },
 });
 
-export const brokerMemoryBytes = new client.Gauge({
+new client.Gauge({
   name: 'matchcast_broker_memory_bytes',
   help: 'Memory used by the task broker (Redis used_memory), bytes; absent for the in-process queue',
   registers: [registry],

@@ -1,7 +1,6 @@
 import type { PredictionCache } from './prediction-cache.js';
 
-/** Options of {@link createMemoryCache}. */
-export interface MemoryCacheOptions {
+interface MemoryCacheOptions {
   /** Entries kept at most; the least recently used goes first. Default `10000`. */
   maxEntries?: number;
   /** Clock in ms, for tests. Default `Date.now`. */

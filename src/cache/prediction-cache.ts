@@ -10,7 +10,7 @@ export interface PredictionCache {
 }
 
 /** What else a cached live answer depends on besides the match and the model run. */
-export interface PredictionCacheScope {
+interface PredictionCacheScope {
   /** The stage asked for (`champion`, `challenger`): a challenger's answer never serves a champion request. */
   stage: string;
   /** The published pipeline run whose features answered (null: legacy files, no run published). */

@@ -2,8 +2,7 @@ import { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import type { PredictionCache } from './prediction-cache.js';
 
-/** Options of {@link createRedisCache}. */
-export interface RedisCacheOptions {
+interface RedisCacheOptions {
   /** Bound on connecting, ms. Default `500`. */
   connectTimeoutMs?: number;
   /** Bound on one GET/SET, ms. Default `250`. */

@@ -4,9 +4,7 @@ import { nextRun, type PipelineSchedule } from '../pipeline/index.js';
 import type { RuntimeContext } from '../runtime.js';
 import { startSourceSchedule } from '../sources/index.js';
 import type { ServerJobs } from './server-jobs.js';
-import { repredictAfterPoll } from './source-repredict.js';
 
-/** Options of {@link startEmbeddedSchedule}. */
 export interface EmbeddedScheduleOptions {
   jobs: ServerJobs;
   schedule: PipelineSchedule;
@@ -52,8 +50,9 @@ export function startEmbeddedSchedule(options: EmbeddedScheduleOptions): { stop(
 
 /**
  * The configured sources in `matchcast start`: each polled on its period, on the server's
- * one-at-a-time job lane (a poll never runs beside an ingest or a pipeline run); the matches a poll
- * changed are re-predicted and the published run is served at once.
+ * one-at-a-time job lane (a poll never runs beside an ingest or a pipeline run) and in its work child
+ * process (parsing and re-prediction stay off the serving event loop); the matches a poll changed
+ * are re-predicted and the published run is served at once.
  */
 export function startEmbeddedSources(options: {
   ctx: RuntimeContext;
@@ -63,20 +62,8 @@ export function startEmbeddedSources(options: {
 }): { stop(): void } {
   const { ctx, jobs } = options;
   const schedule = startSourceSchedule({
-    deps: {
-      db: ctx.db,
-      store: ctx.store,
-      log: ctx.log,
-      afterIngest: repredictAfterPoll({
-        config: ctx.config,
-        db: ctx.db,
-        store: ctx.store,
-        log: ctx.log,
-        registry: ctx.registry,
-        refreshed: () => ctx.views.refresh(),
-      }),
-    },
-    run: (name, poll) => jobs.exclusive(`source ${name}`, poll),
+    deps: { db: ctx.db, store: ctx.store, log: ctx.log },
+    run: async (name) => (await jobs.poll({ name, now: new Date().toISOString() })).outcome,
     checkMs: options.checkMs,
     log: ctx.log,
   });

@@ -37,7 +37,6 @@ Options:
 While \`matchcast start\` runs on the same DATA_DIR (its database admits one process), the file is
 fetched from that server; otherwise it is computed from the database and the object store.`;
 
-/** Test seams of {@link exportCommand}. */
 export interface ExportCommandIo {
   config?: Config;
   stdout?: Writable;

@@ -1,7 +1,4 @@
-import pino from 'pino';
-import { type Config, loadEnv, parseConfig } from '../config.js';
 import { openDatabase, PendingRepredictions } from '../db/index.js';
-import { isMatchcastError } from '../domain/index.js';
 import {
   INGEST_ENCODINGS,
   type IngestEncoding,
@@ -11,15 +8,15 @@ import {
   ingestSynthetic,
   listCsvFiles,
 } from '../ingest/index.js';
-import { REDACT_PATHS } from '../logger.js';
 import { type RepredictCache, repredictMatches } from '../pipeline/index.js';
 import { createRegistry, type ModelRegistry } from '../registry/index.js';
 import { createObjectStore } from '../storage/index.js';
+import { type CommandIo, configOf, failureText, writersOf } from './command-io.js';
 import { commandOutput } from './terminal.js';
 import { dateOption, intOption, parseCliArgs, UsageError } from './usage-error.js';
 
 /** Bounds of the synthetic league's options. */
-const SYNTHETIC = { regions: [1, 32], teams: [2, 40], seasons: [1, 20] } as const;
+const SYNTHETIC = { regions: [1, 100], teams: [2, 40], seasons: [1, 20] } as const;
 
 const USAGE = `Usage: matchcast ingest --source <path> | --synthetic [options]
 
@@ -51,18 +48,8 @@ Both:
 Log lines go to stderr: human lines on a terminal, JSON lines otherwise or with --json.
 Exit code 0 on success, 1 when nothing could be read or the database/store failed, 2 on bad usage.`;
 
-/** Test seams of {@link ingestCommand}. */
-export interface IngestCommandIo {
-  /** Default `process.stdout.write`. */
-  out?: (text: string) => void;
-  /** Default `process.stderr.write`. */
-  err?: (text: string) => void;
-  /** Default `parseConfig(loadEnv())`. */
-  config?: Config;
-  /**
-   * Database and store to ingest into (the running server's, when a command is handed to it).
-   * Default opened from the config and closed at the end; given ones are left open.
-   */
+export interface IngestCommandIo extends CommandIo {
+  /** Database and store to ingest into (the running server's, when a command is handed to it). */
   deps?: {
     db: Awaited<ReturnType<typeof openDatabase>>;
     store: ReturnType<typeof createObjectStore>;
@@ -123,8 +110,7 @@ export function formatReport(report: IngestReport, maxSkipped = 200): string {
 
 /** `matchcast ingest`: loads CSVs or the synthetic league into the DB and `raw-data/odds.parquet`. */
 export async function ingestCommand(argv: string[], io: IngestCommandIo = {}): Promise<number> {
-  const out = io.out ?? ((t: string) => void process.stdout.write(t));
-  const err = io.err ?? ((t: string) => void process.stderr.write(t));
+  const { out, err } = writersOf(io);
   let values: Record<string, string | boolean | undefined>;
   let synthetic: Parameters<typeof ingestSynthetic>[0] | undefined;
   let maxSkipped: number;
@@ -187,30 +173,16 @@ export async function ingestCommand(argv: string[], io: IngestCommandIo = {}): P
     return 2;
   }
 
-  let config: Config;
-  try {
-    config = io.config ?? parseConfig(loadEnv());
-  } catch (e) {
-    err(`${(e as Error).message}\n`);
-    return 1;
-  }
+  const config = configOf(io, err);
+  if (!config) return 1;
   // Log lines go to stderr so that stdout carries only the report (e.g. with --json): human lines on
   // a terminal, JSON lines otherwise (and always in a server's job, which has no terminal of its own).
-  const log = io.deps
-    ? pino(
-        {
-          name: 'matchcast-ingest',
-          level: config.logLevel,
-          redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-        },
-        pino.destination(2),
-      )
-    : commandOutput({
-        name: 'matchcast-ingest',
-        level: config.logLevel,
-        json: values.json === true,
-        jsonTo: 'stderr',
-      }).log;
+  const log = commandOutput({
+    name: 'matchcast-ingest',
+    level: config.logLevel,
+    json: io.deps !== undefined || values.json === true,
+    jsonTo: 'stderr',
+  }).log;
   const store = io.deps?.store ?? createObjectStore(config, log);
   let db: Awaited<ReturnType<typeof openDatabase>> | undefined;
   try {
@@ -259,16 +231,14 @@ export async function ingestCommand(argv: string[], io: IngestCommandIo = {}): P
         } catch (e) {
           // The data is in; only the refresh failed: the next `pipeline run` (or ingest) catches up.
           err(
-            `predictions: re-prediction failed, the data is ingested (run \`matchcast pipeline run\`): ${isMatchcastError(e) ? `${e.code}: ${e.message}` : ((e as Error).stack ?? String(e))}\n`,
+            `predictions: re-prediction failed, the data is ingested (run \`matchcast pipeline run\`): ${failureText(e)}\n`,
           );
         }
       }
     }
     return 0;
   } catch (e) {
-    err(
-      `ingest failed: ${isMatchcastError(e) ? `${e.code}: ${e.message}` : ((e as Error).stack ?? String(e))}\n`,
-    );
+    err(`ingest failed: ${failureText(e)}\n`);
     return 1;
   } finally {
     if (!io.deps) {

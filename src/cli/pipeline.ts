@@ -1,15 +1,13 @@
-import type { parseArgs } from 'node:util';
-import { type Config, loadEnv, parseConfig } from '../config.js';
+import { loadEnv, parseConfig } from '../config.js';
 import { MatchesRepository } from '../db/index.js';
 import { isMatchcastError, MatchcastError } from '../domain/index.js';
 import { ingestPath } from '../ingest/index.js';
-import { DEFAULT_FAMILY, MODEL_FAMILY_NAMES } from '../model/index.js';
+import { DEFAULT_FAMILY, isModelFamilyName, MODEL_FAMILY_NAMES } from '../model/index.js';
 import {
   type AnalyticsStages,
   defaultAnalyticsStages,
   openPipelineDeps,
   type PipelineDeps,
-  parseFamily,
   readFeatureRows,
   runBacktestStage,
   runFallbackStage,
@@ -22,10 +20,18 @@ import {
   STAGE_NAMES,
 } from '../pipeline/index.js';
 import { openDraftRun, type RunWriter } from '../runs/index.js';
+import { type CommandIo, writersOf } from './command-io.js';
 import { PIPELINE_CHILD_ENV, superviseRun } from './pipeline-child.js';
 import { formatStageResult, nothingProduced, stageLogFigures } from './stage-output.js';
 import { commandOutput } from './terminal.js';
-import { DATE_OPTION_YEARS, dateOption, intOption, parseCliArgs, UsageError } from './usage-error.js';
+import {
+  DATE_OPTION_YEARS,
+  dateOption,
+  intOption,
+  parseCliArgs,
+  parseOrUsage,
+  UsageError,
+} from './usage-error.js';
 
 /** Bounds of the day-count options. */
 const DAYS = { min: 1, max: 3650 } as const;
@@ -74,15 +80,7 @@ const OPTION_STAGES: Record<string, readonly string[]> = {
   force: ['run'],
 };
 
-/** Test seams of {@link pipelineCommand}. */
-export interface PipelineCommandIo {
-  /** Default `process.stdout.write`. */
-  out?: (text: string) => void;
-  /** Default `process.stderr.write`. */
-  err?: (text: string) => void;
-  /** Default `parseConfig(loadEnv())`. */
-  config?: Config;
-  /** Default opened from `config` (and closed at the end). */
+export interface PipelineCommandIo extends CommandIo {
   deps?: PipelineDeps;
   /** Default {@link defaultAnalyticsStages}. */
   analytics?: AnalyticsStages;
@@ -99,80 +97,63 @@ function printable(value: unknown): unknown {
   );
 }
 
+/** The stage and its options, or null for --help; throws on a bad command line. */
+function parsePipelineArgs(argv: string[]) {
+  const { values: v, positionals } = parseCliArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      'as-of': { type: 'string' },
+      family: { type: 'string' },
+      'validation-days': { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      'refit-days': { type: 'string' },
+      source: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      force: { type: 'boolean', default: false },
+      run: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const [stage, ...extra] = positionals;
+  if (v.help) return null;
+  if (!stage || extra.length > 0 || !([...STAGE_NAMES, 'run'] as string[]).includes(stage))
+    throw new UsageError(stage ? `unknown stage "${[stage, ...extra].join(' ')}"` : 'missing stage');
+  for (const [option, stages] of Object.entries(OPTION_STAGES)) {
+    const given = v[option as keyof typeof v];
+    if (given !== undefined && given !== false && !stages.includes(stage))
+      throw new UsageError(
+        `--${option} is an option of ${stages.map((s) => `\`pipeline ${s}\``).join(', ')}${option === 'source' ? ' (or use `matchcast ingest`)' : ''}`,
+      );
+  }
+  if (v.family !== undefined && !isModelFamilyName(v.family))
+    throw new UsageError(`--family must be one of ${MODEL_FAMILY_NAMES.join(', ')}`);
+  return {
+    v,
+    stage,
+    options: {
+      asOf: dateOption('as-of', v['as-of']) ?? new Date(),
+      family: v.family,
+      validationDays: intOption('validation-days', v['validation-days'], DAYS.min, DAYS.max),
+      from: dateOption('from', v.from),
+      to: dateOption('to', v.to),
+      refitDays: intOption('refit-days', v['refit-days'], DAYS.min, DAYS.max),
+      source: v.source,
+    },
+  };
+}
+
 /** `matchcast pipeline <stage> …` — returns the exit code (0 ok, 1 failure, 2 usage error, 3 a gate failed). */
 export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}): Promise<number> {
-  const out = io.out ?? ((t: string) => void process.stdout.write(t));
-  const err = io.err ?? ((t: string) => void process.stderr.write(t));
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseCliArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        'as-of': { type: 'string' },
-        family: { type: 'string' },
-        'validation-days': { type: 'string' },
-        from: { type: 'string' },
-        to: { type: 'string' },
-        'refit-days': { type: 'string' },
-        source: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        force: { type: 'boolean', default: false },
-        run: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (e) {
-    err(`${(e as Error).message}\n\n${USAGE}\n`);
-    return 2;
-  }
-  const v = parsed.values as Record<string, string | boolean | undefined>;
-  const [stage, ...extra] = parsed.positionals;
-  if (v.help) {
+  const { out, err } = writersOf(io);
+  const parsed = parseOrUsage(() => parsePipelineArgs(argv), err, USAGE);
+  if (parsed === undefined) return 2;
+  if (parsed === null) {
     out(`${USAGE}\n`);
     return 0;
   }
-  if (!stage || extra.length > 0 || !([...STAGE_NAMES, 'run'] as string[]).includes(stage)) {
-    err(`${stage ? `unknown stage "${[stage, ...extra].join(' ')}"` : 'missing stage'}\n\n${USAGE}\n`);
-    return 2;
-  }
-  let options: {
-    asOf: Date;
-    family: ReturnType<typeof parseFamily>;
-    validationDays?: number;
-    from?: Date;
-    to?: Date;
-    refitDays?: number;
-    source?: string;
-  };
-  try {
-    for (const [option, stages] of Object.entries(OPTION_STAGES)) {
-      if (v[option] !== undefined && v[option] !== false && !stages.includes(stage))
-        throw new UsageError(
-          `--${option} is an option of ${stages.map((s) => `\`pipeline ${s}\``).join(', ')}${option === 'source' ? ' (or use `matchcast ingest`)' : ''}`,
-        );
-    }
-    options = {
-      asOf: dateOption('as-of', v['as-of'] as string | undefined) ?? new Date(),
-      family: parseFamily(v.family as string | undefined),
-      validationDays: intOption(
-        'validation-days',
-        v['validation-days'] as string | undefined,
-        DAYS.min,
-        DAYS.max,
-      ),
-      from: dateOption('from', v.from as string | undefined),
-      to: dateOption('to', v.to as string | undefined),
-      refitDays: intOption('refit-days', v['refit-days'] as string | undefined, DAYS.min, DAYS.max),
-      source: v.source as string | undefined,
-    };
-  } catch (e) {
-    if (isMatchcastError(e) || e instanceof UsageError) {
-      err(`matchcast pipeline: ${e.message}\n\n${USAGE}\n`);
-      return 2;
-    }
-    throw e;
-  }
+  const { v, stage, options } = parsed;
 
   const config = io.config ?? parseConfig(loadEnv());
   // A full run from the command line (or a worker's schedule) runs in a child that a signal stops at once.
@@ -212,7 +193,7 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
     }
     if (standalone) {
       draft = await openDraftRun(deps, {
-        runId: v.run as string | undefined,
+        runId: v.run,
         asOf,
         log: deps.log,
       });

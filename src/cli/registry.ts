@@ -1,5 +1,4 @@
 import os from 'node:os';
-import { parseArgs } from 'node:util';
 import { type Config, loadEnv, parseConfig } from '../config.js';
 import { type Database, openDatabase } from '../db/index.js';
 import { isMatchcastError, isStage, MatchcastError, STAGES, type Stage } from '../domain/index.js';
@@ -16,6 +15,8 @@ import {
 } from '../registry/index.js';
 import { readPublished } from '../runs/index.js';
 import { createObjectStore, type ObjectStore } from '../storage/index.js';
+import { type CommandIo, writersOf } from './command-io.js';
+import { parseCliArgs, parseOrUsage } from './usage-error.js';
 
 /** A plain-text table with a header row, columns padded to their widest cell. */
 export function formatTable(header: string[], rows: string[][]): string {
@@ -47,17 +48,8 @@ Options:
   --reason <text>    recorded in the history with the move
   --force            move an alias to a version trained on other features than the published run's`;
 
-/** Where the command writes, and which settings it reads; tests replace them. */
-export interface RegistryCommandIo {
-  /** Default `process.stdout.write`. */
-  out?: (text: string) => void;
-  /** Default `process.stderr.write`. */
-  err?: (text: string) => void;
-  /** Default `parseConfig(loadEnv())`. */
-  config?: Config;
-  /** Default a store from `config` (closed at the end when created here). */
+export interface RegistryCommandIo extends CommandIo {
   store?: ObjectStore;
-  /** Default the database of `config` (closed at the end when opened here). */
   db?: Database;
 }
 
@@ -375,33 +367,26 @@ async function assertServedFeatures(db: Database, v: ModelVersion, force: boolea
 
 /** `matchcast registry …` — returns the exit code (0 ok, 1 failure, 2 usage error). */
 export async function registryCommand(argv: string[], io: RegistryCommandIo = {}): Promise<number> {
-  const out = io.out ?? ((t: string) => void process.stdout.write(t));
-  const err = io.err ?? ((t: string) => void process.stderr.write(t));
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        json: { type: 'boolean', default: false },
-        actor: { type: 'string' },
-        reason: { type: 'string' },
-        force: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (e) {
-    err(`${(e as Error).message}\n\n${USAGE}\n`);
-    return 2;
-  }
-  const values = parsed.values as {
-    json: boolean;
-    actor?: string;
-    reason?: string;
-    force: boolean;
-    help: boolean;
-  };
-  if (values.help || parsed.positionals.length === 0) {
+  const { out, err } = writersOf(io);
+  const parsed = parseOrUsage(
+    () =>
+      parseCliArgs({
+        args: argv,
+        allowPositionals: true,
+        options: {
+          json: { type: 'boolean', default: false },
+          actor: { type: 'string' },
+          reason: { type: 'string' },
+          force: { type: 'boolean', default: false },
+          help: { type: 'boolean', short: 'h', default: false },
+        },
+      }),
+    err,
+    USAGE,
+  );
+  if (!parsed) return 2;
+  const { values, positionals } = parsed;
+  if (values.help || positionals.length === 0) {
     (values.help ? out : err)(`${USAGE}\n`);
     return values.help ? 0 : 2;
   }
@@ -421,7 +406,7 @@ export async function registryCommand(argv: string[], io: RegistryCommandIo = {}
     const reg = createRegistry({ db, store }, config);
     return await run(
       reg,
-      parsed.positionals,
+      positionals,
       {
         json: values.json,
         actor: values.actor ?? defaultActor(),

@@ -2,21 +2,15 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../config.js';
 import { isMatchcastError, MatchcastError, replayClock } from '../domain/index.js';
-import { type IngestReport, ingestPath, listCsvFiles } from '../ingest/index.js';
+import { listCsvFiles } from '../ingest/index.js';
 import type { Logger } from '../logger.js';
-import {
-  bootstrapFirstRun,
-  type PipelineDeps,
-  type Progress,
-  type RepredictCache,
-  repredictMatches,
-} from '../pipeline/index.js';
 import { type FeedDelta, ReplayFeed } from '../replay/index.js';
 import { openRuntime, type RuntimeContext } from '../runtime.js';
-import { pollSource, SourcesRepository } from '../sources/index.js';
+import { SourcesRepository } from '../sources/index.js';
 import { serveEmbedded } from './serve-embedded.js';
 import type { ServerJobs } from './server-jobs.js';
 import { dateOption, numberOption, UsageError } from './usage-error.js';
+import { createWorkChild } from './work-child.js';
 
 /** The schedule of the full pipeline during a replay when PIPELINE_SCHEDULE is unset: daily, on the replay clock. */
 export const REPLAY_DEFAULT_SCHEDULE = '30 4 * * *';
@@ -35,8 +29,6 @@ export interface ReplayArgs {
   until?: Promise<unknown>;
   /** Called once serving, with the replay's state (tests). */
   onServing?: (state: ReplayState) => void;
-  /** Progress of the first pipeline run. Default bars on a terminal, JSON lines otherwise. */
-  progress?: Progress;
 }
 
 /** What a running replay exposes to tests. */
@@ -48,17 +40,14 @@ export interface ReplayState {
   ticks: () => number;
 }
 
-/** Writes a delta as CSV files of a fresh folder and ingests them as of `now`. */
-async function applyDelta(ctx: RuntimeContext, dir: string, seq: number, delta: FeedDelta, now: Date) {
+/** Writes a delta as CSV files of a fresh folder (a hand-over to ingest). */
+async function writeDelta(dir: string, seq: number, delta: FeedDelta): Promise<string> {
   const folder = path.join(dir, String(seq).padStart(6, '0'));
   await mkdir(folder, { recursive: true });
   await Promise.all(
     delta.files.map((text, i) => writeFile(path.join(folder, `${String(i).padStart(4, '0')}.csv`), text)),
   );
-  const report = await ingestPath(folder, { db: ctx.db, store: ctx.store, log: ctx.log }, { now });
-  // The feed files are only a hand-over to ingest; the database and the odds files keep what they held.
-  await rm(folder, { recursive: true, force: true });
-  return report;
+  return folder;
 }
 
 /** Largest `--speed`: a million simulated seconds (11.6 days) per real second. */
@@ -118,41 +107,29 @@ export async function replayCommand(config: Config, log: Logger, args: ReplayArg
     sourcePolling: false,
   };
   const ctx = await openRuntime(replayConfig, log, { role: 'embedded' });
-  let seq = 0;
   const first = feed.advance(asOf);
-  if (first) {
-    const report = await applyDelta(ctx, feedDir, seq++, first, asOf);
+  // The first load and the first pipeline run go to a child process: their memory is returned to
+  // the system when it exits instead of staying in the serving process's heap.
+  const boot = createWorkChild(replayConfig, log, { logLevel: config.logLevel });
+  try {
+    const folder = first ? await writeDelta(feedDir, 0, first) : undefined;
+    log.info('replay: loading the data up to as-of and running the pipeline as of the replay start');
+    const { inserted } = await boot.bootstrap({ folder, asOf: asOf.toISOString() });
     log.info(
-      { as_of: asOf.toISOString(), rows: first.rows, inserted: report.inserted },
-      'replay: data up to as-of loaded',
+      { as_of: asOf.toISOString(), rows: first?.rows ?? 0, inserted },
+      'replay: data up to as-of loaded, first run published',
     );
+    if (folder) await rm(folder, { recursive: true, force: true });
+  } finally {
+    await boot.close();
   }
-  log.info('replay: running the pipeline as of the replay start');
-  await bootstrapFirstRun(
-    {
-      config: replayConfig,
-      db: ctx.db,
-      store: ctx.store,
-      registry: ctx.registry,
-      log,
-      progress: args.progress,
-    },
-    asOf,
-  );
   await ctx.startEmbeddedWorker?.();
 
   const clock = replayClock({ start: asOf, speed });
-  const deps: PipelineDeps = {
-    config: replayConfig,
-    db: ctx.db,
-    store: ctx.store,
-    registry: ctx.registry,
-    log,
-  };
-  const cache: RepredictCache = {};
   let ticks = 0;
   // The feed is a source like any other (docs/sources.md): each release is polled through the same
-  // path — checks, team names, ingest, observations, re-prediction — with the feed as its fetcher.
+  // path — checks, team names, ingest, observations, re-prediction — with the release as its body,
+  // in the server's work child (off the serving event loop).
   await new SourcesRepository(ctx.db).add({
     name: REPLAY_SOURCE,
     url: `replay:${args.data}`,
@@ -160,76 +137,46 @@ export async function replayCommand(config: Config, log: Logger, args: ReplayArg
     everyMs: args.tickMs ?? 1000,
     options: { acceptNewTeams: true },
   });
-  const release = async (now: Date) => {
-    let delta: FeedDelta | null = null;
-    let report: IngestReport | null = null;
-    let re: Awaited<ReturnType<typeof repredictMatches>> | null = null;
-    const polled = await pollSource(
-      {
-        db: ctx.db,
-        store: ctx.store,
-        log,
-        afterIngest: async (ids, asOf, r) => {
-          report = r;
-          // New odds or results: re-predict just those matches and publish (not a full rebuild).
-          re = await repredictMatches(deps, ids, { asOf, cache, actor: 'replay' });
-          if (re.published) await ctx.views.refresh();
-          return re.published ? `run ${re.run_id} published` : (re.reason ?? undefined);
-        },
-      },
-      REPLAY_SOURCE,
-      {
-        now,
-        fetcher: async () => {
-          delta = feed.advance(now);
-          return delta
-            ? { status: 'ok', body: Buffer.from(delta.csv), etag: null, lastModified: null }
-            : { status: 'not-modified' };
-        },
-      },
-    );
-    return {
-      polled,
-      delta: delta as FeedDelta | null,
-      report: report as IngestReport | null,
-      re: re as Awaited<ReturnType<typeof repredictMatches>> | null,
-    };
-  };
   const background = (jobs: ServerJobs) => {
     let pending = false;
     const timer = setInterval(() => {
       if (pending) return;
       pending = true;
-      jobs
-        .exclusive('replay-tick', async () => {
-          const now = clock.now();
-          const { polled, delta, report, re } = await release(now);
-          if (!delta) return;
-          ticks++;
-          if (polled.status === 'failed') {
-            log.error(
-              { code: polled.code, now: now.toISOString() },
-              `replay: release failed: ${polled.message}`,
-            );
-            return;
-          }
-          log.info(
-            {
-              now: now.toISOString(),
-              fixtures: delta.fixtures,
-              openings: delta.openings,
-              closings: delta.closings,
-              results: delta.results,
-              inserted: report?.inserted ?? 0,
-              updated: report?.updated ?? 0,
-              repredicted: re?.repredicted ?? 0,
-              results_updated: re?.updated ?? 0,
-              run_id: re?.run_id ?? null,
-              repredict_ms: re?.ms ?? 0,
-            },
-            'replay: released',
+      (async () => {
+        const now = clock.now();
+        const delta = feed.advance(now);
+        if (!delta) return;
+        const { outcome: polled, repredict: re } = await jobs.poll({
+          name: REPLAY_SOURCE,
+          now: now.toISOString(),
+          body: delta.csv,
+        });
+        const report = polled.report;
+        ticks++;
+        if (polled.status === 'failed') {
+          log.error(
+            { code: polled.code, now: now.toISOString() },
+            `replay: release failed: ${polled.message}`,
           );
-        })
+          return;
+        }
+        log.info(
+          {
+            now: now.toISOString(),
+            fixtures: delta.fixtures,
+            openings: delta.openings,
+            closings: delta.closings,
+            results: delta.results,
+            inserted: report?.inserted ?? 0,
+            updated: report?.updated ?? 0,
+            repredicted: re?.repredicted ?? 0,
+            results_updated: re?.updated ?? 0,
+            run_id: re?.run_id ?? null,
+            repredict_ms: re?.ms ?? 0,
+          },
+          'replay: released',
+        );
+      })()
         .catch((err: unknown) => log.error({ err }, 'replay tick failed'))
         .finally(() => {
           pending = false;

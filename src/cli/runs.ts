@@ -1,6 +1,5 @@
-import { parseArgs } from 'node:util';
 import { recordServedFromPublished } from '../analytics/index.js';
-import { type Config, loadEnv, parseConfig } from '../config.js';
+import { loadEnv, parseConfig } from '../config.js';
 import { type Database, openDatabase } from '../db/index.js';
 import { isMatchcastError, MatchcastError } from '../domain/index.js';
 import { evaluateGates, importLegacyMetadata } from '../pipeline/index.js';
@@ -18,7 +17,9 @@ import {
   rollbackRun,
 } from '../runs/index.js';
 import { createObjectStore, type ObjectStore } from '../storage/index.js';
+import { type CommandIo, writersOf } from './command-io.js';
 import { defaultActor, formatTable } from './registry.js';
+import { parseCliArgs, parseOrUsage } from './usage-error.js';
 
 const USAGE = `Usage: matchcast runs <command> [--json]
 
@@ -38,13 +39,8 @@ Options:
 
 Exit codes: 0 ok, 1 failure, 2 usage error, 3 a gate failed (nothing published).`;
 
-/** Test seams of {@link runsCommand}. */
-export interface RunsCommandIo {
-  out?: (text: string) => void;
-  err?: (text: string) => void;
-  config?: Config;
+export interface RunsCommandIo extends CommandIo {
   store?: ObjectStore;
-  /** The database holding the run records (default: opened from the settings). */
   db?: Database;
 }
 
@@ -76,33 +72,26 @@ function runDetail(r: RunRecord, publishedId: string | null): string {
 
 /** `matchcast runs …` — exit code 0 ok, 1 failure, 2 usage error, 3 a gate failed. */
 export async function runsCommand(argv: string[], io: RunsCommandIo = {}): Promise<number> {
-  const out = io.out ?? ((t: string) => void process.stdout.write(t));
-  const err = io.err ?? ((t: string) => void process.stderr.write(t));
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        json: { type: 'boolean', default: false },
-        force: { type: 'boolean', default: false },
-        actor: { type: 'string' },
-        reason: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (e) {
-    err(`${(e as Error).message}\n\n${USAGE}\n`);
-    return 2;
-  }
-  const v = parsed.values as {
-    json: boolean;
-    force: boolean;
-    actor?: string;
-    reason?: string;
-    help: boolean;
-  };
-  const [cmd, id, ...extra] = parsed.positionals;
+  const { out, err } = writersOf(io);
+  const parsed = parseOrUsage(
+    () =>
+      parseCliArgs({
+        args: argv,
+        allowPositionals: true,
+        options: {
+          json: { type: 'boolean', default: false },
+          force: { type: 'boolean', default: false },
+          actor: { type: 'string' },
+          reason: { type: 'string' },
+          help: { type: 'boolean', short: 'h', default: false },
+        },
+      }),
+    err,
+    USAGE,
+  );
+  if (!parsed) return 2;
+  const { values: v, positionals } = parsed;
+  const [cmd, id, ...extra] = positionals;
   if (v.help || !cmd) {
     (v.help ? out : err)(`${USAGE}\n`);
     return v.help ? 0 : 2;
@@ -114,7 +103,7 @@ export async function runsCommand(argv: string[], io: RunsCommandIo = {}): Promi
     extra.length > 0 ||
     (!needsId && id)
   ) {
-    err(`matchcast runs: bad command line "${parsed.positionals.join(' ')}"\n\n${USAGE}\n`);
+    err(`matchcast runs: bad command line "${positionals.join(' ')}"\n\n${USAGE}\n`);
     return 2;
   }
   const config = io.config ?? parseConfig(loadEnv());

@@ -2,6 +2,8 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Clock } from '../domain/index.js';
 import type { RuntimeContext } from '../runtime.js';
+import { lowerPriority } from './background-priority.js';
+import { type ChildPoll, type ChildPollResult, createWorkChild } from './work-child.js';
 
 /** Options of {@link createServerJobs}. */
 export interface ServerJobsOptions {
@@ -26,6 +28,11 @@ export interface ServerJobs {
    * resolves with its exit code once the views show what it published.
    */
   runPipeline(job: PipelineJob): Promise<number>;
+  /**
+   * Polls a source, or ingests a replay release, in the work child process (in the lane); resolves
+   * once the views show what it published.
+   */
+  poll(request: ChildPoll): Promise<ChildPollResult>;
   /** Resolves once everything queued has finished. */
   idle(): Promise<void>;
   /** Refuses new work, stops a running child (SIGTERM, then SIGKILL after the grace) and waits. */
@@ -39,6 +46,7 @@ export function createServerJobs(ctx: RuntimeContext, options: ServerJobsOptions
   let lane: Promise<unknown> = Promise.resolve();
   let closed = false;
   let child: ReturnType<typeof spawn> | null = null;
+  const work = createWorkChild(ctx.config, ctx.log, { stopGraceMs: options.stopGraceMs });
 
   function enqueue<T>(fn: () => Promise<T>): Promise<T> {
     const run = lane.then(fn, fn);
@@ -62,6 +70,7 @@ export function createServerJobs(ctx: RuntimeContext, options: ServerJobsOptions
         stdio: ['ignore', 'ignore', 'pipe'],
       });
       child = c;
+      lowerPriority(c.pid);
       c.stderr?.on('data', (d: Buffer) => {
         tail = (tail + d.toString('utf8')).slice(-2000);
       });
@@ -89,6 +98,14 @@ export function createServerJobs(ctx: RuntimeContext, options: ServerJobsOptions
             }
           }),
     runPipeline: (job) => (closed ? refused() : enqueue(() => pipelineChild(job))),
+    poll: (request) =>
+      closed
+        ? refused()
+        : enqueue(async () => {
+            const result = await work.poll(request);
+            if (result.published) await ctx.views.refresh().catch(() => undefined);
+            return result;
+          }),
     idle: () => enqueue(async () => undefined),
     async close() {
       closed = true;
@@ -98,7 +115,7 @@ export function createServerJobs(ctx: RuntimeContext, options: ServerJobsOptions
         const timer = setTimeout(() => c.kill('SIGKILL'), options.stopGraceMs ?? 8000);
         timer.unref();
       }
-      await lane;
+      await Promise.all([lane, work.close()]);
     },
   };
 }

@@ -30,7 +30,6 @@ export async function assertPortFree(port: number, host: string): Promise<void> 
   });
 }
 
-/** Options of {@link runServer}. */
 export interface RunServerOptions {
   /** Printed once the server listens, e.g. the API key banner of `matchcast start`. */
   banner?: (url: string) => string;

@@ -1,9 +1,6 @@
-import pino from 'pino';
-import { type Config, loadEnv, parseConfig } from '../config.js';
 import { type Database, openDatabase } from '../db/index.js';
-import { isMatchcastError, MatchcastError } from '../domain/index.js';
+import { MatchcastError } from '../domain/index.js';
 import { INGEST_ENCODINGS, type IngestEncoding } from '../ingest/index.js';
-import { REDACT_PATHS } from '../logger.js';
 import {
   formatEvery,
   guessKind,
@@ -18,7 +15,9 @@ import {
   sourceKind,
 } from '../sources/index.js';
 import { createObjectStore, type ObjectStore } from '../storage/index.js';
+import { type CommandIo, configOf, failureText, writersOf } from './command-io.js';
 import { repredictAfterPoll } from './source-repredict.js';
+import { commandOutput } from './terminal.js';
 import { dateOption, parseCliArgs, UsageError } from './usage-error.js';
 
 const USAGE = `Usage: matchcast sources <command>
@@ -43,12 +42,7 @@ ${SOURCE_KINDS.map((k) => `                             ${k.name}: ${k.descripti
 
 Exit code 0 on success, 1 when a poll failed or the database failed, 2 on bad usage.`;
 
-/** Test seams of {@link sourcesCommand}. */
-export interface SourcesCommandIo {
-  out?: (text: string) => void;
-  err?: (text: string) => void;
-  config?: Config;
-  /** Database and store to work on; default opened from the config and closed at the end. */
+export interface SourcesCommandIo extends CommandIo {
   deps?: { db: Database; store: ObjectStore };
 }
 
@@ -102,8 +96,7 @@ function formatOutcome(o: PollOutcome): string {
 
 /** `matchcast sources …`. */
 export async function sourcesCommand(argv: string[], io: SourcesCommandIo = {}): Promise<number> {
-  const out = io.out ?? ((t: string) => void process.stdout.write(t));
-  const err = io.err ?? ((t: string) => void process.stderr.write(t));
+  const { out, err } = writersOf(io);
   const [sub, ...rest] = argv;
   if (!sub || sub === '--help' || sub === '-h' || sub === 'help') {
     out(`${USAGE}\n`);
@@ -174,21 +167,14 @@ export async function sourcesCommand(argv: string[], io: SourcesCommandIo = {}):
   } else throw new UsageError(`unknown sources command "${sub}" (add, list, poll, remove)`);
   const now = dateOption('now', values.now);
 
-  let config: Config;
-  try {
-    config = io.config ?? parseConfig(loadEnv());
-  } catch (e) {
-    err(`${(e as Error).message}\n`);
-    return 1;
-  }
-  const log = pino(
-    {
-      name: 'matchcast-sources',
-      level: config.logLevel,
-      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-    },
-    pino.destination(2),
-  );
+  const config = configOf(io, err);
+  if (!config) return 1;
+  const log = commandOutput({
+    name: 'matchcast-sources',
+    level: config.logLevel,
+    json: true,
+    jsonTo: 'stderr',
+  }).log;
   let db: Database | undefined;
   let store: ObjectStore | undefined;
   try {
@@ -231,9 +217,7 @@ export async function sourcesCommand(argv: string[], io: SourcesCommandIo = {}):
     );
     return outcomes.some((o) => o.status === 'failed') ? 1 : 0;
   } catch (e) {
-    err(
-      `sources ${sub}: ${isMatchcastError(e) ? `${e.code}: ${e.message}` : ((e as Error).stack ?? String(e))}\n`,
-    );
+    err(`sources ${sub}: ${failureText(e)}\n`);
     return 1;
   } finally {
     if (!io.deps) {

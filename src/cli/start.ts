@@ -6,7 +6,7 @@ import { MatchesRepository, PendingRepredictions } from '../db/index.js';
 import { isMatchcastError } from '../domain/index.js';
 import { ingestPath, ingestSynthetic } from '../ingest/index.js';
 import type { Logger } from '../logger.js';
-import { bootstrapFirstRun, firstStartDone, repredictMatches } from '../pipeline/index.js';
+import { bootstrapFirstRun, firstStartDone, type Progress, repredictMatches } from '../pipeline/index.js';
 import { markAbandonedRuns } from '../runs/index.js';
 import { openRuntime, type RuntimeContext } from '../runtime.js';
 import {
@@ -16,6 +16,7 @@ import {
   resetEmbeddedState,
   writeDatasetRecord,
 } from './dataset-record.js';
+import { followParent, isFirstStartChild, runFirstStartChild } from './first-start-child.js';
 import { INGEST_REPREDICT_MAX } from './ingest.js';
 import { REPLAY_MAX_SPEED, replayCommand, replayOptions } from './replay.js';
 import { serveEmbedded } from './serve-embedded.js';
@@ -44,7 +45,8 @@ shell share its database over its socket; PIPELINE_SCHEDULE runs \`pipeline run\
 child process.
 
 On first start (empty database / registry) it ingests data, runs the pipeline, signs off the first
-candidate as champion and registers a challenger. The API key is API_KEY, or one generated into
+candidate as champion and registers a challenger, in a child process (what that work allocates goes
+with it). The API key is API_KEY, or one generated into
 DATA_DIR/api-key (readable by its owner only). On a terminal it shows progress bars and plain
 lines, and prints the URL and the key last, once it serves.`;
 
@@ -108,6 +110,64 @@ async function catchUpPending(ctx: RuntimeContext, log: Logger): Promise<void> {
   }
 }
 
+/**
+ * The first start's work on an open runtime: ingest when the database is empty (or the first ingest
+ * was interrupted), then the bootstrap run when it has not finished. Returns 2 when DATA_DIR holds
+ * another data set (the message is on stderr), else 0.
+ */
+async function prepareData(
+  ctx: RuntimeContext,
+  config: Config,
+  data: string | undefined,
+  log: Logger,
+  progress: Progress,
+): Promise<number> {
+  const matches = new MatchesRepository(ctx.db);
+  const count = await matches.count();
+  // A first start killed during ingest leaves rows but no dataset record and no champion: the
+  // (upserting, idempotent) ingest runs again instead of being skipped for good.
+  const ingestInterrupted =
+    count > 0 &&
+    readDatasetRecord(config.dataDir) === null &&
+    !firstStartDone(config.dataDir) &&
+    !(await ctx.registry.resolve('champion'));
+  try {
+    if (!ingestInterrupted) checkDataset(config, data, count);
+  } catch (err) {
+    if (isMatchcastError(err)) {
+      process.stderr.write(`matchcast start: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  if (count === 0 || ingestInterrupted) {
+    if (ingestInterrupted) log.info('first start was interrupted during ingest: ingesting again');
+    if (data) {
+      const report = await ingestPath(data, { db: ctx.db, store: ctx.store, log });
+      log.info({ inserted: report.inserted, skipped: report.skipped.length }, 'first start: ingested data');
+    } else {
+      const report = await ingestSynthetic({}, { db: ctx.db, store: ctx.store, log });
+      log.info({ inserted: report.inserted }, 'first start: generated synthetic league');
+    }
+    writeDatasetRecord(config.dataDir, datasetSource(data));
+  }
+  if (!firstStartDone(config.dataDir)) {
+    // Also resumes a first start that was killed midway (no marker yet): it does what is missing.
+    log.info(
+      'first start: running the pipeline (features, train, promote, backtest, predict, simulate, drift)',
+    );
+    await bootstrapFirstRun({
+      config,
+      db: ctx.db,
+      store: ctx.store,
+      registry: ctx.registry,
+      log,
+      progress,
+    });
+  }
+  return 0;
+}
+
 /** `matchcast start`: embedded stack, first-run bootstrap, then serve on PORT (8000). */
 export async function startCommand(argv: string[]): Promise<number> {
   const { values } = parseCliArgs({
@@ -132,14 +192,18 @@ export async function startCommand(argv: string[]): Promise<number> {
   const replay = values['as-of'] !== undefined || values.speed !== undefined;
   if (replay) replayOptions({ data: values.data, asOf: values['as-of'], speed: values.speed });
   const base = parseConfig(startEnv(loadEnv(), { port: values.port, host: values.host }));
-  await assertPortFree(base.port, base.host);
+  // The first-start child does the first start's work only: its parent has checked the port, reset
+  // DATA_DIR and will serve.
+  const firstStartChild = isFirstStartChild();
+  if (firstStartChild) followParent();
+  else await assertPortFree(base.port, base.host);
   const config: Config = {
     ...base,
     apiKey: await embeddedApiKey(base),
   };
   const output = commandOutput({ name: 'matchcast', level: config.logLevel, json: values.json === true });
   const { log } = output;
-  if (values.reset) {
+  if (values.reset && !firstStartChild) {
     for (const removed of resetEmbeddedState(config)) log.info({ removed }, '--reset: removed');
   }
   if (replay) {
@@ -147,8 +211,11 @@ export async function startCommand(argv: string[]): Promise<number> {
       data: values.data,
       asOf: values['as-of'],
       speed: values.speed,
-      progress: output.progress,
     });
+  }
+  if (!firstStartChild && !firstStartDone(config.dataDir)) {
+    const code = await runFirstStartChild(argv);
+    if (code !== 0) return code;
   }
   const ctx = await openRuntime(config, log, { role: 'embedded' });
   // Runs handed to a previous server that was killed (SIGKILL, OOM) died with it: mark them failed now
@@ -157,49 +224,13 @@ export async function startCommand(argv: string[]): Promise<number> {
     log.warn({ err: (err as Error).message }, 'runs: could not check for abandoned runs'),
   );
 
-  const matches = new MatchesRepository(ctx.db);
-  const count = await matches.count();
-  // A first start killed during ingest leaves rows but no dataset record and no champion: the
-  // (upserting, idempotent) ingest runs again instead of being skipped for good.
-  const ingestInterrupted =
-    count > 0 &&
-    readDatasetRecord(config.dataDir) === null &&
-    !firstStartDone(config.dataDir) &&
-    !(await ctx.registry.resolve('champion'));
-  try {
-    if (!ingestInterrupted) checkDataset(config, values.data, count);
-  } catch (err) {
+  const prepared = await prepareData(ctx, config, values.data, log, output.progress).catch(async (err) => {
     await ctx.close();
-    if (isMatchcastError(err)) {
-      process.stderr.write(`matchcast start: ${err.message}\n`);
-      return 2;
-    }
     throw err;
-  }
-  if (count === 0 || ingestInterrupted) {
-    if (ingestInterrupted) log.info('first start was interrupted during ingest: ingesting again');
-    if (values.data) {
-      const report = await ingestPath(values.data, { db: ctx.db, store: ctx.store, log });
-      log.info({ inserted: report.inserted, skipped: report.skipped.length }, 'first start: ingested data');
-    } else {
-      const report = await ingestSynthetic({}, { db: ctx.db, store: ctx.store, log });
-      log.info({ inserted: report.inserted }, 'first start: generated synthetic league');
-    }
-    writeDatasetRecord(config.dataDir, datasetSource(values.data));
-  }
-  if (!firstStartDone(config.dataDir)) {
-    // Also resumes a first start that was killed midway (no marker yet): it does what is missing.
-    log.info(
-      'first start: running the pipeline (features, train, promote, backtest, predict, simulate, drift)',
-    );
-    await bootstrapFirstRun({
-      config,
-      db: ctx.db,
-      store: ctx.store,
-      registry: ctx.registry,
-      log,
-      progress: output.progress,
-    });
+  });
+  if (prepared !== 0 || firstStartChild) {
+    await ctx.close();
+    return prepared;
   }
   await catchUpPending(ctx, log);
   await ctx.startEmbeddedWorker?.();

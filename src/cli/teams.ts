@@ -1,7 +1,7 @@
-import { type Config, loadEnv, parseConfig } from '../config.js';
 import { type Database, openDatabase } from '../db/index.js';
-import { isMatchcastError, MatchcastError } from '../domain/index.js';
+import { MatchcastError } from '../domain/index.js';
 import { listTeamAliases, removeTeamAlias, SourcesRepository, setTeamAlias } from '../sources/index.js';
+import { type CommandIo, configOf, failureText, writersOf } from './command-io.js';
 import { parseCliArgs, UsageError } from './usage-error.js';
 
 const USAGE = `Usage: matchcast teams <command>
@@ -14,17 +14,13 @@ const USAGE = `Usage: matchcast teams <command>
 
 Sources whose rows waited for a name read their whole body again at their next poll.`;
 
-export interface TeamsCommandIo {
-  out?: (text: string) => void;
-  err?: (text: string) => void;
-  config?: Config;
+export interface TeamsCommandIo extends CommandIo {
   deps?: { db: Database };
 }
 
 /** `matchcast teams …`: the team-name mapping used by sources. */
 export async function teamsCommand(argv: string[], io: TeamsCommandIo = {}): Promise<number> {
-  const out = io.out ?? ((t: string) => void process.stdout.write(t));
-  const err = io.err ?? ((t: string) => void process.stderr.write(t));
+  const { out, err } = writersOf(io);
   const [sub, ...rest] = argv;
   if (!sub || sub === '--help' || sub === '-h' || sub === 'help') {
     out(`${USAGE}\n`);
@@ -44,13 +40,8 @@ export async function teamsCommand(argv: string[], io: TeamsCommandIo = {}): Pro
   if (!(sub in arity)) throw new UsageError(`unknown teams command "${sub}" (alias, add, aliases, unalias)`);
   if (positionals.length !== arity[sub]) throw new UsageError(`teams ${sub} expects ${arity[sub]} name(s)`);
   if (sub === 'add' && !values.region) throw new UsageError('teams add needs --region');
-  let config: Config;
-  try {
-    config = io.config ?? parseConfig(loadEnv());
-  } catch (e) {
-    err(`${(e as Error).message}\n`);
-    return 1;
-  }
+  const config = configOf(io, err);
+  if (!config) return 1;
   let db: Database | undefined;
   try {
     db = io.deps?.db ?? (await openDatabase(config));
@@ -85,9 +76,7 @@ export async function teamsCommand(argv: string[], io: TeamsCommandIo = {}): Pro
     );
     return 0;
   } catch (e) {
-    err(
-      `teams ${sub}: ${isMatchcastError(e) ? `${e.code}: ${e.message}` : ((e as Error).stack ?? String(e))}\n`,
-    );
+    err(`teams ${sub}: ${failureText(e)}\n`);
     return 1;
   } finally {
     if (!io.deps) await db?.close().catch(() => undefined);

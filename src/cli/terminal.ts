@@ -41,7 +41,6 @@ export interface CommandOutput {
   progress: Progress;
 }
 
-/** Options of {@link commandOutput}. */
 export interface CommandOutputOptions {
   name: string;
   level: string;

@@ -85,3 +85,16 @@ export function dateOption(option: string, raw: string | undefined): Date | unde
     );
   return d;
 }
+
+/**
+ * `parse()`, or undefined when it throws (a bad command line): the message and `usage` are written to
+ * `err`, and the command returns exit code 2 itself (its callers, tests included, read the code).
+ */
+export function parseOrUsage<T>(parse: () => T, err: (text: string) => void, usage: string): T | undefined {
+  try {
+    return parse();
+  } catch (e) {
+    err(`${(e as Error).message}\n\n${usage}\n`);
+    return undefined;
+  }
+}

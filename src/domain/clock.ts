@@ -13,8 +13,7 @@ export interface Clock {
 /** The machine's clock. */
 export const systemClock: Clock = { now: () => new Date(), simulated: false };
 
-/** Options of {@link replayClock}. */
-export interface ReplayClockOptions {
+interface ReplayClockOptions {
   /** The instant the replay starts at. */
   start: Date;
   /** Simulated seconds per wall-clock second; `0` freezes the clock at `start`. Default `1`. */
@@ -26,7 +25,7 @@ export interface ReplayClockOptions {
 }
 
 /** A replay clock and what it was started with. */
-export interface ReplayClock extends Clock {
+interface ReplayClock extends Clock {
   readonly start: Date;
   readonly speed: number;
 }

@@ -5,7 +5,7 @@
  */
 
 /** Years an instant from outside may fall in (the data starts in the 1990s; nothing is dated 2101). */
-export const INSTANT_YEARS = { min: 1900, max: 2100 } as const;
+const INSTANT_YEARS = { min: 1900, max: 2100 } as const;
 
 /** What {@link parseInstant} accepts, for messages. */
 export const INSTANT_FORMAT = `YYYY-MM-DD[ HH:MM[:SS[.fff]][Z|±HH:MM]], year ${INSTANT_YEARS.min}–${INSTANT_YEARS.max}`;

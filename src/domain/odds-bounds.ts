@@ -14,18 +14,6 @@ export const ODDS_BOUNDS = {
   overroundMax: 0.5,
 } as const;
 
-/** True when `odd` is a finite decimal odd within {@link ODDS_BOUNDS}. */
-export function isPlausibleOdd(odd: number): boolean {
-  return Number.isFinite(odd) && odd >= ODDS_BOUNDS.min && odd <= ODDS_BOUNDS.max;
-}
-
-/** True when the three odds are plausible and their overround is within the band. */
-export function isPlausibleBook(home: number, draw: number, away: number): boolean {
-  if (!isPlausibleOdd(home) || !isPlausibleOdd(draw) || !isPlausibleOdd(away)) return false;
-  const overround = 1 / home + 1 / draw + 1 / away - 1;
-  return overround >= ODDS_BOUNDS.overroundMin && overround <= ODDS_BOUNDS.overroundMax;
-}
-
 /**
  * Why one market's prices are not plausible, or null when they are: every price a
  * finite decimal odd within [{@link ODDS_BOUNDS}.min, .max], and the book's overround within

@@ -5,7 +5,7 @@ export type Outcome = (typeof OUTCOMES)[number];
 
 /** Human-readable labels, indexed by {@link Outcome}. */
 export const OUTCOME_LABELS = ['home_win', 'draw', 'away_win'] as const;
-export type OutcomeLabel = (typeof OUTCOME_LABELS)[number];
+type OutcomeLabel = (typeof OUTCOME_LABELS)[number];
 
 /** Three probabilities in outcome order: home, draw, away. */
 export type Probabilities = readonly [number, number, number];

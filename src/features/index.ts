@@ -7,6 +7,7 @@ export {
   type FeatureOptions,
   type FeatureResume,
 } from './build-feature-rows.js';
+export { FeatureColumns } from './feature-columns.js';
 export type { FeatureHorizon } from './feature-group.js';
 export {
   FEATURE_GROUP_NAMES,

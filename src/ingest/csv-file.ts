@@ -26,7 +26,7 @@ export interface ParsedFile {
   oddsRejected: OddsRejection[];
 }
 
-export function detectFormat(header: readonly string[]): CsvFormat | null {
+function detectFormat(header: readonly string[]): CsvFormat | null {
   if (isOddsOnlyHeader(header)) return 'odds-only';
   if (isFootballCsvHeader(header)) return 'football-csv';
   if (isFootballDataHeader(header)) return 'football-data.co.uk';
@@ -39,7 +39,7 @@ const READERS: Record<Exclude<CsvFormat, 'odds-only'>, (get: Field) => RowResult
 };
 
 /** Options of {@link parseCsvFile} / {@link parseCsvText}. */
-export interface ParseOptions {
+interface ParseOptions {
   /** Default strict `utf-8`. */
   encoding?: IngestEncoding;
   /** Canonical team names (case/spacing variants map to the known spelling). Default: names kept as cleaned. */
@@ -117,10 +117,13 @@ export function parseCsvText(text: string, file: string, options: ParseOptions =
     skipped,
     oddsRejected,
   };
+  const skip = (line: number, reason: string, code: SkippedRow['code'] = 'MC_ERR_INVALID_ROW') => {
+    skipped.push({ file, code, line, reason });
+  };
   const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
   const headerAt = lines.findIndex((l) => l.trim() !== '');
   if (headerAt < 0) {
-    skipped.push({ file, code: 'MC_ERR_INVALID_ROW', line: 1, reason: 'empty file: no header' });
+    skip(1, 'empty file: no header');
     return out;
   }
   let header: string[];
@@ -129,23 +132,15 @@ export function parseCsvText(text: string, file: string, options: ParseOptions =
       throw new Error(`longer than ${FIELD_LIMITS.line} characters`);
     header = parseLine(lines[headerAt]).map((h) => h.trim());
   } catch (err) {
-    skipped.push({
-      file,
-      code: 'MC_ERR_INVALID_ROW',
-      line: headerAt + 1,
-      reason: `unparseable header: ${(err as Error).message}`,
-    });
+    skip(headerAt + 1, `unparseable header: ${(err as Error).message}`);
     return out;
   }
   const format = detectFormat(header);
   if (!format) {
-    skipped.push({
-      file,
-      code: 'MC_ERR_INVALID_ROW',
-      line: headerAt + 1,
-      reason:
-        'unrecognised header: expected the football CSV, the football-data.co.uk or the odds-only layout',
-    });
+    skip(
+      headerAt + 1,
+      'unrecognised header: expected the football CSV, the football-data.co.uk or the odds-only layout',
+    );
     return out;
   }
   out.format = format;
@@ -163,43 +158,26 @@ export function parseCsvText(text: string, file: string, options: ParseOptions =
     const line = i + 1;
     out.rowsRead++;
     if (text.length > FIELD_LIMITS.line) {
-      skipped.push({
-        file,
-        code: 'MC_ERR_INVALID_ROW',
-        line,
-        reason: `line is longer than ${FIELD_LIMITS.line} characters (${text.length})`,
-      });
+      skip(line, `line is longer than ${FIELD_LIMITS.line} characters (${text.length})`);
       continue;
     }
     let record: string[];
     try {
       record = parseLine(text);
     } catch (err) {
-      skipped.push({
-        file,
-        code: 'MC_ERR_INVALID_ROW',
-        line,
-        reason: `unparseable CSV: ${(err as Error).message.replace(/ at line \d+/, '')}`,
-      });
+      skip(line, `unparseable CSV: ${(err as Error).message.replace(/ at line \d+/, '')}`);
       continue;
     }
     if (record.length < header.length || record.slice(header.length).some((v) => v.trim() !== '')) {
-      skipped.push({
-        file,
-        code: 'MC_ERR_INVALID_ROW',
-        line,
-        reason: `expected ${header.length} fields, got ${record.length}`,
-      });
+      skip(line, `expected ${header.length} fields, got ${record.length}`);
       continue;
     }
     const long = record.findIndex((v) => v.length > FIELD_LIMITS.field);
     if (long >= 0) {
-      skipped.push({
-        file,
-        code: 'MC_ERR_INVALID_ROW',
+      skip(
         line,
-        reason: `field ${header[long] || long + 1} is longer than ${FIELD_LIMITS.field} characters (${record[long].length})`,
-      });
+        `field ${header[long] || long + 1} is longer than ${FIELD_LIMITS.field} characters (${record[long].length})`,
+      );
       continue;
     }
     const get: Field = (name) => {
@@ -209,16 +187,15 @@ export function parseCsvText(text: string, file: string, options: ParseOptions =
     if (format === 'odds-only') {
       const res = readOddsOnlyRow(get);
       if (!res.ok) {
-        skipped.push({ file, code: res.code, line, reason: res.reason });
+        skip(line, res.reason, res.code);
         continue;
       }
       if (res.row.observedAt.getTime() > now.getTime()) {
-        skipped.push({
-          file,
-          code: 'MC_ERR_OBSERVED_IN_FUTURE',
+        skip(
           line,
-          reason: `observed_at ${res.row.observedAt.toISOString()} is after now (${now.toISOString()}): prices cannot be observed before they exist`,
-        });
+          `observed_at ${res.row.observedAt.toISOString()} is after now (${now.toISOString()}): prices cannot be observed before they exist`,
+          'MC_ERR_OBSERVED_IN_FUTURE',
+        );
         continue;
       }
       for (const r of res.rejected) oddsRejected.push({ file, line, ...r });
@@ -236,12 +213,7 @@ export function parseCsvText(text: string, file: string, options: ParseOptions =
       const dupKey = `${refKey}\u0000${res.row.observedAt.getTime()}\u0000${res.row.source}`;
       const dupOf = seenOdds.get(dupKey);
       if (dupOf !== undefined) {
-        skipped.push({
-          file,
-          code: 'MC_ERR_INVALID_ROW',
-          line,
-          reason: `duplicate of line ${dupOf} (same match, observed_at and source)`,
-        });
+        skip(line, `duplicate of line ${dupOf} (same match, observed_at and source)`);
         continue;
       }
       seenOdds.set(dupKey, line);
@@ -250,17 +222,15 @@ export function parseCsvText(text: string, file: string, options: ParseOptions =
     }
     const res = READERS[format](get);
     if (!res.ok) {
-      skipped.push({ file, code: res.code, line, reason: res.reason });
+      skip(line, res.reason, res.code);
       continue;
     }
     const m = res.match;
     if (m.status === 'finished' && m.startTimeUtc.getTime() > now.getTime()) {
-      skipped.push({
-        file,
-        code: 'MC_ERR_INVALID_ROW',
+      skip(
         line,
-        reason: `a score for a match that has not kicked off: ${m.startTimeUtc.toISOString()} is after now (${now.toISOString()}); fix the date, or leave the score empty for a fixture`,
-      });
+        `a score for a match that has not kicked off: ${m.startTimeUtc.toISOString()} is after now (${now.toISOString()}); fix the date, or leave the score empty for a fixture`,
+      );
       continue;
     }
     if (options.names) {
@@ -277,14 +247,12 @@ export function parseCsvText(text: string, file: string, options: ParseOptions =
     ].join('\u0000');
     const dup = seen.get(key);
     if (dup !== undefined) {
-      skipped.push({
-        file,
-        code: 'MC_ERR_INVALID_ROW',
+      skip(
         line,
-        reason: sameMatch(dup, parsed)
+        sameMatch(dup, parsed)
           ? `duplicate of line ${dup.line} (same region, tournament, kick-off and teams)`
           : `conflicting duplicate of line ${dup.line} (same match, different result or prices); line ${dup.line} kept`,
-      });
+      );
       continue;
     }
     for (const r of res.rejected) oddsRejected.push({ file, line, ...r });

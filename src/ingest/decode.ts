@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import type { IngestEncoding } from './types.js';
 
 /** A file that cannot be decoded: the first bad byte, 0-based, and its 1-based line. */
-export interface DecodeFailure {
+interface DecodeFailure {
   ok: false;
   line: number;
   byte: number;
@@ -13,7 +13,7 @@ export interface DecodeFailure {
  * Offset of the first byte that is not part of a well-formed UTF-8 sequence (overlongs, surrogates and
  * code points above U+10FFFF included), or -1. Only called once `isUtf8` said no, so speed matters little.
  */
-export function firstInvalidUtf8(buf: Uint8Array): number {
+function firstInvalidUtf8(buf: Uint8Array): number {
   let i = 0;
   while (i < buf.length) {
     const b = buf[i];

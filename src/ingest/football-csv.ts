@@ -14,10 +14,10 @@ import { regionName, seasonOf, tournamentName } from './names.js';
 import type { PriceSet, RowRejection, RowResult } from './types.js';
 
 /** Source label of odds from the football CSVs (averages over bookmakers). */
-export const FOOTBALL_CSV_SOURCE = 'football-csv';
+const FOOTBALL_CSV_SOURCE = 'football-csv';
 
 /** Price columns of the football CSVs per market and kind, in MARKET_OUTCOMES order. */
-export const FOOTBALL_CSV_MARKETS = [
+const FOOTBALL_CSV_MARKETS = [
   { market: '1x2', kind: 'opening', columns: ['home_open', 'draw_open', 'away_open'] },
   { market: '1x2', kind: 'closing', columns: ['home_close', 'draw_close', 'away_close'] },
   { market: 'ou25', kind: 'opening', columns: ['over_2.5_open', 'under_2.5_open'] },

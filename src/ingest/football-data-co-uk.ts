@@ -15,12 +15,12 @@ import { DIVISIONS, regionName, seasonOf, tournamentName } from './names.js';
 import type { PriceSet, RowRejection, RowResult } from './types.js';
 
 /** Opening-odds column prefixes in order of preference: market average, Betbrain average, Pinnacle, Bet365. */
-export const OPENING_PREFIXES = ['Avg', 'BbAv', 'PS', 'B365'] as const;
+const OPENING_PREFIXES = ['Avg', 'BbAv', 'PS', 'B365'] as const;
 /** Closing-odds column prefixes in order of preference. */
-export const CLOSING_PREFIXES = ['AvgC', 'PSC', 'B365C'] as const;
+const CLOSING_PREFIXES = ['AvgC', 'PSC', 'B365C'] as const;
 /** Over/under 2.5 column prefixes (`<p>>2.5`, `<p><2.5`), opening and closing, in order of preference. */
-export const OU_OPENING_PREFIXES = ['Avg', 'BbAv', 'P', 'B365'] as const;
-export const OU_CLOSING_PREFIXES = ['AvgC', 'PC', 'B365C'] as const;
+const OU_OPENING_PREFIXES = ['Avg', 'BbAv', 'P', 'B365'] as const;
+const OU_CLOSING_PREFIXES = ['AvgC', 'PC', 'B365C'] as const;
 
 /**
  * football-data.co.uk files: `Div`, `Date` (dd/mm/yy or dd/mm/yyyy), optional `Time` (UK time),

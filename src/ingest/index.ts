@@ -1,37 +1,23 @@
 // CSV and synthetic data in: matches to the DB, odds and observations to the store. Only what other
 // folders use is exported; parsers, decoders and name rules stay inside (their tests import the files).
-export { type CsvFormat, type ParsedFile, parseCsvFile, parseCsvText } from './csv-file.js';
+export { type ParsedFile, parseCsvText } from './csv-file.js';
 export { decodeText } from './decode.js';
-export { ingestParsed, ingestPath, listCsvFiles, stampPrices } from './ingest-path.js';
+export { ingestParsed, ingestPath, listCsvFiles } from './ingest-path.js';
 export { ingestSynthetic } from './ingest-synthetic.js';
-export { seasonOf } from './names.js';
+
 export {
-  decodeObservations,
-  mergeOddsObservations,
-  OBSERVATION_COLUMNS,
   type ObservationSet,
   type ObservationSource,
   readObservationSet,
   readOddsObservations,
 } from './observations-file.js';
-export {
-  decodeOdds,
-  mergeOddsFile,
-  ODDS_COLUMNS,
-  type OddsSet,
-  oddsRecordAsOf,
-  readOddsFile,
-  readOddsSet,
-  summariseOdds,
-} from './odds-file.js';
+export { decodeOdds, type OddsSet, oddsRecordAsOf, readOddsFile, readOddsSet } from './odds-file.js';
 export type { ParsedOddsRow } from './odds-only.js';
-export { generateSyntheticLeague } from './synthetic.js';
-export { foldName, TeamNames } from './team-names.js';
+export { foldName } from './team-names.js';
 export {
   INGEST_ENCODINGS,
   type IngestEncoding,
   type IngestOptions,
   type IngestReport,
-  type ParsedMatch,
   type PriceSet,
 } from './types.js';

@@ -22,7 +22,6 @@ import type {
   ParsedMatch,
   PriceSet,
   ResultConflict,
-  SkippedRow,
 } from './types.js';
 
 /** The CSV files of `source`: the file itself, or the `*.csv` files of a folder sorted by name. */
@@ -346,8 +345,6 @@ function logSkipped(deps: IngestDeps, report: IngestReport): void {
       'ingest: odds rejected',
     );
 }
-
-export type { SkippedRow };
 
 /** `push(...items)` passes every item as an argument: a file of ~35k rows (100k observations) overflows the stack. */
 function appendAll<T>(target: T[], items: readonly T[]): void {

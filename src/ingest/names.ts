@@ -4,7 +4,7 @@
  */
 
 /** `south-korea` → `South Korea`. */
-export function titleCase(slug: string): string {
+function titleCase(slug: string): string {
   return slug
     .trim()
     .split(/[-_\s]+/)

@@ -22,11 +22,6 @@ export const OBSERVATION_COLUMNS: readonly ParquetColumn[] = [
   { name: 'price_3', type: 'double' },
 ];
 
-/** The identity of an observation: a second one with the same identity replaces it. */
-export function observationKey(o: OddsObservation): string {
-  return `${o.match_id}\u0000${o.market}\u0000${o.source}\u0000${o.observed_at.getTime()}`;
-}
-
 function sameObservation(a: OddsObservation, b: OddsObservation): boolean {
   return (
     a.kind === b.kind && a.prices.length === b.prices.length && a.prices.every((p, i) => p === b.prices[i])
@@ -130,7 +125,7 @@ function readObservationSetAt(store: ObjectStore, key: string): Promise<DecodedE
 }
 
 /** What {@link mergeOddsObservations} did. */
-export interface MergeObservationsResult {
+interface MergeObservationsResult {
   /** Observations in the file after the merge. */
   rows: number;
   added: number;

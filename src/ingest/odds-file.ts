@@ -1,7 +1,6 @@
 import {
   isMatchcastError,
   KEYS,
-  MARKET_OUTCOMES,
   ODDS_1X2_FIELDS,
   ODDS_GOALS_FIELDS,
   ODDS_PRICE_FIELDS,
@@ -156,8 +155,7 @@ function sameRecord(a: OddsRecord, b: OddsRecord): boolean {
   return ODDS_COLUMNS.every((c) => sameValue(x[c.name], y[c.name]));
 }
 
-/** Options of {@link mergeOddsFile}. */
-export interface MergeOddsOptions {
+interface MergeOddsOptions {
   /** Compare-and-swap retries when another writer changed the file meanwhile. Default `5`. */
   retries?: number;
 }
@@ -204,9 +202,4 @@ export async function mergeOddsFile(
       throw err;
     }
   }
-}
-
-/** The number of prices of a market. */
-export function outcomesOf(market: OddsMarket): number {
-  return MARKET_OUTCOMES[market].length;
 }

@@ -4,10 +4,10 @@ import { regionName, tournamentName } from './names.js';
 import type { PriceSet, RowRejection } from './types.js';
 
 /** Source label of an odds-only file without a `source` column. */
-export const ODDS_FILE_SOURCE = 'odds-file';
+const ODDS_FILE_SOURCE = 'odds-file';
 
 /** Price columns of an odds-only file per market, in MARKET_OUTCOMES order (the odds artifact's names). */
-export const ODDS_ONLY_MARKETS = [
+const ODDS_ONLY_MARKETS = [
   { market: '1x2', columns: ['odd_home', 'odd_draw', 'odd_away'] },
   { market: 'ou25', columns: ['odd_over25', 'odd_under25'] },
   { market: 'btts', columns: ['odd_btts_yes', 'odd_btts_no'] },
@@ -58,7 +58,7 @@ export interface ParsedOddsRow {
   prices: PriceSet[];
 }
 
-export type OddsRowResult =
+type OddsRowResult =
   | { ok: true; row: Omit<ParsedOddsRow, 'line'>; rejected: RowRejection[] }
   | { ok: false; code: ErrorCode; reason: string };
 

@@ -2,7 +2,6 @@ import type { MatchUpsert } from '../db/index.js';
 import { Prng } from './prng.js';
 import type { OddsInput } from './types.js';
 
-/** Options of {@link generateSyntheticLeague}. */
 export interface SyntheticOptions {
   /** PRNG seed: the same seed and `now` give the same data. Default `42`. */
   seed?: number;
@@ -27,7 +26,7 @@ export interface SyntheticOptions {
 }
 
 /** One generated match with its odds and the probabilities it was really drawn from. */
-export interface SyntheticMatch {
+interface SyntheticMatch {
   match: MatchUpsert;
   /** Opening odds always; closing odds only for matches already played (a fixture has no closing price yet). */
   odds: OddsInput;
@@ -35,13 +34,13 @@ export interface SyntheticMatch {
   trueProbabilities: [number, number, number];
 }
 
-export interface SyntheticLeague {
+interface SyntheticLeague {
   regions: { name: string; tournament: string; teams: string[] }[];
   /** Ordered by kick-off, then region, then home team. */
   matches: SyntheticMatch[];
 }
 
-export const SYNTHETIC_SOURCE = 'synthetic';
+const SYNTHETIC_SOURCE = 'synthetic';
 
 const REGION_NAMES = [
   'Norland',
@@ -171,7 +170,7 @@ function poissonPmf(lambda: number): number[] {
 }
 
 /** [home, draw, away] of independent Poisson goals, normalised over the 0..10 grid. */
-export function outcomeProbabilities(lambdaHome: number, lambdaAway: number): [number, number, number] {
+function outcomeProbabilities(lambdaHome: number, lambdaAway: number): [number, number, number] {
   const h = poissonPmf(lambdaHome);
   const a = poissonPmf(lambdaAway);
   let home = 0;

@@ -15,7 +15,6 @@ export interface IngestDeps {
 export const INGEST_ENCODINGS = ['utf-8', 'latin1', 'windows-1252'] as const;
 export type IngestEncoding = (typeof INGEST_ENCODINGS)[number];
 
-/** Options of {@link ingestPath}. */
 export interface IngestOptions {
   /** Let a file change or erase the result of a finished match (each change is still listed). Default `false`. */
   force?: boolean;

@@ -4,7 +4,7 @@ import { computeMetrics, type MetricSet } from './metrics.js';
 import { type Model, recencyWeights, resolveParams, type TrainParams, trainModel } from './model.js';
 
 /** De-margined odds of a row for one baseline, or null when that baseline is missing. */
-export function oddsOf(row: FeatureRow, which: 'open' | 'close' | 'pre'): Probabilities | null {
+function oddsOf(row: FeatureRow, which: 'open' | 'close' | 'pre'): Probabilities | null {
   const h = row[`odds_${which}_home`];
   const d = row[`odds_${which}_draw`];
   const a = row[`odds_${which}_away`];
@@ -13,7 +13,7 @@ export function oddsOf(row: FeatureRow, which: 'open' | 'close' | 'pre'): Probab
 }
 
 /** Model inputs, labels and kick-off times (ms) of the labelled rows. */
-export function designOf(
+function designOf(
   rows: readonly FeatureRow[],
   featureNames: readonly string[],
 ): { X: Float64Array[]; y: number[]; t: number[] } {

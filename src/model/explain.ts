@@ -7,7 +7,7 @@ import { transform } from './preprocess.js';
 type Triple = [number, number, number];
 
 /** One feature group's share of a prediction. */
-export interface GroupContribution {
+interface GroupContribution {
   group: string;
   /** The model inputs of the group; `<name>_missing` is the 0/1 missing indicator of `<name>`. */
   columns: string[];
@@ -23,7 +23,7 @@ export interface GroupContribution {
  * - `ordered_logit`: η = Σ_groups latent; P(away) = σ(c₁ − η), P(draw) = σ(c₂ − η) − σ(c₁ − η),
  *   P(home) = 1 − σ(c₂ − η), with (c₁, c₂) = `cut_points`.
  */
-export interface ModelExplanation {
+interface ModelExplanation {
   link: 'softmax' | 'ordered_logit';
   /** Softmax: the intercepts; null for the ordered logit (no intercept: the cut points play its part). */
   baseline: Triple | null;
@@ -42,7 +42,7 @@ export interface ModelExplanation {
 const sigmoid = (t: number): number => (t >= 0 ? 1 / (1 + Math.exp(-t)) : Math.exp(t) / (1 + Math.exp(t)));
 
 /** Softmax of three scores (shifted by their maximum, as the families compute it). */
-export function softmax3(s: readonly number[]): Triple {
+function softmax3(s: readonly number[]): Triple {
   const mx = Math.max(s[0], s[1], s[2]);
   const e = [Math.exp(s[0] - mx), Math.exp(s[1] - mx), Math.exp(s[2] - mx)];
   const t = e[0] + e[1] + e[2];
@@ -50,7 +50,7 @@ export function softmax3(s: readonly number[]): Triple {
 }
 
 /** (home, draw, away) of an ordered logit with latent score `eta` and cut points `cuts`. */
-export function orderedProbabilities(eta: number, cuts: readonly [number, number]): Triple {
+function orderedProbabilities(eta: number, cuts: readonly [number, number]): Triple {
   const f1 = sigmoid(cuts[0] - eta);
   const f2 = sigmoid(cuts[1] - eta);
   return [1 - f2, f2 - f1, f1];

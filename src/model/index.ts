@@ -1,10 +1,5 @@
-export {
-  explainModel,
-  type GroupContribution,
-  type ModelExplanation,
-  orderedProbabilities,
-  softmax3,
-} from './explain.js';
+export { bootstrapInterval } from './bootstrap.js';
+export { explainModel } from './explain.js';
 export {
   DEFAULT_FAMILY,
   isModelFamilyName,
@@ -36,7 +31,7 @@ export {
   serializeGoalsModel,
   trainGoalsModel,
 } from './goals/index.js';
-export { accuracy, brier, computeMetrics, logLoss, type MetricSet, rocAucOvr, rps } from './metrics.js';
+export { brier, logLoss, rps } from './metrics.js';
 export {
   deserializeModel,
   MODEL_FORMAT_VERSION,
@@ -44,7 +39,6 @@ export {
   predictProba,
   serializeModel,
   type TrainParams,
-  trainModel,
 } from './model.js';
 export { type TrainAndValidateResult, trainAndValidate } from './train-and-validate.js';
-export { type BacktestPrediction, type WalkForwardResult, walkForwardBacktest } from './walk-forward.js';
+export { type WalkForwardResult, walkForwardBacktest } from './walk-forward.js';

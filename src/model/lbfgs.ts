@@ -1,7 +1,6 @@
 /** Objective for {@link minimizeLbfgs}: writes the gradient into `grad` and returns the value. */
-export type Objective = (x: Float64Array, grad: Float64Array) => number;
+type Objective = (x: Float64Array, grad: Float64Array) => number;
 
-/** Options of {@link minimizeLbfgs}. */
 export interface LbfgsOptions {
   /** Iteration cap. Default `500`. */
   maxIter?: number;

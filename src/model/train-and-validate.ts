@@ -13,8 +13,7 @@ import { type Model, predictProba, type TrainParams } from './model.js';
 
 const DAY_MS = 86_400_000;
 
-/** Options of {@link trainAndValidate}. */
-export interface TrainAndValidateOptions {
+interface TrainAndValidateOptions {
   /** "Now": only results known by then (kick-off + RESULT_LAG_MS at or before it) are used. */
   asOf: Date;
   /** Length of the validation window that ends at `asOf`. Default `365`. */

@@ -13,8 +13,7 @@ import { type Model, predictProba, type TrainParams } from './model.js';
 
 const DAY_MS = 86_400_000;
 
-/** Options of {@link walkForwardBacktest}. */
-export interface WalkForwardOptions {
+interface WalkForwardOptions {
   /** First refit date; matches predicted from here on (by prediction time) are predicted. */
   from: Date;
   /** Matches predicted at or after this are not predicted. Default: after the last row. */

@@ -10,7 +10,7 @@ import { runTrainStage, type TrainResult } from './stage-train.js';
 export const FIRST_START_ACTOR = 'matchcast-start';
 
 /** `<DATA_DIR>/first-start.json`: written once the whole first-start bootstrap has finished. */
-export const FIRST_START_MARKER = 'first-start.json';
+const FIRST_START_MARKER = 'first-start.json';
 
 /** True once a first start has run to its end in `dataDir` (the marker exists). */
 export function firstStartDone(dataDir: string): boolean {

@@ -49,25 +49,15 @@ export function evaluateInputGate(
   };
 }
 
-/** Gate names, in the order they are evaluated (and shown). */
-export const GATE_NAMES = [
-  'rows',
-  'results_kept',
-  'probabilities',
-  'odds_plausible',
-  'feature_columns',
-] as const;
-
 /** What the gates read; rows already in memory are handed over, the others are read from the run. */
-export interface GateInputs {
+interface GateInputs {
   featureRows?: FeatureRow[];
   predictionRows?: PredictionRow[] | null;
   backtestRows?: BacktestRow[] | null;
   odds?: OddsRecord[] | null;
 }
 
-/** Options of {@link evaluateGates}. */
-export interface GateOptions {
+interface GateOptions {
   /** Largest share of rows lost against the published run (`GATE_MAX_ROW_DROP`). Default `0.2`. */
   maxRowDrop?: number;
   /** The run's as-of: a published result kicking off at or after it counts as lost. Default the run's record. */
@@ -89,7 +79,7 @@ async function rowsOf(run: RunWriter, name: 'predictions' | 'backtest' | 'featur
 }
 
 /** The extra file of a run that lists its finished matches and their outcomes (for `results_kept`). */
-export const RESULTS_FILE = 'results.json';
+const RESULTS_FILE = 'results.json';
 
 interface ResultsFile {
   as_of: string | null;

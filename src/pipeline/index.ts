@@ -1,21 +1,19 @@
 // The offline pipeline: its stages, the run orchestration, the schedule and the first-start bootstrap.
 // Only what other folders use is exported; the training windows and stage options stay inside.
-export { readBacktestRows, readFeatureRows } from './artifacts.js';
-export { type BootstrapResult, bootstrapFirstRun, FIRST_START_ACTOR, firstStartDone } from './bootstrap.js';
+export { readFeatureRows } from './artifacts.js';
+export { bootstrapFirstRun, firstStartDone } from './bootstrap.js';
 export { type PipelineDeps, STAGE_NAMES } from './deps.js';
 export { evaluateGates } from './gates.js';
-export { importLegacyMetadata, type LegacyImportReport } from './legacy-import.js';
-export { readOddsMap, readOddsTimeline } from './odds.js';
+export { importLegacyMetadata } from './legacy-import.js';
 export { openPipelineDeps } from './open-deps.js';
-export type { PredictionRow } from './predictions-file.js';
-export { logProgress, type Progress, silentProgress, stderrTerminal, TerminalOutput } from './progress.js';
-export { decodePredictionRows, type RepredictCache, repredictMatches } from './repredict.js';
+export { logProgress, type Progress, stderrTerminal } from './progress.js';
+export { type RepredictCache, type RepredictResult, repredictMatches } from './repredict.js';
 export { type AnalyticsStages, defaultAnalyticsStages, runPipeline } from './run.js';
 export { nextRun, type PipelineSchedule, parseSchedule } from './schedule.js';
 export { runBacktestStage } from './stage-backtest.js';
-export { FALLBACK_PARAMS, fallbackModelName, runFallbackStage } from './stage-fallback.js';
+export { runFallbackStage } from './stage-fallback.js';
 export { runFeaturesStage } from './stage-features.js';
-export { goalsFingerprintCurrent, goalsModelName, runGoalsStage } from './stage-goals.js';
+export { goalsFingerprintCurrent, runGoalsStage } from './stage-goals.js';
 export { runPredictStage } from './stage-predict.js';
 export { runPromoteStage } from './stage-promote.js';
-export { parseFamily, runTrainStage } from './stage-train.js';
+export { runTrainStage } from './stage-train.js';

@@ -6,7 +6,7 @@ import type { RunEvent, RunRecord } from '../runs/index.js';
 import type { ObjectStore } from '../storage/index.js';
 
 /** What an import brought over. */
-export interface LegacyImportReport {
+interface LegacyImportReport {
   models: number;
   versions: number;
   alias_events: number;

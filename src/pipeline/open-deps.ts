@@ -7,8 +7,7 @@ import type { PipelineDeps } from './deps.js';
 import { importLegacyMetadata } from './legacy-import.js';
 import { autoProgress, type Progress } from './progress.js';
 
-/** Options of {@link openPipelineDeps}. */
-export interface OpenPipelineDepsOptions {
+interface OpenPipelineDepsOptions {
   /** Default `createLogger(config.logLevel)`. */
   log?: Logger;
   /** Default bars on a terminal, JSON lines otherwise. */

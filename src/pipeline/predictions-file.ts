@@ -95,7 +95,7 @@ export interface BacktestRow {
  * The time of the odds observation behind a feature row's market columns (the features' meta column
  * `odds_observed_at`), or null when the row has none. Copied onto prediction rows and cards.
  */
-export function oddsObservedAt(featureRow: object): Date | null {
+function oddsObservedAt(featureRow: object): Date | null {
   const v = (featureRow as { odds_observed_at?: unknown }).odds_observed_at;
   if (v === null || v === undefined) return null;
   const d = v instanceof Date ? v : new Date(String(v));

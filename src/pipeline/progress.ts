@@ -98,13 +98,6 @@ export function stderrTerminal(): TerminalOutput {
   return stderrOutput;
 }
 
-/** Progress bars on `stream` (default the shared stderr terminal). */
-export function terminalProgress(stream?: NodeJS.WriteStream): Progress {
-  return (
-    stream === undefined || stream === process.stderr ? stderrTerminal() : new TerminalOutput(stream)
-  ).progress();
-}
-
 /** One structured JSON log line per finished step (pino); no bars. Used when not on a terminal. */
 export function logProgress(log: Logger): Progress {
   return {

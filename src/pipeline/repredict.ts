@@ -87,8 +87,7 @@ async function loadRegionMatches(
  */
 const CHECKPOINT_LAG_MS = 3 * 86_400_000;
 
-/** Options of {@link repredictMatches}. */
-export interface RepredictOptions {
+interface RepredictOptions {
   /** "Now": the features' as-of and the run's. */
   asOf: Date;
   /** Reused between calls. Default: a fresh one (everything is read). */

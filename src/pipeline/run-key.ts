@@ -9,7 +9,7 @@ const PACKAGE_VERSION: string = (
 ).version;
 
 /** What decides a trained version: equal keys train the same model from the same data. */
-export interface RunKeyInput {
+interface RunKeyInput {
   /** The feature rows of the run; those whose result is known at `end` are the training data. */
   rows: readonly FeatureRow[];
   /** The training cut-off (last known result): results after it do not change the model. */

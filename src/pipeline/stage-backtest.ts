@@ -17,8 +17,7 @@ import { resultsEnd } from './windows.js';
 
 const DAY_MS = 86_400_000;
 
-/** Options of {@link runBacktestStage}. */
-export interface BacktestOptions {
+interface BacktestOptions {
   /**
    * First refit date. Default 730 days before the last known result (`resultsEnd`; = as-of on live
    * data): two seasons, enough folds for the simulation, bounded run time.
@@ -46,7 +45,7 @@ export interface BacktestOptions {
 }
 
 /** The training recipe of a version: family, parameters (from their stored strings), inputs. */
-export function recipeOf(version: ModelVersion): {
+function recipeOf(version: ModelVersion): {
   family: ModelFamilyName;
   params: TrainParams;
   featureNames: string[];

@@ -22,7 +22,7 @@ export function fallbackModelName(modelName: string): string {
   return `${modelName}-market-free`;
 }
 
-export interface FallbackStageOptions {
+interface FallbackStageOptions {
   /** Walk-forward start. Default 730 days before the last known result (as the backtest stage). */
   from?: Date;
   /** Walk-forward end (exclusive). Default `asOf`. */
@@ -31,7 +31,7 @@ export interface FallbackStageOptions {
   validationDays?: number;
 }
 
-export interface FallbackStageResult {
+interface FallbackStageResult {
   version: ModelVersion;
   model: Model;
   backtestRows: BacktestRow[];

@@ -26,8 +26,7 @@ import { type GoalsPromoteResult, goalsGuardMetrics, promoteGoalsVersion } from 
 
 const DAY_MS = 86_400_000;
 
-/** Options of {@link runGoalsStage}. */
-export interface GoalsStageOptions {
+interface GoalsStageOptions {
   /** Matches already in memory (from the features stage). Default: read the DB. */
   matches?: Match[];
   /** Walk-forward start. Default 730 days before the last known result. */
@@ -64,7 +63,7 @@ export function goalsModelName(modelName: string): string {
  * live worker's rule), so a price observed after it reaches neither the walk-forward nor the served rows. A match the
  * observations do not cover keeps its odds record (times unknown). The judged lines stay the record's.
  */
-export function pointInTimeGoalInputs(
+function pointInTimeGoalInputs(
   matches: readonly Match[],
   odds: ReadonlyMap<number, OddsRecord>,
   asOf: Date,

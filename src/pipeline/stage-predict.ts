@@ -30,7 +30,7 @@ export interface PredictResult {
 }
 
 /** Inputs a caller of {@link runPredictStage} may hand over to skip re-reading files. */
-export interface PredictInputs {
+interface PredictInputs {
   featureRows?: FeatureRow[];
   /** Matches of the DB, as the features stage read them. Default: read them. */
   matches?: Match[];
@@ -44,14 +44,14 @@ export interface PredictInputs {
 }
 
 /** The market-free model and its walk-forward rows. */
-export interface PredictFallback {
+interface PredictFallback {
   version: ModelVersion;
   model: Model;
   backtest: Map<number, BacktestRow>;
 }
 
 /** The fallback the registry and the run hold now, or null when there is none. */
-export async function loadFallback(
+async function loadFallback(
   deps: Pick<PipelineDeps, 'db' | 'store' | 'run' | 'config'>,
 ): Promise<PredictFallback | null> {
   const registry = new ModelRegistry(

@@ -31,7 +31,7 @@ import { readFeatureRows } from './artifacts.js';
 import { type PipelineDeps, progressOf } from './deps.js';
 
 /** Who the automated stage acts as in the alias history. */
-export const PROMOTION_ACTOR = 'pipeline-promote';
+const PROMOTION_ACTOR = 'pipeline-promote';
 
 /** How the champion's log loss on the new version's window was obtained. */
 export type ComparisonMethod =
@@ -57,7 +57,7 @@ export interface PromoteResult {
   opening_verdict?: OpeningVerdict;
 }
 
-export interface PromoteOptions {
+interface PromoteOptions {
   featureRows?: FeatureRow[];
   /** Actor written to the alias history. Default {@link PROMOTION_ACTOR}. */
   actor?: string;
@@ -258,7 +258,7 @@ export type GoalsComparisonMethod =
   /** The champion's inputs cannot be built (or its artifact read) by this build: it cannot be served either. */
   | 'champion-retired';
 
-export interface GoalsPromoteInput {
+interface GoalsPromoteInput {
   /** The goals registry (`<MODEL_NAME>-goals`); the comparison is recorded in it. */
   registry: ModelRegistry;
   /** The new version, registered with `goalsGuardMetrics` of its walk-forward. */

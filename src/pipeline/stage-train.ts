@@ -2,8 +2,6 @@ import { KEYS, MatchcastError } from '../domain/index.js';
 import { type FeatureRow, featureFingerprint } from '../features/index.js';
 import {
   DEFAULT_FAMILY,
-  isModelFamilyName,
-  MODEL_FAMILY_NAMES,
   type ModelFamilyName,
   serializeModel,
   type TrainAndValidateResult,
@@ -16,23 +14,14 @@ import { type PipelineDeps, progressOf } from './deps.js';
 import { trainingRunKey } from './run-key.js';
 import { resultsEnd } from './windows.js';
 
-export function parseFamily(value: string | undefined): ModelFamilyName | undefined {
-  if (value === undefined) return undefined;
-  if (!isModelFamilyName(value)) {
-    throw new MatchcastError('MC_ERR_VALIDATION', `--family must be one of ${MODEL_FAMILY_NAMES.join(', ')}`);
-  }
-  return value;
-}
-
 /** The features object a stage reads: the run's artifact, else the legacy top-level key. */
-export function featuresArtifactOf(deps: Pick<PipelineDeps, 'run'>): FeaturesArtifactRef {
+function featuresArtifactOf(deps: Pick<PipelineDeps, 'run'>): FeaturesArtifactRef {
   const ref = deps.run?.ref('features');
   if (ref) return { run_id: ref.run_id, bucket: ref.bucket, key: ref.key, etag: ref.etag };
   return { run_id: null, bucket: KEYS.features.bucket, key: KEYS.features.key, etag: null };
 }
 
-/** Options of {@link runTrainStage}. */
-export interface TrainOptions {
+interface TrainOptions {
   /** Classifier family. Default `multinomial_logit`. */
   family?: ModelFamilyName;
   /** Days of the validation window ending at as-of. Default `365`. */

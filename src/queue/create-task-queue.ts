@@ -5,7 +5,7 @@ import { createInProcessQueue } from './in-process/queue.js';
 import type { TaskQueue } from './task-queue.js';
 
 /** Dependencies of {@link createTaskQueue}. */
-export interface TaskQueueDeps {
+interface TaskQueueDeps {
   log: Logger;
   /**
    * Embedded mode only: the module each worker thread runs. Default `src/worker/thread-entry.ts`

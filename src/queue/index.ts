@@ -4,16 +4,10 @@
 
 export { type RunningWorker, type StartWorkerOptions, startBullmqConsumer } from './bullmq/consumer.js';
 export { type SchedulerRepeat, startPipelineScheduler } from './bullmq/scheduler.js';
-export { type SourceSchedulerOptions, startSourceScheduler } from './bullmq/source-scheduler.js';
+export { startSourceScheduler } from './bullmq/source-scheduler.js';
 export { createTaskQueue } from './create-task-queue.js';
 export { failThread, serveThread, threadData } from './in-process/thread-runner.js';
-export type {
-  ResultStoreUsage,
-  TaskName,
-  TaskOutcomeLike,
-  TaskQueue,
-  TaskRunner,
-} from './task-queue.js';
+export type { ResultStoreUsage, TaskName, TaskOutcomeLike, TaskQueue } from './task-queue.js';
 export type {
   ModelInfoResult,
   PredictMarketsResult,

@@ -7,7 +7,6 @@ export {
   type LineCheck,
   lineCheckOf,
   type OpeningVerdict,
-  type PromotionComparison,
   type PromotionDecision,
 } from './promotion.js';
 export { newRunId } from './run-id.js';

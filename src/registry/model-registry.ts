@@ -29,14 +29,13 @@ export interface NewVersion {
   pipeline_run_id?: string;
 }
 
-/** Options of {@link createRegistry}. */
-export interface RegistryOptions {
+interface RegistryOptions {
   /** Clock, for tests. Default `() => new Date()`. */
   now?: () => Date;
 }
 
 /** What the registry needs: the database for its rows, the object store for the model files. */
-export interface RegistryBackends {
+interface RegistryBackends {
   db: Database;
   store: ObjectStore;
 }

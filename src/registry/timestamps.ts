@@ -5,8 +5,3 @@
 export function isoWithoutZone(date: Date): string {
   return date.toISOString().replace(/Z$/, '');
 }
-
-/** Reads a zone-less registry timestamp back as UTC. Accepts a zoned one too. */
-export function parseRegistryTime(value: string): Date {
-  return new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(value) ? value : `${value}Z`);
-}

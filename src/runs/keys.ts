@@ -5,7 +5,7 @@ import { type Bucket, KEYS } from '../domain/index.js';
 export type ArtifactName = keyof typeof KEYS;
 
 /** Every run-scoped artifact name. */
-export const ARTIFACT_NAMES = Object.keys(KEYS) as ArtifactName[];
+const ARTIFACT_NAMES = Object.keys(KEYS) as ArtifactName[];
 
 /** Prefix of everything a run owns, in every bucket. */
 export const RUNS_PREFIX = 'runs/';

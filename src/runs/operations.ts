@@ -6,14 +6,11 @@ import { type RunBackends, RunWriter } from './run-writer.js';
 import type { GateResult, RunEvent, RunRecord } from './types.js';
 import { readVerified } from './verify.js';
 
-/** Default of `RUNS_KEEP`: runs kept for rollback. */
-export const DEFAULT_RUNS_KEEP = 10;
-
 /**
  * The checks a run must pass again before it is served by a rollback: the publish gates, run on the
  * run's own artifacts as they are stored now. Supplied by the pipeline (which owns the gates).
  */
-export type RollbackGates = (record: RunRecord) => Promise<GateResult[]>;
+type RollbackGates = (record: RunRecord) => Promise<GateResult[]>;
 
 /**
  * `matchcast runs rollback <id>`: points the served set back at an earlier complete run, in one

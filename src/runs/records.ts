@@ -129,8 +129,7 @@ export async function publishedRunAt(db: Queryable, at: Date): Promise<string | 
   return found;
 }
 
-/** Options of {@link movePointer}. */
-export interface MovePointerOptions {
+interface MovePointerOptions {
   actor: string;
   action: RunEvent['action'];
   reason?: string;

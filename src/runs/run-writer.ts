@@ -16,7 +16,7 @@ export interface RunBackends {
 }
 
 /** Options of {@link RunWriter.begin}. */
-export interface BeginRunOptions {
+interface BeginRunOptions {
   /** `full` (pipeline run, default), `stage` (a draft of stand-alone stages), `incremental`, … */
   kind?: string;
   /** Who started the run, written to the record and the history. Default `<user>@<host>`. */
@@ -36,7 +36,7 @@ export interface BeginRunOptions {
 }
 
 /** Options of {@link RunWriter.publish}. */
-export interface PublishOptions {
+interface PublishOptions {
   /** The gates' results; a failed one stops the publication unless `force`. */
   gates: GateResult[];
   /** Publish even though a gate failed; recorded in the run and the history. Default false. */
@@ -59,7 +59,7 @@ function defaultActor(): string {
 }
 
 /** The message of a failed-gates error: every failed gate with its message. */
-export function describeFailedGates(gates: readonly GateResult[]): string {
+function describeFailedGates(gates: readonly GateResult[]): string {
   return gates
     .filter((g) => !g.passed)
     .map((g) => `${g.name}: ${g.message}`)

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { ERROR_CATALOGUE, type ErrorCode } from '../domain/index.js';
 
 /** One invalid field of a 422 body (FastAPI-compatible `{loc, msg, type}`). */
-export const FieldError = Type.Object(
+const FieldError = Type.Object(
   {
     loc: Type.Array(Type.Union([Type.String(), Type.Integer()]), {
       description: 'where: `query`, `path`, `body` or `header`, then the field name (and index)',
@@ -44,7 +44,7 @@ const SERVER_SIDE = 500;
 const EXAMPLE_REQUEST_ID = '6f1c2a3e-8d4b-4c1e-9a7f-2b5d0e8c1a43';
 
 /** The error body a code answers with (for examples and docs). */
-export function exampleError(code: ErrorCode): { detail: unknown; code: ErrorCode; request_id?: string } {
+function exampleError(code: ErrorCode): { detail: unknown; code: ErrorCode; request_id?: string } {
   const entry = ERROR_CATALOGUE[code];
   const body = { detail: EXAMPLE_DETAIL[code] ?? entry.message, code };
   return entry.status >= SERVER_SIDE ? { ...body, request_id: EXAMPLE_REQUEST_ID } : body;

@@ -3,7 +3,7 @@
 // Only what other folders use is exported.
 export { BacktestSummary, EXAMPLE_BACKTEST } from './backtest.js';
 export { noBody, respond } from './common.js';
-export { ErrorBody, errorResponses } from './errors.js';
+export { errorResponses } from './errors.js';
 export { EXAMPLE_EXPLANATION, Explanation } from './explain.js';
 export { EXAMPLE_EXPORT_CSV, ExportFile, ExportParams, ExportQuery } from './exports.js';
 export { EXAMPLE_LIVESCORE, Livescore, LivescoresQuery } from './livescores.js';

@@ -9,7 +9,7 @@ const ByLine = (what: string) =>
   });
 
 /** One Asian handicap line from the home side's view (quarter lines = half stake on each neighbour). */
-export const AsianLine = Type.Object(
+const AsianLine = Type.Object(
   {
     line: Type.Number({ description: "home side's handicap, e.g. -0.5" }),
     home_win: Proba('home covers'),
@@ -21,9 +21,8 @@ export const AsianLine = Type.Object(
   },
   { additionalProperties: false },
 );
-export type AsianLine = Static<typeof AsianLine>;
 
-export const TopScore = Type.Object(
+const TopScore = Type.Object(
   {
     home: Type.Integer({ minimum: 0, description: 'home goals' }),
     away: Type.Integer({ minimum: 0, description: 'away goals' }),
@@ -115,21 +114,6 @@ export const MarketsQuery = Type.Object(
   { additionalProperties: false },
 );
 export type MarketsQuery = Static<typeof MarketsQuery>;
-
-/** The goals-market figures a match card carries (additive card fields; null when no goals model row). */
-export const CardMarkets = Nullable(
-  Type.Object(
-    {
-      expected_home_goals: Type.Number(),
-      expected_away_goals: Type.Number(),
-      over_2_5: Proba('over 2.5 goals'),
-      btts_yes: Proba('both teams score'),
-      top_score: Type.String({ description: 'most likely score, e.g. `1-1`' }),
-    },
-    { additionalProperties: false },
-  ),
-  'goals-model summary; null when the goals model has no row for the match',
-);
 
 export const EXAMPLE_MATCH_MARKETS: MatchMarkets = {
   match_id: 35001,

@@ -4,7 +4,7 @@ import { Nullable } from './common.js';
 const N = (description: string) => Nullable(Type.Number(), description);
 
 /** A market line on the matches that have it, beside the served probabilities on those matches. */
-export const LineComparison = Type.Object(
+const LineComparison = Type.Object(
   {
     n: Type.Integer({ description: 'matches of the group that have this line' }),
     model_log_loss: N('served probabilities on those matches'),
@@ -17,7 +17,7 @@ export const LineComparison = Type.Object(
 );
 
 /** One decile of predicted probability (the three outcomes of each match pooled). */
-export const ReliabilityBin = Type.Object(
+const ReliabilityBin = Type.Object(
   {
     lower: Type.Number(),
     upper: Type.Number(),
@@ -29,7 +29,7 @@ export const ReliabilityBin = Type.Object(
 );
 
 /** The served probabilities and both lines over one calendar week (UTC, Monday first). */
-export const PeriodPoint = Type.Object(
+const PeriodPoint = Type.Object(
   {
     period_start: Type.String({ description: 'Monday 00:00 UTC, ISO 8601' }),
     n: Type.Integer(),
@@ -45,7 +45,7 @@ export const PeriodPoint = Type.Object(
 );
 
 /** Realised figures of one region (or of all regions, `region_id` null, `region_name` `all`). */
-export const PerformanceGroup = Type.Object(
+const PerformanceGroup = Type.Object(
   {
     region_id: Nullable(Type.Integer(), 'null for all regions together'),
     region_name: Type.String(),

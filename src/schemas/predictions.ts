@@ -3,7 +3,7 @@ import { DateTime, Nullable, NullableInteger, NullableNumber, NullableString } f
 
 const Proba = (what: string) => Type.Number({ minimum: 0, maximum: 1, description: `${what} probability` });
 /** 0 = home win, 1 = draw, 2 = away win. */
-export const OutcomeClass = Type.Enum([0, 1, 2], {
+const OutcomeClass = Type.Enum([0, 1, 2], {
   description: '0 = home win, 1 = draw, 2 = away win',
 });
 const PredictedLabel = Type.String({ description: '`home_win`, `draw` or `away_win`' });
@@ -12,6 +12,15 @@ const ModelStage = Type.String({
     'what produced the row: `champion`, `backtest` (walk-forward, out of sample) or `fallback` (the market-free model, for a match without odds by its prediction time)',
 });
 const ModelRunId = Type.String({ description: 'registry run id, for lineage' });
+
+/** The served probabilities and the class they predict, as every prediction row carries them. */
+const PROBABILITIES = {
+  proba_home: Proba('home win'),
+  proba_draw: Proba('draw'),
+  proba_away: Proba('away win'),
+  predicted_class: OutcomeClass,
+  predicted_label: PredictedLabel,
+};
 
 /** Path parameter `{match_id}`. */
 export const MatchIdParams = Type.Object(
@@ -38,11 +47,7 @@ export const PredictionRow = Type.Object(
     homeTeamName: NullableString('home team'),
     awayTeamName: NullableString('away team'),
     startTimeUtc: DateTime('kick-off, ISO 8601 UTC'),
-    proba_home: Proba('home win'),
-    proba_draw: Proba('draw'),
-    proba_away: Proba('away win'),
-    predicted_class: OutcomeClass,
-    predicted_label: PredictedLabel,
+    ...PROBABILITIES,
     is_future: Nullable(Type.Boolean(), 'true if the match has not started'),
     model_stage: Nullable(ModelStage, 'registry alias used'),
     model_run_id: Nullable(ModelRunId, 'registry run id, for lineage'),
@@ -59,11 +64,7 @@ export type PredictionRow = Static<typeof PredictionRow>;
 export const PrecomputedPrediction = Type.Object(
   {
     match_id: Type.Integer(),
-    proba_home: Proba('home win'),
-    proba_draw: Proba('draw'),
-    proba_away: Proba('away win'),
-    predicted_class: OutcomeClass,
-    predicted_label: PredictedLabel,
+    ...PROBABILITIES,
     is_future: Type.Boolean({ description: 'true if the match has not started' }),
     start_time_utc: DateTime('kick-off, ISO 8601 UTC'),
     home_team_name: Type.String(),
@@ -99,11 +100,7 @@ export const MatchCard = Type.Object(
       description: '`finished` when the final score is known; outcome fields are filled only then',
     }),
     is_future: Type.Boolean({ description: 'true if the match has not started' }),
-    proba_home: Proba('home win'),
-    proba_draw: Proba('draw'),
-    proba_away: Proba('away win'),
-    predicted_class: OutcomeClass,
-    predicted_label: PredictedLabel,
+    ...PROBABILITIES,
     odd_home: NullableNumber(
       'decimal bookmaker odd for a home win (closing when known, else opening); null when unknown',
     ),

@@ -2,7 +2,6 @@ import { readFile, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { type ErrorCode, MatchcastError } from '../domain/index.js';
 
-/** Options of {@link fetchBody}. */
 export interface FetchBodyOptions {
   /** Validators of the last good body, sent as If-None-Match / If-Modified-Since. */
   etag?: string | null;

@@ -14,7 +14,6 @@ import { type PollSuccess, SourcesRepository } from './sources-repository.js';
 import { TeamResolver } from './team-resolver.js';
 import type { SourceDeps, SourceKind, SourceRecord, UnmatchedTeam } from './types.js';
 
-/** Options of {@link pollSource}. */
 export interface PollOptions {
   /** The poll's "now" (fetch time, observation time of undated prices). Default the wall clock. */
   now?: Date;
@@ -147,50 +146,35 @@ function resolveTeams(parsed: ParsedFile, resolver: TeamResolver, acceptNew: boo
     unmatched.set(key, u);
     return u;
   };
-  const hold = (line: number, region: string, names: string[]) => {
-    const held = names.map((n) => miss(region, n));
+  /** Maps a row's two team names to known ones; false (the row is held) when one is unknown and not accepted. */
+  const settle = (
+    line: number,
+    ref: { regionName: string; homeTeamName: string; awayTeamName: string },
+    accept: boolean,
+  ) => {
+    // A region no match has yet: nothing to map against (an odds row there names no match either:
+    // ingest rejects it per line).
+    if (!resolver.regionKnown(ref.regionName)) return true;
+    const home = resolver.resolve(ref.regionName, ref.homeTeamName);
+    const away = resolver.resolve(ref.regionName, ref.awayTeamName);
+    if ((home && away) || accept) {
+      ref.homeTeamName = home ?? ref.homeTeamName;
+      ref.awayTeamName = away ?? ref.awayTeamName;
+      return true;
+    }
+    const held = [home ? null : ref.homeTeamName, away ? null : ref.awayTeamName]
+      .filter((n) => n !== null)
+      .map((n) => miss(ref.regionName, n));
     parsed.skipped.push({
       file: parsed.file,
       code: 'MC_ERR_SOURCE_UNKNOWN_TEAMS',
       line,
       reason: `unknown team ${held.map((u) => `"${u.name}" (closest: ${u.closest.join(', ') || 'none'})`).join(' and ')}; \`matchcast teams alias\` settles it`,
     });
+    return false;
   };
-  parsed.matches = parsed.matches.filter((p) => {
-    const m = p.match;
-    if (!resolver.regionKnown(m.regionName)) return true;
-    const home = resolver.resolve(m.regionName, m.homeTeamName);
-    const away = resolver.resolve(m.regionName, m.awayTeamName);
-    if ((home && away) || acceptNew) {
-      m.homeTeamName = home ?? m.homeTeamName;
-      m.awayTeamName = away ?? m.awayTeamName;
-      return true;
-    }
-    hold(
-      p.line,
-      m.regionName,
-      [home ? null : m.homeTeamName, away ? null : m.awayTeamName].filter((n) => n !== null),
-    );
-    return false;
-  });
-  parsed.oddsRows = parsed.oddsRows.filter((r) => {
-    if ('matchId' in r.ref) return true;
-    const ref = r.ref;
-    if (!resolver.regionKnown(ref.regionName)) return true; // no such match either: ingest rejects it per line
-    const home = resolver.resolve(ref.regionName, ref.homeTeamName);
-    const away = resolver.resolve(ref.regionName, ref.awayTeamName);
-    if (home && away) {
-      ref.homeTeamName = home;
-      ref.awayTeamName = away;
-      return true;
-    }
-    hold(
-      r.line,
-      ref.regionName,
-      [home ? null : ref.homeTeamName, away ? null : ref.awayTeamName].filter((n) => n !== null),
-    );
-    return false;
-  });
+  parsed.matches = parsed.matches.filter((p) => settle(p.line, p.match, acceptNew));
+  parsed.oddsRows = parsed.oddsRows.filter((r) => 'matchId' in r.ref || settle(r.line, r.ref, false));
   return [...unmatched.values()];
 }
 

@@ -3,8 +3,7 @@ import { type PollOptions, type PollOutcome, pollSource } from './poll.js';
 import { SourcesRepository } from './sources-repository.js';
 import type { SourceDeps } from './types.js';
 
-/** Options of {@link startSourceSchedule}. */
-export interface SourceScheduleOptions {
+interface SourceScheduleOptions {
   deps: SourceDeps;
   /**
    * Runs one poll (the embedded server puts it on its one-at-a-time job lane). Default: the poll itself.

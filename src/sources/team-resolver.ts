@@ -40,7 +40,7 @@ const EXPAND: Record<string, string> = { utd: 'united', man: 'manchester', st: '
  * How much `a` looks like `b`, 0..1: the better of their letter-pair overlap and the share of the
  * shorter name's words that begin a word of the other (`Man United` ~ `Manchester United`).
  */
-export function similarity(a: string, b: string): number {
+function similarity(a: string, b: string): number {
   const la = loose(a);
   const lb = loose(b);
   if (la === lb) return 1;
@@ -113,7 +113,7 @@ export class TeamResolver {
 }
 
 /** Regions where `team` is a stored team name (or an accepted new one). */
-export async function regionsOfTeam(db: Queryable, team: string): Promise<string[]> {
+async function regionsOfTeam(db: Queryable, team: string): Promise<string[]> {
   const rows = await db.query<{ region_name: string }>(
     `SELECT DISTINCT region_name FROM matches WHERE home_team_name = $1 OR away_team_name = $1
      UNION SELECT region_name FROM team_aliases WHERE team_name = $1 AND alias = team_name

@@ -8,8 +8,7 @@ import { compareKeys, RESERVED_SEGMENT_PREFIX, validateKey, validatePrefix } fro
 import type { ObjectInfo, ObjectStore, PutOptions, StoredObject } from './object-store.js';
 import { signObjectUrl } from './signed-url.js';
 
-/** Options of {@link FsObjectStore}. */
-export interface FsObjectStoreOptions {
+interface FsObjectStoreOptions {
   /** Root folder; an object lives at `<root>/<bucket>/<key>`. Usually `<DATA_DIR>/objects`. */
   root: string;
   /** Base URL for signed links (`PUBLIC_BASE_URL`). Required by `presign`. */

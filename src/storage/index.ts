@@ -3,7 +3,7 @@
 // driver import its file.
 export { contentTypeForKey } from './content-type.js';
 export { createObjectStore } from './create-object-store.js';
-export { validateKey, validatePrefix } from './keys.js';
+export { validateKey } from './keys.js';
 export type { ObjectInfo, ObjectStore, PutOptions, StoredObject } from './object-store.js';
 export {
   type ParquetColumn,

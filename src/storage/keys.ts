@@ -1,9 +1,9 @@
 import { MatchcastError } from '../domain/index.js';
 
 /** Longest key accepted, in UTF-8 bytes (the S3 limit). */
-export const MAX_KEY_BYTES = 1024;
+const MAX_KEY_BYTES = 1024;
 /** Longest path segment, in UTF-8 bytes: leaves room under the 255-byte file-name limit for temp names. */
-export const MAX_SEGMENT_BYTES = 200;
+const MAX_SEGMENT_BYTES = 200;
 /**
  * Segments starting with this are reserved for the stores' own bookkeeping (the folder store's temp
  * files; the lock, metadata and probe objects earlier versions wrote) and never appear in listings.

@@ -1,5 +1,5 @@
 import type { SchemaElement } from 'hyparquet';
-import { parquetMetadata, parquetReadObjects } from 'hyparquet';
+import { parquetReadObjects } from 'hyparquet';
 import { ByteWriter, parquetWrite } from 'hyparquet-writer';
 
 /** Column types a matchcast Parquet file may hold. Every column is nullable. */
@@ -18,8 +18,7 @@ export interface ParquetColumn {
 
 export type ParquetRow = Record<string, unknown>;
 
-/** Options of {@link writeParquet}. */
-export interface WriteParquetOptions {
+interface WriteParquetOptions {
   /** Rows per row group. Default `100000` (one group for every artifact we write today). */
   rowGroupSize?: number;
   /** Extra key/value metadata stored in the footer. Default none. */
@@ -58,66 +57,33 @@ function bad(col: ParquetColumn, row: number, value: unknown): never {
   );
 }
 
+const isInt32 = (v: unknown) =>
+  typeof v === 'number' && Number.isInteger(v) && v >= -2147483648 && v <= 2147483647;
+
+/** Per column type: the physical value the writer expects, or undefined when `v` does not fit. */
+const PHYSICAL: Record<ParquetColumnType, (v: unknown) => unknown> = {
+  int32: (v) => (isInt32(v) ? v : undefined),
+  int64: (v) =>
+    typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : typeof v === 'bigint' ? v : undefined,
+  double: (v) => (typeof v === 'number' ? v : undefined),
+  boolean: (v) => (typeof v === 'boolean' ? v : undefined),
+  string: (v) => (typeof v === 'string' ? v : undefined),
+  timestamp: (v) => {
+    const ms = v instanceof Date ? v.getTime() : typeof v === 'number' ? v : Number.NaN;
+    return Number.isSafeInteger(ms) ? BigInt(ms) : undefined;
+  },
+};
+
 /** Converts one column to the physical values the writer expects, validating as it goes. */
 function columnData(col: ParquetColumn, rows: readonly ParquetRow[]): unknown[] {
+  const toPhysical = PHYSICAL[col.type];
   const out = new Array<unknown>(rows.length);
-  const name = col.name;
-  switch (col.type) {
-    case 'int32':
-      for (let i = 0; i < rows.length; i++) {
-        const v = rows[i]?.[name];
-        if (v === null || v === undefined) out[i] = null;
-        else if (typeof v === 'number' && Number.isInteger(v) && v >= -2147483648 && v <= 2147483647)
-          out[i] = v;
-        else bad(col, i, v);
-      }
-      return out;
-    case 'int64':
-      for (let i = 0; i < rows.length; i++) {
-        const v = rows[i]?.[name];
-        if (v === null || v === undefined) out[i] = null;
-        else if (typeof v === 'number' && Number.isSafeInteger(v)) out[i] = BigInt(v);
-        else if (typeof v === 'bigint') out[i] = v;
-        else bad(col, i, v);
-      }
-      return out;
-    case 'double':
-      for (let i = 0; i < rows.length; i++) {
-        const v = rows[i]?.[name];
-        if (v === null || v === undefined) out[i] = null;
-        else if (typeof v === 'number') out[i] = v;
-        else bad(col, i, v);
-      }
-      return out;
-    case 'boolean':
-      for (let i = 0; i < rows.length; i++) {
-        const v = rows[i]?.[name];
-        if (v === null || v === undefined) out[i] = null;
-        else if (typeof v === 'boolean') out[i] = v;
-        else bad(col, i, v);
-      }
-      return out;
-    case 'string':
-      for (let i = 0; i < rows.length; i++) {
-        const v = rows[i]?.[name];
-        if (v === null || v === undefined) out[i] = null;
-        else if (typeof v === 'string') out[i] = v;
-        else bad(col, i, v);
-      }
-      return out;
-    case 'timestamp':
-      for (let i = 0; i < rows.length; i++) {
-        const v = rows[i]?.[name];
-        if (v === null || v === undefined) {
-          out[i] = null;
-          continue;
-        }
-        const ms = v instanceof Date ? v.getTime() : typeof v === 'number' ? v : Number.NaN;
-        if (!Number.isSafeInteger(ms)) bad(col, i, v);
-        out[i] = BigInt(ms);
-      }
-      return out;
+  for (let i = 0; i < rows.length; i++) {
+    const v = rows[i]?.[col.name];
+    out[i] = v === null || v === undefined ? null : toPhysical(v);
+    if (out[i] === undefined) bad(col, i, v);
   }
+  return out;
 }
 
 /**
@@ -176,10 +142,4 @@ export async function readParquet(buf: Buffer | Uint8Array): Promise<ParquetRow[
     }
   }
   return rows;
-}
-
-/** Number of rows in a Parquet file, from its footer only. */
-export function parquetRowCount(buf: Buffer | Uint8Array): number {
-  const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer;
-  return Number(parquetMetadata(ab).num_rows);
 }

@@ -17,7 +17,7 @@ import { compareKeys, isReservedKey, validateKey, validatePrefix } from './keys.
 import type { ObjectInfo, ObjectStore, PutOptions, StoredObject } from './object-store.js';
 
 /** Options of {@link S3ObjectStore}. */
-export interface S3ObjectStoreOptions {
+interface S3ObjectStoreOptions {
   /** Endpoint URL (`S3_ENDPOINT`). */
   endpoint: string;
   /** Region (`S3_REGION`). Default `us-east-1`. */

@@ -4,8 +4,7 @@ import path from 'node:path';
 import { BUCKETS, type Bucket, MatchcastError } from '../domain/index.js';
 import { validateKey } from './keys.js';
 
-/** Options of {@link signObjectUrl}. */
-export interface SignObjectUrlOptions {
+interface SignObjectUrlOptions {
   /** Public base URL of the API, without a trailing slash (config `PUBLIC_BASE_URL`). */
   baseUrl: string;
   bucket: Bucket;
@@ -18,8 +17,7 @@ export interface SignObjectUrlOptions {
   now?: Date;
 }
 
-/** Options of {@link verifySignedUrl}. */
-export interface VerifySignedUrlOptions {
+interface VerifySignedUrlOptions {
   bucket: string;
   key: string;
   /** The `expires` query parameter as received (unix seconds). */
@@ -32,7 +30,7 @@ export interface VerifySignedUrlOptions {
 }
 
 /** The path segment of a key in a URL: each segment percent-encoded, `/` kept. */
-export function encodeKeyPath(key: string): string {
+function encodeKeyPath(key: string): string {
   return key.split('/').map(encodeURIComponent).join('/');
 }
 
@@ -62,7 +60,7 @@ export function signObjectUrl(options: SignObjectUrlOptions): string {
 }
 
 /** Why a signed link was refused; callers must not reveal it to the client. */
-export type SignedUrlVerdict =
+type SignedUrlVerdict =
   | { ok: true; expiresAt: Date }
   | { ok: false; reason: 'malformed' | 'bad-signature' | 'expired' };
 
@@ -90,7 +88,7 @@ export function verifySignedUrl(options: VerifySignedUrlOptions): SignedUrlVerdi
 const secretCache = new Map<string, string>();
 
 /** Minimal config slice {@link resolveUrlSigningSecret} needs. */
-export interface SigningSecretConfig {
+interface SigningSecretConfig {
   urlSigningSecret: string | undefined;
   dataDir: string;
 }

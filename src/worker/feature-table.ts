@@ -18,7 +18,7 @@ export interface FeatureSnapshot {
   fingerprint: string | null;
   /** The published pointer the snapshot was read through (null: none yet), for the run's other artifacts. */
   published: PublishedRun | null;
-  rows: Map<number, Record<string, unknown>>;
+  rows: ReadonlyMap<number, Record<string, unknown>>;
   backtest: Map<number, BacktestEntry>;
 }
 
@@ -60,7 +60,7 @@ export class FeatureTable {
   constructor(
     private readonly db: Queryable,
     private readonly store: ObjectStore,
-    private readonly parse: (body: Buffer) => Promise<Record<string, unknown>[]>,
+    private readonly parse: (body: Buffer) => Promise<ReadonlyMap<number, Record<string, unknown>>>,
     private readonly refreshMs: number,
     private readonly log: Logger,
     /** Called after a newly published run's snapshot replaced the previous one (not on the first load). */
@@ -130,8 +130,7 @@ export class FeatureTable {
       fRef ? readVerified(this.store, fRef) : null,
       bRef ? readVerified(this.store, bRef) : null,
     ]);
-    const rows = new Map<number, Record<string, unknown>>();
-    if (fObj) for (const row of await this.parse(fObj.body)) rows.set(Number(row.match_id), row);
+    const rows = fObj ? await this.parse(fObj.body) : new Map<number, Record<string, unknown>>();
     const backtest = bObj ? parseBacktest(await readParquet(bObj.body)) : new Map<number, BacktestEntry>();
     this.log.info(
       {

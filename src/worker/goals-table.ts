@@ -1,12 +1,15 @@
 import type { Queryable } from '../db/index.js';
-import { type Match, type OddsRecord, OddsTimeline, OPENING_LEAD_MS } from '../domain/index.js';
-import { decodeOdds, oddsRecordAsOf, readOddsObservations } from '../ingest/index.js';
+import { type Match, type OddsRecord, OPENING_LEAD_MS } from '../domain/index.js';
+import { FeatureColumns } from '../features/index.js';
+import { oddsRecordAsOf, readOddsObservations } from '../ingest/index.js';
 import type { Logger } from '../logger.js';
 import { buildGoalInputs, type GoalInput, type GoalRatingParams, type MarketsRow } from '../model/index.js';
 import { servedRef } from '../runs/index.js';
 import { parseMarketsRows } from '../serving/index.js';
 import { type ObjectStore, readParquet } from '../storage/index.js';
 import type { FeatureSnapshot } from './feature-table.js';
+import { ObservationColumns, type ObservationLookup } from './observation-columns.js';
+import { OddsColumns } from './odds-columns.js';
 
 /**
  * What the live goals markets need of ONE published run, built once per features snapshot
@@ -17,12 +20,15 @@ import type { FeatureSnapshot } from './feature-table.js';
 export interface GoalsSnapshot {
   runId: string | null;
   inputs: Map<number, GoalInput>;
-  odds: Map<number, OddsRecord>;
+  /** The run's odds records by match id (columns: the decoded records are ~2 KB each). */
+  odds: Pick<ReadonlyMap<number, OddsRecord>, 'get'>;
   /** Observations file (the ingest input), for the point-in-time prices of the predicted match. */
-  observations: OddsTimeline;
+  observations: ObservationLookup;
   /** `model_stage: backtest` rows of the served markets file (out of sample). */
   backtest: Map<number, MarketsRow>;
 }
+
+const META = ['match_id', 'region_id', 'season', 'start_time_utc', 'home_team_name', 'away_team_name'];
 
 /** The kick-off of a feature row. */
 export function kickoffOf(row: Record<string, unknown>): Date {
@@ -56,8 +62,15 @@ export function oddsRecordAt(
   return oddsRecordAsOf(matchId, own, snap.odds.get(matchId), at);
 }
 
-/** A Match from a feature row's meta columns (the goal ratings read ids, region, teams and kick-off). */
-function matchOf(row: Record<string, unknown>): Match {
+/**
+ * A Match from a feature row's meta columns (the goal ratings read ids, region, teams and kick-off);
+ * from a columnar table only those columns are read, no whole row is built.
+ */
+function matchOf(rows: ReadonlyMap<number, Record<string, unknown>>, id: number): Match {
+  const row =
+    rows instanceof FeatureColumns
+      ? Object.fromEntries(META.map((name) => [name, rows.value(id, name)]))
+      : (rows.get(id) as Record<string, unknown>);
   return {
     id: Number(row.match_id),
     regionId: Number(row.region_id),
@@ -75,7 +88,7 @@ function matchOf(row: Record<string, unknown>): Match {
 }
 
 /** The `as_of` the features of the run were built at (the goals stage ran at the same one). */
-function asOfOf(rows: Map<number, Record<string, unknown>>): Date {
+function asOfOf(rows: ReadonlyMap<number, Record<string, unknown>>): Date {
   for (const row of rows.values()) {
     const v = row.as_of;
     const d = v instanceof Date ? v : new Date(String(v));
@@ -98,9 +111,8 @@ export async function buildGoalsSnapshot(
     marketsRef ? store.get(marketsRef.bucket, marketsRef.key) : null,
     readOddsObservations({ db, store }),
   ]);
-  const odds = new Map<number, OddsRecord>();
-  if (oddsObj) for (const r of await decodeOdds(oddsObj.body)) odds.set(r.match_id, r);
-  const matches = [...snap.rows.values()].map(matchOf);
+  const odds = oddsObj ? await OddsColumns.fromParquet(oddsObj.body) : new Map<number, OddsRecord>();
+  const matches = [...snap.rows.keys()].map((id) => matchOf(snap.rows, id));
   const inputs = new Map<number, GoalInput>();
   for (const input of buildGoalInputs(matches, odds, asOfOf(snap.rows), rating)) {
     inputs.set(input.match_id, input);
@@ -111,7 +123,13 @@ export async function buildGoalsSnapshot(
       if (row.model_stage === 'backtest') backtest.set(row.match_id, row);
     }
   }
-  return { runId: snap.runId, inputs, odds, observations: OddsTimeline.from(observed), backtest };
+  return {
+    runId: snap.runId,
+    inputs,
+    odds,
+    observations: ObservationColumns.from(observed),
+    backtest,
+  };
 }
 
 /**

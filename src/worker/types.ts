@@ -36,8 +36,8 @@ export interface WorkerDeps {
   goalsRegistry?: WorkerRegistry;
   /** Loads a goals version's artifact (registry → deserializeGoalsModel). Required with `goalsRegistry`. */
   loadGoalsModel?(version: ModelVersion): Promise<GoalsModel>;
-  /** Parses `features/match_features.parquet`. */
-  parseFeatures(body: Buffer): Promise<Record<string, unknown>[]>;
+  /** Parses `features/match_features.parquet` into rows by match id (held for as long as the run serves). */
+  parseFeatures(body: Buffer): Promise<ReadonlyMap<number, Record<string, unknown>>>;
   /** Disposes what the deps opened (store connections). Optional. */
   close?(): Promise<void>;
 }

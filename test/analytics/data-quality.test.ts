@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { assessDataQuality } from '../../src/analytics/index.js';
+import { assessDataQuality } from '../../src/analytics/data-quality.js';
 import type { Match, OddsRecord } from '../../src/domain/index.js';
 
 const AS_OF = new Date('2026-03-01T00:00:00Z');

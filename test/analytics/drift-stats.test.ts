@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { computeDrift } from '../../src/analytics/drift.js';
 import {
   chiSquaredHomogeneity,
-  computeDrift,
   jensenShannonDistance,
   ksPValue,
   ksStatistic,
   wasserstein1,
-} from '../../src/analytics/index.js';
+} from '../../src/analytics/stats.js';
 
 /** Deterministic PRNG (mulberry32) and a normal sampler. */
 function rng(seed: number): () => number {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { runDriftStage } from '../../src/analytics/index.js';
-import { generateSyntheticLeague } from '../../src/ingest/index.js';
+import { generateSyntheticLeague } from '../../src/ingest/synthetic.js';
 import { type Env, fromSyntheticLeague, setupEnv } from './synthetic.js';
 
 // The ingest engineer's generator with its home-advantage shift option: six seasons of two 16-team

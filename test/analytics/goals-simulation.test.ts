@@ -1,14 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  pickGoalsOdds,
-  roiMarketsCsv,
-  runGoalsSimulateStage,
-  simulateBets,
-  twoWayCandidate,
-} from '../../src/analytics/index.js';
+import { pickGoalsOdds, roiMarketsCsv, twoWayCandidate } from '../../src/analytics/goals-simulation.js';
+import { runGoalsSimulateStage } from '../../src/analytics/index.js';
+import { simulateBets } from '../../src/analytics/simulation.js';
 import { KEYS, type OddsRecord } from '../../src/domain/index.js';
-import { ODDS_COLUMNS } from '../../src/ingest/index.js';
+import { ODDS_COLUMNS } from '../../src/ingest/odds-file.js';
 import { MARKETS_COLUMNS, type MarketsRow } from '../../src/model/index.js';
 import { writeParquet } from '../../src/storage/index.js';
 import { publishArtifacts } from '../helpers/served.js';

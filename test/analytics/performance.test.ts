@@ -13,13 +13,12 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import Fastify, { type FastifyInstance } from 'fastify';
 import {
-  type PerformanceSummary,
-  readServedLog,
   recordServedFromPublished,
   recordServedPredictions,
   runPerformanceStage,
-  servedBeforeKickoff,
 } from '../../src/analytics/index.js';
+import { readServedLog, servedBeforeKickoff } from '../../src/analytics/performance-served.js';
+import type { PerformanceSummary } from '../../src/analytics/performance-stage.js';
 import type { AppContext } from '../../src/api/context.js';
 import { registerErrorHandling } from '../../src/api/plugins/errors.js';
 import { monitoringPerformanceRoutes } from '../../src/api/routes/monitoring-performance.js';

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { h } from 'preact';
-import { type DataQualityReport, renderDataQualityReport } from '../../src/analytics/index.js';
+import type { DataQualityReport } from '../../src/analytics/data-quality.js';
+import { renderDataQualityReport } from '../../src/analytics/data-quality-html.js';
 import { num, renderReport, Table } from '../../src/analytics/report-html.js';
 
 const HOSTILE = '<img src=x onerror=alert(1)><td>"&';

@@ -3,14 +3,11 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import {
-  assessDataQuality,
-  computeDrift,
-  DEFAULT_DRIFT_THRESHOLDS,
-  type DriftReport,
-  renderDataQualityReport,
-  renderDriftReport,
-} from '../../src/analytics/index.js';
+import { assessDataQuality } from '../../src/analytics/data-quality.js';
+import { renderDataQualityReport } from '../../src/analytics/data-quality-html.js';
+import { computeDrift, DEFAULT_DRIFT_THRESHOLDS } from '../../src/analytics/drift.js';
+import type { DriftReport } from '../../src/analytics/drift-report.js';
+import { renderDriftReport } from '../../src/analytics/drift-report-html.js';
 import type { Match, OddsRecord } from '../../src/domain/index.js';
 import { rng } from './synthetic.js';
 

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { roiBaselinesCsv, roiByRegionCsv } from '../../src/analytics/roi-csv.js';
 import {
   type BetCandidate,
   edgeStrategy,
   pickOdds,
-  roiBaselinesCsv,
-  roiByRegionCsv,
   selectCandidates,
   simulateBets,
-} from '../../src/analytics/index.js';
+} from '../../src/analytics/simulation.js';
 import type { OddsRecord } from '../../src/domain/index.js';
 
 function cand(

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { AnalyticsDeps } from '../../src/analytics/index.js';
+import type { AnalyticsDeps } from '../../src/analytics/io.js';
 import { parseConfig } from '../../src/config.js';
 import { MatchesRepository, type MatchUpsert, openDatabase } from '../../src/db/index.js';
 import { type Match, ODDS_1X2_FIELDS, type OddsRecord } from '../../src/domain/index.js';

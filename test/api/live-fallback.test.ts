@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { featureRowsToParquet, toModelInput } from '../../src/features/index.js';
-import { serializeModel, trainModel } from '../../src/model/index.js';
+import { serializeModel } from '../../src/model/index.js';
+import { trainModel } from '../../src/model/model.js';
 import { createRegistry, type ModelVersion } from '../../src/registry/index.js';
 import { readPublished } from '../../src/runs/index.js';
 import { publishArtifacts } from '../helpers/served.js';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
 import { type OddsObservation, OddsTimeline } from '../../src/domain/index.js';
-import { mergeOddsObservations } from '../../src/ingest/index.js';
+import { mergeOddsObservations } from '../../src/ingest/observations-file.js';
 import { createLogger } from '../../src/logger.js';
 import { predictionRequestsTotal } from '../../src/metrics.js';
 import * as goals from '../../src/model/goals/index.js';

@@ -138,7 +138,8 @@ test('serves every market of a match from memory; the markets add up; unknown ma
 });
 
 test('GET /predict/region-roi/markets/: rows of one market and strategy from the CSV; [] for none; bad market 422', async () => {
-  const { roiMarketsCsv, simulateBets, twoWayCandidate } = await import('../../src/analytics/index.js');
+  const { roiMarketsCsv, twoWayCandidate } = await import('../../src/analytics/goals-simulation.js');
+  const { simulateBets } = await import('../../src/analytics/simulation.js');
   const c = (id: number, region_id: number, region_name: string, p: number, won: boolean) =>
     twoWayCandidate({ match_id: id, region_id, region_name, season: '2022-2023' }, p, [2.0, 1.9], won);
   const ou = simulateBets([c(1, 1, 'Norland', 0.6, true), c(2, 2, 'Sud, mark', 0.6, false)], {

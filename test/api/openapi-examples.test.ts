@@ -7,8 +7,8 @@ import { after, before, test } from 'node:test';
 import { Ajv } from 'ajv';
 import formats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
-import { isProtectedPath } from '../../src/api/index.js';
-import { ErrorBody } from '../../src/schemas/index.js';
+import { isProtectedPath } from '../../src/api/plugins/auth.js';
+import { ErrorBody } from '../../src/schemas/errors.js';
 import { embeddedApp } from '../helpers/app-context.js';
 
 interface Media {

@@ -4,7 +4,9 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ingestCommand } from '../../src/cli/ingest.js';
 import { MatchesRepository, PendingRepredictions } from '../../src/db/index.js';
-import { bootstrapFirstRun, decodePredictionRows, type PredictionRow } from '../../src/pipeline/index.js';
+import { bootstrapFirstRun } from '../../src/pipeline/index.js';
+import type { PredictionRow } from '../../src/pipeline/predictions-file.js';
+import { decodePredictionRows } from '../../src/pipeline/repredict.js';
 import { readArtifact, readPublished, readRunRecord } from '../../src/runs/index.js';
 import { openTestEnv, smallLeague, type TestEnv } from '../pipeline/fixtures.js';
 

@@ -8,7 +8,7 @@ import { ingestCommand } from '../../src/cli/ingest.js';
 import { pipelineCommand } from '../../src/cli/pipeline.js';
 import { humanLogLine } from '../../src/cli/terminal.js';
 import { intOption, numberOption, parseCliArgs, UsageError } from '../../src/cli/usage-error.js';
-import { TerminalOutput } from '../../src/pipeline/index.js';
+import { TerminalOutput } from '../../src/pipeline/progress.js';
 
 test('humanLogLine: level prefix, message, short fields; the noise of a JSON record left out', () => {
   const line = humanLogLine(

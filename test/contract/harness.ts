@@ -15,7 +15,8 @@ import { type Config, parseConfig } from '../../src/config.js';
 import { MatchesRepository } from '../../src/db/index.js';
 import { ingestSynthetic } from '../../src/ingest/index.js';
 import { createLogger, type Logger, REDACT_PATHS } from '../../src/logger.js';
-import { bootstrapFirstRun, silentProgress } from '../../src/pipeline/index.js';
+import { bootstrapFirstRun } from '../../src/pipeline/index.js';
+import { silentProgress } from '../../src/pipeline/progress.js';
 import { openRuntime, type RuntimeContext } from '../../src/runtime.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');

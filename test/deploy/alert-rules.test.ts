@@ -10,7 +10,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { type JoinedMatch, performanceGroups } from '../../src/analytics/index.js';
+import { type JoinedMatch, performanceGroups } from '../../src/analytics/performance.js';
 import { setPerformanceGauges } from '../../src/api/routes/monitoring-performance.js';
 import { registry } from '../../src/metrics.js';
 import { EXAMPLE_PERFORMANCE } from '../../src/schemas/index.js';

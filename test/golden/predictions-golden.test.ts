@@ -11,9 +11,9 @@ import {
   deserializeModel,
   predictProba,
   serializeModel,
-  trainModel,
   walkForwardBacktest,
 } from '../../src/model/index.js';
+import { trainModel } from '../../src/model/model.js';
 import { syntheticLeague } from '../features/league-fixture.js';
 
 // Golden hashes of feature values and model probabilities on a fixed synthetic league. Refactors of

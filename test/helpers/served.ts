@@ -4,11 +4,11 @@ import { type Bucket, KEYS } from '../../src/domain/index.js';
 import {
   type ArtifactName,
   type ArtifactSource,
-  type RunBackends,
   RunWriter,
   readArtifact,
   readPublished,
 } from '../../src/runs/index.js';
+import type { RunBackends } from '../../src/runs/run-writer.js';
 import type { ObjectStore, StoredObject } from '../../src/storage/index.js';
 
 /** The served (published, verified) copy of artifact `name`, or null. */

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { parseConfig } from '../../src/config.js';
 import type { OddsObservation } from '../../src/domain/index.js';
-import { mergeOddsObservations, readOddsObservations } from '../../src/ingest/index.js';
+import { readOddsObservations } from '../../src/ingest/index.js';
+import { mergeOddsObservations } from '../../src/ingest/observations-file.js';
 import { createObjectStore } from '../../src/storage/index.js';
 import { BACKENDS } from '../db/helpers.js';
 

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { MatchesRepository } from '../../src/db/index.js';
 import { KEYS } from '../../src/domain/index.js';
-import { generateSyntheticLeague, ingestSynthetic, readOddsFile } from '../../src/ingest/index.js';
+import { ingestSynthetic, readOddsFile } from '../../src/ingest/index.js';
+import { generateSyntheticLeague } from '../../src/ingest/synthetic.js';
 import { type IngestEnv, ingestEnv } from './helpers.js';
 
 const NOW = new Date('2026-11-18T10:00:00Z');

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MODEL_FAMILY_NAMES } from '../../src/model/families/index.js';
-import { explainModel, predictProba, trainModel } from '../../src/model/index.js';
+import { explainModel, predictProba } from '../../src/model/index.js';
+import { trainModel } from '../../src/model/model.js';
 import { rng } from '../features/league-fixture.js';
 
 const NAMES = [

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   DEFAULT_FAMILY,
+  DEFAULT_GOALS_FAMILY,
   FAMILIES,
   GOALS_FAMILIES,
   goalsFamily,
@@ -15,7 +16,6 @@ import {
 import type { FitData } from '../../src/model/family.js';
 import {
   buildGoalInputs,
-  DEFAULT_GOALS_FAMILY,
   deserializeGoalsModel,
   predictGoals,
   serializeGoalsModel,

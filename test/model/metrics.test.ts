@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Probabilities } from '../../src/domain/index.js';
-import { accuracy, brier, computeMetrics, logLoss, rocAucOvr, rps } from '../../src/model/index.js';
+import { brier, logLoss, rps } from '../../src/model/index.js';
+import { accuracy, computeMetrics, rocAucOvr } from '../../src/model/metrics.js';
 
 const P: Probabilities[] = [
   [0.5, 0.3, 0.2],

@@ -7,8 +7,8 @@ import {
   MODEL_FORMAT_VERSION,
   predictProba,
   serializeModel,
-  trainModel,
 } from '../../src/model/index.js';
+import { trainModel } from '../../src/model/model.js';
 import { rng } from '../features/league-fixture.js';
 
 /** Gaussian features and labels drawn from a known multinomial logit (class 0 is the reference). */

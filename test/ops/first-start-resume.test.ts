@@ -63,7 +63,9 @@ test('a first start killed after the sign-off resumes on the next start; the key
   const rows = await call('/predict/predictions/');
   assert.equal(rows.status, 200);
   assert.equal((await call('/predict/model/info?stage=challenger')).status, 200, 'the challenger exists');
-  // The key: printed on stderr for the operator, never on stdout where the JSON log lines go.
+  // The key: printed on stderr for the operator, never on stdout where the JSON log lines go. The
+  // banner follows "listening" once the worker threads answer (seconds after a first start's child).
+  await waitForOutput(second, /API key \(X-API-Key\)/, 30_000);
   assert.ok(second.output().includes(key), 'the banner shows the key');
   assert.ok(!second.stdout().includes(key), 'the key is not in the JSON log stream');
   for (const line of second.stdout().split('\n').filter(Boolean)) assert.doesNotThrow(() => JSON.parse(line));

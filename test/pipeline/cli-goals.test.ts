@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { KEYS } from '../../src/domain/index.js';
-import { goalsModelName } from '../../src/pipeline/index.js';
+import { goalsModelName } from '../../src/pipeline/stage-goals.js';
 import { ModelRegistry } from '../../src/registry/index.js';
 import { readRunRecord } from '../../src/runs/index.js';
 import { openTestEnv, runPipelineCli, smallLeague, type TestEnv } from './fixtures.js';

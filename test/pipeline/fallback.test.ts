@@ -8,7 +8,8 @@ import {
   toModelInput,
 } from '../../src/features/index.js';
 import { deserializeModel, predictProba } from '../../src/model/index.js';
-import { bootstrapFirstRun, fallbackModelName } from '../../src/pipeline/index.js';
+import { bootstrapFirstRun } from '../../src/pipeline/index.js';
+import { fallbackModelName } from '../../src/pipeline/stage-fallback.js';
 import { ModelRegistry } from '../../src/registry/index.js';
 import { readParquet, writeParquet } from '../../src/storage/index.js';
 import { servedStoreView } from '../helpers/served.js';

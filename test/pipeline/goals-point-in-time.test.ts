@@ -18,9 +18,11 @@ import {
   OddsTimeline,
   OPENING_LEAD_MS,
 } from '../../src/domain/index.js';
-import { mergeOddsFile, mergeOddsObservations, summariseOdds } from '../../src/ingest/index.js';
+import { mergeOddsObservations } from '../../src/ingest/observations-file.js';
+import { mergeOddsFile, summariseOdds } from '../../src/ingest/odds-file.js';
 import { createLogger } from '../../src/logger.js';
-import { runGoalsStage, silentProgress } from '../../src/pipeline/index.js';
+import { runGoalsStage } from '../../src/pipeline/index.js';
+import { silentProgress } from '../../src/pipeline/progress.js';
 import { createObjectStore, readParquet } from '../../src/storage/index.js';
 import { goalsLeague } from '../model/goals-fixture.js';
 

@@ -11,6 +11,7 @@ import { registryCommand } from '../../src/cli/registry.js';
 import { type Config, parseConfig } from '../../src/config.js';
 import { type Database, openDatabase } from '../../src/db/index.js';
 import { createLogger } from '../../src/logger.js';
+import type { TrainGoalsOptions } from '../../src/model/goals/goals-model.js';
 import {
   buildGoalInputs,
   type GoalInput,
@@ -19,11 +20,9 @@ import {
   goalsWalkForward,
   ou25Figures,
   serializeGoalsModel,
-  type TrainGoalsOptions,
   trainGoalsModel,
 } from '../../src/model/goals/index.js';
-import { goalsModelName } from '../../src/pipeline/index.js';
-import { goalsFingerprint } from '../../src/pipeline/stage-goals.js';
+import { goalsFingerprint, goalsModelName } from '../../src/pipeline/stage-goals.js';
 import { goalsGuardMetrics, promoteGoalsVersion } from '../../src/pipeline/stage-promote.js';
 import { ModelRegistry } from '../../src/registry/index.js';
 import { RunWriter, readPublished } from '../../src/runs/index.js';

@@ -5,14 +5,9 @@ import { after, before, describe, test } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { KEYS, modelArtifactKey } from '../../src/domain/index.js';
 import { featureRowsFromParquet } from '../../src/features/index.js';
-import {
-  type BootstrapResult,
-  bootstrapFirstRun,
-  FIRST_START_ACTOR,
-  readBacktestRows,
-  runFeaturesStage,
-  runPredictStage,
-} from '../../src/pipeline/index.js';
+import { readBacktestRows } from '../../src/pipeline/artifacts.js';
+import { type BootstrapResult, FIRST_START_ACTOR } from '../../src/pipeline/bootstrap.js';
+import { bootstrapFirstRun, runFeaturesStage, runPredictStage } from '../../src/pipeline/index.js';
 import { readParquet } from '../../src/storage/index.js';
 import { servedStoreView } from '../helpers/served.js';
 import { openTestEnv, smallLeague, type TestEnv } from './fixtures.js';

@@ -27,10 +27,12 @@ import {
   type FeatureRow,
   featureRowsFromParquet,
 } from '../../src/features/index.js';
-import { mergeOddsFile, mergeOddsObservations, summariseOdds } from '../../src/ingest/index.js';
+import { mergeOddsObservations } from '../../src/ingest/observations-file.js';
+import { mergeOddsFile, summariseOdds } from '../../src/ingest/odds-file.js';
 import { createLogger } from '../../src/logger.js';
 import { marketsFromMatrix, scoreMatrix, walkForwardBacktest } from '../../src/model/index.js';
-import { bootstrapFirstRun, silentProgress } from '../../src/pipeline/index.js';
+import { bootstrapFirstRun } from '../../src/pipeline/index.js';
+import { silentProgress } from '../../src/pipeline/progress.js';
 import { createRegistry } from '../../src/registry/index.js';
 import { createObjectStore, readParquet } from '../../src/storage/index.js';
 import { servedStoreView } from '../helpers/served.js';

@@ -3,27 +3,15 @@ import { after, before, describe, test } from 'node:test';
 import { MatchesRepository } from '../../src/db/index.js';
 import { KEYS, ODDS_OBSERVATIONS, type OddsObservation, OddsTimeline } from '../../src/domain/index.js';
 import { buildFeatureRows, toModelInput } from '../../src/features/index.js';
-import {
-  mergeOddsFile,
-  mergeOddsObservations,
-  OBSERVATION_COLUMNS,
-  ODDS_COLUMNS,
-  readObservationSet,
-  readOddsFile,
-  readOddsSet,
-  summariseOdds,
-} from '../../src/ingest/index.js';
+import { readObservationSet, readOddsFile, readOddsSet } from '../../src/ingest/index.js';
+import { mergeOddsObservations, OBSERVATION_COLUMNS } from '../../src/ingest/observations-file.js';
+import { mergeOddsFile, ODDS_COLUMNS, summariseOdds } from '../../src/ingest/odds-file.js';
 import { deserializeModel, predictProba } from '../../src/model/index.js';
-import {
-  bootstrapFirstRun,
-  decodePredictionRows,
-  fallbackModelName,
-  type PredictionRow,
-  type RepredictCache,
-  readOddsMap,
-  readOddsTimeline,
-  repredictMatches,
-} from '../../src/pipeline/index.js';
+import { bootstrapFirstRun, type RepredictCache, repredictMatches } from '../../src/pipeline/index.js';
+import { readOddsMap, readOddsTimeline } from '../../src/pipeline/odds.js';
+import type { PredictionRow } from '../../src/pipeline/predictions-file.js';
+import { decodePredictionRows } from '../../src/pipeline/repredict.js';
+import { fallbackModelName } from '../../src/pipeline/stage-fallback.js';
 import { ModelRegistry } from '../../src/registry/index.js';
 import { readArtifact, readPublished, readRunRecord } from '../../src/runs/index.js';
 import { writeParquet } from '../../src/storage/index.js';

@@ -15,7 +15,6 @@ import {
   listRuns,
   openDraftRun,
   pruneRuns,
-  publishedRunAt,
   RunWriter,
   readArtifact,
   readPublished,
@@ -23,6 +22,7 @@ import {
   readRunRecord,
   rollbackRun,
 } from '../../src/runs/index.js';
+import { publishedRunAt } from '../../src/runs/records.js';
 import { createServingViews, type Views } from '../../src/serving/index.js';
 import { readParquet, writeParquet } from '../../src/storage/index.js';
 import { createDefaultWorkerDeps, createWorkerRuntime } from '../../src/worker/index.js';

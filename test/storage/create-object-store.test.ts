@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { parseConfig } from '../../src/config.js';
-import { createObjectStore, validateKey, validatePrefix } from '../../src/storage/index.js';
+import { createObjectStore, validateKey } from '../../src/storage/index.js';
+import { validatePrefix } from '../../src/storage/keys.js';
 import { S3ObjectStore } from '../../src/storage/s3-object-store.js';
 import { startS3rver } from '../helpers/s3rver.js';
 

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isProtectedPath, keysMatch } from '../../src/api/index.js';
-import { keyMatcher } from '../../src/api/plugins/auth.js';
+import { isProtectedPath, keyMatcher, keysMatch } from '../../src/api/plugins/auth.js';
 
 test('keysMatch accepts only the exact key, whatever the lengths', () => {
   const key = 'a'.repeat(64);

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Browser } from 'playwright-core';
-import { type JoinedMatch, performanceGroups } from '../../src/analytics/index.js';
+import { type JoinedMatch, performanceGroups } from '../../src/analytics/performance.js';
 import type { AppContext } from '../../src/api/context.js';
 import { monitoringPerformanceRoutes } from '../../src/api/routes/monitoring-performance.js';
 import { uiRoutes } from '../../src/api/routes/ui.js';

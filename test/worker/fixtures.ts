@@ -11,7 +11,8 @@ import {
   featureRowsToParquet,
   toModelInput,
 } from '../../src/features/index.js';
-import { serializeModel, trainModel } from '../../src/model/index.js';
+import { serializeModel } from '../../src/model/index.js';
+import { trainModel } from '../../src/model/model.js';
 import { createRegistry, type ModelVersion } from '../../src/registry/index.js';
 import { createObjectStore, type ObjectStore } from '../../src/storage/index.js';
 import { publishArtifacts } from '../helpers/served.js';

@@ -4,7 +4,7 @@ import { MatchcastError } from '../../domain/index.js';
 import { errorResponses } from '../../schemas/index.js';
 
 /** Options of the API-key check (spec §5). */
-export interface AuthOptions {
+interface AuthOptions {
   /** The configured key. Undefined makes every protected route answer 401. */
   apiKey: string | undefined;
   /** Also protect `/monitoring/*` (spec §5 rule 5, planned). Default `false`. */

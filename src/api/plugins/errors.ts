@@ -4,7 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ERROR_CATALOGUE, type ErrorCode, isMatchcastError, MatchcastError } from '../../domain/index.js';
 
 /** One invalid field of a 422 body (FastAPI-compatible shape). */
-export interface FieldError {
+interface FieldError {
   loc: (string | number)[];
   msg: string;
   type: string;
@@ -86,7 +86,7 @@ export function toFieldErrors(errors: readonly AjvError[], context: string | und
 }
 
 /** Fastify's own error codes → the catalogue; any other client error keeps its status as MC_ERR_BAD_REQUEST. */
-export const FRAMEWORK_ERROR_CODES: Readonly<Record<string, ErrorCode>> = {
+const FRAMEWORK_ERROR_CODES: Readonly<Record<string, ErrorCode>> = {
   FST_ERR_CTP_INVALID_JSON_BODY: 'MC_ERR_INVALID_JSON',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'MC_ERR_INVALID_JSON',
   FST_ERR_CTP_BODY_TOO_LARGE: 'MC_ERR_PAYLOAD_TOO_LARGE',
@@ -111,7 +111,7 @@ const BY_STATUS: Readonly<Record<number, ErrorCode>> = {
 };
 
 /** The body every error answer carries (src/schemas/errors.ts `ErrorBody`). */
-export interface ErrorAnswer {
+interface ErrorAnswer {
   status: number;
   body: { detail: unknown; code: ErrorCode; request_id?: string };
 }
@@ -121,7 +121,7 @@ export interface ErrorAnswer {
  * MatchcastError → its code and status; Fastify's FST_ERR_* and other client errors → their
  * MC_ERR_* code; anything else → 500 MC_ERR_INTERNAL. 5xx answers name the request id.
  */
-export function toErrorAnswer(err: FastifyError | Error, requestId: string): ErrorAnswer {
+function toErrorAnswer(err: FastifyError | Error, requestId: string): ErrorAnswer {
   const e = err as FastifyError;
   if (e.validation) {
     const detail = toFieldErrors(e.validation as AjvError[], e.validationContext);
@@ -177,8 +177,7 @@ export function registerErrorHandling(app: FastifyInstance, options: NotFoundOpt
   });
 }
 
-/** Options of {@link registerErrorHandling}. */
-export interface NotFoundOptions {
+interface NotFoundOptions {
   /** True when an unmatched request lacks a valid key for a protected prefix (answered 401). */
   needsKey?: (request: FastifyRequest) => boolean;
 }

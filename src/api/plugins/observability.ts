@@ -3,7 +3,7 @@ import type { Logger } from '../../logger.js';
 import { httpRequestDuration, httpRequestsTotal } from '../../metrics.js';
 
 /** Fastify's `/predict/:match_id` → the spec's `/predict/{match_id}`; unmatched URLs share one label. */
-export function routeTemplate(url: string | undefined): string {
+function routeTemplate(url: string | undefined): string {
   if (!url) return 'unmatched';
   let template = templates.get(url);
   if (template === undefined) {
@@ -22,8 +22,7 @@ export function requestIdFrom(header: string | string[] | undefined, fallback: (
   return typeof header === 'string' && REQUEST_ID.test(header) ? header : fallback();
 }
 
-/** Options of {@link registerObservability}. */
-export interface ObservabilityOptions {
+interface ObservabilityOptions {
   /** Headers of every JSON response (the API security headers). Default none. */
   staticHeaders?: Record<string, string>;
   /** Headers of HTML documents (paths `isDocument` accepts). Default `staticHeaders`. */

@@ -22,7 +22,7 @@ const COMMON: Options = {
  * and their numeric fields must be finite ({@link withFiniteCheck}). Fastify's default compiler
  * coerces every part alike.
  */
-export function validatorCompiler(): FastifySchemaCompiler<unknown> {
+function validatorCompiler(): FastifySchemaCompiler<unknown> {
   const strict = addFormats(new Ajv({ ...COMMON, coerceTypes: false }));
   const coercing = addFormats(new Ajv({ ...COMMON, coerceTypes: 'array' }));
   return ({ schema, httpPart }) => {

@@ -15,7 +15,7 @@ import { tasksRoutes } from './tasks.js';
 import { uiRoutes } from './ui.js';
 
 /** A route module: registers its routes on the app with the shared context. */
-export type RouteModule = (app: FastifyInstance, ctx: AppContext) => Promise<void>;
+type RouteModule = (app: FastifyInstance, ctx: AppContext) => Promise<void>;
 
 /** Every route module, in registration order. */
 export const ROUTE_MODULES: RouteModule[] = [

@@ -186,7 +186,7 @@ function sendBytes(reply: FastifyReply, json: Buffer): void {
 }
 
 /** Parses `reports/roi_by_region_markets.csv` (written by analytics' goals simulation). */
-export function parseMarketRoiCsv(text: string): MarketRoiRow[] {
+function parseMarketRoiCsv(text: string): MarketRoiRow[] {
   const [header, ...lines] = text.trim().split('\n');
   const cols = header.split(',');
   const num = (v: string | undefined) => (v === undefined || v === '' ? null : Number(v));

@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import { MatchcastError } from '../../domain/index.js';
 import {
   EXAMPLE_CARD,
@@ -67,26 +67,35 @@ export async function precomputedRoutes(root: FastifyInstance, ctx: AppContext):
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const views = asViews(ctx.views);
 
-  app.get(
-    '/predict/predictions/',
-    {
-      schema: {
-        tags: ['predict'],
-        summary:
-          'Every precomputed prediction (spec §2.1, camelCase display columns; future and past matches)',
-        description: RAW_NOTE,
-        response: {
-          200: respond(Type.Array(PredictionRow), 'Every prediction row of the current predictions file', [
-            [EXAMPLE_PREDICTION_ROW],
-          ]),
-          ...NOT_MODIFIED,
-          ...UNAVAILABLE,
+  /** A bulk read: the whole pre-encoded body of a loaded file, with conditional requests. */
+  const bulk = <T extends TSchema>(
+    url: string,
+    summary: string,
+    [row, what, example]: [T, string, unknown],
+    errors: object,
+    body: () => EncodedBody,
+  ) =>
+    app.get(
+      url,
+      {
+        schema: {
+          tags: ['predict'],
+          summary,
+          description: RAW_NOTE,
+          response: { 200: respond(Type.Array(row), what, [[example]]), ...NOT_MODIFIED, ...errors },
         },
       },
-    },
-    (request, reply) => {
-      sendEncoded(request, reply, views.predictionsBody());
-    },
+      (request, reply) => {
+        sendEncoded(request, reply, body());
+      },
+    );
+
+  bulk(
+    '/predict/predictions/',
+    'Every precomputed prediction (spec §2.1, camelCase display columns; future and past matches)',
+    [PredictionRow, 'Every prediction row of the current predictions file', EXAMPLE_PREDICTION_ROW],
+    UNAVAILABLE,
+    () => views.predictionsBody(),
   );
 
   app.get(
@@ -118,45 +127,20 @@ export async function precomputedRoutes(root: FastifyInstance, ctx: AppContext):
     },
   );
 
-  app.get(
+  bulk(
     '/predict/cards/',
-    {
-      schema: {
-        tags: ['predict'],
-        summary:
-          'Match cards: predictions joined with bookmaker odds, outcome for finished matches, sorted by kick-off',
-        description: RAW_NOTE,
-        response: {
-          200: respond(Type.Array(MatchCard), 'One card per match, sorted by kick-off', [[EXAMPLE_CARD]]),
-          ...NOT_MODIFIED,
-          ...UNAVAILABLE,
-        },
-      },
-    },
-    (request, reply) => {
-      sendEncoded(request, reply, views.cardsBody());
-    },
+    'Match cards: predictions joined with bookmaker odds, outcome for finished matches, sorted by kick-off',
+    [MatchCard, 'One card per match, sorted by kick-off', EXAMPLE_CARD],
+    UNAVAILABLE,
+    () => views.cardsBody(),
   );
 
-  app.get(
+  bulk(
     '/predict/odds/',
-    {
-      schema: {
-        tags: ['predict'],
-        summary: 'Bookmaker 1X2 odds per match (spec §2.5); [] when the odds file has not been produced',
-        description: RAW_NOTE,
-        response: {
-          200: respond(Type.Array(OddsRecord), 'Odds per match; [] when the odds file is absent', [
-            [EXAMPLE_ODDS],
-          ]),
-          ...NOT_MODIFIED,
-          ...STORE_UNAVAILABLE,
-        },
-      },
-    },
-    (request, reply) => {
-      sendEncoded(request, reply, views.oddsBody());
-    },
+    'Bookmaker 1X2 odds per match (spec §2.5); [] when the odds file has not been produced',
+    [OddsRecord, 'Odds per match; [] when the odds file is absent', EXAMPLE_ODDS],
+    STORE_UNAVAILABLE,
+    () => views.oddsBody(),
   );
 
   app.get(

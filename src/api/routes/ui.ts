@@ -12,7 +12,7 @@ import { keysMatch } from '../plugins/auth.js';
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
 /** Options of {@link uiRoutes}; the defaults fit the repository layout. */
-export interface UiRoutesOptions {
+interface UiRoutesOptions {
   /**
    * Folder holding the UI bundled at build time by `npm run build` (`index.html`, `assets/`).
    * Default `<repo>/web/dist`. While it has no `index.html`, `/ui/` answers 503 saying so.
@@ -21,7 +21,7 @@ export interface UiRoutesOptions {
 }
 
 /** One baseline row of `/ui/data/roi-baselines.json`. */
-export interface RoiBaselineRow {
+interface RoiBaselineRow {
   strategy: string;
   region_name: string | null;
   region_id: number | null;

@@ -18,7 +18,7 @@ export interface DixonColesMarketState {
 const lg = (x: number) => Math.log(Math.max(x, 1e-6));
 
 /** Inputs per side in {@link sideDesign}. */
-export const SIDE_INPUTS = 4;
+const SIDE_INPUTS = 4;
 
 /** Fewest finished matches a fit accepts (fewer: the walk-forward skips the fold, the stage skips). */
 export const MIN_TRAIN_MATCHES = 50;
@@ -28,7 +28,7 @@ export const MIN_TRAIN_MATCHES = 50;
  * of this side (the ratings' mean when the opening prices are missing), log of the ratings' means of
  * this side and of the other, and a missing-prices indicator.
  */
-export function sideDesign(
+function sideDesign(
   input: GoalInput,
   side: 0 | 1,
   out: Float64Array = new Float64Array(SIDE_INPUTS),

@@ -4,7 +4,7 @@ import type { LbfgsOptions } from '../lbfgs.js';
 import { minimizeLbfgs } from '../lbfgs.js';
 
 /** Fitted ordered logit: latent η = β·z; P(away) = σ(θ₁ − η), P(away or draw) = σ(θ₂ − η). */
-export interface OrderedCoef {
+interface OrderedCoef {
   beta: number[];
   theta1: number;
   theta2: number;

@@ -44,7 +44,7 @@ export const DEFAULT_GOAL_RATING: GoalRatingParams = { eta: 0.45, etaRegion: 0.0
 export const GOAL_INPUTS_VERSION = 2;
 
 /** De-margined P(first outcome) of a two-way book (proportional), or null when a price is missing/invalid. */
-export function twoWay(a: number | null | undefined, b: number | null | undefined): number | null {
+function twoWay(a: number | null | undefined, b: number | null | undefined): number | null {
   if (typeof a !== 'number' || typeof b !== 'number' || !(a > 1) || !(b > 1)) return null;
   return 1 / a / (1 / a + 1 / b);
 }

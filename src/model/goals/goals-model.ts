@@ -12,7 +12,7 @@ import {
  * Version of the goals artifact layout; bump on any incompatible change. Additive fields keep it:
  * `params` was added within version 1 (artifacts without it were fitted with the defaults).
  */
-export const GOALS_FORMAT_VERSION = 1;
+const GOALS_FORMAT_VERSION = 1;
 
 /** A trained goals model: plain JSON data (the common fields, the family's fitted state under `state`). */
 export interface GoalsModel {
@@ -29,7 +29,6 @@ export interface GoalsModel {
   state: object;
 }
 
-/** Options of {@link trainGoalsModel}. */
 export interface TrainGoalsOptions extends GoalsFitOptions {
   /** Family. Default {@link DEFAULT_GOALS_FAMILY}. */
   family?: GoalsFamilyName;
@@ -38,7 +37,7 @@ export interface TrainGoalsOptions extends GoalsFitOptions {
 }
 
 /** Fit parameters with their defaults. */
-export function resolveGoalsParams(options: GoalsFitOptions = {}): GoalsFitParams {
+function resolveGoalsParams(options: GoalsFitOptions = {}): GoalsFitParams {
   return { l2: options.l2 ?? 1e-3 };
 }
 

@@ -3,10 +3,10 @@ import { MATRIX_SIZE } from './score-matrix.js';
 /** Over/under total-goals lines every market view carries. */
 export const TOTAL_LINES = [0.5, 1.5, 2.5, 3.5, 4.5] as const;
 /** Asian handicap lines (home side's handicap); quarter lines split the stake over the two neighbours. */
-export const ASIAN_LINES = [-2.5, -2, -1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2, 2.5] as const;
+const ASIAN_LINES = [-2.5, -2, -1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2, 2.5] as const;
 
 /** One Asian handicap line from the home side's view: win / push / lose probabilities. */
-export interface AsianLine {
+interface AsianLine {
   line: number;
   home_win: number;
   push: number;
@@ -16,7 +16,7 @@ export interface AsianLine {
 }
 
 /** Every market of one match, all derived from the same score matrix. */
-export interface GoalsMarkets {
+interface GoalsMarkets {
   proba_home: number;
   proba_draw: number;
   proba_away: number;

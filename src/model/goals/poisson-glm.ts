@@ -7,8 +7,7 @@ export interface PoissonGlm {
   coef: number[];
 }
 
-/** Options of {@link fitPoissonGlm}. */
-export interface PoissonGlmOptions {
+interface PoissonGlmOptions {
   /** L2 penalty on the standardised slopes (objective = weighted mean NLL + l2/2·‖w‖²). Default `1e-3`. */
   l2?: number;
   /** Newton iterations cap. Default `30`. */

@@ -1,12 +1,12 @@
 import { rhoBounds } from './score-matrix.js';
 
 /** Days of training matches, back from the latest one, whose closing BTTS prices set a region's ρ. */
-export const REGION_RHO_DAYS = 365;
+const REGION_RHO_DAYS = 365;
 /** Fewest such matches a region needs; with fewer it keeps the global ρ. */
-export const REGION_RHO_MIN_MATCHES = 50;
+const REGION_RHO_MIN_MATCHES = 50;
 
 /** What the per-region ρ reads of one training match: its fitted means and de-margined closing BTTS. */
-export interface RegionRhoRow {
+interface RegionRhoRow {
   region_id: number;
   t: number;
   lh: number;
@@ -18,7 +18,7 @@ export interface RegionRhoRow {
  * P(both teams score) of the Dixon–Coles matrix with these means (ρ clamped as `scoreMatrix` does):
  * ρ leaves both sides' P(0 goals) unchanged, so only the 0-0 cell moves.
  */
-export function dixonColesBtts(lh: number, la: number, rho: number): number {
+function dixonColesBtts(lh: number, la: number, rho: number): number {
   const [lo, hi] = rhoBounds(lh, la);
   const r = Math.min(hi, Math.max(lo, rho));
   return 1 - Math.exp(-lh) - Math.exp(-la) + Math.exp(-lh - la) * (1 - lh * la * r);

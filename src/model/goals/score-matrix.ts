@@ -1,7 +1,7 @@
-import { MATRIX_SIZE, MAX_GOALS, poissonPmf } from '../../features/index.js';
+import { MATRIX_SIZE, poissonPmf } from '../../features/index.js';
 
 // The Poisson pieces live with the implied-means solver in features (the goal-rating features use it).
-export { MATRIX_SIZE, MAX_GOALS, poissonPmf };
+export { MATRIX_SIZE };
 
 /**
  * Dixon–Coles low-score factor τ(h, a) for home mean `lh`, away mean `la`, dependence `rho`: it moves
@@ -43,17 +43,4 @@ export function scoreMatrix(lh: number, la: number, rho = 0): Float64Array {
   }
   for (let i = 0; i < m.length; i++) m[i] /= s;
   return m;
-}
-
-/** log P(score h-a) under the untruncated Dixon–Coles model (the likelihood the fit maximises). */
-export function scoreLogLik(h: number, a: number, lh: number, la: number, rho: number): number {
-  const lp = (k: number, l: number) => k * Math.log(l) - l - logFactorial(k);
-  const tau = h < 2 && a < 2 ? dixonColesTau(h, a, lh, la, rho) : 1;
-  return lp(h, lh) + lp(a, la) + Math.log(Math.max(tau, 1e-12));
-}
-
-const LOG_FACT: number[] = [0];
-function logFactorial(k: number): number {
-  for (let i = LOG_FACT.length; i <= k; i++) LOG_FACT.push(LOG_FACT[i - 1] + Math.log(i));
-  return LOG_FACT[k];
 }

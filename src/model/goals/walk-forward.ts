@@ -1,4 +1,5 @@
 import { RESULT_LAG_MS } from '../../domain/index.js';
+import { bootstrapInterval } from '../bootstrap.js';
 import { MIN_TRAIN_MATCHES } from '../families/dixon-coles-market.js';
 import type { GoalsPrediction } from '../family.js';
 import type { GoalInput } from './goal-inputs.js';
@@ -82,24 +83,8 @@ export function goalsWalkForward(
 const ll = (p: number, y: boolean) => -Math.log(Math.min(1 - 1e-12, Math.max(1e-12, y ? p : 1 - p)));
 
 /** Paired bootstrap 95 % interval of the mean of `d` (fixed seed: reproducible). */
-export function pairedBootstrap(d: readonly number[], draws = 1000, seed = 20260101): [number, number] {
-  if (d.length === 0) return [Number.NaN, Number.NaN];
-  let s = seed | 0;
-  const rnd = () => {
-    s = (s + 0x6d2b79f5) | 0;
-    let t = Math.imul(s ^ (s >>> 15), 1 | s);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const means = new Float64Array(draws);
-  for (let b = 0; b < draws; b++) {
-    let sum = 0;
-    for (let i = 0; i < d.length; i++) sum += d[Math.floor(rnd() * d.length)];
-    means[b] = sum / d.length;
-  }
-  means.sort();
-  return [means[Math.floor(0.025 * draws)], means[Math.floor(0.975 * draws)]];
-}
+const pairedBootstrap = (d: readonly number[]) =>
+  bootstrapInterval(d, { resamples: 1000, level: 0.95, seed: 20260101 });
 
 /** O/U 2.5 and BTTS log loss of the model against the de-margined opening and closing lines. */
 export function goalsMetrics(inputs: readonly GoalInput[], rows: readonly GoalsBacktestRow[]): GoalsMetrics {

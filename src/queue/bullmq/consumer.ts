@@ -15,7 +15,6 @@ import {
 import type { TaskName, TaskRunner } from '../task-queue.js';
 import { bullConnection, redisOptions, replyChannelPrefix, type TaskReply } from './protocol.js';
 
-/** Options of {@link startBullmqConsumer}. */
 export interface StartWorkerOptions {
   /** Tasks run at once. Default `config.workerConcurrency`. */
   concurrency?: number;

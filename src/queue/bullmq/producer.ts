@@ -19,8 +19,7 @@ import type {
 import { type TaskOutcome, TaskWaiters } from '../waiters.js';
 import { redisOptions, replyChannelOf, type TaskReply } from './protocol.js';
 
-/** Options of {@link createBullmqQueue}. */
-export interface BullmqQueueOptions {
+interface BullmqQueueOptions {
   /** Queue name. Default `ml`. */
   queueName?: string;
   log?: Logger;
@@ -306,7 +305,7 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
  * One answer shared by every caller for `ttlMs` (and one call in flight at a time): a flood of
  * monitoring requests costs one round of broker calls per period. A failure is not cached.
  */
-export function sharedFor<T>(ttlMs: number): (load: () => Promise<T>) => Promise<T> {
+function sharedFor<T>(ttlMs: number): (load: () => Promise<T>) => Promise<T> {
   let cached: { value: T; at: number } | undefined;
   let inflight: Promise<T> | undefined;
   return (load) => {
@@ -328,7 +327,7 @@ export function sharedFor<T>(ttlMs: number): (load: () => Promise<T>) => Promise
  * now: expiry by age is exact from the outside, whatever the broker has trimmed yet. A job with no
  * finish time is not expired.
  */
-export function resultExpired(finishedOn: number | undefined, ttlMs: number, now = Date.now()): boolean {
+function resultExpired(finishedOn: number | undefined, ttlMs: number, now = Date.now()): boolean {
   return typeof finishedOn === 'number' && Number.isFinite(finishedOn) && now - finishedOn > ttlMs;
 }
 
@@ -340,7 +339,7 @@ const RECENT_RESULTS = 100;
  * connection `<prefix>:<base64 queue name>:w:<name>`; a worker without a name has no `:w:` part, and
  * its address stands in for one.
  */
-export function workerNames(clients: Record<string, string>[]): string[] {
+function workerNames(clients: Record<string, string>[]): string[] {
   const names: string[] = [];
   for (const c of clients) {
     const at = c.rawname?.indexOf(':w:') ?? -1;
@@ -351,7 +350,7 @@ export function workerNames(clients: Record<string, string>[]): string[] {
 }
 
 /** `hostname` and `pid` of a worker named as the consumer names it (`<hostname>:<pid>:<hex>`). */
-export function hostAndPid(worker: string): { hostname?: string; pid?: number } {
+function hostAndPid(worker: string): { hostname?: string; pid?: number } {
   const m = /^(.+):(\d+):[0-9a-f]+$/.exec(worker);
   return m ? { hostname: m[1], pid: Number(m[2]) } : {};
 }
@@ -360,7 +359,7 @@ export function hostAndPid(worker: string): { hostname?: string; pid?: number } 
  * The model per stage that `worker`'s newest results among `jobs` (newest first) were answered with:
  * `predict_match` and `model_info` results carry the worker's loaded model (`model`).
  */
-export function modelsShownBy(
+function modelsShownBy(
   jobs: (Job | undefined)[],
   worker: string,
 ): Record<string, { version: string; run_id: string }> {

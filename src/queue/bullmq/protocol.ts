@@ -32,7 +32,7 @@ export function redisOptions(extra: RedisOptions = {}): RedisOptions {
 }
 
 /** host/port/credentials of a `redis://` URL, for BullMQ classes that open their own connections. */
-export function redisUrlOptions(redisUrl: string): RedisOptions {
+function redisUrlOptions(redisUrl: string): RedisOptions {
   const u = new URL(redisUrl);
   const db = u.pathname.replace(/^\//, '');
   return {

@@ -5,8 +5,7 @@ import { bullConnection } from './protocol.js';
 /** When the scheduled pipeline runs: a cron pattern (UTC) or a fixed interval in ms. */
 export type SchedulerRepeat = { pattern: string } | { every: number };
 
-/** Options of {@link startPipelineScheduler}. */
-export interface PipelineSchedulerOptions {
+interface PipelineSchedulerOptions {
   redisUrl: string;
   /** Queue of the scheduled runs. Default `<QUEUE_NAME>-pipeline` is the caller's choice; required here. */
   queueName: string;

@@ -2,8 +2,7 @@ import { type Job, Queue, Worker } from 'bullmq';
 import type { Logger } from '../../logger.js';
 import { bullConnection } from './protocol.js';
 
-/** Options of {@link startSourceScheduler}. */
-export interface SourceSchedulerOptions {
+interface SourceSchedulerOptions {
   redisUrl: string;
   queueName: string;
   /** The configured sources and their periods (read again every `syncMs`). */

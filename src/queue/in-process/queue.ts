@@ -19,8 +19,7 @@ import type { TaskFailure } from '../task-types.js';
 import { TaskWaiters } from '../waiters.js';
 import type { FromThread, ThreadData, ToThread } from './thread-protocol.js';
 
-/** Options of {@link createInProcessQueue}. */
-export interface InProcessQueueOptions {
+interface InProcessQueueOptions {
   log?: Logger;
   /** Module each thread runs. Default `src/worker/thread-entry.ts`. */
   entry?: URL;

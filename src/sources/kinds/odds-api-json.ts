@@ -3,7 +3,7 @@ import type { ParsedFile, ParsedOddsRow, PriceSet } from '../../ingest/index.js'
 import type { SourceKind, SourceOptions } from '../types.js';
 
 /** `sport_key`s of the common odds APIs → region and tournament as the results files name them. */
-export const SPORT_KEYS: Record<string, { region: string; tournament: string }> = {
+const SPORT_KEYS: Record<string, { region: string; tournament: string }> = {
   soccer_epl: { region: 'England', tournament: 'Premier League' },
   soccer_efl_champ: { region: 'England', tournament: 'Championship' },
   soccer_germany_bundesliga: { region: 'Germany', tournament: 'Bundesliga' },

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import helmet from '@fastify/helmet';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from '../../../src/api/context.js';
-import { keysMatch } from '../../../src/api/index.js';
+import { keysMatch } from '../../../src/api/plugins/auth.js';
 import { uiRoutes } from '../../../src/api/routes/ui.js';
 import { parseConfig } from '../../../src/config.js';
 import { createLogger } from '../../../src/logger.js';

@@ -1,0 +1,49 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const CLI = fileURLToPath(new URL('../../bin/matchcast.js', import.meta.url));
+
+/** Set in the environment of the `start` child that does the first start's work, then exits. */
+export const FIRST_START_CHILD_ENV = 'MATCHCAST_FIRST_START_CHILD';
+
+/** True in the child process of {@link runFirstStartChild}. */
+export function isFirstStartChild(): boolean {
+  return process.env[FIRST_START_CHILD_ENV] === '1';
+}
+
+/**
+ * Runs `matchcast start <argv>` as a child that ingests and bootstraps, then exits: the hundreds of
+ * MB that ingest, training and the backtest allocate (and that V8 and the embedded database keep once
+ * grown) die with the child instead of staying in the serving process. The child shares the
+ * terminal (its progress bars and log lines are the start's) and the process group (Ctrl-C reaches
+ * both); a SIGTERM to this process is passed on, and the child exits when this process is gone (its
+ * IPC channel closes). Resolves with the child's exit code (128 + signal number when killed).
+ */
+export async function runFirstStartChild(argv: string[]): Promise<number> {
+  const child = spawn(process.execPath, [CLI, 'start', ...argv], {
+    stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, [FIRST_START_CHILD_ENV]: '1' },
+  });
+  const forward = (signal: NodeJS.Signals) => child.kill(signal);
+  process.on('SIGINT', forward);
+  process.on('SIGTERM', forward);
+  try {
+    const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(
+      (resolve) => {
+        child.once('error', () => resolve({ code: 1, signal: null }));
+        child.once('exit', (c, s) => resolve({ code: c, signal: s }));
+      },
+    );
+    if (signal === null) return code ?? 1;
+    return 128 + (signal === 'SIGINT' ? 2 : signal === 'SIGKILL' ? 9 : 15);
+  } finally {
+    process.off('SIGINT', forward);
+    process.off('SIGTERM', forward);
+  }
+}
+
+/** In the child: exit as soon as the parent is gone, without keeping the event loop alive for it. */
+export function followParent(): void {
+  process.channel?.unref();
+  process.once('disconnect', () => process.exit(1));
+}

@@ -1,0 +1,255 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { Config } from '../config.js';
+import { openDatabase } from '../db/index.js';
+import { ingestPath } from '../ingest/index.js';
+import { createLogger, type Logger } from '../logger.js';
+import {
+  bootstrapFirstRun,
+  type RepredictCache,
+  type RepredictResult,
+  repredictMatches,
+} from '../pipeline/index.js';
+import { createRegistry } from '../registry/index.js';
+import { type PollOutcome, pollSource } from '../sources/index.js';
+import { createObjectStore } from '../storage/index.js';
+import { lowerPriority } from './background-priority.js';
+import { repredictAfterPoll } from './source-repredict.js';
+
+const CLI = fileURLToPath(new URL('../../bin/matchcast.js', import.meta.url));
+
+/** The internal command that runs the child side (not in the CLI's usage). */
+export const WORK_CHILD_COMMAND = '_work-child';
+
+/** One poll asked of the child. */
+export interface ChildPoll {
+  name: string;
+  /** The poll's "now" (ISO); default the child's wall clock. */
+  now?: string;
+  /**
+   * The body to ingest instead of fetching the source's URL (a replay release). Its matches are all
+   * re-predicted (`actor: 'replay'`); a fetched poll re-predicts as `sources poll` does.
+   */
+  body?: string;
+}
+
+/** A first load asked of the child: a folder ingested as of `asOf`, then the first-start pipeline. */
+export interface ChildBootstrap {
+  folder?: string;
+  asOf: string;
+}
+
+/** What the child answers: the poll's outcome and, when it re-predicted, what that did. */
+export interface ChildPollResult {
+  outcome: PollOutcome;
+  repredict: Omit<RepredictResult, 'published'> | null;
+  published: boolean;
+}
+
+type Request = { poll: ChildPoll } | { bootstrap: ChildBootstrap };
+type Reply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string };
+
+/** The ingest work of the embedded server, in a child process. */
+export interface WorkChild {
+  poll(request: ChildPoll): Promise<ChildPollResult>;
+  /** Ingests a folder (when given) and runs the first-start pipeline; resolves with the rows inserted. */
+  bootstrap(request: ChildBootstrap): Promise<{ inserted: number }>;
+  /** The child's process id while it runs. */
+  pid(): number | undefined;
+  /** Stops the child (SIGTERM, SIGKILL after the grace); a poll in flight is rejected. */
+  close(): Promise<void>;
+}
+
+/**
+ * Source polls and replay releases (ingest, re-prediction, publication) run in one long-lived child
+ * process, started on first use: their parsing and model work never blocks the serving event loop,
+ * and their garbage is not the server's. The child talks to the same embedded database (through the
+ * server's socket) and store; it keeps its re-prediction cache between polls. A child that dies is
+ * started again by the next poll; what it left half done is finished from `pending_repredictions`.
+ */
+export function createWorkChild(
+  config: Config,
+  log: Logger,
+  options: { stopGraceMs?: number; logLevel?: string } = {},
+): WorkChild {
+  let child: ChildProcess | null = null;
+  let nextId = 1;
+  let closed = false;
+  const waiting = new Map<number, { resolve: (r: never) => void; reject: (e: Error) => void }>();
+
+  const failAll = (why: string) => {
+    for (const w of waiting.values()) w.reject(new Error(why));
+    waiting.clear();
+  };
+
+  function ensure(): ChildProcess {
+    if (child && child.exitCode === null && child.signalCode === null) return child;
+    const c = spawn(process.execPath, [CLI, WORK_CHILD_COMMAND], {
+      // The server's own settings come over the channel, not the environment (a replay or a test
+      // runs with settings of its own); its lines go where the server's go.
+      env: process.env,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      serialization: 'advanced',
+    });
+    lowerPriority(c.pid);
+    c.on('message', (m: Reply) => {
+      const w = waiting.get(m.id);
+      if (!w) return;
+      waiting.delete(m.id);
+      if (m.ok) w.resolve(m.result as never);
+      else w.reject(new Error(m.error));
+    });
+    c.once('exit', (code, signal) => {
+      if (child === c) child = null;
+      if (!closed) log.warn({ exit_code: code, signal }, 'work child exited; the next poll starts another');
+      failAll(`the work child exited (${signal ?? code})`);
+    });
+    c.once('error', (err) => failAll(`the work child failed: ${err.message}`));
+    // Only warnings and errors by default: the server logs each poll's summary.
+    c.send({ config: { ...config, logLevel: options.logLevel ?? 'warn' } });
+    child = c;
+    return c;
+  }
+
+  function ask<T>(request: Request): Promise<T> {
+    if (closed) return Promise.reject(new Error('the server is shutting down'));
+    const c = ensure();
+    const id = nextId++;
+    return new Promise<T>((resolve, reject) => {
+      waiting.set(id, { resolve: resolve as (r: never) => void, reject });
+      c.send({ id, request }, (err) => {
+        if (err && waiting.delete(id)) reject(err);
+      });
+    });
+  }
+
+  return {
+    poll: (request) => ask<ChildPollResult>({ poll: request }),
+    bootstrap: (request) => ask<{ inserted: number }>({ bootstrap: request }),
+    pid: () => (child?.exitCode === null ? child.pid : undefined),
+    async close() {
+      closed = true;
+      const c = child;
+      if (!c || c.exitCode !== null || c.signalCode !== null) return;
+      const exited = new Promise((resolve) => c.once('exit', resolve));
+      c.kill('SIGTERM');
+      const timer = setTimeout(() => c.kill('SIGKILL'), options.stopGraceMs ?? 8000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/**
+ * The child side: answers polls one at a time until the server goes away (its IPC channel closes,
+ * also when the server is killed). SIGTERM keeps the default disposition: a poll stops at once, its
+ * open transaction rolls back, and the next start or ingest finishes its recorded re-predictions.
+ */
+export async function workChildCommand(): Promise<number> {
+  if (!process.send) {
+    process.stderr.write('matchcast: this command is run by `matchcast start`, not by hand\n');
+    return 2;
+  }
+  // One listener from the first moment: a poll sent right behind the settings waits for them.
+  let lane: Promise<unknown> = Promise.resolve();
+  let opened: Promise<Worker> | null = null;
+  process.on('message', (m: { config: Config } | { id: number; request: Request }) => {
+    if ('config' in m) {
+      opened ??= openWorker(m.config);
+      return;
+    }
+    lane = lane.then(async () => {
+      let reply: Reply;
+      try {
+        if (!opened) throw new Error('the work child got a poll before its settings');
+        const worker = await opened;
+        const r = m.request;
+        reply = {
+          id: m.id,
+          ok: true,
+          result: 'poll' in r ? await worker.run(r.poll) : await worker.bootstrap(r.bootstrap),
+        };
+      } catch (err) {
+        reply = { id: m.id, ok: false, error: err instanceof Error ? err.message : String(err) };
+      }
+      process.send?.(reply);
+    });
+  });
+  await new Promise<void>((resolve) => process.once('disconnect', resolve));
+  await lane;
+  const worker = opened as Promise<Worker> | null;
+  await (await worker?.catch(() => null))?.close();
+  return 0;
+}
+
+interface Worker {
+  run(request: ChildPoll): Promise<ChildPollResult>;
+  bootstrap(request: ChildBootstrap): Promise<{ inserted: number }>;
+  close(): Promise<void>;
+}
+
+async function openWorker(config: Config): Promise<Worker> {
+  const log = createLogger(config.logLevel, 'matchcast-work');
+  const db = await openDatabase(config);
+  const store = createObjectStore(config, log);
+  const registry = createRegistry({ db, store }, config);
+  const deps = { config, db, store, registry, log };
+  const cache: RepredictCache = {};
+
+  async function run(request: ChildPoll): Promise<ChildPollResult> {
+    const now = request.now ? new Date(request.now) : new Date();
+    let re: RepredictResult | null = null;
+    let published = false;
+    const refreshed = async () => {
+      published = true;
+    };
+    const outcome =
+      request.body === undefined
+        ? await pollSource(
+            { db, store, log, afterIngest: repredictAfterPoll({ ...deps, cache, refreshed }) },
+            request.name,
+            { now },
+          )
+        : await pollSource(
+            {
+              db,
+              store,
+              log,
+              afterIngest: async (ids, asOf) => {
+                re = await repredictMatches(deps, ids, { asOf, cache, actor: 'replay' });
+                return re.published ? `run ${re.run_id} published` : (re.reason ?? undefined);
+              },
+            },
+            request.name,
+            {
+              now,
+              fetcher: async () => ({
+                status: 'ok',
+                body: Buffer.from(request.body as string),
+                etag: null,
+                lastModified: null,
+              }),
+            },
+          );
+    const done = re as RepredictResult | null;
+    if (!done) return { outcome, repredict: null, published };
+    const { published: event, ...summary } = done;
+    return { outcome, repredict: summary, published: event !== null };
+  }
+
+  return {
+    run,
+    async bootstrap(request) {
+      const asOf = new Date(request.asOf);
+      const report = request.folder
+        ? await ingestPath(request.folder, { db, store, log }, { now: asOf })
+        : null;
+      await bootstrapFirstRun(deps, asOf);
+      return { inserted: report?.inserted ?? 0 };
+    },
+    async close() {
+      await db.close().catch(() => undefined);
+      await store.close().catch(() => undefined);
+    },
+  };
+}

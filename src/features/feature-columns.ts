@@ -1,0 +1,199 @@
+import { parquetMetadata, parquetRead } from 'hyparquet';
+import { FEATURE_NAMES } from './feature-names.js';
+
+/** How a column of the features file becomes a value of a row (as `featureRowsFromParquet` reads it). */
+type Kind = 'num' | 'numOrNull' | 'feature' | 'str' | 'bool' | 'date' | 'dateOrNull';
+
+const KINDS: ReadonlyArray<readonly [string, Kind]> = [
+  ['match_id', 'num'],
+  ['start_time_utc', 'date'],
+  ['region_id', 'num'],
+  ['season', 'str'],
+  ['home_team_name', 'str'],
+  ['away_team_name', 'str'],
+  ['label', 'numOrNull'],
+  ['is_future', 'bool'],
+  ['as_of', 'date'],
+  ['prediction_time', 'dateOrNull'],
+  ['odds_observed_at', 'dateOrNull'],
+  ...FEATURE_NAMES.map((name) => [name, 'feature'] as const),
+];
+
+/** A column: numbers (dates as epoch ms) with a null mask, or dictionary codes of strings. */
+interface Column {
+  kind: Kind;
+  values: Float64Array;
+  /** 1 where the value is null; absent when the column has no null. */
+  nulls?: Uint8Array;
+  /** Strings of a `str` column (values are indexes into it). */
+  dict?: string[];
+}
+
+function timeOf(v: unknown): number {
+  if (v instanceof Date) return v.getTime();
+  if (typeof v === 'number' || typeof v === 'string') return new Date(v).getTime();
+  if (typeof v === 'bigint') return new Date(Number(v)).getTime();
+  return Number.NaN;
+}
+
+/**
+ * The feature rows of a run held column by column: one Float64Array per column (a null mask beside
+ * the columns that have nulls, dictionary codes for the strings) and a match id → row index map,
+ * about 8 bytes a value instead of an object per row and a boxed number per value. `get` builds the
+ * row a caller asks for, equal to what `featureRowsFromParquet` reads for that match.
+ */
+export class FeatureColumns implements ReadonlyMap<number, Record<string, unknown>> {
+  private constructor(
+    private readonly columns: ReadonlyMap<string, Column>,
+    private readonly index: ReadonlyMap<number, number>,
+  ) {}
+
+  /** Reads `features/match_features.parquet` column by column (no row objects on the way). */
+  static async fromParquet(buf: Buffer | Uint8Array): Promise<FeatureColumns> {
+    const file =
+      buf.byteOffset === 0 && buf.byteLength === buf.buffer.byteLength
+        ? (buf.buffer as ArrayBuffer)
+        : (buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer);
+    const metadata = parquetMetadata(file);
+    const n = Number(metadata.num_rows);
+    const columns = new Map<string, Column>();
+    const dicts = new Map<string, Map<string, number>>();
+    for (const [name, kind] of KINDS) {
+      columns.set(name, { kind, values: new Float64Array(n), ...(kind === 'str' ? { dict: [] } : {}) });
+      if (kind === 'str') dicts.set(name, new Map());
+    }
+    const present = new Set<string>();
+    await parquetRead({
+      file,
+      metadata,
+      utf8: true,
+      columns: KINDS.map(([name]) => name).filter((name) => metadata.schema.some((s) => s.name === name)),
+      onChunk: ({ columnName, columnData, rowStart }) => {
+        const col = columns.get(columnName);
+        if (!col) return;
+        present.add(columnName);
+        for (let j = 0; j < columnData.length; j++) {
+          put(col, dicts.get(columnName), rowStart + j, columnData[j]);
+        }
+      },
+    });
+    // A column absent from the file reads as `featureRowsFromParquet` reads an absent value.
+    for (const [name, col] of columns) {
+      if (present.has(name)) continue;
+      for (let i = 0; i < n; i++) put(col, dicts.get(name), i, undefined);
+    }
+    const ids = columns.get('match_id')!.values;
+    const index = new Map<number, number>();
+    for (let i = 0; i < n; i++) index.set(ids[i], i);
+    return new FeatureColumns(columns, index);
+  }
+
+  get size(): number {
+    return this.index.size;
+  }
+
+  has(matchId: number): boolean {
+    return this.index.has(matchId);
+  }
+
+  /** The row of a match (a new object each call), or undefined. */
+  get(matchId: number): Record<string, unknown> | undefined {
+    const i = this.index.get(matchId);
+    return i === undefined ? undefined : this.row(i);
+  }
+
+  /** One value of a match's row without building the row. */
+  value(matchId: number, name: string): unknown {
+    const i = this.index.get(matchId);
+    const col = this.columns.get(name);
+    return i === undefined || !col ? undefined : read(col, i);
+  }
+
+  *keys(): MapIterator<number> {
+    yield* this.index.keys();
+  }
+
+  *values(): MapIterator<Record<string, unknown>> {
+    for (const i of this.index.values()) yield this.row(i);
+  }
+
+  *entries(): MapIterator<[number, Record<string, unknown>]> {
+    for (const [id, i] of this.index) yield [id, this.row(i)];
+  }
+
+  [Symbol.iterator](): MapIterator<[number, Record<string, unknown>]> {
+    return this.entries();
+  }
+
+  forEach(
+    fn: (
+      value: Record<string, unknown>,
+      key: number,
+      map: ReadonlyMap<number, Record<string, unknown>>,
+    ) => void,
+  ): void {
+    for (const [id, row] of this.entries()) fn(row, id, this);
+  }
+
+  private row(i: number): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const [name, col] of this.columns) out[name] = read(col, i);
+    return out;
+  }
+}
+
+function put(col: Column, dict: Map<string, number> | undefined, i: number, v: unknown): void {
+  const setNull = () => {
+    col.nulls ??= new Uint8Array(col.values.length);
+    col.nulls[i] = 1;
+  };
+  switch (col.kind) {
+    case 'num':
+      col.values[i] = Number(v);
+      return;
+    case 'numOrNull':
+      if (v === null || v === undefined) setNull();
+      else col.values[i] = Number(v);
+      return;
+    case 'feature':
+      if (typeof v === 'number') col.values[i] = v;
+      else setNull();
+      return;
+    case 'bool':
+      col.values[i] = v ? 1 : 0;
+      return;
+    case 'date':
+      col.values[i] = timeOf(v);
+      return;
+    case 'dateOrNull':
+      if (v === null || v === undefined) setNull();
+      else col.values[i] = timeOf(v);
+      return;
+    case 'str': {
+      const s = String(v ?? '');
+      let code = dict!.get(s);
+      if (code === undefined) {
+        code = col.dict!.length;
+        col.dict!.push(s);
+        dict!.set(s, code);
+      }
+      col.values[i] = code;
+    }
+  }
+}
+
+function read(col: Column, i: number): unknown {
+  if (col.nulls?.[i] === 1) return null;
+  const v = col.values[i];
+  switch (col.kind) {
+    case 'bool':
+      return v === 1;
+    case 'date':
+    case 'dateOrNull':
+      return new Date(v);
+    case 'str':
+      return col.dict![v];
+    default:
+      return v;
+  }
+}
