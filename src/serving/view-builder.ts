@@ -26,10 +26,11 @@ interface Pending {
 
 /**
  * How long the builder thread stays up without a build. A build leaves ~100 MB of garbage in the
- * thread's heap that an idle isolate never collects; ending the thread returns all of it, and a
- * replay (a run every few seconds) keeps the thread up.
+ * thread's heap that an idle isolate never collects; ending the thread returns all of it, so memory
+ * is back at rest a few seconds after each publication. A burst of runs (a replay, a fast feed)
+ * keeps one thread; a new one starts in ~0.4 s on another core.
  */
-export const BUILDER_IDLE_MS = 30_000;
+export const BUILDER_IDLE_MS = 3_000;
 
 /**
  * The serving side of the long-lived view-builder thread: `build` hands it a job and resolves with
