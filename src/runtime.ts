@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import {
   type EmbeddedHost,
   embeddedDbDir,
+  embeddedServerAnswers,
   hostEmbeddedDatabase,
   openDatabase,
   openDatabaseDeferred,
@@ -51,8 +52,13 @@ export async function openRuntime(
   });
   // Embedded: this process owns the database and serves it on a socket, so that its worker threads
   // and commands run beside it (`matchcast ingest`, `pipeline run`, `runs`, `registry`) share it.
+  // `serve` on an embedded folder does the same unless a `start` already serves it: its ml worker
+  // thread would otherwise open a second PGlite on the same folder.
   let host: EmbeddedHost | undefined;
-  if (options.role === 'embedded' && config.databaseUrl === undefined) {
+  if (
+    config.databaseUrl === undefined &&
+    (options.role === 'embedded' || !(await embeddedServerAnswers(embeddedDbDir(config))))
+  ) {
     host = await hostEmbeddedDatabase(embeddedDbDir(config));
   }
   const { db, deferred } = await openDatabaseDeferred(() => openDatabase(config), {

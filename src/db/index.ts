@@ -3,7 +3,7 @@
 export type { Database, Queryable } from './database.js';
 export { DatasetIdentity, type DatasetKind } from './dataset-identity.js';
 export { openDatabaseDeferred } from './deferred-database.js';
-export { type EmbeddedHost, hostEmbeddedDatabase } from './embedded-host.js';
+export { type EmbeddedHost, embeddedServerAnswers, hostEmbeddedDatabase } from './embedded-host.js';
 export { isUnavailableError } from './errors.js';
 export { MatchesRepository, type MatchUpsert } from './matches-repository.js';
 export { embeddedDbDir, openDatabase } from './open-database.js';
