@@ -12,6 +12,12 @@ import { analystData } from './analyst-data.js';
  */
 export async function monitoringBacktestRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   let memo: { data: unknown; summary: Summary } | null = null;
+  // Computed in the background once the app is ready, so the first visitor does not wait for it.
+  app.addHook('onReady', async () => {
+    void analystData(ctx).catch((err: unknown) =>
+      ctx.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'analyst rows not computed'),
+    );
+  });
   app.get(
     '/monitoring/backtest',
     {
