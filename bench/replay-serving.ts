@@ -166,6 +166,9 @@ request = function() return wrk.format("GET", "/predict/precomputed/" .. ids[mat
   };
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]);
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? 0);
+  // Memory back at rest once the releases' view builds are over (the builder thread ends when idle).
+  await new Promise((r) => setTimeout(r, 10_000));
+  const afterServer = rssMb(server.pid!);
   const stopAt = performance.now();
   server.kill('SIGINT');
   await new Promise((r) => server.once('exit', r));
@@ -182,6 +185,7 @@ request = function() return wrk.format("GET", "/predict/precomputed/" .. ids[mat
       releases_during_load: releases - releasesBefore,
       rss_rest_mb: { server: Math.round(restServer), with_children: Math.round(restTree) },
       rss_peak_during_load_mb: { server: Math.round(peakServer), with_children: Math.round(peakTree) },
+      rss_10s_after_load_mb: Math.round(afterServer),
       sigint_stop_s: Math.round((performance.now() - stopAt) / 100) / 10,
     }),
   );
