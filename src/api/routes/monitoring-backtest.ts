@@ -12,11 +12,16 @@ import { analystData } from './analyst-data.js';
  */
 export async function monitoringBacktestRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   let memo: { data: unknown; summary: Summary } | null = null;
-  // Computed in the background once the app is ready, so the first visitor does not wait for it.
+  // Computed in the background once the app is ready, so the first visitor does not wait for it;
+  // closing waits for it, so that its thread is gone before the database and store close.
+  let warming: Promise<unknown> = Promise.resolve();
   app.addHook('onReady', async () => {
-    void analystData(ctx).catch((err: unknown) =>
+    warming = analystData(ctx).catch((err: unknown) =>
       ctx.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'analyst rows not computed'),
     );
+  });
+  app.addHook('onClose', async () => {
+    await warming;
   });
   app.get(
     '/monitoring/backtest',
