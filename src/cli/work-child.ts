@@ -203,34 +203,20 @@ async function openWorker(config: Config): Promise<Worker> {
     const refreshed = async () => {
       published = true;
     };
-    const outcome =
-      request.body === undefined
-        ? await pollSource(
-            { db, store, log, afterIngest: repredictAfterPoll({ ...deps, cache, refreshed }) },
-            request.name,
-            { now },
-          )
-        : await pollSource(
-            {
-              db,
-              store,
-              log,
-              afterIngest: async (ids, asOf) => {
-                re = await repredictMatches(deps, ids, { asOf, cache, actor: 'replay' });
-                return re.published ? `run ${re.run_id} published` : (re.reason ?? undefined);
-              },
-            },
-            request.name,
-            {
-              now,
-              fetcher: async () => ({
-                status: 'ok',
-                body: Buffer.from(request.body as string),
-                etag: null,
-                lastModified: null,
-              }),
-            },
-          );
+    const body = request.body;
+    // A fetched poll re-predicts as `sources poll` does; a replay release re-predicts all it changed.
+    const afterIngest =
+      body === undefined
+        ? repredictAfterPoll({ ...deps, cache, refreshed })
+        : async (ids: number[], asOf: Date) => {
+            re = await repredictMatches(deps, ids, { asOf, cache, actor: 'replay' });
+            return re.published ? `run ${re.run_id} published` : (re.reason ?? undefined);
+          };
+    const fetcher =
+      body === undefined
+        ? undefined
+        : async () => ({ status: 'ok' as const, body: Buffer.from(body), etag: null, lastModified: null });
+    const outcome = await pollSource({ db, store, log, afterIngest }, request.name, { now, fetcher });
     const done = re as RepredictResult | null;
     if (!done) return { outcome, repredict: null, published };
     const { published: event, ...summary } = done;
