@@ -45,7 +45,7 @@ export class ModelSlots<P = Predictor> {
     if (!slot) return this.refresh(stage);
     const current = slot.model.version.run_id;
     if (wantRunId && wantRunId !== current && !slot.previous.has(wantRunId)) {
-      return this.refresh(stage).catch(() => slot.model);
+      return this.refreshFor(stage, wantRunId).catch(() => slot.model);
     }
     if (Date.now() - slot.checkedAt >= this.refreshMs) {
       this.refresh(stage).catch(() => undefined);
@@ -60,6 +60,12 @@ export class ModelSlots<P = Predictor> {
       out[stage] = { version: slot.model.version.version, run_id: slot.model.version.run_id };
     }
     return out;
+  }
+
+  /** A refresh already in flight may have read the registry before the move: read it once more. */
+  private async refreshFor(stage: ServableStage, wantRunId: string): Promise<LoadedModel<P>> {
+    const first = await this.refresh(stage);
+    return first.version.run_id === wantRunId ? first : this.refresh(stage);
   }
 
   private refresh(stage: ServableStage): Promise<LoadedModel<P>> {
