@@ -4,6 +4,9 @@
  * live `/predict/markets/{id}`, and during a `matchcast ingest` run beside it. VmRSS of the serving
  * process (and of its whole process tree, for children) is read from /proc every second.
  *   node --import tsx bench/memory-start.ts --data ../shared/data/football [--root <checkout>] [--rest 90]
+ * With `--serve-rows N` it measures `matchcast serve` instead, on an embedded data folder holding N
+ * published predictions and their odds: at rest, and after the full-list routes are read once.
+ *   node --import tsx bench/memory-start.ts --serve-rows 45000 [--rest 60]
  * Every process it starts is stopped at the end, also on failure.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -20,11 +23,13 @@ const { values } = parseArgs({
     port: { type: 'string', default: '18731' },
     probe: { type: 'string' },
     keep: { type: 'boolean' },
+    'serve-rows': { type: 'string' },
   },
 });
-if (!values.data) throw new Error('--data <dir> is required');
+const serveRows = values['serve-rows'] ? Number(values['serve-rows']) : 0;
+if (!values.data && !serveRows) throw new Error('--data <dir> or --serve-rows N is required');
 const root = path.resolve(values.root);
-const data = path.resolve(values.data);
+const data = path.resolve(values.data ?? '.');
 const restS = Number(values.rest);
 const port = Number(values.port);
 const dataDir = mkdtempSync(path.join(tmpdir(), 'mc-mem-'));
@@ -151,7 +156,31 @@ async function restPhase(s: ReturnType<typeof sampler>, label: string): Promise<
   );
 }
 
-try {
+async function serveOnly(): Promise<void> {
+  const { writePrecomputedData } = await import('./precomputed-setup.js');
+  await writePrecomputedData(dataDir, serveRows);
+  const c = spawn(process.execPath, [cli, 'serve', '--port', String(port)], {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  children.add(c);
+  c.stderr?.on('data', (d: Buffer) => process.stderr.write(d));
+  const s = sampler(c.pid!);
+  await waitReady(c);
+  console.log(`serve (${serveRows} predictions): ready after ${Math.round(s.now())} s`);
+  await restPhase(s, 'serve');
+  const from = s.now();
+  for (const url of ['/predict/predictions/', '/predict/cards/', '/predict/odds/']) {
+    const r = await get(url);
+    console.log(`${url}: ${r.status}, ${(r.body.length / 1e6).toFixed(1)} MB`);
+  }
+  await sleep(30_000);
+  console.log(`after the list routes: ${fmt(s.since(from).map((x) => x.main))} (process, over 30 s)`);
+  s.stop();
+  await stop(c);
+}
+
+async function startPhases(): Promise<void> {
   // First start: ingest + first run + serving.
   let c = start();
   let s = sampler(c.pid!);
@@ -167,6 +196,7 @@ try {
   c = start();
   s = sampler(c.pid!);
   await waitReady(c);
+  console.log(`restart: ready after ${s.now().toFixed(1)} s`);
   await restPhase(s, 'restart');
 
   // One live 1X2 and one live markets request on the latest match (a fixture when there is one).
@@ -195,6 +225,11 @@ try {
   console.log(`20 s after ingest: ${fmt(s.since(s.now() - 5).map((x) => x.main))}`);
   s.stop();
   await stop(c);
+}
+
+try {
+  if (serveRows) await serveOnly();
+  else await startPhases();
 } finally {
   for (const c of children) c.kill('SIGKILL');
   if (!values.keep) rmSync(dataDir, { recursive: true, force: true });
