@@ -6,7 +6,8 @@
  *   node --import tsx bench/memory-start.ts --data ../shared/data/football [--root <checkout>] [--rest 90]
  * With `--serve-rows N` it measures `matchcast serve` instead, on an embedded data folder holding N
  * published predictions and their odds: at rest, and after the full-list routes are read once.
- *   node --import tsx bench/memory-start.ts --serve-rows 45000 [--rest 60]
+ *   node --import tsx bench/memory-start.ts --serve-rows 45000 [--rest 60] [--pg]
+ * `--pg`: the metadata in PostgreSQL (DATABASE_URL, a schema of its own, dropped at the end).
  * Every process it starts is stopped at the end, also on failure.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -24,6 +25,7 @@ const { values } = parseArgs({
     probe: { type: 'string' },
     keep: { type: 'boolean' },
     'serve-rows': { type: 'string' },
+    pg: { type: 'boolean' },
   },
 });
 const serveRows = values['serve-rows'] ? Number(values['serve-rows']) : 0;
@@ -156,11 +158,32 @@ async function restPhase(s: ReturnType<typeof sampler>, label: string): Promise<
   );
 }
 
+const pgSchema = `bench_memory_${process.pid}`;
+/** Runs one statement on the PostgreSQL server's default schema. */
+async function pgAdmin(sql: string): Promise<void> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
 async function serveOnly(): Promise<void> {
   const { writePrecomputedData } = await import('./precomputed-setup.js');
-  await writePrecomputedData(dataDir, serveRows);
+  let databaseUrl: string | undefined;
+  if (values.pg) {
+    if (!process.env.DATABASE_URL) throw new Error('--pg needs DATABASE_URL');
+    const url = new URL(process.env.DATABASE_URL);
+    url.searchParams.set('options', `-csearch_path=${pgSchema}`);
+    databaseUrl = url.toString();
+    await pgAdmin(`CREATE SCHEMA "${pgSchema}"`);
+  }
+  await writePrecomputedData(dataDir, serveRows, databaseUrl);
   const c = spawn(process.execPath, [cli, 'serve', '--port', String(port)], {
-    env,
+    env: { ...env, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   children.add(c);
@@ -232,6 +255,7 @@ try {
   else await startPhases();
 } finally {
   for (const c of children) c.kill('SIGKILL');
+  if (values.pg) await pgAdmin(`DROP SCHEMA IF EXISTS "${pgSchema}" CASCADE`).catch(() => {});
   if (!values.keep) rmSync(dataDir, { recursive: true, force: true });
   else console.log(`DATA_DIR kept: ${dataDir}`);
 }

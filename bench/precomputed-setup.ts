@@ -9,11 +9,19 @@ import { openDatabase } from '../src/db/index.js';
 import { createObjectStore } from '../src/storage/index.js';
 import { oddsRows, predictionRows, putOdds, putPredictions } from './precomputed-fixtures.js';
 
-/** Publishes `rows` synthetic predictions and their odds in the embedded database and store under `dataDir`. */
-export async function writePrecomputedData(dataDir: string, rows: number): Promise<void> {
+/**
+ * Publishes `rows` synthetic predictions and their odds in the store under `dataDir`, with their
+ * metadata in the embedded database there (or in `databaseUrl`'s).
+ */
+export async function writePrecomputedData(
+  dataDir: string,
+  rows: number,
+  databaseUrl?: string,
+): Promise<void> {
   const config = parseConfig({
     DATA_DIR: dataDir,
     URL_SIGNING_SECRET: 'bench-secret-bench-secret-bench-secret',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   });
   const store = createObjectStore(config);
   const db = await openDatabase(config);
