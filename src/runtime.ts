@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { AppContext } from './api/index.js';
 import { createPredictionCache } from './cache/index.js';
 import type { Config } from './config.js';
@@ -74,7 +75,10 @@ export async function openRuntime(
   const queue = createTaskQueue(config, { log, threadEntry: WORKER_THREAD_ENTRY });
   const cache = createPredictionCache(config, log);
   const registry = createRegistry({ db, store }, config);
-  const views = createServingViews({ db, store }, config, log);
+  // Built views outlive the process: a restart serves without building them again.
+  const views = createServingViews({ db, store }, config, log, {
+    cacheDir: path.join(config.dataDir, 'cache', 'views'),
+  });
   let worker: RunningWorker | undefined;
 
   const ctx: RuntimeContext = {

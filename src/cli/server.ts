@@ -66,7 +66,8 @@ export async function runServer(ctx: RuntimeContext, options: RunServerOptions =
   // connection stays open after the response and app.close() waits for it until the shutdown bound.
   const shutdown = { draining: false };
   const app = await buildApp(ctx, { shutdown });
-  await ctx.views.start();
+  // Fastify compiles its schemas on this thread while the views build on theirs.
+  await Promise.all([ctx.views.start(), app.ready()]);
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {

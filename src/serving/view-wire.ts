@@ -10,7 +10,7 @@ import { type BuildJob, type BuiltViews, buildViews } from './view-build.js';
  * and no per-match objects. Each view has its own buffer, so a view that keeps serving never keeps a
  * replaced one alive.
  */
-interface Group {
+export interface Group {
   buffer: ArrayBuffer;
   /** Offset and length of each part, in the order they were added. */
   spans: number[];
@@ -46,6 +46,16 @@ export type FromBuilder =
   | { t: 'failed'; id: number; error: string }
   | { t: 'init-error'; message: string };
 
+/** Where one view's parts lie in its buffer: offset and length of each, 8-byte aligned. */
+export interface Layout {
+  parts: ArrayBufferView[];
+  spans: number[];
+  total: number;
+}
+
+/** Turns a view's laid-out parts into its buffer: a copy for the thread, a file region for the cache. */
+export type Place = (layout: Layout) => Group;
+
 class Packer {
   private readonly parts: ArrayBufferView[] = [];
 
@@ -74,7 +84,7 @@ class Packer {
     };
   }
 
-  finish(transfer: ArrayBuffer[]): Group {
+  finish(place: Place): Group {
     const spans: number[] = [];
     let total = 0;
     for (const p of this.parts) {
@@ -82,20 +92,26 @@ class Packer {
       spans.push(total, p.byteLength);
       total += p.byteLength;
     }
+    return place({ parts: this.parts, spans, total });
+  }
+}
+
+/** A placement that copies the parts into one new buffer, added to `transfer`. */
+function copyInto(transfer: ArrayBuffer[]): Place {
+  return ({ parts, spans, total }) => {
     const buffer = new ArrayBuffer(total);
     const bytes = new Uint8Array(buffer);
-    for (let i = 0; i < this.parts.length; i++) {
-      const p = this.parts[i];
+    for (let i = 0; i < parts.length; i++) {
+      const p = parts[i];
       bytes.set(new Uint8Array(p.buffer, p.byteOffset, p.byteLength), spans[2 * i]);
     }
     transfer.push(buffer);
     return { buffer, spans };
-  }
+  };
 }
 
-/** Lays the built views out for `postMessage`; returns the message and its transfer list. */
-export function packViews(v: BuiltViews): { views: WireViews; transfer: ArrayBuffer[] } {
-  const transfer: ArrayBuffer[] = [];
+/** Describes the built views as groups of parts, each placed by `place`. */
+export function layoutViews(v: BuiltViews, place: Place): WireViews {
   const out: WireViews = { verdicts: v.verdicts };
   if (v.predictions !== undefined) {
     if (v.predictions === null) out.predictions = null;
@@ -103,7 +119,7 @@ export function packViews(v: BuiltViews): { views: WireViews; transfer: ArrayBuf
       const p = new Packer();
       const index = p.index(v.predictions.records);
       const bulk = p.body(v.predictions.bulk);
-      out.predictions = { index, bulk, group: p.finish(transfer) };
+      out.predictions = { index, bulk, group: p.finish(place) };
     }
   }
   for (const name of ['cards', 'odds'] as const) {
@@ -113,7 +129,7 @@ export function packViews(v: BuiltViews): { views: WireViews; transfer: ArrayBuf
     else {
       const p = new Packer();
       const body = p.body(b);
-      out[name] = { body, group: p.finish(transfer) };
+      out[name] = { body, group: p.finish(place) };
     }
   }
   if (v.markets !== undefined) {
@@ -121,10 +137,16 @@ export function packViews(v: BuiltViews): { views: WireViews; transfer: ArrayBuf
     else {
       const p = new Packer();
       const index = p.index(v.markets);
-      out.markets = { index, group: p.finish(transfer) };
+      out.markets = { index, group: p.finish(place) };
     }
   }
-  return { views: out, transfer };
+  return out;
+}
+
+/** Lays the built views out for `postMessage`; returns the message and its transfer list. */
+export function packViews(v: BuiltViews): { views: WireViews; transfer: ArrayBuffer[] } {
+  const transfer: ArrayBuffer[] = [];
+  return { views: layoutViews(v, copyInto(transfer)), transfer };
 }
 
 function bytes(g: Group, part: number): Buffer {

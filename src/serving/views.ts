@@ -19,6 +19,7 @@ import { parseRegionRoiCsv } from './region-roi.js';
 import type { EncodedBody, RegionRoiRow, ServingViews, ViewStatus, Views } from './types.js';
 import type { ArtifactInput, BuildJob, BuiltArtifact, BuiltViews, Verdict } from './view-build.js';
 import { ViewBuilder } from './view-builder.js';
+import { ViewsCache } from './views-cache.js';
 
 /** Options of {@link createServingViews}. */
 export interface ServingViewsOptions {
@@ -29,7 +30,17 @@ export interface ServingViewsOptions {
   identityMaxBytes?: number;
   /** Module run by the view-builder thread (tests of a failing builder); default the real one. */
   builderEntry?: URL;
+  /**
+   * Folder of the built-views cache (src/serving/views-cache.ts): a start whose published files were
+   * built before serves them without building again. Default none.
+   */
+  cacheDir?: string;
+  /** How long builds must have been quiet before the cache is written, ms. Default 10 s. */
+  cacheWriteDelayMs?: number;
 }
+
+/** Built views are written to the cache once builds have been quiet this long (a replay builds often). */
+const CACHE_WRITE_DELAY_MS = 10_000;
 
 /** Artifact label of `matchcast_artifact_load_failures_total`. */
 export type ServedArtifact = 'predictions' | 'odds' | 'region_roi' | 'markets';
@@ -120,6 +131,10 @@ class PrecomputedViews implements Views {
   private readonly markets = slot<Raw>();
   /** Decodes, validates and serialises the predictions, odds and markets off this event loop. */
   private readonly builder: ViewBuilder;
+  private readonly cache: ViewsCache | null;
+  private cacheTimer: NodeJS.Timeout | null = null;
+  /** Key of the views last written to (or read from) the cache. */
+  private cachedKey: string | null = null;
   /** Set when a build failed for a reason other than its files: the next poll builds again. */
   private rebuild = false;
   /** The ROI file of a run whose build has not swapped yet: its rows swap with that build. */
@@ -160,6 +175,7 @@ class PrecomputedViews implements Views {
   ) {
     this.snapshot = { predictions: null, cards: null, odds: emptyList, markets: null };
     this.builder = new ViewBuilder(options.builderEntry);
+    this.cache = options.cacheDir ? new ViewsCache(options.cacheDir, log) : null;
   }
 
   async start(): Promise<void> {
@@ -175,6 +191,8 @@ class PrecomputedViews implements Views {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    if (this.cacheTimer) clearTimeout(this.cacheTimer);
+    this.cacheTimer = null;
     // A build still running fails at once (the poll that awaits it sees `closed` and keeps quiet).
     await this.builder.close();
     await Promise.allSettled([this.chain, this.roiInflight]);
@@ -385,13 +403,15 @@ class PrecomputedViews implements Views {
         : { identityMaxBytes: this.options.identityMaxBytes }),
     };
     const started = performance.now();
-    let built: BuiltViews;
-    try {
-      built = await this.builder.build(job);
-    } catch (err) {
-      if (this.closed) return;
-      this.buildFailed(fetched, describe(err));
-      return;
+    let built: BuiltViews | null = await this.fromCache(fetched);
+    if (!built) {
+      try {
+        built = await this.builder.build(job);
+      } catch (err) {
+        if (this.closed) return;
+        this.buildFailed(fetched, describe(err));
+        return;
+      }
     }
     if (this.closed) return;
     const ms = Math.round(performance.now() - started);
@@ -409,9 +429,78 @@ class PrecomputedViews implements Views {
         markets: built.markets === undefined ? keep.markets : built.markets,
       };
       if (oddsChanged) this.oddsReady = true;
+      this.scheduleCacheWrite();
     }
     this.swapRoi();
     this.served = servedNow;
+  }
+
+  /** The cache key of views built from these identities (null: none) with this process's settings. */
+  private cacheKey(ids: Record<BuiltArtifact, string | null>): string {
+    return ViewsCache.key({
+      ...ids,
+      bookmakerUrlTemplate: this.config.bookmakerUrlTemplate,
+      identityMaxBytes: this.options.identityMaxBytes ?? null,
+    });
+  }
+
+  /**
+   * A first load (nothing built yet) of files whose views are in the cache: the cached build. The
+   * files were read and verified against their published hashes all the same.
+   */
+  private async fromCache(fetched: Record<BuiltArtifact, Fetched>): Promise<BuiltViews | null> {
+    if (!this.cache || this.predictions.current || this.odds.current || this.markets.current) return null;
+    const ids = {} as Record<BuiltArtifact, string | null>;
+    for (const name of ['predictions', 'odds', 'markets'] as const) {
+      const f = fetched[name];
+      if (f.kind === 'same') return null;
+      ids[name] = f.kind === 'new' ? f.identity : null;
+    }
+    const key = this.cacheKey(ids);
+    const views = await this.cache.read(key);
+    if (views) {
+      this.cachedKey = key;
+      this.log.info({ key }, 'serving: views read from the cache');
+    }
+    return views;
+  }
+
+  /** Writes the served views to the cache once builds have been quiet for a while. */
+  private scheduleCacheWrite(): void {
+    if (!this.cache || this.closed) return;
+    if (this.cacheTimer) clearTimeout(this.cacheTimer);
+    this.cacheTimer = setTimeout(() => {
+      this.cacheTimer = null;
+      this.chain = this.chain.then(() => this.writeCache());
+    }, this.options.cacheWriteDelayMs ?? CACHE_WRITE_DELAY_MS);
+    this.cacheTimer.unref();
+  }
+
+  private async writeCache(): Promise<void> {
+    if (!this.cache || this.closed) return;
+    const slots = { predictions: this.predictions, odds: this.odds, markets: this.markets };
+    const ids = {} as Record<BuiltArtifact, string | null>;
+    const verdicts = {} as BuiltViews['verdicts'];
+    for (const name of ['predictions', 'odds', 'markets'] as const) {
+      const current = slots[name].current;
+      ids[name] = current?.etag ?? null;
+      verdicts[name] = current ? { ok: true, rows: current.data.count } : null;
+    }
+    const key = this.cacheKey(ids);
+    if (key === this.cachedKey) return;
+    const snap = this.snapshot;
+    try {
+      await this.cache.write(key, {
+        verdicts,
+        predictions: snap.predictions,
+        cards: snap.cards,
+        odds: this.odds.current ? snap.odds : null,
+        markets: snap.markets,
+      });
+      this.cachedKey = key;
+    } catch (err) {
+      this.log.warn({ err: describe(err) }, 'serving: views cache not written');
+    }
   }
 
   /**

@@ -1,0 +1,175 @@
+import { createHash } from 'node:crypto';
+import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { Logger } from '../logger.js';
+import type { BuiltViews } from './view-build.js';
+import { type Group, type Layout, layoutViews, unpackViews, type WireViews } from './view-wire.js';
+
+/**
+ * Built views kept on disk, so that a restart serves the published run without decoding, validating
+ * and compressing its files again (seconds of CPU at tens of thousands of matches). An entry is
+ * named by the identities (key and SHA-256) of the files it was built from and the build settings,
+ * so a hit is the build those files would give; an entry that fails its checksums is ignored.
+ */
+const MAGIC = Buffer.from('MCVIEWS1');
+/** Bumped whenever the layout of a built view changes: older entries are then never read. */
+const FORMAT = 1;
+const PREFIX = 'views-';
+
+/** What a build depends on: each artifact's identity (`key#sha256`, null: none) and the settings. */
+export interface ViewsCacheKey {
+  predictions: string | null;
+  odds: string | null;
+  markets: string | null;
+  bookmakerUrlTemplate: string;
+  identityMaxBytes: number | null;
+}
+
+interface Region {
+  offset: number;
+  length: number;
+  sha256: string;
+}
+
+interface Header {
+  key: string;
+  regions: Region[];
+  /** The wire description, each group's buffer replaced by its region number. */
+  views: WireViews;
+}
+
+const align8 = (n: number) => (n + 7) & ~7;
+
+export class ViewsCache {
+  constructor(
+    private readonly dir: string,
+    private readonly log: Logger,
+  ) {}
+
+  static key(k: ViewsCacheKey): string {
+    const text = JSON.stringify([
+      FORMAT,
+      k.predictions,
+      k.odds,
+      k.markets,
+      k.bookmakerUrlTemplate,
+      k.identityMaxBytes,
+    ]);
+    return createHash('sha256').update(text).digest('hex').slice(0, 32);
+  }
+
+  private file(key: string): string {
+    return path.join(this.dir, `${PREFIX}${key}.bin`);
+  }
+
+  /** The views stored under `key`, or null (none, unreadable, or failing a checksum). */
+  async read(key: string): Promise<BuiltViews | null> {
+    let fh: Awaited<ReturnType<typeof open>>;
+    try {
+      fh = await open(this.file(key), 'r');
+    } catch {
+      return null;
+    }
+    try {
+      const head = Buffer.alloc(MAGIC.length + 4);
+      await fh.read(head, 0, head.length, 0);
+      if (!head.subarray(0, MAGIC.length).equals(MAGIC)) throw new Error('not a views cache file');
+      const headerLength = head.readUInt32LE(MAGIC.length);
+      const headerBytes = Buffer.alloc(headerLength);
+      const { bytesRead } = await fh.read(headerBytes, 0, headerLength, head.length);
+      if (bytesRead !== headerLength) throw new Error('truncated header');
+      const header = JSON.parse(headerBytes.toString('utf8')) as Header;
+      if (header.key !== key) throw new Error('another key');
+      const dataStart = align8(head.length + headerLength);
+      const buffers: ArrayBuffer[] = [];
+      for (const r of header.regions) {
+        const buffer = new ArrayBuffer(r.length);
+        const view = new Uint8Array(buffer);
+        const got = await fh.read(view, 0, r.length, dataStart + r.offset);
+        if (got.bytesRead !== r.length) throw new Error('truncated region');
+        if (createHash('sha256').update(view).digest('hex') !== r.sha256)
+          throw new Error('checksum mismatch');
+        buffers.push(buffer);
+      }
+      const groups = [header.views.predictions, header.views.cards, header.views.odds, header.views.markets];
+      for (const g of groups) {
+        if (g) g.group.buffer = buffers[g.group.buffer as unknown as number];
+      }
+      return unpackViews(header.views);
+    } catch (err) {
+      this.log.warn(
+        { key, err: err instanceof Error ? err.message : String(err) },
+        'serving: views cache entry unusable; building the views',
+      );
+      return null;
+    } finally {
+      await fh.close().catch(() => undefined);
+    }
+  }
+
+  /**
+   * Stores `views` under `key` (written to a temporary file, then renamed) and removes the other
+   * entries. The parts are written where they lie: nothing of the views is copied in memory.
+   */
+  async write(key: string, views: BuiltViews): Promise<void> {
+    const layouts: Layout[] = [];
+    const wire = layoutViews(views, (layout): Group => {
+      layouts.push(layout);
+      // The region number stands in for the buffer in the stored description.
+      return { buffer: (layouts.length - 1) as unknown as ArrayBuffer, spans: layout.spans };
+    });
+    const regions: Region[] = [];
+    let offset = 0;
+    for (const l of layouts) {
+      offset = align8(offset);
+      regions.push({ offset, length: l.total, sha256: regionHash(l) });
+      offset += l.total;
+    }
+    const header = Buffer.from(JSON.stringify({ key, regions, views: wire } satisfies Header), 'utf8');
+    const head = Buffer.alloc(MAGIC.length + 4);
+    MAGIC.copy(head);
+    head.writeUInt32LE(header.length, MAGIC.length);
+    const dataStart = align8(head.length + header.length);
+    await mkdir(this.dir, { recursive: true });
+    const target = this.file(key);
+    const tmp = `${target}.${process.pid}.tmp`;
+    const fh = await open(tmp, 'w');
+    try {
+      await fh.write(head, 0, head.length, 0);
+      await fh.write(header, 0, header.length, head.length);
+      for (let i = 0; i < layouts.length; i++) {
+        const { parts, spans } = layouts[i];
+        for (let j = 0; j < parts.length; j++) {
+          const p = parts[j];
+          const bytes = new Uint8Array(p.buffer, p.byteOffset, p.byteLength);
+          await fh.write(bytes, 0, bytes.length, dataStart + regions[i].offset + spans[2 * j]);
+        }
+      }
+      // The file must reach the end of the last region even when its last part is empty.
+      await fh.truncate(dataStart + offset);
+    } catch (err) {
+      await fh.close().catch(() => undefined);
+      await rm(tmp, { force: true });
+      throw err;
+    }
+    await fh.close();
+    await rename(tmp, target);
+    for (const name of await readdir(this.dir)) {
+      if (name.startsWith(PREFIX) && name.endsWith('.bin') && name !== path.basename(target))
+        await rm(path.join(this.dir, name), { force: true });
+    }
+  }
+}
+
+/** SHA-256 of a region as it lies in the file: its parts with the zero padding between them. */
+function regionHash({ parts, spans }: Layout): string {
+  const h = createHash('sha256');
+  let at = 0;
+  for (let j = 0; j < parts.length; j++) {
+    if (spans[2 * j] > at) h.update(Buffer.alloc(spans[2 * j] - at));
+    const p = parts[j];
+    h.update(new Uint8Array(p.buffer, p.byteOffset, p.byteLength));
+    at = spans[2 * j] + p.byteLength;
+  }
+  return h.digest('hex');
+}
