@@ -85,7 +85,7 @@ export function resetEmbeddedState(config: Config): string[] {
   }
   const removed: string[] = [];
   // first-start.json: the marker of a finished first start (src/pipeline/bootstrap.ts).
-  for (const name of ['db', 'db.lock', 'objects', DATASET_FILE, 'replay', 'first-start.json']) {
+  for (const name of ['db', 'db.lock', 'objects', 'cache', DATASET_FILE, 'replay', 'first-start.json']) {
     const p = path.join(config.dataDir, name);
     if (existsSync(p)) {
       rmSync(p, { recursive: true, force: true });
