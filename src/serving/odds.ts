@@ -1,24 +1,37 @@
 import { ODDS_PRICE_FIELDS, ODDS_TIME_FIELDS } from '../domain/index.js';
+import { readParquetColumns } from '../storage/index.js';
 import type { OddsRow } from './types.js';
 import { ArtifactInvalidError, cell, requireColumns } from './validate.js';
 
 export const ODDS_REQUIRED_COLUMNS = ['match_id', 'odd_home', 'odd_draw', 'odd_away'] as const;
 
-function time(r: Record<string, unknown>, i: number, column: string): string | null {
-  const v = r[column];
+function time(v: unknown, i: number, column: string): string | null {
   if (v === undefined || v === null) return null;
   if (!(v instanceof Date) || Number.isNaN(v.getTime()))
     throw new ArtifactInvalidError(`row ${i}: column ${column} must be a timestamp`);
   return v.toISOString();
 }
 
-function price(r: Record<string, unknown>, i: number, column: string): number | null {
-  if (r[column] === undefined) return null;
-  const v = cell.num(r, i, column, true);
+function price(v: unknown, i: number, column: string): number | null {
+  if (v === undefined || v === null) return null;
+  // The cell reader names the row and the value when it is not a finite number.
+  if (typeof v !== 'number' || !Number.isFinite(v)) cell.num({ [column]: v }, i, column, true);
   // Decimal odds are > 1 by definition; 0 or a negative price is a writer bug, not a market.
-  if (v !== null && v <= 1)
-    throw new ArtifactInvalidError(`row ${i}: column ${column} must be > 1, got ${v}`);
-  return v;
+  if ((v as number) <= 1) throw new ArtifactInvalidError(`row ${i}: column ${column} must be > 1, got ${v}`);
+  return v as number;
+}
+
+/** One validated odds row from its cells; `get` answers undefined for a column the file lacks. */
+function oddsRow(get: (column: string) => unknown, i: number): OddsRow {
+  const row: Record<string, number | string | null> = {
+    match_id: cell.int({ match_id: get('match_id') }, i, 'match_id', false) as number,
+  };
+  // Goals-market prices and observation times are additive: null when absent.
+  for (const c of ODDS_PRICE_FIELDS) row[c] = price(get(c), i, c);
+  const source = get('source');
+  row.source = source === undefined ? null : cell.str({ source }, i, 'source', true);
+  for (const c of ODDS_TIME_FIELDS) row[c] = time(get(c), i, c);
+  return row as unknown as OddsRow;
 }
 
 /** Validates `raw-data/odds.parquet` (docs/pipeline.md, "Artifact columns"); opening/closing columns and source are optional. */
@@ -28,16 +41,59 @@ export function parseOddsRows(raw: Record<string, unknown>[]): OddsRow[] {
   const out: OddsRow[] = new Array(raw.length);
   for (let i = 0; i < raw.length; i++) {
     const r = raw[i];
-    const matchId = cell.int(r, i, 'match_id', false) as number;
-    if (seen.has(matchId)) throw new ArtifactInvalidError(`row ${i}: duplicate match_id ${matchId}`);
-    seen.add(matchId);
-    const row: Record<string, number | string | null> = { match_id: matchId };
-    // Goals-market prices and observation times are additive: null when absent.
-    for (const c of ODDS_PRICE_FIELDS) row[c] = price(r, i, c);
-    row.source = r.source === undefined ? null : cell.str(r, i, 'source', true);
-    for (const c of ODDS_TIME_FIELDS) row[c] = time(r, i, c);
-    out[i] = row as unknown as OddsRow;
+    const row = oddsRow((c) => r[c], i);
+    if (seen.has(row.match_id))
+      throw new ArtifactInvalidError(`row ${i}: duplicate match_id ${row.match_id}`);
+    seen.add(row.match_id);
+    out[i] = row;
   }
   out.sort((a, b) => a.match_id - b.match_id);
   return out;
+}
+
+/**
+ * The odds file held as its columns, validated as {@link parseOddsRows} validates it, with rows made
+ * one at a time in match-id order: a record per match (~2 KB each as objects, twice over while
+ * decoding) is never held for the whole file.
+ */
+export class OddsTable {
+  private constructor(
+    private readonly columns: ReadonlyMap<string, ArrayLike<unknown>>,
+    /** File row numbers in match-id order. */
+    private readonly order: Uint32Array,
+  ) {}
+
+  static async fromParquet(bytes: Uint8Array): Promise<OddsTable> {
+    const columns = await readParquetColumns(bytes);
+    const n = columns.size === 0 ? 0 : (columns.values().next().value as ArrayLike<unknown>).length;
+    if (n > 0) {
+      const missing = ODDS_REQUIRED_COLUMNS.filter((c) => !columns.has(c));
+      if (missing.length > 0)
+        throw new ArtifactInvalidError(`odds.parquet: missing required column(s) ${missing.join(', ')}`);
+    }
+    const table = new OddsTable(columns, new Uint32Array(0));
+    const ids = new Float64Array(n);
+    const seen = new Set<number>();
+    for (let i = 0; i < n; i++) {
+      const id = table.rowAt(i).match_id;
+      if (seen.has(id)) throw new ArtifactInvalidError(`row ${i}: duplicate match_id ${id}`);
+      seen.add(id);
+      ids[i] = id;
+    }
+    const order = Uint32Array.from({ length: n }, (_, i) => i).sort((a, b) => ids[a] - ids[b] || a - b);
+    return new OddsTable(columns, order);
+  }
+
+  get length(): number {
+    return this.order.length;
+  }
+
+  private rowAt(i: number): OddsRow {
+    return oddsRow((c) => this.columns.get(c)?.[i], i);
+  }
+
+  /** The rows in match-id order, made as they are visited. */
+  *rows(): Generator<OddsRow> {
+    for (let k = 0; k < this.order.length; k++) yield this.rowAt(this.order[k]);
+  }
 }

@@ -3,7 +3,7 @@ import { BodyEncoder } from './body-encoder.js';
 import { buildCardsBody } from './cards.js';
 import type { JsonIndex } from './json-index.js';
 import { type MarketsTable, readMarketsFile } from './markets-view.js';
-import { parseOddsRows } from './odds.js';
+import { OddsTable } from './odds.js';
 import { byKickOff, type PredictionRow, PredictionsView, parsePredictionRows } from './predictions.js';
 import type { EncodedBody, OddsRow } from './types.js';
 
@@ -51,8 +51,8 @@ async function parsePredictions(bytes: Uint8Array): Promise<PredictionRow[]> {
   return parsePredictionRows(await readParquet(bytes)).sort(byKickOff);
 }
 
-async function parseOdds(bytes: Uint8Array): Promise<OddsRow[]> {
-  return parseOddsRows(await readParquet(bytes));
+function parseOdds(bytes: Uint8Array): Promise<OddsTable> {
+  return OddsTable.fromParquet(bytes);
 }
 
 interface Resolved<T> {
@@ -91,11 +91,13 @@ async function resolve<T>(
 }
 
 /** The odds body, streamed to the compressors row by row (no whole-body string). */
-async function oddsBody(rows: readonly OddsRow[], identityMaxBytes?: number): Promise<EncodedBody> {
+async function oddsBody(table: OddsTable, identityMaxBytes?: number): Promise<EncodedBody> {
   const out = new BodyEncoder(identityMaxBytes);
   await out.push('[');
-  for (let i = 0; i < rows.length; i++) {
-    await out.push(i === 0 ? JSON.stringify(rows[i]) : `,${JSON.stringify(rows[i])}`);
+  let first = true;
+  for (const row of table.rows()) {
+    await out.push(first ? JSON.stringify(row) : `,${JSON.stringify(row)}`);
+    first = false;
   }
   await out.push(']');
   return out.finish();
@@ -108,7 +110,7 @@ async function oddsBody(rows: readonly OddsRow[], identityMaxBytes?: number): Pr
  */
 export async function buildViews(job: BuildJob): Promise<BuiltViews> {
   const pred = await resolve(job.predictions, parsePredictions, (r) => r.length);
-  const odds = await resolve(job.odds, parseOdds, (r) => r.length);
+  const odds = await resolve(job.odds, parseOdds, (t) => t.length);
   const markets = await resolve<MarketsTable>(job.markets, readMarketsFile, (t) => t.json.count);
   const out: BuiltViews = {
     verdicts: { predictions: pred.verdict, odds: odds.verdict, markets: markets.verdict },
@@ -122,8 +124,10 @@ export async function buildViews(job: BuildJob): Promise<BuiltViews> {
   if (odds.changed) out.odds = oddsRows ? await oddsBody(oddsRows, job.identityMaxBytes) : null;
   if (markets.changed) out.markets = table?.json ?? null;
   if (predRows) {
+    // Only the predicted matches' rows are kept for their cards.
+    const wanted = new Set(predRows.map((p) => p.match_id));
     const byId = new Map<number, OddsRow>();
-    for (const r of oddsRows ?? []) byId.set(r.match_id, r);
+    for (const r of oddsRows?.rows() ?? []) if (wanted.has(r.match_id)) byId.set(r.match_id, r);
     out.cards = await buildCardsBody(
       predRows,
       byId,

@@ -10,6 +10,7 @@ export {
   type ParquetRow,
   parquetSchemaElement,
   readParquet,
+  readParquetColumns,
   writeParquet,
 } from './parquet.js';
 export { resolveUrlSigningSecret, verifySignedUrl } from './signed-url.js';

@@ -1,5 +1,5 @@
 import type { SchemaElement } from 'hyparquet';
-import { parquetReadObjects } from 'hyparquet';
+import { parquetMetadata, parquetRead, parquetReadObjects } from 'hyparquet';
 import { ByteWriter, parquetWrite } from 'hyparquet-writer';
 
 /** Column types a matchcast Parquet file may hold. Every column is nullable. */
@@ -142,4 +142,41 @@ export async function readParquet(buf: Buffer | Uint8Array): Promise<ParquetRow[
     }
   }
   return rows;
+}
+
+/**
+ * Reads a Parquet file column by column: each column's values in file row order (int64 as numbers,
+ * outside the safe-integer range throws; timestamps as `Date`; nulls `null`), and no object per row.
+ */
+export async function readParquetColumns(buf: Buffer | Uint8Array): Promise<Map<string, unknown[]>> {
+  const file =
+    buf.byteOffset === 0 && buf.byteLength === buf.buffer.byteLength
+      ? (buf.buffer as ArrayBuffer)
+      : (buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer);
+  const metadata = parquetMetadata(file);
+  const n = Number(metadata.num_rows);
+  const columns = new Map<string, unknown[]>();
+  await parquetRead({
+    file,
+    metadata,
+    utf8: true,
+    onChunk: ({ columnName, columnData, rowStart }) => {
+      let col = columns.get(columnName);
+      if (!col) {
+        col = new Array(n).fill(null);
+        columns.set(columnName, col);
+      }
+      for (let j = 0; j < columnData.length; j++) {
+        let v: unknown = columnData[j];
+        if (typeof v === 'bigint') {
+          if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER)) {
+            throw new RangeError(`parquet column "${columnName}": ${v} is outside the safe integer range`);
+          }
+          v = Number(v);
+        }
+        col[rowStart + j] = v;
+      }
+    },
+  });
+  return columns;
 }

@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { oddsRows, predictionRows } from '../../bench/precomputed-fixtures.js';
+import { ODDS_COLUMNS, oddsRows, predictionRows } from '../../bench/precomputed-fixtures.js';
 import { BodyEncoder } from '../../src/serving/body-encoder.js';
 import { bookmakerUrl, buildCard } from '../../src/serving/cards.js';
 import { encodeBody, identityOf } from '../../src/serving/encoded-body.js';
 import { identityStream, negotiateEncoding, notModified } from '../../src/serving/index.js';
-import { parseOddsRows } from '../../src/serving/odds.js';
+import { OddsTable, parseOddsRows } from '../../src/serving/odds.js';
 import { byKickOff, PredictionsView, parsePredictionRows } from '../../src/serving/predictions.js';
 import { parseRegionRoiCsv } from '../../src/serving/region-roi.js';
 import { ArtifactInvalidError } from '../../src/serving/validate.js';
+import { readParquet, writeParquet } from '../../src/storage/index.js';
 
 describe('content negotiation', () => {
   test('prefers br, then gzip, honours q=0 and *', () => {
@@ -202,6 +203,46 @@ describe('odds validation', () => {
     const bad = oddsRows([1, 2, 3]);
     bad[0].odd_home = 0.5;
     assert.throws(() => parseOddsRows(bad), ArtifactInvalidError);
+  });
+
+  test('the columnar table gives the rows and the refusals of the row parser, file for file', async () => {
+    const shuffled = oddsRows([9, 4, 7, 1, 3, 8, 2, 6, 5, 10, 11]).reverse();
+    shuffled[2].close_home = null;
+    const dup = oddsRows([1, 2, 3]);
+    dup[1].match_id = 1;
+    const low = oddsRows([1, 2, 3]);
+    low[1].open_draw = 1;
+    const text = oddsRows([1, 2, 3]);
+    text[0].odd_away = Number.NaN;
+    const cases: Array<[string, Buffer]> = [
+      ['valid, out of order', writeParquet(ODDS_COLUMNS, shuffled)],
+      ['duplicate id', writeParquet(ODDS_COLUMNS, dup)],
+      ['price not above 1', writeParquet(ODDS_COLUMNS, low)],
+      ['price not finite', writeParquet(ODDS_COLUMNS, text)],
+      [
+        'no odd_home column',
+        writeParquet(
+          ODDS_COLUMNS.filter((c) => c.name !== 'odd_home'),
+          shuffled,
+        ),
+      ],
+      ['empty', writeParquet(ODDS_COLUMNS, [])],
+    ];
+    for (const [what, file] of cases) {
+      let want: string;
+      try {
+        want = JSON.stringify(parseOddsRows(await readParquet(file)));
+      } catch (err) {
+        want = `refused: ${(err as Error).message}`;
+      }
+      let got: string;
+      try {
+        got = JSON.stringify([...(await OddsTable.fromParquet(file)).rows()]);
+      } catch (err) {
+        got = `refused: ${(err as Error).message}`;
+      }
+      assert.equal(got, want, what);
+    }
   });
 });
 
