@@ -1,7 +1,7 @@
 import type { Database, Queryable } from '../db/index.js';
 import { MatchesRepository } from '../db/index.js';
 import { type Match, type OddsRecord, OddsTimeline } from '../domain/index.js';
-import { type FeatureRow, featureRowsFromParquet } from '../features/index.js';
+import { FeatureColumns, type FeatureRow } from '../features/index.js';
 import { readOddsFile, readOddsObservations } from '../ingest/index.js';
 import { type ArtifactName, publishedSeq, readArtifact, readPublished } from '../runs/index.js';
 import { type ObjectStore, type ParquetRow, readParquet } from '../storage/index.js';
@@ -53,7 +53,10 @@ export async function loadAnalystSources(store: ObjectStore, db: Database): Prom
       readOddsObservations(src),
       new MatchesRepository(db).allMatches(),
     ]);
-  const features = featuresObj ? await featureRowsFromParquet(featuresObj.body) : [];
+  // Held as columns (~8 bytes a value); a row is built when a match is looked up.
+  const features = featuresObj
+    ? ((await FeatureColumns.fromParquet(featuresObj.body)) as unknown as ReadonlyMap<number, FeatureRow>)
+    : new Map<number, FeatureRow>();
   const oddsById = new Map(odds.map((o) => [o.match_id, o]));
   const matchById = new Map(matches.map((m) => [m.id, m]));
   // Matches whose odds have no observation (an odds file from before observations) are stamped as
@@ -77,7 +80,7 @@ export async function loadAnalystSources(store: ObjectStore, db: Database): Prom
   return {
     runId: published?.run_id ?? null,
     matches: matchById,
-    features: new Map(features.map((r) => [r.match_id, r])),
+    features,
     odds: oddsById,
     timeline: OddsTimeline.from([...observed, ...extra]),
     predictions,
