@@ -24,6 +24,7 @@ import { precomputedRoutes } from '../src/api/routes/precomputed.js';
 import { createPredictionCache } from '../src/cache/index.js';
 import { parseConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/index.js';
+import { isMatchcastError } from '../src/domain/index.js';
 import { createLogger, REDACT_PATHS } from '../src/logger.js';
 import { createTaskQueue } from '../src/queue/index.js';
 import { createRegistry } from '../src/registry/index.js';
@@ -62,11 +63,26 @@ async function loadViews(env: Record<string, string> = {}) {
   });
   const log = createLogger(config.logLevel);
   const store = createObjectStore(config);
-  // The published-run pointer lives in the (embedded) database; requests never query it.
-  const db = await openDatabase(config);
+  // The published-run pointer lives in the (embedded) database; requests never query it. The
+  // servers of a run share one embedded database, one process at a time: each closes it once its
+  // views are loaded (the views' next poll is an hour away).
+  const db = await openShared(config);
   const views: Views = createServingViews({ db, store }, config, log);
   await views.start();
+  await db.close();
   return { config, log, store, db, views };
+}
+
+/** Opens the embedded database, waiting while another server of the run holds it. */
+async function openShared(config: ReturnType<typeof parseConfig>) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await openDatabase(config);
+    } catch (err) {
+      if (attempt >= 600 || !isMatchcastError(err, 'MC_ERR_DATABASE_UNAVAILABLE')) throw err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
 }
 
 const PREFIX = '/predict/precomputed/';
@@ -148,9 +164,18 @@ async function main(): Promise<void> {
     if (msg === 'cpuu') send({ cpuu: process.cpuUsage() });
     if (msg === 'reload') {
       const n = views.status().predictions.rows;
-      await putPredictions({ db, store }, predictionRows({ n, runId: 'run-reload', seed: 7 }));
-      await views.refresh();
-      send({ reloaded: views.status().predictions.etag, mem: memory() });
+      // The database was closed after the first load: a second set of views loads the new run
+      // beside the first, as a refresh holds both copies until its swap.
+      const open = await openShared(config);
+      await putPredictions({ db: open, store }, predictionRows({ n, runId: 'run-reload', seed: 7 }));
+      const fresh = createServingViews({ db: open, store }, config, log);
+      await fresh.start();
+      await open.close();
+      send({
+        reloaded: fresh.status().predictions.etag,
+        mem: memory(),
+        old: views.status().predictions.rows,
+      });
     }
   });
 }
