@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Logger } from '../logger.js';
 import type { BuiltViews } from './view-build.js';
 import { type Group, type Layout, layoutViews, unpackViews, type WireViews } from './view-wire.js';
@@ -15,6 +17,30 @@ const MAGIC = Buffer.from('MCVIEWS1');
 /** Bumped whenever the layout of a built view changes: older entries are then never read. */
 const FORMAT = 1;
 const PREFIX = 'views-';
+
+/**
+ * SHA-256 of the code that builds the views (this folder and the domain constants it uses), so that
+ * an upgrade that changes what a build gives never serves an entry of the code before it.
+ */
+let fingerprint: string | undefined;
+export function buildCodeFingerprint(): string {
+  if (fingerprint !== undefined) return fingerprint;
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const h = createHash('sha256');
+  for (const dir of [here, path.join(here, '..', 'domain')]) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(dir)
+        .filter((n) => /\.(js|ts|mjs)$/.test(n))
+        .sort();
+    } catch {
+      // no such folder (a bundle): the bundle's own file is in `here`
+    }
+    for (const name of names) h.update(name).update(readFileSync(path.join(dir, name)));
+  }
+  fingerprint = h.digest('hex');
+  return fingerprint;
+}
 
 /** What a build depends on: each artifact's identity (`key#sha256`, null: none) and the settings. */
 export interface ViewsCacheKey {
@@ -46,9 +72,10 @@ export class ViewsCache {
     private readonly log: Logger,
   ) {}
 
-  static key(k: ViewsCacheKey): string {
+  static key(k: ViewsCacheKey, code = buildCodeFingerprint()): string {
     const text = JSON.stringify([
       FORMAT,
+      code,
       k.predictions,
       k.odds,
       k.markets,

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { oddsRows, predictionRows, putOdds, putPredictions } from '../../bench/precomputed-fixtures.js';
 import { createServingViews } from '../../src/serving/index.js';
+import { buildCodeFingerprint, ViewsCache } from '../../src/serving/views-cache.js';
 import { type Harness, harness, until } from './harness.js';
 
 const open: Harness[] = [];
@@ -73,4 +74,22 @@ test('a restart serves the cached build of the published files, byte for byte, w
     'the new entry to replace the old one',
   );
   await fourth.close();
+});
+
+test('an entry is named by the files, the settings and the code that built it', () => {
+  const k = {
+    predictions: 'predictions/runs/a/predictions.parquet#aa',
+    odds: null,
+    markets: null,
+    bookmakerUrlTemplate: '',
+    identityMaxBytes: null,
+  };
+  const code = buildCodeFingerprint();
+  assert.match(code, /^[0-9a-f]{64}$/);
+  const base = ViewsCache.key(k, code);
+  assert.equal(ViewsCache.key(k), base, 'the running code by default');
+  assert.notEqual(ViewsCache.key(k, `${code}x`), base, 'other code, other entry');
+  assert.notEqual(ViewsCache.key({ ...k, odds: 'raw-data/runs/a/odds.parquet#bb' }, code), base);
+  assert.notEqual(ViewsCache.key({ ...k, bookmakerUrlTemplate: 'https://x/{match_id}' }, code), base);
+  assert.notEqual(ViewsCache.key({ ...k, identityMaxBytes: 1024 }, code), base);
 });
