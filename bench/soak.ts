@@ -92,9 +92,16 @@ async function main(): Promise<number> {
   const stats = new Map<Kind, KindStats>(MIX.map(([k]) => [k, { n: 0, errors: 0, ms: [], cached: 0 }]));
   const samples: Array<{ t: number; kb: number }> = [];
   try {
-    const predictions = (await (
-      await fetch(`${server.url}/predict/predictions/`, { headers })
-    ).json()) as Array<{ match_id: number; is_future: boolean }>;
+    // Listening is not serving: the load starts once the service reports ready (bounded).
+    for (let i = 0; i < 600; i++) {
+      const ready = await fetch(`${server.url}/readyz`).catch(() => null);
+      if (ready?.status === 200) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const listed = await fetch(`${server.url}/predict/predictions/`, { headers });
+    const predictions = (await listed.json()) as Array<{ match_id: number; is_future: boolean }>;
+    if (!Array.isArray(predictions))
+      throw new Error(`/predict/predictions/ answered ${listed.status}: ${JSON.stringify(predictions)}`);
     const ids = predictions.map((p) => p.match_id);
     const hot = predictions
       .filter((p) => p.is_future)

@@ -66,8 +66,9 @@ export async function runServer(ctx: RuntimeContext, options: RunServerOptions =
   // connection stays open after the response and app.close() waits for it until the shutdown bound.
   const shutdown = { draining: false };
   const app = await buildApp(ctx, { shutdown });
-  // Fastify compiles its schemas on this thread while the views build on theirs.
-  await Promise.all([ctx.views.start(), app.ready()]);
+  // The views first: the app's ready hook starts the analyst rows' thread, which should not compete
+  // with a views build for the CPU and memory.
+  await ctx.views.start();
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {
