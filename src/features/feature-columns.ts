@@ -1,4 +1,5 @@
 import { parquetMetadata, parquetRead } from 'hyparquet';
+import { parquetFile } from '../storage/index.js';
 import { FEATURE_NAMES } from './feature-names.js';
 
 /** How a column of the features file becomes a value of a row (as `featureRowsFromParquet` reads it). */
@@ -50,10 +51,7 @@ export class FeatureColumns implements ReadonlyMap<number, Record<string, unknow
 
   /** Reads `features/match_features.parquet` column by column (no row objects on the way). */
   static async fromParquet(buf: Buffer | Uint8Array): Promise<FeatureColumns> {
-    const file =
-      buf.byteOffset === 0 && buf.byteLength === buf.buffer.byteLength
-        ? (buf.buffer as ArrayBuffer)
-        : (buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer);
+    const file = parquetFile(buf);
     const metadata = parquetMetadata(file);
     const n = Number(metadata.num_rows);
     const columns = new Map<string, Column>();

@@ -61,6 +61,8 @@ export class OddsTable {
     private readonly columns: ReadonlyMap<string, ArrayLike<unknown>>,
     /** File row numbers in match-id order. */
     private readonly order: Uint32Array,
+    /** File row number of each match id. */
+    private readonly index: ReadonlyMap<number, number>,
   ) {}
 
   static async fromParquet(bytes: Uint8Array): Promise<OddsTable> {
@@ -71,29 +73,38 @@ export class OddsTable {
       if (missing.length > 0)
         throw new ArtifactInvalidError(`odds.parquet: missing required column(s) ${missing.join(', ')}`);
     }
-    const table = new OddsTable(columns, new Uint32Array(0));
-    const ids = new Float64Array(n);
-    const seen = new Set<number>();
+    // Every row is validated now (and dropped), so that a bad file is refused before anything is built.
+    const index = new Map<number, number>();
     for (let i = 0; i < n; i++) {
-      const id = table.rowAt(i).match_id;
-      if (seen.has(id)) throw new ArtifactInvalidError(`row ${i}: duplicate match_id ${id}`);
-      seen.add(id);
-      ids[i] = id;
+      const id = rowAt(columns, i).match_id;
+      if (index.has(id)) throw new ArtifactInvalidError(`row ${i}: duplicate match_id ${id}`);
+      index.set(id, i);
     }
-    const order = Uint32Array.from({ length: n }, (_, i) => i).sort((a, b) => ids[a] - ids[b] || a - b);
-    return new OddsTable(columns, order);
+    const order = Uint32Array.from(index.values()).sort((a, b) => rowId(columns, a) - rowId(columns, b));
+    return new OddsTable(columns, order, index);
   }
 
   get length(): number {
     return this.order.length;
   }
 
-  private rowAt(i: number): OddsRow {
-    return oddsRow((c) => this.columns.get(c)?.[i], i);
+  /** The row of a match, or undefined. */
+  get(matchId: number): OddsRow | undefined {
+    const i = this.index.get(matchId);
+    return i === undefined ? undefined : rowAt(this.columns, i);
   }
 
   /** The rows in match-id order, made as they are visited. */
   *rows(): Generator<OddsRow> {
-    for (let k = 0; k < this.order.length; k++) yield this.rowAt(this.order[k]);
+    for (let k = 0; k < this.order.length; k++) yield rowAt(this.columns, this.order[k]);
   }
+}
+
+function rowAt(columns: ReadonlyMap<string, ArrayLike<unknown>>, i: number): OddsRow {
+  return oddsRow((c) => columns.get(c)?.[i], i);
+}
+
+/** The match id of a validated row. */
+function rowId(columns: ReadonlyMap<string, ArrayLike<unknown>>, i: number): number {
+  return Number(columns.get('match_id')![i]);
 }

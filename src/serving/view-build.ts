@@ -124,10 +124,12 @@ export async function buildViews(job: BuildJob): Promise<BuiltViews> {
   if (odds.changed) out.odds = oddsRows ? await oddsBody(oddsRows, job.identityMaxBytes) : null;
   if (markets.changed) out.markets = table?.json ?? null;
   if (predRows) {
-    // Only the predicted matches' rows are kept for their cards.
-    const wanted = new Set(predRows.map((p) => p.match_id));
+    // Only the predicted matches' rows are made, for their cards.
     const byId = new Map<number, OddsRow>();
-    for (const r of oddsRows?.rows() ?? []) if (wanted.has(r.match_id)) byId.set(r.match_id, r);
+    for (const p of predRows) {
+      const r = oddsRows?.get(p.match_id);
+      if (r) byId.set(p.match_id, r);
+    }
     out.cards = await buildCardsBody(
       predRows,
       byId,

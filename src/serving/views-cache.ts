@@ -14,13 +14,11 @@ import { type Group, type Layout, layoutViews, unpackViews, type WireViews } fro
  * so a hit is the build those files would give; an entry that fails its checksums is ignored.
  */
 const MAGIC = Buffer.from('MCVIEWS1');
-/** Bumped whenever the layout of a built view changes: older entries are then never read. */
-const FORMAT = 1;
 const PREFIX = 'views-';
 
 /**
- * SHA-256 of the code that builds the views (this folder and the domain constants it uses), so that
- * an upgrade that changes what a build gives never serves an entry of the code before it.
+ * SHA-256 of the code that builds the views and lays out this file (this folder and the domain
+ * constants it uses), so that an upgrade that changes either never reads an entry of the code before it.
  */
 let fingerprint: string | undefined;
 export function buildCodeFingerprint(): string {
@@ -74,7 +72,6 @@ export class ViewsCache {
 
   static key(k: ViewsCacheKey, code = buildCodeFingerprint()): string {
     const text = JSON.stringify([
-      FORMAT,
       code,
       k.predictions,
       k.odds,

@@ -8,6 +8,7 @@ export type { ObjectInfo, ObjectStore, PutOptions, StoredObject } from './object
 export {
   type ParquetColumn,
   type ParquetRow,
+  parquetFile,
   parquetSchemaElement,
   readParquet,
   readParquetColumns,

@@ -118,27 +118,32 @@ export function writeParquet(
   return Buffer.from(ab, 0, ab.byteLength);
 }
 
+/** The file as the ArrayBuffer hyparquet reads; copied only when `buf` is a view into a larger pool. */
+export function parquetFile(buf: Buffer | Uint8Array): ArrayBuffer {
+  return buf.byteOffset === 0 && buf.byteLength === buf.buffer.byteLength
+    ? (buf.buffer as ArrayBuffer)
+    : (buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer);
+}
+
+/** An INT64 cell as a number; outside the safe-integer range it throws rather than lose precision. */
+function safeNumber(column: string, v: bigint): number {
+  if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER)) {
+    throw new RangeError(`parquet column "${column}": ${v} is outside the safe integer range`);
+  }
+  return Number(v);
+}
+
 /**
  * Reads every row of a Parquet file as plain objects: INT64 columns become `number` (a value
  * outside the safe-integer range throws rather than silently losing precision), timestamps become
  * `Date`, nulls stay `null`.
  */
 export async function readParquet(buf: Buffer | Uint8Array): Promise<ParquetRow[]> {
-  // hyparquet reads from an ArrayBuffer; copy only when the Buffer is a view into a larger pool.
-  const file =
-    buf.byteOffset === 0 && buf.byteLength === buf.buffer.byteLength
-      ? (buf.buffer as ArrayBuffer)
-      : (buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer);
-  const rows = (await parquetReadObjects({ file, utf8: true })) as ParquetRow[];
+  const rows = (await parquetReadObjects({ file: parquetFile(buf), utf8: true })) as ParquetRow[];
   for (const row of rows) {
     for (const k in row) {
       const v = row[k];
-      if (typeof v === 'bigint') {
-        if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER)) {
-          throw new RangeError(`parquet column "${k}": ${v} is outside the safe integer range`);
-        }
-        row[k] = Number(v);
-      }
+      if (typeof v === 'bigint') row[k] = safeNumber(k, v);
     }
   }
   return rows;
@@ -149,10 +154,7 @@ export async function readParquet(buf: Buffer | Uint8Array): Promise<ParquetRow[
  * outside the safe-integer range throws; timestamps as `Date`; nulls `null`), and no object per row.
  */
 export async function readParquetColumns(buf: Buffer | Uint8Array): Promise<Map<string, unknown[]>> {
-  const file =
-    buf.byteOffset === 0 && buf.byteLength === buf.buffer.byteLength
-      ? (buf.buffer as ArrayBuffer)
-      : (buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer);
+  const file = parquetFile(buf);
   const metadata = parquetMetadata(file);
   const n = Number(metadata.num_rows);
   const columns = new Map<string, unknown[]>();
@@ -167,14 +169,8 @@ export async function readParquetColumns(buf: Buffer | Uint8Array): Promise<Map<
         columns.set(columnName, col);
       }
       for (let j = 0; j < columnData.length; j++) {
-        let v: unknown = columnData[j];
-        if (typeof v === 'bigint') {
-          if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER)) {
-            throw new RangeError(`parquet column "${columnName}": ${v} is outside the safe integer range`);
-          }
-          v = Number(v);
-        }
-        col[rowStart + j] = v;
+        const v: unknown = columnData[j];
+        col[rowStart + j] = typeof v === 'bigint' ? safeNumber(columnName, v) : v;
       }
     },
   });

@@ -1,5 +1,6 @@
 import { parquetMetadata, parquetRead } from 'hyparquet';
 import { ODDS_PRICE_FIELDS, ODDS_TIME_FIELDS, type OddsRecord } from '../domain/index.js';
+import { parquetFile } from '../storage/index.js';
 
 /**
  * A run's odds records (as `decodeOdds` reads them) held column by column: a Float64Array per price
@@ -52,10 +53,7 @@ export class OddsColumns implements ReadonlyMap<number, OddsRecord> {
    * that is not a valid date are null), without building them: no transient record per match.
    */
   static async fromParquet(buf: Buffer | Uint8Array): Promise<OddsColumns> {
-    const file =
-      buf.byteOffset === 0 && buf.byteLength === buf.buffer.byteLength
-        ? (buf.buffer as ArrayBuffer)
-        : (buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer);
+    const file = parquetFile(buf);
     const metadata = parquetMetadata(file);
     const n = Number(metadata.num_rows);
     const ids = new Float64Array(n).fill(Number.NaN);
