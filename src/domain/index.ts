@@ -6,6 +6,7 @@ export { ERROR_CATALOGUE, type ErrorCode, isMatchcastError, MatchcastError } fro
 export { FIELD_LIMITS } from './field-limits.js';
 export { INSTANT_FORMAT, parseInstant, utcInstant } from './instant.js';
 export {
+  emptyOddsRecord,
   type Match,
   type MatchKey,
   type MatchStatus,
@@ -20,6 +21,8 @@ export {
   isOddsKind,
   isOddsMarket,
   MARKET_OUTCOMES,
+  ODDS_KINDS,
+  ODDS_MARKETS,
   type OddsKind,
   type OddsMarket,
   type OddsObservation,

@@ -10,6 +10,7 @@ import {
   OPENING_LEAD_MS,
 } from '../domain/index.js';
 import { type ParsedFile, parseCsvFile } from './csv-file.js';
+import { ObservationColumns } from './observation-columns.js';
 import { mergeOddsObservations } from './observations-file.js';
 import { mergeOddsFile, summariseOdds } from './odds-file.js';
 import type { ParsedOddsRow } from './odds-only.js';
@@ -105,7 +106,7 @@ export async function applyMatches(
   unchanged: number;
   /** Ids of the matches inserted or updated. */
   changed: number[];
-  observations: OddsObservation[];
+  observations: ObservationColumns;
   conflicts: ResultConflict[];
 }> {
   const force = options.force === true;
@@ -142,7 +143,7 @@ export async function applyMatches(
     await new PendingRepredictions(tx).record(upserted.changed);
     return upserted;
   });
-  const observations: OddsObservation[] = [];
+  const observations = new ObservationColumns();
   parsed.forEach((p, i) => {
     for (const set of p.prices)
       observations.push(stampPrices(result.ids[i], p.match.startTimeUtc, set, p.source, now));
@@ -169,7 +170,8 @@ async function resolveOddsRows(
   names: TeamNames,
   file: string,
   rejected: OddsRejection[],
-): Promise<OddsObservation[]> {
+  out: ObservationColumns,
+): Promise<void> {
   const repo = new MatchesRepository(deps.db);
   const byId = await repo.byIds(rows.flatMap((r) => ('matchId' in r.ref ? [r.ref.matchId] : [])));
   const keyed = rows.flatMap((r, i) =>
@@ -192,7 +194,6 @@ async function resolveOddsRows(
     const m = byKey.get(j);
     if (m) matchOfRow.set(k.i, m);
   });
-  const out: OddsObservation[] = [];
   rows.forEach((r, i) => {
     const m = 'matchId' in r.ref ? byId.get(r.ref.matchId) : matchOfRow.get(i);
     let reason: string | null = null;
@@ -206,7 +207,6 @@ async function resolveOddsRows(
     }
     for (const p of r.prices) out.push(stampPrices(m.id, m.startTimeUtc, p, r.source, r.observedAt));
   });
-  return out;
 }
 
 /**
@@ -226,10 +226,14 @@ export async function ingestPath(
   const files = await listCsvFiles(source);
   const report = emptyReport();
   const names = await TeamNames.load(deps.db);
-  const parsedFiles: ParsedFile[] = [];
+  const observations = new ObservationColumns();
+  const changed = new Set<number>();
+  // One file at a time: its rows are parsed, applied and dropped before the next is read; only the
+  // observations (as columns) are kept for the merge.
   for (const file of files) {
+    let parsed: ParsedFile;
     try {
-      parsedFiles.push(await parseCsvFile(file, { encoding: options.encoding, names, now: options.now }));
+      parsed = await parseCsvFile(file, { encoding: options.encoding, names, now: options.now });
     } catch (err) {
       report.skipped.push({
         file,
@@ -237,9 +241,11 @@ export async function ingestPath(
         line: 0,
         reason: `cannot read the file: ${(err as Error).message}`,
       });
+      continue;
     }
+    await applyParsedFile(parsed, deps, options, { report, names, observations, changed });
   }
-  await applyParsedFiles(parsedFiles, deps, options, { report, names, started });
+  await finishIngest(deps, { report, names, observations, changed, started });
   return report;
 }
 
@@ -254,54 +260,66 @@ export async function ingestParsed(
   options: IngestOptions = {},
   names?: TeamNames,
 ): Promise<IngestReport> {
-  const report = emptyReport();
-  await applyParsedFiles(parsedFiles, deps, options, {
-    report,
+  const started = performance.now();
+  const run = {
+    report: emptyReport(),
     names: names ?? (await TeamNames.load(deps.db)),
-    started: performance.now(),
-  });
-  return report;
+    observations: new ObservationColumns(),
+    changed: new Set<number>(),
+  };
+  for (const parsed of parsedFiles) await applyParsedFile(parsed, deps, options, run);
+  await finishIngest(deps, { ...run, started });
+  return run.report;
 }
 
-async function applyParsedFiles(
-  parsedFiles: readonly ParsedFile[],
+interface IngestRun {
+  report: IngestReport;
+  names: TeamNames;
+  /** Every observation the files gave, for the merge at the end. */
+  observations: ObservationColumns;
+  /** Matches inserted or updated. */
+  changed: Set<number>;
+}
+
+async function applyParsedFile(
+  parsed: ParsedFile,
   deps: IngestDeps,
   options: IngestOptions,
-  run: { report: IngestReport; names: TeamNames; started: number },
+  run: IngestRun,
 ): Promise<void> {
-  const { report, names } = run;
-  const observations: OddsObservation[] = [];
-  const changed = new Set<number>();
-  for (const parsed of parsedFiles) {
-    const file = parsed.file;
-    report.files++;
-    report.rowsRead += parsed.rowsRead;
-    appendAll(report.skipped, parsed.skipped);
-    appendAll(report.oddsRejected, parsed.oddsRejected);
-    if (parsed.matches.length > 0) {
-      const applied = await applyMatches(deps, parsed.matches, file, options);
-      report.inserted += applied.inserted;
-      report.updated += applied.updated;
-      report.unchanged += applied.unchanged;
-      appendAll(report.conflicts, applied.conflicts);
-      appendAll(observations, applied.observations);
-      for (const id of applied.changed) changed.add(id);
-    }
-    if (parsed.oddsRows.length > 0)
-      appendAll(observations, await resolveOddsRows(deps, parsed.oddsRows, names, file, report.oddsRejected));
-    deps.log?.info(
-      {
-        file,
-        format: parsed.format,
-        rows: parsed.rowsRead,
-        loaded: parsed.matches.length + parsed.oddsRows.length,
-        skipped: parsed.skipped.length,
-      },
-      'ingest: file applied',
-    );
+  const { report, names, observations, changed } = run;
+  const file = parsed.file;
+  report.files++;
+  report.rowsRead += parsed.rowsRead;
+  appendAll(report.skipped, parsed.skipped);
+  appendAll(report.oddsRejected, parsed.oddsRejected);
+  if (parsed.matches.length > 0) {
+    const applied = await applyMatches(deps, parsed.matches, file, options);
+    report.inserted += applied.inserted;
+    report.updated += applied.updated;
+    report.unchanged += applied.unchanged;
+    appendAll(report.conflicts, applied.conflicts);
+    observations.append(applied.observations);
+    for (const id of applied.changed) changed.add(id);
   }
-  report.nearDuplicateTeams = names.nearDuplicates();
-  await storeObservations(deps, observations, report, changed);
+  if (parsed.oddsRows.length > 0)
+    await resolveOddsRows(deps, parsed.oddsRows, names, file, report.oddsRejected, observations);
+  deps.log?.info(
+    {
+      file,
+      format: parsed.format,
+      rows: parsed.rowsRead,
+      loaded: parsed.matches.length + parsed.oddsRows.length,
+      skipped: parsed.skipped.length,
+    },
+    'ingest: file applied',
+  );
+}
+
+async function finishIngest(deps: IngestDeps, run: IngestRun & { started: number }): Promise<void> {
+  const { report } = run;
+  report.nearDuplicateTeams = run.names.nearDuplicates();
+  await storeObservations(deps, run.observations, report, run.changed);
   report.ms = Math.round(performance.now() - run.started);
   logSkipped(deps, report);
 }
@@ -312,7 +330,7 @@ async function applyParsedFiles(
  */
 export async function storeObservations(
   deps: IngestDeps,
-  observations: readonly OddsObservation[],
+  observations: ObservationColumns,
   report: IngestReport,
   changedMatches: ReadonlySet<number> = new Set(),
 ): Promise<void> {
@@ -323,11 +341,10 @@ export async function storeObservations(
   const changed = new Set(changedMatches);
   for (const id of merged.changedMatches) changed.add(id);
   report.changedMatchIds = [...changed].sort((a, b) => a - b);
-  const touched = new Set(observations.map((o) => o.match_id));
-  const timeline = OddsTimeline.from(merged.all.filter((o) => touched.has(o.match_id)));
+  const touched = new Set(observations.matchId.subarray(0, observations.length));
   const records: OddsRecord[] = [];
-  for (const id of touched) {
-    const r = summariseOdds(id, timeline);
+  for (const [id, list] of merged.observationsOf(touched)) {
+    const r = summariseOdds(id, OddsTimeline.from(list));
     if (r) records.push(r);
   }
   report.oddsRows = (await mergeOddsFile(deps.store, records)).rows;

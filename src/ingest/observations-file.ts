@@ -1,69 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { type Database, PendingRepredictions, type Queryable } from '../db/index.js';
-import {
-  isOddsKind,
-  isOddsMarket,
-  MARKET_OUTCOMES,
-  ODDS_OBSERVATIONS,
-  type OddsObservation,
-} from '../domain/index.js';
-import { type ObjectStore, type ParquetColumn, readParquet, writeParquet } from '../storage/index.js';
-import { type DecodedEntry, readDecoded, rememberDecoded } from './decoded-cache.js';
+import { ODDS_MARKETS, ODDS_OBSERVATIONS, type OddsObservation } from '../domain/index.js';
+import type { ObjectStore } from '../storage/index.js';
+import { type DecodedEntry, readDecoded } from './decoded-cache.js';
+import { OBSERVATION_COLUMNS, ObservationColumns } from './observation-columns.js';
 
-/** Columns of `raw-data/odds_observations.parquet`: one row per observation; `price_3` is null for two-way markets. */
-export const OBSERVATION_COLUMNS: readonly ParquetColumn[] = [
-  { name: 'match_id', type: 'int64' },
-  { name: 'market', type: 'string' },
-  { name: 'kind', type: 'string' },
-  { name: 'observed_at', type: 'timestamp' },
-  { name: 'source', type: 'string' },
-  { name: 'price_1', type: 'double' },
-  { name: 'price_2', type: 'double' },
-  { name: 'price_3', type: 'double' },
-];
-
-function sameObservation(a: OddsObservation, b: OddsObservation): boolean {
-  return (
-    a.kind === b.kind && a.prices.length === b.prices.length && a.prices.every((p, i) => p === b.prices[i])
-  );
-}
-
-/** The newest observation of `market` from `source` made before `t` (ms), or undefined. */
-function latestBefore(
-  list: readonly OddsObservation[],
-  market: OddsObservation['market'],
-  source: string,
-  t: number,
-): OddsObservation | undefined {
-  let best: OddsObservation | undefined;
-  for (const e of list) {
-    if (e.market !== market || e.source !== source) continue;
-    const at = e.observed_at.getTime();
-    if (at < t && (!best || at > best.observed_at.getTime())) best = e;
-  }
-  return best;
-}
+export { OBSERVATION_COLUMNS };
 
 /** Decodes the observations file; a row that is not a complete observation is dropped. */
 export async function decodeObservations(buf: Buffer): Promise<OddsObservation[]> {
-  const out: OddsObservation[] = [];
-  for (const r of await readParquet(buf)) {
-    const id = Number(r.match_id);
-    const at = r.observed_at instanceof Date ? r.observed_at : null;
-    if (!Number.isSafeInteger(id) || !at || !isOddsMarket(r.market) || !isOddsKind(r.kind)) continue;
-    const n = MARKET_OUTCOMES[r.market].length;
-    const prices = [r.price_1, r.price_2, r.price_3].slice(0, n);
-    if (!prices.every((p) => typeof p === 'number' && Number.isFinite(p))) continue;
-    out.push({
-      match_id: id,
-      market: r.market,
-      kind: r.kind,
-      observed_at: at,
-      prices: prices as number[],
-      source: typeof r.source === 'string' ? r.source : '',
-    });
-  }
-  return out;
+  const columns = await ObservationColumns.decode(buf);
+  return Array.from({ length: columns.length }, (_, i) => columns.observation(i));
 }
 
 /** Where observations are read from: the database names the current file, the store holds it. */
@@ -132,10 +79,22 @@ interface MergeObservationsResult {
   /** Same identity (match, market, source, time), different prices or kind: the new one replaced the old. */
   replaced: number;
   written: boolean;
-  /** The merged set (so callers need not read the file back). */
-  all: OddsObservation[];
   /** Matches with an added or replaced observation (what a re-prediction must refresh), ascending. */
   changedMatches: number[];
+  /** The merged observations of each of `ids`, one match at a time, in the file's order. */
+  observationsOf(ids: ReadonlySet<number>): Iterable<[number, OddsObservation[]]>;
+}
+
+/** Rank of each dictionary entry in string order, so that rows compare by number. */
+function ranks(names: readonly string[]): Uint32Array {
+  const order = names
+    .map((_, i) => i)
+    .sort((x, y) => (names[x] < names[y] ? -1 : names[x] > names[y] ? 1 : 0));
+  const rank = new Uint32Array(names.length);
+  order.forEach((i, r) => {
+    rank[i] = r;
+  });
+  return rank;
 }
 
 /**
@@ -143,98 +102,108 @@ interface MergeObservationsResult {
  * observed_at): new ones are added, a changed one replaces its predecessor, everything else is kept.
  * The merged set is written once under a new key and named current in the same transaction that
  * locked the name, so concurrent merges queue and none is lost; nothing is written when nothing changed.
+ * Both sets are held as typed columns and merged by sorting row numbers, never as objects.
  */
 export async function mergeOddsObservations(
   src: { db: Database; store: ObjectStore },
-  observations: readonly OddsObservation[],
+  observations: readonly OddsObservation[] | ObservationColumns,
 ): Promise<MergeObservationsResult> {
   const { store } = src;
   let superseded: string | null = null;
   const result = await src.db.transaction(async (tx) => {
     await tx.query('LOCK TABLE odds_observation_sets IN EXCLUSIVE MODE');
     const currentName = await currentKey(tx);
-    // Decoded once per version of the file (the cache), never mutated here: the lists are copies.
-    const current = await readObservationSetAt(store, currentName);
-    // Grouped per match (a handful of observations each): identity and repeat checks are a short scan,
-    // not 200k string keys.
-    const byMatch = groupByMatch(current?.value.all ?? []);
+    const current = await store.get(ODDS_OBSERVATIONS.bucket, currentName);
+    const rows = current ? await ObservationColumns.decode(current.body) : new ObservationColumns();
+    const existing = rows.length;
+    if (observations instanceof ObservationColumns) rows.append(observations);
+    else for (const o of observations) rows.push(o);
+    const { matchId, at, market, source } = rows;
+    const sourceRank = ranks(rows.sources);
+    const marketRank = ranks(ODDS_MARKETS);
+    // Identity groups (match, market, source) in time order; at equal times the stored row first, then
+    // the incoming ones in the order given (the sort is stable), so the last of them wins.
+    const order = Uint32Array.from({ length: rows.length }, (_, i) => i).sort(
+      (x, y) =>
+        matchId[x] - matchId[y] ||
+        marketRank[market[x]] - marketRank[market[y]] ||
+        sourceRank[source[x]] - sourceRank[source[y]] ||
+        at[x] - at[y] ||
+        x - y,
+    );
+    const kept = new Uint32Array(rows.length);
+    let n = 0;
     let added = 0;
     let replaced = 0;
     const changed = new Set<number>();
-    // In time order, so that whether a price repeats the one before it does not depend on file order.
-    const incoming = [...observations].sort((a, b) => a.observed_at.getTime() - b.observed_at.getTime());
-    for (const o of incoming) {
-      let list = byMatch.get(o.match_id);
-      if (!list) {
-        list = [];
-        byMatch.set(o.match_id, list);
+    const closing = 2;
+    for (let j = 0; j < order.length; j++) {
+      const i = order[j];
+      const prev = n > 0 ? kept[n - 1] : -1;
+      const sameGroup =
+        prev >= 0 && matchId[prev] === matchId[i] && market[prev] === market[i] && source[prev] === source[i];
+      if (i < existing) {
+        kept[n++] = i;
+        continue;
       }
-      const t = o.observed_at.getTime();
-      const same = list.findIndex(
-        (e) => e.market === o.market && e.source === o.source && e.observed_at.getTime() === t,
-      );
-      if (same >= 0) {
-        if (sameObservation(list[same], o)) continue;
-        list[same] = o;
+      if (sameGroup && at[prev] === at[i]) {
+        if (rows.samePrices(prev, i)) continue;
+        kept[n - 1] = i;
         replaced++;
-        changed.add(o.match_id);
+        changed.add(matchId[i]);
         continue;
       }
       // The same prices and kind as the source's latest observation of the market before this one:
       // nothing new was observed (a fixture's opening price stamped at "now" on every re-ingest would
       // otherwise pile up). Only the latest counts: A → B → A is a move back to A, kept.
-      if (o.kind !== 'closing') {
-        const before = latestBefore(list, o.market, o.source, t);
-        if (before && sameObservation(before, o)) continue;
-      }
-      list.push(o);
+      if (sameGroup && rows.kind[i] !== closing && rows.samePrices(prev, i)) continue;
+      kept[n++] = i;
       added++;
-      changed.add(o.match_id);
+      changed.add(matchId[i]);
     }
-    const changedMatches = [...changed].sort((x, y) => x - y);
-    const all: OddsObservation[] = [];
-    const ids = [...byMatch.keys()].sort((x, y) => x - y);
-    for (const id of ids) {
-      const list = byMatch.get(id) as OddsObservation[];
-      if (list.length > 1)
-        list.sort(
-          (a, b) =>
-            (a.market < b.market ? -1 : a.market > b.market ? 1 : 0) ||
-            a.observed_at.getTime() - b.observed_at.getTime() ||
-            (a.source < b.source ? -1 : a.source > b.source ? 1 : 0),
-        );
-      for (const o of list) all.push(o);
-    }
-    if (added === 0 && replaced === 0)
-      return { rows: all.length, added, replaced, written: false, all, changedMatches };
-    const rows = all.map((o) => ({
-      match_id: o.match_id,
-      market: o.market,
-      kind: o.kind,
-      observed_at: o.observed_at,
-      source: o.source,
-      price_1: o.prices[0],
-      price_2: o.prices[1],
-      price_3: o.prices[2] ?? null,
-    }));
-    const body = writeParquet(OBSERVATION_COLUMNS, rows);
+    // File order: match, market, time, source.
+    const out = kept
+      .subarray(0, n)
+      .sort(
+        (x, y) =>
+          matchId[x] - matchId[y] ||
+          marketRank[market[x]] - marketRank[market[y]] ||
+          at[x] - at[y] ||
+          sourceRank[source[x]] - sourceRank[source[y]] ||
+          x - y,
+      );
+    const merged = {
+      rows: n,
+      added,
+      replaced,
+      changedMatches: [...changed].sort((x, y) => x - y),
+      *observationsOf(ids: ReadonlySet<number>): Iterable<[number, OddsObservation[]]> {
+        for (let j = 0; j < out.length; ) {
+          const id = matchId[out[j]];
+          let end = j;
+          while (end < out.length && matchId[out[end]] === id) end++;
+          if (ids.has(id)) {
+            const list: OddsObservation[] = [];
+            for (let k = j; k < end; k++) list.push(rows.observation(out[k]));
+            yield [id, list];
+          }
+          j = end;
+        }
+      },
+    };
+    if (added === 0 && replaced === 0) return { ...merged, written: false };
+    const body = rows.encode(out);
     const key = `${SET_PREFIX}${new Date().toISOString().replace(/[-:.]/g, '')}-${randomBytes(4).toString('hex')}.parquet`;
-    const info = await store.put(ODDS_OBSERVATIONS.bucket, key, body);
+    await store.put(ODDS_OBSERVATIONS.bucket, key, body);
     await tx.query(
       `INSERT INTO odds_observation_sets (singleton, key, sha256, rows) VALUES (true, $1, $2, $3)
          ON CONFLICT (singleton) DO UPDATE SET key = EXCLUDED.key, sha256 = EXCLUDED.sha256,
            rows = EXCLUDED.rows, updated_at = now()`,
-      [key, createHash('sha256').update(body).digest('hex'), all.length],
+      [key, createHash('sha256').update(body).digest('hex'), n],
     );
-    await new PendingRepredictions(tx).record(changedMatches);
+    await new PendingRepredictions(tx).record(merged.changedMatches);
     superseded = currentName;
-    // The next reader of this version (a re-prediction) decodes nothing.
-    rememberDecoded(store, ODDS_OBSERVATIONS.bucket, key, OBSERVATIONS_DECODER, {
-      etag: info.etag,
-      value: { all, byMatch: groupByMatch(all) },
-      body: null,
-    });
-    return { rows: all.length, added, replaced, written: true, all, changedMatches };
+    return { ...merged, written: true };
   });
   if (superseded !== null) await pruneObservationSets(store).catch(() => undefined);
   return result;

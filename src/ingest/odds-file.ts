@@ -1,4 +1,5 @@
 import {
+  emptyOddsRecord,
   isMatchcastError,
   KEYS,
   ODDS_1X2_FIELDS,
@@ -10,7 +11,7 @@ import {
   type OddsRecord,
   OddsTimeline,
 } from '../domain/index.js';
-import { type ObjectStore, type ParquetColumn, readParquet, writeParquet } from '../storage/index.js';
+import { type ObjectStore, type ParquetColumn, readParquetColumns, writeParquet } from '../storage/index.js';
 import { type DecodedEntry, readDecoded, rememberDecoded } from './decoded-cache.js';
 
 /** Columns of `raw-data/odds.parquet` (docs/pipeline.md, "Artifact columns"; everything after `source` is additive, nullable). */
@@ -37,9 +38,7 @@ const SUFFIX: Record<OddsMarket, readonly string[]> = {
  * Null when the match has no observation.
  */
 export function summariseOdds(matchId: number, timeline: OddsTimeline): OddsRecord | null {
-  const rec: Record<string, unknown> = { match_id: matchId };
-  for (const n of ODDS_PRICE_FIELDS) rec[n] = null;
-  for (const n of ODDS_TIME_FIELDS) rec[n] = null;
+  const rec = emptyOddsRecord(matchId) as unknown as Record<string, unknown>;
   let source: string | null = null;
   let any = false;
   for (const market of Object.keys(SUFFIX) as OddsMarket[]) {
@@ -93,15 +92,22 @@ const date = (v: unknown): Date | null =>
 
 /** Decodes `raw-data/odds.parquet` rows; rows without a usable match_id are dropped. */
 export async function decodeOdds(buf: Buffer): Promise<OddsRecord[]> {
+  // By columns: hyparquet's row objects would hold every field in dictionary mode (~2 KB a row).
+  const columns = await readParquetColumns(buf);
+  const col = (name: string): readonly unknown[] => columns.get(name) ?? [];
+  const ids = col('match_id');
+  const sources = col('source');
+  const prices = ODDS_PRICE_FIELDS.map((n) => [n, col(n)] as const);
+  const times = ODDS_TIME_FIELDS.map((n) => [n, col(n)] as const);
   const out: OddsRecord[] = [];
-  for (const r of await readParquet(buf)) {
-    const id = Number(r.match_id);
+  for (let i = 0; i < ids.length; i++) {
+    const id = Number(ids[i]);
     if (!Number.isSafeInteger(id)) continue;
-    const rec: Record<string, unknown> = { match_id: id };
-    for (const n of ODDS_PRICE_FIELDS) rec[n] = num(r[n]);
-    for (const n of ODDS_TIME_FIELDS) rec[n] = date(r[n]);
-    rec.source = typeof r.source === 'string' ? r.source : '';
-    out.push(rec as unknown as OddsRecord);
+    const rec = emptyOddsRecord(id, typeof sources[i] === 'string' ? (sources[i] as string) : '');
+    const fields = rec as unknown as Record<string, unknown>;
+    for (const [n, values] of prices) fields[n] = num(values[i]);
+    for (const [n, values] of times) fields[n] = date(values[i]);
+    out.push(rec);
   }
   return out;
 }

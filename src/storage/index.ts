@@ -13,5 +13,6 @@ export {
   readParquet,
   readParquetColumns,
   writeParquet,
+  writeParquetColumns,
 } from './parquet.js';
 export { resolveUrlSigningSecret, verifySignedUrl } from './signed-url.js';

@@ -75,11 +75,11 @@ const PHYSICAL: Record<ParquetColumnType, (v: unknown) => unknown> = {
 };
 
 /** Converts one column to the physical values the writer expects, validating as it goes. */
-function columnData(col: ParquetColumn, rows: readonly ParquetRow[]): unknown[] {
+function columnData(col: ParquetColumn, n: number, value: (i: number) => unknown): unknown[] {
   const toPhysical = PHYSICAL[col.type];
-  const out = new Array<unknown>(rows.length);
-  for (let i = 0; i < rows.length; i++) {
-    const v = rows[i]?.[col.name];
+  const out = new Array<unknown>(n);
+  for (let i = 0; i < n; i++) {
+    const v = value(i);
     out[i] = v === null || v === undefined ? null : toPhysical(v);
     if (out[i] === undefined) bad(col, i, v);
   }
@@ -96,6 +96,28 @@ export function writeParquet(
   rows: readonly ParquetRow[],
   options: WriteParquetOptions = {},
 ): Buffer {
+  return write(columns, rows.length, (c) => (i) => rows[i]?.[c.name], options);
+}
+
+/**
+ * {@link writeParquet} from columns instead of rows: `data[name][i]` is row `i` of that column (every
+ * column as long as the first), so a caller holding columns builds no object per row.
+ */
+export function writeParquetColumns(
+  columns: readonly ParquetColumn[],
+  data: Readonly<Record<string, ArrayLike<unknown>>>,
+  options: WriteParquetOptions = {},
+): Buffer {
+  const n = columns.length > 0 ? (data[columns[0].name]?.length ?? 0) : 0;
+  return write(columns, n, (c) => (i) => data[c.name]?.[i], options);
+}
+
+function write(
+  columns: readonly ParquetColumn[],
+  n: number,
+  cell: (c: ParquetColumn) => (i: number) => unknown,
+  options: WriteParquetOptions,
+): Buffer {
   const names = new Set<string>();
   for (const c of columns) {
     if (names.has(c.name)) throw new TypeError(`parquet column "${c.name}" appears twice`);
@@ -109,7 +131,7 @@ export function writeParquet(
   parquetWrite({
     writer,
     schema,
-    columnData: columns.map((c) => ({ name: c.name, data: columnData(c, rows) as never })),
+    columnData: columns.map((c) => ({ name: c.name, data: columnData(c, n, cell(c)) as never })),
     rowGroupSize: options.rowGroupSize ?? 100_000,
     kvMetadata: Object.entries(options.metadata ?? {}).map(([key, value]) => ({ key, value })),
     createdBy: 'matchcast',

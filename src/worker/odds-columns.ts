@@ -1,5 +1,5 @@
 import { parquetMetadata, parquetRead } from 'hyparquet';
-import { ODDS_PRICE_FIELDS, ODDS_TIME_FIELDS, type OddsRecord } from '../domain/index.js';
+import { emptyOddsRecord, ODDS_PRICE_FIELDS, ODDS_TIME_FIELDS, type OddsRecord } from '../domain/index.js';
 import { parquetFile } from '../storage/index.js';
 
 /**
@@ -133,17 +133,17 @@ export class OddsColumns implements ReadonlyMap<number, OddsRecord> {
   get(matchId: number): OddsRecord | undefined {
     const i = this.index.get(matchId);
     if (i === undefined) return undefined;
-    const rec: Record<string, unknown> = { match_id: matchId };
+    const rec = emptyOddsRecord(matchId, this.sources[this.sourceOf[i]]);
+    const fields = rec as unknown as Record<string, unknown>;
     ODDS_PRICE_FIELDS.forEach((f, k) => {
       const v = this.prices[k][i];
-      rec[f] = Number.isNaN(v) ? null : v;
+      fields[f] = Number.isNaN(v) ? null : v;
     });
     ODDS_TIME_FIELDS.forEach((f, k) => {
       const v = this.times[k][i];
-      rec[f] = Number.isNaN(v) ? null : new Date(v);
+      fields[f] = Number.isNaN(v) ? null : new Date(v);
     });
-    rec.source = this.sources[this.sourceOf[i]];
-    return rec as unknown as OddsRecord;
+    return rec;
   }
 }
 

@@ -177,8 +177,8 @@ describe('incremental re-prediction when new odds arrive', () => {
     // What ingest does with an odds-only file: merge the observations, then re-summarise the match.
     const ingestObservations = async (list: OddsObservation[]) => {
       const merged = await mergeOddsObservations({ db: env.deps.db, store }, list);
-      const timeline = OddsTimeline.from(merged.all.filter((o) => o.match_id === fixture.id));
-      await mergeOddsFile(store, [summariseOdds(fixture.id, timeline)!]);
+      const [[, mine]] = [...merged.observationsOf(new Set([fixture.id]))];
+      await mergeOddsFile(store, [summariseOdds(fixture.id, OddsTimeline.from(mine))!]);
     };
     const cache: RepredictCache = {};
     // A first call warms the cache (decoded files, feature checkpoints) before the new odds arrive.
