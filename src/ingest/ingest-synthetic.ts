@@ -1,5 +1,6 @@
 import { applyMatches, emptyReport, SYNTHETIC_FILE, storeObservations } from './ingest-path.js';
-import { generateSyntheticLeague, type SyntheticOptions } from './synthetic.js';
+import { ObservationColumns } from './observation-columns.js';
+import { type SyntheticOptions, streamSyntheticLeague } from './synthetic.js';
 import type { IngestDeps, IngestReport, OddsInput, PriceSet } from './types.js';
 
 function priceSets(o: OddsInput): PriceSet[] {
@@ -12,31 +13,37 @@ function priceSets(o: OddsInput): PriceSet[] {
 }
 
 /**
- * Generates the synthetic league and loads it like a source file: one transaction, then the odds
- * observations (stamped with the league's own `now`) and the odds file.
+ * Generates the synthetic league and loads it like source files, one season at a time (each in one
+ * transaction), then the odds observations (stamped with the league's own `now`) and the odds file.
  */
 export async function ingestSynthetic(options: SyntheticOptions, deps: IngestDeps): Promise<IngestReport> {
   const started = performance.now();
-  const league = generateSyntheticLeague(options);
+  const league = streamSyntheticLeague(options);
   const now = options.now ?? new Date();
-  const applied = await applyMatches(
-    deps,
-    league.matches.map((m, i) => ({
-      line: i + 1,
-      match: m.match,
-      prices: priceSets(m.odds),
-      source: m.odds.source,
-    })),
-    SYNTHETIC_FILE,
-    { now },
-  );
   const report = emptyReport();
-  report.rowsRead = league.matches.length;
-  report.inserted = applied.inserted;
-  report.updated = applied.updated;
-  report.unchanged = applied.unchanged;
-  report.conflicts = applied.conflicts;
-  await storeObservations(deps, applied.observations, report, new Set(applied.changed));
+  const observations = new ObservationColumns();
+  const changed = new Set<number>();
+  for (const season of league.seasons) {
+    const applied = await applyMatches(
+      deps,
+      season.map((m, i) => ({
+        line: report.rowsRead + i + 1,
+        match: m.match,
+        prices: priceSets(m.odds),
+        source: m.odds.source,
+      })),
+      SYNTHETIC_FILE,
+      { now },
+    );
+    report.rowsRead += season.length;
+    report.inserted += applied.inserted;
+    report.updated += applied.updated;
+    report.unchanged += applied.unchanged;
+    for (const c of applied.conflicts) report.conflicts.push(c);
+    observations.append(applied.observations);
+    for (const id of applied.changed) changed.add(id);
+  }
+  await storeObservations(deps, observations, report, changed);
   report.ms = Math.round(performance.now() - started);
   const { changedMatchIds, ...logged } = report;
   deps.log?.info(

@@ -239,6 +239,21 @@ function weekStart(t: Date): number {
  * the true probabilities (opening noisier than closing) with a 5–6 % margin.
  */
 export function generateSyntheticLeague(options: SyntheticOptions = {}): SyntheticLeague {
+  const league = streamSyntheticLeague(options);
+  const matches: SyntheticMatch[] = [];
+  for (const season of league.seasons) for (const m of season) matches.push(m);
+  return { regions: league.regions, matches };
+}
+
+/**
+ * {@link generateSyntheticLeague} one season at a time (each ordered as the whole league is: seasons
+ * never overlap), so that a large league is never held whole. The seasons are generated as they are
+ * iterated, once.
+ */
+export function streamSyntheticLeague(options: SyntheticOptions = {}): {
+  regions: SyntheticLeague['regions'];
+  seasons: Iterable<SyntheticMatch[]>;
+} {
   const rng = new Prng(options.seed ?? 42);
   const now = options.now ?? new Date();
   const regionCount = options.regions ?? 4;
@@ -279,91 +294,94 @@ export function generateSyntheticLeague(options: SyntheticOptions = {}): Synthet
   const currentStartYear = new Date(firstSaturday).getUTCFullYear();
   const shift = options.homeAdvantageShift;
 
-  const matches: SyntheticMatch[] = [];
-  for (let s = 0; s < seasons; s++) {
-    const seasonStart = firstSaturday - (seasons - 1 - s) * 52 * WEEK_MS;
-    const startYear = currentStartYear - (seasons - 1 - s);
-    const season = `${startYear}-${startYear + 1}`;
-    for (const region of regions) {
-      if (s > 0) {
-        // Close season: squads change; strengths drift but revert towards the mean, so spreads stay stable.
-        for (const t of region.teams) {
-          t.attack = 0.8 * t.attack + rng.normal(0, 0.12);
-          t.defence = 0.8 * t.defence + rng.normal(0, 0.12);
+  function* generate(): Generator<SyntheticMatch[]> {
+    for (let s = 0; s < seasons; s++) {
+      const matches: SyntheticMatch[] = [];
+      const seasonStart = firstSaturday - (seasons - 1 - s) * 52 * WEEK_MS;
+      const startYear = currentStartYear - (seasons - 1 - s);
+      const season = `${startYear}-${startYear + 1}`;
+      for (const region of regions) {
+        if (s > 0) {
+          // Close season: squads change; strengths drift but revert towards the mean, so spreads stay stable.
+          for (const t of region.teams) {
+            t.attack = 0.8 * t.attack + rng.normal(0, 0.12);
+            t.defence = 0.8 * t.defence + rng.normal(0, 0.12);
+          }
+          recentre(region.teams);
         }
-        recentre(region.teams);
-      }
-      region.rounds.forEach((round, k) => {
-        const saturday = seasonStart + k * WEEK_MS;
-        const slots = rng.shuffle(SLOTS);
-        round.forEach(([hi, ai], i) => {
-          const [dayOffset, hour, minute] = slots[i % slots.length];
-          const start = new Date(saturday + dayOffset * 86_400_000 + (hour * 60 + minute) * 60_000);
-          const home = region.teams[hi];
-          const away = region.teams[ai];
-          const homeAdv = region.homeAdvantage + (shift && start >= shift.from ? shift.delta : 0);
-          const lambdaHome = Math.exp(BASE_LOG_RATE + home.attack - away.defence + homeAdv);
-          const lambdaAway = Math.exp(BASE_LOG_RATE + away.attack - home.defence);
-          const truth = outcomeProbabilities(lambdaHome, lambdaAway);
-          // Bookmakers see the rates with error; closer to kick-off the error shrinks.
-          const opening = outcomeProbabilities(
-            lambdaHome * Math.exp(rng.normal(0, 0.12)),
-            lambdaAway * Math.exp(rng.normal(0, 0.12)),
-          );
-          const closing = outcomeProbabilities(
-            lambdaHome * Math.exp(rng.normal(0, 0.04)),
-            lambdaAway * Math.exp(rng.normal(0, 0.04)),
-          );
-          const margin = marginLo + (marginHi - marginLo) * rng.next();
-          const open = price(opening, margin);
-          const close = price(closing, margin);
-          const hg = rng.poisson(lambdaHome);
-          const ag = rng.poisson(lambdaAway);
-          const played = start.getTime() < now.getTime();
-          matches.push({
-            match: {
-              regionName: region.name,
-              tournamentName: region.tournament,
-              season,
-              startTimeUtc: start,
-              homeTeamName: home.name,
-              awayTeamName: away.name,
-              status: played ? 'finished' : 'scheduled',
-              homeScore: played ? hg : null,
-              awayScore: played ? ag : null,
-            },
-            odds: {
-              open_home: open[0],
-              open_draw: open[1],
-              open_away: open[2],
-              close_home: played ? close[0] : null,
-              close_draw: played ? close[1] : null,
-              close_away: played ? close[2] : null,
-              source: SYNTHETIC_SOURCE,
-            },
-            trueProbabilities: truth,
+        region.rounds.forEach((round, k) => {
+          const saturday = seasonStart + k * WEEK_MS;
+          const slots = rng.shuffle(SLOTS);
+          round.forEach(([hi, ai], i) => {
+            const [dayOffset, hour, minute] = slots[i % slots.length];
+            const start = new Date(saturday + dayOffset * 86_400_000 + (hour * 60 + minute) * 60_000);
+            const home = region.teams[hi];
+            const away = region.teams[ai];
+            const homeAdv = region.homeAdvantage + (shift && start >= shift.from ? shift.delta : 0);
+            const lambdaHome = Math.exp(BASE_LOG_RATE + home.attack - away.defence + homeAdv);
+            const lambdaAway = Math.exp(BASE_LOG_RATE + away.attack - home.defence);
+            const truth = outcomeProbabilities(lambdaHome, lambdaAway);
+            // Bookmakers see the rates with error; closer to kick-off the error shrinks.
+            const opening = outcomeProbabilities(
+              lambdaHome * Math.exp(rng.normal(0, 0.12)),
+              lambdaAway * Math.exp(rng.normal(0, 0.12)),
+            );
+            const closing = outcomeProbabilities(
+              lambdaHome * Math.exp(rng.normal(0, 0.04)),
+              lambdaAway * Math.exp(rng.normal(0, 0.04)),
+            );
+            const margin = marginLo + (marginHi - marginLo) * rng.next();
+            const open = price(opening, margin);
+            const close = price(closing, margin);
+            const hg = rng.poisson(lambdaHome);
+            const ag = rng.poisson(lambdaAway);
+            const played = start.getTime() < now.getTime();
+            matches.push({
+              match: {
+                regionName: region.name,
+                tournamentName: region.tournament,
+                season,
+                startTimeUtc: start,
+                homeTeamName: home.name,
+                awayTeamName: away.name,
+                status: played ? 'finished' : 'scheduled',
+                homeScore: played ? hg : null,
+                awayScore: played ? ag : null,
+              },
+              odds: {
+                open_home: open[0],
+                open_draw: open[1],
+                open_away: open[2],
+                close_home: played ? close[0] : null,
+                close_draw: played ? close[1] : null,
+                close_away: played ? close[2] : null,
+                source: SYNTHETIC_SOURCE,
+              },
+              trueProbabilities: truth,
+            });
           });
+          // Form within the season: a small weekly random walk.
+          for (const t of region.teams) {
+            t.attack += rng.normal(0, 0.015);
+            t.defence += rng.normal(0, 0.015);
+          }
         });
-        // Form within the season: a small weekly random walk.
-        for (const t of region.teams) {
-          t.attack += rng.normal(0, 0.015);
-          t.defence += rng.normal(0, 0.015);
-        }
-      });
+      }
+      matches.sort(
+        (a, b) =>
+          a.match.startTimeUtc.getTime() - b.match.startTimeUtc.getTime() ||
+          a.match.regionName.localeCompare(b.match.regionName) ||
+          a.match.homeTeamName.localeCompare(b.match.homeTeamName),
+      );
+      yield matches;
     }
   }
-  matches.sort(
-    (a, b) =>
-      a.match.startTimeUtc.getTime() - b.match.startTimeUtc.getTime() ||
-      a.match.regionName.localeCompare(b.match.regionName) ||
-      a.match.homeTeamName.localeCompare(b.match.homeTeamName),
-  );
   return {
     regions: regions.map((r) => ({
       name: r.name,
       tournament: r.tournament,
       teams: r.teams.map((t) => t.name),
     })),
-    matches,
+    seasons: generate(),
   };
 }
