@@ -60,7 +60,8 @@ export class ReplayFeed {
 
   private constructor(
     private readonly header: string[],
-    private readonly rows: string[][],
+    /** Each row as one CSV line in the header's layout: a string per row, not one per cell. */
+    private readonly rows: string[],
     private readonly kickoff: Float64Array,
     private readonly offsets: readonly number[],
   ) {
@@ -101,7 +102,7 @@ export class ReplayFeed {
     const offsets = [Number.NEGATIVE_INFINITY, -fixtureLead, -openingLead, 0, fullTime];
     return new ReplayFeed(
       header,
-      all.map((r) => r.cells),
+      all.map((r) => r.cells.map(csvCell).join(',')),
       Float64Array.from(all.map((r) => r.t)),
       offsets,
     );
@@ -138,7 +139,8 @@ export class ReplayFeed {
     if (changed.size === 0) return null;
     const head = this.header.map(csvCell).join(',');
     const order = [...changed].sort((a, b) => a - b);
-    const body = order.map((i) => this.render(i));
+    const cells = parse(order.map((i) => this.rows[i]).join('\n'), { relaxColumnCount: true }) as string[][];
+    const body = order.map((i, k) => this.render(i, cells[k] ?? []));
     const files: string[] = [];
     for (let k = 0; k < body.length; k += FEED_FILE_ROWS)
       files.push(`${[head, ...body.slice(k, k + FEED_FILE_ROWS)].join('\n')}\n`);
@@ -155,9 +157,8 @@ export class ReplayFeed {
   }
 
   /** One row as released so far: later columns blank. */
-  private render(i: number): string {
+  private render(i: number, cells: readonly string[]): string {
     const level = this.level[i]!;
-    const cells = this.rows[i]!;
     return this.header
       .map((column, c) => {
         const v = cells[c] ?? '';

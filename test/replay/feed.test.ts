@@ -71,3 +71,24 @@ test('a match is released as fixture, opening odds, closing odds, result — nev
     await done();
   }
 });
+
+test('cells with commas, quotes and line breaks are released as they were read', async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'mc-feed-'));
+  try {
+    const file = path.join(dir, 'odd.csv');
+    await writeFile(
+      file,
+      `${HEADER}\n2022-09-03 14:00:00,england,premier-league,2022-2023,"Brighton, ""Hove"" Albion","Wolves\nWanderers",2,1,1,0,1.9,2.0,3.6,3.5,4.2,4.0\n`,
+    );
+    const f = await ReplayFeed.load([file]);
+    const d = f.advance(at('2022-09-20T00:00:00Z'))!;
+    assert.equal(d.rows, 1);
+    const { parse } = await import('csv-parse/sync');
+    const [head, row] = parse(d.csv) as string[][];
+    assert.equal(row![head!.indexOf('HomeTeam')], 'Brighton, "Hove" Albion');
+    assert.equal(row![head!.indexOf('AwayTeam')], 'Wolves\nWanderers');
+    assert.equal(row![head!.indexOf('FTHG')], '2');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
