@@ -47,7 +47,7 @@ function lineColumns(out: AnalystRow, o: OddsRecord | undefined): void {
 }
 
 /** P(first) of a two-way line, de-margined (power); null unless both prices are usable. */
-export function fairFirst(a: number | null | undefined, b: number | null | undefined): number | null {
+function fairFirst(a: number | null | undefined, b: number | null | undefined): number | null {
   if (typeof a !== 'number' || typeof b !== 'number') return null;
   return demarginPrices([a, b], 'power')?.[0] ?? null;
 }

@@ -13,7 +13,7 @@ const HORIZON_LINES = [
 ] as const;
 
 /** The model at one horizon against one de-margined line, on the matches that have both. */
-export interface LineComparisonRow {
+interface LineComparisonRow {
   horizon: 'early' | 'kickoff';
   line: 'opening' | 'closing';
   season: string;
@@ -35,7 +35,7 @@ export interface LineComparisonRow {
   diff_rps_high: number;
 }
 
-export interface BetSummaryRow extends BetGroupSummary {
+interface BetSummaryRow extends BetGroupSummary {
   strategy: string;
   staking: string;
   market: string;
@@ -44,7 +44,7 @@ export interface BetSummaryRow extends BetGroupSummary {
   region_name: string;
 }
 
-export interface ProfitSeries {
+interface ProfitSeries {
   strategy: string;
   staking: string;
   market: string;

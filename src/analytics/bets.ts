@@ -2,11 +2,11 @@ import type { AnalystRow } from './analyst-columns.js';
 
 /** Markets the bets are simulated on. */
 const BET_MARKETS = ['1x2', 'ou25', 'btts'] as const;
-export type BetMarket = (typeof BET_MARKETS)[number];
+type BetMarket = (typeof BET_MARKETS)[number];
 const BET_STRATEGIES = ['model', 'favourite', 'always_first'] as const;
-export type BetStrategy = (typeof BET_STRATEGIES)[number];
+type BetStrategy = (typeof BET_STRATEGIES)[number];
 const STAKING_PLANS = ['flat', 'kelly'] as const;
-export type StakingPlan = (typeof STAKING_PLANS)[number];
+type StakingPlan = (typeof STAKING_PLANS)[number];
 
 /**
  * Fractional Kelly: stake = min(cap, fraction × (p·o − 1)/(o − 1)) × bankroll, on a fixed notional

@@ -136,7 +136,7 @@ const favouriteStrategy: Strategy = (c) => {
 /** Baseline: always back the home side. */
 const homeStrategy: Strategy = () => 0;
 
-export interface PlacedBet {
+interface PlacedBet {
   match_id: number;
   region_id: number;
   region_name: string;

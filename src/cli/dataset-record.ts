@@ -5,7 +5,7 @@ import { MatchcastError, processAlive } from '../domain/index.js';
 import { readLiveServer } from './server-file.js';
 
 /** `<DATA_DIR>/dataset.json`: which data `matchcast start` loaded into this folder on its first start. */
-export const DATASET_FILE = 'dataset.json';
+const DATASET_FILE = 'dataset.json';
 
 /** What the first start loaded. */
 export interface DatasetRecord {

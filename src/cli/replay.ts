@@ -13,7 +13,7 @@ import { dateOption, numberOption, UsageError } from './usage-error.js';
 import { createWorkChild } from './work-child.js';
 
 /** The schedule of the full pipeline during a replay when PIPELINE_SCHEDULE is unset: daily, on the replay clock. */
-export const REPLAY_DEFAULT_SCHEDULE = '30 4 * * *';
+const REPLAY_DEFAULT_SCHEDULE = '30 4 * * *';
 
 /** The replay's feed as a source of its own database. */
 export const REPLAY_SOURCE = 'replay';

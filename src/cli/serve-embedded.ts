@@ -10,7 +10,7 @@ import { createServerJobs, type ServerJobs } from './server-jobs.js';
  * Resolves once every embedded worker thread answers (at most `timeoutMs`), so that their start-up
  * lines come before the banner rather than scroll it away. Other queues resolve at once.
  */
-export async function workerThreadsReady(ctx: RuntimeContext, timeoutMs = 20_000): Promise<void> {
+async function workerThreadsReady(ctx: RuntimeContext, timeoutMs = 20_000): Promise<void> {
   if (ctx.queue.kind !== 'in-process') return;
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {

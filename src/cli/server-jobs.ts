@@ -14,7 +14,7 @@ export interface ServerJobsOptions {
 }
 
 /** What a scheduled pipeline run is asked to do. */
-export interface PipelineJob {
+interface PipelineJob {
   /** Ingested first (`pipeline run --source`). */
   source?: string;
 }

@@ -44,7 +44,7 @@ export interface RunServerOptions {
 }
 
 /** Resolves on the first SIGTERM or SIGINT. */
-export function shutdownSignal(): Promise<NodeJS.Signals> {
+function shutdownSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
     const on = (signal: NodeJS.Signals) => {
       process.off('SIGTERM', on);

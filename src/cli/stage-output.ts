@@ -31,7 +31,7 @@ function prefixed(metrics: unknown, prefix: string): Record<string, Figure> {
 }
 
 /** The figures of one stage's result, grouped; metrics included. */
-export function stageFigures(stage: string, result: unknown): FigureGroup[] {
+function stageFigures(stage: string, result: unknown): FigureGroup[] {
   const r = obj(result);
   switch (stage) {
     case 'features':

@@ -1,6 +1,7 @@
 import { MatchcastError } from './errors.js';
+
 /** Match outcome classes as the spec numbers them (§2.1): 0 home win, 1 draw, 2 away win. */
-export const OUTCOMES = [0, 1, 2] as const;
+const OUTCOMES = [0, 1, 2] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
 /** Human-readable labels, indexed by {@link Outcome}. */

@@ -3,7 +3,7 @@ export const STAGES = ['champion', 'challenger', 'candidate'] as const;
 export type Stage = (typeof STAGES)[number];
 
 /** Stages a caller may ask the live path for (spec §4.8): the candidate is not served. */
-export const SERVABLE_STAGES = ['champion', 'challenger'] as const;
+const SERVABLE_STAGES = ['champion', 'challenger'] as const;
 export type ServableStage = (typeof SERVABLE_STAGES)[number];
 
 export function isStage(value: string): value is Stage {

@@ -88,7 +88,7 @@ export interface MatchPrices {
 }
 
 /** What a group sees when it computes one match's columns (all of it known before kick-off). */
-export interface MatchContext<Team, Region> {
+interface MatchContext<Team, Region> {
   match: Match;
   /** Kick-off, ms since the epoch. */
   t: number;

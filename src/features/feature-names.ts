@@ -19,16 +19,6 @@ export const FEATURE_NAMES: readonly FeatureName[] = FEATURE_GROUPS.flatMap((g) 
 /** A feature column name: the columns of every group in `groups/index.ts`. */
 export type FeatureName = (typeof FEATURE_GROUPS)[number]['columns'][number];
 
-/** Baseline-only columns: never model inputs (closing odds are not known when a match is first predicted). */
-export const BASELINE_FEATURE_NAMES: readonly FeatureName[] = FEATURE_NAMES.filter((n) =>
-  n.startsWith('odds_'),
-);
-
-/** Goals-market columns (`gm_*`, groups/goals-market.ts): inputs of the goals model, not of the 1X2 model. */
-export const GOALS_MARKET_FEATURE_NAMES: readonly FeatureName[] = FEATURE_NAMES.filter((n) =>
-  n.startsWith('gm_'),
-);
-
 /** The default model inputs: every feature except the baseline odds and the goals-market columns. */
 export const MODEL_FEATURE_NAMES: readonly FeatureName[] = FEATURE_NAMES.filter(
   // elo_diff is elo_home − elo_away exactly: a collinear input only slows the fit.

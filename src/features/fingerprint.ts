@@ -8,7 +8,7 @@ import { FEATURE_NAMES } from './feature-names.js';
  * then stops being scored on the new columns (workers answer MC_ERR_FEATURES_MISMATCH) until a model
  * trained on them is promoted.
  */
-export const FEATURE_DEFINITION_VERSION = 3;
+const FEATURE_DEFINITION_VERSION = 3;
 
 /** Canonical JSON: object keys sorted, so the same definition always hashes the same. */
 function canonical(value: unknown): string {
@@ -25,12 +25,12 @@ function canonical(value: unknown): string {
 /**
  * The fingerprint of any definition object (names, parameters, code version): `sha256:<16 hex>`.
  */
-export function fingerprintOf(definition: unknown): string {
+function fingerprintOf(definition: unknown): string {
   return `sha256:${createHash('sha256').update(canonical(definition)).digest('hex').slice(0, 16)}`;
 }
 
 /** What defines the 1X2 feature columns: names, parameters (rating constants, windows) and code version. */
-export function featureDefinition(): Record<string, unknown> {
+function featureDefinition(): Record<string, unknown> {
   // The horizon (which odds observation a row reads) is when a row is built, not how: left out.
   const { horizon: _horizon, ...params } = resolveFeatureOptions();
   return {

@@ -1,5 +1,5 @@
 /** Goals counted on each side of a score matrix: 0..MAX_GOALS (mass beyond is folded in by renormalising). */
-export const MAX_GOALS = 10;
+const MAX_GOALS = 10;
 /** Side length of the square score matrix (home goals = row, away goals = column). */
 export const MATRIX_SIZE = MAX_GOALS + 1;
 

@@ -19,7 +19,7 @@ export {
 } from './feature-names.js';
 export { type FeatureRow, labelKnownBy, predictionTimeOf, toModelInput } from './feature-row.js';
 export { featureFingerprint } from './fingerprint.js';
-export { impliedMeans, MATRIX_SIZE, MAX_GOALS, poissonPmf } from './implied-means.js';
+export { impliedMeans, MATRIX_SIZE, poissonPmf } from './implied-means.js';
 export { type DemarginMethod, demargin, demarginPrices } from './market.js';
 export { DEFAULT_MARKET_RATING, supremacy } from './market-ratings.js';
 export { featureRowsFromParquet, featureRowsToParquet } from './parquet.js';

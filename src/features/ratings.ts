@@ -16,7 +16,7 @@ export function eloExpectedHome(home: number, away: number, homeAdvantage: numbe
 }
 
 /** Goal-difference weight: 1 for a one-goal margin, 1.5 for two, (11 + n)/8 beyond. */
-export function eloGoalWeight(goalDiff: number): number {
+function eloGoalWeight(goalDiff: number): number {
   const n = Math.abs(goalDiff);
   if (n <= 1) return 1;
   if (n === 2) return 1.5;

@@ -10,7 +10,7 @@ import type { TeamNames } from './team-names.js';
 import type { IngestEncoding, OddsRejection, ParsedMatch, RowResult, SkippedRow } from './types.js';
 
 /** The CSV layouts ingest understands, detected from the header. */
-export type CsvFormat = 'football-csv' | 'football-data.co.uk' | 'odds-only';
+type CsvFormat = 'football-csv' | 'football-data.co.uk' | 'odds-only';
 
 export interface ParsedFile {
   file: string;

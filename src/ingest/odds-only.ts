@@ -38,7 +38,7 @@ export function isOddsOnlyHeader(header: readonly string[]): boolean {
 }
 
 /** The match an odds row refers to: its id, or its natural key (resolved against the DB by ingest). */
-export type OddsMatchRef =
+type OddsMatchRef =
   | { matchId: number }
   | {
       regionName: string;

@@ -1,5 +1,5 @@
 /** mulberry32: a small seeded PRNG, uniform in [0, 1); same seed, same sequence on every platform. */
-export function mulberry32(seed: number): () => number {
+function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -39,7 +39,7 @@ export interface FitData {
  * `goals/goals-model.ts`). Add a family: one file in `families/`, one line in `FAMILIES`
  * (`families/index.ts`).
  */
-export interface Family<
+interface Family<
   Kind extends string,
   Data,
   Row extends unknown[],

@@ -39,7 +39,7 @@ export interface BacktestPrediction {
   training_cutoff: Date;
 }
 
-export interface BacktestFold {
+interface BacktestFold {
   fold_id: number;
   training_cutoff: Date;
   /** Predicted matches have their prediction time in [training_cutoff, until). */

@@ -21,7 +21,7 @@ export async function kickoffFeatureRows(
 }
 
 /** Quality of one horizon against its own market line, on the matches that have both lines. */
-export interface HorizonQuality {
+interface HorizonQuality {
   /** `opening` at the early horizon, `closing` at kick-off. */
   line: 'opening' | 'closing';
   n: number;

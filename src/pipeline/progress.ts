@@ -2,7 +2,7 @@ import cliProgress from 'cli-progress';
 import type { Logger } from '../logger.js';
 
 /** One unit of work inside a stage (a bar on a terminal, one log line otherwise). */
-export interface ProgressStep {
+interface ProgressStep {
   /** Advances by `n` units (default 1). */
   tick(n?: number): void;
   /** Sets the absolute count of finished units. */

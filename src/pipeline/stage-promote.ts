@@ -34,7 +34,7 @@ import { type PipelineDeps, progressOf } from './deps.js';
 const PROMOTION_ACTOR = 'pipeline-promote';
 
 /** How the champion's log loss on the new version's window was obtained. */
-export type ComparisonMethod =
+type ComparisonMethod =
   | 'no-champion'
   | 'same-window'
   | 'rescored-artifact'
@@ -247,7 +247,7 @@ export async function runPromoteStage(
 // the goals champion at once; one that does not gets no alias and the champion keeps serving.
 
 /** How the goals champion's O/U 2.5 log loss on the new version's walk-forward matches was obtained. */
-export type GoalsComparisonMethod =
+type GoalsComparisonMethod =
   | 'no-champion'
   /** Same family, inputs, rating and fit parameters: a deterministic refit would give the same rows. */
   | 'same-recipe'
@@ -293,7 +293,7 @@ export interface GoalsPromoteResult {
 }
 
 /** A goals version and the inputs built with its rating parameters. */
-export interface GoalsServing {
+interface GoalsServing {
   version: ModelVersion;
   model: GoalsModel;
   inputs: readonly GoalInput[];

@@ -7,7 +7,7 @@ import type { ModelInfoResult, PredictMarketsResult, PredictMatchResult, TaskFai
 export type TaskName = 'predict_match' | 'model_info' | 'predict_markets';
 
 /** Status values reported by `/monitoring/task_status` (spec §2.8, §3.2). */
-export type TaskStatusValue = 'pending' | 'STARTED' | 'SUCCESS' | 'FAILURE';
+type TaskStatusValue = 'pending' | 'STARTED' | 'SUCCESS' | 'FAILURE';
 
 /**
  * Where a task is, additively to `status`: `pending` covers both a queued task (`waiting`) and an id
@@ -69,7 +69,7 @@ export interface PredictMatchPayload {
 }
 
 /** Payload of `predict_markets`: the goals champion's markets of one match. */
-export interface PredictMarketsPayload {
+interface PredictMarketsPayload {
   match_id: number;
   /** The goals champion's run id the caller resolved (re-resolved by a worker holding another). */
   run_id?: string;

@@ -28,7 +28,7 @@ export interface FeedDelta {
 }
 
 /** Rows per feed file: ingest applies a file in one transaction, so a first release of a whole data set is split. */
-export const FEED_FILE_ROWS = 2000;
+const FEED_FILE_ROWS = 2000;
 
 /** Stages of a match in the replay, in release order. */
 const HIDDEN = 0;

@@ -34,7 +34,7 @@ type Triple = [number | null, number | null, number | null];
  * time is the prediction's `odds_observed_at` (1X2, and O/U 2.5 and BTTS observed with them). Null
  * when none matches: a price observed at another time was never seen by the model.
  */
-export function usedPrices(
+function usedPrices(
   p: Pick<PredictionRow, 'odds_observed_at'>,
   o: OddsRow | undefined,
 ): { x12: Triple; ou: [number | null, number | null]; btts: [number | null, number | null] } | null {

@@ -3,7 +3,7 @@ import { readParquetColumns } from '../storage/index.js';
 import type { OddsRow } from './types.js';
 import { ArtifactInvalidError, cell, requireColumns } from './validate.js';
 
-export const ODDS_REQUIRED_COLUMNS = ['match_id', 'odd_home', 'odd_draw', 'odd_away'] as const;
+const ODDS_REQUIRED_COLUMNS = ['match_id', 'odd_home', 'odd_draw', 'odd_away'] as const;
 
 function time(v: unknown, i: number, column: string): string | null {
   if (v === undefined || v === null) return null;

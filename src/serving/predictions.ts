@@ -30,7 +30,7 @@ export interface PredictionRow {
 }
 
 /** Columns without which a predictions file is rejected; the others (card extras) read as null when absent. */
-export const PREDICTION_REQUIRED_COLUMNS = [
+const PREDICTION_REQUIRED_COLUMNS = [
   'match_id',
   'home_team_name',
   'away_team_name',
@@ -47,7 +47,7 @@ export const PREDICTION_REQUIRED_COLUMNS = [
 ] as const;
 
 /** Probabilities are rounded by some writers; a sum within this of 1 is accepted. */
-export const PROBA_SUM_TOLERANCE = 1e-3;
+const PROBA_SUM_TOLERANCE = 1e-3;
 
 function probability(row: Record<string, unknown>, i: number, column: string): number {
   const p = cell.num(row, i, column, false) as number;
@@ -112,7 +112,7 @@ export function byKickOff(a: PredictionRow, b: PredictionRow): number {
 }
 
 /** Spec §2.2 (snake_case), fields in the spec's order. */
-export function precomputedRecord(p: PredictionRow) {
+function precomputedRecord(p: PredictionRow) {
   return {
     match_id: p.match_id,
     proba_home: p.proba_home,
@@ -132,7 +132,7 @@ export function precomputedRecord(p: PredictionRow) {
 }
 
 /** Spec §2.1 (camelCase names where the spec has them; display columns only). */
-export function bulkRecord(p: PredictionRow) {
+function bulkRecord(p: PredictionRow) {
   return {
     match_id: p.match_id,
     homeTeamName: p.home_team_name,

@@ -4,7 +4,7 @@ import type { RegionRoiRow } from './types.js';
 import { ArtifactInvalidError } from './validate.js';
 
 /** The header of `roi_by_region.csv`, declared once with the shape (src/schemas/roi.ts). */
-export const ROI_COLUMNS = ROI_BY_REGION_COLUMNS;
+const ROI_COLUMNS = ROI_BY_REGION_COLUMNS;
 
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 const INTEGER = /^[+-]?\d+$/;

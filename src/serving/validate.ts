@@ -68,6 +68,6 @@ export function requireColumns(
   }
 }
 
-export function optional(row: Record<string, unknown>, column: string): boolean {
+function optional(row: Record<string, unknown>, column: string): boolean {
   return row[column] === undefined;
 }

@@ -4,7 +4,7 @@ import type { BuildJob, BuiltViews } from './view-build.js';
 import { type FromBuilder, type ToBuilder, unpackViews } from './view-wire.js';
 
 /** The builder thread stopped (crashed, killed, or failed to load) while a build was running. */
-export class ViewBuilderStopped extends Error {
+class ViewBuilderStopped extends Error {
   constructor(
     readonly exitCode: number,
     reason: string | undefined,
@@ -15,7 +15,7 @@ export class ViewBuilderStopped extends Error {
 }
 
 /** The thread module run by default: the compiled or source sibling of this file. */
-export const VIEW_BUILDER_ENTRY = siblingModule(import.meta.url, './view-builder-thread');
+const VIEW_BUILDER_ENTRY = siblingModule(import.meta.url, './view-builder-thread');
 
 interface Pending {
   /** The thread running the build: its end fails this build only. */
@@ -30,7 +30,7 @@ interface Pending {
  * is back at rest a few seconds after each publication. A burst of runs (a replay, a fast feed)
  * keeps one thread; a new one starts in ~0.4 s on another core.
  */
-export const BUILDER_IDLE_MS = 3_000;
+const BUILDER_IDLE_MS = 3_000;
 
 /**
  * The serving side of the long-lived view-builder thread: `build` hands it a job and resolves with

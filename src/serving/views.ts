@@ -43,7 +43,7 @@ export interface ServingViewsOptions {
 const CACHE_WRITE_DELAY_MS = 10_000;
 
 /** Artifact label of `matchcast_artifact_load_failures_total`. */
-export type ServedArtifact = 'predictions' | 'odds' | 'region_roi' | 'markets';
+type ServedArtifact = 'predictions' | 'odds' | 'region_roi' | 'markets';
 
 /**
  * How long a `/predict/region-roi/` request waits for a due re-check before answering with the copy
@@ -102,7 +102,7 @@ type Fetched =
 type Ref = Pick<ArtifactRef, 'bucket' | 'key' | 'size' | 'sha256'>;
 
 /** The served run as the views last read it. */
-export interface ServedRunInfo {
+interface ServedRunInfo {
   run_id: string;
   /** Fingerprint of the feature definition of the run's features (null when unknown). */
   features_fingerprint: string | null;

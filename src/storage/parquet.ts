@@ -3,7 +3,7 @@ import { parquetMetadata, parquetRead, parquetReadObjects } from 'hyparquet';
 import { ByteWriter, parquetWrite } from 'hyparquet-writer';
 
 /** Column types a matchcast Parquet file may hold. Every column is nullable. */
-export type ParquetColumnType = 'int32' | 'int64' | 'double' | 'boolean' | 'string' | 'timestamp';
+type ParquetColumnType = 'int32' | 'int64' | 'double' | 'boolean' | 'string' | 'timestamp';
 
 /** One column of a Parquet file. */
 export interface ParquetColumn {

@@ -4,7 +4,7 @@ import { type PublishedRun, publishedSeq, readPublished, readVerified } from '..
 import { type ObjectStore, readParquet } from '../storage/index.js';
 
 /** An out-of-sample (walk-forward) probability triple of the served run's backtest. */
-export interface BacktestEntry {
+interface BacktestEntry {
   proba: [number, number, number];
   model_run_id: string;
   training_cutoff: Date;

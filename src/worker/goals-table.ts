@@ -31,7 +31,7 @@ export interface GoalsSnapshot {
 const META = ['match_id', 'region_id', 'season', 'start_time_utc', 'home_team_name', 'away_team_name'];
 
 /** The kick-off of a feature row. */
-export function kickoffOf(row: Record<string, unknown>): Date {
+function kickoffOf(row: Record<string, unknown>): Date {
   const v = row.start_time_utc;
   return v instanceof Date ? v : new Date(String(v));
 }
@@ -98,7 +98,7 @@ function asOfOf(rows: ReadonlyMap<number, Record<string, unknown>>): Date {
 }
 
 /** Builds a {@link GoalsSnapshot} from a features snapshot; reads the run's odds and markets artifacts. */
-export async function buildGoalsSnapshot(
+async function buildGoalsSnapshot(
   db: Queryable,
   store: ObjectStore,
   snap: FeatureSnapshot,

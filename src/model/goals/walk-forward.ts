@@ -137,7 +137,7 @@ export function goalsMetrics(inputs: readonly GoalInput[], rows: readonly GoalsB
 }
 
 /** A model's log loss beside a de-margined line's on the matches that have that line. */
-export interface LineFigures {
+interface LineFigures {
   n: number;
   model_log_loss: number;
   line_log_loss: number;

@@ -93,7 +93,7 @@ const VERDICT: Record<string, string> = {
 };
 
 /** What the promotion guard decided for the newest judged version, with the bars it was held to. */
-export function PromotionGuard({ promotion }: { promotion: Loadable<PromotionStatus> }) {
+function PromotionGuard({ promotion }: { promotion: Loadable<PromotionStatus> }) {
   if (promotion.state === 'loading') return <p>Loading promotion guard…</p>;
   if (promotion.state === 'error') return <p class="error">Promotion guard: {promotion.message}</p>;
   const c = promotion.value.comparison;

@@ -9,10 +9,10 @@ const MODEL = '#1f5f99';
 const OPENING = '#c46200';
 const CLOSING = '#2e7d32';
 /** Weeks in the rolling mean of the chart (weighted by matches). */
-export const ROLLING_WEEKS = 4;
+const ROLLING_WEEKS = 4;
 
 /** Rolling mean over the last `weeks` weekly points of one series, weighted by each week's matches. */
-export function rollingSeries(
+function rollingSeries(
   series: readonly Point[],
   value: (p: Point) => number | null,
   count: (p: Point) => number,
@@ -145,7 +145,7 @@ function OverTime({ group }: { group: Group }) {
 }
 
 /** Predicted probability against observed frequency per decile; the diagonal is perfect calibration. */
-export function ReliabilityDiagram({ group }: { group: Group }) {
+function ReliabilityDiagram({ group }: { group: Group }) {
   const S = 220;
   const P = 30;
   const w = S - 2 * P;
@@ -200,7 +200,7 @@ export function ReliabilityDiagram({ group }: { group: Group }) {
  * The walk-forward figures in one line, each with what it covers: the count is the number of rows the
  * log loss is computed on, the edge names its line and the matches that have it.
  */
-export function BacktestLine({ all }: { all: Group }) {
+function BacktestLine({ all }: { all: Group }) {
   return (
     <p class="muted" data-testid="perf-backtest">
       Backtest (walk-forward, out of sample, not served): <span data-field="bt-n">{all.n}</span> matches

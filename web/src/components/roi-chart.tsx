@@ -16,7 +16,7 @@ function fmtRoi(v: number | null): string {
   return `${v > 0 ? '+' : ''}${v.toFixed(1)}%`;
 }
 
-export function strategyLabel(s: string): string {
+function strategyLabel(s: string): string {
   const known: Record<string, string> = {
     favourite: 'Always the favourite',
     favorite: 'Always the favourite',

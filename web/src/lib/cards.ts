@@ -35,7 +35,7 @@ export function edge(probability: number, odd: number | null): number | null {
   return probability * odd - 1;
 }
 
-export function isUpcoming(card: Card): boolean {
+function isUpcoming(card: Card): boolean {
   if (card.status === 'finished') return false;
   return card.is_future !== false;
 }

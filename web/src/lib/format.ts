@@ -39,11 +39,3 @@ export function shortRunId(runId: string | null | undefined): string {
   if (!runId) return '–';
   return runId.length > 12 ? runId.slice(0, 12) + '…' : runId;
 }
-
-/** `YYYY-MM-DD` of a local date, for date inputs. */
-export function isoDay(ms: number): string {
-  const d = new Date(ms);
-  const mm = String(d.getMonth() + 1).padStart(2, '0');
-  const dd = String(d.getDate()).padStart(2, '0');
-  return `${d.getFullYear()}-${mm}-${dd}`;
-}
