@@ -4,10 +4,11 @@ export { type ParsedFile, parseCsvText } from './csv-file.js';
 export { decodeText } from './decode.js';
 export { ingestParsed, ingestPath, listCsvFiles } from './ingest-path.js';
 export { ingestSynthetic } from './ingest-synthetic.js';
-
+export type { ObservationLookup } from './observation-columns.js';
 export {
   type ObservationSet,
   type ObservationSource,
+  readObservationColumns,
   readObservationSet,
   readOddsObservations,
 } from './observations-file.js';

@@ -5,7 +5,9 @@ import {
   MARKET_OUTCOMES,
   ODDS_KINDS,
   ODDS_MARKETS,
+  type OddsMarket,
   type OddsObservation,
+  OddsTimeline,
 } from '../domain/index.js';
 import { type ParquetColumn, parquetFile, writeParquetColumns } from '../storage/index.js';
 
@@ -162,6 +164,11 @@ export class ObservationColumns {
     };
   }
 
+  /** The rows grouped by match, for reading one match's observations at a time. */
+  byMatch(): MatchObservations {
+    return new MatchObservations(this);
+  }
+
   /** Same kind and prices (the identity aside). */
   samePrices(i: number, j: number): boolean {
     if (this.kind[i] !== this.kind[j]) return false;
@@ -209,5 +216,52 @@ export class ObservationColumns {
     this.market = grown(this.market);
     this.kind = grown(this.kind);
     this.source = grown(this.source);
+  }
+}
+
+/** What the live goals markets read of the odds observations: a match's observations of one market. */
+export interface ObservationLookup {
+  of(matchId: number, market: OddsMarket): readonly OddsObservation[];
+}
+
+/**
+ * {@link ObservationColumns} grouped by match (file order kept within a match). A match's
+ * observations are rebuilt as objects when asked for, as an {@link OddsTimeline} of that match alone
+ * orders them.
+ */
+export class MatchObservations implements ObservationLookup {
+  private readonly order: Uint32Array;
+  /** Match id → [first, end) in `order`. */
+  private readonly ranges = new Map<number, [number, number]>();
+
+  constructor(private readonly columns: ObservationColumns) {
+    const ids = columns.matchId;
+    this.order = Uint32Array.from({ length: columns.length }, (_, i) => i).sort(
+      (a, b) => ids[a] - ids[b] || a - b,
+    );
+    for (let j = 0; j < this.order.length; ) {
+      const id = ids[this.order[j]];
+      let end = j;
+      while (end < this.order.length && ids[this.order[end]] === id) end++;
+      this.ranges.set(id, [j, end]);
+      j = end;
+    }
+  }
+
+  get size(): number {
+    return this.order.length;
+  }
+
+  /** Every observation of a match, as the file had them. */
+  ofMatch(matchId: number): OddsObservation[] {
+    const range = this.ranges.get(matchId);
+    if (!range) return [];
+    const out: OddsObservation[] = [];
+    for (let j = range[0]; j < range[1]; j++) out.push(this.columns.observation(this.order[j]));
+    return out;
+  }
+
+  of(matchId: number, market: OddsMarket): readonly OddsObservation[] {
+    return OddsTimeline.from(this.ofMatch(matchId)).of(matchId, market);
   }
 }

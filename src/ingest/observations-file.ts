@@ -36,6 +36,12 @@ export async function readOddsObservations(src: ObservationSource): Promise<Odds
   return obj ? decodeObservations(obj.body) : [];
 }
 
+/** Every stored odds observation as columns (empty when there is none): no object per observation. */
+export async function readObservationColumns(src: ObservationSource): Promise<ObservationColumns> {
+  const obj = await src.store.get(ODDS_OBSERVATIONS.bucket, await currentKey(src.db));
+  return obj ? ObservationColumns.decode(obj.body) : new ObservationColumns();
+}
+
 /** The observations file decoded: every observation, and the same grouped by match (file order). */
 export interface ObservationSet {
   readonly all: readonly OddsObservation[];

@@ -67,7 +67,3 @@ export function requireColumns(
     throw new ArtifactInvalidError(`${artifact}: missing required column(s) ${missing.join(', ')}`);
   }
 }
-
-function optional(row: Record<string, unknown>, column: string): boolean {
-  return row[column] === undefined;
-}

@@ -1,14 +1,13 @@
 import type { Queryable } from '../db/index.js';
 import { type Match, type OddsRecord, OPENING_LEAD_MS } from '../domain/index.js';
 import { FeatureColumns } from '../features/index.js';
-import { oddsRecordAsOf, readOddsObservations } from '../ingest/index.js';
+import { type ObservationLookup, oddsRecordAsOf, readObservationColumns } from '../ingest/index.js';
 import type { Logger } from '../logger.js';
 import { buildGoalInputs, type GoalInput, type GoalRatingParams, type MarketsRow } from '../model/index.js';
 import { servedRef } from '../runs/index.js';
 import { parseMarketsRows } from '../serving/index.js';
 import { type ObjectStore, readParquet } from '../storage/index.js';
 import type { FeatureSnapshot } from './feature-table.js';
-import { ObservationColumns, type ObservationLookup } from './observation-columns.js';
 import { OddsColumns } from './odds-columns.js';
 
 /**
@@ -109,7 +108,7 @@ async function buildGoalsSnapshot(
   const [oddsObj, marketsObj, observed] = await Promise.all([
     oddsRef ? store.get(oddsRef.bucket, oddsRef.key) : null,
     marketsRef ? store.get(marketsRef.bucket, marketsRef.key) : null,
-    readOddsObservations({ db, store }),
+    readObservationColumns({ db, store }),
   ]);
   const odds = oddsObj ? await OddsColumns.fromParquet(oddsObj.body) : new Map<number, OddsRecord>();
   const matches = [...snap.rows.keys()].map((id) => matchOf(snap.rows, id));
@@ -127,7 +126,7 @@ async function buildGoalsSnapshot(
     runId: snap.runId,
     inputs,
     odds,
-    observations: ObservationColumns.from(observed),
+    observations: observed.byMatch(),
     backtest,
   };
 }

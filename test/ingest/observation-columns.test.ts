@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MARKET_OUTCOMES, type OddsObservation, OddsTimeline } from '../../src/domain/index.js';
-import { ObservationColumns } from '../../src/worker/observation-columns.js';
+import { ObservationColumns } from '../../src/ingest/observation-columns.js';
 import { rng } from '../features/league-fixture.js';
 
 const ODDS_MARKETS = Object.keys(MARKET_OUTCOMES) as (keyof typeof MARKET_OUTCOMES)[];
@@ -25,12 +25,12 @@ test('the columnar observations equal the timeline of the same observations', ()
     });
   }
   const timeline = OddsTimeline.from(list);
-  const columns = ObservationColumns.from(list);
+  const columns = ObservationColumns.of(list).byMatch();
   assert.equal(columns.size, list.length);
   for (let id = 0; id <= 201; id++) {
     for (const market of ODDS_MARKETS) {
       assert.deepEqual(columns.of(id, market), timeline.of(id, market), `match ${id} ${market}`);
     }
   }
-  assert.deepEqual(ObservationColumns.from([]).of(1, '1x2'), []);
+  assert.deepEqual(ObservationColumns.of([]).byMatch().of(1, '1x2'), []);
 });
