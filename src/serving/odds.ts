@@ -52,13 +52,19 @@ export function parseOddsRows(raw: Record<string, unknown>[]): OddsRow[] {
 }
 
 /**
- * The odds file held as its columns, validated as {@link parseOddsRows} validates it, with rows made
- * one at a time in match-id order: a record per match (~2 KB each as objects, twice over while
- * decoding) is never held for the whole file.
+ * The odds file validated as {@link parseOddsRows} validates it and held as typed columns (a
+ * Float64Array per price and time field, NaN for null), with rows made one at a time in match-id
+ * order: neither a record per match (~2 KB each as objects) nor the decoded cells (~0.7 KB a row) are
+ * kept while the bodies are built.
  */
 export class OddsTable {
   private constructor(
-    private readonly columns: ReadonlyMap<string, ArrayLike<unknown>>,
+    private readonly ids: Float64Array,
+    private readonly prices: readonly Float64Array[],
+    private readonly times: readonly Float64Array[],
+    /** Index into `sources`; -1 for null (or no source column). */
+    private readonly sourceOf: Int32Array,
+    private readonly sources: readonly string[],
     /** File row numbers in match-id order. */
     private readonly order: Uint32Array,
     /** File row number of each match id. */
@@ -73,15 +79,42 @@ export class OddsTable {
       if (missing.length > 0)
         throw new ArtifactInvalidError(`odds.parquet: missing required column(s) ${missing.join(', ')}`);
     }
+    const ids = new Float64Array(n);
+    const prices = ODDS_PRICE_FIELDS.map(() => new Float64Array(n));
+    const times = ODDS_TIME_FIELDS.map(() => new Float64Array(n));
+    const sourceOf = new Int32Array(n);
+    const sources: string[] = [];
+    const sourceIndex = new Map<string, number>();
     // Every row is validated now (and dropped), so that a bad file is refused before anything is built.
     const index = new Map<number, number>();
     for (let i = 0; i < n; i++) {
-      const id = rowAt(columns, i).match_id;
+      const row = oddsRow((c) => columns.get(c)?.[i], i) as unknown as Record<string, unknown>;
+      const id = row.match_id as number;
       if (index.has(id)) throw new ArtifactInvalidError(`row ${i}: duplicate match_id ${id}`);
       index.set(id, i);
+      ids[i] = id;
+      ODDS_PRICE_FIELDS.forEach((c, k) => {
+        prices[k][i] = (row[c] as number | null) ?? Number.NaN;
+      });
+      // Validated above: a cell is a valid Date or null.
+      ODDS_TIME_FIELDS.forEach((c, k) => {
+        const t = columns.get(c)?.[i];
+        times[k][i] = t instanceof Date ? t.getTime() : Number.NaN;
+      });
+      const source = row.source as string | null;
+      if (source === null) sourceOf[i] = -1;
+      else {
+        let k = sourceIndex.get(source);
+        if (k === undefined) {
+          k = sources.length;
+          sources.push(source);
+          sourceIndex.set(source, k);
+        }
+        sourceOf[i] = k;
+      }
     }
-    const order = Uint32Array.from(index.values()).sort((a, b) => rowId(columns, a) - rowId(columns, b));
-    return new OddsTable(columns, order, index);
+    const order = Uint32Array.from(index.values()).sort((a, b) => ids[a] - ids[b]);
+    return new OddsTable(ids, prices, times, sourceOf, sources, order, index);
   }
 
   get length(): number {
@@ -91,20 +124,27 @@ export class OddsTable {
   /** The row of a match, or undefined. */
   get(matchId: number): OddsRow | undefined {
     const i = this.index.get(matchId);
-    return i === undefined ? undefined : rowAt(this.columns, i);
+    return i === undefined ? undefined : this.rowAt(i);
   }
 
   /** The rows in match-id order, made as they are visited. */
   *rows(): Generator<OddsRow> {
-    for (let k = 0; k < this.order.length; k++) yield rowAt(this.columns, this.order[k]);
+    for (let k = 0; k < this.order.length; k++) yield this.rowAt(this.order[k]);
   }
-}
 
-function rowAt(columns: ReadonlyMap<string, ArrayLike<unknown>>, i: number): OddsRow {
-  return oddsRow((c) => columns.get(c)?.[i], i);
-}
-
-/** The match id of a validated row. */
-function rowId(columns: ReadonlyMap<string, ArrayLike<unknown>>, i: number): number {
-  return Number(columns.get('match_id')![i]);
+  /** Row `i` as {@link oddsRow} made it from the file's cells: the same fields in the same order. */
+  private rowAt(i: number): OddsRow {
+    const row: Record<string, number | string | null> = { match_id: this.ids[i] };
+    ODDS_PRICE_FIELDS.forEach((c, k) => {
+      const v = this.prices[k][i];
+      row[c] = Number.isNaN(v) ? null : v;
+    });
+    const s = this.sourceOf[i];
+    row.source = s < 0 ? null : this.sources[s];
+    ODDS_TIME_FIELDS.forEach((c, k) => {
+      const t = this.times[k][i];
+      row[c] = Number.isNaN(t) ? null : new Date(t).toISOString();
+    });
+    return row as unknown as OddsRow;
+  }
 }

@@ -227,6 +227,38 @@ describe('odds validation', () => {
         ),
       ],
       ['empty', writeParquet(ODDS_COLUMNS, [])],
+      [
+        'times, goals prices, a null source',
+        writeParquet(
+          [
+            ...ODDS_COLUMNS,
+            { name: 'odd_over25', type: 'double' },
+            { name: 'odds_observed_at', type: 'timestamp' },
+            { name: 'close_observed_at', type: 'timestamp' },
+          ],
+          shuffled.map((r, i) => ({
+            ...r,
+            source: i === 1 ? null : r.source,
+            odd_over25: i % 2 ? 1.9 : null,
+            odds_observed_at: new Date(Date.UTC(2024, 0, 1, i)),
+            close_observed_at: i % 3 ? null : new Date(Date.UTC(2024, 0, 2, i)),
+          })),
+        ),
+      ],
+      [
+        'no source column',
+        writeParquet(
+          ODDS_COLUMNS.filter((c) => c.name !== 'source'),
+          shuffled,
+        ),
+      ],
+      [
+        'a time that is not a timestamp',
+        writeParquet(
+          [...ODDS_COLUMNS, { name: 'open_observed_at', type: 'string' }],
+          [{ ...shuffled[0], open_observed_at: 'yesterday' }],
+        ),
+      ],
     ];
     for (const [what, file] of cases) {
       let want: string;

@@ -13,9 +13,12 @@ import { analystData } from './analyst-data.js';
 export async function monitoringBacktestRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   let memo: { data: unknown; summary: Summary } | null = null;
   // Computed in the background once the app is ready, so the first visitor does not wait for it;
-  // closing waits for it, so that its thread is gone before the database and store close.
+  // closing waits for it, so that its thread is gone before the database and store close. Not
+  // during a replay: each release publishes a run, so a warmed copy would be stale within seconds
+  // and only hold memory.
   let warming: Promise<unknown> = Promise.resolve();
   app.addHook('onReady', async () => {
+    if (ctx.clock?.simulated) return;
     warming = analystData(ctx).catch((err: unknown) =>
       ctx.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'analyst rows not computed'),
     );
