@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { type ResourceLimits, Worker } from 'node:worker_threads';
 
 // Runs in the thread as CommonJS: registers tsx when the entry is TypeScript (a checkout run from
 // source), then imports the entry module.
@@ -26,11 +26,16 @@ function resolveTsx(): string | null {
  * with `data` plus `entry` and `tsxApi` as its `workerData`. An entry that fails to load posts
  * `{ t: 'init-error', message }` and exits 1.
  */
-export function startModuleThread(entry: URL, data: Record<string, unknown>): Worker {
+export function startModuleThread(
+  entry: URL,
+  data: Record<string, unknown>,
+  resourceLimits?: ResourceLimits,
+): Worker {
   return new Worker(BOOTSTRAP, {
     eval: true,
     workerData: { ...data, entry: entry.href, tsxApi: resolveTsx() },
     execArgv: [],
+    ...(resourceLimits ? { resourceLimits } : {}),
   });
 }
 
