@@ -5,10 +5,12 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
-const { dataDir, socketPath, maxConnections } = workerData as {
+const { dataDir, socketPath, maxConnections, initOnly } = workerData as {
   dataDir: string;
   socketPath: string;
   maxConnections: number;
+  /** Create the database, close it and exit (embedded-host.ts runs this on a thread of its own). */
+  initOnly?: boolean;
 };
 
 try {
@@ -17,6 +19,11 @@ try {
   const db = await PGlite.create(dataDir, {
     startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'],
   });
+  if (initOnly) {
+    await db.close();
+    parentPort!.postMessage({ t: 'ready' });
+    process.exit(0);
+  }
   const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections });
   await server.start();
   parentPort!.on('message', async (msg: { t: string }) => {

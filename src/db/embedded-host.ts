@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { Worker } from 'node:worker_threads';
 import { MatchcastError, siblingModule, startModuleThread } from '../domain/index.js';
 import { acquireLock } from './embedded-lock.js';
 
@@ -40,6 +41,21 @@ export async function embeddedServerAnswers(dbDir: string, timeoutMs = 1000): Pr
   });
 }
 
+/** Resolves when the host thread reports `ready`; rejects with its failure. */
+function ready(thread: Worker): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    thread.once('message', (msg: { t: string; message?: string }) =>
+      msg.t === 'ready'
+        ? resolve()
+        : reject(new MatchcastError('MC_ERR_DATABASE_UNAVAILABLE', `embedded database: ${msg.message}`)),
+    );
+    thread.once('error', reject);
+    thread.once('exit', (code) =>
+      reject(new MatchcastError('MC_ERR_DATABASE_UNAVAILABLE', `embedded database thread exited (${code})`)),
+    );
+  });
+}
+
 /** A running embedded database server. */
 export interface EmbeddedHost {
   /** The connection string every client of this data folder uses. */
@@ -69,38 +85,42 @@ export async function hostEmbeddedDatabase(
     unlock();
     throw err;
   }
-  const thread = startModuleThread(siblingModule(import.meta.url, './embedded-host-thread'), {
-    dataDir: dbDir,
-    socketPath,
-    maxConnections: options.maxConnections ?? 64,
-  });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      thread.once('message', (msg: { t: string; message?: string }) =>
-        msg.t === 'ready'
-          ? resolve()
-          : reject(new MatchcastError('MC_ERR_DATABASE_UNAVAILABLE', `embedded database: ${msg.message}`)),
-      );
-      thread.once('error', reject);
-      thread.once('exit', (code) =>
-        reject(
-          new MatchcastError('MC_ERR_DATABASE_UNAVAILABLE', `embedded database thread exited (${code})`),
-        ),
-      );
+  const start = (initOnly: boolean) =>
+    startModuleThread(siblingModule(import.meta.url, './embedded-host-thread'), {
+      dataDir: dbDir,
+      socketPath,
+      maxConnections: options.maxConnections ?? 64,
+      initOnly,
     });
+  let thread: Worker | undefined;
+  try {
+    // Creating a database (initdb) leaves ~350 MB of WebAssembly memory that only a collection of the
+    // thread's heap returns, and a thread that does nothing but serve PGlite may never collect: it
+    // is created on a thread of its own, which takes all of it when it exits.
+    if (!existsSync(path.join(dbDir, 'PG_VERSION'))) {
+      const init = start(true);
+      try {
+        await ready(init);
+      } finally {
+        await init.terminate();
+      }
+    }
+    thread = start(false);
+    await ready(thread);
   } catch (err) {
-    await thread.terminate();
+    await thread?.terminate();
     unlock();
     throw err;
   }
+  const host = thread;
   let closing: Promise<void> | undefined;
   return {
     url: embeddedUrl(socketDir),
     close() {
       closing ??= (async () => {
-        const stopped = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
-        thread.postMessage({ t: 'stop' });
-        const timer = setTimeout(() => void thread.terminate(), 10_000);
+        const stopped = new Promise<void>((resolve) => host.once('exit', () => resolve()));
+        host.postMessage({ t: 'stop' });
+        const timer = setTimeout(() => void host.terminate(), 10_000);
         await stopped;
         clearTimeout(timer);
         rmSync(socketPath, { force: true });
