@@ -3,6 +3,7 @@ import type { AppContext } from './api/index.js';
 import { createPredictionCache } from './cache/index.js';
 import type { Config } from './config.js';
 import {
+  type Database,
   type EmbeddedHost,
   embeddedDbDir,
   embeddedServerAnswers,
@@ -10,6 +11,7 @@ import {
   openDatabase,
   openDatabaseDeferred,
 } from './db/index.js';
+import { isMatchcastError } from './domain/index.js';
 import type { Logger } from './logger.js';
 import { importLegacyMetadata } from './pipeline/index.js';
 import { createTaskQueue } from './queue/index.js';
@@ -32,6 +34,9 @@ export interface RuntimeContext extends AppContext {
   startEmbeddedWorker?: () => Promise<void>;
   close(): Promise<void>;
 }
+
+/** Connection attempts to the database this process hosts before it serves without one. */
+const HOSTED_OPEN_ATTEMPTS = 4;
 
 /**
  * The composition root: picks each adapter from configuration — PostgreSQL or
@@ -62,7 +67,22 @@ export async function openRuntime(
   ) {
     host = await hostEmbeddedDatabase(embeddedDbDir(config));
   }
-  const { db, deferred } = await openDatabaseDeferred(() => openDatabase(config), {
+  // A database this process hosts has just started on a thread of its own: on a loaded machine its
+  // first connection can outlast DB_TIMEOUT_MS without anything being down. A few attempts (about
+  // 10 s in all) before serving without it.
+  const open = () => openDatabase(config);
+  const openHosted = async (): Promise<Database> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await open();
+      } catch (err) {
+        if (attempt >= HOSTED_OPEN_ATTEMPTS || !isMatchcastError(err, 'MC_ERR_DATABASE_UNAVAILABLE'))
+          throw err;
+        await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
+      }
+    }
+  };
+  const { db, deferred } = await openDatabaseDeferred(host ? openHosted : open, {
     kind: config.databaseUrl ? 'postgres' : 'pglite',
     onOpen: () => log.info('database reachable again: opened and migrated'),
   });
