@@ -74,31 +74,39 @@ export class ObservationColumns {
     c.prices.fill(Number.NaN, 0, 3 * n);
     c.market.fill(NONE, 0, n);
     c.kind.fill(NONE, 0, n);
-    const price = (k: number, v: unknown, i: number) => {
+    const price = (k: number) => (v: unknown, i: number) => {
       if (typeof v === 'number' && Number.isFinite(v)) c.prices[i * 3 + k] = v;
+    };
+    // What each column's cell sets; a cell that is not a valid value leaves the row incomplete.
+    const cell: Record<string, (v: unknown, i: number) => void> = {
+      match_id: (v, i) => {
+        const id = typeof v === 'bigint' ? Number(v) : v;
+        if (typeof id === 'number' && Number.isSafeInteger(id)) c.matchId[i] = id;
+      },
+      observed_at: (v, i) => {
+        if (v instanceof Date) c.at[i] = v.getTime();
+      },
+      market: (v, i) => {
+        if (isOddsMarket(v)) c.market[i] = ODDS_MARKETS.indexOf(v);
+      },
+      kind: (v, i) => {
+        if (isOddsKind(v)) c.kind[i] = ODDS_KINDS.indexOf(v);
+      },
+      source: (v, i) => {
+        c.source[i] = c.sourceId(typeof v === 'string' ? v : '');
+      },
+      price_1: price(0),
+      price_2: price(1),
+      price_3: price(2),
     };
     await parquetRead({
       file,
       metadata,
       utf8: true,
       onChunk: ({ columnName, columnData, rowStart }) => {
-        for (let j = 0; j < columnData.length; j++) {
-          const v: unknown = columnData[j];
-          const i = rowStart + j;
-          if (columnName === 'match_id') {
-            const id = typeof v === 'bigint' ? Number(v) : v;
-            if (typeof id === 'number' && Number.isSafeInteger(id)) c.matchId[i] = id;
-          } else if (columnName === 'observed_at') {
-            if (v instanceof Date) c.at[i] = v.getTime();
-          } else if (columnName === 'market') {
-            if (isOddsMarket(v)) c.market[i] = ODDS_MARKETS.indexOf(v);
-          } else if (columnName === 'kind') {
-            if (isOddsKind(v)) c.kind[i] = ODDS_KINDS.indexOf(v);
-          } else if (columnName === 'source') c.source[i] = c.sourceId(typeof v === 'string' ? v : '');
-          else if (columnName === 'price_1') price(0, v, i);
-          else if (columnName === 'price_2') price(1, v, i);
-          else if (columnName === 'price_3') price(2, v, i);
-        }
+        const put = Object.hasOwn(cell, columnName) ? cell[columnName] : undefined;
+        if (!put) return;
+        for (let j = 0; j < columnData.length; j++) put(columnData[j], rowStart + j);
       },
     });
     // Keep the complete rows, moved down in place.
@@ -145,7 +153,16 @@ export class ObservationColumns {
 
   /** Appends every row of `other`. */
   append(other: ObservationColumns): void {
-    for (let i = 0; i < other.length; i++) this.push(other.observation(i));
+    for (let i = 0; i < other.length; i++) {
+      if (this.length === this.capacity) this.grow();
+      const j = this.length++;
+      this.matchId[j] = other.matchId[i];
+      this.at[j] = other.at[i];
+      this.prices.set(other.prices.subarray(i * 3, i * 3 + 3), j * 3);
+      this.market[j] = other.market[i];
+      this.kind[j] = other.kind[i];
+      this.source[j] = this.sourceId(other.sources[other.source[i]]);
+    }
   }
 
   /** Row `i` as an observation object. */
