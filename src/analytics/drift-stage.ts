@@ -1,4 +1,3 @@
-import { MatchesRepository } from '../db/index.js';
 import { KEYS, MatchcastError, type Stage } from '../domain/index.js';
 import { MODEL_FEATURE_NAMES } from '../features/index.js';
 import type { ModelVersion } from '../registry/index.js';
@@ -8,7 +7,15 @@ import { renderDataQualityReport } from './data-quality-html.js';
 import { computeDrift, DEFAULT_DRIFT_THRESHOLDS, type DriftThresholds } from './drift.js';
 import { type DriftLatest, type DriftReport, driftLatest } from './drift-report.js';
 import { renderDriftReport } from './drift-report-html.js';
-import { type AnalyticsDeps, asDate, numOrNull, putText, readOdds, readParquetObject } from './io.js';
+import {
+  type AnalyticsDeps,
+  asDate,
+  matchesOf,
+  numOrNull,
+  putText,
+  readOdds,
+  readParquetObject,
+} from './io.js';
 import { dataQualityFilename, driftReportFilename, pruneReports } from './report-names.js';
 
 interface DriftStageOptions {
@@ -86,7 +93,10 @@ export async function runDriftStage(
   const windowDays = opts.windowDays ?? 30;
   const thresholds = { ...DEFAULT_DRIFT_THRESHOLDS, ...opts.thresholds };
 
-  const features = await readParquetObject(deps, KEYS.features);
+  // The run's feature rows are the file's rows, already in memory.
+  const features =
+    (deps.loaded?.featureRows as readonly ParquetRow[] | undefined) ??
+    (await readParquetObject(deps, KEYS.features));
   if (!features) {
     throw new MatchcastError(
       'MC_ERR_NOT_FOUND',
@@ -186,7 +196,7 @@ export async function runDriftStage(
     },
   };
 
-  const matches = await new MatchesRepository(deps.db).allMatches();
+  const matches = await matchesOf(deps);
   const odds = await readOdds(store);
   const dataQuality = assessDataQuality({
     asOf,

@@ -1,7 +1,14 @@
-import { MatchesRepository } from '../db/index.js';
 import { KEYS, type OddsRecord } from '../domain/index.js';
 import { marketsFromMatrix, scoreMatrix } from '../model/index.js';
-import { type AnalyticsDeps, asDate, numOrNull, putText, readOdds, readParquetObject } from './io.js';
+import {
+  type AnalyticsDeps,
+  asDate,
+  matchesOf,
+  numOrNull,
+  putText,
+  readOdds,
+  readParquetObject,
+} from './io.js';
 import {
   type BetCandidate,
   type OddsSource,
@@ -116,7 +123,7 @@ export async function runGoalsSimulateStage(
   const source = opts.oddsSource ?? 'closing';
   const rows = await readParquetObject(deps, KEYS.markets);
   if (!rows) return null;
-  const matches = new Map((await new MatchesRepository(deps.db).allMatches()).map((m) => [m.id, m]));
+  const matches = new Map((await matchesOf(deps)).map((m) => [m.id, m]));
   const odds = new Map((await readOdds(deps.store)).map((o) => [o.match_id, o]));
   const regions = new Map<number, string>();
   for (const m of matches.values()) regions.set(m.regionId, m.regionName);

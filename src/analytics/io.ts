@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
-import type { Database } from '../db/index.js';
-import type { KEYS, OddsRecord } from '../domain/index.js';
+import { type Database, MatchesRepository } from '../db/index.js';
+import type { KEYS, Match, OddsRecord } from '../domain/index.js';
+import type { FeatureRow } from '../features/index.js';
 import { readOddsFile } from '../ingest/index.js';
 import type { Logger } from '../logger.js';
 import type { Registry } from '../registry/index.js';
@@ -14,6 +15,16 @@ export interface AnalyticsDeps {
   store: ObjectStore;
   registry: Registry;
   log: Logger;
+  /**
+   * What a pipeline run already holds, so that its analysis stages read these instead of loading a
+   * second copy of every match and feature row beside the run's own. Default: loaded by each stage.
+   */
+  loaded?: { matches: readonly Match[]; featureRows: readonly FeatureRow[] };
+}
+
+/** Every match: the run's own copy when it passed one, else from the database. */
+export async function matchesOf(deps: Pick<AnalyticsDeps, 'db' | 'loaded'>): Promise<readonly Match[]> {
+  return deps.loaded?.matches ?? (await new MatchesRepository(deps.db).allMatches());
 }
 
 export function numOrNull(v: unknown): number | null {

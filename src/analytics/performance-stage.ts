@@ -1,9 +1,16 @@
-import { MatchesRepository } from '../db/index.js';
 import { KEYS, type Match } from '../domain/index.js';
 import type { DemarginMethod } from '../features/index.js';
 import type { ArtifactSource } from '../runs/index.js';
 import type { ObjectStore } from '../storage/index.js';
-import { type AnalyticsDeps, asDate, numOrNull, putText, readOdds, readParquetObject } from './io.js';
+import {
+  type AnalyticsDeps,
+  asDate,
+  matchesOf,
+  numOrNull,
+  putText,
+  readOdds,
+  readParquetObject,
+} from './io.js';
 import {
   type JoinedMatch,
   joinServedResults,
@@ -115,7 +122,7 @@ async function backtestRows(
  * `reports/performance_report_<ts>.html` and, last, `reports/performance_latest.json`.
  */
 export async function runPerformanceStage(
-  deps: Pick<AnalyticsDeps, 'config' | 'db' | 'store' | 'log'>,
+  deps: Pick<AnalyticsDeps, 'config' | 'db' | 'store' | 'log' | 'loaded'>,
   opts: PerformanceStageOptions = {},
 ): Promise<PerformanceSummary> {
   const { store } = deps;
@@ -128,7 +135,7 @@ export async function runPerformanceStage(
   };
   const [served, matches, odds, prev] = await Promise.all([
     readServedLog(store),
-    new MatchesRepository(deps.db).allMatches(),
+    matchesOf(deps),
     readOdds(store),
     previousSummary(store),
   ]);

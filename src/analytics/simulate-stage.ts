@@ -1,6 +1,13 @@
-import { MatchesRepository } from '../db/index.js';
 import { KEYS, MatchcastError, type OddsRecord, outcomeFromScore } from '../domain/index.js';
-import { type AnalyticsDeps, asDate, numOrNull, putText, readOdds, readParquetObject } from './io.js';
+import {
+  type AnalyticsDeps,
+  asDate,
+  matchesOf,
+  numOrNull,
+  putText,
+  readOdds,
+  readParquetObject,
+} from './io.js';
 import { roiBaselinesCsv, roiByRegionCsv, roiByRegionSeasonCsv } from './roi-csv.js';
 import {
   type BetSummary,
@@ -77,7 +84,7 @@ export async function runSimulateStage(
       'predictions/backtest.parquet not found: run `matchcast pipeline train` first',
     );
   }
-  const matches = await new MatchesRepository(deps.db).allMatches();
+  const matches = await matchesOf(deps);
   const oddsList = await readOdds(store);
   const odds = new Map<number, OddsRecord>(oddsList.map((o) => [o.match_id, o]));
 

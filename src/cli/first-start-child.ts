@@ -1,7 +1,5 @@
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-
-const CLI = fileURLToPath(new URL('../../bin/matchcast.js', import.meta.url));
+import { BATCH_NODE_FLAGS, CLI } from './batch-process.js';
 
 /** Set in the environment of the `start` child that does the first start's work, then exits. */
 export const FIRST_START_CHILD_ENV = 'MATCHCAST_FIRST_START_CHILD';
@@ -20,7 +18,7 @@ export function isFirstStartChild(): boolean {
  * IPC channel closes). Resolves with the child's exit code (128 + signal number when killed).
  */
 export async function runFirstStartChild(argv: string[]): Promise<number> {
-  const child = spawn(process.execPath, [CLI, 'start', ...argv], {
+  const child = spawn(process.execPath, [...BATCH_NODE_FLAGS, CLI, 'start', ...argv], {
     stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
     env: { ...process.env, [FIRST_START_CHILD_ENV]: '1' },
   });

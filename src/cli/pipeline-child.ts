@@ -1,10 +1,8 @@
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.js';
 import { openDatabase } from '../db/index.js';
 import { markAbandonedRuns } from '../runs/index.js';
-
-const CLI = fileURLToPath(new URL('../../bin/matchcast.js', import.meta.url));
+import { BATCH_NODE_FLAGS, CLI } from './batch-process.js';
 
 /** Set in the child's environment: there `pipeline run` runs the pipeline itself. */
 export const PIPELINE_CHILD_ENV = 'MATCHCAST_PIPELINE_CHILD';
@@ -27,7 +25,7 @@ export interface SuperviseOptions {
  */
 export async function superviseRun(argv: string[], options: SuperviseOptions): Promise<number> {
   const err = options.err ?? ((t: string) => void process.stderr.write(t));
-  const child = spawn(process.execPath, [CLI, ...argv], {
+  const child = spawn(process.execPath, [...BATCH_NODE_FLAGS, CLI, ...argv], {
     stdio: 'inherit',
     env: { ...process.env, [PIPELINE_CHILD_ENV]: '1' },
   });

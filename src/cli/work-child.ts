@@ -1,5 +1,4 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.js';
 import { openDatabase } from '../db/index.js';
 import { ingestPath } from '../ingest/index.js';
@@ -14,9 +13,8 @@ import { createRegistry } from '../registry/index.js';
 import { type PollOutcome, pollSource } from '../sources/index.js';
 import { createObjectStore } from '../storage/index.js';
 import { lowerPriority } from './background-priority.js';
+import { BATCH_NODE_FLAGS, CLI } from './batch-process.js';
 import { repredictAfterPoll } from './source-repredict.js';
-
-const CLI = fileURLToPath(new URL('../../bin/matchcast.js', import.meta.url));
 
 /** The internal command that runs the child side (not in the CLI's usage). */
 export const WORK_CHILD_COMMAND = '_work-child';
@@ -84,7 +82,7 @@ export function createWorkChild(
 
   function ensure(): ChildProcess {
     if (child && child.exitCode === null && child.signalCode === null) return child;
-    const c = spawn(process.execPath, [CLI, WORK_CHILD_COMMAND], {
+    const c = spawn(process.execPath, [...BATCH_NODE_FLAGS, CLI, WORK_CHILD_COMMAND], {
       // The server's own settings come over the channel, not the environment (a replay or a test
       // runs with settings of its own); its lines go where the server's go.
       env: process.env,

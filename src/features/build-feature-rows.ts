@@ -7,7 +7,7 @@ import {
   type ResultContext,
   resolveFeatureOptions,
 } from './feature-group.js';
-import type { FeatureRow } from './feature-row.js';
+import { emptyFeatureRow, type FeatureRow } from './feature-row.js';
 import { FEATURE_GROUP_LIST as GROUPS } from './groups/index.js';
 import { demargin, demarginPrices, overround } from './market.js';
 
@@ -455,19 +455,16 @@ export function buildFeatureRows(
     const label: Outcome | null = played(m)
       ? outcomeFromScore(m.homeScore as number, m.awayScore as number)
       : null;
-    const row: Record<string, unknown> = {
-      match_id: m.id,
-      start_time_utc: m.startTimeUtc,
-      region_id: m.regionId,
-      season: m.season,
-      home_team_name: m.homeTeamName,
-      away_team_name: m.awayTeamName,
-      label,
-      is_future: t >= asOfMs,
-      as_of: asOf,
-      prediction_time: null,
-      odds_observed_at: null,
-    };
+    const row = emptyFeatureRow();
+    row.match_id = m.id;
+    row.start_time_utc = m.startTimeUtc;
+    row.region_id = m.regionId;
+    row.season = m.season;
+    row.home_team_name = m.homeTeamName;
+    row.away_team_name = m.awayTeamName;
+    row.label = label;
+    row.is_future = t >= asOfMs;
+    row.as_of = asOf;
     const region = regions.get(m.regionId)!;
     const ctx: Ctx = {
       match: m,

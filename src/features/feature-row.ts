@@ -1,5 +1,5 @@
 import { type Outcome, RESULT_LAG_MS } from '../domain/index.js';
-import type { FeatureName } from './feature-names.js';
+import { FEATURE_NAMES, type FeatureName } from './feature-names.js';
 
 /** The identifying and label columns of a feature row. */
 export interface FeatureRowMeta {
@@ -35,6 +35,33 @@ export function labelKnownBy(row: FeatureRowMeta, t: number): boolean {
 
 /** One match's point-in-time features: the meta columns plus every {@link FeatureName} (null = missing). */
 export type FeatureRow = FeatureRowMeta & Record<FeatureName, number | null>;
+
+const META_COLUMNS: readonly (keyof FeatureRowMeta)[] = [
+  'match_id',
+  'start_time_utc',
+  'region_id',
+  'season',
+  'home_team_name',
+  'away_team_name',
+  'label',
+  'is_future',
+  'as_of',
+  'prediction_time',
+  'odds_observed_at',
+];
+
+const EMPTY_ROW: Readonly<Record<string, unknown>> = Object.fromEntries(
+  [...META_COLUMNS, ...FEATURE_NAMES].map((name) => [name, null]),
+);
+
+/**
+ * A row with every column present and null, to be filled in. An object given ~60 computed keys one
+ * at a time falls into V8's dictionary mode (~4 KB a row); a copy of one complete object keeps its
+ * compact shape (~1.2 KB), which is what bounds a pipeline run's memory.
+ */
+export function emptyFeatureRow(): Record<string, unknown> {
+  return { ...EMPTY_ROW };
+}
 
 /**
  * THE conversion from a stored feature row to a model input vector: training, batch predict and the

@@ -1,5 +1,7 @@
 import type { Config } from '../config.js';
 import type { Database } from '../db/index.js';
+import type { Match } from '../domain/index.js';
+import type { FeatureRow } from '../features/index.js';
 import type { Logger } from '../logger.js';
 import type { ModelRegistry } from '../registry/index.js';
 import type { RunWriter } from '../runs/index.js';
@@ -20,6 +22,8 @@ export interface PipelineDeps {
    * and write the run's copies; `run.base` is the real store (ingest inputs, registry).
    */
   run?: RunWriter;
+  /** What the run already holds in memory, for its analysis stages (see `AnalyticsDeps.loaded`). */
+  loaded?: { matches: readonly Match[]; featureRows: readonly FeatureRow[] };
 }
 
 /** The progress reporter of `deps`, defaulting to {@link autoProgress}. */

@@ -282,11 +282,12 @@ export async function runPipeline(
         skipped.push(name);
         return null;
       }
+      const withLoaded = { ...deps, loaded: { matches: features.matches, featureRows } };
       return name === 'performance'
-        ? timed(name, () => fn(deps, asOf))
+        ? timed(name, () => fn(withLoaded, asOf))
         : recorded(
             name,
-            () => fn(deps, asOf),
+            () => fn(withLoaded, asOf),
             () => ({}),
           );
     };

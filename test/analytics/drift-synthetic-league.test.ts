@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { runDriftStage } from '../../src/analytics/index.js';
+import { MatchesRepository } from '../../src/db/index.js';
+import { readFeatureRows } from '../../src/pipeline/artifacts.js';
 import { generateSyntheticLeague } from '../../src/ingest/synthetic.js';
 import { type Env, fromSyntheticLeague, setupEnv } from './synthetic.js';
 
@@ -65,5 +67,18 @@ describe('drift stage on generateSyntheticLeague with homeAdvantageShift', () =>
     );
     assert.ok(res.latest.drift_score! <= 0.1, String(res.latest.drift_score));
     assert.equal(res.report.predictions?.n_drifted, 0);
+  });
+
+  test('a run passing the matches and feature rows it holds gets the same reports as one that reads them', async () => {
+    const now = new Date('2022-03-02T00:00:00Z');
+    const read = await runDriftStage(shifted.deps, { ...OPTS, now });
+    const loaded = {
+      matches: await new MatchesRepository(shifted.deps.db).allMatches(),
+      featureRows: await readFeatureRows(shifted.deps),
+    };
+    const held = await runDriftStage({ ...shifted.deps, loaded }, { ...OPTS, now });
+    assert.deepEqual(held.report, read.report);
+    assert.deepEqual(held.dataQuality, read.dataQuality);
+    assert.ok(held.report.reference.n_rows > 0 && held.report.current.n_rows > 0);
   });
 });
