@@ -9,3 +9,16 @@ export const CLI = fileURLToPath(new URL('../../bin/matchcast.js', import.meta.u
  * instead of 2.2 GB, in the same time (docs/benchmarks.md).
  */
 export const BATCH_NODE_FLAGS: readonly string[] = ['--heap-growing-percent=25'];
+
+/**
+ * glibc's allocator settings of the shipped service (`npm start`, deploy/Dockerfile): memory freed by
+ * parsers and buffers goes back to the system instead of staying in per-thread arenas (~80 MB less at
+ * the peak of a 131k-match run).
+ */
+const MALLOC_TUNABLES =
+  'glibc.malloc.trim_threshold=131072:glibc.malloc.mmap_threshold=131072:glibc.malloc.arena_max=2';
+
+/** The environment of a pipeline child: `env` with the shipped allocator settings unless it sets its own. */
+export function batchEnv(env: NodeJS.ProcessEnv, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { ...env, GLIBC_TUNABLES: env.GLIBC_TUNABLES ?? MALLOC_TUNABLES, ...extra };
+}

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { BATCH_NODE_FLAGS, CLI } from './batch-process.js';
+import { BATCH_NODE_FLAGS, batchEnv, CLI } from './batch-process.js';
 
 /** Set in the environment of the `start` child that does the first start's work, then exits. */
 export const FIRST_START_CHILD_ENV = 'MATCHCAST_FIRST_START_CHILD';
@@ -20,7 +20,7 @@ export function isFirstStartChild(): boolean {
 export async function runFirstStartChild(argv: string[]): Promise<number> {
   const child = spawn(process.execPath, [...BATCH_NODE_FLAGS, CLI, 'start', ...argv], {
     stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
-    env: { ...process.env, [FIRST_START_CHILD_ENV]: '1' },
+    env: batchEnv(process.env, { [FIRST_START_CHILD_ENV]: '1' }),
   });
   const forward = (signal: NodeJS.Signals) => child.kill(signal);
   process.on('SIGINT', forward);

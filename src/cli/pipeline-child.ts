@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import type { Config } from '../config.js';
 import { openDatabase } from '../db/index.js';
 import { markAbandonedRuns } from '../runs/index.js';
-import { BATCH_NODE_FLAGS, CLI } from './batch-process.js';
+import { BATCH_NODE_FLAGS, batchEnv, CLI } from './batch-process.js';
 
 /** Set in the child's environment: there `pipeline run` runs the pipeline itself. */
 export const PIPELINE_CHILD_ENV = 'MATCHCAST_PIPELINE_CHILD';
@@ -27,7 +27,7 @@ export async function superviseRun(argv: string[], options: SuperviseOptions): P
   const err = options.err ?? ((t: string) => void process.stderr.write(t));
   const child = spawn(process.execPath, [...BATCH_NODE_FLAGS, CLI, ...argv], {
     stdio: 'inherit',
-    env: { ...process.env, [PIPELINE_CHILD_ENV]: '1' },
+    env: batchEnv(process.env, { [PIPELINE_CHILD_ENV]: '1' }),
   });
   let stopping: NodeJS.Signals | null = null;
   const onSignal = (signal: NodeJS.Signals) => {

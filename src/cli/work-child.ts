@@ -13,7 +13,7 @@ import { createRegistry } from '../registry/index.js';
 import { type PollOutcome, pollSource } from '../sources/index.js';
 import { createObjectStore } from '../storage/index.js';
 import { lowerPriority } from './background-priority.js';
-import { BATCH_NODE_FLAGS, CLI } from './batch-process.js';
+import { BATCH_NODE_FLAGS, batchEnv, CLI } from './batch-process.js';
 import { repredictAfterPoll } from './source-repredict.js';
 
 /** The internal command that runs the child side (not in the CLI's usage). */
@@ -85,7 +85,7 @@ export function createWorkChild(
     const c = spawn(process.execPath, [...BATCH_NODE_FLAGS, CLI, WORK_CHILD_COMMAND], {
       // The server's own settings come over the channel, not the environment (a replay or a test
       // runs with settings of its own); its lines go where the server's go.
-      env: process.env,
+      env: batchEnv(process.env),
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       serialization: 'advanced',
     });

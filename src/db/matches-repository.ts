@@ -106,19 +106,33 @@ function naturalKey(m: MatchUpsert): string {
   );
 }
 
-function toMatch(r: MatchDbRow): Match {
+function toMatch(r: MatchDbRow, intern: (s: string) => string = (s) => s): Match {
   return {
     id: r.id,
     regionId: r.region_id,
-    regionName: r.region_name,
-    tournamentName: r.tournament_name,
-    season: r.season,
+    regionName: intern(r.region_name),
+    tournamentName: intern(r.tournament_name),
+    season: intern(r.season),
     startTimeUtc: new Date(r.start_time_utc),
-    homeTeamName: r.home_team_name,
-    awayTeamName: r.away_team_name,
-    status: r.status,
+    homeTeamName: intern(r.home_team_name),
+    awayTeamName: intern(r.away_team_name),
+    status: intern(r.status) as MatchStatus,
     homeScore: r.home_score,
     awayScore: r.away_score,
+  };
+}
+
+/**
+ * One copy of each distinct string: the driver gives every row its own copy of names that repeat
+ * across thousands of matches (a match held ~700 bytes, ~150 with the names shared).
+ */
+function interner(): (s: string) => string {
+  const seen = new Map<string, string>();
+  return (s) => {
+    const known = seen.get(s);
+    if (known !== undefined) return known;
+    seen.set(s, s);
+    return s;
   };
 }
 
@@ -314,7 +328,8 @@ export class MatchesRepository {
     const rows = await this.db.query<MatchDbRow>(
       `SELECT ${MATCH_COLUMNS} FROM matches ORDER BY start_time_utc, id`,
     );
-    return rows.map(toMatch);
+    const intern = interner();
+    return rows.map((r) => toMatch(r, intern));
   }
 
   /** The regions of the matches `ids` (unknown ids are ignored). */
@@ -353,7 +368,7 @@ export class MatchesRepository {
       [regionIds],
     );
     return {
-      matches: rows.map(toMatch),
+      matches: rows.map((r) => toMatch(r)),
       counts: new Map(counts.map((c) => [Number(c.region_id), Number(c.n)])),
       mark: String(snap?.x ?? '0'),
     };

@@ -276,8 +276,9 @@ export async function evaluateGates(
     figures: { checked: n, invalid: bad },
   });
 
-  // odds_plausible: the run's snapshot (its own or inherited).
-  let odds = inputs.odds ?? (run.memo.get('odds') as OddsRecord[] | undefined) ?? null;
+  // odds_plausible: the run's snapshot (its own or inherited), decoded again here rather than held
+  // in memory through every stage since the features were built.
+  let odds = inputs.odds ?? null;
   if (!odds) {
     const obj = await run.get('odds');
     odds = obj ? await decodeOdds(obj.body) : [];

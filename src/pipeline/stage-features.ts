@@ -47,7 +47,6 @@ export async function runFeaturesStage(
     if (oddsObj) await deps.run.put('odds', oddsObj.body, { contentType: oddsObj.contentType });
     else deps.run.drop('odds');
     deps.run.setFeaturesFingerprint(featureFingerprint());
-    deps.run.memo.set('odds', [...odds.values()]);
   }
   load.done({ matches: matches.length, odds: odds.size, observations: observations.size });
 

@@ -79,11 +79,6 @@ export class RunWriter {
    * goes to the real store. `close()` does nothing (the real store is the caller's).
    */
   readonly store: ObjectStore;
-  /**
-   * In-memory hand-over between stages of one process (e.g. the odds the features stage decoded, so
-   * the gates need not decode them again). Never persisted.
-   */
-  readonly memo = new Map<string, unknown>();
   private readonly parentSeq: number | null;
   /** The real object store (ingest inputs, reports outside `KEYS`). */
   readonly base: ObjectStore;
