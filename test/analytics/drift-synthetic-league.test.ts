@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { runDriftStage } from '../../src/analytics/index.js';
 import { MatchesRepository } from '../../src/db/index.js';
-import { readFeatureRows } from '../../src/pipeline/artifacts.js';
 import { generateSyntheticLeague } from '../../src/ingest/synthetic.js';
+import { readFeatureRows } from '../../src/pipeline/artifacts.js';
 import { type Env, fromSyntheticLeague, setupEnv } from './synthetic.js';
 
 // The ingest engineer's generator with its home-advantage shift option: six seasons of two 16-team
