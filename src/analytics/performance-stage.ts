@@ -1,16 +1,9 @@
+import { MatchesRepository } from '../db/index.js';
 import { KEYS, type Match } from '../domain/index.js';
 import type { DemarginMethod } from '../features/index.js';
 import type { ArtifactSource } from '../runs/index.js';
 import type { ObjectStore } from '../storage/index.js';
-import {
-  type AnalyticsDeps,
-  asDate,
-  matchesOf,
-  numOrNull,
-  putText,
-  readOdds,
-  readParquetObject,
-} from './io.js';
+import { type AnalyticsDeps, asDate, numOrNull, putText, readOdds, readParquetObject } from './io.js';
 import {
   type JoinedMatch,
   joinServedResults,
@@ -122,7 +115,7 @@ async function backtestRows(
  * `reports/performance_report_<ts>.html` and, last, `reports/performance_latest.json`.
  */
 export async function runPerformanceStage(
-  deps: Pick<AnalyticsDeps, 'config' | 'db' | 'store' | 'log' | 'loaded'>,
+  deps: Pick<AnalyticsDeps, 'config' | 'db' | 'store' | 'log'>,
   opts: PerformanceStageOptions = {},
 ): Promise<PerformanceSummary> {
   const { store } = deps;
@@ -135,7 +128,8 @@ export async function runPerformanceStage(
   };
   const [served, matches, odds, prev] = await Promise.all([
     readServedLog(store),
-    matchesOf(deps),
+    // Read now, not the run's copy: results stored while the run went on belong in this report.
+    new MatchesRepository(deps.db).allMatches(),
     readOdds(store),
     previousSummary(store),
   ]);

@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 export const CLI = fileURLToPath(new URL('../../bin/matchcast.js', import.meta.url));
 
 /**
- * Node flags of the child processes that run the pipeline. By default V8 lets the heap grow to about
+ * Node flags of the child processes that do batch work (pipeline runs, the first start, `start`'s
+ * polls and scheduled runs). By default V8 lets the heap grow to about
  * 2.5× its live set before a full collection; at 1.25× a run over 131k matches peaks at 1.2 GB RSS
  * instead of 2.2 GB, in the same time (docs/benchmarks.md).
  */

@@ -1,5 +1,5 @@
 import type { SchemaElement } from 'hyparquet';
-import { parquetMetadata, parquetRead } from 'hyparquet';
+import { parquetMetadata, parquetRead, parquetSchema } from 'hyparquet';
 import { ByteWriter, parquetWrite } from 'hyparquet-writer';
 
 /** Column types a matchcast Parquet file may hold. Every column is nullable. */
@@ -190,7 +190,8 @@ async function readColumns(
   const file = parquetFile(buf);
   const metadata = parquetMetadata(file);
   const n = Number(metadata.num_rows);
-  const names = metadata.schema.slice(1).map((element) => element.name);
+  // Top-level columns only: the elements under a nested (struct, list, map) column are not columns.
+  const names = parquetSchema(metadata).children.map((child) => child.element.name);
   const columns = new Map<string, unknown[]>();
   await parquetRead({
     file,
