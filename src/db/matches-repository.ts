@@ -106,7 +106,7 @@ function naturalKey(m: MatchUpsert): string {
   );
 }
 
-function toMatch(r: MatchDbRow, intern: (s: string) => string = (s) => s): Match {
+function toMatch(r: MatchDbRow, intern: (s: string) => string): Match {
   return {
     id: r.id,
     regionId: r.region_id,
@@ -245,7 +245,8 @@ export class MatchesRepository {
       `SELECT ${MATCH_COLUMNS} FROM matches WHERE id = ANY($1::int[])`,
       [[...new Set(ids)]],
     );
-    return new Map(rows.map((r) => [Number(r.id), toMatch(r)]));
+    const intern = interner();
+    return new Map(rows.map((r) => [Number(r.id), toMatch(r, intern)]));
   }
 
   /** Matches by natural key, as a map from input index to match (odds-only rows that name a match by key). */
@@ -255,6 +256,7 @@ export class MatchesRepository {
 
   private async matchesByKeys(keys: readonly MatchKey[], finishedOnly: boolean): Promise<Map<number, Match>> {
     const out = new Map<number, Match>();
+    const intern = interner();
     for (let start = 0; start < keys.length; start += this.batchSize) {
       const batch = keys.slice(start, start + this.batchSize);
       const rows = await this.db.query<MatchDbRow & { ord: number }>(
@@ -272,7 +274,7 @@ export class MatchesRepository {
           batch.map((k) => k.awayTeamName),
         ],
       );
-      for (const r of rows) out.set(start + Number(r.ord) - 1, toMatch(r));
+      for (const r of rows) out.set(start + Number(r.ord) - 1, toMatch(r, intern));
     }
     return out;
   }
@@ -367,8 +369,9 @@ export class MatchesRepository {
       'SELECT region_id, count(*)::int AS n FROM matches WHERE region_id = ANY($1::int[]) GROUP BY region_id',
       [regionIds],
     );
+    const intern = interner();
     return {
-      matches: rows.map((r) => toMatch(r)),
+      matches: rows.map((r) => toMatch(r, intern)),
       counts: new Map(counts.map((c) => [Number(c.region_id), Number(c.n)])),
       mark: String(snap?.x ?? '0'),
     };

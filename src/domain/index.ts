@@ -41,4 +41,5 @@ export {
   predictedClass,
 } from './outcome.js';
 export { processAlive } from './process-alive.js';
+export { rowShape } from './row-shape.js';
 export { isServableStage, isStage, type ServableStage, STAGES, type Stage } from './stage.js';

@@ -275,6 +275,7 @@ export async function runPipeline(
       );
     }
     const analytics = options.analytics ?? (await defaultAnalyticsStages());
+    const withLoaded = { ...deps, loaded: { matches: features.matches, featureRows } };
     // An analysis stage this build lacks is listed as skipped; performance writes no run record stage.
     const analysis = async (name: 'simulate' | 'drift' | 'performance') => {
       const fn = analytics[name];
@@ -282,7 +283,6 @@ export async function runPipeline(
         skipped.push(name);
         return null;
       }
-      const withLoaded = { ...deps, loaded: { matches: features.matches, featureRows } };
       return name === 'performance'
         ? timed(name, () => fn(withLoaded, asOf))
         : recorded(
