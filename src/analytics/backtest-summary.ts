@@ -1,7 +1,9 @@
 import { bootstrapInterval } from '../model/index.js';
+import type { BacktestSummary } from '../schemas/index.js';
 import type { AnalystRow } from './analyst-columns.js';
 import type { AnalystData } from './analyst-data.js';
-import { type Bet, type BetGroupSummary, summariseBets } from './bets.js';
+import { type Bet, summariseBets } from './bets.js';
+import { numOrNull } from './io.js';
 
 /** Paired bootstrap: resamples of the matches, percentile interval, fixed seed (reproducible). */
 const BOOTSTRAP = { resamples: 500, level: 0.95, seed: 1 } as const;
@@ -12,70 +14,9 @@ const HORIZON_LINES = [
   { horizon: 'kickoff', line: 'closing' },
 ] as const;
 
-/** The model at one horizon against one de-margined line, on the matches that have both. */
-interface LineComparisonRow {
-  horizon: 'early' | 'kickoff';
-  line: 'opening' | 'closing';
-  season: string;
-  region_id: number | null;
-  region_name: string;
-  n: number;
-  first_kickoff: string | null;
-  last_kickoff: string | null;
-  model_log_loss: number;
-  line_log_loss: number;
-  /** model − line (negative: the model beats the line) with its paired bootstrap interval. */
-  diff_log_loss: number;
-  diff_log_loss_low: number;
-  diff_log_loss_high: number;
-  model_rps: number;
-  line_rps: number;
-  diff_rps: number;
-  diff_rps_low: number;
-  diff_rps_high: number;
-}
-
-interface BetSummaryRow extends BetGroupSummary {
-  strategy: string;
-  staking: string;
-  market: string;
-  season: string;
-  region_id: number | null;
-  region_name: string;
-}
-
-interface ProfitSeries {
-  strategy: string;
-  staking: string;
-  market: string;
-  /** Cumulative profit after the last bet of each week (Monday, UTC). */
-  points: { week: string; n_bets: number; cumulative_profit: number }[];
-}
-
-export interface BacktestSummary {
-  available: boolean;
-  run_id: string | null;
-  n_matches: number;
-  first_kickoff: string | null;
-  last_kickoff: string | null;
-  demargin: 'power';
-  edge_threshold: number;
-  bootstrap: { resamples: number; level: number; seed: number };
-  comparisons: LineComparisonRow[];
-  reliability: {
-    horizon: 'early';
-    n: number;
-    bins: {
-      lower: number;
-      upper: number;
-      n: number;
-      mean_predicted: number | null;
-      observed_frequency: number | null;
-    }[];
-  };
-  bets: BetSummaryRow[];
-  profit: ProfitSeries[];
-}
+type LineComparisonRow = BacktestSummary['comparisons'][number];
+type BetSummaryRow = BacktestSummary['bets'][number];
+type ProfitSeries = BacktestSummary['profit'][number];
 
 /** Mean of `d` and the percentile interval of its mean over paired resamples of the matches. */
 function pairedBootstrap(d: readonly number[]): [number, number, number] {
@@ -92,9 +33,8 @@ function rpsOf(p: readonly number[], y: number): number {
   return (c0 * c0 + c1 * c1) / 2;
 }
 
-const num = (v: AnalystRow[string] | undefined) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const triple = (r: AnalystRow, prefix: string): number[] | null => {
-  const p = [num(r[`${prefix}_home`]), num(r[`${prefix}_draw`]), num(r[`${prefix}_away`])];
+  const p = [numOrNull(r[`${prefix}_home`]), numOrNull(r[`${prefix}_draw`]), numOrNull(r[`${prefix}_away`])];
   return p.every((x) => x !== null) ? (p as number[]) : null;
 };
 const iso = (v: AnalystRow[string] | undefined) => (v instanceof Date ? v.toISOString() : null);
@@ -254,6 +194,7 @@ export function backtestSummary(data: AnalystData): BacktestSummary {
         region_name: g.region.name,
         ...summariseBets(g.items),
       });
+    // Cumulative profit after the last bet of each week (Monday, UTC).
     const points: ProfitSeries['points'] = [];
     let cum = 0;
     list.forEach((b, i) => {

@@ -1,4 +1,6 @@
+import type { BacktestSummary } from '../schemas/index.js';
 import type { AnalystRow } from './analyst-columns.js';
+import { numOrNull } from './io.js';
 
 /** Markets the bets are simulated on. */
 const BET_MARKETS = ['1x2', 'ou25', 'btts'] as const;
@@ -58,18 +60,24 @@ export interface Bet {
   clv: number | null;
 }
 
-const num = (v: AnalystRow[string] | undefined): number | null =>
-  typeof v === 'number' && Number.isFinite(v) ? v : null;
 const date = (v: AnalystRow[string] | undefined): Date | null => (v instanceof Date ? v : null);
 const usable = (xs: (number | null)[]): xs is number[] => xs.every((x) => x !== null && x > 1);
 
 function offerOf(row: AnalystRow, market: BetMarket): Offer | null {
-  const hs = num(row.home_score);
-  const as = num(row.away_score);
+  const hs = numOrNull(row.home_score);
+  const as = numOrNull(row.away_score);
   if (row.outcome === null || hs === null || as === null) return null;
   if (market === '1x2') {
-    const proba = [num(row.early_proba_home), num(row.early_proba_draw), num(row.early_proba_away)];
-    const prices = [num(row.early_price_home), num(row.early_price_draw), num(row.early_price_away)];
+    const proba = [
+      numOrNull(row.early_proba_home),
+      numOrNull(row.early_proba_draw),
+      numOrNull(row.early_proba_away),
+    ];
+    const prices = [
+      numOrNull(row.early_price_home),
+      numOrNull(row.early_price_draw),
+      numOrNull(row.early_price_away),
+    ];
     if (proba.some((p) => p === null) || !usable(prices)) return null;
     return {
       market,
@@ -78,18 +86,22 @@ function offerOf(row: AnalystRow, market: BetMarket): Offer | null {
       prices,
       observedAt: date(row.early_odds_observed_at),
       modelRunId: (row.early_model_run_id as string | null) ?? null,
-      closePrices: [num(row.close_home), num(row.close_draw), num(row.close_away)],
-      closeFair: [num(row.close_fair_home), num(row.close_fair_draw), num(row.close_fair_away)],
+      closePrices: [numOrNull(row.close_home), numOrNull(row.close_draw), numOrNull(row.close_away)],
+      closeFair: [
+        numOrNull(row.close_fair_home),
+        numOrNull(row.close_fair_draw),
+        numOrNull(row.close_fair_away),
+      ],
       winner: row.outcome as number,
     };
   }
-  const p = num(market === 'ou25' ? row.goals_proba_over25 : row.goals_proba_btts_yes);
+  const p = numOrNull(market === 'ou25' ? row.goals_proba_over25 : row.goals_proba_btts_yes);
   const prices =
     market === 'ou25'
-      ? [num(row.early_over25), num(row.early_under25)]
-      : [num(row.early_btts_yes), num(row.early_btts_no)];
+      ? [numOrNull(row.early_over25), numOrNull(row.early_under25)]
+      : [numOrNull(row.early_btts_yes), numOrNull(row.early_btts_no)];
   if (p === null || !usable(prices)) return null;
-  const fair = num(market === 'ou25' ? row.close_fair_over25 : row.close_fair_btts_yes);
+  const fair = numOrNull(market === 'ou25' ? row.close_fair_over25 : row.close_fair_btts_yes);
   const first = market === 'ou25' ? hs + as > 2.5 : hs > 0 && as > 0;
   return {
     market,
@@ -100,8 +112,8 @@ function offerOf(row: AnalystRow, market: BetMarket): Offer | null {
     modelRunId: (row.goals_model_run_id as string | null) ?? null,
     closePrices:
       market === 'ou25'
-        ? [num(row.close_over25), num(row.close_under25)]
-        : [num(row.close_btts_yes), num(row.close_btts_no)],
+        ? [numOrNull(row.close_over25), numOrNull(row.close_under25)]
+        : [numOrNull(row.close_btts_yes), numOrNull(row.close_btts_no)],
     closeFair: fair === null ? [null, null] : [fair, 1 - fair],
     winner: first ? 0 : 1,
   };
@@ -160,7 +172,7 @@ export function simulateAnalystBets(rows: readonly AnalystRow[], edgeThreshold: 
             market,
             match_id: Number(o.row.match_id),
             start_time_utc: date(o.row.start_time_utc),
-            region_id: num(o.row.region_id),
+            region_id: numOrNull(o.row.region_id),
             region_name: (o.row.region_name as string | null) ?? null,
             season: (o.row.season as string | null) ?? null,
             selection: SELECTIONS[market][k],
@@ -187,22 +199,10 @@ export function simulateAnalystBets(rows: readonly AnalystRow[], edgeThreshold: 
 }
 
 /** Aggregate of a group of bets (kick-off order assumed for the drawdown). */
-export interface BetGroupSummary {
-  n_bets: number;
-  n_won: number;
-  staked: number;
-  profit: number;
-  roi_pct: number | null;
-  hit_rate: number | null;
-  /** Largest fall of cumulative profit from a previous peak, in units (0 when it never fell). */
-  max_drawdown: number;
-  /** Bets with a closing line, over which the CLV figures are computed. */
-  n_clv: number;
-  clv_mean: number | null;
-  /** 95 % normal interval of the CLV mean: mean ± 1.96 × sd / √n (sd with n − 1). */
-  clv_ci_low: number | null;
-  clv_ci_high: number | null;
-}
+type BetGroupSummary = Omit<
+  BacktestSummary['bets'][number],
+  'strategy' | 'staking' | 'market' | 'season' | 'region_id' | 'region_name'
+>;
 
 export function summariseBets(bets: readonly Bet[]): BetGroupSummary {
   let staked = 0;

@@ -11,7 +11,7 @@ export {
 } from './analyst-data.js';
 export { computeAnalystDataOffThread } from './analyst-off-thread.js';
 export { loadAnalystSources, PublishedCache } from './analyst-sources.js';
-export { type BacktestSummary, backtestSummary } from './backtest-summary.js';
+export { backtestSummary } from './backtest-summary.js';
 export { driftNoScore } from './drift-report.js';
 export { runDriftStage } from './drift-stage.js';
 export { type ExplainInputs, explainServed, type ServedModel } from './explanation.js';

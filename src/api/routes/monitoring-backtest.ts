@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { backtestSummary, type BacktestSummary as Summary } from '../../analytics/index.js';
+import { backtestSummary } from '../../analytics/index.js';
 import { BacktestSummary, EXAMPLE_BACKTEST, respond } from '../../schemas/index.js';
 import type { AppContext } from '../context.js';
 import { analystData } from './analyst-data.js';
@@ -11,7 +11,7 @@ import { analystData } from './analyst-data.js';
  * first start: it needs no served history.
  */
 export async function monitoringBacktestRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  let memo: { data: unknown; summary: Summary } | null = null;
+  let memo: { data: unknown; summary: BacktestSummary } | null = null;
   // Computed in the background once the app is ready, so the first visitor does not wait for it;
   // closing waits for it, so that its thread is gone before the database and store close. Not
   // during a replay: each release publishes a run, so a warmed copy would be stale within seconds
