@@ -1,17 +1,7 @@
+import type { PerformanceSummary } from '../schemas/index.js';
 import type { PerformanceGroup, PeriodPoint, ReliabilityBin } from './performance.js';
 import { Badge, num, numText, renderReport, Table } from './report-html.js';
 import { Chart, EmptyChart, f1 } from './svg.js';
-
-/** What the report shows of a performance summary (`PerformanceSummary` of performance-stage.ts). */
-interface PerformanceReportInput {
-  as_of: string;
-  generated_at: string;
-  window: { matches: number; days: number };
-  demargin: string;
-  n_unserved_finished: number;
-  groups: PerformanceGroup[];
-  backtest: { groups: PerformanceGroup[] } | null;
-}
 
 const MODEL = '#4c78a8';
 const OPENING = '#f58518';
@@ -191,7 +181,7 @@ function ReliabilityTable({ bins }: { bins: readonly ReliabilityBin[] }) {
 }
 
 /** The self-contained HTML performance report (inline CSS and SVG; no script, no external resource). */
-export function renderPerformanceReport(s: PerformanceReportInput): string {
+export function renderPerformanceReport(s: Omit<PerformanceSummary, 'available'>): string {
   const all = s.groups[0];
   const windowText = `${s.window.matches > 0 ? `last ${s.window.matches} finished served matches per group` : 'every finished served match'}${s.window.days > 0 ? `, kick-off within ${s.window.days} days of as-of` : ''}`;
   const kpi = (value: string | number, label: string) => (

@@ -2,13 +2,13 @@ import { MatchesRepository } from '../db/index.js';
 import { KEYS, type Match } from '../domain/index.js';
 import type { DemarginMethod } from '../features/index.js';
 import type { ArtifactSource } from '../runs/index.js';
+import type { PerformanceSummary as Served } from '../schemas/index.js';
 import type { ObjectStore } from '../storage/index.js';
 import { type AnalyticsDeps, asDate, numOrNull, putText, readOdds, readParquetObject } from './io.js';
 import {
   type JoinedMatch,
   joinServedResults,
   outcomeOf,
-  type PerformanceGroup,
   type PerformanceWindow,
   performanceGroups,
 } from './performance.js';
@@ -29,35 +29,12 @@ interface PerformanceStageOptions {
   demargin?: DemarginMethod;
 }
 
-/** What `reports/performance_latest.json` and `GET /monitoring/performance` hold. */
-export interface PerformanceSummary {
-  /** `served`: predictions as served before kick-off (the served log). */
-  kind: 'served';
+/** What `reports/performance_latest.json` holds: `GET /monitoring/performance` less `available`. */
+export type PerformanceSummary = Omit<Served, 'available' | 'generated_at' | 'as_of' | 'results'> & {
   generated_at: string;
   as_of: string;
-  window: PerformanceWindow;
-  demargin: DemarginMethod;
-  /** Finished served matches (all time, before the window). */
-  n_served_finished: number;
-  /** Finished matches nothing was served for before kick-off (before monitoring began, or never published). */
-  n_unserved_finished: number;
-  /** All regions first, then each region: figures over the window, weekly series over all time. */
-  groups: PerformanceGroup[];
-  /**
-   * Walk-forward backtest rows of the published predictions file, the same figures — marked and kept
-   * apart: never mixed into the served groups. Null without backtest rows.
-   */
-  backtest: { kind: 'backtest'; n: number; groups: PerformanceGroup[] } | null;
-  /** Results seen by the monitor: for the "no results ingested" alert. */
-  results: {
-    /** Finished matches before as-of in the database. */
-    n_finished: number;
-    last_result_kickoff: string | null;
-    /** Wall-clock time the monitor first saw the current set of results (when n_finished last grew). */
-    last_new_result_at: string | null;
-  };
-  report_filename: string | null;
-}
+  results: NonNullable<Served['results']>;
+};
 
 async function previousSummary(store: ObjectStore): Promise<PerformanceSummary | null> {
   const obj = await store.get(KEYS.performanceLatest.bucket, KEYS.performanceLatest.key);

@@ -1,6 +1,7 @@
 import { type Match, type OddsRecord, type Probabilities, predictedClass } from '../domain/index.js';
 import { type DemarginMethod, demargin } from '../features/index.js';
 import { brier, logLoss, rps } from '../model/index.js';
+import type { PerformanceSummary } from '../schemas/index.js';
 import { type ServedRow, servedBeforeKickoff } from './performance-served.js';
 
 const DAY_MS = 86_400_000;
@@ -18,64 +19,11 @@ export interface JoinedMatch {
   closing: Probabilities | null;
 }
 
-/** A market line on the matches where it exists, beside the model on those same matches. */
-interface LineComparison {
-  /** Matches that have this line. */
-  n: number;
-  /** The model on those matches. */
-  model_log_loss: number | null;
-  line_log_loss: number | null;
-  line_rps: number | null;
-  line_brier: number | null;
-  /** line − model log loss: positive = the served probabilities beat the line (the edge). */
-  edge_log_loss: number | null;
-}
-
-/** One decile of the reliability table: the three outcomes pooled (each match adds three points). */
-export interface ReliabilityBin {
-  lower: number;
-  upper: number;
-  n: number;
-  mean_predicted: number | null;
-  observed_frequency: number | null;
-}
-
-/** Model and both lines over one calendar week (UTC, from Monday), for the charts. */
-export interface PeriodPoint {
-  period_start: string;
-  n: number;
-  log_loss: number;
-  n_opening: number;
-  opening_log_loss: number | null;
-  model_on_opening_log_loss: number | null;
-  n_closing: number;
-  closing_log_loss: number | null;
-  model_on_closing_log_loss: number | null;
-}
-
-/** Realised figures of one group (a region, or all regions). */
-interface PerformanceFigures {
-  n: number;
-  log_loss: number | null;
-  rps: number | null;
-  brier: number | null;
-  accuracy: number | null;
-  opening: LineComparison;
-  closing: LineComparison;
-  /** Expected calibration error over {@link ReliabilityBin}s: Σ n_b |mean_p − freq| / Σ n_b. */
-  calibration_error: number | null;
-  reliability: ReliabilityBin[];
-  first_kickoff: string | null;
-  last_kickoff: string | null;
-}
-
-/** A group's figures over the window, and its weekly series over the whole history. */
-export interface PerformanceGroup extends PerformanceFigures {
-  /** Null for the all-regions group. */
-  region_id: number | null;
-  region_name: string;
-  series: PeriodPoint[];
-}
+export type PerformanceGroup = PerformanceSummary['groups'][number];
+type LineComparison = PerformanceGroup['opening'];
+export type ReliabilityBin = PerformanceGroup['reliability'][number];
+export type PeriodPoint = PerformanceGroup['series'][number];
+type PerformanceFigures = Omit<PerformanceGroup, 'region_id' | 'region_name' | 'series'>;
 
 /** Which finished matches count: the last `matches` of them, kicking off within `days` of as-of. */
 export interface PerformanceWindow {
