@@ -1,5 +1,6 @@
 import { KEYS, MatchcastError, type Stage } from '../domain/index.js';
 import { MODEL_FEATURE_NAMES } from '../features/index.js';
+import { readOddsFile } from '../ingest/index.js';
 import type { ModelVersion } from '../registry/index.js';
 import type { ParquetRow } from '../storage/index.js';
 import { assessDataQuality, type DataQualityReport, type QualityLimits } from './data-quality.js';
@@ -7,16 +8,8 @@ import { renderDataQualityReport } from './data-quality-html.js';
 import { computeDrift, DEFAULT_DRIFT_THRESHOLDS, type DriftThresholds } from './drift.js';
 import { type DriftLatest, type DriftReport, driftLatest } from './drift-report.js';
 import { renderDriftReport } from './drift-report-html.js';
-import {
-  type AnalyticsDeps,
-  asDate,
-  matchesOf,
-  numOrNull,
-  putText,
-  readOdds,
-  readParquetObject,
-} from './io.js';
-import { dataQualityFilename, driftReportFilename, pruneReports } from './report-names.js';
+import { type AnalyticsDeps, asDate, matchesOf, numOrNull, putReport, readParquetObject } from './io.js';
+import { pruneReports, reportFilename } from './report-names.js';
 
 interface DriftStageOptions {
   /** "Now" of the run. Default: the features file's `as_of`, else the current time. */
@@ -197,7 +190,7 @@ export async function runDriftStage(
   };
 
   const matches = await matchesOf(deps);
-  const odds = await readOdds(store);
+  const odds = await readOddsFile(store);
   const dataQuality = assessDataQuality({
     asOf,
     now,
@@ -212,24 +205,17 @@ export async function runDriftStage(
     limits: opts.qualityLimits,
   });
 
-  const reportName = driftReportFilename(now);
-  const dqName = dataQualityFilename(now);
+  const reportName = reportFilename('drift_report', now);
+  const dqName = reportFilename('data_quality', now);
   const latest = driftLatest(report, {
     report: reportName,
     dataQuality: dqName,
     dataQualityStatus: dataQuality.status,
   });
-  const html = 'text/html; charset=utf-8';
-  await putText(store, 'reports', reportName, renderDriftReport(report), html);
-  await putText(store, 'reports', dqName, renderDataQualityReport(dataQuality), html);
+  await putReport(store, reportName, renderDriftReport(report));
+  await putReport(store, dqName, renderDataQualityReport(dataQuality));
   // Last, so that the summary never names a report that is not there yet.
-  await putText(
-    store,
-    'reports',
-    KEYS.driftLatest.key,
-    `${JSON.stringify(latest, null, 2)}\n`,
-    'application/json',
-  );
+  await putReport(store, KEYS.driftLatest.key, `${JSON.stringify(latest, null, 2)}\n`);
 
   const pruned = await pruneReports(deps.store, ['drift_report_', 'data_quality_'], opts.keepReports ?? 60);
 

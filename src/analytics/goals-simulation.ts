@@ -1,14 +1,7 @@
 import { KEYS, type OddsRecord } from '../domain/index.js';
+import { readOddsFile } from '../ingest/index.js';
 import { marketsFromMatrix, scoreMatrix } from '../model/index.js';
-import {
-  type AnalyticsDeps,
-  asDate,
-  matchesOf,
-  numOrNull,
-  putText,
-  readOdds,
-  readParquetObject,
-} from './io.js';
+import { type AnalyticsDeps, asDate, matchesOf, numOrNull, putReport, readParquetObject } from './io.js';
 import {
   type BetCandidate,
   type OddsSource,
@@ -124,7 +117,7 @@ export async function runGoalsSimulateStage(
   const rows = await readParquetObject(deps, KEYS.markets);
   if (!rows) return null;
   const matches = new Map((await matchesOf(deps)).map((m) => [m.id, m]));
-  const odds = new Map((await readOdds(deps.store)).map((o) => [o.match_id, o]));
+  const odds = new Map((await readOddsFile(deps.store)).map((o) => [o.match_id, o]));
   const regions = new Map<number, string>();
   for (const m of matches.values()) regions.set(m.regionId, m.regionName);
   const results: GoalsSimulationResult[] = [];
@@ -161,13 +154,7 @@ export async function runGoalsSimulateStage(
     });
     results.push({ market, sim });
   }
-  await putText(
-    deps.store,
-    'reports',
-    KEYS.roiByRegionMarkets.key,
-    roiMarketsCsv(results),
-    'text/csv; charset=utf-8',
-  );
+  await putReport(deps.store, KEYS.roiByRegionMarkets.key, roiMarketsCsv(results));
   deps.log.info(
     Object.fromEntries(
       results.map((r) => [r.market, { bets: r.sim.model.total.n_bets, roi_pct: r.sim.model.total.roi_pct }]),

@@ -1,8 +1,7 @@
 import type { Config } from '../config.js';
 import { type Database, MatchesRepository } from '../db/index.js';
-import type { KEYS, Match, OddsRecord } from '../domain/index.js';
+import type { KEYS, Match } from '../domain/index.js';
 import type { FeatureRow } from '../features/index.js';
-import { readOddsFile } from '../ingest/index.js';
 import type { Logger } from '../logger.js';
 import type { Registry } from '../registry/index.js';
 import { type ArtifactSource, artifactNameOf, readCurrentArtifact } from '../runs/index.js';
@@ -52,16 +51,14 @@ export async function readParquetObject(
   return obj ? readParquet(obj.body) : null;
 }
 
-/** `raw-data/odds.parquet` as records; empty when the file does not exist (odds are never invented). */
-export const readOdds: (store: ObjectStore) => Promise<OddsRecord[]> = readOddsFile;
+const CONTENT_TYPES: Record<string, string> = {
+  csv: 'text/csv; charset=utf-8',
+  html: 'text/html; charset=utf-8',
+  json: 'application/json',
+};
 
-/** Puts a text artifact with its content type. */
-export async function putText(
-  store: ObjectStore,
-  bucket: 'reports',
-  key: string,
-  body: string,
-  contentType: string,
-): Promise<void> {
-  await store.put(bucket, key, Buffer.from(body, 'utf8'), { contentType });
+/** Puts a text file in the `reports` bucket, its content type from its extension. */
+export async function putReport(store: ObjectStore, key: string, body: string): Promise<void> {
+  const contentType = CONTENT_TYPES[key.slice(key.lastIndexOf('.') + 1)];
+  await store.put('reports', key, Buffer.from(body, 'utf8'), { contentType });
 }

@@ -1,10 +1,11 @@
 import { MatchesRepository } from '../db/index.js';
 import { KEYS, type Match } from '../domain/index.js';
 import type { DemarginMethod } from '../features/index.js';
+import { readOddsFile } from '../ingest/index.js';
 import type { ArtifactSource } from '../runs/index.js';
 import type { PerformanceSummary as Served } from '../schemas/index.js';
 import type { ObjectStore } from '../storage/index.js';
-import { type AnalyticsDeps, asDate, numOrNull, putText, readOdds, readParquetObject } from './io.js';
+import { type AnalyticsDeps, asDate, numOrNull, putReport, readParquetObject } from './io.js';
 import {
   type JoinedMatch,
   joinServedResults,
@@ -14,7 +15,7 @@ import {
 } from './performance.js';
 import { renderPerformanceReport } from './performance-html.js';
 import { readServedLog } from './performance-served.js';
-import { performanceReportFilename, pruneReports } from './report-names.js';
+import { pruneReports, reportFilename } from './report-names.js';
 
 interface PerformanceStageOptions {
   /** "Now": only matches kicking off before it have a result (the replay clock's now). Default now. */
@@ -53,7 +54,7 @@ async function backtestRows(
   matches: readonly Match[],
   asOf: Date,
   demargin: DemarginMethod,
-  odds: Awaited<ReturnType<typeof readOdds>>,
+  odds: Awaited<ReturnType<typeof readOddsFile>>,
 ): Promise<JoinedMatch[]> {
   const rows = (await readParquetObject(src, KEYS.predictions)) ?? [];
   const pseudoServed = [];
@@ -107,7 +108,7 @@ export async function runPerformanceStage(
     readServedLog(store),
     // Read now, not the run's copy: results stored while the run went on belong in this report.
     new MatchesRepository(deps.db).allMatches(),
-    readOdds(store),
+    readOddsFile(store),
     previousSummary(store),
   ]);
   const { joined, unserved } = joinServedResults(served, matches, odds, { asOf, demargin });
@@ -129,7 +130,7 @@ export async function runPerformanceStage(
         ? now.toISOString()
         : (prev?.results?.last_new_result_at ?? now.toISOString());
 
-  const reportName = performanceReportFilename(now);
+  const reportName = reportFilename('performance_report', now);
   const summary: PerformanceSummary = {
     kind: 'served',
     generated_at: now.toISOString(),
@@ -151,15 +152,9 @@ export async function runPerformanceStage(
     },
     report_filename: reportName,
   };
-  await putText(store, 'reports', reportName, renderPerformanceReport(summary), 'text/html; charset=utf-8');
+  await putReport(store, reportName, renderPerformanceReport(summary));
   // Last, so that the summary never names a report that is not there yet.
-  await putText(
-    store,
-    'reports',
-    KEYS.performanceLatest.key,
-    `${JSON.stringify(summary)}\n`,
-    'application/json',
-  );
+  await putReport(store, KEYS.performanceLatest.key, `${JSON.stringify(summary)}\n`);
   await pruneReports(store, ['performance_report_'], opts.keepReports ?? 60);
   const all = summary.groups[0];
   deps.log.info(

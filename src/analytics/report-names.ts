@@ -15,16 +15,11 @@ export function compactTimestamp(d: Date): string {
     .replace(/[-:]/g, '');
 }
 
-export function driftReportFilename(d: Date): string {
-  return `drift_report_${compactTimestamp(d)}.html`;
-}
+type ReportKind = 'drift_report' | 'data_quality' | 'performance_report';
 
-export function dataQualityFilename(d: Date): string {
-  return `data_quality_${compactTimestamp(d)}.html`;
-}
-
-export function performanceReportFilename(d: Date): string {
-  return `performance_report_${compactTimestamp(d)}.html`;
+/** `<kind>_<compact timestamp>.html`, e.g. `drift_report_20261122T041530Z.html`. */
+export function reportFilename(kind: ReportKind, d: Date): string {
+  return `${kind}_${compactTimestamp(d)}.html`;
 }
 
 /** Deletes all but the newest `keep` (at least 1) reports of each prefix (names sort by timestamp). */

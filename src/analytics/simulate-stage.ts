@@ -1,13 +1,6 @@
 import { KEYS, MatchcastError, type OddsRecord, outcomeFromScore } from '../domain/index.js';
-import {
-  type AnalyticsDeps,
-  asDate,
-  matchesOf,
-  numOrNull,
-  putText,
-  readOdds,
-  readParquetObject,
-} from './io.js';
+import { readOddsFile } from '../ingest/index.js';
+import { type AnalyticsDeps, asDate, matchesOf, numOrNull, putReport, readParquetObject } from './io.js';
 import { roiBaselinesCsv, roiByRegionCsv, roiByRegionSeasonCsv } from './roi-csv.js';
 import {
   type BetSummary,
@@ -85,7 +78,7 @@ export async function runSimulateStage(
     );
   }
   const matches = await matchesOf(deps);
-  const oddsList = await readOdds(store);
+  const oddsList = await readOddsFile(store);
   const odds = new Map<number, OddsRecord>(oddsList.map((o) => [o.match_id, o]));
 
   const kickoff = new Map<number, Date>();
@@ -155,24 +148,11 @@ export async function runSimulateStage(
     files,
   };
 
-  const csv = 'text/csv; charset=utf-8';
-  await putText(
-    store,
-    'reports',
-    SIMULATION_KEYS.byRegionSeason,
-    roiByRegionSeasonCsv(sim.model.by_region_season),
-    csv,
-  );
-  await putText(store, 'reports', SIMULATION_KEYS.baselines, roiBaselinesCsv(sim), csv);
-  await putText(
-    store,
-    'reports',
-    SIMULATION_KEYS.summary,
-    `${JSON.stringify(summary, null, 2)}\n`,
-    'application/json',
-  );
+  await putReport(store, SIMULATION_KEYS.byRegionSeason, roiByRegionSeasonCsv(sim.model.by_region_season));
+  await putReport(store, SIMULATION_KEYS.baselines, roiBaselinesCsv(sim));
+  await putReport(store, SIMULATION_KEYS.summary, `${JSON.stringify(summary, null, 2)}\n`);
   // Last: serving re-reads this file, so it only changes once its companions are in place.
-  await putText(store, 'reports', SIMULATION_KEYS.byRegion, roiByRegionCsv(sim.model.by_region), csv);
+  await putReport(store, SIMULATION_KEYS.byRegion, roiByRegionCsv(sim.model.by_region));
 
   log.info(
     {
