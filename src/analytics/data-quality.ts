@@ -7,14 +7,10 @@ import {
   iso,
   type MissingColumn,
   type QualityCheck,
-  type QualityCheckDef,
   type QualityLimits,
 } from './quality-checks/types.js';
 
-export type {
-  DataQualityReport,
-  QualityLimits,
-} from './quality-checks/types.js';
+export type { DataQualityReport } from './quality-checks/types.js';
 
 const DEFAULT_QUALITY_LIMITS: QualityLimits = {
   minOdd: 1.01,
@@ -26,39 +22,32 @@ const DEFAULT_QUALITY_LIMITS: QualityLimits = {
 };
 
 /** Per-column missing-value shares: feature columns, odds columns and matches without an odds record. */
-function missingColumns(input: DataQualityInput): MissingColumn[] {
-  const missing: MissingColumn[] = [];
-  for (const f of input.featureNames) {
-    const n = input.featureRows.filter((r) => !isNum(r[f])).length;
-    const total = input.featureRows.length;
-    missing.push({ source: 'features', column: f, missing: n, total, share: total ? n / total : 0 });
-  }
-  for (const col of ['odd_home', 'odd_draw', 'odd_away', 'open_home', 'close_home'] as const) {
-    const n = input.odds.filter((o) => !isNum(o[col])).length;
-    const total = input.odds.length;
-    missing.push({ source: 'odds', column: col, missing: n, total, share: total ? n / total : 0 });
-  }
-  const oddsIds = new Set(input.odds.map((o) => o.match_id));
-  const noOdds = input.matches.filter((m) => !oddsIds.has(m.id));
-  missing.push({
-    source: 'matches',
-    column: 'odds record',
-    missing: noOdds.length,
-    total: input.matches.length,
-    share: input.matches.length ? noOdds.length / input.matches.length : 0,
+function missingColumns({ featureNames, featureRows, odds, matches }: DataQualityInput): MissingColumn[] {
+  const entry = (source: string, column: string, missing: number, total: number): MissingColumn => ({
+    source,
+    column,
+    missing,
+    total,
+    share: total ? missing / total : 0,
   });
-  return missing;
+  const oddsIds = new Set(odds.map((o) => o.match_id));
+  return [
+    ...featureNames.map((f) =>
+      entry('features', f, featureRows.filter((r) => !isNum(r[f])).length, featureRows.length),
+    ),
+    ...(['odd_home', 'odd_draw', 'odd_away', 'open_home', 'close_home'] as const).map((col) =>
+      entry('odds', col, odds.filter((o) => !isNum(o[col])).length, odds.length),
+    ),
+    entry('matches', 'odds record', matches.filter((m) => !oddsIds.has(m.id)).length, matches.length),
+  ];
 }
 
 /** Runs every check of {@link QUALITY_CHECKS} (pure); the report's status is the worst check's. */
-export function assessDataQuality(
-  input: DataQualityInput,
-  checkList: readonly QualityCheckDef[] = QUALITY_CHECKS,
-): DataQualityReport {
-  const limits = { ...DEFAULT_QUALITY_LIMITS, ...input.limits };
+export function assessDataQuality(input: DataQualityInput): DataQualityReport {
+  const limits = DEFAULT_QUALITY_LIMITS;
   const missing = missingColumns(input);
   const ctx = { ...input, limits, missing };
-  const checks: QualityCheck[] = checkList.map((c) => ({ id: c.id, title: c.title, ...c.run(ctx) }));
+  const checks: QualityCheck[] = QUALITY_CHECKS.map((c) => ({ id: c.id, title: c.title, ...c.run(ctx) }));
   const status: CheckStatus = checks.some((c) => c.status === 'fail')
     ? 'fail'
     : checks.some((c) => c.status === 'warn')

@@ -1,11 +1,11 @@
-import { KEYS, MatchcastError, type Stage } from '../domain/index.js';
+import { KEYS, MatchcastError } from '../domain/index.js';
 import { MODEL_FEATURE_NAMES } from '../features/index.js';
 import { readOddsFile } from '../ingest/index.js';
 import type { ModelVersion } from '../registry/index.js';
 import type { ParquetRow } from '../storage/index.js';
-import { assessDataQuality, type DataQualityReport, type QualityLimits } from './data-quality.js';
+import { assessDataQuality, type DataQualityReport } from './data-quality.js';
 import { renderDataQualityReport } from './data-quality-html.js';
-import { computeDrift, DEFAULT_DRIFT_THRESHOLDS, type DriftThresholds } from './drift.js';
+import { computeDrift, DEFAULT_DRIFT_THRESHOLDS } from './drift.js';
 import { type DriftLatest, type DriftReport, driftLatest } from './drift-report.js';
 import { renderDriftReport } from './drift-report-html.js';
 import { type AnalyticsDeps, asDate, matchesOf, numOrNull, putReport, readParquetObject } from './io.js';
@@ -21,12 +21,6 @@ interface DriftStageOptions {
    * of a history, where every Elo/pi rating is still at its prior). Default: no lower bound.
    */
   referenceFrom?: Date;
-  /** Registry alias whose training rows are the reference. Default `champion` (falls back to the newest version). */
-  stage?: Stage;
-  /** Overrides of the drift thresholds. Default {@link DEFAULT_DRIFT_THRESHOLDS}. */
-  thresholds?: Partial<DriftThresholds>;
-  /** Overrides of the data-quality limits. Default `DEFAULT_QUALITY_LIMITS`. */
-  qualityLimits?: Partial<QualityLimits>;
   /** HTML reports of each kind kept in the bucket; older ones are deleted after a run. Default `60`. */
   keepReports?: number;
   /** Generation time: report timestamps and `generated_at`. Default: now. */
@@ -47,14 +41,15 @@ function logLossOf(p: readonly number[], label: number): number {
   return -Math.log(Math.min(1, Math.max(1e-15, p[label])));
 }
 
-async function referenceVersion(deps: AnalyticsDeps, stage: Stage): Promise<ModelVersion | null> {
-  const v = await deps.registry.resolve(stage);
+/** The model whose training rows are the reference: the champion, else the newest version. */
+async function referenceVersion(deps: AnalyticsDeps): Promise<ModelVersion | null> {
+  const v = await deps.registry.resolve('champion');
   if (v) return v;
   const all = await deps.registry.listVersions();
   if (all.length) {
     const newest = all.reduce((a, b) => (Number(b.version) > Number(a.version) ? b : a));
     deps.log.warn(
-      { stage, version: newest.version },
+      { stage: 'champion', version: newest.version },
       'drift: alias not assigned, using the newest model version',
     );
     return newest;
@@ -84,7 +79,7 @@ export async function runDriftStage(
   const { store, log } = deps;
   const now = opts.now ?? new Date();
   const windowDays = opts.windowDays ?? 30;
-  const thresholds = { ...DEFAULT_DRIFT_THRESHOLDS, ...opts.thresholds };
+  const thresholds = DEFAULT_DRIFT_THRESHOLDS;
 
   // The run's feature rows are the file's rows, already in memory.
   const features =
@@ -96,7 +91,7 @@ export async function runDriftStage(
       'features/match_features.parquet not found: run `matchcast pipeline features` first',
     );
   }
-  const version = await referenceVersion(deps, opts.stage ?? 'champion');
+  const version = await referenceVersion(deps);
   const featureNames = version?.feature_names?.length ? version.feature_names : [...MODEL_FEATURE_NAMES];
 
   let fileAsOf: Date | null = null;
@@ -202,7 +197,6 @@ export async function runDriftStage(
     currentRows: current,
     predictionRows,
     windowStart,
-    limits: opts.qualityLimits,
   });
 
   const reportName = reportFilename('drift_report', now);

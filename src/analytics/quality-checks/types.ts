@@ -69,7 +69,6 @@ export interface DataQualityInput {
   windowStart?: Date;
   /** Rows of predictions.parquet, when present. */
   predictionRows?: readonly ValueRow[];
-  limits?: Partial<QualityLimits>;
   now?: Date;
 }
 
