@@ -1,6 +1,7 @@
 import type { BacktestSummary } from '../schemas/index.js';
 import type { AnalystRow } from './analyst-columns.js';
 import { numOrNull } from './io.js';
+import { edgePick, favouritePick } from './simulation.js';
 
 /** Markets the bets are simulated on. */
 const BET_MARKETS = ['1x2', 'ou25', 'btts'] as const;
@@ -121,21 +122,8 @@ function offerOf(row: AnalystRow, market: BetMarket): Offer | null {
 
 function pick(o: Offer, strategy: BetStrategy, threshold: number): number | null {
   if (strategy === 'always_first') return 0;
-  if (strategy === 'favourite') {
-    let best = 0;
-    for (let k = 1; k < o.prices.length; k++) if (o.prices[k] < o.prices[best]) best = k;
-    return best;
-  }
-  let best = 0;
-  let bestEdge = Number.NEGATIVE_INFINITY;
-  for (let k = 0; k < o.prices.length; k++) {
-    const e = o.proba[k] * o.prices[k] - 1;
-    if (e > bestEdge) {
-      bestEdge = e;
-      best = k;
-    }
-  }
-  return bestEdge > threshold ? best : null;
+  if (strategy === 'favourite') return favouritePick(o.prices);
+  return edgePick(o.proba, o.prices, threshold);
 }
 
 /** Units staked on a bet at probability `p` and price `o`; 0 = no bet (Kelly with no edge). */

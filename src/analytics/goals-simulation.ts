@@ -2,10 +2,11 @@ import { KEYS, type OddsRecord } from '../domain/index.js';
 import { readOddsFile } from '../ingest/index.js';
 import { marketsFromMatrix, scoreMatrix } from '../model/index.js';
 import { type AnalyticsDeps, asDate, matchesOf, numOrNull, putReport, readParquetObject } from './io.js';
+import { STRATEGY_COLUMNS, strategiesOf, strategyRows, toCsv } from './roi-csv.js';
 import {
   type BetCandidate,
   type OddsSource,
-  type RegionRoi,
+  pickPrices,
   type SimulationResult,
   simulateBets,
 } from './simulation.js';
@@ -14,28 +15,14 @@ import {
 const GOALS_MARKETS = ['ou25', 'btts'] as const;
 type GoalsMarket = (typeof GOALS_MARKETS)[number];
 
-function valid(x: number | null | undefined): x is number {
-  return typeof x === 'number' && Number.isFinite(x) && x > 1;
-}
-
-/**
- * The two prices (over/yes first) a bettor would have taken: closing (falling back to the latest
- * `odd_*`, which is the closing price when known) or opening. Null unless both are usable.
- */
+/** The two prices (over/yes first) a bettor would have taken (see {@link pickPrices}). */
 export function pickGoalsOdds(
   rec: OddsRecord,
   market: GoalsMarket,
   source: OddsSource,
 ): [number, number] | null {
-  const pair =
-    market === 'ou25'
-      ? source === 'opening'
-        ? [rec.open_over25, rec.open_under25]
-        : [rec.close_over25 ?? rec.odd_over25, rec.close_under25 ?? rec.odd_under25]
-      : source === 'opening'
-        ? [rec.open_btts_yes, rec.open_btts_no]
-        : [rec.close_btts_yes ?? rec.odd_btts_yes, rec.close_btts_no ?? rec.odd_btts_no];
-  return valid(pair[0]) && valid(pair[1]) ? [pair[0], pair[1]] : null;
+  const sides = market === 'ou25' ? (['over25', 'under25'] as const) : (['btts_yes', 'btts_no'] as const);
+  return pickPrices(rec, sides, source) as [number, number] | null;
 }
 
 /**
@@ -62,43 +49,19 @@ interface GoalsSimulationResult {
   sim: SimulationResult;
 }
 
-function cell(v: string | number | null | undefined): string {
-  if (v === null || v === undefined) return '';
-  if (typeof v === 'number') return Number.isFinite(v) ? String(Number(v.toFixed(6))) : '';
-  return /[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
-}
-
-/** Header of `reports/roi_by_region_markets.csv`. */
-const ROI_MARKETS_COLUMNS = [
-  'market',
-  'strategy',
-  'region_name',
-  'roi_pct',
-  'n_bets',
-  'hit_rate',
-  'profit',
-  'region_id',
-] as const;
-
 /**
  * `roi_by_region_markets.csv`: per market, the model (edge rule) and the baselines `favourite` (lowest
  * price) and `home` (= always over / always yes), in total (region `ALL`) and per region.
  */
 export function roiMarketsCsv(results: readonly GoalsSimulationResult[]): string {
-  const lines = [ROI_MARKETS_COLUMNS.join(',')];
-  for (const { market, sim } of results) {
-    for (const s of [sim.model, sim.baselines.favourite, sim.baselines.home]) {
-      const strategy = s.strategy === 'home' ? 'always_first' : s.strategy;
-      const row = (
-        r: Pick<RegionRoi, 'roi_pct' | 'n_bets' | 'hit_rate' | 'profit'>,
-        name: string,
-        id: number | null,
-      ) => [market, strategy, name, r.roi_pct, r.n_bets, r.hit_rate, r.profit, id].map(cell).join(',');
-      lines.push(row(s.total, 'ALL', null));
-      for (const r of s.by_region) lines.push(row(r, r.region_name, r.region_id));
-    }
-  }
-  return `${lines.join('\n')}\n`;
+  return toCsv(
+    ['market', ...STRATEGY_COLUMNS],
+    results.flatMap(({ market, sim }) =>
+      strategiesOf(sim).flatMap((s) =>
+        strategyRows(s, [market, s.strategy === 'home' ? 'always_first' : s.strategy]),
+      ),
+    ),
+  );
 }
 
 /**

@@ -10,7 +10,7 @@ function cell(v: string | number | null | undefined): string {
   return /[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
 }
 
-function toCsv(
+export function toCsv(
   header: readonly string[],
   rows: ReadonlyArray<ReadonlyArray<string | number | null>>,
 ): string {
@@ -33,18 +33,35 @@ export function roiByRegionSeasonCsv(rows: readonly RegionSeasonRoi[]): string {
   );
 }
 
+/** The model first, then the favourite and home baselines. */
+export function strategiesOf(sim: SimulationResult): StrategyResult[] {
+  return [sim.model, sim.baselines.favourite, sim.baselines.home];
+}
+
+/** Header of a strategy's rows (see {@link strategyRows}). */
+export const STRATEGY_COLUMNS = [
+  'strategy',
+  'region_name',
+  'roi_pct',
+  'n_bets',
+  'hit_rate',
+  'profit',
+  'region_id',
+];
+
+/** `lead` columns, then a strategy's figures in total (region `ALL`, empty region_id) and per region. */
+export function strategyRows(s: StrategyResult, lead: readonly string[]): (string | number | null)[][] {
+  const regions = [{ ...s.total, region_name: 'ALL', region_id: null }, ...s.by_region];
+  return regions.map((r) => [...lead, r.region_name, r.roi_pct, r.n_bets, r.hit_rate, r.profit, r.region_id]);
+}
+
 /**
  * `roi_baselines.csv`: model, favourite and home strategies side by side, per region and in total
  * (region_name `ALL`, empty region_id), all on the same candidate matches.
  */
 export function roiBaselinesCsv(sim: SimulationResult): string {
-  const strategies: StrategyResult[] = [sim.model, sim.baselines.favourite, sim.baselines.home];
-  const rows: Array<Array<string | number | null>> = [];
-  for (const s of strategies) {
-    rows.push([s.strategy, 'ALL', s.total.roi_pct, s.total.n_bets, s.total.hit_rate, s.total.profit, null]);
-    for (const r of s.by_region) {
-      rows.push([s.strategy, r.region_name, r.roi_pct, r.n_bets, r.hit_rate, r.profit, r.region_id]);
-    }
-  }
-  return toCsv(['strategy', 'region_name', 'roi_pct', 'n_bets', 'hit_rate', 'profit', 'region_id'], rows);
+  return toCsv(
+    STRATEGY_COLUMNS,
+    strategiesOf(sim).flatMap((s) => strategyRows(s, [s.strategy])),
+  );
 }

@@ -42,22 +42,29 @@ interface CandidateSelection {
   excluded: { no_match: number; not_finished: number; no_odds: number; bad_probabilities: number };
 }
 
-function validOdd(x: number | null | undefined): x is number {
-  return typeof x === 'number' && Number.isFinite(x) && x > 1;
-}
+type PriceSide = 'home' | 'draw' | 'away' | 'over25' | 'under25' | 'btts_yes' | 'btts_no';
 
 /**
- * The three odds a bettor would have taken. Closing: `close_*`, falling back to `odd_*` (which the
+ * The prices a bettor would have taken. Closing: `close_*`, falling back to `odd_*` (which the
  * ingest fills with the closing odd when known, else the opening one). Opening: `open_*` only.
- * Null unless all three are usable (> 1), so that every strategy bets on the same matches.
+ * Null unless all are usable (> 1), so that every strategy bets on the same matches.
  */
+export function pickPrices(
+  rec: OddsRecord,
+  sides: readonly PriceSide[],
+  source: OddsSource,
+): number[] | null {
+  const prices = sides.map((s) =>
+    source === 'opening' ? rec[`open_${s}`] : (rec[`close_${s}`] ?? rec[`odd_${s}`]),
+  );
+  return prices.every((x) => typeof x === 'number' && Number.isFinite(x) && x > 1)
+    ? (prices as number[])
+    : null;
+}
+
+/** The three 1X2 odds a bettor would have taken (see {@link pickPrices}). */
 export function pickOdds(rec: OddsRecord, source: OddsSource): [number, number, number] | null {
-  const triple: Array<number | null> =
-    source === 'opening'
-      ? [rec.open_home, rec.open_draw, rec.open_away]
-      : [rec.close_home ?? rec.odd_home, rec.close_draw ?? rec.odd_draw, rec.close_away ?? rec.odd_away];
-  if (!triple.every(validOdd)) return null;
-  return triple as [number, number, number];
+  return pickPrices(rec, ['home', 'draw', 'away'], source) as [number, number, number] | null;
 }
 
 /** Joins out-of-sample predictions with results and odds; keeps finished matches with full odds only. */
@@ -110,28 +117,38 @@ export function selectCandidates(
 /** A betting strategy: the outcome to back on a match, or null to pass. */
 type Strategy = (c: BetCandidate) => Outcome | null;
 
-/** The model: back the outcome with the largest edge `p × odd − 1`, if that edge exceeds the threshold. */
-export function edgeStrategy(edgeThreshold: number): Strategy {
-  return (c) => {
-    let best: Outcome = 0;
-    let bestEdge = Number.NEGATIVE_INFINITY;
-    for (const k of [0, 1, 2] as const) {
-      const e = c.proba[k] * c.odds[k] - 1;
-      if (e > bestEdge) {
-        bestEdge = e;
-        best = k;
-      }
+/** The selection with the largest edge `p × price − 1`, if that edge exceeds the threshold. */
+export function edgePick(
+  proba: readonly number[],
+  prices: readonly number[],
+  threshold: number,
+): number | null {
+  let best = 0;
+  let bestEdge = Number.NEGATIVE_INFINITY;
+  for (let k = 0; k < prices.length; k++) {
+    const e = proba[k] * prices[k] - 1;
+    if (e > bestEdge) {
+      bestEdge = e;
+      best = k;
     }
-    return bestEdge > edgeThreshold ? best : null;
-  };
+  }
+  return bestEdge > threshold ? best : null;
 }
 
-/** Baseline: always back the bookmaker's favourite (lowest odd; ties go to the lower class). */
-const favouriteStrategy: Strategy = (c) => {
-  let best: Outcome = 0;
-  for (const k of [1, 2] as const) if (c.odds[k] < c.odds[best]) best = k;
+/** The bookmaker's favourite: the lowest price (ties go to the first). */
+export function favouritePick(prices: readonly number[]): number {
+  let best = 0;
+  for (let k = 1; k < prices.length; k++) if (prices[k] < prices[best]) best = k;
   return best;
-};
+}
+
+/** The model: back the outcome with the largest edge, if that edge exceeds the threshold. */
+export function edgeStrategy(edgeThreshold: number): Strategy {
+  return (c) => edgePick(c.proba, c.odds, edgeThreshold) as Outcome | null;
+}
+
+/** Baseline: always back the bookmaker's favourite. */
+const favouriteStrategy: Strategy = (c) => favouritePick(c.odds) as Outcome;
 
 /** Baseline: always back the home side. */
 const homeStrategy: Strategy = () => 0;
