@@ -4,14 +4,9 @@ import { marketsFromMatrix, scoreMatrix } from '../model/index.js';
 import type { ParquetRow } from '../storage/index.js';
 import type { AnalystRow } from './analyst-columns.js';
 import type { AnalystSources } from './analyst-sources.js';
-import { asDate, numOrNull } from './io.js';
+import { asDate, numOrNull, outcomeOf } from './io.js';
 
 const SIDES = ['home', 'draw', 'away'] as const;
-
-function outcomeOf(m: Match | undefined): number | null {
-  if (m?.status !== 'finished' || m.homeScore === null || m.awayScore === null) return null;
-  return m.homeScore > m.awayScore ? 0 : m.homeScore === m.awayScore ? 1 : 2;
-}
 
 function matchColumns(id: number, m: Match | undefined, fallback: ParquetRow | undefined): AnalystRow {
   const outcome = outcomeOf(m);

@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import { type Database, MatchesRepository } from '../db/index.js';
-import type { KEYS, Match } from '../domain/index.js';
+import { type KEYS, type Match, type Outcome, outcomeFromScore } from '../domain/index.js';
 import type { FeatureRow } from '../features/index.js';
 import type { Logger } from '../logger.js';
 import type { Registry } from '../registry/index.js';
@@ -24,6 +24,12 @@ export interface AnalyticsDeps {
 /** Every match: the run's own copy when it passed one, else from the database. */
 export async function matchesOf(deps: Pick<AnalyticsDeps, 'db' | 'loaded'>): Promise<readonly Match[]> {
   return deps.loaded?.matches ?? (await new MatchesRepository(deps.db).allMatches());
+}
+
+/** The outcome of a finished match, or null when it is not finished (or has no score). */
+export function outcomeOf(m: Match | undefined): Outcome | null {
+  if (m?.status !== 'finished' || m.homeScore === null || m.awayScore === null) return null;
+  return outcomeFromScore(m.homeScore, m.awayScore);
 }
 
 export function numOrNull(v: unknown): number | null {

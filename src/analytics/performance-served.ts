@@ -143,7 +143,7 @@ export async function recordServedPredictions(
 }
 
 /** The published-prediction fields of a parquet record (predictions file or served log); null when unusable. */
-function toPublishedPrediction(
+export function toPublishedPrediction(
   r: Record<string, unknown>,
 ): (PublishedPrediction & { odds_observed_at: Date | null }) | null {
   const id = numOrNull(r.match_id);

@@ -1,20 +1,19 @@
 import { MatchesRepository } from '../db/index.js';
-import { KEYS, type Match } from '../domain/index.js';
+import { KEYS, type Match, type OddsRecord } from '../domain/index.js';
 import type { DemarginMethod } from '../features/index.js';
 import { readOddsFile } from '../ingest/index.js';
 import type { ArtifactSource } from '../runs/index.js';
 import type { PerformanceSummary as Served } from '../schemas/index.js';
 import type { ObjectStore } from '../storage/index.js';
-import { type AnalyticsDeps, asDate, numOrNull, putReport, readParquetObject } from './io.js';
+import { type AnalyticsDeps, outcomeOf, putReport, readParquetObject } from './io.js';
 import {
   type JoinedMatch,
   joinServedResults,
-  outcomeOf,
   type PerformanceWindow,
   performanceGroups,
 } from './performance.js';
 import { renderPerformanceReport } from './performance-html.js';
-import { readServedLog } from './performance-served.js';
+import { readServedLog, type ServedRow, toPublishedPrediction } from './performance-served.js';
 import { pruneReports, reportFilename } from './report-names.js';
 
 interface PerformanceStageOptions {
@@ -54,34 +53,22 @@ async function backtestRows(
   matches: readonly Match[],
   asOf: Date,
   demargin: DemarginMethod,
-  odds: Awaited<ReturnType<typeof readOddsFile>>,
+  odds: readonly OddsRecord[],
 ): Promise<JoinedMatch[]> {
   const rows = (await readParquetObject(src, KEYS.predictions)) ?? [];
-  const pseudoServed = [];
+  const pseudoServed: ServedRow[] = [];
   for (const r of rows) {
-    if (r.model_stage !== 'backtest') continue;
-    const id = numOrNull(r.match_id);
-    const start = asDate(r.start_time_utc);
-    const p = [numOrNull(r.proba_home), numOrNull(r.proba_draw), numOrNull(r.proba_away)];
-    if (id === null || !start || p.some((x) => x === null)) continue;
+    const p = r.model_stage === 'backtest' ? toPublishedPrediction(r) : null;
+    if (!p) continue;
     pseudoServed.push({
-      match_id: id,
-      region_id: numOrNull(r.region_id) ?? 0,
-      region_name: String(r.region_name ?? ''),
-      start_time_utc: start,
-      proba_home: p[0] as number,
-      proba_draw: p[1] as number,
-      proba_away: p[2] as number,
-      model_stage: 'backtest',
-      model_run_id: String(r.model_run_id ?? ''),
+      ...p,
       publication_id: null,
       // A fold predicts a match out of sample; for the join it counts as "known before kick-off".
-      served_at: new Date(start.getTime() - 1),
-      recorded_at: start,
+      served_at: new Date(p.start_time_utc.getTime() - 1),
+      recorded_at: p.start_time_utc,
       used_open_home: null,
       used_open_draw: null,
       used_open_away: null,
-      odds_observed_at: null,
     });
   }
   return joinServedResults(pseudoServed, matches, odds, { asOf, demargin }).joined;

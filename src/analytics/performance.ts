@@ -2,6 +2,7 @@ import { type Match, type OddsRecord, type Probabilities, predictedClass } from 
 import { type DemarginMethod, demargin } from '../features/index.js';
 import { brier, logLoss, rps } from '../model/index.js';
 import type { PerformanceSummary } from '../schemas/index.js';
+import { outcomeOf } from './io.js';
 import { type ServedRow, servedBeforeKickoff } from './performance-served.js';
 
 const DAY_MS = 86_400_000;
@@ -38,12 +39,6 @@ interface JoinOptions {
   asOf: Date;
   /** How the bookmaker margin is removed from the lines. Default `power` (as the features do). */
   demargin?: DemarginMethod;
-}
-
-/** The outcome of a finished match, or null when it is not finished (or has no score). */
-export function outcomeOf(m: Match): 0 | 1 | 2 | null {
-  if (m.status !== 'finished' || m.homeScore === null || m.awayScore === null) return null;
-  return m.homeScore > m.awayScore ? 0 : m.homeScore === m.awayScore ? 1 : 2;
 }
 
 /**

@@ -1,6 +1,14 @@
-import { KEYS, MatchcastError, type OddsRecord, outcomeFromScore } from '../domain/index.js';
+import { KEYS, MatchcastError, type OddsRecord } from '../domain/index.js';
 import { readOddsFile } from '../ingest/index.js';
-import { type AnalyticsDeps, asDate, matchesOf, numOrNull, putReport, readParquetObject } from './io.js';
+import {
+  type AnalyticsDeps,
+  asDate,
+  matchesOf,
+  numOrNull,
+  outcomeOf,
+  putReport,
+  readParquetObject,
+} from './io.js';
 import { roiBaselinesCsv, roiByRegionCsv, roiByRegionSeasonCsv } from './roi-csv.js';
 import {
   type BetSummary,
@@ -87,14 +95,12 @@ export async function runSimulateStage(
   for (const m of matches) {
     regions.set(m.regionId, m.regionName);
     kickoff.set(m.id, m.startTimeUtc);
-    const finished =
-      m.status === 'finished' && m.startTimeUtc < asOf && m.homeScore !== null && m.awayScore !== null;
     results.set(m.id, {
       match_id: m.id,
       region_id: m.regionId,
       region_name: m.regionName,
       season: m.season,
-      outcome: finished ? outcomeFromScore(m.homeScore!, m.awayScore!) : null,
+      outcome: m.startTimeUtc < asOf ? outcomeOf(m) : null,
     });
   }
 
