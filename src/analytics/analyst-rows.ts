@@ -2,11 +2,22 @@ import type { Match, OddsRecord } from '../domain/index.js';
 import { demargin, demarginPrices } from '../features/index.js';
 import { marketsFromMatrix, scoreMatrix } from '../model/index.js';
 import type { ParquetRow } from '../storage/index.js';
-import type { AnalystRow } from './analyst-columns.js';
+import { type AnalystRow, BACKTEST_EXPORT_COLUMNS } from './analyst-columns.js';
 import type { AnalystSources } from './analyst-sources.js';
 import { asDate, numOrNull, outcomeOf } from './io.js';
 
 const SIDES = ['home', 'draw', 'away'] as const;
+
+/** The two-way markets: their timeline name, then the first (over/yes) and second price columns. */
+const TWO_WAY = [
+  ['ou25', 'over25', 'under25'],
+  ['btts', 'btts_yes', 'btts_no'],
+] as const;
+
+/** The goals model's columns of a match it has no out-of-sample row for. */
+const NO_GOALS = Object.fromEntries(
+  BACKTEST_EXPORT_COLUMNS.filter((c) => c.name.startsWith('goals_')).map((c) => [c.name, null]),
+);
 
 function matchColumns(id: number, m: Match | undefined, fallback: ParquetRow | undefined): AnalystRow {
   const outcome = outcomeOf(m);
@@ -90,8 +101,7 @@ export function backtestExportRows(src: AnalystSources): AnalystRow[] {
     const earlyObs = f?.odds_observed_at ?? null;
     row.early_prediction_time = earlyAt;
     row.early_odds_observed_at = earlyObs;
-    const seenPrices = pricesAt(src, id, earlyObs);
-    put3(row, 'early_price', seenPrices);
+    put3(row, 'early_price', pricesAt(src, id, earlyObs));
     put3(row, 'early_fair', f && f.mkt_missing === 0 ? [f.mkt_home, f.mkt_draw, f.mkt_away] : null);
     put3(row, 'kickoff_proba', proba3(b, 'kickoff_proba'));
     row.kickoff_model_run_id = (b.kickoff_model_run_id as string | null | undefined) ?? null;
@@ -122,39 +132,18 @@ export function backtestExportRows(src: AnalystSources): AnalystRow[] {
       row.goals_model_run_id = String(g.model_run_id);
       row.goals_training_cutoff = cutoff;
       row.goals_prediction_time = earlyAt;
-    } else {
-      for (const k of [
-        'goals_expected_home',
-        'goals_expected_away',
-        'goals_rho',
-        'goals_proba_over25',
-        'goals_proba_btts_yes',
-        'goals_model_run_id',
-        'goals_training_cutoff',
-        'goals_prediction_time',
-      ])
-        row[k] = null;
+    } else Object.assign(row, NO_GOALS);
+    for (const [market, a, b] of TWO_WAY) {
+      const seen = earlyAt ? src.timeline.latest(id, market, earlyAt) : null;
+      row[`early_${a}`] = seen?.prices[0] ?? null;
+      row[`early_${b}`] = seen?.prices[1] ?? null;
+      row[`early_${market}_observed_at`] = seen?.observed_at ?? null;
+      for (const when of ['open', 'close'] as const) {
+        row[`${when}_${a}`] = o?.[`${when}_${a}`] ?? null;
+        row[`${when}_${b}`] = o?.[`${when}_${b}`] ?? null;
+        row[`${when}_fair_${a}`] = fairFirst(o?.[`${when}_${a}`], o?.[`${when}_${b}`]);
+      }
     }
-    const ou = earlyAt ? src.timeline.latest(id, 'ou25', earlyAt) : null;
-    row.early_over25 = ou?.prices[0] ?? null;
-    row.early_under25 = ou?.prices[1] ?? null;
-    row.early_ou25_observed_at = ou?.observed_at ?? null;
-    const bt = earlyAt ? src.timeline.latest(id, 'btts', earlyAt) : null;
-    row.early_btts_yes = bt?.prices[0] ?? null;
-    row.early_btts_no = bt?.prices[1] ?? null;
-    row.early_btts_observed_at = bt?.observed_at ?? null;
-    row.open_over25 = o?.open_over25 ?? null;
-    row.open_under25 = o?.open_under25 ?? null;
-    row.open_fair_over25 = fairFirst(o?.open_over25, o?.open_under25);
-    row.close_over25 = o?.close_over25 ?? null;
-    row.close_under25 = o?.close_under25 ?? null;
-    row.close_fair_over25 = fairFirst(o?.close_over25, o?.close_under25);
-    row.open_btts_yes = o?.open_btts_yes ?? null;
-    row.open_btts_no = o?.open_btts_no ?? null;
-    row.open_fair_btts_yes = fairFirst(o?.open_btts_yes, o?.open_btts_no);
-    row.close_btts_yes = o?.close_btts_yes ?? null;
-    row.close_btts_no = o?.close_btts_no ?? null;
-    row.close_fair_btts_yes = fairFirst(o?.close_btts_yes, o?.close_btts_no);
     out.push(row);
   }
   return sortByKickoff(out);

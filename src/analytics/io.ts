@@ -5,7 +5,7 @@ import type { FeatureRow } from '../features/index.js';
 import type { Logger } from '../logger.js';
 import type { Registry } from '../registry/index.js';
 import { type ArtifactSource, artifactNameOf, readCurrentArtifact } from '../runs/index.js';
-import { type ObjectStore, type ParquetRow, readParquet } from '../storage/index.js';
+import { contentTypeForKey, type ObjectStore, type ParquetRow, readParquet } from '../storage/index.js';
 
 /** What the analysis stages need; the pipeline passes its own deps. */
 export interface AnalyticsDeps {
@@ -57,14 +57,7 @@ export async function readParquetObject(
   return obj ? readParquet(obj.body) : null;
 }
 
-const CONTENT_TYPES: Record<string, string> = {
-  csv: 'text/csv; charset=utf-8',
-  html: 'text/html; charset=utf-8',
-  json: 'application/json',
-};
-
 /** Puts a text file in the `reports` bucket, its content type from its extension. */
 export async function putReport(store: ObjectStore, key: string, body: string): Promise<void> {
-  const contentType = CONTENT_TYPES[key.slice(key.lastIndexOf('.') + 1)];
-  await store.put('reports', key, Buffer.from(body, 'utf8'), { contentType });
+  await store.put('reports', key, Buffer.from(body, 'utf8'), { contentType: contentTypeForKey(key) });
 }

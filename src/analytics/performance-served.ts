@@ -113,16 +113,9 @@ export async function recordServedPredictions(
   for (const r of rows) {
     if (r.model_stage === 'backtest' || r.start_time_utc.getTime() <= servedMs) continue;
     const f = odds.get(r.match_id);
+    // Only the log's columns are written: whatever else the row holds stays out of the file.
     out.push({
-      match_id: r.match_id,
-      region_id: r.region_id,
-      region_name: r.region_name,
-      start_time_utc: r.start_time_utc,
-      proba_home: r.proba_home,
-      proba_draw: r.proba_draw,
-      proba_away: r.proba_away,
-      model_stage: r.model_stage,
-      model_run_id: r.model_run_id,
+      ...r,
       publication_id: options.publicationId ?? null,
       served_at: options.servedAt,
       recorded_at: now,

@@ -1,5 +1,5 @@
 import type { Match } from '../../domain/index.js';
-import { type CheckResult, iso, type QualityCheckDef, type QualityContext } from './types.js';
+import { type CheckResult, iso, listed, type QualityCheckDef, type QualityContext } from './types.js';
 
 /** The results feed has stopped: the newest finished match before as-of is too old. */
 export const staleDataCheck: QualityCheckDef = {
@@ -18,16 +18,14 @@ export const staleDataCheck: QualityCheckDef = {
     }
     const ageDays = newest ? (asOf.getTime() - newest.startTimeUtc.getTime()) / 86_400_000 : null;
     const stale = ageDays === null || ageDays > L.staleAfterDays;
-    return {
-      status: stale ? 'warn' : 'ok',
-      count: stale ? 1 : 0,
-      total: 1,
-      detail: newest
+    return listed(
+      stale ? 1 : 0,
+      1,
+      newest
         ? `Newest finished match kicked off ${ageDays!.toFixed(1)} days before as-of (${iso(newest.startTimeUtc)}); more than ${L.staleAfterDays} days means the results feed has stopped (or the leagues are on a break).`
         : 'No finished match before as-of.',
-      omitted: 0,
-      example_header: ['newest finished match', 'kick-off', 'age (days)'],
-      examples: newest
+      ['newest finished match', 'kick-off', 'age (days)'],
+      newest
         ? [
             [
               `${newest.id} ${newest.homeTeamName} – ${newest.awayTeamName}`,
@@ -36,6 +34,8 @@ export const staleDataCheck: QualityCheckDef = {
             ],
           ]
         : [],
-    };
+      L.maxExamples,
+      'warn',
+    );
   },
 };
