@@ -1,12 +1,9 @@
 import { outcomeFromScore, outcomeLabel } from '../domain/index.js';
-import type { MatchCard as MatchCardShape } from '../schemas/index.js';
+import type { MatchCard } from '../schemas/index.js';
 import { BodyEncoder } from './body-encoder.js';
 import type { CardMarketsSummary } from './markets-view.js';
 import type { PredictionRow } from './predictions.js';
 import type { EncodedBody, OddsRow } from './types.js';
-
-/** The match card of `GET /predict/cards/`: the API shape (src/schemas/predictions.ts), built here in its field order. */
-export type MatchCard = MatchCardShape;
 
 /**
  * Fills `{match_id}`, `{home}` and `{away}` of the configured template, each URL-encoded so that a
@@ -148,13 +145,9 @@ export async function buildCardsBody(
   identityMaxBytes?: number,
   markets?: ReadonlyMap<number, CardMarketsSummary>,
 ): Promise<EncodedBody> {
-  const out = new BodyEncoder(identityMaxBytes);
-  await out.push('[');
-  for (let i = 0; i < rows.length; i++) {
-    const id = rows[i].match_id;
-    const card = JSON.stringify(buildCard(rows[i], odds.get(id), template, markets?.get(id)));
-    await out.push(i === 0 ? card : `,${card}`);
-  }
-  await out.push(']');
-  return out.finish();
+  return BodyEncoder.array(
+    rows,
+    (p) => buildCard(p, odds.get(p.match_id), template, markets?.get(p.match_id)),
+    identityMaxBytes,
+  );
 }
