@@ -26,54 +26,48 @@ async function refresh(): Promise<void> {
   clearTimeout(timer);
 }
 
-/** Finished task results kept for task_status (memory budget: RESULT_STORE_MAX, by age RESULT_TTL). */
-new client.Gauge({
-  name: 'matchcast_task_results_kept',
-  help: 'Finished task results kept for task_status (removed after RESULT_TTL; capped at RESULT_STORE_MAX)',
-  registers: [registry],
-  async collect() {
-    await refresh();
-    if (sampled) this.set(sampled.usage.results);
-  },
-});
+/** The result-store gauges: from the queue's usage (sampled) or from the settings. */
+type Read = (usage: ResultStoreUsage | undefined, config: Config) => number | null | undefined;
+const GAUGES: [name: string, help: string, read: Read][] = [
+  [
+    'matchcast_task_results_kept',
+    'Finished task results kept for task_status (removed after RESULT_TTL; capped at RESULT_STORE_MAX)',
+    (usage) => usage?.results,
+  ],
+  [
+    'matchcast_task_results_max',
+    'Memory cap of the result store: RESULT_STORE_MAX results',
+    (_, config) => config.resultStoreMax,
+  ],
+  [
+    'matchcast_tasks_waiting',
+    'Tasks waiting for a worker (submits beyond QUEUE_MAX_WAITING answer 503 MC_ERR_QUEUE_FULL)',
+    (usage) => usage?.waiting,
+  ],
+  [
+    'matchcast_tasks_waiting_max',
+    'QUEUE_MAX_WAITING: the cap on waiting tasks',
+    (_, config) => config.queueMaxWaiting,
+  ],
+  [
+    'matchcast_broker_memory_bytes',
+    'Memory used by the task broker (Redis used_memory), bytes; absent for the in-process queue',
+    (usage) => usage?.brokerMemoryBytes,
+  ],
+];
 
-new client.Gauge({
-  name: 'matchcast_task_results_max',
-  help: 'Memory cap of the result store: RESULT_STORE_MAX results',
-  registers: [registry],
-  collect() {
-    if (source) this.set(source.config.resultStoreMax);
-  },
-});
-
-new client.Gauge({
-  name: 'matchcast_tasks_waiting',
-  help: 'Tasks waiting for a worker (submits beyond QUEUE_MAX_WAITING answer 503 MC_ERR_QUEUE_FULL)',
-  registers: [registry],
-  async collect() {
-    await refresh();
-    if (sampled) this.set(sampled.usage.waiting);
-  },
-});
-
-new client.Gauge({
-  name: 'matchcast_tasks_waiting_max',
-  help: 'QUEUE_MAX_WAITING: the cap on waiting tasks',
-  registers: [registry],
-  collect() {
-    if (source) this.set(source.config.queueMaxWaiting);
-  },
-});
-
-new client.Gauge({
-  name: 'matchcast_broker_memory_bytes',
-  help: 'Memory used by the task broker (Redis used_memory), bytes; absent for the in-process queue',
-  registers: [registry],
-  async collect() {
-    await refresh();
-    if (sampled?.usage.brokerMemoryBytes != null) this.set(sampled.usage.brokerMemoryBytes);
-  },
-});
+for (const [name, help, read] of GAUGES) {
+  new client.Gauge({
+    name,
+    help,
+    registers: [registry],
+    async collect() {
+      await refresh();
+      const v = source && read(sampled?.usage, source.config);
+      if (v !== null && v !== undefined) this.set(v);
+    },
+  });
+}
 
 /** Points the result-store gauges at `queue`; returns the function that detaches them. */
 export function watchResultStore(queue: TaskQueue, config: Config): () => void {

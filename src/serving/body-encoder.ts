@@ -66,6 +66,24 @@ export class BodyEncoder {
     await Promise.all([drained(this.gz), drained(this.br)]);
   }
 
+  /** Encodes a JSON array of `record(item)` for each item, one item at a time. */
+  static async array<T>(
+    items: Iterable<T>,
+    record: (item: T) => unknown,
+    identityMaxBytes?: number,
+  ): Promise<EncodedBody> {
+    const out = new BodyEncoder(identityMaxBytes);
+    await out.push('[');
+    let first = true;
+    for (const item of items) {
+      const json = JSON.stringify(record(item));
+      await out.push(first ? json : `,${json}`);
+      first = false;
+    }
+    await out.push(']');
+    return out.finish();
+  }
+
   async finish(): Promise<EncodedBody> {
     await this.flush();
     this.gz.end();

@@ -1,12 +1,9 @@
 import { outcomeFromScore, outcomeLabel } from '../domain/index.js';
-import type { MatchCard as MatchCardShape } from '../schemas/index.js';
+import type { MatchCard } from '../schemas/index.js';
 import { BodyEncoder } from './body-encoder.js';
 import type { CardMarketsSummary } from './markets-view.js';
 import type { PredictionRow } from './predictions.js';
 import type { EncodedBody, OddsRow } from './types.js';
-
-/** The match card of `GET /predict/cards/`: the API shape (src/schemas/predictions.ts), built here in its field order. */
-export type MatchCard = MatchCardShape;
 
 /**
  * Fills `{match_id}`, `{home}` and `{away}` of the configured template, each URL-encoded so that a
@@ -27,38 +24,30 @@ function edge(p: number | undefined, odd: number | null | undefined): number | n
   return p === undefined || odd === null || odd === undefined ? null : p * odd - 1;
 }
 
-type Triple = [number | null, number | null, number | null];
+/** The price sets of an odds record with the observation time of each: opening, closing, latest. */
+const PRICE_SETS = [
+  ['open', 'open_observed_at'],
+  ['close', 'close_observed_at'],
+  ['odd', 'odds_observed_at'],
+] as const;
 
 /**
  * The prices the prediction used: the odds record's opening, closing or latest set whose observation
  * time is the prediction's `odds_observed_at` (1X2, and O/U 2.5 and BTTS observed with them). Null
  * when none matches: a price observed at another time was never seen by the model.
  */
-function usedPrices(
-  p: Pick<PredictionRow, 'odds_observed_at'>,
-  o: OddsRow | undefined,
-): { x12: Triple; ou: [number | null, number | null]; btts: [number | null, number | null] } | null {
+function usedPrices(p: Pick<PredictionRow, 'odds_observed_at'>, o: OddsRow | undefined) {
   const at = p.odds_observed_at?.getTime();
   if (!o || at === undefined) return null;
-  const same = (iso: string | null) => iso !== null && Date.parse(iso) === at;
-  if (same(o.open_observed_at))
+  for (const [set, observedAt] of PRICE_SETS) {
+    const iso = o[observedAt];
+    if (iso === null || Date.parse(iso) !== at) continue;
     return {
-      x12: [o.open_home, o.open_draw, o.open_away],
-      ou: [o.open_over25, o.open_under25],
-      btts: [o.open_btts_yes, o.open_btts_no],
+      x12: [o[`${set}_home`], o[`${set}_draw`], o[`${set}_away`]],
+      ou: [o[`${set}_over25`], o[`${set}_under25`]],
+      btts: [o[`${set}_btts_yes`], o[`${set}_btts_no`]],
     };
-  if (same(o.close_observed_at))
-    return {
-      x12: [o.close_home, o.close_draw, o.close_away],
-      ou: [o.close_over25, o.close_under25],
-      btts: [o.close_btts_yes, o.close_btts_no],
-    };
-  if (same(o.odds_observed_at))
-    return {
-      x12: [o.odd_home, o.odd_draw, o.odd_away],
-      ou: [o.odd_over25, o.odd_under25],
-      btts: [o.odd_btts_yes, o.odd_btts_no],
-    };
+  }
   return null;
 }
 
@@ -148,13 +137,9 @@ export async function buildCardsBody(
   identityMaxBytes?: number,
   markets?: ReadonlyMap<number, CardMarketsSummary>,
 ): Promise<EncodedBody> {
-  const out = new BodyEncoder(identityMaxBytes);
-  await out.push('[');
-  for (let i = 0; i < rows.length; i++) {
-    const id = rows[i].match_id;
-    const card = JSON.stringify(buildCard(rows[i], odds.get(id), template, markets?.get(id)));
-    await out.push(i === 0 ? card : `,${card}`);
-  }
-  await out.push(']');
-  return out.finish();
+  return BodyEncoder.array(
+    rows,
+    (p) => buildCard(p, odds.get(p.match_id), template, markets?.get(p.match_id)),
+    identityMaxBytes,
+  );
 }

@@ -157,35 +157,30 @@ function bulkRecord(p: PredictionRow) {
  */
 export class PredictionsView {
   constructor(
-    private readonly index: JsonIndex,
+    readonly records: JsonIndex,
     readonly bulk: EncodedBody,
   ) {}
 
   get count(): number {
-    return this.index.count;
+    return this.records.count;
   }
 
   /** Spec §2.2 JSON of one match (a view into the slab, no copy), or undefined. */
   get(matchId: number): Buffer | undefined {
-    return this.index.get(matchId);
-  }
-
-  /** The §2.2 records, for moving the view between threads. */
-  get records(): JsonIndex {
-    return this.index;
+    return this.records.get(matchId);
   }
 
   /** @param sorted validated rows in kick-off order (see {@link byKickOff}) */
   static async build(sorted: readonly PredictionRow[], identityMaxBytes?: number): Promise<PredictionsView> {
     const records = new JsonIndexBuilder(sorted.length * 420);
-    const bulk = new BodyEncoder(identityMaxBytes);
-    await bulk.push('[');
-    for (let i = 0; i < sorted.length; i++) {
-      const p = sorted[i];
-      records.push(p.match_id, JSON.stringify(precomputedRecord(p)));
-      await bulk.push(i === 0 ? JSON.stringify(bulkRecord(p)) : `,${JSON.stringify(bulkRecord(p))}`);
-    }
-    await bulk.push(']');
-    return new PredictionsView(records.finish(), await bulk.finish());
+    const bulk = await BodyEncoder.array(
+      sorted,
+      (p) => {
+        records.push(p.match_id, JSON.stringify(precomputedRecord(p)));
+        return bulkRecord(p);
+      },
+      identityMaxBytes,
+    );
+    return new PredictionsView(records.finish(), bulk);
   }
 }

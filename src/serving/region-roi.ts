@@ -1,10 +1,6 @@
 import { parse } from 'csv-parse/sync';
-import { ROI_BY_REGION_COLUMNS } from '../schemas/index.js';
-import type { RegionRoiRow } from './types.js';
+import { type RegionRoi, ROI_BY_REGION_COLUMNS as ROI_COLUMNS } from '../schemas/index.js';
 import { ArtifactInvalidError } from './validate.js';
-
-/** The header of `roi_by_region.csv`, declared once with the shape (src/schemas/roi.ts). */
-const ROI_COLUMNS = ROI_BY_REGION_COLUMNS;
 
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 const INTEGER = /^[+-]?\d+$/;
@@ -34,7 +30,7 @@ function integer(v: string, line: number, column: string, nullable: boolean): nu
  * Parses `reports/roi_by_region.csv` strictly: a header holding all five spec §2.6 columns (extra
  * columns are ignored), the same field count on every line, numbers that parse completely.
  */
-export function parseRegionRoiCsv(body: Buffer | string): RegionRoiRow[] {
+export function parseRegionRoiCsv(body: Buffer | string): RegionRoi[] {
   let records: string[][];
   try {
     records = parse(body, { bom: true, skip_empty_lines: true, relax_column_count: false });
@@ -50,7 +46,7 @@ export function parseRegionRoiCsv(body: Buffer | string): RegionRoiRow[] {
     index.set(c, at);
   }
   const col = (rec: string[], c: (typeof ROI_COLUMNS)[number]) => rec[index.get(c) as number];
-  const rows: RegionRoiRow[] = [];
+  const rows: RegionRoi[] = [];
   for (let i = 1; i < records.length; i++) {
     const rec = records[i];
     const line = i + 1;

@@ -1,14 +1,5 @@
+import type { PublishedRun } from '../runs/index.js';
 import type { OddsRecord, RegionRoi } from '../schemas/index.js';
-
-/**
- * In-memory views of the artifacts the precomputed routes serve. The serving
- * helper owns the concrete shape; the API only needs these members.
- */
-export interface ServingViews {
-  /** Loads every view once, then polls the store for changes. */
-  start(): Promise<void>;
-  close(): Promise<void>;
-}
 
 /** A JSON body serialised once per load, with its compressed variants and validators. */
 export interface EncodedBody {
@@ -26,11 +17,11 @@ export interface EncodedBody {
   etags: { identity: string; gzip: string; br: string };
 }
 
-/** Spec §2.5 plus the opening/closing/goals-market columns of `raw-data/odds.parquet`: the API shape (src/schemas/odds.ts). */
+/** Spec §2.5 plus the opening/closing/goals-market columns of `raw-data/odds.parquet`. */
 export type OddsRow = OddsRecord;
 
-/** Spec §2.6: one row of `reports/roi_by_region.csv` (src/schemas/roi.ts). */
-export type RegionRoiRow = RegionRoi;
+/** The published run the views serve. */
+export type ServedRun = Pick<PublishedRun, 'run_id' | 'features_fingerprint' | 'published_at'>;
 
 /** Where a view currently stands; what `/healthcheck/`-style diagnostics may show. */
 export interface ViewStatus {
@@ -49,7 +40,10 @@ export interface ViewStatus {
  * The precomputed views the routes read (`createServingViews` returns one). Every accessor is a
  * memory read: no object-store call happens at request time, except the bounded ROI re-check.
  */
-export interface Views extends ServingViews {
+export interface Views {
+  /** Loads every view once, then polls the store for changes. */
+  start(): Promise<void>;
+  close(): Promise<void>;
   /** Bulk body of spec §2.1. Throws MatchcastError MC_ERR_PREDICTIONS_UNAVAILABLE when no predictions are loaded. */
   predictionsBody(): EncodedBody;
   /**
@@ -62,7 +56,7 @@ export interface Views extends ServingViews {
   /** Spec §2.5 records; `[]` when the odds file does not exist. */
   oddsBody(): EncodedBody;
   /** Spec §2.6 records, re-checked against the store at most every `config.roiRecheckMs`; `[]` when absent. */
-  regionRoi(): Promise<readonly RegionRoiRow[]>;
+  regionRoi(): Promise<readonly RegionRoi[]>;
   /** Polls the store now (predictions and odds) and waits for any reload; for tests and admin tooling. */
   refresh(): Promise<void>;
   /**
@@ -75,5 +69,5 @@ export interface Views extends ServingViews {
    * The published run the views serve (run id, features fingerprint, publication time); null while
    * no run was ever published (legacy top-level keys). Live answers are cached per served run.
    */
-  servedRun(): { run_id: string; features_fingerprint: string | null; published_at: string } | null;
+  servedRun(): ServedRun | null;
 }

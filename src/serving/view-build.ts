@@ -6,6 +6,7 @@ import { type MarketsTable, readMarketsFile } from './markets-view.js';
 import { OddsTable } from './odds.js';
 import { byKickOff, type PredictionRow, PredictionsView, parsePredictionRows } from './predictions.js';
 import type { EncodedBody, OddsRow } from './types.js';
+import { describe } from './validate.js';
 
 /** The artifacts built on the view-builder thread. */
 export type BuiltArtifact = 'predictions' | 'odds' | 'markets';
@@ -43,16 +44,8 @@ export interface BuiltViews {
   markets?: JsonIndex | null;
 }
 
-function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
 async function parsePredictions(bytes: Uint8Array): Promise<PredictionRow[]> {
   return parsePredictionRows(await readParquet(bytes)).sort(byKickOff);
-}
-
-function parseOdds(bytes: Uint8Array): Promise<OddsTable> {
-  return OddsTable.fromParquet(bytes);
 }
 
 interface Resolved<T> {
@@ -90,19 +83,6 @@ async function resolve<T>(
   };
 }
 
-/** The odds body, streamed to the compressors row by row (no whole-body string). */
-async function oddsBody(table: OddsTable, identityMaxBytes?: number): Promise<EncodedBody> {
-  const out = new BodyEncoder(identityMaxBytes);
-  await out.push('[');
-  let first = true;
-  for (const row of table.rows()) {
-    await out.push(first ? JSON.stringify(row) : `,${JSON.stringify(row)}`);
-    first = false;
-  }
-  await out.push(']');
-  return out.finish();
-}
-
 /**
  * Validates the candidates and rebuilds what depends on what changed: the predictions view when the
  * predictions changed, the odds body when the odds did, the markets bodies when the markets did, and
@@ -110,7 +90,11 @@ async function oddsBody(table: OddsTable, identityMaxBytes?: number): Promise<En
  */
 export async function buildViews(job: BuildJob): Promise<BuiltViews> {
   const pred = await resolve(job.predictions, parsePredictions, (r) => r.length);
-  const odds = await resolve(job.odds, parseOdds, (t) => t.length);
+  const odds = await resolve(
+    job.odds,
+    (b) => OddsTable.fromParquet(b),
+    (t) => t.length,
+  );
   const markets = await resolve<MarketsTable>(job.markets, readMarketsFile, (t) => t.json.count);
   const out: BuiltViews = {
     verdicts: { predictions: pred.verdict, odds: odds.verdict, markets: markets.verdict },
@@ -121,7 +105,9 @@ export async function buildViews(job: BuildJob): Promise<BuiltViews> {
   const table = predRows || markets.changed ? await markets.get() : null;
   if (pred.changed)
     out.predictions = predRows ? await PredictionsView.build(predRows, job.identityMaxBytes) : null;
-  if (odds.changed) out.odds = oddsRows ? await oddsBody(oddsRows, job.identityMaxBytes) : null;
+  // Streamed to the compressors row by row (no whole-body string).
+  if (odds.changed)
+    out.odds = oddsRows ? await BodyEncoder.array(oddsRows.rows(), (r) => r, job.identityMaxBytes) : null;
   if (markets.changed) out.markets = table?.json ?? null;
   if (predRows) {
     // Only the predicted matches' rows are made, for their cards.

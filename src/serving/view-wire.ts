@@ -110,37 +110,30 @@ function copyInto(transfer: ArrayBuffer[]): Place {
   };
 }
 
+/** One view packed into a group of its own; null and undefined (none, unchanged) pass through. */
+function packed<T, W>(
+  view: T | null | undefined,
+  place: Place,
+  pack: (p: Packer, view: T) => W,
+): (W & { group: Group }) | null | undefined {
+  if (view === null || view === undefined) return view as null | undefined;
+  const p = new Packer();
+  const wire = pack(p, view);
+  return { ...wire, group: p.finish(place) };
+}
+
 /** Describes the built views as groups of parts, each placed by `place`. */
 export function layoutViews(v: BuiltViews, place: Place): WireViews {
-  const out: WireViews = { verdicts: v.verdicts };
-  if (v.predictions !== undefined) {
-    if (v.predictions === null) out.predictions = null;
-    else {
-      const p = new Packer();
-      const index = p.index(v.predictions.records);
-      const bulk = p.body(v.predictions.bulk);
-      out.predictions = { index, bulk, group: p.finish(place) };
-    }
-  }
-  for (const name of ['cards', 'odds'] as const) {
-    const b = v[name];
-    if (b === undefined) continue;
-    if (b === null) out[name] = null;
-    else {
-      const p = new Packer();
-      const body = p.body(b);
-      out[name] = { body, group: p.finish(place) };
-    }
-  }
-  if (v.markets !== undefined) {
-    if (v.markets === null) out.markets = null;
-    else {
-      const p = new Packer();
-      const index = p.index(v.markets);
-      out.markets = { index, group: p.finish(place) };
-    }
-  }
-  return out;
+  return {
+    verdicts: v.verdicts,
+    predictions: packed(v.predictions, place, (p, x) => ({
+      index: p.index(x.records),
+      bulk: p.body(x.bulk),
+    })),
+    cards: packed(v.cards, place, (p, b) => ({ body: p.body(b) })),
+    odds: packed(v.odds, place, (p, b) => ({ body: p.body(b) })),
+    markets: packed(v.markets, place, (p, x) => ({ index: p.index(x) })),
+  };
 }
 
 /** Lays the built views out for `postMessage`; returns the message and its transfer list. */
@@ -174,20 +167,23 @@ function index(g: Group, w: WireIndex): JsonIndex {
   );
 }
 
+/** Null and undefined (none, unchanged) pass through; a view is made from its group. */
+function unpacked<W, T>(wire: W | null | undefined, make: (w: W) => T): T | null | undefined {
+  return wire === null || wire === undefined ? (wire as null | undefined) : make(wire);
+}
+
 /** The views of a `built` message, as views into its buffers (no copy). */
 export function unpackViews(w: WireViews): BuiltViews {
-  const out: BuiltViews = { verdicts: w.verdicts };
-  if (w.predictions !== undefined)
-    out.predictions = w.predictions
-      ? new PredictionsView(
-          index(w.predictions.group, w.predictions.index),
-          body(w.predictions.group, w.predictions.bulk),
-        )
-      : null;
-  if (w.cards !== undefined) out.cards = w.cards ? body(w.cards.group, w.cards.body) : null;
-  if (w.odds !== undefined) out.odds = w.odds ? body(w.odds.group, w.odds.body) : null;
-  if (w.markets !== undefined) out.markets = w.markets ? index(w.markets.group, w.markets.index) : null;
-  return out;
+  return {
+    verdicts: w.verdicts,
+    predictions: unpacked(
+      w.predictions,
+      (p) => new PredictionsView(index(p.group, p.index), body(p.group, p.bulk)),
+    ),
+    cards: unpacked(w.cards, (c) => body(c.group, c.body)),
+    odds: unpacked(w.odds, (o) => body(o.group, o.body)),
+    markets: unpacked(w.markets, (m) => index(m.group, m.index)),
+  };
 }
 
 /**

@@ -11,12 +11,14 @@ import {
   readPublished,
   readVerified,
 } from '../runs/index.js';
+import type { RegionRoi } from '../schemas/index.js';
 import type { ObjectStore } from '../storage/index.js';
 import { encodeBodySync } from './encoded-body.js';
 import type { JsonIndex } from './json-index.js';
 import type { PredictionsView } from './predictions.js';
 import { parseRegionRoiCsv } from './region-roi.js';
-import type { EncodedBody, RegionRoiRow, ServingViews, ViewStatus, Views } from './types.js';
+import type { EncodedBody, ServedRun, ViewStatus, Views } from './types.js';
+import { describe } from './validate.js';
 import type { ArtifactInput, BuildJob, BuiltArtifact, BuiltViews, Verdict } from './view-build.js';
 import { ViewBuilder } from './view-builder.js';
 import { ViewsCache } from './views-cache.js';
@@ -52,6 +54,8 @@ type ServedArtifact = 'predictions' | 'odds' | 'region_roi' | 'markets';
 const ROI_REQUEST_WAIT_MS = 1000;
 
 const PREDICTIONS_REF = `${KEYS.predictions.bucket}/${KEYS.predictions.key}`;
+
+const BUILT: readonly BuiltArtifact[] = ['predictions', 'odds', 'markets'];
 
 interface Loaded<T> {
   data: T;
@@ -94,20 +98,10 @@ interface Raw {
 }
 
 /** What the store holds for one artifact compared with what serves. */
-type Fetched =
-  | { kind: 'same' }
-  | { kind: 'removed'; where: string }
-  | { kind: 'new'; body: Buffer; identity: string; where: string; size: number };
+type NewFile = { kind: 'new'; body: Buffer; identity: string; where: string; size: number };
+type Fetched = { kind: 'same' } | { kind: 'removed'; where: string } | NewFile;
 
 type Ref = Pick<ArtifactRef, 'bucket' | 'key' | 'size' | 'sha256'>;
-
-/** The served run as the views last read it. */
-interface ServedRunInfo {
-  run_id: string;
-  /** Fingerprint of the feature definition of the run's features (null when unknown). */
-  features_fingerprint: string | null;
-  published_at: string;
-}
 
 /** Everything a request reads, replaced as one object so a reader never sees half a reload. */
 interface Snapshot {
@@ -118,17 +112,14 @@ interface Snapshot {
   markets: JsonIndex | null;
 }
 
-function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
 class PrecomputedViews implements Views {
   private snapshot: Snapshot;
   private readonly predictions = slot<Raw>();
   private readonly odds = slot<Raw>();
-  private readonly roi = slot<readonly RegionRoiRow[]>();
+  private readonly roi = slot<readonly RegionRoi[]>();
   /** The goals markets: the markets route's bodies and the card summaries; absent file = null fields. */
   private readonly markets = slot<Raw>();
+  private readonly built = { predictions: this.predictions, odds: this.odds, markets: this.markets };
   /** Decodes, validates and serialises the predictions, odds and markets off this event loop. */
   private readonly builder: ViewBuilder;
   private readonly cache: ViewsCache | null;
@@ -139,7 +130,7 @@ class PrecomputedViews implements Views {
   private rebuild = false;
   /** The ROI file of a run whose build has not swapped yet: its rows swap with that build. */
   private roiPending = false;
-  private roiRows: readonly RegionRoiRow[] = [];
+  private roiRows: readonly RegionRoi[] = [];
   /**
    * Whether the odds body / ROI rows were ever built from the store's answer (a file, or "no such
    * file"). Until then an empty list would claim "no odds" while the store has not answered (down
@@ -153,13 +144,7 @@ class PrecomputedViews implements Views {
   private pointerSeq: number | null | undefined = undefined;
   private pointer: PublishedRun | null = null;
   /** The run the current snapshot was built from (null: legacy keys or nothing). */
-  private served: ServedRunInfo | null = null;
-  private refs: Record<'predictions' | 'odds' | 'roiByRegion' | 'markets', Ref | null> = {
-    predictions: null,
-    odds: null,
-    roiByRegion: null,
-    markets: null,
-  };
+  private served: ServedRun | null = null;
   private chain: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
@@ -223,11 +208,11 @@ class PrecomputedViews implements Views {
     return this.snapshot.odds;
   }
 
-  servedRun(): ServedRunInfo | null {
+  servedRun(): ServedRun | null {
     return this.served;
   }
 
-  async regionRoi(): Promise<readonly RegionRoiRow[]> {
+  async regionRoi(): Promise<readonly RegionRoi[]> {
     if (!this.closed && Date.now() - this.roiCheckedAt >= this.config.roiRecheckMs) {
       const check = this.checkRoi();
       let timer: NodeJS.Timeout | undefined;
@@ -347,14 +332,12 @@ class PrecomputedViews implements Views {
         return false;
       }
     }
-    const ref = (name: ArtifactName): Ref | null => this.pointer?.artifacts[name] ?? null;
-    this.refs = {
-      predictions: ref('predictions'),
-      odds: ref('odds'),
-      roiByRegion: ref('roiByRegion'),
-      markets: ref('markets'),
-    };
     return true;
+  }
+
+  /** The file the published run names for an artifact (null: none, or no run published). */
+  private ref(name: ArtifactName): Ref | null {
+    return this.pointer?.artifacts[name] ?? null;
   }
 
   /**
@@ -366,21 +349,18 @@ class PrecomputedViews implements Views {
     if (this.closed) return;
     if (!(await this.followPointer())) return;
     this.rebuild = false;
-    const refs = this.refs;
     const pointer = this.pointer;
     const [odds, predictions, roiLoaded, markets] = await Promise.all([
-      this.fetch('odds', this.odds, refs.odds),
-      this.fetch('predictions', this.predictions, refs.predictions),
+      this.fetch('odds', this.odds, this.ref('odds')),
+      this.fetch('predictions', this.predictions, this.ref('predictions')),
       pointer ? this.syncRoi() : Promise.resolve(false),
-      this.fetch('markets', this.markets, refs.markets),
+      this.fetch('markets', this.markets, this.ref('markets')),
     ]);
-    const servedNow: ServedRunInfo | null = pointer
-      ? {
-          run_id: pointer.run_id,
-          features_fingerprint: pointer.features_fingerprint,
-          published_at: pointer.published_at,
-        }
-      : null;
+    const servedNow: ServedRun | null = pointer && {
+      run_id: pointer.run_id,
+      features_fingerprint: pointer.features_fingerprint,
+      published_at: pointer.published_at,
+    };
     const fetched = { predictions, odds, markets };
     if (roiLoaded) this.roiPending = true;
     if (predictions.kind === 'same' && odds.kind === 'same' && markets.kind === 'same') {
@@ -415,11 +395,9 @@ class PrecomputedViews implements Views {
     }
     if (this.closed) return;
     const ms = Math.round(performance.now() - started);
-    const changed = (name: BuiltArtifact, s: Slot<Raw>) =>
-      this.apply(name, s, fetched[name], built.verdicts[name], ms);
-    const predictionsChanged = changed('predictions', this.predictions);
-    const oddsChanged = changed('odds', this.odds);
-    const marketsChanged = changed('markets', this.markets);
+    const [predictionsChanged, oddsChanged, marketsChanged] = BUILT.map((name) =>
+      this.apply(name, fetched[name], built.verdicts[name], ms),
+    );
     if (predictionsChanged || oddsChanged || marketsChanged) {
       const keep = this.snapshot;
       this.snapshot = {
@@ -449,9 +427,9 @@ class PrecomputedViews implements Views {
    * files were read and verified against their published hashes all the same.
    */
   private async fromCache(fetched: Record<BuiltArtifact, Fetched>): Promise<BuiltViews | null> {
-    if (!this.cache || this.predictions.current || this.odds.current || this.markets.current) return null;
+    if (!this.cache || BUILT.some((name) => this.built[name].current)) return null;
     const ids = {} as Record<BuiltArtifact, string | null>;
-    for (const name of ['predictions', 'odds', 'markets'] as const) {
+    for (const name of BUILT) {
       const f = fetched[name];
       if (f.kind === 'same') return null;
       ids[name] = f.kind === 'new' ? f.identity : null;
@@ -478,11 +456,10 @@ class PrecomputedViews implements Views {
 
   private async writeCache(): Promise<void> {
     if (!this.cache || this.closed) return;
-    const slots = { predictions: this.predictions, odds: this.odds, markets: this.markets };
     const ids = {} as Record<BuiltArtifact, string | null>;
     const verdicts = {} as BuiltViews['verdicts'];
-    for (const name of ['predictions', 'odds', 'markets'] as const) {
-      const current = slots[name].current;
+    for (const name of BUILT) {
+      const current = this.built[name].current;
       ids[name] = current?.etag ?? null;
       verdicts[name] = current ? { ok: true, rows: current.data.count } : null;
     }
@@ -510,15 +487,10 @@ class PrecomputedViews implements Views {
    */
   private buildFailed(fetched: Record<BuiltArtifact, Fetched>, reason: string): void {
     this.rebuild = true;
-    const slots: Record<BuiltArtifact, Slot<Raw>> = {
-      predictions: this.predictions,
-      odds: this.odds,
-      markets: this.markets,
-    };
-    for (const name of Object.keys(fetched) as BuiltArtifact[]) {
+    for (const name of BUILT) {
       const f = fetched[name];
       if (f.kind === 'same') continue;
-      const s = slots[name];
+      const s = this.built[name];
       artifactLoadFailuresTotal.inc({ artifact: name });
       s.lastError = `building the views failed: ${reason}`;
       if (f.kind === 'new') {
@@ -539,22 +511,29 @@ class PrecomputedViews implements Views {
   }
 
   /** Records the outcome of a build for one artifact; true when what it serves changed. */
-  private apply(artifact: BuiltArtifact, s: Slot<Raw>, f: Fetched, verdict: Verdict, ms: number): boolean {
+  private apply(artifact: BuiltArtifact, f: Fetched, verdict: Verdict, ms: number): boolean {
     if (f.kind === 'same') return false;
+    const s = this.built[artifact];
     s.crashedEtag = null;
-    if (f.kind === 'removed') {
-      if (s.current) this.log.warn({ artifact, key: f.where }, 'serving: artifact removed from the store');
-      s.current = null;
-      s.missing = true;
-      s.rejectedEtag = null;
-      s.lastError = null;
-      return true;
-    }
+    if (f.kind === 'removed') return this.removed(artifact, s, f.where);
     if (!verdict?.ok) {
-      this.reject(artifact, s, f.identity, f.where, verdict?.error ?? 'no verdict from the view builder');
+      this.reject(artifact, s, f, verdict?.error ?? 'no verdict from the view builder');
       return false;
     }
-    s.current = { data: { raw: f.body, count: verdict.rows }, etag: f.identity, loadedAt: new Date() };
+    return this.loaded(artifact, s, { raw: f.body, count: verdict.rows }, f, ms);
+  }
+
+  private removed(artifact: ServedArtifact, s: Slot<unknown>, where: string): true {
+    if (s.current) this.log.warn({ artifact, key: where }, 'serving: artifact removed from the store');
+    s.current = null;
+    s.missing = true;
+    s.rejectedEtag = null;
+    s.lastError = null;
+    return true;
+  }
+
+  private loaded<T>(artifact: ServedArtifact, s: Slot<T>, data: T, f: NewFile, ms?: number): true {
+    s.current = { data, etag: f.identity, loadedAt: new Date() };
     s.missing = false;
     s.rejectedEtag = null;
     s.lastError = null;
@@ -565,17 +544,22 @@ class PrecomputedViews implements Views {
   private reject(
     artifact: ServedArtifact,
     s: Slot<unknown>,
-    identity: string,
-    where: string,
+    f: Pick<NewFile, 'identity' | 'where'>,
     error: string,
+    why = 'failed validation',
   ): void {
-    s.rejectedEtag = identity;
+    s.rejectedEtag = f.identity;
     s.lastError = error;
     artifactLoadFailuresTotal.inc({ artifact });
     this.log.error(
-      { artifact, key: where, err: error, serving: s.current?.etag ?? null },
-      'serving: artifact failed validation; the previous copy keeps serving',
+      { artifact, key: f.where, err: error, serving: s.current?.etag ?? null },
+      `serving: artifact ${why}; the previous copy keeps serving`,
     );
+  }
+
+  private storeUp(artifact: ServedArtifact, s: Slot<unknown>): void {
+    if (s.storeDown) this.log.info({ artifact }, 'serving: object store reachable again');
+    s.storeDown = false;
   }
 
   /**
@@ -591,22 +575,19 @@ class PrecomputedViews implements Views {
       return { kind: 'same' };
     let obj: Awaited<ReturnType<typeof readVerified>> = null;
     try {
-      try {
-        obj = ref ? await readVerified(this.store, ref) : null;
-      } catch (err) {
-        if (!isMatchcastError(err, 'MC_ERR_ARTIFACT_INTEGRITY')) throw err;
-        if (s.storeDown) this.log.info({ artifact }, 'serving: object store reachable again');
-        s.storeDown = false;
-        s.rejectedEtag = identity;
-        s.lastError = describe(err);
-        artifactLoadFailuresTotal.inc({ artifact });
-        this.log.error(
-          { artifact, key: where, err: s.lastError, serving: s.current?.etag ?? null },
-          'serving: artifact does not match its published hash; the previous copy keeps serving',
+      obj = ref ? await readVerified(this.store, ref) : null;
+    } catch (err) {
+      if (isMatchcastError(err, 'MC_ERR_ARTIFACT_INTEGRITY')) {
+        this.storeUp(artifact, s);
+        this.reject(
+          artifact,
+          s,
+          { identity: identity!, where },
+          describe(err),
+          'does not match its published hash',
         );
         return { kind: 'same' };
       }
-    } catch (err) {
       if (!s.storeDown) {
         this.log.warn(
           { artifact, key: where, err: describe(err) },
@@ -617,39 +598,22 @@ class PrecomputedViews implements Views {
       if (!s.current) s.lastError = `object store unavailable (${describe(err)})`;
       return { kind: 'same' };
     }
-    if (s.storeDown) this.log.info({ artifact }, 'serving: object store reachable again');
-    s.storeDown = false;
+    this.storeUp(artifact, s);
     if (!obj) return s.missing && !s.current ? { kind: 'same' } : { kind: 'removed', where };
     return { kind: 'new', body: obj.body, identity: identity!, where, size: obj.size };
   }
 
   /** Brings the ROI rows in line with the store (a small CSV, parsed here); true when they changed. */
   private async syncRoi(): Promise<boolean> {
-    const s = this.roi;
-    const f = await this.fetch('region_roi', s, this.refs.roiByRegion);
+    const f = await this.fetch('region_roi', this.roi, this.ref('roiByRegion'));
     if (f.kind === 'same') return false;
-    if (f.kind === 'removed') {
-      if (s.current)
-        this.log.warn({ artifact: 'region_roi', key: f.where }, 'serving: artifact removed from the store');
-      s.current = null;
-      s.missing = true;
-      s.rejectedEtag = null;
-      s.lastError = null;
-      return true;
-    }
-    let rows: RegionRoiRow[];
+    if (f.kind === 'removed') return this.removed('region_roi', this.roi, f.where);
     try {
-      rows = parseRegionRoiCsv(f.body);
+      return this.loaded('region_roi', this.roi, parseRegionRoiCsv(f.body), f);
     } catch (err) {
-      this.reject('region_roi', s, f.identity, f.where, describe(err));
+      this.reject('region_roi', this.roi, f, describe(err));
       return false;
     }
-    s.current = { data: rows, etag: f.identity, loadedAt: new Date() };
-    s.missing = false;
-    s.rejectedEtag = null;
-    s.lastError = null;
-    this.log.info({ artifact: 'region_roi', key: f.where, bytes: f.size }, 'serving: artifact loaded');
-    return true;
   }
 
   /** Re-checks the ROI CSV (single flight); `roiCheckedAt` is set first so checks are at most one per interval. */
@@ -667,8 +631,8 @@ class PrecomputedViews implements Views {
   }
 }
 
-/** The serving views of the context, checked once at route registration (AppContext types them as the base port). */
-export function asViews(v: ServingViews): Views {
+/** The serving views of the context, checked once at route registration. */
+export function asViews(v: Views): Views {
   const candidate = v as Partial<Views>;
   if (typeof candidate.precomputedJson !== 'function' || typeof candidate.predictionsBody !== 'function') {
     throw new Error('ctx.views must come from createServingViews (src/serving)');

@@ -141,7 +141,8 @@ function toErrorAnswer(err: FastifyError | Error, requestId: string): ErrorAnswe
     const keepStatus = code === 'MC_ERR_BAD_REQUEST' && !FRAMEWORK_ERROR_CODES[e.code ?? ''];
     return {
       status: keepStatus ? status : ERROR_CATALOGUE[code].status,
-      body: { detail: clientMessage(e), code },
+      // Fastify's client-error messages are safe (no internals); keep them short.
+      body: { detail: (e.message || 'Bad request').slice(0, 200), code },
     };
   }
   return {
@@ -168,12 +169,9 @@ export function registerErrorHandling(app: FastifyInstance, options: NotFoundOpt
   });
 
   // An unmatched URL under a key-protected prefix answers 401 without the key: no route probing.
-  const needsKey = options.needsKey ?? (() => false);
   app.setNotFoundHandler((request, reply) => {
-    const answer = needsKey(request)
-      ? toErrorAnswer(new MatchcastError('MC_ERR_UNAUTHORIZED'), request.id)
-      : toErrorAnswer(new MatchcastError('MC_ERR_NOT_FOUND'), request.id);
-    sendError(reply, answer);
+    const code = options.needsKey?.(request) ? 'MC_ERR_UNAUTHORIZED' : 'MC_ERR_NOT_FOUND';
+    sendError(reply, toErrorAnswer(new MatchcastError(code), request.id));
   });
 }
 
@@ -188,11 +186,6 @@ interface NotFoundOptions {
  */
 function sendError(reply: FastifyReply, answer: ErrorAnswer): FastifyReply {
   return reply.code(answer.status).type('application/json; charset=utf-8').send(JSON.stringify(answer.body));
-}
-
-/** Fastify's client-error messages are safe (no internals); keep them short. */
-function clientMessage(err: FastifyError): string {
-  return (err.message || 'Bad request').slice(0, 200);
 }
 
 /**

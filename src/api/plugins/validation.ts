@@ -41,7 +41,6 @@ interface JsonSchemaLike {
   properties?: Record<string, JsonSchemaLike>;
   anyOf?: JsonSchemaLike[];
   items?: JsonSchemaLike;
-  hide?: boolean;
 }
 
 function isNumeric(s: JsonSchemaLike | undefined): boolean {

@@ -135,10 +135,7 @@ export function recordWorkerModel(meta: WorkerModelMeta | undefined): void {
 export function sampleRegisteredModel(labels: ModelLabels, loaded: boolean): void {
   unaliased.delete(labels.stage);
   const previous = loadedModels.get(labels.stage);
-  const moved =
-    previous !== undefined &&
-    (previous.version !== labels.version || previous.model_name !== labels.model_name);
-  if (moved) {
+  if (previous && !sameModel(previous, labels)) {
     modelInfo.labels(previous).set(0);
     seenLoadedAt.delete(labels.stage);
   }
@@ -270,7 +267,7 @@ export async function liveRoutes(root: FastifyInstance, ctx: AppContext): Promis
       const { stage, version } = await aliases.resolve(request.query.stage);
       const runId = version?.run_id;
       // Keyed by what was asked: match, model run, stage and the features snapshot this API serves.
-      const featuresRunId = ctx.views.servedRun?.()?.run_id ?? null;
+      const featuresRunId = ctx.views.servedRun()?.run_id ?? null;
       // Answers of the market-free fallback (a match without odds) live under their own key.
       const keys = runId && {
         main: predictionCacheKey(matchId, runId, { stage, featuresRunId }),

@@ -1,4 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { parse as parseCsv } from 'csv-parse/sync';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { predictionCacheKey } from '../../cache/index.js';
@@ -19,11 +20,10 @@ import {
   MatchMarkets,
   respond,
 } from '../../schemas/index.js';
-import { asViews, scoreMatrixRows } from '../../serving/index.js';
+import { scoreMatrixRows } from '../../serving/index.js';
 import type { AppContext } from '../context.js';
 import { AliasCache, waitCounted } from './live.js';
 
-const JSON_TYPE = 'application/json; charset=utf-8';
 const FILE = `${KEYS.markets.bucket}/${KEYS.markets.key}`;
 
 /**
@@ -32,7 +32,7 @@ const FILE = `${KEYS.markets.bucket}/${KEYS.markets.key}`;
  */
 export async function marketsRoutes(root: FastifyInstance, ctx: AppContext): Promise<void> {
   // The markets are loaded by the serving views with the rest of the published run (one read per run).
-  const views = asViews(ctx.views);
+  const views = ctx.views;
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const live = liveMarkets(ctx);
 
@@ -86,7 +86,8 @@ export async function marketsRoutes(root: FastifyInstance, ctx: AppContext): Pro
         );
       }
       const json = views.marketsJson(id);
-      if (json === undefined) throw notFound(id);
+      if (json === undefined)
+        throw new MatchcastError('MC_ERR_MATCH_NOT_FOUND', `Match ${id} is not in the current markets file`);
       if (request.query.matrix === true) {
         // The matrix is rare: parse the stored body rather than keep 45k market objects in memory.
         const markets = JSON.parse(json.toString('utf8')) as MatchMarkets;
@@ -150,7 +151,7 @@ function liveMarkets(ctx: AppContext): (matchId: number) => Promise<MatchMarkets
       }
       throw err;
     });
-    const featuresRunId = ctx.views.servedRun?.()?.run_id ?? null;
+    const featuresRunId = ctx.views.servedRun()?.run_id ?? null;
     const runId = version?.run_id;
     const key = runId && predictionCacheKey(matchId, runId, { stage: 'goals', featuresRunId });
     const hit = key ? await ctx.cache.get<MatchMarkets>(key) : null;
@@ -182,35 +183,21 @@ function liveMarkets(ctx: AppContext): (matchId: number) => Promise<MatchMarkets
 
 /** Sends JSON bytes serialised ahead of time (the route's schema describes them, no serializer runs). */
 function sendBytes(reply: FastifyReply, json: Buffer): void {
-  reply.header('content-type', JSON_TYPE).send(json);
+  reply.header('content-type', 'application/json; charset=utf-8').send(json);
 }
 
 /** Parses `reports/roi_by_region_markets.csv` (written by analytics' goals simulation). */
 function parseMarketRoiCsv(text: string): MarketRoiRow[] {
-  const [header, ...lines] = text.trim().split('\n');
-  const cols = header.split(',');
+  const records = parseCsv(text, { columns: true, skip_empty_lines: true }) as Record<string, string>[];
   const num = (v: string | undefined) => (v === undefined || v === '' ? null : Number(v));
-  return lines
-    .filter((l) => l.length > 0)
-    .map((line) => {
-      // Region names with commas are quoted; split on commas outside quotes.
-      const cells = line
-        .match(/("([^"]|"")*"|[^,]*)(,|$)/g)!
-        .map((c) => c.replace(/,$/, '').replace(/^"|"$/g, '').replace(/""/g, '"'));
-      const v = (k: string) => cells[cols.indexOf(k)];
-      return {
-        market: v('market'),
-        strategy: v('strategy'),
-        region_name: v('region_name'),
-        roi_pct: num(v('roi_pct')),
-        n_bets: Number(v('n_bets')),
-        hit_rate: num(v('hit_rate')),
-        profit: num(v('profit')),
-        region_id: num(v('region_id')),
-      };
-    });
-}
-
-function notFound(id: number): MatchcastError {
-  return new MatchcastError('MC_ERR_MATCH_NOT_FOUND', `Match ${id} is not in the current markets file`);
+  return records.map((r) => ({
+    market: r.market,
+    strategy: r.strategy,
+    region_name: r.region_name,
+    roi_pct: num(r.roi_pct),
+    n_bets: Number(r.n_bets),
+    hit_rate: num(r.hit_rate),
+    profit: num(r.profit),
+    region_id: num(r.region_id),
+  }));
 }

@@ -21,9 +21,7 @@ import {
 } from '../../schemas/index.js';
 import type { AppContext } from '../context.js';
 
-type Summary = PerformanceSummary;
-
-function empty(ctx: AppContext): Summary {
+function empty(ctx: AppContext): PerformanceSummary {
   return {
     available: false,
     kind: 'served',
@@ -41,7 +39,7 @@ function empty(ctx: AppContext): Summary {
 }
 
 /** The gauges mirror the summary exactly: a region or line without figures has no series at all. */
-export function setPerformanceGauges(s: Summary): void {
+export function setPerformanceGauges(s: PerformanceSummary): void {
   for (const g of [
     realisedMatches,
     realisedLogLoss,
@@ -87,14 +85,14 @@ export function setPerformanceGauges(s: Summary): void {
  * are refreshed from the same file on every call and on scrape.
  */
 export async function monitoringPerformanceRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  let cached: { at: number; summary: Summary } | null = null;
-  let inflight: Promise<Summary> | null = null;
-  const load = async (): Promise<Summary> => {
+  let cached: { at: number; summary: PerformanceSummary } | null = null;
+  let inflight: Promise<PerformanceSummary> | null = null;
+  const load = async (): Promise<PerformanceSummary> => {
     const obj = await readArtifact(ctx, 'performanceLatest'); // the published run's
     let summary = empty(ctx);
     if (obj) {
       try {
-        const parsed = JSON.parse(obj.body.toString('utf8')) as Omit<Summary, 'available'>;
+        const parsed = JSON.parse(obj.body.toString('utf8')) as Omit<PerformanceSummary, 'available'>;
         if (parsed && typeof parsed === 'object' && Array.isArray(parsed.groups)) {
           summary = { ...parsed, available: true };
         }
@@ -107,7 +105,7 @@ export async function monitoringPerformanceRoutes(app: FastifyInstance, ctx: App
     return summary;
   };
   // One store read per refresh interval however often Prometheus scrapes; the route always reads.
-  const loadShared = (): Promise<Summary> => {
+  const loadShared = (): Promise<PerformanceSummary> => {
     inflight ??= load().finally(() => {
       inflight = null;
     });

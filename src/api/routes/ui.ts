@@ -6,6 +6,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { MatchcastError } from '../../domain/index.js';
 import { readArtifact } from '../../runs/index.js';
+import type { RoiBaseline } from '../../schemas/index.js';
 import type { AppContext } from '../context.js';
 import { keysMatch } from '../plugins/auth.js';
 
@@ -20,16 +21,6 @@ interface UiRoutesOptions {
   distDir?: string;
 }
 
-/** One baseline row of `/ui/data/roi-baselines.json`. */
-interface RoiBaselineRow {
-  strategy: string;
-  region_name: string | null;
-  region_id: number | null;
-  roi_pct: number | null;
-  n_bets: number;
-  hit_rate: number | null;
-}
-
 function num(v: string | undefined): number | null {
   if (v === undefined || v.trim() === '') return null;
   const n = Number(v);
@@ -41,12 +32,12 @@ function num(v: string | undefined): number | null {
  * region_id) for the baseline strategies only: the model's own rows come from `/predict/region-roi/`,
  * and the `ALL` total row has no region.
  */
-export function parseBaselinesCsv(text: string): RoiBaselineRow[] {
+export function parseBaselinesCsv(text: string): RoiBaseline[] {
   const records = parseCsv(text, { columns: true, skip_empty_lines: true, trim: true }) as Record<
     string,
     string
   >[];
-  const out: RoiBaselineRow[] = [];
+  const out: RoiBaseline[] = [];
   for (const r of records) {
     if (!r.strategy || r.strategy === 'model' || r.region_name === 'ALL') continue;
     out.push({
