@@ -6,134 +6,18 @@ import { MatchcastError } from './domain/index.js';
 
 /**
  * Every setting of matchcast, read once from the environment (and an optional `.env`) and
- * validated. An invalid value stops start-up with a message naming the setting.
+ * validated. An invalid value stops start-up with a message naming the setting. Each setting is
+ * one documented entry of {@link readSettings}.
  */
-export interface Config {
-  /** HTTP port. Default `8000` (spec §4.1). */
-  port: number;
-  /** Interface to bind. Default `0.0.0.0`. */
-  host: string;
-  /** The API key for `/predict/*`. Default unset: `serve` refuses to start, `start` generates one. */
-  apiKey: string | undefined;
-  /** Allowed CORS origins, comma-separated. Default empty = no cross-origin access. */
-  corsAllowedOrigins: string[];
-  /** Prediction cache TTL in seconds. Default `3600` (spec §3.3). */
-  predictionCacheTtl: number;
-  /** PostgreSQL URL. Default unset = PGlite under `<DATA_DIR>/db`. */
-  databaseUrl: string | undefined;
-  /** Redis URL for BullMQ and the cache. Default unset = in-process queue and memory cache. */
-  redisUrl: string | undefined;
-  /** Redis URL for the prediction cache only. Default = `REDIS_URL`. */
-  cacheUrl: string | undefined;
-  /** S3 endpoint. Default unset = folder store under `<DATA_DIR>/objects`. */
-  s3Endpoint: string | undefined;
-  /** S3 region. Default `us-east-1`. */
-  s3Region: string;
-  /** S3 access key id. Default unset (SDK default chain). */
-  s3AccessKeyId: string | undefined;
-  /** S3 secret access key. Default unset (SDK default chain). */
-  s3SecretAccessKey: string | undefined;
-  /** Prefix prepended to every bucket name on S3 (e.g. `matchcast-`). Default empty. */
-  s3BucketPrefix: string;
-  /** Path-style S3 addressing (MinIO, s3rver). Default `true`. */
-  s3ForcePathStyle: boolean;
-  /** Folder for embedded state: PGlite, folder store, generated key. Default `var`. */
-  dataDir: string;
-  /** Registered model name in the registry. Default `matchcast-1x2`. */
-  modelName: string;
-  /** pino log level. Default `info`. */
-  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  /**
-   * A new version becomes candidate when its validation log loss is at most the champion's + this on the
-   * same matches (beats it, or ties within this) — and it beats the opening line. Default `0.0005`.
-   */
-  promotionTolerance: number;
-  /** How much lower than the opening line's the new version's validation log loss must be. Default `0`. */
-  promotionOpeningMargin: number;
-  /** Realised performance: the last N finished served matches of each group; 0 = no limit. Default `300`. */
-  performanceWindowMatches: number;
-  /** Realised performance: only kick-offs within this many days before now; 0 = no limit. Default `0`. */
-  performanceWindowDays: number;
-  /** Minimum edge (`p × odd − 1`) to place a simulated bet. Default `0.05`. */
-  edgeThreshold: number;
-  /** Hard bound on a synchronous wait for a worker, ms. Default `30000` (spec §8). */
-  predictTimeoutMs: number;
-  /** Task queue name. Default `ml` (spec §1). */
-  queueName: string;
-  /** Tasks a worker runs at once. Default `4`. */
-  workerConcurrency: number;
-  /** Worker threads of the embedded in-process queue. Default `1`. */
-  embeddedWorkerThreads: number;
-  /** Bookmaker link of a match card; `{match_id}`, `{home}`, `{away}` are substituted. */
-  bookmakerUrlTemplate: string;
-  /** How often serving views poll the store for changed artifacts, ms. Default `5000`. */
-  viewRefreshMs: number;
-  /** How often the ROI file is re-checked against the store, ms. Default `60000` (spec §4.6). */
-  roiRecheckMs: number;
-  /** How often workers and the API re-resolve aliases, ms. Default `3000`. */
-  aliasRefreshMs: number;
-  /** Lifetime of report URLs, seconds. Default `3600` (spec §8). */
-  reportUrlTtl: number;
-  /** Secret for HMAC-signed URLs of the folder store. Default unset = generated and kept under `DATA_DIR`. */
-  urlSigningSecret: string | undefined;
-  /** Public base URL used in signed links. Default `http://localhost:<PORT>`. */
-  publicBaseUrl: string;
-  /** Put `/monitoring/*` behind the API key (spec §5 rule 5, planned). Default `false`. */
-  monitoringRequireKey: boolean;
-  /** Maximum request body, bytes. Default `16384`. */
-  bodyLimitBytes: number;
-  /** Bound on graceful shutdown, ms. Default `10000`. */
-  shutdownTimeoutMs: number;
-  /** Default `limit` of `/livescores/`. Default `100`. */
-  livescoresDefaultLimit: number;
-  /** Timeout of a database call made by a request, ms. Default `2000`. */
-  dbTimeoutMs: number;
-  /**
-   * When the service refreshes itself: a cron pattern (`30 4 * * *`, UTC, on the service clock) or
-   * `every <n><s|m|h|d>`. `matchcast start` runs `pipeline run` on it in-process; `matchcast worker`
-   * registers it as a BullMQ job scheduler (one run at a time across the cluster). Default unset = no
-   * schedule (use the Kubernetes CronJob or run `matchcast pipeline run`).
-   */
-  pipelineSchedule: string | undefined;
-  /** CSV file or folder ingested before each scheduled run (`pipeline run --source`). Default unset. */
-  pipelineSource: string | undefined;
-  /**
-   * Whether this process polls the configured sources (`matchcast sources`) on their periods:
-   * `matchcast start` in-process, `matchcast worker` through a BullMQ job scheduler per source.
-   * Default `true` for `start`; a worker polls only when it is set (it then needs the database).
-   */
-  sourcePolling: boolean | undefined;
-  /** How long a finished task's result stays readable by `task_status`, seconds (by age, like Celery's result backend). Default `86400`. */
-  resultTtl: number;
-  /** Memory cap of the result store: at most this many finished results are kept (oldest dropped first; ≈ 2.5 KB each in Redis). Default `100000`. */
-  resultStoreMax: number;
-  /** Waiting (not yet started) tasks the queue accepts; beyond it a submit answers 503 `MC_ERR_QUEUE_FULL` with `Retry-After`. Default `10000`. */
-  queueMaxWaiting: number;
-  /** Bound on receiving a whole request (headers and body), ms; a slower client gets 408. Default `10000`. */
-  requestTimeoutMs: number;
-  /** Pipeline runs kept for rollback (older ones are deleted, never the published one or one it references). Default `10`. */
-  runsKeep: number;
-  /** Gate `rows`: largest share of rows a run may lose against the published run before it is refused. Default `0.2`. */
-  gateMaxRowDrop: number;
-}
+export type Config = ReturnType<typeof readSettings>;
 
 type Env = Record<string, string | undefined>;
 
-class SettingError extends MatchcastError {
-  constructor(name: string, reason: string) {
-    super('MC_ERR_CONFIG', `Invalid setting ${name}: ${reason}`);
-  }
-}
-
-/**
- * The problems found by the {@link parseConfig} in progress: every invalid setting is reported at
- * once, in one MC_ERR_CONFIG, rather than one per attempt. Outside a parse, {@link invalid} throws.
- */
-let problems: string[] | null = null;
+/** The invalid settings found by the {@link parseConfig} in progress, reported all at once. */
+let problems: string[] = [];
 
 /** Records that setting `name` is invalid; a reader then returns the setting's default. */
 function invalid(name: string, reason: string): void {
-  if (!problems) throw new SettingError(name, reason);
   problems.push(`${name}: ${reason}`);
 }
 
@@ -142,14 +26,15 @@ function str(env: Env, name: string): string | undefined {
   return v === undefined || v.trim() === '' ? undefined : v.trim();
 }
 
-function int(env: Env, name: string, def: number, min: number, max: number): number {
+/** A number within `min..max` (an integer when `integer`), else the default and a problem. */
+function num(env: Env, name: string, def: number, min: number, max: number, integer = false): number {
   const raw = str(env, name);
   if (raw === undefined) return def;
-  if (!/^-?\d+$/.test(raw)) {
-    invalid(name, `expected an integer ${min}..${max}, got "${raw}"`);
+  const n = Number(raw);
+  if (integer ? !/^-?\d+$/.test(raw) : !Number.isFinite(n)) {
+    invalid(name, `expected ${integer ? 'an integer' : 'a number'} ${min}..${max}, got "${raw}"`);
     return def;
   }
-  const n = Number(raw);
   if (n < min || n > max) {
     invalid(name, `expected ${min}..${max}, got ${raw}`);
     return def;
@@ -157,19 +42,8 @@ function int(env: Env, name: string, def: number, min: number, max: number): num
   return n;
 }
 
-function num(env: Env, name: string, def: number, min: number, max: number): number {
-  const raw = str(env, name);
-  if (raw === undefined) return def;
-  const n = Number(raw);
-  if (!Number.isFinite(n)) {
-    invalid(name, `expected a number ${min}..${max}, got "${raw}"`);
-    return def;
-  }
-  if (n < min || n > max) {
-    invalid(name, `expected ${min}..${max}, got ${raw}`);
-    return def;
-  }
-  return n;
+function int(env: Env, name: string, def: number, min: number, max: number): number {
+  return num(env, name, def, min, max, true);
 }
 
 function bool(env: Env, name: string, def: boolean): boolean {
@@ -257,20 +131,11 @@ export function loadEnv(cwd = process.cwd(), env: Env = process.env): Env {
  * invalid setting, each with the value it got and what it accepts.
  */
 export function parseConfig(env: Env = loadEnv()): Config {
-  const found: string[] = [];
-  problems = found;
-  let config: Config | undefined;
-  try {
-    config = readSettings(env);
-  } catch (err) {
-    // A check written as `invalid(…)` still joins the list (the settings after it are unchecked).
-    if (!(err instanceof SettingError)) throw err;
-    found.push(err.message.replace(/^Invalid setting /, ''));
-  } finally {
-    problems = null;
-  }
+  problems = [];
+  const config = readSettings(env);
+  const found = problems;
   if (found.length === 1) throw new MatchcastError('MC_ERR_CONFIG', `Invalid setting ${found[0]}`);
-  if (found.length > 1 || !config)
+  if (found.length > 1)
     throw new MatchcastError(
       'MC_ERR_CONFIG',
       `Invalid settings (${found.length}):\n${found.map((f) => `  ${f}`).join('\n')}`,
@@ -279,7 +144,7 @@ export function parseConfig(env: Env = loadEnv()): Config {
 }
 
 /** Reads every setting; an invalid one is recorded with {@link invalid} and the rest still read. */
-function readSettings(env: Env): Config {
+function readSettings(env: Env) {
   const port = int(env, 'PORT', 8000, 0, 65535);
   const logLevel = (str(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
@@ -311,105 +176,121 @@ function readSettings(env: Env): Config {
   if (!/^https?:\/\//.test(template)) invalid('BOOKMAKER_URL_TEMPLATE', 'expected an http(s) URL template');
 
   return {
+    /** HTTP port. Default `8000` (spec §4.1). */
     port,
+    /** Interface to bind. Default `0.0.0.0`. */
     host: str(env, 'HOST') ?? '0.0.0.0',
+    /** The API key for `/predict/*`. Default unset: `serve` refuses to start, `start` generates one. */
     apiKey,
+    /** Allowed CORS origins, comma-separated. Default empty = no cross-origin access. */
     corsAllowedOrigins: origins,
+    /** Prediction cache TTL in seconds. Default `3600` (spec §3.3). */
     predictionCacheTtl: int(env, 'PREDICTION_CACHE_TTL', 3600, 1, 30 * 86400),
+    /** PostgreSQL URL. Default unset = PGlite under `<DATA_DIR>/db`. */
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    /** Redis URL for BullMQ and the cache. Default unset = in-process queue and memory cache. */
     redisUrl,
+    /** Redis URL for the prediction cache only. Default = `REDIS_URL`. */
     cacheUrl: url(env, 'CACHE_URL', ['redis:', 'rediss:']) ?? redisUrl,
+    /** S3 endpoint. Default unset = folder store under `<DATA_DIR>/objects`. */
     s3Endpoint: url(env, 'S3_ENDPOINT', ['http:', 'https:']),
+    /** S3 region. Default `us-east-1`. */
     s3Region: str(env, 'S3_REGION') ?? 'us-east-1',
+    /** S3 access key id. Default unset (SDK default chain). */
     s3AccessKeyId: str(env, 'S3_ACCESS_KEY_ID'),
+    /** S3 secret access key. Default unset (SDK default chain). */
     s3SecretAccessKey: str(env, 'S3_SECRET_ACCESS_KEY'),
+    /** Prefix prepended to every bucket name on S3 (e.g. `matchcast-`). Default empty. */
     s3BucketPrefix: bucketPrefix,
+    /** Path-style S3 addressing (MinIO, s3rver). Default `true`. */
     s3ForcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', true),
+    /** Folder for embedded state: PGlite, folder store, generated key. Default `var`. */
     dataDir: path.resolve(str(env, 'DATA_DIR') ?? 'var'),
+    /** Registered model name in the registry. Default `matchcast-1x2`. */
     modelName,
-    logLevel: logLevel as Config['logLevel'],
+    /** pino log level. Default `info`. */
+    logLevel: logLevel as (typeof LOG_LEVELS)[number],
+    /**
+     * A new version becomes candidate when its validation log loss is at most the champion's + this on the
+     * same matches (beats it, or ties within this) — and it beats the opening line. Default `0.0005`.
+     */
     promotionTolerance: num(env, 'PROMOTION_TOLERANCE', 0.0005, 0, 1),
+    /** How much lower than the opening line's the new version's validation log loss must be. Default `0`. */
     promotionOpeningMargin: num(env, 'PROMOTION_OPENING_MARGIN', 0, 0, 1),
+    /** Realised performance: the last N finished served matches of each group; 0 = no limit. Default `300`. */
     performanceWindowMatches: int(env, 'PERFORMANCE_WINDOW_MATCHES', 300, 0, 10_000_000),
+    /** Realised performance: only kick-offs within this many days before now; 0 = no limit. Default `0`. */
     performanceWindowDays: int(env, 'PERFORMANCE_WINDOW_DAYS', 0, 0, 36_500),
+    /** Minimum edge (`p × odd − 1`) to place a simulated bet. Default `0.05`. */
     edgeThreshold: num(env, 'EDGE_THRESHOLD', 0.05, 0, 10),
+    /** Hard bound on a synchronous wait for a worker, ms. Default `30000` (spec §8). */
     predictTimeoutMs: int(env, 'PREDICT_TIMEOUT_MS', 30_000, 10, 30_000),
+    /** Task queue name. Default `ml` (spec §1). */
     queueName,
+    /** Tasks a worker runs at once. Default `4`. */
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1, 256),
+    /** Worker threads of the embedded in-process queue. Default `1`. */
     embeddedWorkerThreads: int(env, 'EMBEDDED_WORKER_THREADS', 1, 1, 64),
+    /** Bookmaker link of a match card; `{match_id}`, `{home}`, `{away}` are substituted. */
     bookmakerUrlTemplate: template,
+    /** How often serving views poll the store for changed artifacts, ms. Default `5000`. */
     viewRefreshMs: int(env, 'VIEW_REFRESH_MS', 5000, 50, 3_600_000),
+    /** How often the ROI file is re-checked against the store, ms. Default `60000` (spec §4.6). */
     roiRecheckMs: int(env, 'ROI_RECHECK_MS', 60_000, 50, 3_600_000),
+    /** How often workers and the API re-resolve aliases, ms. Default `3000`. */
     aliasRefreshMs: int(env, 'ALIAS_REFRESH_MS', 3000, 10, 600_000),
+    /** Lifetime of report URLs, seconds. Default `3600` (spec §8). */
     reportUrlTtl: int(env, 'REPORT_URL_TTL', 3600, 1, 7 * 86400),
+    /** Secret for HMAC-signed URLs of the folder store. Default unset = generated and kept under `DATA_DIR`. */
     urlSigningSecret: str(env, 'URL_SIGNING_SECRET'),
+    /** Public base URL used in signed links. Default `http://localhost:<PORT>`. */
     publicBaseUrl: (url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(
       /\/$/,
       '',
     ),
+    /** Put `/monitoring/*` behind the API key (spec §5 rule 5, planned). Default `false`. */
     monitoringRequireKey: bool(env, 'MONITORING_REQUIRE_KEY', false),
+    /** Maximum request body, bytes. Default `16384`. */
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 16_384, 256, 10_485_760),
+    /** Bound on graceful shutdown, ms. Default `10000`. */
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 100, 120_000),
+    /** Default `limit` of `/livescores/`. Default `100`. */
     livescoresDefaultLimit: int(env, 'LIVESCORES_DEFAULT_LIMIT', 100, 1, 10_000),
+    /** Timeout of a database call made by a request, ms. Default `2000`. */
     dbTimeoutMs: int(env, 'DB_TIMEOUT_MS', 2000, 50, 60_000),
+    /**
+     * When the service refreshes itself: a cron pattern (`30 4 * * *`, UTC, on the service clock) or
+     * `every <n><s|m|h|d>`. `matchcast start` runs `pipeline run` on it in-process; `matchcast worker`
+     * registers it as a BullMQ job scheduler (one run at a time across the cluster). Default unset = no
+     * schedule (use the Kubernetes CronJob or run `matchcast pipeline run`).
+     */
     pipelineSchedule: schedule(env, 'PIPELINE_SCHEDULE'),
+    /** CSV file or folder ingested before each scheduled run (`pipeline run --source`). Default unset. */
     pipelineSource: str(env, 'PIPELINE_SOURCE'),
+    /**
+     * Whether this process polls the configured sources (`matchcast sources`) on their periods:
+     * `matchcast start` in-process, `matchcast worker` through a BullMQ job scheduler per source.
+     * Default `true` for `start`; a worker polls only when it is set (it then needs the database).
+     */
     sourcePolling: str(env, 'SOURCE_POLLING') === undefined ? undefined : bool(env, 'SOURCE_POLLING', false),
+    /** How long a finished task's result stays readable by `task_status`, seconds (by age, like Celery's result backend). Default `86400`. */
     resultTtl: int(env, 'RESULT_TTL', 86_400, 1, 30 * 86_400),
+    /** Memory cap of the result store: at most this many finished results are kept (oldest dropped first; ≈ 2.5 KB each in Redis). Default `100000`. */
     resultStoreMax: int(env, 'RESULT_STORE_MAX', 100_000, 10, 10_000_000),
+    /** Waiting (not yet started) tasks the queue accepts; beyond it a submit answers 503 `MC_ERR_QUEUE_FULL` with `Retry-After`. Default `10000`. */
     queueMaxWaiting: int(env, 'QUEUE_MAX_WAITING', 10_000, 1, 10_000_000),
+    /** Bound on receiving a whole request (headers and body), ms; a slower client gets 408. Default `10000`. */
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 10_000, 100, 300_000),
+    /** Pipeline runs kept for rollback (older ones are deleted, never the published one or one it references). Default `10`. */
     runsKeep: int(env, 'RUNS_KEEP', 10, 1, 10_000),
+    /** Gate `rows`: largest share of rows a run may lose against the published run before it is refused. Default `0.2`. */
     gateMaxRowDrop: num(env, 'GATE_MAX_ROW_DROP', 0.2, 0, 1),
   };
 }
 
-/** Names of every setting, for docs and for deploy-file tests. */
-export const SETTING_NAMES = [
-  'PORT',
-  'HOST',
-  'API_KEY',
-  'CORS_ALLOWED_ORIGINS',
-  'PREDICTION_CACHE_TTL',
-  'DATABASE_URL',
-  'REDIS_URL',
-  'CACHE_URL',
-  'S3_ENDPOINT',
-  'S3_REGION',
-  'S3_ACCESS_KEY_ID',
-  'S3_SECRET_ACCESS_KEY',
-  'S3_BUCKET_PREFIX',
-  'S3_FORCE_PATH_STYLE',
-  'DATA_DIR',
-  'MODEL_NAME',
-  'LOG_LEVEL',
-  'PROMOTION_TOLERANCE',
-  'PROMOTION_OPENING_MARGIN',
-  'PERFORMANCE_WINDOW_MATCHES',
-  'PERFORMANCE_WINDOW_DAYS',
-  'EDGE_THRESHOLD',
-  'PREDICT_TIMEOUT_MS',
-  'QUEUE_NAME',
-  'WORKER_CONCURRENCY',
-  'EMBEDDED_WORKER_THREADS',
-  'BOOKMAKER_URL_TEMPLATE',
-  'VIEW_REFRESH_MS',
-  'ROI_RECHECK_MS',
-  'ALIAS_REFRESH_MS',
-  'REPORT_URL_TTL',
-  'URL_SIGNING_SECRET',
-  'PUBLIC_BASE_URL',
-  'MONITORING_REQUIRE_KEY',
-  'BODY_LIMIT_BYTES',
-  'SHUTDOWN_TIMEOUT_MS',
-  'LIVESCORES_DEFAULT_LIMIT',
-  'DB_TIMEOUT_MS',
-  'PIPELINE_SCHEDULE',
-  'PIPELINE_SOURCE',
-  'RESULT_TTL',
-  'RESULT_STORE_MAX',
-  'QUEUE_MAX_WAITING',
-  'REQUEST_TIMEOUT_MS',
-  'RUNS_KEEP',
-  'GATE_MAX_ROW_DROP',
-] as const;
+/** Names of every setting (each variable {@link readSettings} reads), for docs and for deploy-file tests. */
+export const SETTING_NAMES: readonly string[] = (() => {
+  const names = new Set<string>();
+  readSettings(new Proxy({}, { get: (_, name) => void names.add(String(name)) }));
+  return [...names];
+})();

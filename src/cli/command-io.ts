@@ -1,5 +1,10 @@
+import os from 'node:os';
 import { type Config, loadEnv, parseConfig } from '../config.js';
+import { type Database, openDatabase } from '../db/index.js';
 import { isMatchcastError } from '../domain/index.js';
+import { importLegacyMetadata } from '../pipeline/index.js';
+import { createObjectStore, type ObjectStore } from '../storage/index.js';
+import { parseCliArgs, parseOrUsage } from './usage-error.js';
 
 /**
  * What a command writes to and reads its settings from; tests replace them. Defaults: stdout, stderr
@@ -33,4 +38,86 @@ export function configOf(io: CommandIo, err: (text: string) => void): Config | u
 /** A failure as a command prints it: `CODE: message` for a coded error, else its stack. */
 export function failureText(e: unknown): string {
   return isMatchcastError(e) ? `${e.code}: ${e.message}` : ((e as Error).stack ?? String(e));
+}
+
+/** The IO of a command over the registry and runs: a database or store handed over is left open. */
+export interface StoreCommandIo extends CommandIo {
+  store?: ObjectStore;
+  db?: Database;
+}
+
+/**
+ * Runs `fn` on the store and database of `io` (else of `config`, closed at the end), with the
+ * metadata of an older layout imported first. A coded error is one line on `err` after `label`;
+ * exit code 3 for a failed gate, 2 for a validation error, else 1.
+ */
+export async function runOnStore(
+  io: StoreCommandIo,
+  config: Config,
+  label: string,
+  fn: (deps: { db: Database; store: ObjectStore }) => Promise<number>,
+): Promise<number> {
+  const err = writersOf(io).err;
+  // No logger: stdout carries the table or the JSON document and nothing else.
+  const store = io.store ?? createObjectStore(config);
+  let db: Database;
+  try {
+    db = io.db ?? (await openDatabase(config));
+  } catch (e) {
+    if (!io.store) await store.close();
+    err(`${label}: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 1;
+  }
+  try {
+    await importLegacyMetadata({ db, store }).catch(() => undefined);
+    return await fn({ db, store });
+  } catch (e) {
+    if (!isMatchcastError(e)) throw e;
+    err(`${label}: ${e.message} [${e.code}]\n`);
+    return e.code === 'MC_ERR_GATE_FAILED' ? 3 : e.code === 'MC_ERR_VALIDATION' ? 2 : 1;
+  } finally {
+    if (!io.store) await store.close();
+    if (!io.db) await db.close();
+  }
+}
+
+/** `$USER`, else the OS account name, else `unknown`. */
+function defaultActor(): string {
+  if (process.env.USER) return process.env.USER;
+  try {
+    return os.userInfo().username || 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+/**
+ * The command line of `registry` and `runs` (`<command> [args] [--json] [--force] [--actor A]
+ * [--reason R]`), or the exit code after writing `usage`: 0 for --help, 2 when bad or empty.
+ */
+export function parseStoreArgs(argv: string[], io: CommandIo, usage: string) {
+  const { out, err } = writersOf(io);
+  const parsed = parseOrUsage(
+    () =>
+      parseCliArgs({
+        args: argv,
+        allowPositionals: true,
+        options: {
+          json: { type: 'boolean', default: false },
+          force: { type: 'boolean', default: false },
+          actor: { type: 'string' },
+          reason: { type: 'string' },
+          help: { type: 'boolean', short: 'h', default: false },
+        },
+      }),
+    err,
+    usage,
+  );
+  if (!parsed) return 2;
+  const { values, positionals } = parsed;
+  if (values.help || positionals.length === 0) {
+    (values.help ? out : err)(`${usage}\n`);
+    return values.help ? 0 : 2;
+  }
+  return { ...values, actor: values.actor ?? defaultActor(), positionals };
 }

@@ -1,8 +1,7 @@
-import os from 'node:os';
 import { type Config, loadEnv, parseConfig } from '../config.js';
-import { type Database, openDatabase } from '../db/index.js';
-import { isMatchcastError, isStage, MatchcastError, STAGES, type Stage } from '../domain/index.js';
-import { goalsFingerprintCurrent, importLegacyMetadata } from '../pipeline/index.js';
+import type { Database } from '../db/index.js';
+import { isStage, MatchcastError, STAGES, type Stage } from '../domain/index.js';
+import { goalsFingerprintCurrent } from '../pipeline/index.js';
 import {
   type AliasEvent,
   createRegistry,
@@ -14,9 +13,7 @@ import {
   type PromotionDecision,
 } from '../registry/index.js';
 import { readPublished } from '../runs/index.js';
-import { createObjectStore, type ObjectStore } from '../storage/index.js';
-import { type CommandIo, writersOf } from './command-io.js';
-import { parseCliArgs, parseOrUsage } from './usage-error.js';
+import { parseStoreArgs, runOnStore, type StoreCommandIo, writersOf } from './command-io.js';
 
 /** A plain-text table with a header row, columns padded to their widest cell. */
 export function formatTable(header: string[], rows: string[][]): string {
@@ -47,21 +44,6 @@ Options:
   --actor <name>     who is acting (default: $USER)
   --reason <text>    recorded in the history with the move
   --force            move an alias to a version trained on other features than the published run's`;
-
-export interface RegistryCommandIo extends CommandIo {
-  store?: ObjectStore;
-  db?: Database;
-}
-
-/** `$USER`, else the OS account name, else `unknown`. */
-export function defaultActor(): string {
-  if (process.env.USER) return process.env.USER;
-  try {
-    return os.userInfo().username || 'unknown';
-  } catch {
-    return 'unknown';
-  }
-}
 
 function aliasesOf(version: string, aliases: Partial<Record<Stage, string>>): string[] {
   return STAGES.filter((s) => aliases[s] === version);
@@ -366,64 +348,11 @@ async function assertServedFeatures(db: Database, v: ModelVersion, force: boolea
 }
 
 /** `matchcast registry …` — returns the exit code (0 ok, 1 failure, 2 usage error). */
-export async function registryCommand(argv: string[], io: RegistryCommandIo = {}): Promise<number> {
-  const { out, err } = writersOf(io);
-  const parsed = parseOrUsage(
-    () =>
-      parseCliArgs({
-        args: argv,
-        allowPositionals: true,
-        options: {
-          json: { type: 'boolean', default: false },
-          actor: { type: 'string' },
-          reason: { type: 'string' },
-          force: { type: 'boolean', default: false },
-          help: { type: 'boolean', short: 'h', default: false },
-        },
-      }),
-    err,
-    USAGE,
-  );
-  if (!parsed) return 2;
-  const { values, positionals } = parsed;
-  if (values.help || positionals.length === 0) {
-    (values.help ? out : err)(`${USAGE}\n`);
-    return values.help ? 0 : 2;
-  }
+export async function registryCommand(argv: string[], io: StoreCommandIo = {}): Promise<number> {
+  const flags = parseStoreArgs(argv, io, USAGE);
+  if (typeof flags === 'number') return flags;
   const config = io.config ?? parseConfig(loadEnv());
-  // No logger: stdout carries the table or the JSON document and nothing else.
-  const store = io.store ?? createObjectStore(config);
-  let db: Database;
-  try {
-    db = io.db ?? (await openDatabase(config));
-  } catch (e) {
-    if (!io.store) await store.close();
-    err(`matchcast registry: ${e instanceof Error ? e.message : String(e)}\n`);
-    return 1;
-  }
-  try {
-    await importLegacyMetadata({ db, store }).catch(() => undefined);
-    const reg = createRegistry({ db, store }, config);
-    return await run(
-      reg,
-      positionals,
-      {
-        json: values.json,
-        actor: values.actor ?? defaultActor(),
-        reason: values.reason,
-        force: values.force,
-      },
-      out,
-      { db, config },
-    );
-  } catch (e) {
-    if (isMatchcastError(e)) {
-      err(`matchcast registry: ${e.message} [${e.code}]\n`);
-      return e.code === 'MC_ERR_VALIDATION' ? 2 : 1;
-    }
-    throw e;
-  } finally {
-    if (!io.store) await store.close();
-    if (!io.db) await db.close();
-  }
+  return runOnStore(io, config, 'matchcast registry', ({ db, store }) =>
+    run(createRegistry({ db, store }, config), flags.positionals, flags, writersOf(io).out, { db, config }),
+  );
 }

@@ -1,8 +1,7 @@
 import { recordServedFromPublished } from '../analytics/index.js';
 import { loadEnv, parseConfig } from '../config.js';
-import { type Database, openDatabase } from '../db/index.js';
-import { isMatchcastError, MatchcastError } from '../domain/index.js';
-import { evaluateGates, importLegacyMetadata } from '../pipeline/index.js';
+import { MatchcastError } from '../domain/index.js';
+import { evaluateGates } from '../pipeline/index.js';
 import { createRegistry } from '../registry/index.js';
 import {
   type GateResult,
@@ -16,10 +15,8 @@ import {
   readRunRecord,
   rollbackRun,
 } from '../runs/index.js';
-import { createObjectStore, type ObjectStore } from '../storage/index.js';
-import { type CommandIo, writersOf } from './command-io.js';
-import { defaultActor, formatTable } from './registry.js';
-import { parseCliArgs, parseOrUsage } from './usage-error.js';
+import { parseStoreArgs, runOnStore, type StoreCommandIo, writersOf } from './command-io.js';
+import { formatTable } from './registry.js';
 
 const USAGE = `Usage: matchcast runs <command> [--json]
 
@@ -38,11 +35,6 @@ Options:
   --reason <text>    recorded in the history with the move
 
 Exit codes: 0 ok, 1 failure, 2 usage error, 3 a gate failed (nothing published).`;
-
-export interface RunsCommandIo extends CommandIo {
-  store?: ObjectStore;
-  db?: Database;
-}
 
 function gatesText(gates: readonly GateResult[]): string {
   if (gates.length === 0) return '  (no gates evaluated)\n';
@@ -71,31 +63,11 @@ function runDetail(r: RunRecord, publishedId: string | null): string {
 }
 
 /** `matchcast runs …` — exit code 0 ok, 1 failure, 2 usage error, 3 a gate failed. */
-export async function runsCommand(argv: string[], io: RunsCommandIo = {}): Promise<number> {
+export async function runsCommand(argv: string[], io: StoreCommandIo = {}): Promise<number> {
   const { out, err } = writersOf(io);
-  const parsed = parseOrUsage(
-    () =>
-      parseCliArgs({
-        args: argv,
-        allowPositionals: true,
-        options: {
-          json: { type: 'boolean', default: false },
-          force: { type: 'boolean', default: false },
-          actor: { type: 'string' },
-          reason: { type: 'string' },
-          help: { type: 'boolean', short: 'h', default: false },
-        },
-      }),
-    err,
-    USAGE,
-  );
-  if (!parsed) return 2;
-  const { values: v, positionals } = parsed;
-  const [cmd, id, ...extra] = positionals;
-  if (v.help || !cmd) {
-    (v.help ? out : err)(`${USAGE}\n`);
-    return v.help ? 0 : 2;
-  }
+  const v = parseStoreArgs(argv, io, USAGE);
+  if (typeof v === 'number') return v;
+  const [cmd, id, ...extra] = v.positionals;
   const needsId = ['show', 'publish', 'rollback'].includes(cmd);
   if (
     !['list', 'show', 'publish', 'rollback', 'history', 'prune'].includes(cmd) ||
@@ -103,24 +75,13 @@ export async function runsCommand(argv: string[], io: RunsCommandIo = {}): Promi
     extra.length > 0 ||
     (!needsId && id)
   ) {
-    err(`matchcast runs: bad command line "${positionals.join(' ')}"\n\n${USAGE}\n`);
+    err(`matchcast runs: bad command line "${v.positionals.join(' ')}"\n\n${USAGE}\n`);
     return 2;
   }
   const config = io.config ?? parseConfig(loadEnv());
-  const store = io.store ?? createObjectStore(config);
-  let db: Database;
-  try {
-    db = io.db ?? (await openDatabase(config));
-  } catch (e) {
-    if (!io.store) await store.close();
-    err(`matchcast runs ${cmd}: ${e instanceof Error ? e.message : String(e)}\n`);
-    return 1;
-  }
-  const deps = { db, store };
-  await importLegacyMetadata(deps).catch(() => undefined);
-  const actor = v.actor ?? defaultActor();
   const emit = (value: unknown, text: string) => out(v.json ? `${JSON.stringify(value, null, 2)}\n` : text);
-  try {
+  return runOnStore(io, config, `matchcast runs ${cmd}`, async (deps) => {
+    const { db } = deps;
     // A run killed outright (SIGKILL, OOM) is shown as failed, not as running forever.
     await markAbandonedRuns(db);
     const published = await readPublished(db);
@@ -185,7 +146,7 @@ export async function runsCommand(argv: string[], io: RunsCommandIo = {}): Promi
         const event = await run.publish({
           gates,
           force: v.force,
-          actor,
+          actor: v.actor,
           reason: v.reason,
           requireParentCurrent: !v.force,
         });
@@ -215,7 +176,7 @@ export async function runsCommand(argv: string[], io: RunsCommandIo = {}): Promi
         // The publish gates again, on the run's files as stored now (not against the served run:
         // going back to fewer results is what a rollback does).
         const gates = (record: RunRecord) => evaluateGates(RunWriter.view(deps, record), null);
-        const event = await rollbackRun(deps, id!, { actor, reason: v.reason, gates });
+        const event = await rollbackRun(deps, id!, { actor: v.actor, reason: v.reason, gates });
         await recordServedFromPublished(deps, { servedAt: new Date(), publicationId: event.to_run });
         emit(
           event,
@@ -225,14 +186,5 @@ export async function runsCommand(argv: string[], io: RunsCommandIo = {}): Promi
       }
     }
     return 2;
-  } catch (e) {
-    if (isMatchcastError(e)) {
-      err(`matchcast runs ${cmd}: ${e.message} [${e.code}]\n`);
-      return e.code === 'MC_ERR_GATE_FAILED' ? 3 : e.code === 'MC_ERR_VALIDATION' ? 2 : 1;
-    }
-    throw e;
-  } finally {
-    if (!io.store) await store.close();
-    if (!io.db) await db.close();
-  }
+  });
 }

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { Clock } from '../domain/index.js';
 import type { RuntimeContext } from '../runtime.js';
 import { lowerPriority } from './background-priority.js';
+import { CLI } from './batch-process.js';
 import { type ChildPoll, type ChildPollResult, createWorkChild } from './work-child.js';
 
 /** Options of {@link createServerJobs}. */
@@ -38,8 +38,6 @@ export interface ServerJobs {
   /** Refuses new work, stops a running child (SIGTERM, then SIGKILL after the grace) and waits. */
   close(): Promise<void>;
 }
-
-const CLI = fileURLToPath(new URL('../../bin/matchcast.js', import.meta.url));
 
 /** The background work of `matchcast start`: its lane, and pipeline runs as child processes. */
 export function createServerJobs(ctx: RuntimeContext, options: ServerJobsOptions = {}): ServerJobs {

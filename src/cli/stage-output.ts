@@ -1,6 +1,8 @@
 // What `matchcast pipeline <stage>` prints of a stage's result: its figures (metrics included) as a
 // few human lines or one short log record, and whether a stand-alone stage produced anything at all.
 
+import { STAGE_NAMES } from '../pipeline/index.js';
+
 /** A figure as printed: numbers, words, flags; null when it could not be computed. */
 type Figure = string | number | boolean | null;
 /** Figures under a label (`model`, `opening`, …); the unlabelled group comes first. */
@@ -132,18 +134,8 @@ function stageFigures(stage: string, result: unknown): FigureGroup[] {
         ['gates', Object.fromEntries(gates.map((g) => [String(g.name), g.passed ? 'pass' : 'FAIL']))],
       ];
       // Each stage's headline figures: its first group and its first metric group.
-      for (const s of [
-        'features',
-        'train',
-        'promote',
-        'backtest',
-        'goals',
-        'predict',
-        'simulate',
-        'drift',
-        'performance',
-      ]) {
-        if (r[s] === undefined || r[s] === null) continue;
+      for (const s of STAGE_NAMES) {
+        if (s === 'fallback' || r[s] === undefined || r[s] === null) continue;
         const [head, metric] = stageFigures(s, r[s]);
         const figures = { ...head?.[1], ...(metric ? prefixKeys(metric) : {}) };
         delete figures.reason;

@@ -51,12 +51,12 @@ DATA_DIR/api-key (readable by its owner only). On a terminal it shows progress b
 lines, and prints the URL and the key last, once it serves.`;
 
 /**
- * A key of an embedded install: `configured` when set, else a random key generated once into
- * `<DATA_DIR>/<file>`, readable by the owner only (0600).
+ * The API key of an embedded install: API_KEY, else a random key generated once into
+ * `<DATA_DIR>/api-key`, readable by the owner only (0600).
  */
-async function embeddedKey(config: Config, file: string, configured: string | undefined): Promise<string> {
-  if (configured) return configured;
-  const at = path.join(config.dataDir, file);
+async function embeddedApiKey(config: Config): Promise<string> {
+  if (config.apiKey) return config.apiKey;
+  const at = path.join(config.dataDir, 'api-key');
   try {
     const key = (await readFile(at, 'utf8')).trim();
     if (key.length >= 16) return key;
@@ -67,11 +67,6 @@ async function embeddedKey(config: Config, file: string, configured: string | un
   await mkdir(config.dataDir, { recursive: true });
   await writeFile(at, `${key}\n`, { mode: 0o600 });
   return key;
-}
-
-/** The API key of an embedded install: API_KEY, or a random key generated once and kept under DATA_DIR. */
-export function embeddedApiKey(config: Config): Promise<string> {
-  return embeddedKey(config, 'api-key', config.apiKey);
 }
 
 /**

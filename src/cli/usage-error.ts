@@ -27,34 +27,33 @@ export function parseCliArgs<T extends ParseArgsConfig>(config: T): ReturnType<t
 }
 
 /**
- * `--<option>` as an integer within `min..max`, or a {@link UsageError} naming the range;
- * undefined when not given.
+ * `--<option>` as a number (an integer when `integer`) within `min..max`, or a {@link UsageError}
+ * naming the range; undefined when not given.
  */
+export function numberOption(
+  option: string,
+  raw: string | undefined,
+  min: number,
+  max: number,
+  integer = false,
+): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = raw.trim() === '' ? Number.NaN : Number(raw);
+  if ((integer ? !/^-?\d+$/.test(raw) : !Number.isFinite(n)) || n < min || n > max)
+    throw new UsageError(
+      `--${option} expects ${integer ? 'an integer' : 'a number'} ${min}..${max}, got "${raw}"`,
+    );
+  return n;
+}
+
+/** `--<option>` as an integer within `min..max`, or a {@link UsageError}; undefined when not given. */
 export function intOption(
   option: string,
   raw: string | undefined,
   min: number,
   max: number,
 ): number | undefined {
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!/^-?\d+$/.test(raw) || n < min || n > max)
-    throw new UsageError(`--${option} expects an integer ${min}..${max}, got "${raw}"`);
-  return n;
-}
-
-/** `--<option>` as a number within `min..max`, or a {@link UsageError}; undefined when not given. */
-export function numberOption(
-  option: string,
-  raw: string | undefined,
-  min: number,
-  max: number,
-): number | undefined {
-  if (raw === undefined) return undefined;
-  const n = raw.trim() === '' ? Number.NaN : Number(raw);
-  if (!Number.isFinite(n) || n < min || n > max)
-    throw new UsageError(`--${option} expects a number ${min}..${max}, got "${raw}"`);
-  return n;
+  return numberOption(option, raw, min, max, true);
 }
 
 /** `--<option>` as a TCP port (0..65535), or a {@link UsageError}. */

@@ -67,11 +67,6 @@ export class FeatureTable {
     private readonly onReload?: (snap: FeatureSnapshot) => void,
   ) {}
 
-  /** The feature row of a match, or undefined when the match (or the whole file) is absent. */
-  async get(matchId: number): Promise<Record<string, unknown> | undefined> {
-    return (await this.snapshot()).rows.get(matchId);
-  }
-
   /**
    * A match's row with the snapshot it came from. On a miss the published pointer is checked now
    * (awaited, at most once per {@link MISS_RECHECK_MS}): a match added by a run published since the
@@ -95,10 +90,6 @@ export class FeatureTable {
     if (!this.table) this.table = await this.load();
     else if (Date.now() - this.checkedAt >= this.refreshMs) void this.check();
     return this.table;
-  }
-
-  get size(): number {
-    return this.table?.rows.size ?? 0;
   }
 
   private load(): Promise<Table> {

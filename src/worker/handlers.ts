@@ -48,6 +48,15 @@ function asObject(payload: unknown): Record<string, unknown> {
   return payload as Record<string, unknown>;
 }
 
+/** The payload's `match_id` (an integer) and the run id the API resolved, when it sent one. */
+function matchPayload(payload: unknown): { p: Record<string, unknown>; matchId: number; runId?: string } {
+  const p = asObject(payload);
+  const matchId = p.match_id;
+  if (typeof matchId !== 'number' || !Number.isInteger(matchId))
+    throw new MatchcastError('MC_ERR_VALIDATION', 'match_id must be an integer');
+  return { p, matchId, runId: typeof p.run_id === 'string' ? p.run_id : undefined };
+}
+
 function meta(model: LoadedModel, modelName: string): WorkerModelMeta {
   return {
     model_name: modelName,
@@ -56,6 +65,17 @@ function meta(model: LoadedModel, modelName: string): WorkerModelMeta {
     run_id: model.version.run_id,
     loaded_at: model.loadedAt,
   };
+}
+
+/** The fingerprint rule of {@link scoreOutOfSample}, for any model (champion, challenger, fallback). */
+function checkFingerprint(model: LoadedModel, label: string, snap: FeatureSnapshot): void {
+  const want = model.version.feature_fingerprint;
+  if (want && snap.fingerprint && want !== snap.fingerprint) {
+    throw new MatchcastError(
+      'MC_ERR_FEATURES_MISMATCH',
+      `${label} v${model.version.version} was trained on features ${want}, the served run ${snap.runId} has ${snap.fingerprint}; promote a model trained on them or roll the run back`,
+    );
+  }
 }
 
 /**
@@ -69,17 +89,6 @@ function meta(model: LoadedModel, modelName: string): WorkerModelMeta {
  *   challenger (the walk-forward refits the champion's recipe, not the challenger's).
  * Returns null when the model itself should score the row.
  */
-/** The fingerprint rule of {@link scoreOutOfSample}, for any model (champion, challenger, fallback). */
-function checkFingerprint(model: LoadedModel, label: string, snap: FeatureSnapshot): void {
-  const want = model.version.feature_fingerprint;
-  if (want && snap.fingerprint && want !== snap.fingerprint) {
-    throw new MatchcastError(
-      'MC_ERR_FEATURES_MISMATCH',
-      `${label} v${model.version.version} was trained on features ${want}, the served run ${snap.runId} has ${snap.fingerprint}; promote a model trained on them or roll the run back`,
-    );
-  }
-}
-
 function scoreOutOfSample(
   model: LoadedModel,
   stage: ServableStage,
@@ -179,16 +188,9 @@ export function createWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOpti
 
   const runtime: WorkerRuntime = {
     async predictMatch(payload) {
-      const p = asObject(payload);
-      const matchId = p.match_id;
-      if (typeof matchId !== 'number' || !Number.isInteger(matchId)) {
-        throw new MatchcastError('MC_ERR_VALIDATION', 'match_id must be an integer');
-      }
+      const { p, matchId, runId } = matchPayload(payload);
       const stage = stageOf(p);
-      const [model, { snap, row }] = await Promise.all([
-        models.get(stage, typeof p.run_id === 'string' ? p.run_id : undefined),
-        features.lookup(matchId),
-      ]);
+      const [model, { snap, row }] = await Promise.all([models.get(stage, runId), features.lookup(matchId)]);
       if (!row)
         throw new MatchcastError('MC_ERR_MATCH_NOT_FOUND', `Match ${matchId} is not in the features file`);
       const base = {
@@ -236,16 +238,12 @@ export function createWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOpti
       };
     },
     async predictMarkets(payload) {
-      const p = asObject(payload);
-      const matchId = p.match_id;
-      if (typeof matchId !== 'number' || !Number.isInteger(matchId)) {
-        throw new MatchcastError('MC_ERR_VALIDATION', 'match_id must be an integer');
-      }
+      const { matchId, runId } = matchPayload(payload);
       if (!goalsModels) {
         throw new MatchcastError('MC_ERR_GOALS_MODEL_UNAVAILABLE', 'This worker has no goals-model registry');
       }
       const [model, { snap, row }] = await Promise.all([
-        goalsModels.get('champion', typeof p.run_id === 'string' ? p.run_id : undefined),
+        goalsModels.get('champion', runId),
         features.lookup(matchId),
       ]);
       if (!row)

@@ -13,8 +13,6 @@ export async function startWorker(
   deps: WorkerDeps,
   options: StartWorkerOptions = {},
 ): Promise<RunningWorker<WorkerRuntime>> {
-  if (!config.redisUrl)
-    throw new Error('matchcast worker needs REDIS_URL (embedded mode runs workers in-process)');
   const runtime = createWorkerRuntime(deps, {
     aliasRefreshMs: config.aliasRefreshMs,
     featuresRefreshMs: config.viewRefreshMs,

@@ -1,19 +1,15 @@
 import type { Queryable } from '../db/index.js';
-import type { Probabilities, ServableStage, Stage } from '../domain/index.js';
+import type { Probabilities, ServableStage } from '../domain/index.js';
 import type { Logger } from '../logger.js';
 import type { GoalsModel } from '../model/index.js';
-import type { ModelVersion } from '../registry/index.js';
+import type { ModelVersion, Registry } from '../registry/index.js';
 import type { ObjectStore } from '../storage/index.js';
 
 /** A loaded model: one feature row in, three probabilities (home, draw, away) out. */
 export type Predictor = (row: Record<string, unknown>) => Probabilities;
 
 /** The part of the registry a worker reads. */
-export interface WorkerRegistry {
-  readonly modelName: string;
-  resolve(stage: Stage): Promise<ModelVersion | null>;
-  aliases(): Promise<Partial<Record<Stage, string>>>;
-}
+export type WorkerRegistry = Pick<Registry, 'modelName' | 'resolve' | 'aliases'>;
 
 /** What the task handlers need; `createDefaultWorkerDeps` wires the real registry, model and features. */
 export interface WorkerDeps {
