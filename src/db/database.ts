@@ -2,7 +2,7 @@
 export interface QueryOptions {
   /**
    * Client-side bound on this call, ms: past it the call fails with `MC_ERR_DATABASE_UNAVAILABLE`.
-   * Default: the adapter's statement timeout (see `OpenDatabaseOptions.statementTimeoutMs`).
+   * Default: the adapter's statement timeout (PostgreSQL: `max(DB_TIMEOUT_MS, 30 s)`).
    */
   timeoutMs?: number;
 }
@@ -32,4 +32,14 @@ export interface Database extends Queryable {
   /** True when a trivial query answers within `timeoutMs`; never throws. */
   ping(timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/** True when a trivial query answers within `timeoutMs`; never throws (the adapters' `ping`). */
+export async function answers(db: Queryable, timeoutMs: number): Promise<boolean> {
+  try {
+    const rows = await db.query<{ ok: number }>('SELECT 1 AS ok', [], { timeoutMs });
+    return rows[0]?.ok === 1;
+  } catch {
+    return false;
+  }
 }

@@ -5,10 +5,6 @@ import type { Database, Queryable, QueryOptions } from './database.js';
 export interface DeferredDatabaseOptions {
   /** Which adapter `open` builds (reported while it is not open yet). */
   kind: Database['kind'];
-  /** Minimum time between two attempts to open, ms. Default `1000`. */
-  retryMs?: number;
-  /** Period of the background attempts while the database is down, ms. Default `5000`. */
-  backgroundMs?: number;
   /** Called once when the database is opened after an outage at start. */
   onOpen?: () => void;
 }
@@ -32,6 +28,11 @@ export async function openDatabaseDeferred(
   }
 }
 
+/** Minimum time between two attempts to open, ms. */
+const RETRY_MS = 1000;
+/** Period of the background attempts while the database is down, ms. */
+const BACKGROUND_MS = 5000;
+
 class DeferredDatabase implements Database {
   readonly kind: Database['kind'];
   private inner: Database | undefined;
@@ -50,7 +51,7 @@ class DeferredDatabase implements Database {
     this.lastError = firstError;
     this.timer = setInterval(() => {
       if (!this.inner) this.attempt().catch(() => undefined);
-    }, options.backgroundMs ?? 5000);
+    }, BACKGROUND_MS);
     this.timer.unref();
   }
 
@@ -62,7 +63,7 @@ class DeferredDatabase implements Database {
   private async get(): Promise<Database> {
     if (this.inner) return this.inner;
     if (this.opening) return this.opening;
-    if (Date.now() - this.lastAttempt < (this.options.retryMs ?? 1000)) throw this.lastError;
+    if (Date.now() - this.lastAttempt < RETRY_MS) throw this.lastError;
     return this.attempt();
   }
 

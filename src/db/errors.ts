@@ -56,25 +56,14 @@ export function mapDatabaseError(err: unknown): never {
   throw err;
 }
 
-/** Rejects with `MC_ERR_DATABASE_UNAVAILABLE` when `promise` has not settled within `timeoutMs`. */
-export async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
+/** `promise`, rejected with `MC_ERR_DATABASE_UNAVAILABLE` when a `timeoutMs` is set and passes first. */
+export function withTimeout<T>(promise: Promise<T>, timeoutMs: number | undefined): Promise<T> {
+  if (timeoutMs === undefined) return promise;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new MatchcastError(
-            'MC_ERR_DATABASE_UNAVAILABLE',
-            `Database did not answer ${what} within ${timeoutMs} ms`,
-          ),
-        ),
-      timeoutMs,
-    );
-    timer.unref?.();
+    const message = `Database did not answer the query within ${timeoutMs} ms`;
+    timer = setTimeout(() => reject(new MatchcastError('MC_ERR_DATABASE_UNAVAILABLE', message)), timeoutMs);
+    timer.unref();
   });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -1,4 +1,5 @@
 import type { Match, MatchKey, MatchStatus } from '../domain/index.js';
+import type { Livescore } from '../schemas/index.js';
 import type { Database, Queryable, QueryOptions } from './database.js';
 
 /** A match to upsert: everything but the ids, which the database assigns and keeps. */
@@ -30,22 +31,6 @@ export interface LivescoresQuery {
   month?: number;
   limit: number;
   offset: number;
-}
-
-/** One `/livescores/` row (camelCase, spec §4.10). */
-export interface LivescoreRow {
-  id: number;
-  /** ISO 8601 UTC, e.g. `2023-05-28T15:30:00.000Z`. */
-  startTimeUtc: string;
-  status: MatchStatus;
-  homeTeamName: string;
-  awayTeamName: string;
-  homeScore: number | null;
-  awayScore: number | null;
-  regionId: number;
-  regionName: string;
-  tournamentName: string;
-  season: string;
 }
 
 interface MatchDbRow {
@@ -297,7 +282,7 @@ export class MatchesRepository {
    * Matches of a UTC year (and month), newest first (`start_time_utc DESC, id DESC`), paged.
    * `options.timeoutMs` bounds the call (requests pass `config.dbTimeoutMs`).
    */
-  async listLivescores(q: LivescoresQuery, options?: QueryOptions): Promise<LivescoreRow[]> {
+  async listLivescores(q: LivescoresQuery, options?: QueryOptions): Promise<Livescore[]> {
     const from = new Date(Date.UTC(q.year, q.month === undefined ? 0 : q.month - 1, 1));
     const to = new Date(
       Date.UTC(q.month === undefined ? q.year + 1 : q.year, q.month === undefined ? 0 : q.month, 1),

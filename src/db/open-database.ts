@@ -19,12 +19,6 @@ export interface OpenDatabaseOptions {
   schema?: string;
   /** Use an in-memory PGlite even when `DATABASE_URL` is set (tests). Default `false`. */
   memory?: boolean;
-  /**
-   * Server-side `statement_timeout` and client-side `query_timeout` of every PostgreSQL call, ms: a
-   * dead server fails a call after this long instead of hanging. Requests pass a tighter per-call
-   * `timeoutMs` (`config.dbTimeoutMs`). Default `max(config.dbTimeoutMs, 30000)` so batch ingest fits.
-   */
-  statementTimeoutMs?: number;
   /** PostgreSQL pool size. Default `10`. */
   maxConnections?: number;
 }
@@ -59,7 +53,9 @@ export async function openDatabase(config: Config, options: OpenDatabaseOptions 
     connectionString,
     schema,
     connectTimeoutMs: config.dbTimeoutMs,
-    statementTimeoutMs: options.statementTimeoutMs ?? Math.max(config.dbTimeoutMs, 30_000),
+    // A dead server fails a call after this long instead of hanging; requests pass a tighter per-call
+    // `timeoutMs` (`config.dbTimeoutMs`), batch ingest needs the 30 s.
+    statementTimeoutMs: Math.max(config.dbTimeoutMs, 30_000),
     maxConnections: options.maxConnections ?? 10,
   });
 }

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import type { Database, Queryable, QueryOptions } from './database.js';
+import { answers, type Database, type Queryable, type QueryOptions } from './database.js';
 import { acquireLock } from './embedded-lock.js';
 import { mapDatabaseError, withTimeout } from './errors.js';
 import { applyMigrations } from './migrations.js';
@@ -30,9 +30,7 @@ class PgliteDatabase implements Database {
   ): Promise<T[]> {
     const run = this.pg.query<T>(sql, params as unknown[] | undefined).then((r) => r.rows);
     try {
-      return options?.timeoutMs === undefined
-        ? await run
-        : await withTimeout(run, options.timeoutMs, 'the query');
+      return await withTimeout(run, options?.timeoutMs);
     } catch (err) {
       return mapDatabaseError(err);
     }
@@ -51,13 +49,8 @@ class PgliteDatabase implements Database {
     }
   }
 
-  async ping(timeoutMs: number): Promise<boolean> {
-    try {
-      const rows = await this.query<{ ok: number }>('SELECT 1 AS ok', [], { timeoutMs });
-      return rows[0]?.ok === 1;
-    } catch {
-      return false;
-    }
+  ping(timeoutMs: number): Promise<boolean> {
+    return answers(this, timeoutMs);
   }
 
   async close(): Promise<void> {

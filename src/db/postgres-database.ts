@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { MatchcastError } from '../domain/index.js';
-import type { Database, Queryable, QueryOptions } from './database.js';
+import { answers, type Database, type Queryable, type QueryOptions } from './database.js';
 import { isSchemaGone, mapDatabaseError, withTimeout } from './errors.js';
 import { applyMigrations } from './migrations.js';
 
@@ -109,7 +109,7 @@ class PostgresDatabase implements Database {
       .then((r) => r.rows as T[]);
     try {
       // The outer bound also covers waiting for a pooled connection.
-      return timeoutMs === undefined ? await run : await withTimeout(run, timeoutMs, 'the query');
+      return await withTimeout(run, timeoutMs);
     } catch (err) {
       return mapDatabaseError(err);
     }
@@ -147,13 +147,8 @@ class PostgresDatabase implements Database {
     }
   }
 
-  async ping(timeoutMs: number): Promise<boolean> {
-    try {
-      const rows = await this.query<{ ok: number }>('SELECT 1 AS ok', [], { timeoutMs });
-      return rows[0]?.ok === 1;
-    } catch {
-      return false;
-    }
+  ping(timeoutMs: number): Promise<boolean> {
+    return answers(this, timeoutMs);
   }
 
   async close(): Promise<void> {

@@ -1,3 +1,4 @@
+import type { QueueStats, TaskStatus, WorkerInfo } from '../schemas/index.js';
 import type { ModelInfoResult, PredictMarketsResult, PredictMatchResult, TaskFailure } from './task-types.js';
 
 /**
@@ -6,23 +7,14 @@ import type { ModelInfoResult, PredictMarketsResult, PredictMatchResult, TaskFai
  */
 export type TaskName = 'predict_match' | 'model_info' | 'predict_markets';
 
-/** Status values reported by `/monitoring/task_status` (spec §2.8, §3.2). */
-type TaskStatusValue = 'pending' | 'STARTED' | 'SUCCESS' | 'FAILURE';
-
 /**
- * Where a task is, additively to `status`: `pending` covers both a queued task (`waiting`) and an id
- * the queue does not know — never submitted, or its result expired after `RESULT_TTL` (`unknown`).
+ * Where a task is, additively to `status` (spec §2.8): `pending` covers both a queued task (`waiting`)
+ * and an id the queue does not know — never submitted, or its result expired after `RESULT_TTL`.
  */
-export type TaskState = 'waiting' | 'active' | 'completed' | 'failed' | 'unknown';
+export type TaskState = TaskStatus['state'];
 
-export interface TaskStatus {
-  task_id: string;
-  status: TaskStatusValue;
-  /** Null while pending or started; the task's return value on SUCCESS; `{error, code}` on FAILURE. */
-  result: unknown;
-  /** `unknown`: no such task, or its result has expired; a client should stop polling. */
-  state: TaskState;
-}
+// The shapes `/monitoring/task_status` and `/monitoring/celery/workers` answer with.
+export type { TaskStatus, WorkerInfo };
 
 /** Options of {@link TaskQueue.submit}. */
 export interface SubmitOptions {
@@ -39,10 +31,10 @@ export interface SubmitOptions {
 }
 
 /** Called once per outcome of a task this process submitted (sync and async alike), e.g. for metrics. */
-export type OutcomeListener = (name: TaskName, outcome: TaskOutcomeLike) => void;
+export type OutcomeListener = (name: TaskName, outcome: TaskOutcome) => void;
 
-/** How a task ended, as listeners see it. */
-export type TaskOutcomeLike = { ok: true; value: unknown } | { ok: false; failure: TaskFailure };
+/** How a task ended. */
+export type TaskOutcome = { ok: true; value: unknown } | { ok: false; failure: TaskFailure };
 
 /** Size of the result store, for the memory-budget gauges. */
 export interface ResultStoreUsage {
@@ -54,7 +46,15 @@ export interface ResultStoreUsage {
   brokerMemoryBytes: number | null;
 }
 
-export interface PredictMatchPayload {
+/** Fields every task payload may carry. */
+interface PayloadBase {
+  /** Set by the BullMQ adapter: the pub/sub channel the worker publishes the result to. */
+  reply_to?: string;
+  /** Unix ms after which a worker skips the task (MC_ERR_TASK_EXPIRED); see SubmitOptions.expiresAt. */
+  expires_at?: number;
+}
+
+export interface PredictMatchPayload extends PayloadBase {
   match_id: number;
   stage: 'champion' | 'challenger';
   /**
@@ -62,54 +62,17 @@ export interface PredictMatchPayload {
    * re-resolves the alias before predicting, so a fresh promotion is served at once.
    */
   run_id?: string;
-  /** Set by the BullMQ adapter: the pub/sub channel the worker publishes the result to. */
-  reply_to?: string;
-  /** Unix ms after which a worker skips the task (MC_ERR_TASK_EXPIRED); see SubmitOptions.expiresAt. */
-  expires_at?: number;
 }
 
 /** Payload of `predict_markets`: the goals champion's markets of one match. */
-interface PredictMarketsPayload {
+interface PredictMarketsPayload extends PayloadBase {
   match_id: number;
   /** The goals champion's run id the caller resolved (re-resolved by a worker holding another). */
   run_id?: string;
-  /** Set by the BullMQ adapter: the pub/sub channel the worker publishes the result to. */
-  reply_to?: string;
-  /** Unix ms after which a worker skips the task (MC_ERR_TASK_EXPIRED). */
-  expires_at?: number;
 }
 
-export interface ModelInfoPayload {
+export interface ModelInfoPayload extends PayloadBase {
   stage: 'champion' | 'challenger';
-  /** Set by the BullMQ adapter: the pub/sub channel the worker publishes the result to. */
-  reply_to?: string;
-  /** Unix ms after which a worker skips the task (MC_ERR_TASK_EXPIRED). */
-  expires_at?: number;
-}
-
-/** Per-worker task counts of `/monitoring/celery/queues`. */
-export interface WorkerTaskCounts {
-  worker: string;
-  active: number;
-  scheduled: number;
-  reserved: number;
-}
-
-/** One worker of `/monitoring/celery/workers`. */
-export interface WorkerInfo {
-  worker: string;
-  queues: string[];
-  ping: { ok: boolean; latency_ms: number | null };
-  /** Optional details a worker publishes about itself. */
-  pid?: number;
-  hostname?: string;
-  concurrency?: number;
-  active?: number;
-  processed?: number;
-  failed?: number;
-  started_at?: string;
-  /** Loaded models per stage. */
-  models?: Record<string, { version: string; run_id: string }>;
 }
 
 /**
@@ -134,7 +97,7 @@ export interface TaskQueue {
   usage(): Promise<ResultStoreUsage>;
   wait<T = unknown>(taskId: string, timeoutMs: number): Promise<T>;
   status(taskId: string): Promise<TaskStatus>;
-  queueStats(): Promise<{ queue: string; counts: Record<string, number>; workers: WorkerTaskCounts[] }>;
+  queueStats(): Promise<QueueStats>;
   workers(): Promise<WorkerInfo[]>;
   /** True when the broker answers within `timeoutMs`; never throws. */
   ready(timeoutMs: number): Promise<boolean>;

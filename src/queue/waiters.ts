@@ -1,10 +1,6 @@
 import { MatchcastError } from '../domain/index.js';
 import { taskFailureError } from './task-errors.js';
-import type { OutcomeListener, TaskName } from './task-queue.js';
-import type { TaskFailure } from './task-types.js';
-
-/** How a task ended. */
-export type TaskOutcome = { ok: true; value: unknown } | { ok: false; failure: TaskFailure };
+import type { OutcomeListener, TaskName, TaskOutcome } from './task-queue.js';
 
 interface Tracked {
   at: number;
@@ -41,16 +37,11 @@ export class TaskWaiters {
   /**
    * Marks a task as submitted by this process: its outcome reaches the outcome listeners once, and
    * (when `awaited`, the default) is kept until claimed by `wait`. An unawaited (async) task is
-   * tracked for `ttlMs` (default one hour) so that a result arriving late is still observed.
+   * tracked for an hour so that a result arriving late is still observed.
    */
-  track(taskId: string, name?: TaskName, options: { awaited?: boolean; ttlMs?: number } = {}): void {
+  track(taskId: string, name?: TaskName, options: { awaited?: boolean } = {}): void {
     const keep = options.awaited !== false;
-    this.submitted.set(taskId, {
-      at: Date.now(),
-      name,
-      keep,
-      ttlMs: options.ttlMs ?? (keep ? this.keepMs : 3_600_000),
-    });
+    this.submitted.set(taskId, { at: Date.now(), name, keep, ttlMs: keep ? this.keepMs : 3_600_000 });
   }
 
   /** Registers a listener of every outcome of a tracked task; returns its removal. */

@@ -13,6 +13,14 @@ const ModelStage = Type.String({
 });
 const ModelRunId = Type.String({ description: 'registry run id, for lineage' });
 
+const KickOff = DateTime('kick-off, ISO 8601 UTC');
+const IsFuture = Type.Boolean({ description: 'true if the match has not started' });
+const ComputedAt = DateTime('when the batch inference stage produced the predictions');
+const OddsObservedAt = Nullable(
+  DateTime(),
+  'when the odds behind the market features were observed; null when the match had none',
+);
+
 /** The served probabilities and the class they predict, as every prediction row carries them. */
 const PROBABILITIES = {
   proba_home: Proba('home win'),
@@ -46,15 +54,12 @@ export const PredictionRow = Type.Object(
     match_id: Type.Integer({ description: 'match identifier' }),
     homeTeamName: NullableString('home team'),
     awayTeamName: NullableString('away team'),
-    startTimeUtc: DateTime('kick-off, ISO 8601 UTC'),
+    startTimeUtc: KickOff,
     ...PROBABILITIES,
     is_future: Nullable(Type.Boolean(), 'true if the match has not started'),
     model_stage: Nullable(ModelStage, 'registry alias used'),
     model_run_id: Nullable(ModelRunId, 'registry run id, for lineage'),
-    odds_observed_at: Nullable(
-      DateTime(),
-      'when the odds behind the market features were observed; null when the match had none',
-    ),
+    odds_observed_at: OddsObservedAt,
   },
   { additionalProperties: false },
 );
@@ -65,17 +70,14 @@ export const PrecomputedPrediction = Type.Object(
   {
     match_id: Type.Integer(),
     ...PROBABILITIES,
-    is_future: Type.Boolean({ description: 'true if the match has not started' }),
-    start_time_utc: DateTime('kick-off, ISO 8601 UTC'),
+    is_future: IsFuture,
+    start_time_utc: KickOff,
     home_team_name: Type.String(),
     away_team_name: Type.String(),
     model_run_id: ModelRunId,
     model_stage: ModelStage,
-    predictions_computed_at: DateTime('when the batch inference stage produced the predictions'),
-    odds_observed_at: Nullable(
-      DateTime(),
-      'when the odds behind the market features were observed; null when the match had none',
-    ),
+    predictions_computed_at: ComputedAt,
+    odds_observed_at: OddsObservedAt,
   },
   { additionalProperties: false },
 );
@@ -89,7 +91,7 @@ export type PrecomputedPrediction = Static<typeof PrecomputedPrediction>;
 export const MatchCard = Type.Object(
   {
     match_id: Type.Integer(),
-    start_time_utc: DateTime('kick-off, ISO 8601 UTC'),
+    start_time_utc: KickOff,
     home_team_name: Type.String(),
     away_team_name: Type.String(),
     region_id: NullableInteger('region (country/competition area) id'),
@@ -99,7 +101,7 @@ export const MatchCard = Type.Object(
     status: Type.Union([Type.Literal('scheduled'), Type.Literal('finished')], {
       description: '`finished` when the final score is known; outcome fields are filled only then',
     }),
-    is_future: Type.Boolean({ description: 'true if the match has not started' }),
+    is_future: IsFuture,
     ...PROBABILITIES,
     odd_home: NullableNumber(
       'decimal bookmaker odd for a home win (closing when known, else opening); null when unknown',
@@ -117,7 +119,7 @@ export const MatchCard = Type.Object(
     }),
     model_stage: ModelStage,
     model_run_id: ModelRunId,
-    predictions_computed_at: DateTime('when the batch inference stage produced the predictions'),
+    predictions_computed_at: ComputedAt,
     odds_observed_at: Nullable(
       DateTime(),
       'when the prices the prediction used (`used_odd_*`) were observed; null when the match had none',
@@ -208,12 +210,7 @@ export type ModelInfo = Static<typeof ModelInfo>;
 
 /** Body of `POST /predict/async/`. */
 export const AsyncRequest = Type.Object(
-  {
-    match_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'match id' }),
-    stage: Type.Optional(
-      Type.String({ description: 'registry alias: `champion` (default) or `challenger`', maxLength: 64 }),
-    ),
-  },
+  { ...MatchIdParams.properties, ...StageQuery.properties },
   { additionalProperties: false },
 );
 export type AsyncRequest = Static<typeof AsyncRequest>;

@@ -20,7 +20,7 @@ export interface SourceOptions {
 }
 
 /** What a kind of source is given to turn a fetched body into rows. */
-interface SourceParseContext {
+export interface SourceParseContext {
   /** Label of the rows in reports and logs: the source's name. */
   file: string;
   /** When the body was fetched: the observation time of current prices without a time of their own. */

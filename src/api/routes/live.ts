@@ -16,7 +16,7 @@ import type {
   PredictMarketsResult,
   PredictMatchResult,
   TaskName,
-  TaskOutcomeLike,
+  TaskOutcome,
   WorkerModelMeta,
 } from '../../queue/index.js';
 import type { ModelVersion, Registry } from '../../registry/index.js';
@@ -163,7 +163,7 @@ export function forgetRegisteredModel(stage: string): void {
  * Feeds inference_duration_seconds, prediction_confidence and model_info from every result of this
  * process's tasks, sync and async alike (spec §4.2): the queue reports each outcome once.
  */
-function recordTaskOutcome(name: TaskName, outcome: TaskOutcomeLike): void {
+function recordTaskOutcome(name: TaskName, outcome: TaskOutcome): void {
   if (!outcome.ok || typeof outcome.value !== 'object' || outcome.value === null) return;
   if (name === 'predict_match') recordPrediction(outcome.value as PredictMatchResult);
   else if (name === 'model_info') recordWorkerModel((outcome.value as ModelInfoResult).model);

@@ -11,6 +11,7 @@ import {
   isExpiredPayload,
   isPermanentTaskError,
   toTaskFailure,
+  withTimeout,
 } from '../task-errors.js';
 import type { TaskName, TaskRunner } from '../task-queue.js';
 import { bullConnection, redisOptions, replyChannelPrefix, type TaskReply } from './protocol.js';
@@ -18,12 +19,6 @@ import { bullConnection, redisOptions, replyChannelPrefix, type TaskReply } from
 export interface StartWorkerOptions {
   /** Tasks run at once. Default `config.workerConcurrency`. */
   concurrency?: number;
-  /** Lock of an active job, ms; a job whose worker died is retried after about lock + stalled interval. Default `10000`. */
-  lockDurationMs?: number;
-  /** How often stalled jobs (dead worker) are looked for, ms. Default `5000`. */
-  stalledIntervalMs?: number;
-  /** Worker name. Default `<hostname>:<pid>:<random>`. */
-  name?: string;
   /** Called last when the worker has closed (e.g. to close the runtime's stores). Default none. */
   onClose?: () => Promise<void> | void;
 }
@@ -50,18 +45,19 @@ export async function startBullmqConsumer<R extends TaskRunner>(
   if (!config.redisUrl)
     throw new Error('matchcast worker needs REDIS_URL (embedded mode runs workers in-process)');
 
-  const name = options.name ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  const name = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const concurrency = options.concurrency ?? config.workerConcurrency;
   const replyPrefix = replyChannelPrefix(config.queueName);
 
   const redis = new Redis(config.redisUrl, redisOptions({ maxRetriesPerRequest: 1 }));
   redis.on('error', () => undefined);
+  const where = `Redis at ${safeUrl(config.redisUrl)}`;
   try {
-    await withDeadline(redis.ping(), 3000, `Redis at ${safeUrl(config.redisUrl)} did not answer`);
+    await withTimeout(redis.ping(), 3000, () => new Error(`${where} did not answer`));
   } catch (err) {
     redis.disconnect();
     const reason = err instanceof Error ? err.message : String(err);
-    throw new Error(`Redis at ${safeUrl(config.redisUrl)} cannot be reached: ${reason}`);
+    throw new Error(`${where} cannot be reached: ${reason}`);
   }
 
   const reply = (replyTo: unknown, message: TaskReply) => {
@@ -92,8 +88,9 @@ export async function startBullmqConsumer<R extends TaskRunner>(
     connection: bullConnection(config.redisUrl),
     concurrency,
     name,
-    lockDuration: options.lockDurationMs ?? 10_000,
-    stalledInterval: options.stalledIntervalMs ?? 5000,
+    // A job whose worker died is retried after about lock + stalled interval.
+    lockDuration: 10_000,
+    stalledInterval: 5000,
     maxStalledCount: 1,
     skipVersionCheck: true,
   });
@@ -130,16 +127,6 @@ export async function startBullmqConsumer<R extends TaskRunner>(
       return closing;
     },
   };
-}
-
-function withDeadline<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    p,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(message)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
 }
 
 function safeUrl(url: string): string {

@@ -10,13 +10,13 @@ import type {
   ResultStoreUsage,
   SubmitOptions,
   TaskName,
+  TaskOutcome,
   TaskQueue,
   TaskState,
   TaskStatus,
   WorkerInfo,
-  WorkerTaskCounts,
 } from '../task-queue.js';
-import { type TaskOutcome, TaskWaiters } from '../waiters.js';
+import { TaskWaiters } from '../waiters.js';
 import { redisOptions, replyChannelOf, type TaskReply } from './protocol.js';
 
 interface BullmqQueueOptions {
@@ -34,12 +34,10 @@ interface BullmqQueueOptions {
   keepJobsCount?: number;
   /** Waiting tasks accepted; beyond it `submit` throws MC_ERR_QUEUE_FULL (config.queueMaxWaiting). Default `10000`. */
   maxWaiting?: number;
-  /**
-   * `workers()` and `queueStats()` answers are shared by every caller for this long, ms: a flood of
-   * monitoring calls costs one round of broker calls per period. Default `1000`.
-   */
-  monitorCacheMs?: number;
 }
+
+/** `workers()` and `queueStats()` answers are shared by every caller for this long, ms. */
+const MONITOR_CACHE_MS = 1000;
 
 function unavailable(cause?: unknown): MatchcastError {
   return new MatchcastError('MC_ERR_BROKER_UNAVAILABLE', 'Task broker is unavailable', { cause });
@@ -56,7 +54,6 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
   const callTimeoutMs = options.callTimeoutMs ?? 500;
   const keep = { age: options.keepJobsSeconds ?? 86_400, count: options.keepJobsCount ?? 100_000 };
   const maxWaiting = options.maxWaiting ?? 10_000;
-  const monitorCacheMs = options.monitorCacheMs ?? 1000;
 
   const producer = new Redis(redisUrl, redisOptions({ enableOfflineQueue: false, maxRetriesPerRequest: 1 }));
   producer.setMaxListeners(0);
@@ -84,8 +81,13 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
     sub = producer.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
     sub.on('error', () => undefined);
     sub.on('message', (_channel: string, message: string) => {
-      const reply = safeParse(message) as TaskReply | undefined;
-      if (!reply || typeof reply.id !== 'string') return;
+      let reply: TaskReply | undefined;
+      try {
+        reply = JSON.parse(message) as TaskReply;
+      } catch {
+        return;
+      }
+      if (typeof reply?.id !== 'string') return;
       waiters.settle(
         reply.id,
         reply.ok
@@ -100,8 +102,14 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
 
   const waiters = new TaskWaiters();
   const isUp = () => producer.status === 'ready';
+  const assertUp = () => {
+    if (!isUp()) throw unavailable(lastError || producer.status);
+  };
+  /** One broker call: bounded in time, any failure of the broker an MC_ERR_BROKER_UNAVAILABLE. */
   const bounded = <T>(p: Promise<T>): Promise<T> =>
-    withTimeout(p, callTimeoutMs, () => unavailable('timeout'));
+    withTimeout(p, callTimeoutMs, () => unavailable('timeout')).catch((err) => {
+      throw err instanceof MatchcastError ? err : unavailable(err);
+    });
 
   /**
    * State first, then the job: a job read while active would miss the result it gets a moment later.
@@ -143,8 +151,8 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
     return waitingSeen.count;
   }
 
-  const workersCache = sharedFor<WorkerInfo[]>(monitorCacheMs);
-  const statsCache = sharedFor<Awaited<ReturnType<TaskQueue['queueStats']>>>(monitorCacheMs);
+  const workersCache = sharedFor<WorkerInfo[]>(MONITOR_CACHE_MS);
+  const statsCache = sharedFor<Awaited<ReturnType<TaskQueue['queueStats']>>>(MONITOR_CACHE_MS);
 
   /**
    * The workers connected to the queue (BullMQ's `getWorkers`, from Redis's client list), each with
@@ -153,23 +161,18 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
    * one it has answered with).
    */
   async function readWorkers(): Promise<WorkerInfo[]> {
-    try {
-      const [clients, active, recent] = await bounded(
-        Promise.all([queue.getWorkers(), queue.getActive(0, 999), queue.getCompleted(0, RECENT_RESULTS - 1)]),
-      );
-      const names = workerNames(clients);
-      return names.map((worker) => ({
-        worker,
-        queues: [queueName],
-        // Listed = connected to the broker; no per-worker round trip is measured.
-        ping: { ok: true, latency_ms: null },
-        ...hostAndPid(worker),
-        active: active.filter((job) => job?.processedBy === worker).length,
-        models: modelsShownBy(recent, worker),
-      }));
-    } catch (err) {
-      throw err instanceof MatchcastError ? err : unavailable(err);
-    }
+    const [clients, active, recent] = await bounded(
+      Promise.all([queue.getWorkers(), queue.getActive(0, 999), queue.getCompleted(0, RECENT_RESULTS - 1)]),
+    );
+    return workerNames(clients).map((worker) => ({
+      worker,
+      queues: [queueName],
+      // Listed = connected to the broker; no per-worker round trip is measured.
+      ping: { ok: true, latency_ms: null },
+      ...hostAndPid(worker),
+      active: activeOn(active, worker),
+      models: modelsShownBy(recent, worker),
+    }));
   }
 
   return {
@@ -179,10 +182,8 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
       payload: PredictMatchPayload | ModelInfoPayload,
       submitOptions: SubmitOptions = {},
     ): Promise<string> {
-      if (!isUp()) throw unavailable(lastError || producer.status);
-      const waiting = await waitingCount().catch((err) => {
-        throw err instanceof MatchcastError ? err : unavailable(err);
-      });
+      assertUp();
+      const waiting = await waitingCount();
       if (waiting >= maxWaiting) throw queueFull(waiting, maxWaiting);
       const jobId = randomUUID();
       waiters.track(jobId, name, { awaited: submitOptions.awaited });
@@ -190,57 +191,42 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
         submitOptions.expiresAt === undefined
           ? { ...payload, reply_to: replyChannel }
           : { ...payload, reply_to: replyChannel, expires_at: submitOptions.expiresAt };
-      try {
-        await bounded(
-          queue.add(name, data, {
-            jobId,
-            attempts: 1,
-            removeOnComplete: keep,
-            removeOnFail: keep,
-          }),
-        );
-      } catch (err) {
-        throw err instanceof MatchcastError ? err : unavailable(err);
-      }
+      await bounded(
+        queue.add(name, data, { jobId, attempts: 1, removeOnComplete: keep, removeOnFail: keep }),
+      );
       waitingSeen.count++;
       return jobId;
     },
     onOutcome: (listener) => waiters.onOutcome(listener),
     async usage(): Promise<ResultStoreUsage> {
-      if (!isUp()) throw unavailable(lastError || producer.status);
-      try {
-        // BullMQ trims results by age only when a later job finishes: an idle queue would keep (and
-        // count) results past RESULT_TTL. Each sample removes up to 1,000 of each kind first.
-        await bounded(
-          Promise.all([
-            queue.clean(keep.age * 1000, 1000, 'completed'),
-            queue.clean(keep.age * 1000, 1000, 'failed'),
-          ]),
-        );
-        const [counts, info] = await bounded(
-          Promise.all([
-            queue.getJobCounts('completed', 'failed', 'waiting', 'prioritized', 'delayed'),
-            producer.info('memory'),
-          ]),
-        );
-        const used = /^used_memory:(\d+)/m.exec(info);
-        return {
-          results: (counts.completed ?? 0) + (counts.failed ?? 0),
-          waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.delayed ?? 0),
-          brokerMemoryBytes: used ? Number(used[1]) : null,
-        };
-      } catch (err) {
-        throw err instanceof MatchcastError ? err : unavailable(err);
-      }
+      assertUp();
+      // BullMQ trims results by age only when a later job finishes: an idle queue would keep (and
+      // count) results past RESULT_TTL. Each sample removes up to 1,000 of each kind first.
+      await bounded(
+        Promise.all([
+          queue.clean(keep.age * 1000, 1000, 'completed'),
+          queue.clean(keep.age * 1000, 1000, 'failed'),
+        ]),
+      );
+      const [counts, info] = await bounded(
+        Promise.all([
+          queue.getJobCounts('completed', 'failed', 'waiting', 'prioritized', 'delayed'),
+          producer.info('memory'),
+        ]),
+      );
+      const used = /^used_memory:(\d+)/m.exec(info);
+      return {
+        results: (counts.completed ?? 0) + (counts.failed ?? 0),
+        waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.delayed ?? 0),
+        brokerMemoryBytes: used ? Number(used[1]) : null,
+      };
     },
     wait<T>(taskId: string, timeoutMs: number): Promise<T> {
       return waiters.wait<T>(taskId, timeoutMs, () => pollOutcome(taskId));
     },
     async status(taskId: string): Promise<TaskStatus> {
-      if (!isUp()) throw unavailable(lastError || producer.status);
-      const { state, job } = await bounded(readJob(taskId)).catch((err) => {
-        throw err instanceof MatchcastError ? err : unavailable(err);
-      });
+      assertUp();
+      const { state, job } = await bounded(readJob(taskId));
       if (state === 'active') return { task_id: taskId, status: 'STARTED', result: null, state: 'active' };
       if (state === 'completed' && job)
         return { task_id: taskId, status: 'SUCCESS', result: job.returnvalue ?? null, state: 'completed' };
@@ -255,29 +241,25 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
       const where: TaskState = state === 'unknown' || !state ? 'unknown' : 'waiting';
       return { task_id: taskId, status: 'pending', result: null, state: where };
     },
-    queueStats() {
-      if (!isUp()) return Promise.reject(unavailable(lastError || producer.status));
+    async queueStats() {
+      assertUp();
       return statsCache(async () => {
-        try {
-          const [counts, clients, active] = await bounded(
-            Promise.all([queue.getJobCounts(), queue.getWorkers(), queue.getActive(0, 999)]),
-          );
-          const perWorker: WorkerTaskCounts[] = workerNames(clients).map((worker) => ({
-            worker,
-            active: active.filter((job) => job?.processedBy === worker).length,
-            // BullMQ has no per-worker ETA tasks and fetches a job only when a slot is free.
-            scheduled: 0,
-            reserved: 0,
-          }));
-          return { queue: queueName, counts: counts as Record<string, number>, workers: perWorker };
-        } catch (err) {
-          throw err instanceof MatchcastError ? err : unavailable(err);
-        }
+        const [counts, clients, active] = await bounded(
+          Promise.all([queue.getJobCounts(), queue.getWorkers(), queue.getActive(0, 999)]),
+        );
+        const workers = workerNames(clients).map((worker) => ({
+          worker,
+          active: activeOn(active, worker),
+          // BullMQ has no per-worker ETA tasks and fetches a job only when a slot is free.
+          scheduled: 0,
+          reserved: 0,
+        }));
+        return { queue: queueName, counts: counts as Record<string, number>, workers };
       });
     },
-    workers(): Promise<WorkerInfo[]> {
-      if (!isUp()) return Promise.reject(unavailable(lastError || producer.status));
-      return workersCache(() => readWorkers());
+    async workers(): Promise<WorkerInfo[]> {
+      assertUp();
+      return workersCache(readWorkers);
     },
     async ready(timeoutMs: number): Promise<boolean> {
       if (!isUp()) return false;
@@ -349,6 +331,11 @@ function workerNames(clients: Record<string, string>[]): string[] {
   return [...new Set(names)].sort();
 }
 
+/** Jobs among `active` that `worker` is running. */
+function activeOn(active: (Job | undefined)[], worker: string): number {
+  return active.filter((job) => job?.processedBy === worker).length;
+}
+
 /** `hostname` and `pid` of a worker named as the consumer names it (`<hostname>:<pid>:<hex>`). */
 function hostAndPid(worker: string): { hostname?: string; pid?: number } {
   const m = /^(.+):(\d+):[0-9a-f]+$/.exec(worker);
@@ -373,12 +360,4 @@ function modelsShownBy(
     models[model.stage] = { version: model.version, run_id: String(model.run_id ?? '') };
   }
   return models;
-}
-
-function safeParse(raw: string): unknown {
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return undefined;
-  }
 }

@@ -13,14 +13,6 @@ interface PipelineSchedulerOptions {
   /** Runs one scheduled pipeline run; a rejection fails the job (logged, retried at the next firing). */
   run: (job: { id: string; firedAt: Date }) => Promise<unknown>;
   log: Logger;
-  /** BullMQ key prefix. Default `bull`. */
-  prefix?: string;
-  /**
-   * How long a worker holds a run's lock without renewing it before another may take the job over.
-   * A pipeline run blocks the event loop during training, so this is far above BullMQ's 30 s
-   * default. Default 15 min.
-   */
-  lockDurationMs?: number;
 }
 
 /** The scheduler's id in Redis: one per queue, so every worker upserting it converges on one schedule. */
@@ -37,8 +29,7 @@ export async function startPipelineScheduler(
 ): Promise<{ close(): Promise<void> }> {
   const { log } = options;
   const connection = bullConnection(options.redisUrl);
-  const prefix = options.prefix;
-  const queue = new Queue(options.queueName, { connection, prefix, skipVersionCheck: true });
+  const queue = new Queue(options.queueName, { connection, skipVersionCheck: true });
   await queue.setGlobalConcurrency(1);
   await queue.upsertJobScheduler(
     PIPELINE_SCHEDULER_ID,
@@ -61,9 +52,10 @@ export async function startPipelineScheduler(
     },
     {
       connection,
-      prefix,
       concurrency: 1,
-      lockDuration: options.lockDurationMs ?? 15 * 60_000,
+      // How long a worker holds a run's lock without renewing it before another may take the job
+      // over: a pipeline run blocks the event loop during training, far beyond BullMQ's 30 s default.
+      lockDuration: 15 * 60_000,
       skipVersionCheck: true,
     },
   );

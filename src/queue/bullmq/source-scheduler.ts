@@ -10,7 +10,6 @@ interface SourceSchedulerOptions {
   /** Polls one source; a rejection fails the job (logged; the next firing polls again). */
   poll: (name: string) => Promise<unknown>;
   log: Logger;
-  prefix?: string;
   /** How often the schedulers are brought in line with the configured sources, ms. Default 60 s. */
   syncMs?: number;
 }
@@ -29,8 +28,7 @@ export async function startSourceScheduler(
 ): Promise<{ close(): Promise<void> }> {
   const { log } = options;
   const connection = bullConnection(options.redisUrl);
-  const prefix = options.prefix;
-  const queue = new Queue(options.queueName, { connection, prefix, skipVersionCheck: true });
+  const queue = new Queue(options.queueName, { connection, skipVersionCheck: true });
   const sync = async () => {
     const wanted = await options.sources();
     const names = new Set(wanted.map((s) => `${PREFIX}${s.name}`));
@@ -57,7 +55,7 @@ export async function startSourceScheduler(
     async (job: Job<{ source: string }>) => {
       await options.poll(job.data.source);
     },
-    { connection, prefix, concurrency: 1, skipVersionCheck: true },
+    { connection, concurrency: 1, skipVersionCheck: true },
   );
   worker.on('failed', (job, err) =>
     log.error({ job: job?.id, err: err.message }, 'scheduled source poll failed'),

@@ -11,6 +11,7 @@ import type {
   ResultStoreUsage,
   SubmitOptions,
   TaskName,
+  TaskOutcome,
   TaskQueue,
   TaskStatus,
   WorkerInfo,
@@ -27,11 +28,10 @@ interface InProcessQueueOptions {
   keepMs?: number;
   /** …within a memory cap of this many. Default `config.resultStoreMax` (100000). */
   keepCount?: number;
-  /** Waiting tasks accepted; beyond it `submit` throws MC_ERR_QUEUE_FULL. Default `config.queueMaxWaiting`. */
-  maxWaiting?: number;
-  /** Delay before a thread that failed to start is started again, ms. Default `5000`. */
-  restartDelayMs?: number;
 }
+
+/** Delay before a thread that failed to start is started again, ms. */
+const RESTART_DELAY_MS = 5000;
 
 interface JobRecord {
   id: string;
@@ -66,8 +66,7 @@ export function createInProcessQueue(config: Config, options: InProcessQueueOpti
   const log = options.log;
   const keepMs = options.keepMs ?? config.resultTtl * 1000;
   const keepCount = options.keepCount ?? config.resultStoreMax;
-  const maxWaiting = options.maxWaiting ?? config.queueMaxWaiting;
-  const restartDelayMs = options.restartDelayMs ?? 5000;
+  const maxWaiting = config.queueMaxWaiting;
   const entry = options.entry ?? DEFAULT_ENTRY;
   const jobs = new Map<string, JobRecord>();
   const pending: string[] = [];
@@ -137,15 +136,12 @@ export function createInProcessQueue(config: Config, options: InProcessQueueOpti
       slot.active.clear();
       if (closed) return;
       log?.error({ worker: slot.name, code, err: initError }, 'embedded worker thread stopped; restarting');
-      setTimeout(() => spawn(slot), initError ? restartDelayMs : 100).unref();
+      setTimeout(() => spawn(slot), initError ? RESTART_DELAY_MS : 100).unref();
       dispatch();
     });
   }
 
-  function finish(
-    id: string,
-    outcome: { ok: true; value: unknown } | { ok: false; failure: TaskFailure },
-  ): void {
+  function finish(id: string, outcome: TaskOutcome): void {
     const job = jobs.get(id);
     if (!job) return;
     job.state = outcome.ok ? 'completed' : 'failed';

@@ -1,6 +1,5 @@
-import { parseCsvText } from '../../ingest/index.js';
 import type { SourceKind } from '../types.js';
-import { expectFormat } from './csv-checks.js';
+import { parseCsvAs } from './csv-checks.js';
 
 /**
  * A fixtures file with the current odds of upcoming matches (football-data.co.uk's `fixtures.csv`, or
@@ -14,11 +13,7 @@ export const fixturesCsv: SourceKind = {
   body: 'csv',
   grows: false,
   parse(text, ctx) {
-    const parsed = expectFormat(
-      parseCsvText(text, ctx.file, { now: ctx.fetchedAt }),
-      ['football-data.co.uk', 'football-csv'],
-      'fixtures',
-    );
+    const parsed = parseCsvAs(text, ctx, ['football-data.co.uk', 'football-csv'], 'fixtures');
     const at = ctx.fetchedAt.getTime();
     parsed.matches = parsed.matches.filter((m) => m.match.startTimeUtc.getTime() > at);
     for (const m of parsed.matches)

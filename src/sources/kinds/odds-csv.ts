@@ -1,6 +1,5 @@
-import { parseCsvText } from '../../ingest/index.js';
 import type { SourceKind } from '../types.js';
-import { expectFormat } from './csv-checks.js';
+import { parseCsvAs } from './csv-checks.js';
 
 /** An odds-only CSV (`observed_at`, the match by id or natural key, price columns): it never creates matches. */
 export const oddsCsv: SourceKind = {
@@ -8,6 +7,5 @@ export const oddsCsv: SourceKind = {
   description: 'odds-only CSV (observed_at, match key, odd_home … odd_btts_no); never creates matches',
   body: 'csv',
   grows: false,
-  parse: (text, ctx) =>
-    expectFormat(parseCsvText(text, ctx.file, { now: ctx.fetchedAt }), ['odds-only'], 'odds-only'),
+  parse: (text, ctx) => parseCsvAs(text, ctx, ['odds-only'], 'odds-only'),
 };

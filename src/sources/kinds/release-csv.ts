@@ -1,6 +1,5 @@
-import { parseCsvText } from '../../ingest/index.js';
 import type { SourceKind } from '../types.js';
-import { expectFormat } from './csv-checks.js';
+import { parseCsvAs } from './csv-checks.js';
 
 /**
  * Rows released as a clock passes them (the replay of `start --as-of`): each body holds only the rows
@@ -12,6 +11,5 @@ export const releaseCsv: SourceKind = {
   description: 'rows released by a clock (each body the rows that changed; shared football layout)',
   body: 'csv',
   grows: false,
-  parse: (text, ctx) =>
-    expectFormat(parseCsvText(text, ctx.file, { now: ctx.fetchedAt }), ['football-csv'], 'release'),
+  parse: (text, ctx) => parseCsvAs(text, ctx, ['football-csv'], 'release'),
 };

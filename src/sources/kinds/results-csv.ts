@@ -1,6 +1,5 @@
-import { parseCsvText } from '../../ingest/index.js';
 import type { SourceKind } from '../types.js';
-import { expectFormat } from './csv-checks.js';
+import { parseCsvAs } from './csv-checks.js';
 
 /**
  * A results file: the shared football CSV layout or a football-data.co.uk season file
@@ -12,10 +11,5 @@ export const resultsCsv: SourceKind = {
   description: 'results file: shared football CSV or football-data.co.uk season file (grows each week)',
   body: 'csv',
   grows: true,
-  parse: (text, ctx) =>
-    expectFormat(
-      parseCsvText(text, ctx.file, { now: ctx.fetchedAt }),
-      ['football-csv', 'football-data.co.uk'],
-      'results',
-    ),
+  parse: (text, ctx) => parseCsvAs(text, ctx, ['football-csv', 'football-data.co.uk'], 'results'),
 };
