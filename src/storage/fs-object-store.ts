@@ -4,7 +4,7 @@ import { mkdir, open, readdir, rename, rmdir, stat, unlink } from 'node:fs/promi
 import path from 'node:path';
 import { BUCKETS, type Bucket, isMatchcastError, MatchcastError } from '../domain/index.js';
 import { contentTypeForKey } from './content-type.js';
-import { compareKeys, RESERVED_SEGMENT_PREFIX, validateKey, validatePrefix } from './keys.js';
+import { compareKeys, RESERVED_SEGMENT_PREFIX, validateBucket, validateKey, validatePrefix } from './keys.js';
 import type { ObjectInfo, ObjectStore, PutOptions, StoredObject } from './object-store.js';
 import { signObjectUrl } from './signed-url.js';
 
@@ -56,10 +56,7 @@ export class FsObjectStore implements ObjectStore {
   }
 
   private bucketDir(bucket: Bucket): string {
-    if (!(BUCKETS as readonly string[]).includes(bucket)) {
-      throw new MatchcastError('MC_ERR_INVALID_KEY', `Unknown bucket ${JSON.stringify(bucket)}`);
-    }
-    return path.join(this.root, bucket);
+    return path.join(this.root, validateBucket(bucket));
   }
 
   /** Resolves a key to its file; the lexical check backs up key validation against any escape. */
