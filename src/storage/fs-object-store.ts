@@ -15,8 +15,6 @@ interface FsObjectStoreOptions {
   publicBaseUrl?: string;
   /** HMAC secret for signed links (see `resolveUrlSigningSecret`). Required by `presign`. */
   urlSigningSecret?: string;
-  /** fsync file and folder on every write, so an acknowledged write survives a power cut. Default `true`. */
-  durable?: boolean;
 }
 
 const TMP = `${RESERVED_SEGMENT_PREFIX}tmp-`;
@@ -78,13 +76,8 @@ export class FsObjectStore implements ObjectStore {
       return await fn();
     } catch (err) {
       if (isMatchcastError(err)) throw err;
-      throw new MatchcastError(
-        'MC_ERR_STORE_UNAVAILABLE',
-        `Folder store: ${what} failed (${errno(err) ?? 'error'})`,
-        {
-          cause: err,
-        },
-      );
+      const detail = `Folder store: ${what} failed (${errno(err) ?? 'error'})`;
+      throw new MatchcastError('MC_ERR_STORE_UNAVAILABLE', detail, { cause: err });
     }
   }
 
@@ -99,7 +92,6 @@ export class FsObjectStore implements ObjectStore {
   }
 
   private async syncDir(dir: string): Promise<void> {
-    if (this.options.durable === false) return;
     const fh = await open(dir, 'r');
     try {
       await fh.sync();
@@ -121,7 +113,7 @@ export class FsObjectStore implements ObjectStore {
         const fh = await open(tmp, 'wx', 0o644);
         try {
           await fh.writeFile(data);
-          if (this.options.durable !== false) await fh.sync();
+          await fh.sync();
           return { tmp, st: await fh.stat({ bigint: true }) };
         } catch (err) {
           await unlink(tmp).catch(() => undefined);
