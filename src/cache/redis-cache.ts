@@ -3,10 +3,6 @@ import type { Logger } from '../logger.js';
 import type { PredictionCache } from './prediction-cache.js';
 
 interface RedisCacheOptions {
-  /** Bound on connecting, ms. Default `500`. */
-  connectTimeoutMs?: number;
-  /** Bound on one GET/SET, ms. Default `250`. */
-  commandTimeoutMs?: number;
   /** Prefix of every key (test isolation). Default empty. */
   keyPrefix?: string;
 }
@@ -21,11 +17,11 @@ export function createRedisCache(
   log?: Logger,
   options: RedisCacheOptions = {},
 ): PredictionCache {
-  const commandTimeoutMs = options.commandTimeoutMs ?? 250;
   const redis = new Redis(url, {
     enableOfflineQueue: false,
-    connectTimeout: options.connectTimeoutMs ?? 500,
-    commandTimeout: commandTimeoutMs,
+    // Bounds on connecting and on one GET/SET, ms.
+    connectTimeout: 500,
+    commandTimeout: 250,
     maxRetriesPerRequest: 0,
     keyPrefix: options.keyPrefix,
     lazyConnect: false,

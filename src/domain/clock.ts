@@ -18,8 +18,6 @@ interface ReplayClockOptions {
   start: Date;
   /** Simulated seconds per wall-clock second; `0` freezes the clock at `start`. Default `1`. */
   speed?: number;
-  /** Wall-clock ms at which `start` is "now" (tests). Default `Date.now()` at creation. */
-  wallStart?: number;
   /** Wall clock in ms (tests). Default `Date.now`. */
   wallNow?: () => number;
 }
@@ -35,7 +33,7 @@ export function replayClock(options: ReplayClockOptions): ReplayClock {
   const speed = options.speed ?? 1;
   if (!Number.isFinite(speed) || speed < 0) throw new RangeError(`replay speed must be ≥ 0, got ${speed}`);
   const wallNow = options.wallNow ?? Date.now;
-  const wallStart = options.wallStart ?? wallNow();
+  const wallStart = wallNow();
   const startMs = options.start.getTime();
   return {
     simulated: true,

@@ -36,7 +36,6 @@ export {
   OUTCOME_LABELS,
   type Outcome,
   outcomeFromScore,
-  outcomeLabel,
   type Probabilities,
   predictedClass,
 } from './outcome.js';

@@ -63,41 +63,6 @@ export interface OddsRecord {
   close_observed_at?: Date | null;
 }
 
-/**
- * An odds record of `matchId` with every field present and null: one object shape for all records,
- * which V8 stores in about a quarter of the memory of a record whose fields were added one by one.
- */
-export function emptyOddsRecord(matchId: number, source = ''): OddsRecord {
-  return {
-    match_id: matchId,
-    odd_home: null,
-    odd_draw: null,
-    odd_away: null,
-    open_home: null,
-    open_draw: null,
-    open_away: null,
-    close_home: null,
-    close_draw: null,
-    close_away: null,
-    odd_over25: null,
-    odd_under25: null,
-    odd_btts_yes: null,
-    odd_btts_no: null,
-    open_over25: null,
-    open_under25: null,
-    close_over25: null,
-    close_under25: null,
-    open_btts_yes: null,
-    open_btts_no: null,
-    close_btts_yes: null,
-    close_btts_no: null,
-    odds_observed_at: null,
-    open_observed_at: null,
-    close_observed_at: null,
-    source,
-  };
-}
-
 /** The 1X2 price fields of an {@link OddsRecord}: latest, opening, closing. */
 export const ODDS_1X2_FIELDS = [
   'odd_home',
@@ -136,3 +101,17 @@ export const ODDS_TIME_FIELDS = [
   'open_observed_at',
   'close_observed_at',
 ] as const satisfies readonly (keyof OddsRecord)[];
+
+/**
+ * An odds record of `matchId` with every field present and null: one object shape for all records,
+ * which V8 stores in about a quarter of the memory of a record whose fields were added one by one.
+ */
+const EMPTY_ODDS_RECORD: OddsRecord = {
+  match_id: 0,
+  ...Object.fromEntries([...ODDS_PRICE_FIELDS, ...ODDS_TIME_FIELDS].map((f) => [f, null])),
+  source: '',
+} as OddsRecord;
+
+export function emptyOddsRecord(matchId: number, source = ''): OddsRecord {
+  return { ...EMPTY_ODDS_RECORD, match_id: matchId, source };
+}

@@ -6,14 +6,9 @@ export type Outcome = (typeof OUTCOMES)[number];
 
 /** Human-readable labels, indexed by {@link Outcome}. */
 export const OUTCOME_LABELS = ['home_win', 'draw', 'away_win'] as const;
-type OutcomeLabel = (typeof OUTCOME_LABELS)[number];
 
 /** Three probabilities in outcome order: home, draw, away. */
 export type Probabilities = readonly [number, number, number];
-
-export function outcomeLabel(outcome: Outcome): OutcomeLabel {
-  return OUTCOME_LABELS[outcome];
-}
 
 /** Argmax over the three probabilities; ties go to the lower class so the result is deterministic. */
 export function predictedClass(p: Probabilities): Outcome {

@@ -1,6 +1,13 @@
 import type { Match, OddsObservation, OddsRecord, Outcome } from '../domain/index.js';
-import { OddsTimeline, OPENING_LEAD_MS, outcomeFromScore, RESULT_LAG_MS } from '../domain/index.js';
 import {
+  ODDS_MARKETS,
+  OddsTimeline,
+  OPENING_LEAD_MS,
+  outcomeFromScore,
+  RESULT_LAG_MS,
+} from '../domain/index.js';
+import {
+  type FeatureGroup,
   type FeatureOptions,
   type FeatureSettings,
   type MatchPrices,
@@ -72,8 +79,6 @@ export interface FeatureResume {
   /** Out: whether the build started from `from`. */
   resumed?: boolean;
 }
-
-const MARKETS = ['1x2', 'ou25', 'btts'] as const;
 
 /** Checkpoints whose state a build took over (moved, not copied): they can never be resumed again. */
 const consumed = new WeakSet<FeatureCheckpoint>();
@@ -284,7 +289,7 @@ export function buildFeatureRows(
   };
 
   const settingsKey = resume ? settingsKeyOf(settings) : '';
-  const observationsOf = (id: number) => MARKETS.map((k) => timeline.of(id, k));
+  const observationsOf = (id: number) => ODDS_MARKETS.map((k) => timeline.of(id, k));
   // A checkpoint never lies after `asOf` or the horizon's instant (see checkpointHolds).
   let takeAt = resume?.takeAt ? Math.min(resume.takeAt.getTime(), asOfMs, atMs || asOfMs) : null;
   let start = 0;
@@ -342,15 +347,7 @@ export function buildFeatureRows(
     }
     for (const { m, h, a, ctx } of group) {
       if (!onSchedule(m)) continue;
-      const region = regions.get(m.regionId)!;
-      for (let k = 0; k < GROUPS.length; k++) {
-        const g = GROUPS[k];
-        if (!g.scheduled) continue;
-        ctx.home = h.states[k];
-        ctx.away = a.states[k];
-        ctx.region = region.states[k];
-        g.scheduled(ctx);
-      }
+      eachGroup(ctx, h, a, regions.get(m.regionId)!, (g) => g.scheduled?.(ctx));
       if (!played(m)) continue;
       ctx.result = { home: m.homeScore as number, away: m.awayScore as number };
       pending.push({ knownAt: t0 + RESULT_LAG_MS, ctx });
@@ -365,15 +362,7 @@ export function buildFeatureRows(
     const m = ctx.match;
     const h = teams.get(keyOf(m.regionId, m.homeTeamName))!;
     const a = teams.get(keyOf(m.regionId, m.awayTeamName))!;
-    const region = regions.get(m.regionId)!;
-    for (let k = 0; k < GROUPS.length; k++) {
-      const g = GROUPS[k];
-      if (!g.update) continue;
-      ctx.home = h.states[k];
-      ctx.away = a.states[k];
-      ctx.region = region.states[k];
-      g.update(ctx);
-    }
+    eachGroup(ctx, h, a, regions.get(m.regionId)!, (g) => g.update?.(ctx));
     h.played++;
     a.played++;
   }
@@ -427,8 +416,8 @@ export function buildFeatureRows(
       const m = sorted[k];
       if (!sameMatch(c.matches[k], m) || !sameRecord(c.records[k], odds.get(m.id))) return false;
       const obs = c.observations[k];
-      for (let q = 0; q < MARKETS.length; q++)
-        if (!sameObservations(obs[q], timeline.of(m.id, MARKETS[q]))) return false;
+      for (let q = 0; q < ODDS_MARKETS.length; q++)
+        if (!sameObservations(obs[q], timeline.of(m.id, ODDS_MARKETS[q]))) return false;
     }
     for (const [id, r] of regions) {
       const was = c.schedule.get(id);
@@ -465,7 +454,6 @@ export function buildFeatureRows(
     row.label = label;
     row.is_future = t >= asOfMs;
     row.as_of = asOf;
-    const region = regions.get(m.regionId)!;
     const ctx: Ctx = {
       match: m,
       t,
@@ -479,12 +467,7 @@ export function buildFeatureRows(
       row: row as Record<string, number | null>,
       result: null,
     };
-    for (let k = 0; k < GROUPS.length; k++) {
-      ctx.home = h.states[k];
-      ctx.away = a.states[k];
-      ctx.region = region.states[k];
-      GROUPS[k].values(ctx, ctx.row);
-    }
+    eachGroup(ctx, h, a, regions.get(m.regionId)!, (g) => g.values(ctx, ctx.row));
     const meta = row as Record<string, unknown>;
     meta.prediction_time = new Date(ctx.prices.predictionTime);
     meta.odds_observed_at = ctx.prices.marketObservedAt;
@@ -494,6 +477,22 @@ export function buildFeatureRows(
 
 /** One match's context, reused from its values to its update (`result` set then). */
 type Ctx = ResultContext<unknown, unknown> & { row: Record<string, number | null> };
+
+/** Calls `fn` for every group in list order, with `ctx` pointing at that group's team and region state. */
+function eachGroup(
+  ctx: Ctx,
+  h: TeamSlot,
+  a: TeamSlot,
+  region: { states: unknown[] },
+  fn: (g: FeatureGroup) => void,
+): void {
+  for (let k = 0; k < GROUPS.length; k++) {
+    ctx.home = h.states[k];
+    ctx.away = a.states[k];
+    ctx.region = region.states[k];
+    fn(GROUPS[k]);
+  }
+}
 
 /** A pending result with its own context (the row is never written after it was built). */
 function copyPending(p: PendingResult): PendingResult {

@@ -30,7 +30,8 @@ interface Column {
   dict?: string[];
 }
 
-function timeOf(v: unknown): number {
+/** Epoch ms of a date cell as hyparquet reads it; NaN when it is none. */
+export function timeOf(v: unknown): number {
   if (v instanceof Date) return v.getTime();
   if (typeof v === 'number' || typeof v === 'string') return new Date(v).getTime();
   if (typeof v === 'bigint') return new Date(Number(v)).getTime();

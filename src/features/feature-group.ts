@@ -109,9 +109,8 @@ interface MatchContext<Team, Region> {
  * `scheduled`, right after the rows of its kick-off (`result` null for a fixture not (yet) played).
  */
 export interface ResultContext<Team, Region> extends MatchContext<Team, Region> {
+  /** The score once played. `row` here is the match's complete feature row (every group's columns). */
   result: { home: number; away: number } | null;
-  /** The match's complete feature row (every group's columns). */
-  row: Readonly<Record<string, number | null>>;
 }
 
 /**

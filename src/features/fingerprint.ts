@@ -23,25 +23,17 @@ function canonical(value: unknown): string {
 }
 
 /**
- * The fingerprint of any definition object (names, parameters, code version): `sha256:<16 hex>`.
+ * The fingerprint of the feature definition this code builds, `sha256:<16 hex>` of its names,
+ * parameters (rating constants, windows) and code version.
  */
-function fingerprintOf(definition: unknown): string {
-  return `sha256:${createHash('sha256').update(canonical(definition)).digest('hex').slice(0, 16)}`;
-}
-
-/** What defines the 1X2 feature columns: names, parameters (rating constants, windows) and code version. */
-function featureDefinition(): Record<string, unknown> {
+export function featureFingerprint(): string {
   // The horizon (which odds observation a row reads) is when a row is built, not how: left out.
   const { horizon: _horizon, ...params } = resolveFeatureOptions();
-  return {
+  const definition = {
     kind: 'match-features',
     code_version: FEATURE_DEFINITION_VERSION,
     names: [...FEATURE_NAMES],
     params,
   };
-}
-
-/** The fingerprint of the feature definition this code builds. */
-export function featureFingerprint(): string {
-  return fingerprintOf(featureDefinition());
+  return `sha256:${createHash('sha256').update(canonical(definition)).digest('hex').slice(0, 16)}`;
 }

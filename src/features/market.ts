@@ -48,6 +48,12 @@ export function overround(
   return 1 / home + 1 / draw + 1 / away - 1;
 }
 
+/** De-margined (proportional) P(first outcome) of a two-way book, or null when a price is missing or not above 1. */
+export function twoWay(a: number | null | undefined, b: number | null | undefined): number | null {
+  if (typeof a !== 'number' || typeof b !== 'number' || !(a > 1) || !(b > 1)) return null;
+  return 1 / a / (1 / a + 1 / b);
+}
+
 function valid(o: number | null | undefined): o is number {
   return typeof o === 'number' && Number.isFinite(o) && o > 1;
 }

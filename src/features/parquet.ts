@@ -1,6 +1,7 @@
 import type { Outcome } from '../domain/index.js';
 import type { ParquetColumn } from '../storage/index.js';
 import { readParquet, writeParquet } from '../storage/index.js';
+import { timeOf } from './feature-columns.js';
 import { FEATURE_NAMES } from './feature-names.js';
 import { emptyFeatureRow, type FeatureRow } from './feature-row.js';
 
@@ -49,8 +50,4 @@ export async function featureRowsFromParquet(buf: Buffer | Uint8Array): Promise<
   });
 }
 
-function asDate(v: unknown): Date {
-  if (v instanceof Date) return v;
-  if (typeof v === 'number' || typeof v === 'string') return new Date(v);
-  return new Date(Number.NaN);
-}
+const asDate = (v: unknown): Date => (v instanceof Date ? v : new Date(timeOf(v)));

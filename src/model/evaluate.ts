@@ -1,5 +1,6 @@
 import type { Probabilities } from '../domain/index.js';
-import { type FeatureRow, toModelInput } from '../features/index.js';
+import { type FeatureRow, MODEL_FEATURE_NAMES, toModelInput } from '../features/index.js';
+import type { ModelFamilyName } from './families/index.js';
 import { computeMetrics, type MetricSet } from './metrics.js';
 import { type Model, recencyWeights, resolveParams, type TrainParams, trainModel } from './model.js';
 
@@ -27,6 +28,29 @@ function designOf(
     t.push(r.start_time_utc.getTime());
   }
   return { X, y, t };
+}
+
+/** What the time-based validation and the walk-forward fit: family, parameters and inputs. */
+export interface FitOptions {
+  /** Classifier family. Default `multinomial_logit`. */
+  family?: ModelFamilyName;
+  /** Training parameters (see `TrainParams`). Default none. */
+  params?: TrainParams;
+  /** Model inputs. Default `MODEL_FEATURE_NAMES` (opening-odds market features, no closing odds). */
+  featureNames?: readonly string[];
+}
+
+/** The model inputs and the training parameters (with the family) of {@link FitOptions}. */
+export function fitSetup(o: FitOptions): { featureNames: string[]; params: TrainParams } {
+  return {
+    featureNames: [...(o.featureNames ?? MODEL_FEATURE_NAMES)],
+    params: { ...o.params, family: o.family ?? o.params?.family },
+  };
+}
+
+/** A model's resolved training parameters as strings (registry format). */
+export function paramStrings(model: Model): Record<string, string> {
+  return Object.fromEntries(Object.entries(model.params).map(([k, v]) => [k, String(v)]));
 }
 
 /** Trains on the labelled rows, with recency weights when the parameters ask for them. */

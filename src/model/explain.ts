@@ -1,6 +1,8 @@
 import { MatchcastError } from '../domain/index.js';
 import { FEATURE_GROUP_NAMES, featureGroupOf } from '../features/index.js';
 import { modelFamily } from './families/index.js';
+import { softmax3 } from './families/multinomial-logit.js';
+import { orderedProbabilities } from './families/ordered-logit.js';
 import type { Model } from './model.js';
 import { transform } from './preprocess.js';
 
@@ -37,23 +39,6 @@ interface ModelExplanation {
   latent: number | null;
   /** (home, draw, away) recomputed from the totals above. */
   probabilities: Triple;
-}
-
-const sigmoid = (t: number): number => (t >= 0 ? 1 / (1 + Math.exp(-t)) : Math.exp(t) / (1 + Math.exp(t)));
-
-/** Softmax of three scores (shifted by their maximum, as the families compute it). */
-function softmax3(s: readonly number[]): Triple {
-  const mx = Math.max(s[0], s[1], s[2]);
-  const e = [Math.exp(s[0] - mx), Math.exp(s[1] - mx), Math.exp(s[2] - mx)];
-  const t = e[0] + e[1] + e[2];
-  return [e[0] / t, e[1] / t, e[2] / t];
-}
-
-/** (home, draw, away) of an ordered logit with latent score `eta` and cut points `cuts`. */
-function orderedProbabilities(eta: number, cuts: readonly [number, number]): Triple {
-  const f1 = sigmoid(cuts[0] - eta);
-  const f2 = sigmoid(cuts[1] - eta);
-  return [1 - f2, f2 - f1, f1];
 }
 
 /** Names of the preprocessed columns: the inputs, then one `<name>_missing` per indicator. */

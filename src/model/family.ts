@@ -104,14 +104,9 @@ export interface GoalsPrediction {
   rho: number;
 }
 
-/** Options of a goals fit as a caller gives them (all optional). */
-export interface GoalsFitOptions {
-  /** L2 penalty on standardised slopes. Default `1e-3`. */
-  l2?: number;
-}
-
 /** Resolved goals fit parameters, as stored in the goals artifact (`params`). */
 export interface GoalsFitParams {
+  /** L2 penalty on standardised slopes. Default `1e-3`. */
   l2: number;
 }
 

@@ -1,29 +1,16 @@
 import type { Probabilities } from '../domain/index.js';
-import {
-  type FeatureRow,
-  labelKnownBy,
-  MODEL_FEATURE_NAMES,
-  predictionTimeOf,
-  toModelInput,
-} from '../features/index.js';
-import { baselineMetrics, fitRows, putMetrics } from './evaluate.js';
-import type { ModelFamilyName } from './families/index.js';
+import { type FeatureRow, labelKnownBy, predictionTimeOf, toModelInput } from '../features/index.js';
+import { baselineMetrics, type FitOptions, fitRows, fitSetup, paramStrings, putMetrics } from './evaluate.js';
 import { computeMetrics } from './metrics.js';
-import { type Model, predictProba, type TrainParams } from './model.js';
+import { type Model, predictProba } from './model.js';
 
 const DAY_MS = 86_400_000;
 
-interface TrainAndValidateOptions {
+interface TrainAndValidateOptions extends FitOptions {
   /** "Now": only results known by then (kick-off + RESULT_LAG_MS at or before it) are used. */
   asOf: Date;
   /** Length of the validation window that ends at `asOf`. Default `365`. */
   validationDays?: number;
-  /** Classifier family. Default `multinomial_logit`. */
-  family?: ModelFamilyName;
-  /** Training parameters (see `TrainParams`). Default none. */
-  params?: TrainParams;
-  /** Model inputs. Default `MODEL_FEATURE_NAMES` (opening-odds market features, no closing odds). */
-  featureNames?: readonly string[];
 }
 
 export interface TrainAndValidateResult {
@@ -56,8 +43,7 @@ export function trainAndValidate(
 ): TrainAndValidateResult {
   const asOfMs = options.asOf.getTime();
   const from = new Date(asOfMs - (options.validationDays ?? 365) * DAY_MS);
-  const featureNames = [...(options.featureNames ?? MODEL_FEATURE_NAMES)];
-  const params: TrainParams = { ...options.params, family: options.family ?? options.params?.family };
+  const { featureNames, params } = fitSetup(options);
   const trainRows = rows.filter((r) => labelKnownBy(r, from.getTime()));
   const validRows = rows.filter(
     (r) => labelKnownBy(r, asOfMs) && predictionTimeOf(r) >= from.getTime() && predictionTimeOf(r) < asOfMs,
@@ -87,7 +73,7 @@ export function trainAndValidate(
   return {
     model,
     metrics,
-    params: Object.fromEntries(Object.entries(model.params).map(([k, v]) => [k, String(v)])),
+    params: paramStrings(model),
     featureNames,
     trainingCutoff: new Date(asOfMs),
     validationWindow: { from, to: new Date(asOfMs) },

@@ -1,31 +1,18 @@
 import type { Probabilities } from '../domain/index.js';
-import {
-  type FeatureRow,
-  labelKnownBy,
-  MODEL_FEATURE_NAMES,
-  predictionTimeOf,
-  toModelInput,
-} from '../features/index.js';
-import { baselineMetrics, fitRows, putMetrics } from './evaluate.js';
-import type { ModelFamilyName } from './families/index.js';
+import { type FeatureRow, labelKnownBy, predictionTimeOf, toModelInput } from '../features/index.js';
+import { baselineMetrics, type FitOptions, fitRows, fitSetup, paramStrings, putMetrics } from './evaluate.js';
 import { computeMetrics } from './metrics.js';
-import { type Model, predictProba, type TrainParams } from './model.js';
+import { type Model, predictProba } from './model.js';
 
 const DAY_MS = 86_400_000;
 
-interface WalkForwardOptions {
+interface WalkForwardOptions extends FitOptions {
   /** First refit date; matches predicted from here on (by prediction time) are predicted. */
   from: Date;
   /** Matches predicted at or after this are not predicted. Default: after the last row. */
   to?: Date;
   /** Days between refits. Default `90`. */
   refitDays?: number;
-  /** Classifier family. Default `multinomial_logit`. */
-  family?: ModelFamilyName;
-  /** Training parameters. Default none. */
-  params?: TrainParams;
-  /** Model inputs. Default `MODEL_FEATURE_NAMES`. */
-  featureNames?: readonly string[];
 }
 
 /** One out-of-sample prediction. */
@@ -72,8 +59,7 @@ export function walkForwardBacktest(
   rows: readonly FeatureRow[],
   options: WalkForwardOptions,
 ): WalkForwardResult {
-  const featureNames = [...(options.featureNames ?? MODEL_FEATURE_NAMES)];
-  const params: TrainParams = { ...options.params, family: options.family ?? options.params?.family };
+  const { featureNames, params } = fitSetup(options);
   const step = (options.refitDays ?? 90) * DAY_MS;
   const fromMs = options.from.getTime();
   let lastMs = Number.NEGATIVE_INFINITY;
@@ -97,7 +83,7 @@ export function walkForwardBacktest(
     if (train.length === 0) continue;
     const model = fitRows(train, featureNames, params, previous);
     previous = model;
-    resolved = Object.fromEntries(Object.entries(model.params).map(([k, v]) => [k, String(v)]));
+    resolved = paramStrings(model);
     const cutoff = new Date(cut);
     for (const r of test) {
       const p = predictProba(model, toModelInput(r, featureNames));
@@ -129,35 +115,27 @@ export function walkForwardBacktest(
     byRegion.set(r.region_id, list);
   });
   const summarise = (idx: number[]): Record<string, number> => {
-    const rs = idx.map((i) => predictedRows[i]);
-    const ps = idx.map((i) => probs[i]);
     const out: Record<string, number> = {};
-    const lab = rs.map((r, i) => [r, ps[i]] as const).filter(([r]) => r.label !== null);
+    const lab = idx.filter((i) => predictedRows[i].label !== null);
+    const labels = lab.map((i) => predictedRows[i].label as number);
     putMetrics(
       out,
       'model_',
       computeMetrics(
-        lab.map(([, p]) => p),
-        lab.map(([r]) => r.label as number),
+        lab.map((i) => probs[i]),
+        labels,
       ),
     );
     // Opening vs closing vs model on exactly the matches that have both.
-    const both = rs
-      .map((r, i) => [r, ps[i]] as const)
-      .filter(([r]) => r.odds_open_home !== null && r.odds_close_home !== null);
-    const bOpen = baselineMetrics(
-      both.map(([r]) => r),
-      both.map(([, p]) => p),
-      'open',
+    const both = idx.filter(
+      (i) => predictedRows[i].odds_open_home !== null && predictedRows[i].odds_close_home !== null,
     );
-    const bClose = baselineMetrics(
-      both.map(([r]) => r),
-      both.map(([, p]) => p),
-      'close',
-    );
+    const bothRows = both.map((i) => predictedRows[i]);
+    const bothProbs = both.map((i) => probs[i]);
+    const bOpen = baselineMetrics(bothRows, bothProbs, 'open');
     putMetrics(out, 'both_model_', bOpen.model);
     putMetrics(out, 'open_', bOpen.market);
-    putMetrics(out, 'close_', bClose.market);
+    putMetrics(out, 'close_', baselineMetrics(bothRows, bothProbs, 'close').market);
     return out;
   };
   const by_region: Record<string, Record<string, number>> = {};

@@ -2,16 +2,6 @@ import { readFile } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
 import { MatchcastError, OPENING_LEAD_MS, parseInstant, RESULT_LAG_MS } from '../domain/index.js';
 
-/** Options of {@link ReplayFeed.load}. */
-export interface ReplayFeedOptions {
-  /** A match becomes a fixture this long before kick-off. Default 7 days. */
-  fixtureLeadMs?: number;
-  /** Opening prices are released this long before kick-off. Default `OPENING_LEAD_MS` (48 h), as ingest stamps them. */
-  openingLeadMs?: number;
-  /** The result is released this long after kick-off (full time). Default `RESULT_LAG_MS` (2 h). */
-  fullTimeMs?: number;
-}
-
 /** What one {@link ReplayFeed.advance} released. */
 export interface FeedDelta {
   /** The changed rows as one CSV text in the shared football layout (header included). */
@@ -27,6 +17,9 @@ export interface FeedDelta {
   results: number;
 }
 
+/** A match becomes a fixture this long before kick-off. */
+const FIXTURE_LEAD_MS = 7 * 86_400_000;
+
 /** Rows per feed file: ingest applies a file in one transaction, so a first release of a whole data set is split. */
 const FEED_FILE_ROWS = 2000;
 
@@ -36,6 +29,8 @@ const FIXTURE = 1;
 const OPENING = 2;
 const CLOSING = 3;
 const RESULT = 4;
+/** Offset from kick-off at which each stage is released (index = stage); the result at full time. */
+const STAGE_OFFSETS = [Number.NEGATIVE_INFINITY, -FIXTURE_LEAD_MS, -OPENING_LEAD_MS, 0, RESULT_LAG_MS];
 
 const REQUIRED = ['Date', 'country', 'league', 'HomeTeam', 'AwayTeam', 'FTHG', 'FTAG'];
 
@@ -48,7 +43,7 @@ function csvCell(v: string): string {
 
 /**
  * The real data as a season that unfolds: each row of the shared football CSVs is released in stages
- * as a clock passes it — a fixture `fixtureLeadMs` before kick-off (no odds, no score), its opening
+ * as a clock passes it — a fixture a week before kick-off (no odds, no score), its opening
  * prices at kick-off − 48 h, its closing prices at kick-off, its result at full time. Each
  * {@link advance} hands back the rows whose stage changed as a CSV in the same layout, which the
  * ordinary ingest reads (blank odds = not observed yet, blank score = not played yet).
@@ -63,13 +58,12 @@ export class ReplayFeed {
     /** Each row as one CSV line in the header's layout: a string per row, not one per cell. */
     private readonly rows: string[],
     private readonly kickoff: Float64Array,
-    private readonly offsets: readonly number[],
   ) {
     this.level = new Uint8Array(rows.length);
   }
 
   /** Reads the CSV files (shared football layout); rows are ordered by kick-off. */
-  static async load(files: readonly string[], options: ReplayFeedOptions = {}): Promise<ReplayFeed> {
+  static async load(files: readonly string[]): Promise<ReplayFeed> {
     let header: string[] | null = null;
     const all: { t: number; cells: string[] }[] = [];
     for (const file of files) {
@@ -82,29 +76,21 @@ export class ReplayFeed {
         );
       }
       header ??= head;
-      const date = head.indexOf('Date');
       for (const r of body) {
         // Columns by name, so that files with a different column order line up with the first header.
         const byName = new Map(head.map((c, i) => [c, r[i] ?? '']));
-        const raw = byName.get('Date') ?? r[date] ?? '';
         // The parser ingest uses: a date it would refuse (2022-02-30) is never placed at a rolled-over time.
-        const t = parseInstant(raw)?.getTime();
+        const t = parseInstant(byName.get('Date')!)?.getTime();
         if (t === undefined) continue; // ingest would skip and report it; the replay cannot place it
         all.push({ t, cells: header.map((c) => byName.get(c) ?? '') });
       }
     }
     if (!header) throw new MatchcastError('MC_ERR_VALIDATION', 'no CSV files to replay');
     all.sort((a, b) => a.t - b.t);
-    const fixtureLead = options.fixtureLeadMs ?? 7 * 86_400_000;
-    const openingLead = options.openingLeadMs ?? OPENING_LEAD_MS;
-    const fullTime = options.fullTimeMs ?? RESULT_LAG_MS;
-    // Offset from kick-off at which each stage is released (index = stage).
-    const offsets = [Number.NEGATIVE_INFINITY, -fixtureLead, -openingLead, 0, fullTime];
     return new ReplayFeed(
       header,
       all.map((r) => r.cells.map(csvCell).join(',')),
       Float64Array.from(all.map((r) => r.t)),
-      offsets,
     );
   }
 
@@ -125,7 +111,7 @@ export class ReplayFeed {
     const counts = [0, 0, 0, 0, 0];
     for (let stage = FIXTURE; stage <= RESULT; stage++) {
       let i = this.reached[stage]!;
-      const offset = this.offsets[stage]!;
+      const offset = STAGE_OFFSETS[stage]!;
       while (i < this.rows.length && this.kickoff[i]! + offset <= t) {
         if (this.level[i]! < stage) {
           this.level[i] = stage;

@@ -1,4 +1,4 @@
-import { outcomeFromScore, outcomeLabel } from '../domain/index.js';
+import { OUTCOME_LABELS, outcomeFromScore } from '../domain/index.js';
 import type { MatchCard } from '../schemas/index.js';
 import { BodyEncoder } from './body-encoder.js';
 import type { CardMarketsSummary } from './markets-view.js';
@@ -88,7 +88,7 @@ export function buildCard(
     home_score: finished ? p.home_score : null,
     away_score: finished ? p.away_score : null,
     outcome,
-    outcome_label: outcome === null ? null : outcomeLabel(outcome),
+    outcome_label: outcome === null ? null : OUTCOME_LABELS[outcome],
     prediction_correct: outcome === null ? null : outcome === p.predicted_class,
     bookmaker_url: bookmakerUrl(template, p),
     model_stage: p.model_stage,

@@ -4,7 +4,7 @@ import { mkdir, open, readdir, rename, rmdir, stat, unlink } from 'node:fs/promi
 import path from 'node:path';
 import { BUCKETS, type Bucket, isMatchcastError, MatchcastError } from '../domain/index.js';
 import { contentTypeForKey } from './content-type.js';
-import { compareKeys, RESERVED_SEGMENT_PREFIX, validateKey, validatePrefix } from './keys.js';
+import { compareKeys, RESERVED_SEGMENT_PREFIX, validateBucket, validateKey, validatePrefix } from './keys.js';
 import type { ObjectInfo, ObjectStore, PutOptions, StoredObject } from './object-store.js';
 import { signObjectUrl } from './signed-url.js';
 
@@ -15,8 +15,6 @@ interface FsObjectStoreOptions {
   publicBaseUrl?: string;
   /** HMAC secret for signed links (see `resolveUrlSigningSecret`). Required by `presign`. */
   urlSigningSecret?: string;
-  /** fsync file and folder on every write, so an acknowledged write survives a power cut. Default `true`. */
-  durable?: boolean;
 }
 
 const TMP = `${RESERVED_SEGMENT_PREFIX}tmp-`;
@@ -56,10 +54,7 @@ export class FsObjectStore implements ObjectStore {
   }
 
   private bucketDir(bucket: Bucket): string {
-    if (!(BUCKETS as readonly string[]).includes(bucket)) {
-      throw new MatchcastError('MC_ERR_INVALID_KEY', `Unknown bucket ${JSON.stringify(bucket)}`);
-    }
-    return path.join(this.root, bucket);
+    return path.join(this.root, validateBucket(bucket));
   }
 
   /** Resolves a key to its file; the lexical check backs up key validation against any escape. */
@@ -81,13 +76,8 @@ export class FsObjectStore implements ObjectStore {
       return await fn();
     } catch (err) {
       if (isMatchcastError(err)) throw err;
-      throw new MatchcastError(
-        'MC_ERR_STORE_UNAVAILABLE',
-        `Folder store: ${what} failed (${errno(err) ?? 'error'})`,
-        {
-          cause: err,
-        },
-      );
+      const detail = `Folder store: ${what} failed (${errno(err) ?? 'error'})`;
+      throw new MatchcastError('MC_ERR_STORE_UNAVAILABLE', detail, { cause: err });
     }
   }
 
@@ -102,7 +92,6 @@ export class FsObjectStore implements ObjectStore {
   }
 
   private async syncDir(dir: string): Promise<void> {
-    if (this.options.durable === false) return;
     const fh = await open(dir, 'r');
     try {
       await fh.sync();
@@ -124,7 +113,7 @@ export class FsObjectStore implements ObjectStore {
         const fh = await open(tmp, 'wx', 0o644);
         try {
           await fh.writeFile(data);
-          if (this.options.durable !== false) await fh.sync();
+          await fh.sync();
           return { tmp, st: await fh.stat({ bigint: true }) };
         } catch (err) {
           await unlink(tmp).catch(() => undefined);

@@ -1,4 +1,4 @@
-import { MatchcastError } from '../domain/index.js';
+import { BUCKETS, type Bucket, MatchcastError } from '../domain/index.js';
 
 /** Longest key accepted, in UTF-8 bytes (the S3 limit). */
 const MAX_KEY_BYTES = 1024;
@@ -76,4 +76,12 @@ export function isReservedKey(key: string): boolean {
 /** Byte-wise (UTF-8) key order, the order S3 lists in. */
 export function compareKeys(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
+/** Throws MC_ERR_INVALID_KEY unless `bucket` is one of the logical buckets. */
+export function validateBucket(bucket: string): Bucket {
+  if (!(BUCKETS as readonly string[]).includes(bucket)) {
+    throw new MatchcastError('MC_ERR_INVALID_KEY', `Unknown bucket ${JSON.stringify(bucket)}`);
+  }
+  return bucket as Bucket;
 }

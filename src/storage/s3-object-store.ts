@@ -13,7 +13,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { BUCKETS, type Bucket, isMatchcastError, MatchcastError } from '../domain/index.js';
 import type { Logger } from '../logger.js';
 import { contentTypeForKey } from './content-type.js';
-import { compareKeys, isReservedKey, validateKey, validatePrefix } from './keys.js';
+import { compareKeys, isReservedKey, validateBucket, validateKey, validatePrefix } from './keys.js';
 import type { ObjectInfo, ObjectStore, PutOptions, StoredObject } from './object-store.js';
 
 /** Options of {@link S3ObjectStore}. */
@@ -112,10 +112,7 @@ export class S3ObjectStore implements ObjectStore {
 
   /** The physical bucket name of a logical bucket. */
   bucketName(bucket: Bucket): string {
-    if (!(BUCKETS as readonly string[]).includes(bucket)) {
-      throw new MatchcastError('MC_ERR_INVALID_KEY', `Unknown bucket ${JSON.stringify(bucket)}`);
-    }
-    return this.prefix + bucket;
+    return this.prefix + validateBucket(bucket);
   }
 
   /** Runs one SDK call under the overall timeout and maps its failure to a MatchcastError. */

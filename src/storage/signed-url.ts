@@ -1,8 +1,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { BUCKETS, type Bucket, MatchcastError } from '../domain/index.js';
-import { validateKey } from './keys.js';
+import { type Bucket, MatchcastError } from '../domain/index.js';
+import { validateBucket, validateKey } from './keys.js';
 
 interface SignObjectUrlOptions {
   /** Public base URL of the API, without a trailing slash (config `PUBLIC_BASE_URL`). */
@@ -46,9 +46,7 @@ function mac(secret: string, bucket: string, key: string, expires: number): Buff
  */
 export function signObjectUrl(options: SignObjectUrlOptions): string {
   const { baseUrl, bucket, key, secret } = options;
-  if (!(BUCKETS as readonly string[]).includes(bucket)) {
-    throw new MatchcastError('MC_ERR_INVALID_KEY', `Unknown bucket ${JSON.stringify(bucket)}`);
-  }
+  validateBucket(bucket);
   validateKey(key);
   if (!Number.isFinite(options.ttlSeconds) || options.ttlSeconds < 1) {
     throw new MatchcastError('MC_ERR_VALIDATION', 'ttlSeconds must be at least 1');

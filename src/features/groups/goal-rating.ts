@@ -1,18 +1,11 @@
 import { featureGroup } from '../feature-group.js';
 import { impliedMeans } from '../implied-means.js';
+import { twoWay } from '../market.js';
 
 /** Team step of the goal ratings (the goals model's, `DEFAULT_GOAL_RATING`): share of a closing-line surprise. */
 const ETA = 0.45;
 /** Step of a region's goal level and home terms. */
 const ETA_REGION = 0.01;
-
-/** De-margined (proportional) P(over 2.5) of a closing O/U book, or null. */
-function closingOver(o: { close_over25?: number | null; close_under25?: number | null } | undefined) {
-  const a = o?.close_over25;
-  const b = o?.close_under25;
-  if (typeof a !== 'number' || typeof b !== 'number' || !(a > 1) || !(b > 1)) return null;
-  return 1 / a / (1 / a + 1 / b);
-}
 
 /**
  * Goal ratings as 1X2 inputs: per team attack/defence and per region goal level and home terms (log
@@ -34,7 +27,7 @@ export const goalRatingGroup = featureGroup({
   },
   update({ home: h, away: a, region, prices }) {
     const c = prices.close;
-    const over = closingOver(prices.record);
+    const over = twoWay(prices.record?.close_over25, prices.record?.close_under25);
     const lam = c && over !== null ? impliedMeans(c[0], c[2], over) : null;
     if (!lam) return;
     const eh = Math.log(lam[0]) - (region.mu + region.home / 2 + h.att - a.def);

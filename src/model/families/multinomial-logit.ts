@@ -169,6 +169,11 @@ function predictMultinomial(
     for (let j = 0; j < z.length; j++) acc += c[j + 1] * z[j];
     s[k] = acc;
   }
+  return softmax3(s);
+}
+
+/** Softmax of three scores, shifted by their maximum. */
+export function softmax3(s: readonly number[]): [number, number, number] {
   const mx = Math.max(s[0], s[1], s[2]);
   const e0 = Math.exp(s[0] - mx);
   const e1 = Math.exp(s[1] - mx);

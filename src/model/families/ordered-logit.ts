@@ -12,6 +12,13 @@ interface OrderedCoef {
 
 const sigmoid = (t: number): number => (t >= 0 ? 1 / (1 + Math.exp(-t)) : Math.exp(t) / (1 + Math.exp(t)));
 
+/** (home, draw, away) of an ordered logit with latent score `eta` and cut points `cuts`. */
+export function orderedProbabilities(eta: number, cuts: readonly [number, number]): [number, number, number] {
+  const f1 = sigmoid(cuts[0] - eta);
+  const f2 = sigmoid(cuts[1] - eta);
+  return [1 - f2, f2 - f1, f1];
+}
+
 /**
  * Ordered logit over away < draw < home (goal difference order), objective = mean NLL + (l2/2)·‖β‖².
  * θ₂ = θ₁ + exp(δ) keeps the cut-points ordered.
@@ -81,9 +88,7 @@ function fitOrdered(
 function predictOrdered(c: OrderedCoef, z: Float64Array): [number, number, number] {
   let eta = 0;
   for (let j = 0; j < z.length; j++) eta += c.beta[j] * z[j];
-  const F1 = sigmoid(c.theta1 - eta);
-  const F2 = sigmoid(c.theta2 - eta);
-  return [1 - F2, F2 - F1, F1];
+  return orderedProbabilities(eta, [c.theta1, c.theta2]);
 }
 
 /** The challenger family: ordered logit over away < draw < home (goal-difference order). */

@@ -1,5 +1,5 @@
 import type { Match, OddsRecord } from '../../domain/index.js';
-import { earlyPredictionTime, impliedMeans } from '../../features/index.js';
+import { earlyPredictionTime, impliedMeans, twoWay } from '../../features/index.js';
 
 /**
  * The goals model's inputs of one match, all known at its prediction time (the early horizon):
@@ -42,12 +42,6 @@ export const DEFAULT_GOAL_RATING: GoalRatingParams = { eta: 0.45, etaRegion: 0.0
 
 /** Version of the input definition: bump whenever {@link buildGoalInputs} computes anything differently. */
 export const GOAL_INPUTS_VERSION = 2;
-
-/** De-margined P(first outcome) of a two-way book (proportional), or null when a price is missing/invalid. */
-function twoWay(a: number | null | undefined, b: number | null | undefined): number | null {
-  if (typeof a !== 'number' || typeof b !== 'number' || !(a > 1) || !(b > 1)) return null;
-  return 1 / a / (1 / a + 1 / b);
-}
 
 /** De-margined (power) home/away probabilities of a 1X2 book, or null. */
 function oneXTwo(

@@ -1,6 +1,6 @@
 import { MatchcastError, RESULT_LAG_MS } from '../../domain/index.js';
 import { DEFAULT_GOALS_FAMILY, type GoalsFamilyName, goalsFamily } from '../families/index.js';
-import type { GoalsFitOptions, GoalsFitParams, GoalsPrediction } from '../family.js';
+import type { GoalsFitParams, GoalsPrediction } from '../family.js';
 import {
   DEFAULT_GOAL_RATING,
   GOAL_INPUTS_VERSION,
@@ -29,7 +29,7 @@ export interface GoalsModel {
   state: object;
 }
 
-export interface TrainGoalsOptions extends GoalsFitOptions {
+export interface TrainGoalsOptions extends Partial<GoalsFitParams> {
   /** Family. Default {@link DEFAULT_GOALS_FAMILY}. */
   family?: GoalsFamilyName;
   /** Rating parameters the inputs were built with (recorded, not applied). Default {@link DEFAULT_GOAL_RATING}. */
@@ -37,7 +37,7 @@ export interface TrainGoalsOptions extends GoalsFitOptions {
 }
 
 /** Fit parameters with their defaults. */
-function resolveGoalsParams(options: GoalsFitOptions = {}): GoalsFitParams {
+function resolveGoalsParams(options: Partial<GoalsFitParams> = {}): GoalsFitParams {
   return { l2: options.l2 ?? 1e-3 };
 }
 
