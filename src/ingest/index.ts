@@ -12,6 +12,7 @@ export {
   readObservationSet,
   readOddsObservations,
 } from './observations-file.js';
+export { OddsColumns } from './odds-columns.js';
 export { decodeOdds, type OddsSet, oddsRecordAsOf, readOddsFile, readOddsSet } from './odds-file.js';
 export type { ParsedOddsRow } from './odds-only.js';
 export { foldName } from './team-names.js';

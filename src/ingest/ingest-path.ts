@@ -5,13 +5,13 @@ import {
   type Match,
   MatchcastError,
   type OddsObservation,
-  type OddsRecord,
   OddsTimeline,
   OPENING_LEAD_MS,
 } from '../domain/index.js';
 import { type ParsedFile, parseCsvFile } from './csv-file.js';
 import { ObservationColumns } from './observation-columns.js';
 import { mergeOddsObservations } from './observations-file.js';
+import { OddsColumnsBuilder } from './odds-columns.js';
 import { mergeOddsFile, summariseOdds } from './odds-file.js';
 import type { ParsedOddsRow } from './odds-only.js';
 import { TeamNames } from './team-names.js';
@@ -342,12 +342,13 @@ export async function storeObservations(
   for (const id of merged.changedMatches) changed.add(id);
   report.changedMatchIds = [...changed].sort((a, b) => a - b);
   const touched = new Set(observations.matchId.subarray(0, observations.length));
-  const records: OddsRecord[] = [];
+  // Summarised one match at a time straight into columns: no record per match is kept.
+  const summaries = new OddsColumnsBuilder(touched.size);
   for (const [id, list] of merged.observationsOf(touched)) {
     const r = summariseOdds(id, OddsTimeline.from(list));
-    if (r) records.push(r);
+    if (r) summaries.push(r);
   }
-  report.oddsRows = (await mergeOddsFile(deps.store, records)).rows;
+  report.oddsRows = (await mergeOddsFile(deps.store, summaries.build())).rows;
 }
 
 function logSkipped(deps: IngestDeps, report: IngestReport): void {

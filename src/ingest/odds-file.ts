@@ -2,26 +2,16 @@ import {
   emptyOddsRecord,
   isMatchcastError,
   KEYS,
-  ODDS_1X2_FIELDS,
-  ODDS_GOALS_FIELDS,
-  ODDS_PRICE_FIELDS,
-  ODDS_TIME_FIELDS,
   type OddsMarket,
   type OddsObservation,
   type OddsRecord,
   OddsTimeline,
 } from '../domain/index.js';
-import { type ObjectStore, type ParquetColumn, readParquetColumns, writeParquet } from '../storage/index.js';
+import type { ObjectStore } from '../storage/index.js';
 import { type DecodedEntry, readDecoded, rememberDecoded } from './decoded-cache.js';
+import { ODDS_COLUMNS, OddsColumns } from './odds-columns.js';
 
-/** Columns of `raw-data/odds.parquet` (docs/pipeline.md, "Artifact columns"; everything after `source` is additive, nullable). */
-export const ODDS_COLUMNS: readonly ParquetColumn[] = [
-  { name: 'match_id', type: 'int64' },
-  ...ODDS_1X2_FIELDS.map((name) => ({ name, type: 'double' as const })),
-  { name: 'source', type: 'string' },
-  ...ODDS_GOALS_FIELDS.map((name) => ({ name, type: 'double' as const })),
-  ...ODDS_TIME_FIELDS.map((name) => ({ name, type: 'timestamp' as const })),
-];
+export { ODDS_COLUMNS };
 
 /** Column suffix of each market's outcomes in the odds artifact. */
 const SUFFIX: Record<OddsMarket, readonly string[]> = {
@@ -86,30 +76,9 @@ export function oddsRecordAsOf(
   return summariseOdds(matchId, OddsTimeline.from(seen)) ?? undefined;
 }
 
-const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-const date = (v: unknown): Date | null =>
-  v instanceof Date && Number.isFinite(v.getTime()) ? v : typeof v === 'string' ? new Date(v) : null;
-
 /** Decodes `raw-data/odds.parquet` rows; rows without a usable match_id are dropped. */
 export async function decodeOdds(buf: Buffer): Promise<OddsRecord[]> {
-  // By columns: hyparquet's row objects would hold every field in dictionary mode (~2 KB a row).
-  const columns = await readParquetColumns(buf);
-  const col = (name: string): readonly unknown[] => columns.get(name) ?? [];
-  const ids = col('match_id');
-  const sources = col('source');
-  const prices = ODDS_PRICE_FIELDS.map((n) => [n, col(n)] as const);
-  const times = ODDS_TIME_FIELDS.map((n) => [n, col(n)] as const);
-  const out: OddsRecord[] = [];
-  for (let i = 0; i < ids.length; i++) {
-    const id = Number(ids[i]);
-    if (!Number.isSafeInteger(id)) continue;
-    const rec = emptyOddsRecord(id, typeof sources[i] === 'string' ? (sources[i] as string) : '');
-    const fields = rec as unknown as Record<string, unknown>;
-    for (const [n, values] of prices) fields[n] = num(values[i]);
-    for (const [n, values] of times) fields[n] = date(values[i]);
-    out.push(rec);
-  }
-  return out;
+  return [...(await OddsColumns.fromParquet(buf)).values()];
 }
 
 /** Reads `raw-data/odds.parquet` (empty when absent). */
@@ -120,14 +89,25 @@ export async function readOddsFile(store: ObjectStore): Promise<OddsRecord[]> {
 
 /** The odds file decoded: its records (sorted by match id when written by ingest) and an index by match. */
 export interface OddsSet {
+  /** Made afresh on every read: a run's gates read them once. */
   readonly records: readonly OddsRecord[];
   readonly byId: ReadonlyMap<number, OddsRecord>;
 }
 
 const ODDS_DECODER = 'odds-set';
 
-function oddsSet(records: readonly OddsRecord[]): OddsSet {
-  return { records, byId: new Map(records.map((r) => [r.match_id, r])) };
+/** What the cache holds: the set over columns, ~0.25 KB a match, a record made when one is asked for. */
+interface ColumnOddsSet extends OddsSet {
+  readonly byId: OddsColumns;
+}
+
+function oddsSet(columns: OddsColumns): ColumnOddsSet {
+  return {
+    byId: columns,
+    get records() {
+      return [...columns.values()];
+    },
+  };
 }
 
 /**
@@ -139,26 +119,21 @@ export function readOddsSet(
   store: ObjectStore,
   options: { keepBody?: boolean } = {},
 ): Promise<DecodedEntry<OddsSet> | null> {
+  return readColumnSet(store, options);
+}
+
+function readColumnSet(
+  store: ObjectStore,
+  options: { keepBody?: boolean } = {},
+): Promise<DecodedEntry<ColumnOddsSet> | null> {
   return readDecoded(
     store,
     KEYS.odds.bucket,
     KEYS.odds.key,
     ODDS_DECODER,
-    async (body) => oddsSet(await decodeOdds(body)),
+    async (body) => oddsSet(await OddsColumns.fromParquet(body)),
     options,
   );
-}
-
-function sameValue(a: unknown, b: unknown): boolean {
-  if (a instanceof Date || b instanceof Date)
-    return a instanceof Date && b instanceof Date && a.getTime() === b.getTime();
-  return (a ?? null) === (b ?? null);
-}
-
-function sameRecord(a: OddsRecord, b: OddsRecord): boolean {
-  const x = a as unknown as Record<string, unknown>;
-  const y = b as unknown as Record<string, unknown>;
-  return ODDS_COLUMNS.every((c) => sameValue(x[c.name], y[c.name]));
 }
 
 interface MergeOddsOptions {
@@ -170,39 +145,32 @@ interface MergeOddsOptions {
  * Merges `records` into `raw-data/odds.parquet` by match_id (a new record replaces the old one of its
  * match; other matches are kept, so a second source does not drop the first) and writes it back with a
  * plain put: two merges at once keep only the last one's records. Nothing is written when the merge
- * changes nothing.
+ * changes nothing. Both sides are held as columns ({@link OddsColumns}), never as a record per match.
  * @returns rows in the file and whether it was written.
  */
 export async function mergeOddsFile(
   store: ObjectStore,
-  records: readonly OddsRecord[],
+  records: readonly OddsRecord[] | OddsColumns,
   options: MergeOddsOptions = {},
 ): Promise<{ rows: number; written: boolean }> {
   const retries = options.retries ?? 5;
+  const incoming = records instanceof OddsColumns ? records : OddsColumns.from(records, records.length);
   for (let attempt = 0; ; attempt++) {
-    // Decoded once per version of the file (the cache), never mutated here: `byId` is a copy.
-    const current = await readOddsSet(store);
-    const byId = new Map(current?.value.byId ?? []);
-    let changed = current === null && records.length > 0;
-    for (const r of records) {
-      const old = byId.get(r.match_id);
-      if (!old || !sameRecord(old, r)) {
-        changed = true;
-        byId.set(r.match_id, r);
-      }
-    }
-    if (!changed) return { rows: byId.size, written: false };
-    const rows = [...byId.values()].sort((a, b) => a.match_id - b.match_id);
-    const body = writeParquet(ODDS_COLUMNS, rows as unknown as Record<string, unknown>[]);
+    // Decoded once per version of the file (the cache), never mutated here.
+    const base = (await readColumnSet(store))?.value.byId ?? null;
+    const merged = OddsColumns.merge(base, incoming);
+    if (!merged) return { rows: base?.size ?? 0, written: false };
+    const body = merged.encode();
     try {
       const info = await store.put(KEYS.odds.bucket, KEYS.odds.key, body);
-      // The next reader of this version (a re-prediction) decodes nothing.
+      // The next reader of this version (the re-prediction that follows an ingest) decodes nothing;
+      // held as columns, and dropped once idle.
       rememberDecoded(store, KEYS.odds.bucket, KEYS.odds.key, ODDS_DECODER, {
         etag: info.etag,
-        value: oddsSet(rows),
+        value: oddsSet(merged),
         body,
       });
-      return { rows: rows.length, written: true };
+      return { rows: merged.size, written: true };
     } catch (err) {
       if (isMatchcastError(err, 'MC_ERR_CONFLICT') && attempt < retries) continue;
       throw err;

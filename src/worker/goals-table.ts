@@ -1,14 +1,18 @@
 import type { Queryable } from '../db/index.js';
 import { type Match, type OddsRecord, OPENING_LEAD_MS } from '../domain/index.js';
 import { FeatureColumns } from '../features/index.js';
-import { type ObservationLookup, oddsRecordAsOf, readObservationColumns } from '../ingest/index.js';
+import {
+  type ObservationLookup,
+  OddsColumns,
+  oddsRecordAsOf,
+  readObservationColumns,
+} from '../ingest/index.js';
 import type { Logger } from '../logger.js';
 import { buildGoalInputs, type GoalInput, type GoalRatingParams, type MarketsRow } from '../model/index.js';
 import { servedRef } from '../runs/index.js';
 import { parseMarketsRows } from '../serving/index.js';
 import { type ObjectStore, readParquet } from '../storage/index.js';
 import type { FeatureSnapshot } from './feature-table.js';
-import { OddsColumns } from './odds-columns.js';
 
 /**
  * What the live goals markets need of ONE published run, built once per features snapshot

@@ -1,13 +1,12 @@
-// The columnar odds records a worker holds for live goals markets give back, for every match, the
+// The columnar odds records (what ingest merges and a worker holds for live goals markets) give back, for every match, the
 // record `decodeOdds` reads from the same file (prices, nulls, times, source), whether built from the
 // decoded records or read from the file column by column.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ODDS_PRICE_FIELDS, ODDS_TIME_FIELDS } from '../../src/domain/index.js';
 import { decodeOdds } from '../../src/ingest/index.js';
-import { ODDS_COLUMNS } from '../../src/ingest/odds-file.js';
+import { ODDS_COLUMNS, OddsColumns } from '../../src/ingest/odds-columns.js';
 import { writeParquet } from '../../src/storage/index.js';
-import { OddsColumns } from '../../src/worker/odds-columns.js';
 import { rng } from '../features/league-fixture.js';
 
 test('every record of the columnar odds equals the record decoded from the same file', async () => {

@@ -1,0 +1,306 @@
+import { parquetMetadata, parquetRead } from 'hyparquet';
+import {
+  emptyOddsRecord,
+  ODDS_1X2_FIELDS,
+  ODDS_GOALS_FIELDS,
+  ODDS_PRICE_FIELDS,
+  ODDS_TIME_FIELDS,
+  type OddsRecord,
+} from '../domain/index.js';
+import { type ParquetColumn, parquetFile, writeParquetColumns } from '../storage/index.js';
+
+/** Columns of `raw-data/odds.parquet` (docs/pipeline.md, "Artifact columns"; everything after `source` is additive, nullable). */
+export const ODDS_COLUMNS: readonly ParquetColumn[] = [
+  { name: 'match_id', type: 'int64' },
+  ...ODDS_1X2_FIELDS.map((name) => ({ name, type: 'double' as const })),
+  { name: 'source', type: 'string' },
+  ...ODDS_GOALS_FIELDS.map((name) => ({ name, type: 'double' as const })),
+  ...ODDS_TIME_FIELDS.map((name) => ({ name, type: 'timestamp' as const })),
+];
+
+/** A code per distinct source, in order of first use. */
+class SourceCodes {
+  readonly names: string[] = [];
+  private readonly codes = new Map<string, number>();
+
+  code(name: string): number {
+    let c = this.codes.get(name);
+    if (c === undefined) {
+      c = this.names.length;
+      if (c > 0xffff) throw new RangeError('too many odds sources');
+      this.names.push(name);
+      this.codes.set(name, c);
+    }
+    return c;
+  }
+}
+
+/**
+ * Odds records (as `decodeOdds` reads them) held column by column: a Float64Array per price and time
+ * field (NaN = null; times as epoch ms), a source dictionary and a match id → row index map. A record
+ * decoded from Parquet is a ~2 KB object (83 MB at 37k matches); a row here ~0.25 KB. `get` rebuilds
+ * the record; rows keep the order they were added or read in. Read-only once built.
+ */
+export class OddsColumns implements ReadonlyMap<number, OddsRecord> {
+  /** Made by {@link OddsColumnsBuilder}, {@link OddsColumns.from} or {@link OddsColumns.fromParquet}. */
+  constructor(
+    /** Match id of each row. */
+    readonly ids: Float64Array,
+    /** One column per {@link ODDS_PRICE_FIELDS} entry. */
+    readonly prices: readonly Float64Array[],
+    /** One column per {@link ODDS_TIME_FIELDS} entry, epoch ms. */
+    readonly times: readonly Float64Array[],
+    readonly sources: readonly string[],
+    /** Index into `sources` of each row. */
+    readonly sourceOf: Uint16Array,
+    /** Row of each match id (the last row of a match added twice). */
+    private readonly index: ReadonlyMap<number, number>,
+  ) {}
+
+  static from(records: Iterable<OddsRecord>, capacity = 1024): OddsColumns {
+    const b = new OddsColumnsBuilder(capacity);
+    for (const r of records) b.push(r);
+    return b.build();
+  }
+
+  /**
+   * Reads `raw-data/odds.parquet` column by column into the records `decodeOdds` would read (a row
+   * whose match id is not a safe integer is dropped; a price that is not a finite number and a time
+   * that is not a valid date are null), without building them: no transient record per match.
+   */
+  static async fromParquet(buf: Buffer | Uint8Array): Promise<OddsColumns> {
+    const file = parquetFile(buf);
+    const metadata = parquetMetadata(file);
+    const n = Number(metadata.num_rows);
+    const ids = new Float64Array(n).fill(Number.NaN);
+    const prices = ODDS_PRICE_FIELDS.map(() => new Float64Array(n).fill(Number.NaN));
+    const times = ODDS_TIME_FIELDS.map(() => new Float64Array(n).fill(Number.NaN));
+    const sources = new SourceCodes();
+    const sourceOf = new Uint16Array(n);
+    // Code 0: the source of a row when the file has no source column.
+    sources.code('');
+    const priceAt = new Map<string, Float64Array>(ODDS_PRICE_FIELDS.map((f, k) => [f, prices[k]]));
+    const timeAt = new Map<string, Float64Array>(ODDS_TIME_FIELDS.map((f, k) => [f, times[k]]));
+    const names = new Set(metadata.schema.map((s) => s.name));
+    await parquetRead({
+      file,
+      metadata,
+      utf8: true,
+      columns: ['match_id', ...ODDS_PRICE_FIELDS, ...ODDS_TIME_FIELDS, 'source'].filter((c) => names.has(c)),
+      onChunk: ({ columnName, columnData, rowStart }) => {
+        const price = priceAt.get(columnName);
+        const time = timeAt.get(columnName);
+        for (let j = 0; j < columnData.length; j++) {
+          const v: unknown = columnData[j];
+          const i = rowStart + j;
+          if (columnName === 'match_id') ids[i] = Number(v);
+          else if (columnName === 'source') sourceOf[i] = sources.code(typeof v === 'string' ? v : '');
+          else if (price) price[i] = typeof v === 'number' && Number.isFinite(v) ? v : Number.NaN;
+          else if (time) time[i] = dateMs(v);
+        }
+      },
+    });
+    const read = new OddsColumns(ids, prices, times, sources.names, sourceOf, new Map());
+    const b = new OddsColumnsBuilder(n);
+    for (let i = 0; i < n; i++) if (Number.isSafeInteger(ids[i])) b.pushRow(read, i);
+    return b.build();
+  }
+
+  get size(): number {
+    return this.index.size;
+  }
+
+  has(matchId: number): boolean {
+    return this.index.has(matchId);
+  }
+
+  *keys(): MapIterator<number> {
+    yield* this.index.keys();
+  }
+
+  *values(): MapIterator<OddsRecord> {
+    for (const i of this.index.values()) yield this.record(i);
+  }
+
+  *entries(): MapIterator<[number, OddsRecord]> {
+    for (const [id, i] of this.index) yield [id, this.record(i)];
+  }
+
+  [Symbol.iterator](): MapIterator<[number, OddsRecord]> {
+    return this.entries();
+  }
+
+  forEach(fn: (value: OddsRecord, key: number, map: ReadonlyMap<number, OddsRecord>) => void): void {
+    for (const [id, rec] of this.entries()) fn(rec, id, this);
+  }
+
+  get(matchId: number): OddsRecord | undefined {
+    const i = this.index.get(matchId);
+    return i === undefined ? undefined : this.record(i);
+  }
+
+  /** Row `i` as a record (a new object on every call). */
+  record(i: number): OddsRecord {
+    const rec = emptyOddsRecord(this.ids[i], this.sources[this.sourceOf[i]]);
+    const fields = rec as unknown as Record<string, unknown>;
+    for (let k = 0; k < ODDS_PRICE_FIELDS.length; k++) {
+      const v = this.prices[k][i];
+      fields[ODDS_PRICE_FIELDS[k]] = Number.isNaN(v) ? null : v;
+    }
+    for (let k = 0; k < ODDS_TIME_FIELDS.length; k++) {
+      const v = this.times[k][i];
+      fields[ODDS_TIME_FIELDS[k]] = Number.isNaN(v) ? null : new Date(v);
+    }
+    return rec;
+  }
+
+  /** Whether row `i` here and row `j` of `other` hold the same values (null equals null). */
+  sameRow(i: number, other: OddsColumns, j: number): boolean {
+    if (this.ids[i] !== other.ids[j]) return false;
+    if (this.sources[this.sourceOf[i]] !== other.sources[other.sourceOf[j]]) return false;
+    return same(this.prices, i, other.prices, j) && same(this.times, i, other.times, j);
+  }
+
+  /** The rows as `raw-data/odds.parquet`, in row order: the columns of {@link ODDS_COLUMNS}, NaN written as null. */
+  encode(): Buffer {
+    const n = this.ids.length;
+    const nullable = (col: Float64Array): (number | null)[] => {
+      const out = new Array<number | null>(n);
+      for (let i = 0; i < n; i++) out[i] = Number.isNaN(col[i]) ? null : col[i];
+      return out;
+    };
+    const data: Record<string, ArrayLike<unknown>> = {
+      match_id: Array.from(this.ids),
+      source: Array.from(this.sourceOf, (c) => this.sources[c]),
+    };
+    ODDS_PRICE_FIELDS.forEach((f, k) => {
+      data[f] = nullable(this.prices[k]);
+    });
+    ODDS_TIME_FIELDS.forEach((f, k) => {
+      data[f] = nullable(this.times[k]);
+    });
+    return writeParquetColumns(ODDS_COLUMNS, data);
+  }
+
+  /**
+   * `incoming` merged into `base` by match id: a match of `incoming` replaces its row of `base`, the
+   * other rows of `base` are kept, and the result is sorted by match id. Null when that changes
+   * nothing (every row of `incoming` is already in `base`, value for value).
+   */
+  static merge(base: OddsColumns | null, incoming: OddsColumns): OddsColumns | null {
+    const baseRows = base?.ids.length ?? 0;
+    let changed = false;
+    for (const [id, j] of incoming.index) {
+      const i = base?.index.get(id);
+      if (i === undefined || !base?.sameRow(i, incoming, j)) {
+        changed = true;
+        break;
+      }
+    }
+    if (!changed) return null;
+    // Picks: a base row `i` as `i`, an incoming row `j` as `baseRows + j`.
+    const picks: number[] = [];
+    if (base) for (const [id, i] of base.index) if (!incoming.index.has(id)) picks.push(i);
+    for (const j of incoming.index.values()) picks.push(baseRows + j);
+    const idOf = (p: number) => (p < baseRows ? (base as OddsColumns).ids[p] : incoming.ids[p - baseRows]);
+    const order = Float64Array.from(picks).sort((a, b) => idOf(a) - idOf(b));
+    const b = new OddsColumnsBuilder(order.length);
+    for (const p of order) {
+      if (p < baseRows) b.pushRow(base as OddsColumns, p);
+      else b.pushRow(incoming, p - baseRows);
+    }
+    return b.build();
+  }
+}
+
+function same(a: readonly Float64Array[], i: number, b: readonly Float64Array[], j: number): boolean {
+  for (let k = 0; k < a.length; k++) {
+    const x = a[k][i];
+    const y = b[k][j];
+    if (x !== y && !(Number.isNaN(x) && Number.isNaN(y))) return false;
+  }
+  return true;
+}
+
+/** Builds an {@link OddsColumns} row by row, growing its columns as needed. */
+export class OddsColumnsBuilder {
+  private n = 0;
+  private ids: Float64Array;
+  private prices: Float64Array[];
+  private times: Float64Array[];
+  private sourceOf: Uint16Array;
+  private readonly sources = new SourceCodes();
+  private readonly index = new Map<number, number>();
+
+  constructor(capacity = 1024) {
+    const c = Math.max(1, capacity);
+    this.ids = new Float64Array(c);
+    this.prices = ODDS_PRICE_FIELDS.map(() => new Float64Array(c));
+    this.times = ODDS_TIME_FIELDS.map(() => new Float64Array(c));
+    this.sourceOf = new Uint16Array(c);
+  }
+
+  /** Appends a record: a price that is not a number and a time that is not a Date are null. */
+  push(r: OddsRecord): void {
+    const i = this.next(r.match_id, r.source);
+    const rec = r as unknown as Record<string, unknown>;
+    for (let k = 0; k < ODDS_PRICE_FIELDS.length; k++) {
+      const v = rec[ODDS_PRICE_FIELDS[k]];
+      this.prices[k][i] = typeof v === 'number' ? v : Number.NaN;
+    }
+    for (let k = 0; k < ODDS_TIME_FIELDS.length; k++) {
+      const v = rec[ODDS_TIME_FIELDS[k]];
+      this.times[k][i] = v instanceof Date ? v.getTime() : Number.NaN;
+    }
+  }
+
+  /** Appends row `j` of `from`. */
+  pushRow(f: OddsColumns, j: number): void {
+    const i = this.next(f.ids[j], f.sources[f.sourceOf[j]]);
+    for (let k = 0; k < this.prices.length; k++) this.prices[k][i] = f.prices[k][j];
+    for (let k = 0; k < this.times.length; k++) this.times[k][i] = f.times[k][j];
+  }
+
+  private next(matchId: number, source: string): number {
+    if (this.n === this.ids.length) this.grow();
+    const i = this.n++;
+    this.ids[i] = matchId;
+    this.sourceOf[i] = this.sources.code(source);
+    this.index.set(matchId, i);
+    return i;
+  }
+
+  private grow(): void {
+    const c = this.ids.length * 2;
+    const grown = <T extends Float64Array | Uint16Array>(a: T): T => {
+      const b = new (a.constructor as new (n: number) => T)(c);
+      b.set(a);
+      return b;
+    };
+    this.ids = grown(this.ids);
+    this.prices = this.prices.map(grown);
+    this.times = this.times.map(grown);
+    this.sourceOf = grown(this.sourceOf);
+  }
+
+  /** The rows added so far (the builder must not be used afterwards). */
+  build(): OddsColumns {
+    const fit = <T extends Float64Array | Uint16Array>(a: T): T =>
+      (a.length === this.n ? a : a.slice(0, this.n)) as T;
+    return new OddsColumns(
+      fit(this.ids),
+      this.prices.map(fit),
+      this.times.map(fit),
+      this.sources.names,
+      fit(this.sourceOf),
+      this.index,
+    );
+  }
+}
+
+/** `decodeOdds`' time rule as epoch ms: a valid Date, or a string read as a date; else NaN (null). */
+function dateMs(v: unknown): number {
+  if (v instanceof Date) return v.getTime();
+  if (typeof v === 'string') return new Date(v).getTime();
+  return Number.NaN;
+}
