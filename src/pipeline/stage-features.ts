@@ -7,6 +7,7 @@ import {
   featureFingerprint,
   featureRowsToParquet,
 } from '../features/index.js';
+import { putArtifact } from './artifacts.js';
 import { type PipelineDeps, progressOf } from './deps.js';
 import { readOddsMap, readOddsTimeline } from './odds.js';
 
@@ -56,16 +57,9 @@ export async function runFeaturesStage(
 
   const write = progressOf(deps).step('features', 'write', 1);
   const body = featureRowsToParquet(rows);
-  await deps.store.put(KEYS.features.bucket, KEYS.features.key, body);
+  const key = await putArtifact(deps.store, 'features', body);
   const labelled = rows.filter((r) => r.label !== null).length;
   const future = rows.filter((r) => r.is_future).length;
-  write.done({ key: `${KEYS.features.bucket}/${KEYS.features.key}`, bytes: body.length, labelled, future });
-  return {
-    rows: rows.length,
-    labelled,
-    future,
-    key: `${KEYS.features.bucket}/${KEYS.features.key}`,
-    featureRows: rows,
-    matches,
-  };
+  write.done({ key, bytes: body.length, labelled, future });
+  return { rows: rows.length, labelled, future, key, featureRows: rows, matches };
 }
