@@ -67,19 +67,6 @@ function recipeOf(version: ModelVersion): {
   };
 }
 
-export interface BacktestResult {
-  rows: number;
-  folds: number;
-  from: string;
-  to: string;
-  refit_days: number;
-  metrics: Record<string, number>;
-  key: string;
-  backtestRows: BacktestRow[];
-  /** Early (vs opening line) and, with `kickoffFeatureRows`, kick-off (vs closing line) quality. */
-  horizons: { early: HorizonReport; kickoff?: HorizonReport };
-}
-
 /**
  * `pipeline backtest`: walk-forward from `from` to `to`, a refit every `refitDays`; each fold's model
  * sees only results known at its refit date, predicts the matches whose prediction time falls in its
@@ -91,7 +78,7 @@ export async function runBacktestStage(
   deps: Pick<PipelineDeps, 'db' | 'store' | 'log' | 'progress' | 'run'> & { registry?: ModelRegistry },
   asOf: Date,
   options: BacktestOptions = {},
-): Promise<BacktestResult> {
+) {
   const load = progressOf(deps).step('backtest', 'load', 1);
   const rows = options.featureRows ?? (await readFeatureRows(deps));
   load.done({ rows: rows.length });
@@ -132,7 +119,7 @@ export async function runBacktestStage(
   if (kickoff && options.kickoffFeatureRows) {
     attachKickoff(backtestRows, kickoff, options.kickoffFeatureRows);
   }
-  const horizons: BacktestResult['horizons'] = {
+  const horizons: { early: HorizonReport; kickoff?: HorizonReport } = {
     early: horizonReport(result.metrics, 'opening'),
     ...(kickoff ? { kickoff: horizonReport(kickoff.metrics, 'closing') } : {}),
   };

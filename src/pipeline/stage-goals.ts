@@ -37,7 +37,7 @@ interface GoalsStageOptions {
   refitDays?: number;
 }
 
-export interface GoalsStageResult {
+interface GoalsStageResult {
   version: string;
   model_run_id: string;
   rows: number;
