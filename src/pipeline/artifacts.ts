@@ -1,7 +1,7 @@
 import { KEYS, MatchcastError } from '../domain/index.js';
 import { type FeatureRow, featureRowsFromParquet } from '../features/index.js';
-import { type ArtifactSource, readCurrentArtifact } from '../runs/index.js';
-import { readParquet, writeParquet } from '../storage/index.js';
+import { type ArtifactName, type ArtifactSource, readCurrentArtifact } from '../runs/index.js';
+import { type ObjectStore, readParquet, writeParquet } from '../storage/index.js';
 import { BACKTEST_COLUMNS, type BacktestRow } from './predictions-file.js';
 
 /** The features of the run (`run.store`) or the published run; MC_ERR_NOT_FOUND when there are none. */
@@ -14,6 +14,16 @@ export async function readFeatureRows(src: ArtifactSource): Promise<FeatureRow[]
     );
   }
   return featureRowsFromParquet(obj.body);
+}
+
+/** Writes artifact `name` at its `KEYS` place (the run's copy when `store` is `run.store`); returns `bucket/key`. */
+export async function putArtifact(
+  store: ObjectStore,
+  name: ArtifactName,
+  body: Buffer | string,
+): Promise<string> {
+  await store.put(KEYS[name].bucket, KEYS[name].key, body);
+  return `${KEYS[name].bucket}/${KEYS[name].key}`;
 }
 
 export function backtestToParquet(rows: readonly BacktestRow[]): Buffer {

@@ -1,5 +1,6 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { FeatureRow } from '../features/index.js';
 import { DEFAULT_FAMILY, MODEL_FAMILY_NAMES, type ModelFamilyName } from '../model/index.js';
 import { readPublished, servedRef } from '../runs/index.js';
 import type { PipelineDeps } from './deps.js';
@@ -41,6 +42,19 @@ async function keepBetterAsChampion(deps: PipelineDeps, challenger: TrainResult)
   await deps.registry.setAlias('challenger', champion.version, FIRST_START_ACTOR, why);
 }
 
+/** Trains a model of `family` on the same window and sets it as `challenger`. */
+async function trainChallenger(
+  deps: PipelineDeps,
+  asOf: Date,
+  family: ModelFamilyName,
+  why: string,
+  featureRows?: FeatureRow[],
+): Promise<TrainResult> {
+  const challenger = await runTrainStage(deps, asOf, { family, featureRows });
+  await deps.registry.setAlias('challenger', challenger.version.version, FIRST_START_ACTOR, why);
+  return challenger;
+}
+
 /**
  * First start (`matchcast start`): runs the whole pipeline; between promote and predict the first
  * candidate is signed off as champion (actor `matchcast-start`), so that predictions are written; then
@@ -80,13 +94,7 @@ export async function bootstrapFirstRun(
     let challenger: TrainResult | null = null;
     if (!hasChallenger) {
       resumed.push('challenger');
-      challenger = await runTrainStage(deps, asOf, { family: other });
-      await deps.registry.setAlias(
-        'challenger',
-        challenger.version.version,
-        FIRST_START_ACTOR,
-        `first start (resumed): ${other} as challenger`,
-      );
+      challenger = await trainChallenger(deps, asOf, other, `first start (resumed): ${other} as challenger`);
     }
     let run: RunResult | null = null;
     // The served predictions (through the published-run pointer, src/runs): none = the pipeline never got there.
@@ -128,13 +136,8 @@ export async function bootstrapFirstRun(
       }
       if (!hasChallenger) {
         // Trained inside the run: the version names the run's features (and dies with the run).
-        challenger = await runTrainStage(runDeps ?? deps, asOf, { family: other, featureRows });
-        await deps.registry.setAlias(
-          'challenger',
-          challenger.version.version,
-          FIRST_START_ACTOR,
-          `first start: ${other} as challenger`,
-        );
+        const why = `first start: ${other} as challenger`;
+        challenger = await trainChallenger(runDeps ?? deps, asOf, other, why, featureRows);
         await keepBetterAsChampion(deps, challenger);
       }
       await options.afterPromote?.(promote, featureRows);

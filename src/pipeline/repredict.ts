@@ -11,7 +11,7 @@ import {
 } from '../features/index.js';
 import { type OddsSet, readObservationSet, readOddsSet } from '../ingest/index.js';
 import { deserializeModel, type Model, predictProba } from '../model/index.js';
-import { ModelRegistry, type ModelVersion } from '../registry/index.js';
+import type { ModelVersion } from '../registry/index.js';
 import { type PublishedRun, type RunEvent, RunWriter, readArtifact, readPublished } from '../runs/index.js';
 import { readParquet, writeParquet } from '../storage/index.js';
 import type { PipelineDeps } from './deps.js';
@@ -19,7 +19,7 @@ import { evaluateGates } from './gates.js';
 import { timelineOfMatches } from './odds.js';
 import { PREDICTION_COLUMNS, type PredictionRow, predictionRowOf } from './predictions-file.js';
 import { type AnalyticsStages, defaultAnalyticsStages } from './run.js';
-import { fallbackModelName } from './stage-fallback.js';
+import { fallbackChampion } from './stage-fallback.js';
 import type { PredictResult } from './stage-predict.js';
 
 /**
@@ -124,38 +124,15 @@ export interface RepredictResult {
   resumed_regions: number;
 }
 
-function asDate(v: unknown): Date {
-  return v instanceof Date ? v : new Date(String(v));
-}
-
-function intOrNull(v: unknown): number | null {
-  return v === null || v === undefined ? null : Number(v);
-}
-
-/** Decodes the predictions file (the pipeline's own column contract). */
+/**
+ * Decodes the predictions file (the pipeline's own column contract, which `readParquet` already types:
+ * int64 as numbers, timestamps as dates); `odds_observed_at` is null in files from before that column.
+ */
 export async function decodePredictionRows(body: Buffer): Promise<PredictionRow[]> {
   return (await readParquet(body)).map((r) => ({
-    match_id: Number(r.match_id),
-    home_team_name: String(r.home_team_name),
-    away_team_name: String(r.away_team_name),
-    start_time_utc: asDate(r.start_time_utc),
-    region_id: Number(r.region_id),
-    region_name: String(r.region_name),
-    tournament_name: String(r.tournament_name),
-    season: String(r.season),
-    proba_home: Number(r.proba_home),
-    proba_draw: Number(r.proba_draw),
-    proba_away: Number(r.proba_away),
-    predicted_class: Number(r.predicted_class),
-    predicted_label: String(r.predicted_label),
-    is_future: Boolean(r.is_future),
+    ...(r as unknown as PredictionRow),
     model_stage: r.model_stage === 'backtest' || r.model_stage === 'fallback' ? r.model_stage : 'champion',
-    model_run_id: String(r.model_run_id),
-    predictions_computed_at: asDate(r.predictions_computed_at),
-    home_score: intOrNull(r.home_score),
-    away_score: intOrNull(r.away_score),
-    odds_observed_at:
-      r.odds_observed_at === null || r.odds_observed_at === undefined ? null : asDate(r.odds_observed_at),
+    odds_observed_at: (r.odds_observed_at as Date | null | undefined) ?? null,
   }));
 }
 
@@ -176,17 +153,9 @@ async function fallbackModel(
   deps: Pick<PipelineDeps, 'db' | 'store' | 'run' | 'config'>,
   cache: RepredictCache,
 ): Promise<{ version: ModelVersion; model: Model } | null> {
-  const registry = new ModelRegistry(
-    { db: deps.db, store: deps.run?.base ?? deps.store },
-    fallbackModelName(deps.config.modelName),
-  );
-  const version = await registry.resolve('champion');
-  if (!version) return null;
-  if (cache.fallback?.version !== version.version) {
-    const model = deserializeModel((await registry.loadArtifact(version)).toString('utf8'));
-    cache.fallback = { version: version.version, model };
-  }
-  return { version, model: cache.fallback.model };
+  const fallback = await fallbackChampion(deps, cache.fallback);
+  if (fallback) cache.fallback = { version: fallback.version.version, model: fallback.model };
+  return fallback;
 }
 
 async function publishedRows(
@@ -254,10 +223,15 @@ async function repredictOnce(
   };
   let regionCount = 0;
   let resumed = 0;
-  const done = (reason: string, counts = { repredicted: 0, updated: 0, unchanged: 0 }): RepredictResult => ({
+  const done = (
+    reason: string | null,
+    counts = { repredicted: 0, updated: 0, unchanged: 0 },
+    run: RunWriter | null = null,
+    published: RunEvent | null = null,
+  ): RepredictResult => ({
     ...counts,
-    run_id: null,
-    published: null,
+    run_id: run?.runId ?? null,
+    published,
     reason,
     ms: Math.round(performance.now() - started),
     phases,
@@ -417,16 +391,7 @@ async function repredictOnce(
         deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'served log not written'),
       );
     lap('served_log');
-    return {
-      ...counts,
-      run_id: run.runId,
-      published: event,
-      reason: null,
-      ms: Math.round(performance.now() - started),
-      phases,
-      regions: regionCount,
-      resumed_regions: resumed,
-    };
+    return done(null, counts, run, event);
   } catch (err) {
     await run.fail(err).catch(() => undefined);
     throw err;

@@ -2,38 +2,30 @@ import { PendingRepredictions } from '../db/index.js';
 import { isMatchcastError } from '../domain/index.js';
 import type { FeatureRow } from '../features/index.js';
 import type { ModelFamilyName } from '../model/index.js';
-import { type GateResult, pruneRuns, type RunEvent, RunWriter, readPublished } from '../runs/index.js';
+import { pruneRuns, RunWriter, readPublished } from '../runs/index.js';
 import type { PipelineDeps, StageName } from './deps.js';
 import { evaluateGates, evaluateInputGate } from './gates.js';
 import { kickoffFeatureRows } from './horizons.js';
-import { type BacktestResult, runBacktestStage } from './stage-backtest.js';
+import { runBacktestStage } from './stage-backtest.js';
 import { runFallbackStage } from './stage-fallback.js';
-import { type FeaturesResult, runFeaturesStage } from './stage-features.js';
-import { type GoalsStageResult, runGoalsStage } from './stage-goals.js';
+import { runFeaturesStage } from './stage-features.js';
+import { runGoalsStage } from './stage-goals.js';
 import { type PredictResult, runPredictStage } from './stage-predict.js';
 import { type PromoteResult, runPromoteStage } from './stage-promote.js';
-import { runTrainStage, type TrainResult } from './stage-train.js';
+import { runTrainStage } from './stage-train.js';
 
-/**
- * The analysis stages (simulate, drift) live in src/analytics; `pipeline run` calls them through this
- * port so that the pipeline does not depend on their options. Each receives the deps and the as-of.
- */
+/** The analysis stages of src/analytics, behind a port so the pipeline does not depend on their options. */
 export interface AnalyticsStages {
   simulate?: (deps: PipelineDeps, asOf: Date) => Promise<unknown>;
   drift?: (deps: PipelineDeps, asOf: Date) => Promise<unknown>;
-  /** Realised performance of what was served before kick-off. */
   performance?: (deps: PipelineDeps, asOf: Date) => Promise<unknown>;
-  /**
-   * Appends the published predictions to the served log; call ONLY once the run's predictions are
-   * what the API serves (after publication).
-   */
+  /** Appends the predictions of published run `publicationId` to the served log: only after publication. */
   served?: (
     deps: PipelineDeps,
     asOf: Date,
     predict: PredictResult,
     featureRows: FeatureRow[],
-    /** The published run's id (the served log's `publication_id`). */
-    publicationId?: string,
+    publicationId: string,
   ) => Promise<unknown>;
 }
 
@@ -52,75 +44,38 @@ export async function defaultAnalyticsStages(): Promise<AnalyticsStages> {
     served: (deps, asOf, predict, featureRows, publicationId) =>
       analytics.recordServedPredictions(deps.store, predict.predictionRows, {
         servedAt: asOf,
-        publicationId: publicationId ?? predict.champion_run_id,
+        publicationId,
         featureRows,
       }),
   };
 }
 
 export interface RunOptions {
-  /** Classifier family of the trained version and of the backtest. Default `multinomial_logit`. */
   family?: ModelFamilyName;
-  /** Backtest start. Default `asOf − 730 days`. */
+  /** The walk-forward window of the backtest, fallback and goals stages (`walkForwardWindow`). */
   backtestFrom?: Date;
-  /** Backtest end (exclusive). Default `asOf`. */
   backtestTo?: Date;
-  /** Backtest refit interval. Default `90`. */
   refitDays?: number;
-  /** Runs before `features` (e.g. ingest when `--source` is given). Default none. */
+  /** Runs before `features` (ingest when `--source` is given). */
   ingest?: () => Promise<unknown>;
-  /** Simulate and drift. Default {@link defaultAnalyticsStages}. */
+  /** Default {@link defaultAnalyticsStages}. */
   analytics?: AnalyticsStages;
-  /**
-   * Runs between promote and predict; `bootstrapFirstRun` signs off the first champion here.
-   * Default none.
-   */
+  /** Runs between promote and predict; `bootstrapFirstRun` signs off the first champion here. */
   afterPromote?: (promote: PromoteResult, featureRows: FeatureRow[], runDeps?: PipelineDeps) => Promise<void>;
-  /** Publish even when a gate fails; recorded in the run and the history. Default false. */
+  /** Publish even when a gate fails; recorded in the run and the history. */
   force?: boolean;
   /** Who runs it (run record and history). Default `<user>@<host>`. */
   actor?: string;
 }
 
-export interface RunResult {
-  as_of: string;
-  seconds: Record<string, number>;
-  total_seconds: number;
-  features: FeaturesResult;
-  train: TrainResult;
-  promote: PromoteResult;
-  backtest: BacktestResult;
-  /** Goals model and markets file; null when there were too few results to fit it. */
-  goals: GoalsStageResult | null;
-  /** Null when there is no champion yet (first run before the operator's sign-off): nothing to serve. */
-  predict: PredictResult | null;
-  simulate: unknown;
-  drift: unknown;
-  performance: unknown;
-  skipped: string[];
-  /** The run's id: its artifacts are under `runs/<run_id>/`. */
-  run_id: string;
-  /** The gates and their figures (also in the run record). */
-  gates: GateResult[];
-  /** The history event of the publication. */
-  published: RunEvent;
-  /** Runs deleted by retention (`RUNS_KEEP`). */
-  pruned: string[];
-}
+export type RunResult = Awaited<ReturnType<typeof runPipeline>>;
 
 /**
- * `pipeline run`: (ingest) → features → train → promote → backtest → predict → simulate → drift →
- * gates → publish. Stages hand their in-memory results on (the feature rows are read once). Every
- * artifact is written under the run's own prefix (`runs/<run_id>/…`), so nothing served changes
- * while the run works; when every gate passes (or `force`), ONE compare-and-swap of the published-run
- * pointer switches the API and the workers to the whole set. A failure marks the run failed; a
- * failed gate marks it rejected (MC_ERR_GATE_FAILED); either way the served set is untouched.
+ * `pipeline run`: (ingest) → the stages in `STAGE_NAMES` order → gates → publish, handing in-memory
+ * results on. Everything is written under `runs/<run_id>/`; only the publish (one guarded move of the
+ * published-run pointer) changes what is served. A failure marks the run failed, a failed gate rejected.
  */
-export async function runPipeline(
-  deps: PipelineDeps,
-  asOf: Date,
-  options: RunOptions = {},
-): Promise<RunResult> {
+export async function runPipeline(deps: PipelineDeps, asOf: Date, options: RunOptions = {}) {
   const seconds: Record<string, number> = {};
   const skipped: string[] = [];
   const t0 = performance.now();
@@ -143,7 +98,7 @@ export async function runPipeline(
     throw err;
   }
 
-  async function writeRun(deps: PipelineDeps, run: RunWriter): Promise<RunResult> {
+  async function writeRun(deps: PipelineDeps, run: RunWriter) {
     const recorded = async <T>(
       name: StageName,
       fn: () => Promise<T>,
@@ -318,7 +273,7 @@ export async function runPipeline(
       );
     const pruned = await pruneRuns(base, deps.config.runsKeep, deps.log).catch((err: unknown) => {
       deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'run retention failed');
-      return [] as string[];
+      return [];
     });
     // After publication: these predictions are now the served ones.
     if (predict && analytics.served) await analytics.served(base, asOf, predict, featureRows, run.runId);

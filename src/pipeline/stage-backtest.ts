@@ -1,4 +1,4 @@
-import { KEYS, MatchcastError } from '../domain/index.js';
+import { MatchcastError } from '../domain/index.js';
 import type { FeatureRow } from '../features/index.js';
 import {
   DEFAULT_FAMILY,
@@ -9,13 +9,11 @@ import {
   walkForwardBacktest,
 } from '../model/index.js';
 import { type ModelRegistry, type ModelVersion, newRunId } from '../registry/index.js';
-import { backtestToParquet, readFeatureRows } from './artifacts.js';
+import { backtestToParquet, putArtifact, readFeatureRows } from './artifacts.js';
 import { type PipelineDeps, progressOf } from './deps.js';
 import { type HorizonReport, horizonReport } from './horizons.js';
 import type { BacktestRow } from './predictions-file.js';
-import { resultsEnd } from './windows.js';
-
-const DAY_MS = 86_400_000;
+import { DAY_MS, resultsEnd, walkForwardWindow } from './windows.js';
 
 interface BacktestOptions {
   /**
@@ -69,19 +67,6 @@ function recipeOf(version: ModelVersion): {
   };
 }
 
-export interface BacktestResult {
-  rows: number;
-  folds: number;
-  from: string;
-  to: string;
-  refit_days: number;
-  metrics: Record<string, number>;
-  key: string;
-  backtestRows: BacktestRow[];
-  /** Early (vs opening line) and, with `kickoffFeatureRows`, kick-off (vs closing line) quality. */
-  horizons: { early: HorizonReport; kickoff?: HorizonReport };
-}
-
 /**
  * `pipeline backtest`: walk-forward from `from` to `to`, a refit every `refitDays`; each fold's model
  * sees only results known at its refit date, predicts the matches whose prediction time falls in its
@@ -93,13 +78,11 @@ export async function runBacktestStage(
   deps: Pick<PipelineDeps, 'db' | 'store' | 'log' | 'progress' | 'run'> & { registry?: ModelRegistry },
   asOf: Date,
   options: BacktestOptions = {},
-): Promise<BacktestResult> {
+) {
   const load = progressOf(deps).step('backtest', 'load', 1);
   const rows = options.featureRows ?? (await readFeatureRows(deps));
   load.done({ rows: rows.length });
-  const from = options.from ?? new Date(resultsEnd(rows, asOf).getTime() - 730 * DAY_MS);
-  const to = options.to ?? asOf;
-  const refitDays = options.refitDays ?? 90;
+  const { from, to, refitDays } = walkForwardWindow(resultsEnd(rows, asOf), asOf, options);
   if (!(from < to)) {
     throw new MatchcastError(
       'MC_ERR_VALIDATION',
@@ -136,7 +119,7 @@ export async function runBacktestStage(
   if (kickoff && options.kickoffFeatureRows) {
     attachKickoff(backtestRows, kickoff, options.kickoffFeatureRows);
   }
-  const horizons: BacktestResult['horizons'] = {
+  const horizons: { early: HorizonReport; kickoff?: HorizonReport } = {
     early: horizonReport(result.metrics, 'opening'),
     ...(kickoff ? { kickoff: horizonReport(kickoff.metrics, 'closing') } : {}),
   };
@@ -173,14 +156,9 @@ export async function runBacktestStage(
   };
   // Parquet first, then the report: a reader never sees a report describing a file not yet written.
   const body = backtestToParquet(backtestRows);
-  await deps.store.put(KEYS.backtest.bucket, KEYS.backtest.key, body);
+  const key = await putArtifact(deps.store, 'backtest', body);
   write.tick();
-  await deps.store.put(
-    KEYS.backtestMetrics.bucket,
-    KEYS.backtestMetrics.key,
-    `${JSON.stringify(report, null, 2)}\n`,
-  );
-  const key = `${KEYS.backtest.bucket}/${KEYS.backtest.key}`;
+  await putArtifact(deps.store, 'backtestMetrics', `${JSON.stringify(report, null, 2)}\n`);
   write.done({ key, rows: backtestRows.length, bytes: body.length });
   return {
     rows: backtestRows.length,

@@ -1,15 +1,18 @@
-import { KEYS } from '../domain/index.js';
 import { type FeatureRow, MARKET_FREE_FEATURE_NAMES } from '../features/index.js';
-import { type Model, type TrainParams, trainAndValidate, walkForwardBacktest } from '../model/index.js';
+import {
+  deserializeModel,
+  type Model,
+  type TrainParams,
+  trainAndValidate,
+  walkForwardBacktest,
+} from '../model/index.js';
 import { ModelRegistry, type ModelVersion } from '../registry/index.js';
-import { backtestToParquet } from './artifacts.js';
+import { backtestToParquet, putArtifact } from './artifacts.js';
 import { type PipelineDeps, progressOf } from './deps.js';
 import type { BacktestRow } from './predictions-file.js';
 import { foldRows } from './stage-backtest.js';
 import { newVersionOf } from './stage-train.js';
-import { resultsEnd } from './windows.js';
-
-const DAY_MS = 86_400_000;
+import { resultsEnd, walkForwardWindow } from './windows.js';
 
 /**
  * The market-free fallback's recipe, fixed on the tuning windows 2017-07..2019-07 and 2019-07..2021-07
@@ -20,6 +23,29 @@ export const FALLBACK_PARAMS: TrainParams = { family: 'multinomial_logit', l2: 0
 /** Name of the fallback in the registry: the 1X2 model's name + `-market-free`. */
 export function fallbackModelName(modelName: string): string {
   return `${modelName}-market-free`;
+}
+
+/** The fallback's registry, beside the real store (not a run's view). */
+function fallbackRegistry(deps: Pick<PipelineDeps, 'db' | 'store' | 'run' | 'config'>): ModelRegistry {
+  return new ModelRegistry(
+    { db: deps.db, store: deps.run?.base ?? deps.store },
+    fallbackModelName(deps.config.modelName),
+  );
+}
+
+/**
+ * The fallback's champion and its parsed model (`cached` when it holds that version), or null when
+ * there is none.
+ */
+export async function fallbackChampion(
+  deps: Pick<PipelineDeps, 'db' | 'store' | 'run' | 'config'>,
+  cached?: { version: string; model: Model },
+): Promise<{ version: ModelVersion; model: Model } | null> {
+  const registry = fallbackRegistry(deps);
+  const version = await registry.resolve('champion');
+  if (!version) return null;
+  if (cached?.version === version.version) return { version, model: cached.model };
+  return { version, model: deserializeModel((await registry.loadArtifact(version)).toString('utf8')) };
 }
 
 interface FallbackStageOptions {
@@ -62,10 +88,7 @@ export async function runFallbackStage(
     params: FALLBACK_PARAMS,
     featureNames: MARKET_FREE_FEATURE_NAMES,
   });
-  const registry = new ModelRegistry(
-    { db: deps.db, store: deps.run?.base ?? deps.store },
-    fallbackModelName(deps.config.modelName),
-  );
+  const registry = fallbackRegistry(deps);
   const version = await registry.registerVersion(
     newVersionOf(deps, result, asOf, end, validationDays, { role: 'market-free fallback' }),
   );
@@ -78,21 +101,13 @@ export async function runFallbackStage(
   fit.done({ version: version.version, log_loss: result.metrics.log_loss });
 
   const wf = progressOf(deps).step('fallback', 'walk-forward', 1);
-  const from = options.from ?? new Date(end.getTime() - 730 * DAY_MS);
-  const to = options.to ?? asOf;
   const bt = walkForwardBacktest(rows, {
-    from,
-    to,
-    refitDays: options.refitDays ?? 90,
+    ...walkForwardWindow(end, asOf, options),
     params: FALLBACK_PARAMS,
     featureNames: MARKET_FREE_FEATURE_NAMES,
   });
   const { rows: backtestRows } = await foldRows(bt, registry, version.version, deps.run?.runId ?? null);
-  await deps.store.put(
-    KEYS.fallbackBacktest.bucket,
-    KEYS.fallbackBacktest.key,
-    backtestToParquet(backtestRows),
-  );
+  await putArtifact(deps.store, 'fallbackBacktest', backtestToParquet(backtestRows));
   wf.done({ folds: bt.folds.length, rows: backtestRows.length });
   return {
     version,

@@ -1,27 +1,14 @@
 import { MatchesRepository } from '../db/index.js';
-import { KEYS, type Match } from '../domain/index.js';
+import { KEYS } from '../domain/index.js';
 import {
   buildFeatureRows,
   type FeatureHorizon,
-  type FeatureRow,
   featureFingerprint,
   featureRowsToParquet,
 } from '../features/index.js';
+import { putArtifact } from './artifacts.js';
 import { type PipelineDeps, progressOf } from './deps.js';
 import { readOddsMap, readOddsTimeline } from './odds.js';
-
-/** What the features stage produced. */
-export interface FeaturesResult {
-  rows: number;
-  labelled: number;
-  future: number;
-  /** `features/match_features.parquet` */
-  key: string;
-  /** The rows, so that `pipeline run` does not read the file it just wrote. */
-  featureRows: FeatureRow[];
-  /** The matches read from the DB (handed to predict by `pipeline run`). */
-  matches: Match[];
-}
 
 /**
  * `pipeline features`: one point-in-time feature row per match in the DB (past and future relative to
@@ -32,7 +19,7 @@ export async function runFeaturesStage(
   asOf: Date,
   /** The prediction time of every match (see FeatureHorizon). Default `'early'`. */
   horizon?: FeatureHorizon,
-): Promise<FeaturesResult> {
+) {
   const load = progressOf(deps).step('features', 'load', 2);
   const matches = await new MatchesRepository(deps.db).allMatches();
   load.tick();
@@ -56,16 +43,9 @@ export async function runFeaturesStage(
 
   const write = progressOf(deps).step('features', 'write', 1);
   const body = featureRowsToParquet(rows);
-  await deps.store.put(KEYS.features.bucket, KEYS.features.key, body);
+  const key = await putArtifact(deps.store, 'features', body);
   const labelled = rows.filter((r) => r.label !== null).length;
   const future = rows.filter((r) => r.is_future).length;
-  write.done({ key: `${KEYS.features.bucket}/${KEYS.features.key}`, bytes: body.length, labelled, future });
-  return {
-    rows: rows.length,
-    labelled,
-    future,
-    key: `${KEYS.features.bucket}/${KEYS.features.key}`,
-    featureRows: rows,
-    matches,
-  };
+  write.done({ key, bytes: body.length, labelled, future });
+  return { rows: rows.length, labelled, future, key, featureRows: rows, matches };
 }

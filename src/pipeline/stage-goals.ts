@@ -1,5 +1,5 @@
 import { MatchesRepository } from '../db/index.js';
-import { KEYS, type Match, type OddsObservation, type OddsRecord, RESULT_LAG_MS } from '../domain/index.js';
+import { type Match, type OddsObservation, type OddsRecord, RESULT_LAG_MS } from '../domain/index.js';
 import { oddsRecordAsOf, readObservationSet } from '../ingest/index.js';
 import {
   buildGoalInputs,
@@ -20,11 +20,11 @@ import {
 } from '../model/index.js';
 import { ModelRegistry, newRunId } from '../registry/index.js';
 import { writeParquet } from '../storage/index.js';
+import { putArtifact } from './artifacts.js';
 import { type PipelineDeps, progressOf } from './deps.js';
 import { readOddsMap } from './odds.js';
 import { type GoalsPromoteResult, goalsGuardMetrics, promoteGoalsVersion } from './stage-promote.js';
-
-const DAY_MS = 86_400_000;
+import { walkForwardWindow } from './windows.js';
 
 interface GoalsStageOptions {
   /** Matches already in memory (from the features stage). Default: read the DB. */
@@ -37,7 +37,7 @@ interface GoalsStageOptions {
   refitDays?: number;
 }
 
-export interface GoalsStageResult {
+interface GoalsStageResult {
   version: string;
   model_run_id: string;
   rows: number;
@@ -109,10 +109,8 @@ export async function runGoalsStage(
   let last = Number.NEGATIVE_INFINITY;
   for (const r of inputs) if (r.home_goals !== null && r.t > last) last = r.t;
   const end = Number.isFinite(last) ? Math.min(asOf.getTime(), last + RESULT_LAG_MS) : asOf.getTime();
-  const from = options.from ?? new Date(end - 730 * DAY_MS);
-  const to = options.to ?? asOf;
+  const { from, to, refitDays } = walkForwardWindow(end, asOf, options);
   const wf = progressOf(deps).step('goals', 'walk-forward', 1);
-  const refitDays = options.refitDays ?? 90;
   const bt = goalsWalkForward(inputs, { from, to, refitDays });
   wf.done({ folds: bt.folds.length, predicted: bt.rows.length, ou25: bt.metrics.overall.ou25?.model });
 
@@ -127,8 +125,10 @@ export async function runGoalsStage(
     return null;
   }
   const model = trainGoalsModel(inputs, new Date(end));
-  const base = deps.run?.base ?? deps.store;
-  const registry = new ModelRegistry({ db: deps.db, store: base }, goalsModelName(deps.config.modelName));
+  const registry = new ModelRegistry(
+    { db: deps.db, store: deps.run?.base ?? deps.store },
+    goalsModelName(deps.config.modelName),
+  );
   // The guard's keys (`log_loss`, `model_on_open_log_loss`, `market_open_log_loss`, … : O/U 2.5 on
   // every walk-forward match / on those with each line) are the ones `registry promote` reads.
   const flat: Record<string, number> = goalsGuardMetrics(ou25Figures(inputs, bt.rows));
@@ -201,33 +201,20 @@ export async function runGoalsStage(
   };
   const rows: MarketsRow[] = served.map((input) => {
     const b = byMatch.get(input.match_id);
-    if (b) {
-      return {
-        match_id: input.match_id,
-        expected_home_goals: b.lh,
-        expected_away_goals: b.la,
-        rho: b.rho,
-        model_stage: 'backtest',
-        model_run_id: foldRun.get(b.fold_id)!,
-        training_cutoff: b.training_cutoff,
-        ...prices(input.match_id),
-      };
-    }
-    const s = serving!;
-    const p = predictGoals(s.model, servingInputs.get(input.match_id) ?? input);
+    const p = b ?? predictGoals(serving!.model, servingInputs.get(input.match_id) ?? input);
     return {
       match_id: input.match_id,
       expected_home_goals: p.lh,
       expected_away_goals: p.la,
       rho: p.rho,
-      model_stage: 'champion',
-      model_run_id: s.version.run_id,
-      training_cutoff: new Date(s.version.training_cutoff),
+      model_stage: b ? 'backtest' : 'champion',
+      model_run_id: b ? foldRun.get(b.fold_id)! : serving!.version.run_id,
+      training_cutoff: b ? b.training_cutoff : new Date(serving!.version.training_cutoff),
       ...prices(input.match_id),
     };
   });
   const body = writeParquet(MARKETS_COLUMNS, rows as unknown as Record<string, unknown>[]);
-  await deps.store.put(KEYS.markets.bucket, KEYS.markets.key, body);
+  const key = await putArtifact(deps.store, 'markets', body);
   write.tick();
   const report = {
     generated_at: new Date().toISOString(),
@@ -241,12 +228,7 @@ export async function runGoalsStage(
     folds: bt.folds.map((f) => ({ ...f, model_run_id: foldRun.get(f.fold_id) })),
     metrics: bt.metrics,
   };
-  await deps.store.put(
-    KEYS.marketsMetrics.bucket,
-    KEYS.marketsMetrics.key,
-    `${JSON.stringify(report, null, 2)}\n`,
-  );
-  const key = `${KEYS.markets.bucket}/${KEYS.markets.key}`;
+  await putArtifact(deps.store, 'marketsMetrics', `${JSON.stringify(report, null, 2)}\n`);
   write.done({ key, rows: rows.length, bytes: body.length });
   return {
     version: version.version,

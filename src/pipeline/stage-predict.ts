@@ -1,10 +1,10 @@
 import { MatchesRepository } from '../db/index.js';
-import { KEYS, type Match, MatchcastError } from '../domain/index.js';
+import { type Match, MatchcastError } from '../domain/index.js';
 import { type FeatureRow, hasNoOdds, predictionTimeOf, toModelInput } from '../features/index.js';
 import { deserializeModel, type Model, predictProba } from '../model/index.js';
-import { ModelRegistry, type ModelVersion } from '../registry/index.js';
+import type { ModelVersion } from '../registry/index.js';
 import { writeParquet } from '../storage/index.js';
-import { readBacktestRows, readFeatureRows } from './artifacts.js';
+import { putArtifact, readBacktestRows, readFeatureRows } from './artifacts.js';
 import { type PipelineDeps, progressOf } from './deps.js';
 import {
   type BacktestRow,
@@ -12,7 +12,7 @@ import {
   type PredictionRow,
   predictionRowOf,
 } from './predictions-file.js';
-import { fallbackModelName } from './stage-fallback.js';
+import { fallbackChampion } from './stage-fallback.js';
 
 /** What the predict stage produced. */
 export interface PredictResult {
@@ -54,15 +54,20 @@ interface PredictFallback {
 async function loadFallback(
   deps: Pick<PipelineDeps, 'db' | 'store' | 'run' | 'config'>,
 ): Promise<PredictFallback | null> {
-  const registry = new ModelRegistry(
-    { db: deps.db, store: deps.run?.base ?? deps.store },
-    fallbackModelName(deps.config.modelName),
-  );
-  const version = await registry.resolve('champion');
-  if (!version) return null;
-  const model = deserializeModel((await registry.loadArtifact(version)).toString('utf8'));
+  const champion = await fallbackChampion(deps);
+  if (!champion) return null;
   const rows = (await readBacktestRows(deps, 'fallbackBacktest')) ?? [];
-  return { version, model, backtest: new Map(rows.map((r) => [r.match_id, r])) };
+  return { ...champion, backtest: new Map(rows.map((r) => [r.match_id, r])) };
+}
+
+/** MC_ERR_FEATURES_MISMATCH when `v` was trained on other features than the run's (`features`). */
+function checkFeatures(what: string, v: ModelVersion, features: string | null, fix: string): void {
+  if (v.feature_fingerprint && features && v.feature_fingerprint !== features) {
+    throw new MatchcastError(
+      'MC_ERR_FEATURES_MISMATCH',
+      `${what} v${v.version} was trained on features ${v.feature_fingerprint}, this run's features are ${features}: ${fix}`,
+    );
+  }
 }
 
 /**
@@ -88,16 +93,12 @@ export async function runPredictStage(
     );
   }
   const featuresFingerprint = deps.run?.record.features_fingerprint ?? null;
-  if (
-    champion.feature_fingerprint &&
-    featuresFingerprint &&
-    champion.feature_fingerprint !== featuresFingerprint
-  ) {
-    throw new MatchcastError(
-      'MC_ERR_FEATURES_MISMATCH',
-      `champion v${champion.version} was trained on features ${champion.feature_fingerprint}, this run's features are ${featuresFingerprint}: promote a version trained on them (\`matchcast registry promote --force\`), then rerun`,
-    );
-  }
+  checkFeatures(
+    'champion',
+    champion,
+    featuresFingerprint,
+    'promote a version trained on them (`matchcast registry promote --force`), then rerun',
+  );
   const model = deserializeModel((await deps.registry.loadArtifact(champion)).toString('utf8'));
   load.tick();
   const featureRows = inputs.featureRows ?? (await readFeatureRows(deps));
@@ -107,14 +108,12 @@ export async function runPredictStage(
   load.tick();
   const backtest = new Map((await readBacktestRows(deps))?.map((r) => [r.match_id, r]) ?? []);
   const fallback = inputs.fallback !== undefined ? inputs.fallback : await loadFallback(deps);
-  if (
-    fallback?.version.feature_fingerprint &&
-    featuresFingerprint &&
-    fallback.version.feature_fingerprint !== featuresFingerprint
-  ) {
-    throw new MatchcastError(
-      'MC_ERR_FEATURES_MISMATCH',
-      `market-free fallback v${fallback.version.version} was trained on features ${fallback.version.feature_fingerprint}, this run's features are ${featuresFingerprint}: rerun \`matchcast pipeline run\``,
+  if (fallback) {
+    checkFeatures(
+      'market-free fallback',
+      fallback.version,
+      featuresFingerprint,
+      'rerun `matchcast pipeline run`',
     );
   }
   const fallbackCutoff = fallback ? new Date(fallback.version.training_cutoff).getTime() : 0;
@@ -186,8 +185,7 @@ export async function runPredictStage(
 
   const write = progressOf(deps).step('predict', 'write', 1);
   const body = writeParquet(PREDICTION_COLUMNS, out as unknown as Record<string, unknown>[]);
-  await deps.store.put(KEYS.predictions.bucket, KEYS.predictions.key, body);
-  const key = `${KEYS.predictions.bucket}/${KEYS.predictions.key}`;
+  const key = await putArtifact(deps.store, 'predictions', body);
   write.done({ key, rows: out.length, bytes: body.length });
   return {
     rows: out.length,

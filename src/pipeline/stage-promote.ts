@@ -26,6 +26,7 @@ import {
   type ModelRegistry,
   type ModelVersion,
   type OpeningVerdict,
+  type PromotionComparison,
 } from '../registry/index.js';
 import { readFeatureRows } from './artifacts.js';
 import { type PipelineDeps, progressOf } from './deps.js';
@@ -61,6 +62,20 @@ interface PromoteOptions {
   featureRows?: FeatureRow[];
   /** Actor written to the alias history. Default {@link PROMOTION_ACTOR}. */
   actor?: string;
+}
+
+/** Records what a guard saw, for `registry promote` and the UI (before any alias moves). */
+function recordComparison(
+  deps: Pick<PipelineDeps, 'config'>,
+  registry: Pick<ModelRegistry, 'writeComparison'>,
+  comparison: Omit<PromotionComparison, 'tolerance' | 'opening_margin' | 'decided_at'>,
+): Promise<void> {
+  return registry.writeComparison({
+    ...comparison,
+    tolerance: deps.config.promotionTolerance,
+    opening_margin: deps.config.promotionOpeningMargin,
+    decided_at: new Date().toISOString(),
+  });
 }
 
 function windowOf(v: ModelVersion): { from: Date; to: Date } | null {
@@ -204,8 +219,7 @@ export async function runPromoteStage(
   const reason = champion
     ? `version ${newest.version} vs champion ${champion.version} (${method}): ${decision.reason}`
     : `version ${newest.version}: ${decision.reason}`;
-  // What the guard saw, kept for `registry promote` and the UI (written before the alias moves).
-  await deps.registry.writeComparison({
+  await recordComparison(deps, deps.registry, {
     version: newest.version,
     champion_version: champion?.version ?? null,
     method,
@@ -213,15 +227,12 @@ export async function runPromoteStage(
     validation_to: newest.params.validation_to ?? null,
     new_log_loss: Number.isFinite(newLogLoss) ? newLogLoss : null,
     champion_log_loss: championLogLoss,
-    tolerance: deps.config.promotionTolerance,
-    opening_margin: deps.config.promotionOpeningMargin,
     opening,
     closing,
     champion_verdict: decision.champion,
     opening_verdict: decision.opening,
     promote: decision.promote,
     reason,
-    decided_at: new Date().toISOString(),
   });
   if (decision.promote) {
     await deps.registry.setAlias('candidate', newest.version, options.actor ?? PROMOTION_ACTOR, reason);
@@ -401,8 +412,7 @@ export async function promoteGoalsVersion(
       if (!Number.isFinite(championLogLoss)) championLogLoss = null;
     }
   }
-  const opening: LineCheck | null = newFigures.open;
-  const closing: LineCheck | null = newFigures.close;
+  const { open: opening, close: closing } = newFigures;
   const decision = decidePromotion(
     newLogLoss,
     championLogLoss,
@@ -424,7 +434,7 @@ export async function promoteGoalsVersion(
     : champion && championLogLoss === null
       ? `${against}: cannot measure the champion's O/U 2.5 log loss on the same matches`
       : `${against}, O/U 2.5: ${decision.reason}`;
-  await registry.writeComparison({
+  await recordComparison(deps, registry, {
     version: version.version,
     champion_version: championRef?.version ?? null,
     method,
@@ -432,15 +442,12 @@ export async function promoteGoalsVersion(
     validation_to: window.to.toISOString(),
     new_log_loss: Number.isFinite(newLogLoss) ? newLogLoss : null,
     champion_log_loss: championLogLoss,
-    tolerance: deps.config.promotionTolerance,
-    opening_margin: deps.config.promotionOpeningMargin,
     opening,
     closing,
     champion_verdict: decision.champion,
     opening_verdict: decision.opening,
     promote,
     reason,
-    decided_at: new Date().toISOString(),
   });
   if (promote) {
     await registry.setAlias('champion', version.version, PROMOTION_ACTOR, reason);

@@ -18,3 +18,18 @@ export function resultsEnd(rows: readonly FeatureRow[], asOf: Date): Date {
   }
   return Number.isFinite(last) ? new Date(Math.min(asOfMs, last + RESULT_LAG_MS)) : asOf;
 }
+
+export const DAY_MS = 86_400_000;
+
+/** Where a walk-forward runs unless told: the two years before `end` up to `asOf`, a refit every 90 days. */
+export function walkForwardWindow(
+  end: Date | number,
+  asOf: Date,
+  options: { from?: Date; to?: Date; refitDays?: number },
+): { from: Date; to: Date; refitDays: number } {
+  return {
+    from: options.from ?? new Date(Number(end) - 730 * DAY_MS),
+    to: options.to ?? asOf,
+    refitDays: options.refitDays ?? 90,
+  };
+}

@@ -1,13 +1,14 @@
 // The model registry: versions and aliases (champion, challenger) in the object store, and the
 // promotion rule. Storage keys stay internal (tests import keys.ts).
-export { createRegistry, ModelRegistry, type NewVersion } from './model-registry.js';
+export { createRegistry, ModelRegistry, type NewVersion, type Registry } from './model-registry.js';
 export {
   type ChampionVerdict,
   decidePromotion,
   type LineCheck,
   lineCheckOf,
   type OpeningVerdict,
+  type PromotionComparison,
   type PromotionDecision,
 } from './promotion.js';
 export { newRunId } from './run-id.js';
-export type { AliasEvent, FeaturesArtifactRef, ModelVersion, Registry } from './types.js';
+export type { AliasEvent, FeaturesArtifactRef, ModelVersion } from './types.js';

@@ -6,8 +6,7 @@ import type { ObjectStore } from '../storage/index.js';
 import { REGISTRY_BUCKET } from './keys.js';
 import type { PromotionComparison } from './promotion.js';
 import { isRunId, newRunId } from './run-id.js';
-import { isoWithoutZone } from './timestamps.js';
-import type { AliasEvent, FeaturesArtifactRef, ModelVersion, Registry, RegistryRun } from './types.js';
+import type { AliasEvent, FeaturesArtifactRef, ModelVersion, RegistryRun } from './types.js';
 
 /** What the trainer hands over to register a new version. */
 export interface NewVersion {
@@ -99,7 +98,7 @@ const VERSION_NUMBER = /^[1-9]\d{0,8}$/;
  * once to the object store under `models/<run_id>/model.json` and checked against the size and
  * SHA-256 recorded with the version whenever they are read.
  */
-export class ModelRegistry implements Registry {
+export class ModelRegistry {
   readonly modelName: string;
   private readonly now: () => Date;
   readonly db: Database;
@@ -169,7 +168,7 @@ export class ModelRegistry implements Registry {
           this.modelName,
           next,
           runId,
-          isoWithoutZone(this.now()),
+          this.now().toISOString().replace(/Z$/, ''), // without a zone (spec §2.7)
           JSON.stringify(input.metrics),
           JSON.stringify(params),
           JSON.stringify(input.feature_names),
@@ -186,43 +185,34 @@ export class ModelRegistry implements Registry {
     });
   }
 
-  /** Every version, oldest first; versions of runs that died are left out unless `includeFailed`. */
-  async listVersions(options: { includeFailed?: boolean } = {}): Promise<ModelVersion[]> {
+  /** Versions of this model matching `where` (`$1` is the model name, `params` follow from `$2`). */
+  private async selectVersions(where: string, params: unknown[] = []): Promise<ModelVersion[]> {
     const rows = await this.db.query<VersionRow>(
-      `SELECT ${VERSION_COLUMNS} FROM model_versions WHERE model_name = $1
-         AND ($2 OR status = 'ready') ORDER BY version`,
-      [this.modelName, options.includeFailed === true],
+      `SELECT ${VERSION_COLUMNS} FROM model_versions WHERE model_name = $1 AND ${where}`,
+      [this.modelName, ...params],
     );
     return rows.map(toVersion);
   }
 
+  /** Every version, oldest first; versions of runs that died are left out unless `includeFailed`. */
+  async listVersions(options: { includeFailed?: boolean } = {}): Promise<ModelVersion[]> {
+    return this.selectVersions(`($2 OR status = 'ready') ORDER BY version`, [options.includeFailed === true]);
+  }
+
   async getVersion(version: string): Promise<ModelVersion | null> {
     if (!VERSION_NUMBER.test(version)) return null;
-    const rows = await this.db.query<VersionRow>(
-      `SELECT ${VERSION_COLUMNS} FROM model_versions WHERE model_name = $1 AND version = $2`,
-      [this.modelName, Number(version)],
-    );
-    return rows[0] ? toVersion(rows[0]) : null;
+    return (await this.selectVersions('version = $2', [Number(version)]))[0] ?? null;
   }
 
   /** The newest version that is not failed, or null when none is registered. */
   async latestVersion(): Promise<ModelVersion | null> {
-    const rows = await this.db.query<VersionRow>(
-      `SELECT ${VERSION_COLUMNS} FROM model_versions WHERE model_name = $1 AND status = 'ready'
-         ORDER BY version DESC LIMIT 1`,
-      [this.modelName],
-    );
-    return rows[0] ? toVersion(rows[0]) : null;
+    return (await this.selectVersions(`status = 'ready' ORDER BY version DESC LIMIT 1`))[0] ?? null;
   }
 
   /** The newest ready version whose params carry this `run_key` (same data, params and code), or null. */
   async findByRunKey(runKey: string): Promise<ModelVersion | null> {
-    const rows = await this.db.query<VersionRow>(
-      `SELECT ${VERSION_COLUMNS} FROM model_versions WHERE model_name = $1 AND status = 'ready'
-         AND params->>'run_key' = $2 ORDER BY version DESC LIMIT 1`,
-      [this.modelName, runKey],
-    );
-    return rows[0] ? toVersion(rows[0]) : null;
+    const where = `status = 'ready' AND params->>'run_key' = $2 ORDER BY version DESC LIMIT 1`;
+    return (await this.selectVersions(where, [runKey]))[0] ?? null;
   }
 
   /** Records a run that is not a version (a walk-forward fold), once. */
@@ -276,19 +266,6 @@ export class ModelRegistry implements Registry {
     return obj.body;
   }
 
-  /** Marks the versions a dead pipeline run registered as failed (hidden from listings, kept for audit). */
-  async markRunFailed(pipelineRunId: string): Promise<number> {
-    const rows = await this.db.query<{ version: number }>(
-      `UPDATE model_versions SET status = 'failed'
-         WHERE model_name = $1 AND pipeline_run_id = $2 AND status = 'ready'
-           AND NOT EXISTS (SELECT 1 FROM model_aliases a WHERE a.model_name = model_versions.model_name
-                           AND a.version = model_versions.version AND a.alias = 'champion')
-         RETURNING version`,
-      [this.modelName, pipelineRunId],
-    );
-    return rows.length;
-  }
-
   // ---- promotion comparisons -------------------------------------------------------------------
 
   /** Records what the promotion guard looked at for a version (replacing an earlier decision). */
@@ -326,15 +303,8 @@ export class ModelRegistry implements Registry {
   }
 
   async resolve(stage: Stage): Promise<ModelVersion | null> {
-    const rows = await this.db.query<VersionRow>(
-      `SELECT ${VERSION_COLUMNS.split(',')
-        .map((c) => `v.${c.trim()}`)
-        .join(', ')} FROM model_aliases a
-         JOIN model_versions v ON v.model_name = a.model_name AND v.version = a.version
-         WHERE a.model_name = $1 AND a.alias = $2`,
-      [this.modelName, stage],
-    );
-    return rows[0] ? toVersion(rows[0]) : null;
+    const where = 'version = (SELECT version FROM model_aliases WHERE model_name = $1 AND alias = $2)';
+    return (await this.selectVersions(where, [stage]))[0] ?? null;
   }
 
   /**
@@ -463,33 +433,24 @@ export class ModelRegistry implements Registry {
 
   /** Every alias event, oldest first. */
   async history(): Promise<AliasEvent[]> {
-    const rows = await this.db.query<{
-      seq: number;
-      at: string;
-      actor: string;
-      alias: Stage;
-      from_version: string | null;
-      to_version: string | null;
-      reason: string | null;
-    }>(
+    const rows = await this.db.query<Omit<AliasEvent, 'reason'> & { reason: string | null }>(
       `SELECT seq, at, actor, alias, from_version, to_version, reason FROM model_alias_history
          WHERE model_name = $1 ORDER BY seq`,
       [this.modelName],
     );
-    return rows.map((r) => {
-      const e: AliasEvent = {
-        seq: Number(r.seq),
-        at: r.at,
-        actor: r.actor,
-        alias: r.alias,
-        from_version: r.from_version,
-        to_version: r.to_version,
-      };
-      if (r.reason !== null) e.reason = r.reason;
-      return e;
-    });
+    return rows.map(({ reason, ...e }) => ({
+      ...e,
+      seq: Number(e.seq),
+      ...(reason !== null ? { reason } : {}),
+    }));
   }
 }
+
+/** The registry as its readers see it (the live routes, the analytics). */
+export type Registry = Pick<
+  ModelRegistry,
+  'modelName' | 'listVersions' | 'getVersion' | 'aliases' | 'resolve'
+>;
 
 /**
  * Creates the registry of `config.modelName` over the database (rows) and the object store (files).

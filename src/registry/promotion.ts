@@ -1,17 +1,9 @@
+import type { PromotionStatus } from '../schemas/index.js';
+
 /** How the new version compares with the champion on the same validation matches. */
 export type ChampionVerdict = 'no-champion' | 'beats' | 'ties' | 'worse' | 'not-finite';
 /** How the new version compares with the de-margined opening line on the same validation matches. */
 export type OpeningVerdict = 'beats' | 'worse' | 'no-line' | 'not-checked';
-
-/** A market line on the validation matches that have it, beside the new version on those matches. */
-export interface LineCheck {
-  /** Validation matches with this line. */
-  n: number;
-  /** The new version's log loss on those matches. */
-  model_log_loss: number;
-  /** The de-margined line's log loss on those matches. */
-  line_log_loss: number;
-}
 
 /** The outcome of the automated promotion rule (spec §3.1). */
 export interface PromotionDecision {
@@ -93,24 +85,10 @@ export function lineCheckOf(metrics: Record<string, number>, line: 'open' | 'clo
  * Everything the promotion guard looked at for one version: what `pipeline promote` decided, what
  * `registry promote` shows before the operator signs off, and what the UI's models panel shows.
  */
-export interface PromotionComparison {
-  version: string;
-  champion_version: string | null;
-  /** How the champion's log loss on the new version's window was obtained. */
-  method: string;
-  validation_from: string | null;
-  validation_to: string | null;
-  new_log_loss: number | null;
-  champion_log_loss: number | null;
-  tolerance: number;
-  opening_margin: number;
-  /** The new version against the de-margined opening line, on the validation matches that have it. */
-  opening: LineCheck | null;
-  /** Likewise for the closing line (shown, not required: the closing line is the market's best). */
-  closing: LineCheck | null;
+export type PromotionComparison = NonNullable<PromotionStatus['comparison']> & {
   champion_verdict: ChampionVerdict;
   opening_verdict: OpeningVerdict;
-  promote: boolean;
-  reason: string;
-  decided_at: string;
-}
+};
+
+/** A market line on the validation matches that have it, beside the new version on those matches. */
+export type LineCheck = NonNullable<PromotionComparison['opening']>;

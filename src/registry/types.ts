@@ -52,17 +52,6 @@ export interface AliasEvent {
   reason?: string;
 }
 
-/** The model registry port: rows in the database, model files in the object store. */
-export interface Registry {
-  readonly modelName: string;
-  listVersions(): Promise<ModelVersion[]>;
-  getVersion(version: string): Promise<ModelVersion | null>;
-  /** Current alias → version map. */
-  aliases(): Promise<Partial<Record<Stage, string>>>;
-  /** The version an alias points at, or null when the alias is not assigned. */
-  resolve(stage: Stage): Promise<ModelVersion | null>;
-}
-
 /**
  * A run the registry knows that is not a version: a walk-forward fold whose out-of-sample rows are
  * served for matches before the champion's cut-off. Traceability: every served `model_run_id` is a

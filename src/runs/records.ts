@@ -93,31 +93,14 @@ export async function listRuns(db: Queryable): Promise<RunRecord[]> {
  * event with `at <= t` (what monitoring uses to know which predictions were live before a kick-off).
  */
 export async function readRunHistory(db: Queryable): Promise<RunEvent[]> {
-  const rows = await db.query<{
-    seq: number;
-    at: string;
-    actor: string;
-    action: RunEvent['action'];
-    from_run: string | null;
-    to_run: string;
-    reason: string | null;
-    forced: boolean;
-  }>(
+  const rows = await db.query<Omit<RunEvent, 'reason'> & { reason: string | null }>(
     'SELECT seq, at, actor, action, from_run, to_run, reason, forced FROM published_run_history ORDER BY seq',
   );
-  return rows.map((r) => {
-    const e: RunEvent = {
-      seq: Number(r.seq),
-      at: r.at,
-      actor: r.actor,
-      action: r.action,
-      from_run: r.from_run,
-      to_run: r.to_run,
-      forced: r.forced,
-    };
-    if (r.reason !== null) e.reason = r.reason;
-    return e;
-  });
+  return rows.map(({ reason, ...e }) => ({
+    ...e,
+    seq: Number(e.seq),
+    ...(reason !== null ? { reason } : {}),
+  }));
 }
 
 /** The run that was published at instant `at` (null when none was), from the history. */
