@@ -7,13 +7,15 @@
  *   mode `fastify`:   Fastify with only the precomputed routes (no shared hooks): the route's own cost
  *   mode `app`:       the real `buildApp` (security headers, auth, request ids, metrics, access line at info)
  *   mode `app-quiet`: `buildApp` with `logRequests: false` (no access line)
+ *   `app-nometrics`, `app-nohash`, `app-quiet-nometrics-nohash`, …: `buildApp` with the request metrics
+ *                     and/or the key's SHA-256 replaced by no-ops (what each part costs)
  *   mode `app-cors`:  `buildApp` with `CORS_ALLOWED_ORIGINS` set (the CORS plugin's hook on every request)
  *   mode `app-transport`: `buildApp` with its log lines written through a pino transport (`pino/file`
  *                     on a thread of pino's) instead of the service's asynchronous stdout destination
  * Sends `{ port }` when listening; answers `'mem'` with its memory figures, `'cpu'` with its CPU time
  * and `'reload'` by loading a new predictions file (to see the peak while two copies coexist).
  */
-import { randomUUID } from 'node:crypto';
+import crypto, { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import pino from 'pino';
@@ -26,6 +28,7 @@ import { parseConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/index.js';
 import { isMatchcastError } from '../src/domain/index.js';
 import { createLogger, REDACT_PATHS } from '../src/logger.js';
+import { httpRequestDuration, httpRequestsTotal } from '../src/metrics.js';
 import { createTaskQueue } from '../src/queue/index.js';
 import { createRegistry } from '../src/registry/index.js';
 import { createServingViews, type Views } from '../src/serving/index.js';
@@ -151,7 +154,16 @@ async function main(): Promise<void> {
       cache: createPredictionCache(config, log),
       registry: createRegistry({ db, store }, config),
     } as unknown as AppContext;
-    app = await buildApp(ctx, { logRequests: mode !== 'app-quiet' });
+    // Ablation: `-nometrics` / `-nohash` in the mode make that part of every request a no-op.
+    if (mode.includes('-nometrics')) {
+      httpRequestsTotal.inc = () => undefined;
+      httpRequestDuration.observe = () => undefined;
+    }
+    if (mode.includes('-nohash')) {
+      const digest = Buffer.alloc(32);
+      (crypto as { hash: unknown }).hash = () => digest;
+    }
+    app = await buildApp(ctx, { logRequests: !mode.includes('-quiet') });
     if (!app.hasRoute({ method: 'GET', url: '/predict/precomputed/:match_id' }))
       await precomputedRoutes(app, ctx);
   }
