@@ -38,7 +38,9 @@ async function registerFallback(cutoff: Date, l2: number): Promise<ModelVersion>
 }
 
 before(async () => {
-  live = await startLiveApp({ REDIS_URL: undefined, CACHE_URL: undefined, PREDICT_TIMEOUT_MS: '10000' });
+  // The first request starts the worker threads and loads the models: bounded generously, since this
+  // file checks labels and caching, not latency (a loaded CI host took over 10 s).
+  live = await startLiveApp({ REDIS_URL: undefined, CACHE_URL: undefined, PREDICT_TIMEOUT_MS: '30000' });
   const rows = featureRows().map((r) => ({ ...r, mkt_missing: NO_ODDS.has(r.match_id) ? 1 : 0 }));
   await publishArtifacts(live.fx, { features: featureRowsToParquet(rows) });
   await live.ctx.views.refresh();
