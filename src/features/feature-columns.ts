@@ -1,5 +1,5 @@
-import { parquetMetadata, parquetRead } from 'hyparquet';
-import { parquetFile } from '../storage/index.js';
+import { parquetMetadata } from 'hyparquet';
+import { parquetFile, readColumnByColumn } from '../storage/index.js';
 import { FEATURE_NAMES } from './feature-names.js';
 
 /** How a column of the features file becomes a value of a row (as `featureRowsFromParquet` reads it). */
@@ -62,12 +62,11 @@ export class FeatureColumns implements ReadonlyMap<number, Record<string, unknow
       if (kind === 'str') dicts.set(name, new Map());
     }
     const present = new Set<string>();
-    await parquetRead({
+    await readColumnByColumn(
       file,
       metadata,
-      utf8: true,
-      columns: KINDS.map(([name]) => name).filter((name) => metadata.schema.some((s) => s.name === name)),
-      onChunk: ({ columnName, columnData, rowStart }) => {
+      KINDS.map(([name]) => name),
+      ({ columnName, columnData, rowStart }) => {
         const col = columns.get(columnName);
         if (!col) return;
         present.add(columnName);
@@ -75,7 +74,7 @@ export class FeatureColumns implements ReadonlyMap<number, Record<string, unknow
           put(col, dicts.get(columnName), rowStart + j, columnData[j]);
         }
       },
-    });
+    );
     // A column absent from the file reads as `featureRowsFromParquet` reads an absent value.
     for (const [name, col] of columns) {
       if (present.has(name)) continue;

@@ -1,4 +1,4 @@
-import { parquetMetadata, parquetRead } from 'hyparquet';
+import { parquetMetadata } from 'hyparquet';
 import {
   isOddsKind,
   isOddsMarket,
@@ -9,7 +9,12 @@ import {
   type OddsObservation,
   OddsTimeline,
 } from '../domain/index.js';
-import { type ParquetColumn, parquetFile, writeParquetColumns } from '../storage/index.js';
+import {
+  type ParquetColumn,
+  parquetFile,
+  readColumnByColumn,
+  writeParquetColumns,
+} from '../storage/index.js';
 
 /** A market or kind cell that did not hold a known name. */
 const NONE = 255;
@@ -99,15 +104,9 @@ export class ObservationColumns {
       price_2: price(1),
       price_3: price(2),
     };
-    await parquetRead({
-      file,
-      metadata,
-      utf8: true,
-      onChunk: ({ columnName, columnData, rowStart }) => {
-        const put = Object.hasOwn(cell, columnName) ? cell[columnName] : undefined;
-        if (!put) return;
-        for (let j = 0; j < columnData.length; j++) put(columnData[j], rowStart + j);
-      },
+    await readColumnByColumn(file, metadata, Object.keys(cell), ({ columnName, columnData, rowStart }) => {
+      const put = cell[columnName]!;
+      for (let j = 0; j < columnData.length; j++) put(columnData[j], rowStart + j);
     });
     // Keep the complete rows, moved down in place.
     let kept = 0;
@@ -199,25 +198,18 @@ export class ObservationColumns {
 
   /** The rows at `order`, in that order, as the observations file. */
   encode(order: ArrayLike<number>): Buffer {
-    const n = order.length;
-    const pick = <T>(f: (i: number) => T): T[] => {
-      const out = new Array<T>(n);
-      for (let j = 0; j < n; j++) out[j] = f(order[j]);
-      return out;
+    const at = (f: (i: number) => unknown) => (j: number) => f(order[j]);
+    const column: Record<string, (j: number) => unknown> = {
+      match_id: at((i) => this.matchId[i]),
+      market: at((i) => ODDS_MARKETS[this.market[i]]),
+      kind: at((i) => ODDS_KINDS[this.kind[i]]),
+      observed_at: at((i) => this.at[i]),
+      source: at((i) => this.sources[this.source[i]]),
+      price_1: at((i) => this.prices[i * 3]),
+      price_2: at((i) => this.prices[i * 3 + 1]),
+      price_3: at((i) => (Number.isNaN(this.prices[i * 3 + 2]) ? null : this.prices[i * 3 + 2])),
     };
-    return writeParquetColumns(OBSERVATION_COLUMNS, {
-      match_id: pick((i) => this.matchId[i]),
-      market: pick((i) => ODDS_MARKETS[this.market[i]]),
-      kind: pick((i) => ODDS_KINDS[this.kind[i]]),
-      observed_at: pick((i) => this.at[i]),
-      source: pick((i) => this.sources[this.source[i]]),
-      price_1: pick((i) => this.prices[i * 3]),
-      price_2: pick((i) => this.prices[i * 3 + 1]),
-      price_3: pick((i) => {
-        const p = this.prices[i * 3 + 2];
-        return Number.isNaN(p) ? null : p;
-      }),
-    });
+    return writeParquetColumns(OBSERVATION_COLUMNS, order.length, (name) => column[name]!);
   }
 
   private grow(): void {

@@ -1,4 +1,4 @@
-import { parquetMetadata, parquetRead } from 'hyparquet';
+import { parquetMetadata } from 'hyparquet';
 import {
   emptyOddsRecord,
   ODDS_1X2_FIELDS,
@@ -7,7 +7,12 @@ import {
   ODDS_TIME_FIELDS,
   type OddsRecord,
 } from '../domain/index.js';
-import { type ParquetColumn, parquetFile, writeParquetColumns } from '../storage/index.js';
+import {
+  type ParquetColumn,
+  parquetFile,
+  readColumnByColumn,
+  writeParquetColumns,
+} from '../storage/index.js';
 
 /** Columns of `raw-data/odds.parquet` (docs/pipeline.md, "Artifact columns"; everything after `source` is additive, nullable). */
 export const ODDS_COLUMNS: readonly ParquetColumn[] = [
@@ -81,24 +86,18 @@ export class OddsColumns implements ReadonlyMap<number, OddsRecord> {
     sources.code('');
     const priceAt = new Map<string, Float64Array>(ODDS_PRICE_FIELDS.map((f, k) => [f, prices[k]]));
     const timeAt = new Map<string, Float64Array>(ODDS_TIME_FIELDS.map((f, k) => [f, times[k]]));
-    const names = new Set(metadata.schema.map((s) => s.name));
-    await parquetRead({
-      file,
-      metadata,
-      utf8: true,
-      columns: ['match_id', ...ODDS_PRICE_FIELDS, ...ODDS_TIME_FIELDS, 'source'].filter((c) => names.has(c)),
-      onChunk: ({ columnName, columnData, rowStart }) => {
-        const price = priceAt.get(columnName);
-        const time = timeAt.get(columnName);
-        for (let j = 0; j < columnData.length; j++) {
-          const v: unknown = columnData[j];
-          const i = rowStart + j;
-          if (columnName === 'match_id') ids[i] = Number(v);
-          else if (columnName === 'source') sourceOf[i] = sources.code(typeof v === 'string' ? v : '');
-          else if (price) price[i] = typeof v === 'number' && Number.isFinite(v) ? v : Number.NaN;
-          else if (time) time[i] = dateMs(v);
-        }
-      },
+    const columns = ['match_id', ...ODDS_PRICE_FIELDS, ...ODDS_TIME_FIELDS, 'source'];
+    await readColumnByColumn(file, metadata, columns, ({ columnName, columnData, rowStart }) => {
+      const price = priceAt.get(columnName);
+      const time = timeAt.get(columnName);
+      for (let j = 0; j < columnData.length; j++) {
+        const v: unknown = columnData[j];
+        const i = rowStart + j;
+        if (columnName === 'match_id') ids[i] = Number(v);
+        else if (columnName === 'source') sourceOf[i] = sources.code(typeof v === 'string' ? v : '');
+        else if (price) price[i] = typeof v === 'number' && Number.isFinite(v) ? v : Number.NaN;
+        else if (time) time[i] = dateMs(v);
+      }
     });
     const read = new OddsColumns(ids, prices, times, sources.names, sourceOf, new Map());
     const b = new OddsColumnsBuilder(n);
@@ -163,23 +162,14 @@ export class OddsColumns implements ReadonlyMap<number, OddsRecord> {
 
   /** The rows as `raw-data/odds.parquet`, in row order: the columns of {@link ODDS_COLUMNS}, NaN written as null. */
   encode(): Buffer {
-    const n = this.ids.length;
-    const nullable = (col: Float64Array): (number | null)[] => {
-      const out = new Array<number | null>(n);
-      for (let i = 0; i < n; i++) out[i] = Number.isNaN(col[i]) ? null : col[i];
-      return out;
-    };
-    const data: Record<string, ArrayLike<unknown>> = {
-      match_id: Array.from(this.ids),
-      source: Array.from(this.sourceOf, (c) => this.sources[c]),
-    };
-    ODDS_PRICE_FIELDS.forEach((f, k) => {
-      data[f] = nullable(this.prices[k]);
-    });
-    ODDS_TIME_FIELDS.forEach((f, k) => {
-      data[f] = nullable(this.times[k]);
-    });
-    return writeParquetColumns(ODDS_COLUMNS, data);
+    const nullable = (col: Float64Array) => (i: number) => (Number.isNaN(col[i]) ? null : col[i]);
+    const column = new Map<string, (i: number) => unknown>([
+      ['match_id', (i) => this.ids[i]],
+      ['source', (i) => this.sources[this.sourceOf[i]]],
+      ...ODDS_PRICE_FIELDS.map((f, k) => [f, nullable(this.prices[k])] as const),
+      ...ODDS_TIME_FIELDS.map((f, k) => [f, nullable(this.times[k])] as const),
+    ]);
+    return writeParquetColumns(ODDS_COLUMNS, this.ids.length, (name) => column.get(name) ?? (() => null));
   }
 
   /**

@@ -10,6 +10,7 @@ export {
   type ParquetRow,
   parquetFile,
   parquetSchemaElement,
+  readColumnByColumn,
   readParquet,
   readParquetColumns,
   writeParquet,

@@ -1,4 +1,4 @@
-import type { SchemaElement } from 'hyparquet';
+import type { ColumnData, FileMetaData, SchemaElement } from 'hyparquet';
 import { parquetMetadata, parquetRead, parquetSchema } from 'hyparquet';
 import { ByteWriter, parquetWrite } from 'hyparquet-writer';
 import { rowShape } from '../domain/index.js';
@@ -75,16 +75,23 @@ const PHYSICAL: Record<ParquetColumnType, (v: unknown) => unknown> = {
   },
 };
 
-/** Converts one column to the physical values the writer expects, validating as it goes. */
-function columnData(col: ParquetColumn, n: number, value: (i: number) => unknown): unknown[] {
+/**
+ * One column as hyparquet-writer reads it (`length`, and `slice` per row group and column, nothing
+ * else): converted to physical values and validated slice by slice, never a whole file at once.
+ */
+function columnData(col: ParquetColumn, n: number, value: (i: number) => unknown) {
   const toPhysical = PHYSICAL[col.type];
-  const out = new Array<unknown>(n);
-  for (let i = 0; i < n; i++) {
-    const v = value(i);
-    out[i] = v === null || v === undefined ? null : toPhysical(v);
-    if (out[i] === undefined) bad(col, i, v);
-  }
-  return out;
+  const slice = (start: number, end: number): unknown[] => {
+    const out = new Array<unknown>(end - start);
+    for (let i = start; i < end; i++) {
+      const v = value(i);
+      const p = v === null || v === undefined ? null : toPhysical(v);
+      if (p === undefined) bad(col, i, v);
+      out[i - start] = p;
+    }
+    return out;
+  };
+  return { length: n, slice };
 }
 
 /**
@@ -101,16 +108,17 @@ export function writeParquet(
 }
 
 /**
- * {@link writeParquet} from columns instead of rows: `data[name][i]` is row `i` of that column (every
- * column as long as the first), so a caller holding columns builds no object per row.
+ * {@link writeParquet} from columns instead of rows: `cell(name)` reads row `i` of that column. Cells
+ * are read one row group of one column at a time, so a caller holding typed columns builds neither an
+ * object per row nor an array per column.
  */
 export function writeParquetColumns(
   columns: readonly ParquetColumn[],
-  data: Readonly<Record<string, ArrayLike<unknown>>>,
+  rows: number,
+  cell: (name: string) => (i: number) => unknown,
   options: WriteParquetOptions = {},
 ): Buffer {
-  const n = columns.length > 0 ? (data[columns[0].name]?.length ?? 0) : 0;
-  return write(columns, n, (c) => (i) => data[c.name]?.[i], options);
+  return write(columns, rows, (c) => cell(c.name), options);
 }
 
 function write(
@@ -146,6 +154,23 @@ export function parquetFile(buf: Buffer | Uint8Array): ArrayBuffer {
   return buf.byteOffset === 0 && buf.byteLength === buf.buffer.byteLength
     ? (buf.buffer as ArrayBuffer)
     : (buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer);
+}
+
+/**
+ * Hands over the named columns' values chunk by chunk, one column at a time: hyparquet decodes every
+ * column of a read before it hands any over, which for a wide file is every value boxed at once.
+ * Names absent from the file are skipped.
+ */
+export async function readColumnByColumn(
+  file: ArrayBuffer,
+  metadata: FileMetaData,
+  names: readonly string[],
+  onChunk: (chunk: ColumnData) => void,
+): Promise<void> {
+  const present = new Set(metadata.schema.map((s) => s.name));
+  for (const name of names) {
+    if (present.has(name)) await parquetRead({ file, metadata, utf8: true, columns: [name], onChunk });
+  }
 }
 
 /** An INT64 cell as a number; outside the safe-integer range it throws rather than lose precision. */
@@ -192,21 +217,16 @@ async function readColumns(
   // Top-level columns only: the elements under a nested (struct, list, map) column are not columns.
   const names = parquetSchema(metadata).children.map((child) => child.element.name);
   const columns = new Map<string, unknown[]>();
-  await parquetRead({
-    file,
-    metadata,
-    utf8: true,
-    onChunk: ({ columnName, columnData, rowStart }) => {
-      let col = columns.get(columnName);
-      if (!col) {
-        col = new Array(n).fill(null);
-        columns.set(columnName, col);
-      }
-      for (let j = 0; j < columnData.length; j++) {
-        const v: unknown = columnData[j];
-        col[rowStart + j] = typeof v === 'bigint' ? safeNumber(columnName, v) : v;
-      }
-    },
+  await readColumnByColumn(file, metadata, names, ({ columnName, columnData, rowStart }) => {
+    let col = columns.get(columnName);
+    if (!col) {
+      col = new Array(n).fill(null);
+      columns.set(columnName, col);
+    }
+    for (let j = 0; j < columnData.length; j++) {
+      const v: unknown = columnData[j];
+      col[rowStart + j] = typeof v === 'bigint' ? safeNumber(columnName, v) : v;
+    }
   });
   return { names, n, columns };
 }

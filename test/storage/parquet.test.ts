@@ -4,7 +4,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { type ParquetColumn, readParquet, writeParquet } from '../../src/storage/index.js';
+import { parquetMetadata } from 'hyparquet';
+import {
+  type ParquetColumn,
+  parquetFile,
+  readColumnByColumn,
+  readParquet,
+  writeParquet,
+  writeParquetColumns,
+} from '../../src/storage/index.js';
 
 const COLUMNS: ParquetColumn[] = [
   { name: 'match_id', type: 'int64' },
@@ -77,6 +85,54 @@ test('values that do not fit the column type are rejected', () => {
         [],
       ),
     TypeError,
+  );
+});
+
+test('columns are written one row group at a time, with the failing row named', async () => {
+  const n = 2_500;
+  const reads: number[] = [];
+  const cols: ParquetColumn[] = [
+    { name: 'id', type: 'int64' },
+    { name: 'x', type: 'double' },
+  ];
+  const cell = (name: string) => (i: number) => {
+    reads.push(i);
+    return name === 'id' ? i : i % 7 === 0 ? null : i / 2;
+  };
+  const buf = writeParquetColumns(cols, n, cell, { rowGroupSize: 1_000 });
+  assert.equal(reads.length, 2 * n, 'every cell read once');
+  assert.equal(parquetMetadata(parquetFile(buf)).row_groups.length, 3);
+  const back = await readParquet(buf);
+  assert.deepEqual(back[2_100], { id: 2_100, x: null });
+  assert.deepEqual(back[2_101], { id: 2_101, x: 1_050.5 });
+  // The same file from rows: byte for byte.
+  assert.deepEqual(writeParquet(cols, back, { rowGroupSize: 1_000 }), buf);
+  assert.throws(
+    () =>
+      writeParquetColumns(cols, n, (name) => (i) => (name === 'x' && i === 2_345 ? 'bad' : i), {
+        rowGroupSize: 1_000,
+      }),
+    /column "x" \(double\), row 2345: unsupported value bad/,
+  );
+});
+
+test('readColumnByColumn hands over one column at a time and skips absent names', async () => {
+  const buf = writeParquet(COLUMNS, ROWS);
+  const file = parquetFile(buf);
+  const seen: string[] = [];
+  const values = new Map<string, unknown[]>();
+  await readColumnByColumn(file, parquetMetadata(file), ['team', 'nope', 'proba'], (chunk) => {
+    seen.push(chunk.columnName);
+    values.set(chunk.columnName, [...(values.get(chunk.columnName) ?? []), ...Array.from(chunk.columnData)]);
+  });
+  assert.deepEqual(seen, ['team', 'proba']);
+  assert.deepEqual(
+    values.get('team'),
+    ROWS.map((r) => r.team ?? null),
+  );
+  assert.deepEqual(
+    values.get('proba'),
+    ROWS.map((r) => r.proba ?? null),
   );
 });
 
