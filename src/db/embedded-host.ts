@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -6,6 +7,7 @@ import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { MatchcastError, siblingModule, startModuleThread } from '../domain/index.js';
 import { acquireLock } from './embedded-lock.js';
+import { EMBEDDED_START_PARAMS } from './embedded-params.js';
 
 /** PostgreSQL clients look for `<dir>/.s.PGSQL.<port>`; the port is only part of the name. */
 const SOCKET_PORT = 5432;
@@ -56,6 +58,32 @@ function ready(thread: Worker): Promise<void> {
   });
 }
 
+// Run by `node --input-type=module -e`: argv [1] PGlite's module, [2] the folder, [3] the settings.
+const CREATE_DATABASE = `const { PGlite } = await import(process.argv[1]);
+const db = await PGlite.create(process.argv[2], {
+  startParams: [...PGlite.defaultStartParams, ...JSON.parse(process.argv[3])],
+});
+await db.close();`;
+
+/**
+ * Creates the database in `dbDir` (initdb) in a child process: the ~350 MB of WebAssembly memory
+ * that initdb touches leave with that process instead of lingering in the server's.
+ */
+function createDatabase(dbDir: string): Promise<void> {
+  const args = [import.meta.resolve('@electric-sql/pglite'), dbDir, JSON.stringify(EMBEDDED_START_PARAMS)];
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--input-type=module', '-e', CREATE_DATABASE, ...args],
+      (err, _out, stderr) => {
+        if (!err) return resolve();
+        const why = stderr.trim().split('\n').at(-1) || err.message;
+        reject(new MatchcastError('MC_ERR_DATABASE_UNAVAILABLE', `embedded database: ${why}`));
+      },
+    );
+  });
+}
+
 /** A running embedded database server. */
 export interface EmbeddedHost {
   /** The connection string every client of this data folder uses. */
@@ -85,27 +113,14 @@ export async function hostEmbeddedDatabase(
     unlock();
     throw err;
   }
-  const start = (initOnly: boolean) =>
-    startModuleThread(siblingModule(import.meta.url, './embedded-host-thread'), {
+  let thread: Worker | undefined;
+  try {
+    if (!existsSync(path.join(dbDir, 'PG_VERSION'))) await createDatabase(dbDir);
+    thread = startModuleThread(siblingModule(import.meta.url, './embedded-host-thread'), {
       dataDir: dbDir,
       socketPath,
       maxConnections: options.maxConnections ?? 64,
-      initOnly,
     });
-  let thread: Worker | undefined;
-  try {
-    // Creating a database (initdb) leaves ~350 MB of WebAssembly memory that only a collection of the
-    // thread's heap returns, and a thread that does nothing but serve PGlite may never collect: it
-    // is created on a thread of its own, which takes all of it when it exits.
-    if (!existsSync(path.join(dbDir, 'PG_VERSION'))) {
-      const init = start(true);
-      try {
-        await ready(init);
-      } finally {
-        await init.terminate();
-      }
-    }
-    thread = start(false);
     await ready(thread);
   } catch (err) {
     await thread?.terminate();

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { parseConfig } from '../../src/config.js';
-import { embeddedDbDir, embeddedServerAnswers } from '../../src/db/index.js';
+import { embeddedDbDir, embeddedServerAnswers, hostEmbeddedDatabase } from '../../src/db/index.js';
+import { isMatchcastError } from '../../src/domain/index.js';
 import { createLogger } from '../../src/logger.js';
 import { openRuntime } from '../../src/runtime.js';
 
@@ -29,4 +30,27 @@ test('serve on an embedded folder hosts its database once, on the socket its thr
     await rm(dataDir, { recursive: true, force: true });
   }
   assert.equal(await embeddedServerAnswers(dbDir), false, 'closed: no socket left');
+});
+
+test('a database that cannot be created fails with MC_ERR_DATABASE_UNAVAILABLE and frees the folder', async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'mc-host-fail-'));
+  const dbDir = path.join(dir, 'db');
+  // A file where the database folder should be: initdb (in its child process) cannot create it.
+  await writeFile(dbDir, 'not a folder');
+  try {
+    await assert.rejects(hostEmbeddedDatabase(dbDir), (err: unknown) => {
+      assert.ok(isMatchcastError(err, 'MC_ERR_DATABASE_UNAVAILABLE'), String(err));
+      return true;
+    });
+    // The lock was released: once the folder can be created, the same process hosts it.
+    await rm(dbDir);
+    const host = await hostEmbeddedDatabase(dbDir);
+    try {
+      assert.equal(await embeddedServerAnswers(dbDir), true);
+    } finally {
+      await host.close();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
