@@ -59,11 +59,16 @@ function ready(thread: Worker): Promise<void> {
 }
 
 // Run by `node --input-type=module -e`: argv [1] PGlite's module, [2] the folder, [3] the settings.
-const CREATE_DATABASE = `const { PGlite } = await import(process.argv[1]);
-const db = await PGlite.create(process.argv[2], {
-  startParams: [...PGlite.defaultStartParams, ...JSON.parse(process.argv[3])],
-});
-await db.close();`;
+const CREATE_DATABASE = `try {
+  const { PGlite } = await import(process.argv[1]);
+  const db = await PGlite.create(process.argv[2], {
+    startParams: [...PGlite.defaultStartParams, ...JSON.parse(process.argv[3])],
+  });
+  await db.close();
+} catch (err) {
+  process.stderr.write(err?.message || \`\${err?.name ?? 'error'} \${err?.errno ?? ''}\`.trim());
+  process.exit(1);
+}`;
 
 /**
  * Creates the database in `dbDir` (initdb) in a child process: the ~350 MB of WebAssembly memory
@@ -77,7 +82,7 @@ function createDatabase(dbDir: string): Promise<void> {
       ['--input-type=module', '-e', CREATE_DATABASE, ...args],
       (err, _out, stderr) => {
         if (!err) return resolve();
-        const why = stderr.trim().split('\n').at(-1) || err.message;
+        const why = stderr.trim() || err.message;
         reject(new MatchcastError('MC_ERR_DATABASE_UNAVAILABLE', `embedded database: ${why}`));
       },
     );
