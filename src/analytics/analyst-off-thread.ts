@@ -1,67 +1,89 @@
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.js';
-import { rowShape, siblingModule, startModuleThread } from '../domain/index.js';
+import { rowShape, siblingModule } from '../domain/index.js';
 import type { AnalystData } from './analyst-data.js';
 
+const CHILD = siblingModule(import.meta.url, './analyst-child');
+
 /**
- * Computes the analyst rows of the published run `runId` on a thread of its own, reading the
- * database and the object store that `config` names (`schema`: the caller's PostgreSQL schema).
- * Rejects when the thread fails or reads another published run than `runId`: the caller then
- * computes them itself.
+ * Computes the analyst rows of the published run `runId` in a child process, reading the database
+ * and the object store that `config` names (`schema`: the caller's PostgreSQL schema): the ~300 MB
+ * heap of the sources leave with it, never counted in the server's memory. Rejects when the child
+ * fails or reads another published run than `runId`: the caller then computes them itself.
  */
 export async function computeAnalystDataOffThread(
   config: Config,
   runId: string | null,
   schema?: string,
 ): Promise<AnalystData> {
-  const thread = startModuleThread(siblingModule(import.meta.url, './analyst-thread'), {
-    config,
-    schema,
-    runId,
-    workerName: 'analyst',
+  const entry = fileURLToPath(CHILD);
+  const child = fork(entry, [], {
+    // Sources (TypeScript) need tsx, as the process that forks them runs under it.
+    execArgv: entry.endsWith('.ts') ? ['--import', 'tsx'] : [],
+    // Maps and Dates cross as they are (structured clone).
+    serialization: 'advanced',
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+  const rows = new RowCompactor();
+  const received: Record<RowDataset, object[]> = { predictions: [], backtest: [], bets: [] };
   try {
     return await new Promise<AnalystData>((resolve, reject) => {
-      thread.on('message', (msg: { t: string; data?: AnalystData; message?: string }) => {
-        if (msg.t === 'data') resolve(compacted(msg.data as AnalystData));
-        else reject(new Error(`analyst thread: ${msg.message}`));
+      child.on('message', (msg: AnalystMessage) => {
+        if (msg.t === 'rows') for (const row of msg.rows) received[msg.dataset].push(rows.compact(row));
+        else if (msg.t === 'data') resolve({ ...msg.data, ...received } as AnalystData);
+        else reject(new Error(`analyst process: ${msg.message}`));
       });
-      thread.once('error', reject);
-      thread.once('exit', (code) => reject(new Error(`analyst thread exited (${code})`)));
+      child.once('error', reject);
+      child.once('exit', (code) => reject(new Error(`analyst process exited (${code})`)));
+      child.send({ config, schema, runId });
     });
   } finally {
-    await thread.terminate();
+    if (child.exitCode === null && child.signalCode === null) child.kill();
   }
 }
 
+/** The row lists of {@link AnalystData}, sent in chunks of {@link ROWS_PER_MESSAGE}. */
+export const ROW_DATASETS = ['predictions', 'backtest', 'bets'] as const;
+type RowDataset = (typeof ROW_DATASETS)[number];
+/** Small messages die young: each chunk's copy is reclaimed by a scavenge, not held to a full GC. */
+export const ROWS_PER_MESSAGE = 2_000;
+
+/** What the analyst child sends: chunks of rows, then the rest of the data (rows emptied). */
+export type AnalystMessage =
+  | { t: 'rows'; dataset: RowDataset; rows: object[] }
+  | { t: 'data'; data: Omit<AnalystData, RowDataset> }
+  | { t: 'error'; message: string };
+
 /**
- * The rows as the structured clone delivers them hold a copy of every string ("flat" 33k times at
- * 37k matches) and their values out of object: rebuilt with one shape per dataset and shared
- * strings, the served rows hold ~15 MB less at 37k matches.
+ * Rows as the structured clone delivers them hold a copy of every string ("flat" 33k times at 37k
+ * matches) and their values out of object: rebuilt with one shape per key list and shared strings,
+ * the served rows hold ~15 MB less at 37k matches.
  */
-function compacted(data: AnalystData): AnalystData {
-  const strings = new Map<string, string>();
-  const share = (v: unknown) => {
-    if (typeof v !== 'string') return v;
-    const known = strings.get(v);
+class RowCompactor {
+  private readonly strings = new Map<string, string>();
+  private readonly shapes = new Map<string, () => Record<string, unknown>>();
+
+  compact<T extends object>(row: T): T {
+    const keys = Object.keys(row);
+    const signature = keys.join('\u0000');
+    let newRow = this.shapes.get(signature);
+    if (!newRow) {
+      newRow = rowShape(keys);
+      this.shapes.set(signature, newRow);
+    }
+    const out = newRow();
+    for (const k of keys) {
+      const v = (row as Record<string, unknown>)[k];
+      out[k] = typeof v === 'string' ? this.share(v) : v;
+    }
+    return out as T;
+  }
+
+  private share(v: string): string {
+    const known = this.strings.get(v);
     if (known !== undefined) return known;
-    strings.set(v, v);
+    this.strings.set(v, v);
     return v;
-  };
-  const rebuild = <T extends object>(rows: T[]): T[] => {
-    const names = rows.length > 0 ? Object.keys(rows[0]!) : [];
-    const newRow = rowShape(names);
-    return rows.map((row) => {
-      const keys = Object.keys(row);
-      const sameShape = keys.length === names.length && keys.every((k, i) => k === names[i]);
-      const out: Record<string, unknown> = sameShape ? newRow() : {};
-      for (const k of keys) out[k] = share((row as Record<string, unknown>)[k]);
-      return out as T;
-    });
-  };
-  return {
-    ...data,
-    predictions: rebuild(data.predictions),
-    backtest: rebuild(data.backtest),
-    bets: rebuild(data.bets),
-  };
+  }
 }

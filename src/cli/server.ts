@@ -66,7 +66,7 @@ export async function runServer(ctx: RuntimeContext, options: RunServerOptions =
   // connection stays open after the response and app.close() waits for it until the shutdown bound.
   const shutdown = { draining: false };
   const app = await buildApp(ctx, { shutdown });
-  // The views first: the app's ready hook starts the analyst rows' thread, which should not compete
+  // The views first: the app's ready hook starts the analyst rows' process, which should not compete
   // with a views build for the CPU and memory.
   await ctx.views.start();
   try {

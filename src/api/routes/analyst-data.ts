@@ -12,7 +12,7 @@ const caches = new WeakMap<AppContext, PublishedCache<AnalystData>>();
 
 /**
  * The rows from the published run's sources. The sources are a few hundred MB at tens of thousands
- * of matches, garbage the serving heap would keep for long after: where another thread can reach
+ * of matches, garbage the serving heap would keep for long after: where another process can reach
  * the same database (PostgreSQL, or the embedded one behind its socket) they are read and reduced
  * there, and only the rows come back; otherwise (an in-process PGlite) here.
  */
@@ -24,7 +24,7 @@ async function compute(ctx: AppContext): Promise<AnalystData> {
     } catch (err) {
       ctx.log.warn(
         { err: err instanceof Error ? err.message : String(err) },
-        'analyst rows: thread failed, computing them in the serving thread',
+        'analyst rows: child process failed, computing them in the serving thread',
       );
     }
   }

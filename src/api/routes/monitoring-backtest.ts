@@ -13,7 +13,7 @@ import { analystData } from './analyst-data.js';
 export async function monitoringBacktestRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   let memo: { data: unknown; summary: BacktestSummary } | null = null;
   // Computed in the background once the app is ready, so the first visitor does not wait for it;
-  // closing waits for it, so that its thread is gone before the database and store close. Not
+  // closing waits for it, so that its process is gone before the database and store close. Not
   // during a replay: each release publishes a run, so a warmed copy would be stale within seconds
   // and only hold memory.
   let warming: Promise<unknown> = Promise.resolve();
