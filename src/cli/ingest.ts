@@ -11,7 +11,7 @@ import {
 import { type RepredictCache, repredictMatches } from '../pipeline/index.js';
 import { createRegistry, type ModelRegistry } from '../registry/index.js';
 import { createObjectStore } from '../storage/index.js';
-import { useBatchHeap } from './batch-process.js';
+import { useLeanHeap } from './batch-process.js';
 import { type CommandIo, configOf, failureText, writersOf } from './command-io.js';
 import { commandOutput } from './terminal.js';
 import { dateOption, intOption, parseCliArgs, UsageError } from './usage-error.js';
@@ -185,7 +185,7 @@ export async function ingestCommand(argv: string[], io: IngestCommandIo = {}): P
     jsonTo: 'stderr',
   }).log;
   // In a process of its own: 131k matches peak at ~260 MB instead of ~310 (docs/benchmarks.md).
-  if (!io.deps) useBatchHeap();
+  if (!io.deps) useLeanHeap();
   const store = io.deps?.store ?? createObjectStore(config, log);
   let db: Awaited<ReturnType<typeof openDatabase>> | undefined;
   try {

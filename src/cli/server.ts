@@ -2,6 +2,7 @@ import net from 'node:net';
 import { buildApp } from '../api/index.js';
 import { MatchcastError } from '../domain/index.js';
 import type { RuntimeContext } from '../runtime.js';
+import { useLeanHeap } from './batch-process.js';
 
 /** The one-line error of a port another process holds (or that may not be bound). */
 function portError(port: number, host: string, err: NodeJS.ErrnoException): MatchcastError {
@@ -62,6 +63,7 @@ function shutdownSignal(): Promise<NodeJS.Signals> {
  */
 export async function runServer(ctx: RuntimeContext, options: RunServerOptions = {}): Promise<number> {
   const { config, log } = ctx;
+  useLeanHeap();
   // A request in flight at shutdown has its keep-alive connection closed once answered: else the
   // connection stays open after the response and app.close() waits for it until the shutdown bound.
   const shutdown = { draining: false };
