@@ -40,11 +40,16 @@ class SourceCodes {
   }
 }
 
+/** A price or time column: NaN = null; `null` when every row is null (a market no source quotes). */
+type Column = Float64Array | null;
+
+const cell = (col: Column, i: number): number => (col ? col[i] : Number.NaN);
+
 /**
  * Odds records (as `decodeOdds` reads them) held column by column: a Float64Array per price and time
- * field (NaN = null; times as epoch ms), a source dictionary and a match id → row index map. A record
- * decoded from Parquet is a ~2 KB object (83 MB at 37k matches); a row here ~0.25 KB. `get` rebuilds
- * the record; rows keep the order they were added or read in. Read-only once built.
+ * field that holds a value (times as epoch ms), a source dictionary and a match id → row index map.
+ * A record decoded from Parquet is a ~2 KB object (83 MB at 37k matches); a row here at most ~0.2
+ * KB. `get` rebuilds the record; rows keep the order they were added or read in. Read-only once built.
  */
 export class OddsColumns implements ReadonlyMap<number, OddsRecord> {
   /** Made by {@link OddsColumnsBuilder}, {@link OddsColumns.from} or {@link OddsColumns.fromParquet}. */
@@ -52,9 +57,9 @@ export class OddsColumns implements ReadonlyMap<number, OddsRecord> {
     /** Match id of each row. */
     readonly ids: Float64Array,
     /** One column per {@link ODDS_PRICE_FIELDS} entry. */
-    readonly prices: readonly Float64Array[],
+    readonly prices: readonly Column[],
     /** One column per {@link ODDS_TIME_FIELDS} entry, epoch ms. */
-    readonly times: readonly Float64Array[],
+    readonly times: readonly Column[],
     readonly sources: readonly string[],
     /** Index into `sources` of each row. */
     readonly sourceOf: Uint16Array,
@@ -78,14 +83,20 @@ export class OddsColumns implements ReadonlyMap<number, OddsRecord> {
     const metadata = parquetMetadata(file);
     const n = Number(metadata.num_rows);
     const ids = new Float64Array(n).fill(Number.NaN);
-    const prices = ODDS_PRICE_FIELDS.map(() => new Float64Array(n).fill(Number.NaN));
-    const times = ODDS_TIME_FIELDS.map(() => new Float64Array(n).fill(Number.NaN));
+    const prices: Column[] = ODDS_PRICE_FIELDS.map(() => null);
+    const times: Column[] = ODDS_TIME_FIELDS.map(() => null);
     const sources = new SourceCodes();
     const sourceOf = new Uint16Array(n);
     // Code 0: the source of a row when the file has no source column.
     sources.code('');
-    const priceAt = new Map<string, Float64Array>(ODDS_PRICE_FIELDS.map((f, k) => [f, prices[k]]));
-    const timeAt = new Map<string, Float64Array>(ODDS_TIME_FIELDS.map((f, k) => [f, times[k]]));
+    const priceAt = new Map<string, number>(ODDS_PRICE_FIELDS.map((f, k) => [f, k]));
+    const timeAt = new Map<string, number>(ODDS_TIME_FIELDS.map((f, k) => [f, k]));
+    // A column is allocated at its first value: one that holds none stays null.
+    const put = (cols: Column[], k: number, i: number, v: number) => {
+      if (Number.isNaN(v)) return;
+      cols[k] ??= new Float64Array(n).fill(Number.NaN);
+      cols[k][i] = v;
+    };
     const columns = ['match_id', ...ODDS_PRICE_FIELDS, ...ODDS_TIME_FIELDS, 'source'];
     await readColumnByColumn(file, metadata, columns, ({ columnName, columnData, rowStart }) => {
       const price = priceAt.get(columnName);
@@ -95,8 +106,9 @@ export class OddsColumns implements ReadonlyMap<number, OddsRecord> {
         const i = rowStart + j;
         if (columnName === 'match_id') ids[i] = Number(v);
         else if (columnName === 'source') sourceOf[i] = sources.code(typeof v === 'string' ? v : '');
-        else if (price) price[i] = typeof v === 'number' && Number.isFinite(v) ? v : Number.NaN;
-        else if (time) time[i] = dateMs(v);
+        else if (price !== undefined)
+          put(prices, price, i, typeof v === 'number' && Number.isFinite(v) ? v : Number.NaN);
+        else if (time !== undefined) put(times, time, i, dateMs(v));
       }
     });
     const read = new OddsColumns(ids, prices, times, sources.names, sourceOf, new Map());
@@ -143,11 +155,11 @@ export class OddsColumns implements ReadonlyMap<number, OddsRecord> {
     const rec = emptyOddsRecord(this.ids[i], this.sources[this.sourceOf[i]]);
     const fields = rec as unknown as Record<string, unknown>;
     for (let k = 0; k < ODDS_PRICE_FIELDS.length; k++) {
-      const v = this.prices[k][i];
+      const v = cell(this.prices[k], i);
       fields[ODDS_PRICE_FIELDS[k]] = Number.isNaN(v) ? null : v;
     }
     for (let k = 0; k < ODDS_TIME_FIELDS.length; k++) {
-      const v = this.times[k][i];
+      const v = cell(this.times[k], i);
       fields[ODDS_TIME_FIELDS[k]] = Number.isNaN(v) ? null : new Date(v);
     }
     return rec;
@@ -162,7 +174,7 @@ export class OddsColumns implements ReadonlyMap<number, OddsRecord> {
 
   /** The rows as `raw-data/odds.parquet`, in row order: the columns of {@link ODDS_COLUMNS}, NaN written as null. */
   encode(): Buffer {
-    const nullable = (col: Float64Array) => (i: number) => (Number.isNaN(col[i]) ? null : col[i]);
+    const nullable = (col: Column) => (i: number) => (col && !Number.isNaN(col[i]) ? col[i] : null);
     const column = new Map<string, (i: number) => unknown>([
       ['match_id', (i) => this.ids[i]],
       ['source', (i) => this.sources[this.sourceOf[i]]],
@@ -203,10 +215,10 @@ export class OddsColumns implements ReadonlyMap<number, OddsRecord> {
   }
 }
 
-function same(a: readonly Float64Array[], i: number, b: readonly Float64Array[], j: number): boolean {
+function same(a: readonly Column[], i: number, b: readonly Column[], j: number): boolean {
   for (let k = 0; k < a.length; k++) {
-    const x = a[k][i];
-    const y = b[k][j];
+    const x = cell(a[k], i);
+    const y = cell(b[k], j);
     if (x !== y && !(Number.isNaN(x) && Number.isNaN(y))) return false;
   }
   return true;
@@ -216,8 +228,8 @@ function same(a: readonly Float64Array[], i: number, b: readonly Float64Array[],
 export class OddsColumnsBuilder {
   private n = 0;
   private ids: Float64Array;
-  private prices: Float64Array[];
-  private times: Float64Array[];
+  private prices: Column[];
+  private times: Column[];
   private sourceOf: Uint16Array;
   private readonly sources = new SourceCodes();
   private readonly index = new Map<number, number>();
@@ -225,8 +237,8 @@ export class OddsColumnsBuilder {
   constructor(capacity = 1024) {
     const c = Math.max(1, capacity);
     this.ids = new Float64Array(c);
-    this.prices = ODDS_PRICE_FIELDS.map(() => new Float64Array(c));
-    this.times = ODDS_TIME_FIELDS.map(() => new Float64Array(c));
+    this.prices = ODDS_PRICE_FIELDS.map(() => null);
+    this.times = ODDS_TIME_FIELDS.map(() => null);
     this.sourceOf = new Uint16Array(c);
   }
 
@@ -236,19 +248,28 @@ export class OddsColumnsBuilder {
     const rec = r as unknown as Record<string, unknown>;
     for (let k = 0; k < ODDS_PRICE_FIELDS.length; k++) {
       const v = rec[ODDS_PRICE_FIELDS[k]];
-      this.prices[k][i] = typeof v === 'number' ? v : Number.NaN;
+      this.set(this.prices, k, i, typeof v === 'number' ? v : Number.NaN);
     }
     for (let k = 0; k < ODDS_TIME_FIELDS.length; k++) {
       const v = rec[ODDS_TIME_FIELDS[k]];
-      this.times[k][i] = v instanceof Date ? v.getTime() : Number.NaN;
+      this.set(this.times, k, i, v instanceof Date ? v.getTime() : Number.NaN);
     }
   }
 
   /** Appends row `j` of `from`. */
   pushRow(f: OddsColumns, j: number): void {
     const i = this.next(f.ids[j], f.sources[f.sourceOf[j]]);
-    for (let k = 0; k < this.prices.length; k++) this.prices[k][i] = f.prices[k][j];
-    for (let k = 0; k < this.times.length; k++) this.times[k][i] = f.times[k][j];
+    for (let k = 0; k < this.prices.length; k++) this.set(this.prices, k, i, cell(f.prices[k], j));
+    for (let k = 0; k < this.times.length; k++) this.set(this.times, k, i, cell(f.times[k], j));
+  }
+
+  /** Row `i` of column `k`; a column is allocated (every row null) at its first value. */
+  private set(cols: Column[], k: number, i: number, v: number): void {
+    if (!cols[k]) {
+      if (Number.isNaN(v)) return;
+      cols[k] = new Float64Array(this.ids.length).fill(Number.NaN);
+    }
+    cols[k][i] = v;
   }
 
   private next(matchId: number, source: string): number {
@@ -267,9 +288,10 @@ export class OddsColumnsBuilder {
       b.set(a);
       return b;
     };
+    const grownColumn = (a: Column): Column => a && grown(a).fill(Number.NaN, a.length);
     this.ids = grown(this.ids);
-    this.prices = this.prices.map(grown);
-    this.times = this.times.map(grown);
+    this.prices = this.prices.map(grownColumn);
+    this.times = this.times.map(grownColumn);
     this.sourceOf = grown(this.sourceOf);
   }
 
@@ -277,10 +299,11 @@ export class OddsColumnsBuilder {
   build(): OddsColumns {
     const fit = <T extends Float64Array | Uint16Array>(a: T): T =>
       (a.length === this.n ? a : a.slice(0, this.n)) as T;
+    const fitColumn = (a: Column): Column => a && fit(a);
     return new OddsColumns(
       fit(this.ids),
-      this.prices.map(fit),
-      this.times.map(fit),
+      this.prices.map(fitColumn),
+      this.times.map(fitColumn),
       this.sources.names,
       fit(this.sourceOf),
       this.index,

@@ -30,3 +30,37 @@ test('every record of the columnar odds equals the record decoded from the same 
     assert.equal(columns.has(1000), true);
   }
 });
+
+test('a field no row quotes holds no column, and a merge that quotes it later keeps every value', async () => {
+  const price = (i: number) => 1.5 + i / 100;
+  // 1X2 only, as the synthetic league and older sources give: the goals fields are null everywhere.
+  const base = Array.from({ length: 300 }, (_, i) => {
+    const row: Record<string, unknown> = { match_id: i + 1, source: 'synthetic' };
+    for (const f of ODDS_PRICE_FIELDS) row[f] = f.endsWith('_home') ? price(i) : null;
+    for (const f of ODDS_TIME_FIELDS) row[f] = null;
+    return row;
+  });
+  const read = await OddsColumns.fromParquet(writeParquet(ODDS_COLUMNS, base));
+  const held = ODDS_PRICE_FIELDS.filter((_, k) => read.prices[k] !== null);
+  assert.deepEqual(held, ['odd_home', 'open_home', 'close_home']);
+  assert.ok(read.times.every((c) => c === null));
+  // A late match quotes BTTS for the first time: built row by row from a capacity of 1, that column
+  // appears at its last row and every earlier row of it reads null.
+  const late = {
+    ...base[0],
+    match_id: 301,
+    odd_btts_yes: 1.8,
+    odds_observed_at: new Date(Date.UTC(2024, 1, 1)),
+  };
+  const incoming = OddsColumns.from(
+    [...read.values(), (await decodeOdds(writeParquet(ODDS_COLUMNS, [late])))[0]!],
+    1,
+  );
+  const merged = OddsColumns.merge(read, incoming)!;
+  assert.equal(merged.size, 301);
+  assert.equal(merged.get(301)?.odd_btts_yes, 1.8);
+  assert.equal(merged.get(300)?.odd_btts_yes, null);
+  assert.equal(merged.get(300)?.odd_home, price(299));
+  const again = await OddsColumns.fromParquet(merged.encode());
+  assert.deepEqual([...again.values()], [...merged.values()]);
+});
