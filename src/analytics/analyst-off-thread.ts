@@ -1,7 +1,5 @@
-import { fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.js';
-import { rowShape, siblingModule } from '../domain/index.js';
+import { forkModule, rowShape, siblingModule } from '../domain/index.js';
 import type { AnalystData } from './analyst-data.js';
 
 const CHILD = siblingModule(import.meta.url, './analyst-child');
@@ -17,14 +15,8 @@ export async function computeAnalystDataOffThread(
   runId: string | null,
   schema?: string,
 ): Promise<AnalystData> {
-  const entry = fileURLToPath(CHILD);
-  const child = fork(entry, [], {
-    // Sources (TypeScript) need tsx, as the process that forks them runs under it.
-    execArgv: entry.endsWith('.ts') ? ['--import', 'tsx'] : [],
-    // Maps and Dates cross as they are (structured clone).
-    serialization: 'advanced',
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
+  // Maps and Dates cross as they are (structured clone).
+  const child = forkModule(CHILD, { serialization: 'advanced' });
   const rows = new RowCompactor();
   const received: Record<RowDataset, object[]> = { predictions: [], backtest: [], bets: [] };
   try {

@@ -1,13 +1,11 @@
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import { MatchcastError, siblingModule, startModuleThread } from '../domain/index.js';
+import { forkModule, MatchcastError, siblingModule, startModuleThread } from '../domain/index.js';
 import { acquireLock } from './embedded-lock.js';
-import { EMBEDDED_START_PARAMS } from './embedded-params.js';
 
 /** PostgreSQL clients look for `<dir>/.s.PGSQL.<port>`; the port is only part of the name. */
 const SOCKET_PORT = 5432;
@@ -58,34 +56,26 @@ function ready(thread: Worker): Promise<void> {
   });
 }
 
-// Run by `node --input-type=module -e`: argv [1] PGlite's module, [2] the folder, [3] the settings.
-const CREATE_DATABASE = `try {
-  const { PGlite } = await import(process.argv[1]);
-  const db = await PGlite.create(process.argv[2], {
-    startParams: [...PGlite.defaultStartParams, ...JSON.parse(process.argv[3])],
-  });
-  await db.close();
-} catch (err) {
-  process.stderr.write(err?.message || \`\${err?.name ?? 'error'} \${err?.errno ?? ''}\`.trim());
-  process.exit(1);
-}`;
-
 /**
  * Creates the database in `dbDir` (initdb) in a child process: the ~350 MB of WebAssembly memory
  * that initdb touches leave with that process instead of lingering in the server's.
  */
 function createDatabase(dbDir: string): Promise<void> {
-  const args = [import.meta.resolve('@electric-sql/pglite'), dbDir, JSON.stringify(EMBEDDED_START_PARAMS)];
+  const child = forkModule(siblingModule(import.meta.url, './embedded-create-child'), {
+    args: [dbDir],
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
   return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      ['--input-type=module', '-e', CREATE_DATABASE, ...args],
-      (err, _out, stderr) => {
-        if (!err) return resolve();
-        const why = stderr.trim() || err.message;
-        reject(new MatchcastError('MC_ERR_DATABASE_UNAVAILABLE', `embedded database: ${why}`));
-      },
-    );
+    child.once('error', reject);
+    child.once('close', (code) => {
+      if (code === 0) return resolve();
+      const why = stderr.trim() || `exit ${code}`;
+      reject(new MatchcastError('MC_ERR_DATABASE_UNAVAILABLE', `embedded database: ${why}`));
+    });
   });
 }
 

@@ -16,7 +16,7 @@ export {
   ODDS_TIME_FIELDS,
   type OddsRecord,
 } from './match.js';
-export { siblingModule, startModuleThread } from './module-thread.js';
+export { forkModule, siblingModule, startModuleThread } from './module-thread.js';
 export {
   isOddsKind,
   isOddsMarket,

@@ -1,3 +1,5 @@
+import { type ChildProcess, fork, type StdioOptions } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { type ResourceLimits, Worker } from 'node:worker_threads';
 
 // Runs in the thread as CommonJS: registers tsx when the entry is TypeScript (a checkout run from
@@ -36,6 +38,23 @@ export function startModuleThread(
     workerData: { ...data, entry: entry.href, tsxApi: resolveTsx() },
     execArgv: [],
     ...(resourceLimits ? { resourceLimits } : {}),
+  });
+}
+
+/**
+ * Forks a child process running the module `entry` (a `.ts` file under tsx, as in a checkout run
+ * from source, or its compiled `.js`) with an IPC channel; by default it shares the caller's stdout
+ * and stderr.
+ */
+export function forkModule(
+  entry: URL,
+  options: { args?: string[]; serialization?: 'json' | 'advanced'; stdio?: StdioOptions } = {},
+): ChildProcess {
+  const file = fileURLToPath(entry);
+  return fork(file, options.args ?? [], {
+    execArgv: file.endsWith('.ts') ? ['--import', 'tsx'] : [],
+    serialization: options.serialization ?? 'json',
+    stdio: options.stdio ?? ['ignore', 'inherit', 'inherit', 'ipc'],
   });
 }
 
