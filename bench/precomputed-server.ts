@@ -5,7 +5,8 @@
  *                     (the same loaded views) and the app's headers (content type, the API security
  *                     headers, a fresh X-Request-Id): the fair limit of any server sending that answer
  *   mode `fastify`:   Fastify with only the precomputed routes (no shared hooks): the route's own cost
- *   mode `app`:       the real `buildApp` (security headers, auth, request ids, metrics, access line at info)
+ *   mode `app`:       the real `buildApp` (security headers, auth, request ids, metrics, access line at
+ *                     info), with the heap policy of `matchcast serve` (`useLeanHeap`)
  *   mode `app-quiet`: `buildApp` with `logRequests: false` (no access line)
  *   `app-nometrics`, `app-nohash`, `app-quiet-nometrics-nohash`, …: `buildApp` with the request metrics
  *                     and/or the key's SHA-256 replaced by no-ops (what each part costs)
@@ -24,6 +25,7 @@ import { buildApp } from '../src/api/index.js';
 import { apiSecurityHeaders } from '../src/api/plugins/security-headers.js';
 import { precomputedRoutes } from '../src/api/routes/precomputed.js';
 import { createPredictionCache } from '../src/cache/index.js';
+import { useLeanHeap } from '../src/cli/batch-process.js';
 import { parseConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/index.js';
 import { isMatchcastError } from '../src/domain/index.js';
@@ -119,6 +121,8 @@ async function main(): Promise<void> {
     return;
   }
 
+  // Every server but the bare one runs with the heap policy of `matchcast serve` and `start`.
+  useLeanHeap();
   const { config, log, store, db, views } = await loadViews(
     mode === 'app-cors' ? { CORS_ALLOWED_ORIGINS: 'https://ui.example.com' } : {},
   );

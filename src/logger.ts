@@ -15,18 +15,37 @@ export const REDACT_PATHS = [
 
 let stdoutDestination: DestinationStream | undefined;
 
+/** Longest a line waits in the buffer: it is then written even when no other line follows. */
+const FLUSH_MS = 100;
+
 /**
  * The main thread's stdout destination, shared by every logger so that their lines keep their order:
- * pino's asynchronous destination, which buffers lines while a write is in flight and writes them
- * together (no `write(2)` per line under load); pino flushes it synchronously at process exit. Writes
- * of at most 4096 bytes (PIPE_BUF): a pipe never interleaves them with another writer's, and the
- * destination re-measures a shorter pending chunk per line (16 KB cost ~1 µs more per line).
- * Worker threads keep pino's default synchronous stdout: a terminated worker gets no `exit` event to
- * flush in.
+ * pino's destination, buffering lines up to ~4 KB and writing them with one synchronous `write(2)`
+ * (at most 4096 bytes, PIPE_BUF: a pipe never interleaves them with another writer's), every
+ * {@link FLUSH_MS} whatever the buffer holds, and at process exit. Its asynchronous mode hands each chunk to
+ * libuv's thread pool and back, one chunk per event-loop turn: under load that cost the precomputed
+ * route ~10 % of its throughput and tripled its p99 (docs/benchmarks.md). Worker threads keep pino's
+ * default synchronous stdout: a terminated worker gets no `exit` event to flush in.
  */
 function stdout(): DestinationStream | undefined {
   if (!isMainThread) return undefined;
-  stdoutDestination ??= pino.destination({ dest: 1, sync: false, maxWrite: 4096 });
+  if (!stdoutDestination) {
+    const destination = pino.destination({
+      dest: 1,
+      sync: true,
+      minLength: 4000,
+      maxWrite: 4096,
+      periodicFlush: FLUSH_MS,
+    });
+    process.on('exit', () => {
+      try {
+        destination.flushSync();
+      } catch {
+        // stdout closed: nothing left to write to
+      }
+    });
+    stdoutDestination = destination;
+  }
   return stdoutDestination;
 }
 

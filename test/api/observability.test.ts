@@ -4,7 +4,7 @@
 // (Requests refused before routing, a bad URL, are answered by the framework-errors handler and not
 // counted.)
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { Agent, request as httpRequest } from 'node:http';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -235,7 +235,7 @@ test('a draining app closes a keep-alive connection once its in-flight response 
   }
 });
 
-test('the stdout logger writes asynchronously and loses no line when the process exits', async () => {
+test('the stdout logger buffers its lines and loses none when the process exits', async () => {
   // 20,000 lines then process.exit() at once: whatever is still buffered is flushed synchronously.
   const script = [
     "import { createLogger } from './src/logger.ts';",
@@ -257,4 +257,32 @@ test('the stdout logger writes asynchronously and loses no line when the process
     lines.map((l) => l.i),
     Array.from({ length: 20000 }, (_, i) => i),
   );
+});
+
+test('a lone line of a running process reaches stdout without waiting for more lines', async () => {
+  const script = [
+    "import { createLogger } from './src/logger.ts';",
+    "createLogger('info').info({ lone: true }, 'one line');",
+    'setTimeout(() => undefined, 60_000);',
+  ].join('\n');
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: path.resolve(import.meta.dirname, '..', '..'),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      const timer = setTimeout(() => reject(new Error(`no line in 20 s: ${out}`)), 20_000);
+      child.stdout.on('data', (chunk) => {
+        out += chunk;
+        if (out.includes('\n')) {
+          clearTimeout(timer);
+          resolve(out);
+        }
+      });
+    });
+    assert.equal(JSON.parse(line).lone, true);
+  } finally {
+    child.kill('SIGKILL');
+  }
 });
