@@ -7,7 +7,6 @@ import { registerDocs } from './plugins/docs.js';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './plugins/errors.js';
 import { registerObservability, requestIdFrom } from './plugins/observability.js';
 import { apiSecurityHeaders, isDocumentPath, securityHeaders } from './plugins/security-headers.js';
-import { registerTurnWrites } from './plugins/turn-writes.js';
 import { registerStrictValidation } from './plugins/validation.js';
 import { ROUTE_MODULES } from './routes/index.js';
 import { SERVICE_VERSION } from './version.js';
@@ -69,7 +68,6 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     accessLog: log,
     shutdown: options.shutdown,
   });
-  registerTurnWrites(app);
   registerErrorHandling(app, {
     needsKey: (request) =>
       unmatchedNeedsKey(request, protectMonitoring) && !hasValidKey(request, ctx.config.apiKey),

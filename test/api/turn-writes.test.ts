@@ -6,7 +6,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { Readable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { registerTurnWrites } from '../../src/api/plugins/turn-writes.js';
+import { holdUntilTurnEnd } from '../../src/api/plugins/turn-writes.js';
 
 let app: FastifyInstance;
 let port = 0;
@@ -15,7 +15,7 @@ const seen: { atSend: boolean; afterTurn: boolean }[] = [];
 
 before(async () => {
   app = Fastify();
-  registerTurnWrites(app);
+  app.addHook('onSend', holdUntilTurnEnd);
   app.get('/held', (_request, reply) => {
     reply.send('held');
     const atSend = reply.raw.writableEnded;

@@ -26,6 +26,7 @@ import {
   notModified,
 } from '../../serving/index.js';
 import type { AppContext } from '../context.js';
+import { holdUntilTurnEnd } from '../plugins/turn-writes.js';
 
 const UNAVAILABLE = errorResponses('MC_ERR_PREDICTIONS_UNAVAILABLE');
 /** Odds and ROI that exist but were never read (object store down since start): not `[]`. */
@@ -78,6 +79,7 @@ export async function precomputedRoutes(root: FastifyInstance, ctx: AppContext):
     app.get(
       url,
       {
+        onSend: holdUntilTurnEnd,
         schema: {
           tags: ['predict'],
           summary,
@@ -101,6 +103,7 @@ export async function precomputedRoutes(root: FastifyInstance, ctx: AppContext):
   app.get(
     '/predict/precomputed/:match_id',
     {
+      onSend: holdUntilTurnEnd,
       schema: {
         tags: ['predict'],
         summary: 'One precomputed prediction (spec §2.2, snake_case)',
@@ -146,6 +149,7 @@ export async function precomputedRoutes(root: FastifyInstance, ctx: AppContext):
   app.get(
     '/predict/region-roi/',
     {
+      onSend: holdUntilTurnEnd,
       schema: {
         tags: ['predict'],
         summary: 'Flat-stake ROI per region (spec §2.6); [] when roi_by_region.csv has not been produced',
