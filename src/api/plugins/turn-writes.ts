@@ -13,8 +13,8 @@ function release(): void {
  * (`setImmediate`), so that the answers to the requests one turn read leave back to back instead of
  * between the next requests' handlers. Each write that finds its client asleep wakes it, and on a
  * small host the woken client takes the server's CPU away; written together, they cost one such
- * switch a turn. On the routes answered from memory: precomputed route 55 → 75–80 % of a bare
- * server's throughput, CPU 73 → 52 µs a request. Not on the live path, where the queue's replies
+ * switch a turn. Used by the precomputed routes (`/predict/precomputed/{id}`: 55 → 75–80 % of a
+ * bare server's throughput, CPU 73 → 52 µs a request). Not on the live path, where the queue's replies
  * share the turn: its p99 rose 18 % (docs/benchmarks.md). A lone request waits for nothing but the
  * rest of its own turn.
  */
