@@ -258,6 +258,8 @@ function readSettings(env: Env) {
     livescoresDefaultLimit: int(env, 'LIVESCORES_DEFAULT_LIMIT', 100, 1, 10_000),
     /** Timeout of a database call made by a request, ms. Default `2000`. */
     dbTimeoutMs: int(env, 'DB_TIMEOUT_MS', 2000, 50, 60_000),
+    /** Timeout of a task-broker call made by a request (enqueue, status), ms. Default `2000`. */
+    brokerTimeoutMs: int(env, 'BROKER_TIMEOUT_MS', 2000, 50, 60_000),
     /**
      * When the service refreshes itself: a cron pattern (`30 4 * * *`, UTC, on the service clock) or
      * `every <n><s|m|h|d>`. `matchcast start` runs `pipeline run` on it in-process; `matchcast worker`

@@ -1,4 +1,4 @@
-import { isMatchcastError, MatchcastError } from '../domain/index.js';
+import { isMatchcastError, MatchcastError, withTimeout } from '../domain/index.js';
 
 /**
  * SQLSTATE classes that mean the server is gone, overloaded or cancelled us: 08 connection exception,
@@ -57,13 +57,8 @@ export function mapDatabaseError(err: unknown): never {
 }
 
 /** `promise`, rejected with `MC_ERR_DATABASE_UNAVAILABLE` when a `timeoutMs` is set and passes first. */
-export function withTimeout<T>(promise: Promise<T>, timeoutMs: number | undefined): Promise<T> {
+export function withDatabaseTimeout<T>(promise: Promise<T>, timeoutMs: number | undefined): Promise<T> {
   if (timeoutMs === undefined) return promise;
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    const message = `Database did not answer the query within ${timeoutMs} ms`;
-    timer = setTimeout(() => reject(new MatchcastError('MC_ERR_DATABASE_UNAVAILABLE', message)), timeoutMs);
-    timer.unref();
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  const message = `Database did not answer the query within ${timeoutMs} ms`;
+  return withTimeout(promise, timeoutMs, () => new MatchcastError('MC_ERR_DATABASE_UNAVAILABLE', message));
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { answers, type Database, type Queryable, type QueryOptions } from './database.js';
 import { acquireLock } from './embedded-lock.js';
-import { mapDatabaseError, withTimeout } from './errors.js';
+import { mapDatabaseError, withDatabaseTimeout } from './errors.js';
 import { applyMigrations } from './migrations.js';
 
 /** Options of {@link openPgliteDatabase}. */
@@ -30,7 +30,7 @@ class PgliteDatabase implements Database {
   ): Promise<T[]> {
     const run = this.pg.query<T>(sql, params as unknown[] | undefined).then((r) => r.rows);
     try {
-      return await withTimeout(run, options?.timeoutMs);
+      return await withDatabaseTimeout(run, options?.timeoutMs);
     } catch (err) {
       return mapDatabaseError(err);
     }

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { MatchcastError } from '../domain/index.js';
 import { answers, type Database, type Queryable, type QueryOptions } from './database.js';
-import { isSchemaGone, mapDatabaseError, withTimeout } from './errors.js';
+import { isSchemaGone, mapDatabaseError, withDatabaseTimeout } from './errors.js';
 import { applyMigrations } from './migrations.js';
 
 /** Options of {@link openPostgresDatabase}. */
@@ -109,7 +109,7 @@ class PostgresDatabase implements Database {
       .then((r) => r.rows as T[]);
     try {
       // The outer bound also covers waiting for a pooled connection.
-      return await withTimeout(run, timeoutMs);
+      return await withDatabaseTimeout(run, timeoutMs);
     } catch (err) {
       return mapDatabaseError(err);
     }

@@ -42,3 +42,4 @@ export {
 export { processAlive } from './process-alive.js';
 export { rowShape } from './row-shape.js';
 export { isServableStage, isStage, type ServableStage, STAGES, type Stage } from './stage.js';
+export { withTimeout } from './with-timeout.js';

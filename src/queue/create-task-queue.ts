@@ -20,6 +20,7 @@ export function createTaskQueue(config: Config, deps: TaskQueueDeps): TaskQueue 
     return createBullmqQueue(config.redisUrl, {
       queueName: config.queueName,
       log: deps.log,
+      callTimeoutMs: config.brokerTimeoutMs,
       keepJobsSeconds: config.resultTtl,
       keepJobsCount: config.resultStoreMax,
       maxWaiting: config.queueMaxWaiting,

@@ -79,12 +79,3 @@ export function taskFailureError(failure: TaskFailure): MatchcastError {
   }
   return new MatchcastError('MC_ERR_TASK_FAILED', `The task failed on the worker: ${failure.error}`);
 }
-
-/** Rejects with `onTimeout()` when `promise` has not settled within `ms`. */
-export function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(onTimeout()), ms);
-  });
-  return Promise.race([promise, bound]).finally(() => clearTimeout(timer));
-}

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Config } from '../../config.js';
-import { MatchcastError } from '../../domain/index.js';
+import { MatchcastError, withTimeout } from '../../domain/index.js';
 import type { Logger } from '../../logger.js';
 import {
   encodeTaskFailure,
@@ -11,7 +11,6 @@ import {
   isExpiredPayload,
   isPermanentTaskError,
   toTaskFailure,
-  withTimeout,
 } from '../task-errors.js';
 import type { TaskName, TaskRunner } from '../task-queue.js';
 import { bullConnection, redisOptions, replyChannelPrefix, type TaskReply } from './protocol.js';

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Job, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { MatchcastError } from '../../domain/index.js';
+import { MatchcastError, withTimeout } from '../../domain/index.js';
 import type { Logger } from '../../logger.js';
-import { decodeTaskFailure, queueFull, withTimeout } from '../task-errors.js';
+import { decodeTaskFailure, queueFull } from '../task-errors.js';
 import type {
   ModelInfoPayload,
   PredictMatchPayload,
@@ -23,7 +23,7 @@ interface BullmqQueueOptions {
   /** Queue name. Default `ml`. */
   queueName?: string;
   log?: Logger;
-  /** Bound on one broker call made for a request (add, status, counts), ms. Default `500`. */
+  /** Bound on one broker call made for a request (add, status, counts), ms (config.brokerTimeoutMs). Default `2000`. */
   callTimeoutMs?: number;
   /** Completed/failed jobs are kept this long for task_status, seconds (config.resultTtl). Default `86400`. */
   keepJobsSeconds?: number;
@@ -51,7 +51,7 @@ function unavailable(cause?: unknown): MatchcastError {
 export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions = {}): TaskQueue {
   const queueName = options.queueName ?? 'ml';
   const log = options.log;
-  const callTimeoutMs = options.callTimeoutMs ?? 500;
+  const callTimeoutMs = options.callTimeoutMs ?? 2000;
   const keep = { age: options.keepJobsSeconds ?? 86_400, count: options.keepJobsCount ?? 100_000 };
   const maxWaiting = options.maxWaiting ?? 10_000;
 
