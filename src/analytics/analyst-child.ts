@@ -22,8 +22,8 @@ async function run({ config, schema, runId }: Job): Promise<AnalystMessage> {
       const sources = await loadAnalystSources(store, db);
       // Another database than the caller's (it must read the run the caller sees): refuse.
       if (sources.runId !== runId) throw new Error(`published run ${sources.runId}, expected ${runId}`);
-      const { predictions, backtest, bets, ...rest } = computeAnalystData(sources, config.edgeThreshold);
-      const lists: Record<(typeof ROW_DATASETS)[number], object[]> = { predictions, backtest, bets };
+      const { predictions, backtest, ...rest } = computeAnalystData(sources, config.edgeThreshold);
+      const lists: Record<(typeof ROW_DATASETS)[number], object[]> = { predictions, backtest };
       for (const dataset of ROW_DATASETS) {
         for (let i = 0; i < lists[dataset].length; i += ROWS_PER_MESSAGE) {
           await send({ t: 'rows', dataset, rows: lists[dataset].slice(i, i + ROWS_PER_MESSAGE) });

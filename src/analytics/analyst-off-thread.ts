@@ -18,7 +18,7 @@ export async function computeAnalystDataOffThread(
   // Maps and Dates cross as they are (structured clone).
   const child = forkModule(CHILD, { serialization: 'advanced' });
   const rows = new RowCompactor();
-  const received: Record<RowDataset, object[]> = { predictions: [], backtest: [], bets: [] };
+  const received: Record<RowDataset, object[]> = { predictions: [], backtest: [] };
   try {
     return await new Promise<AnalystData>((resolve, reject) => {
       child.on('message', (msg: AnalystMessage) => {
@@ -36,7 +36,7 @@ export async function computeAnalystDataOffThread(
 }
 
 /** The row lists of {@link AnalystData}, sent in chunks of {@link ROWS_PER_MESSAGE}. */
-export const ROW_DATASETS = ['predictions', 'backtest', 'bets'] as const;
+export const ROW_DATASETS = ['predictions', 'backtest'] as const;
 type RowDataset = (typeof ROW_DATASETS)[number];
 /** Small messages die young: each chunk's copy is reclaimed by a scavenge, not held to a full GC. */
 export const ROWS_PER_MESSAGE = 2_000;
@@ -49,11 +49,13 @@ export type AnalystMessage =
 
 /**
  * Rows as the structured clone delivers them hold a copy of every string ("flat" 33k times at 37k
- * matches) and their values out of object: rebuilt with one shape per key list and shared strings,
- * the served rows hold ~15 MB less at 37k matches.
+ * matches) and Date (~6k distinct instants in ~70k) and their values out of object: rebuilt with one
+ * shape per key list, shared strings and shared Dates (no reader mutates one), the served rows hold
+ * ~20 MB less at 37k matches.
  */
 class RowCompactor {
   private readonly strings = new Map<string, string>();
+  private readonly dates = new Map<number, Date>();
   private readonly shapes = new Map<string, () => Record<string, unknown>>();
 
   compact<T extends object>(row: T): T {
@@ -67,9 +69,17 @@ class RowCompactor {
     const out = newRow();
     for (const k of keys) {
       const v = (row as Record<string, unknown>)[k];
-      out[k] = typeof v === 'string' ? this.share(v) : v;
+      out[k] = typeof v === 'string' ? this.share(v) : v instanceof Date ? this.shareDate(v) : v;
     }
     return out as T;
+  }
+
+  private shareDate(v: Date): Date {
+    const t = v.getTime();
+    const known = this.dates.get(t);
+    if (known !== undefined) return known;
+    this.dates.set(t, v);
+    return v;
   }
 
   private share(v: string): string {

@@ -1,7 +1,7 @@
 import { bootstrapInterval } from '../model/index.js';
 import type { BacktestSummary } from '../schemas/index.js';
 import type { AnalystRow } from './analyst-columns.js';
-import type { AnalystData } from './analyst-data.js';
+import { type AnalystData, analystBets } from './analyst-data.js';
 import { type Bet, summariseBets } from './bets.js';
 import { numOrNull } from './io.js';
 
@@ -170,7 +170,7 @@ export function backtestSummary(data: AnalystData): BacktestSummary {
   }
 
   const betGroups = new Map<string, Bet[]>();
-  for (const b of data.bets) {
+  for (const b of analystBets(data)) {
     const k = `${b.strategy}|${b.staking}|${b.market}`;
     const list = betGroups.get(k);
     if (list) list.push(b);

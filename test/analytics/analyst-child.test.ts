@@ -4,7 +4,9 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
+import { analystBets, exportRows } from '../../src/analytics/analyst-data.js';
 import {
+  backtestSummary,
   computeAnalystData,
   computeAnalystDataOffThread,
   loadAnalystSources,
@@ -25,8 +27,31 @@ test('the rows from the analyst process equal the rows computed in this thread',
   assert.ok(runId, 'a run is published');
   const here = computeAnalystData(await loadAnalystSources(fx.store, fx.db), fx.config.edgeThreshold);
   const there = await computeAnalystDataOffThread(fx.config, runId, fx.db.schema);
-  assert.ok(here.backtest.length > 0 && here.predictions.length > 0 && here.bets.length > 0);
+  assert.ok(here.backtest.length > 0 && here.predictions.length > 0 && analystBets(here).length > 0);
   assert.deepEqual(there, here);
+});
+
+test('the backtest view counts exactly the rows of the bets export, from the rows the process sent', async () => {
+  const runId = (await readPublished(fx.db))?.run_id ?? null;
+  const data = await computeAnalystDataOffThread(fx.config, runId, fx.db.schema);
+  const exported = exportRows(data, 'bets');
+  assert.ok(exported.length > 0, 'bets exported');
+  const here = computeAnalystData(await loadAnalystSources(fx.store, fx.db), fx.config.edgeThreshold);
+  assert.deepEqual(exported, exportRows(here, 'bets'), 'the same bets as from the sources');
+  // Every (season, region) cell and its "all" margins, counted from the exported rows.
+  const counted = new Map<string, number>();
+  const count = (k: string) => counted.set(k, (counted.get(k) ?? 0) + 1);
+  for (const r of exported) {
+    const plan = `${r.strategy}|${r.staking}|${r.market}`;
+    for (const season of ['all', String(r.season)])
+      for (const region of ['null', String(r.region_id)]) count(`${plan}|${season}|${region}`);
+  }
+  const summary = backtestSummary(data);
+  assert.equal(summary.bets.length, counted.size, 'one summary row per plan, season and region');
+  for (const row of summary.bets) {
+    const k = `${row.strategy}|${row.staking}|${row.market}|${row.season}|${row.region_id}`;
+    assert.equal(row.n_bets, counted.get(k), k);
+  }
 });
 
 test('a process that sees another published run refuses', async () => {

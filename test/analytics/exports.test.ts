@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parquetMetadata } from 'hyparquet';
-import type { AnalystColumn, AnalystRow } from '../../src/analytics/analyst-columns.js';
+import type { AnalystRow } from '../../src/analytics/analyst-columns.js';
 import { BET_EXPORT_COLUMNS } from '../../src/analytics/analyst-columns.js';
 import { type AnalystData, exportRows } from '../../src/analytics/analyst-data.js';
 import { csvChunks, EXPORT_CHUNK_ROWS, parquetChunks } from '../../src/analytics/export-encode.js';
@@ -68,7 +68,7 @@ function parseCsv(text: string): string[][] {
   return out;
 }
 
-function asText(col: AnalystColumn, v: unknown): string {
+function asText(v: unknown): string {
   if (v === null || v === undefined) return '';
   if (v instanceof Date) return v.toISOString();
   return String(v);
@@ -109,8 +109,8 @@ describe('streamed exports', () => {
       for (let j = 0; j < BET_EXPORT_COLUMNS.length; j++) {
         const col = BET_EXPORT_COLUMNS[j];
         const fromCsv = table[i + 1][j];
-        assert.equal(fromCsv, asText(col, data[i][col.name]), `csv ${col.name} row ${i}`);
-        assert.equal(asText(col, back[i][col.name]), fromCsv, `parquet ${col.name} row ${i}`);
+        assert.equal(fromCsv, asText(data[i][col.name]), `csv ${col.name} row ${i}`);
+        assert.equal(asText(back[i][col.name]), fromCsv, `parquet ${col.name} row ${i}`);
       }
     }
   });
@@ -208,7 +208,6 @@ describe('export region filter', () => {
       { match_id: 2, region_id: 7, start_time_utc: new Date('2023-01-02T00:00:00Z') },
     ],
     backtest: [],
-    bets: [],
     edgeThreshold: 0.05,
   };
 
