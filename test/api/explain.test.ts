@@ -1,5 +1,6 @@
 // GET /predict/explain/{id} after a real first run (champion, walk-forward folds, market-free
 // fallback): the parts of every explanation add up to the served probabilities, for each kind of row.
+// The exports and the backtest view, which share the explanations' rows, are checked on the same run.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
@@ -170,5 +171,43 @@ describe('GET /predict/explain/{match_id}', () => {
     assert.equal(unknown.body.code, 'MC_ERR_MATCH_NOT_FOUND');
     const noKey = await get(Number(preds[0].match_id), {});
     assert.equal(noKey.status, 401);
+  });
+
+  test('the bets export and the backtest view count the same bets, whole and by region', async () => {
+    const csv = await app.inject({ method: 'GET', url: '/predict/export/bets?format=csv', headers: KEY });
+    assert.equal(csv.statusCode, 200, csv.body.slice(0, 200));
+    const [header, ...lines] = csv.body.trim().split('\n');
+    const cols = header.split(',');
+    assert.ok(lines.length > 0, 'bets exported');
+    const at = (name: string) => cols.indexOf(name);
+    const plans = new Map<string, number>();
+    const regions = new Map<string, number>();
+    for (const line of lines) {
+      const cells = line.split(',');
+      const plan = [at('strategy'), at('staking'), at('market')].map((i) => cells[i]).join('|');
+      plans.set(plan, (plans.get(plan) ?? 0) + 1);
+      regions.set(cells[at('region_id')], (regions.get(cells[at('region_id')]) ?? 0) + 1);
+    }
+    const summary = await app.inject({ method: 'GET', url: '/monitoring/backtest' });
+    assert.equal(summary.statusCode, 200);
+    const rows = summary.json().bets as {
+      strategy: string;
+      staking: string;
+      market: string;
+      season: string;
+      region_id: number | null;
+      n_bets: number;
+    }[];
+    const whole = rows.filter((r) => r.season === 'all' && r.region_id === null);
+    assert.equal(whole.length, plans.size, 'one "all" row per plan');
+    for (const r of whole) assert.equal(r.n_bets, plans.get(`${r.strategy}|${r.staking}|${r.market}`));
+    const [regionId, n] = [...regions][0];
+    const one = await app.inject({
+      method: 'GET',
+      url: `/predict/export/bets?format=csv&region=${regionId}`,
+      headers: KEY,
+    });
+    assert.equal(one.statusCode, 200);
+    assert.equal(one.body.trim().split('\n').length - 1, n, `bets of region ${regionId}`);
   });
 });
