@@ -29,6 +29,16 @@ test('the rows from the analyst process equal the rows computed in this thread',
   const there = await computeAnalystDataOffThread(fx.config, runId, fx.db.schema);
   assert.ok(here.backtest.length > 0 && here.predictions.length > 0 && analystBets(here).length > 0);
   assert.deepEqual(there, here);
+  // The server's copy holds one Date per instant: as many Date objects as distinct times.
+  const dates = [...there.predictions, ...there.backtest].flatMap((r) =>
+    Object.values(r).filter((v): v is Date => v instanceof Date),
+  );
+  const instants = new Set(dates.map((d) => d.getTime()));
+  assert.ok(dates.length > instants.size, 'instants repeat across rows');
+  assert.equal(new Set(dates).size, instants.size, 'one Date object per instant');
+  // Bets held by one reader are shared with the next, not simulated again.
+  const bets = analystBets(there);
+  assert.equal(analystBets(there), bets);
 });
 
 test('the backtest view counts exactly the rows of the bets export, from the rows the process sent', async () => {

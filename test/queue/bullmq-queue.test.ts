@@ -44,7 +44,7 @@ function worker(queueName: string, fn: (data: { match_id: number }) => Promise<u
 
 test('submit/wait/status round trip; many concurrent waits leak no listener', { skip }, async () => {
   const name = uniqueQueue();
-  // 200 adds at once on one connection can exceed the 500 ms per-call bound on a loaded CI box; this
+  // 200 adds at once on one connection can exceed a short per-call bound on a loaded CI box; this
   // test is about listeners, not the bound (tested with Redis down elsewhere).
   const q = open(name, 10_000);
   await ready(q);
