@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import type { Config } from '../../config.js';
-import { siblingModule, startModuleThread } from '../../domain/index.js';
+import { siblingModule, startModuleThread, withTimeout } from '../../domain/index.js';
 import type { Logger } from '../../logger.js';
 import { expiredFailure, queueFull } from '../task-errors.js';
 import type {
@@ -285,16 +285,15 @@ export function createInProcessQueue(config: Config, options: InProcessQueueOpti
           const nonce = randomUUID();
           const start = performance.now();
           let models: WorkerInfo['models'];
-          const ok = await new Promise<boolean>((resolve) => {
-            const timer = setTimeout(() => resolve(false), 500);
+          const answered = new Promise<boolean>((resolve) => {
             s.pings.set(nonce, (m) => {
               models = m;
-              clearTimeout(timer);
               resolve(true);
             });
             const msg: ToThread = { t: 'ping', nonce };
             s.worker?.postMessage(msg);
           });
+          const ok = await withTimeout(answered, 500, () => new Error('no pong')).catch(() => false);
           s.pings.delete(nonce);
           const latency = Math.round((performance.now() - start) * 100) / 100;
           return { ...base, ping: { ok, latency_ms: ok ? latency : null }, ...(models ? { models } : {}) };
