@@ -69,23 +69,21 @@ class RowCompactor {
     const out = newRow();
     for (const k of keys) {
       const v = (row as Record<string, unknown>)[k];
-      out[k] = typeof v === 'string' ? this.share(v) : v instanceof Date ? this.shareDate(v) : v;
+      out[k] =
+        typeof v === 'string'
+          ? intern(this.strings, v, v)
+          : v instanceof Date
+            ? intern(this.dates, v.getTime(), v)
+            : v;
     }
     return out as T;
   }
+}
 
-  private shareDate(v: Date): Date {
-    const t = v.getTime();
-    const known = this.dates.get(t);
-    if (known !== undefined) return known;
-    this.dates.set(t, v);
-    return v;
-  }
-
-  private share(v: string): string {
-    const known = this.strings.get(v);
-    if (known !== undefined) return known;
-    this.strings.set(v, v);
-    return v;
-  }
+/** The value first seen under `key`, so that equal values share one copy. */
+function intern<K, V>(known: Map<K, V>, key: K, value: V): V {
+  const found = known.get(key);
+  if (found !== undefined) return found;
+  known.set(key, value);
+  return value;
 }
