@@ -9,9 +9,16 @@ import { type Database, openDatabase } from '../../src/db/index.js';
 export const PG_URL = process.env.DATABASE_URL;
 export const PG_SKIP: string | false = !PG_URL && 'DATABASE_URL not set: PostgreSQL adapter tests skipped';
 
+// Removed when the test file's process exits, so that callers need no cleanup of their own.
+const tempDirs: string[] = [];
+process.on('exit', () => {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
 /** A config whose data dir is a fresh temp folder; `databaseUrl` only when asked for. */
 export function testConfig(opts: { postgres?: boolean; env?: Record<string, string> } = {}): Config {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'mc-db-'));
+  tempDirs.push(dataDir);
   return parseConfig({
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
