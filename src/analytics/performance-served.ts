@@ -78,8 +78,6 @@ interface RecordServedOptions {
   publicationId?: string;
   /** Feature rows (or any rows with `match_id` and `odds_open_*`) for the odds each row used. Default none. */
   featureRows?: ReadonlyArray<{ match_id: number }>;
-  /** Wall clock for `recorded_at`. Default now. */
-  now?: Date;
 }
 
 interface RecordServedResult {
@@ -106,7 +104,7 @@ export async function recordServedPredictions(
   options: RecordServedOptions,
 ): Promise<RecordServedResult> {
   const servedMs = options.servedAt.getTime();
-  const now = options.now ?? new Date();
+  const now = new Date();
   const odds = new Map<number, Record<string, unknown>>();
   for (const f of options.featureRows ?? []) odds.set(f.match_id, f as unknown as Record<string, unknown>);
   const out: ServedRow[] = [];
@@ -217,7 +215,7 @@ export function servedBeforeKickoff(
  */
 export async function recordServedFromPublished(
   src: ArtifactSource,
-  options: { servedAt: Date; publicationId?: string; now?: Date },
+  options: { servedAt: Date; publicationId?: string },
 ): Promise<RecordServedResult> {
   const { store } = src;
   const obj = await readArtifact(src, 'predictions');

@@ -1,5 +1,5 @@
 import { type Match, type OddsRecord, type Probabilities, predictedClass } from '../domain/index.js';
-import { type DemarginMethod, demargin } from '../features/index.js';
+import { demargin } from '../features/index.js';
 import { brier, logLoss, rps } from '../model/index.js';
 import type { PerformanceSummary } from '../schemas/index.js';
 import { outcomeOf } from './io.js';
@@ -34,26 +34,19 @@ export interface PerformanceWindow {
   days: number;
 }
 
-interface JoinOptions {
-  /** Results count only for matches kicking off before this instant (the replay clock's now). */
-  asOf: Date;
-  /** How the bookmaker margin is removed from the lines. Default `power` (as the features do). */
-  demargin?: DemarginMethod;
-}
-
 /**
- * Every match finished before `asOf` that was served a prediction before its kick-off, joined to that
- * prediction and to the de-margined opening and closing odds; sorted by kick-off then id. Also counts
- * the finished matches nothing was served for (before monitoring began, or never published).
+ * Every match finished before `asOf` (the replay clock's now) that was served a prediction before its
+ * kick-off, joined to that prediction and to the opening and closing odds de-margined by `power` (as
+ * the features do); sorted by kick-off then id. Also counts the finished matches nothing was served
+ * for (before monitoring began, or never published).
  */
 export function joinServedResults(
   served: readonly ServedRow[],
   matches: readonly Match[],
   odds: readonly OddsRecord[],
-  options: JoinOptions,
+  asOf: Date,
 ): { joined: JoinedMatch[]; unserved: number } {
-  const asOfMs = options.asOf.getTime();
-  const method = options.demargin ?? 'power';
+  const asOfMs = asOf.getTime();
   const byId = new Map(matches.map((m) => [m.id, m]));
   const before = servedBeforeKickoff(served, (id) => byId.get(id)?.startTimeUtc);
   const oddsById = new Map(odds.map((o) => [o.match_id, o]));
@@ -75,8 +68,8 @@ export function joinServedResults(
       start_time_utc: m.startTimeUtc,
       label,
       proba: [s.proba_home, s.proba_draw, s.proba_away],
-      opening: o ? demargin(o.open_home, o.open_draw, o.open_away, method) : null,
-      closing: o ? demargin(o.close_home, o.close_draw, o.close_away, method) : null,
+      opening: o ? demargin(o.open_home, o.open_draw, o.open_away, 'power') : null,
+      closing: o ? demargin(o.close_home, o.close_draw, o.close_away, 'power') : null,
     });
   }
   joined.sort((a, b) => a.start_time_utc.getTime() - b.start_time_utc.getTime() || a.match_id - b.match_id);

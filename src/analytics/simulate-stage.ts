@@ -35,8 +35,6 @@ interface SimulateStageOptions {
   oddsSource?: OddsSource;
   /** Results of matches kicking off at or after this instant are ignored. Default: now. */
   asOf?: Date;
-  /** Generation time written in the summary. Default: now. */
-  now?: Date;
 }
 
 /** The JSON summary written beside the CSVs (`reports/roi_summary.json`). */
@@ -75,8 +73,8 @@ export async function runSimulateStage(
   const { store, log } = deps;
   const threshold = opts.edgeThreshold ?? deps.config.edgeThreshold;
   const oddsSource = opts.oddsSource ?? 'closing';
-  const asOf = opts.asOf ?? new Date();
-  const now = opts.now ?? new Date();
+  const now = new Date();
+  const asOf = opts.asOf ?? now;
 
   const backtest = await readParquetObject(deps, KEYS.backtest);
   if (!backtest) {
