@@ -6,7 +6,7 @@ import type { ParquetRow } from '../storage/index.js';
 import { assessDataQuality, type DataQualityReport } from './data-quality.js';
 import { renderDataQualityReport } from './data-quality-html.js';
 import { computeDrift, DEFAULT_DRIFT_THRESHOLDS } from './drift.js';
-import { type DriftLatest, type DriftReport, driftLatest } from './drift-report.js';
+import { type DriftReport, driftLatest } from './drift-report.js';
 import { renderDriftReport } from './drift-report-html.js';
 import { type AnalyticsDeps, asDate, matchesOf, numOrNull, putReport, readParquetObject } from './io.js';
 import { pruneReports, reportFilename } from './report-names.js';
@@ -28,7 +28,7 @@ interface DriftStageOptions {
 }
 
 interface DriftStageResult {
-  latest: DriftLatest;
+  latest: ReturnType<typeof driftLatest>;
   report: DriftReport;
   dataQuality: DataQualityReport;
   /** Keys written in the `reports` bucket. */
