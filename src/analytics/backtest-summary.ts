@@ -4,6 +4,7 @@ import type { AnalystRow } from './analyst-columns.js';
 import { type AnalystData, analystBets } from './analyst-data.js';
 import { type Bet, summariseBets } from './bets.js';
 import { numOrNull } from './io.js';
+import { reliabilityTable } from './performance.js';
 
 /** Paired bootstrap: resamples of the matches, percentile interval, fixed seed (reproducible). */
 const BOOTSTRAP = { resamples: 500, level: 0.95, seed: 1 } as const;
@@ -149,25 +150,10 @@ export function backtestSummary(data: AnalystData): BacktestSummary {
       comparisons.push(compare(horizon, line, g.season, g.region, g.items));
   }
 
-  const bins = Array.from({ length: 10 }, (_, i) => ({
-    lower: i / 10,
-    upper: (i + 1) / 10,
-    n: 0,
-    sp: 0,
-    so: 0,
-  }));
-  let nRel = 0;
-  for (const r of rows) {
+  const early = rows.flatMap((r) => {
     const p = triple(r, 'early_proba');
-    if (!p) continue;
-    nRel++;
-    p.forEach((x, k) => {
-      const b = bins[Math.min(9, Math.floor(x * 10))];
-      b.n++;
-      b.sp += x;
-      b.so += r.outcome === k ? 1 : 0;
-    });
-  }
+    return p ? [{ proba: p, label: r.outcome as number }] : [];
+  });
 
   const betGroups = new Map<string, Bet[]>();
   for (const b of analystBets(data)) {
@@ -218,17 +204,7 @@ export function backtestSummary(data: AnalystData): BacktestSummary {
     edge_threshold: data.edgeThreshold,
     bootstrap: { ...BOOTSTRAP },
     comparisons,
-    reliability: {
-      horizon: 'early',
-      n: nRel,
-      bins: bins.map((b) => ({
-        lower: b.lower,
-        upper: b.upper,
-        n: b.n,
-        mean_predicted: b.n ? b.sp / b.n : null,
-        observed_frequency: b.n ? b.so / b.n : null,
-      })),
-    },
+    reliability: { horizon: 'early', n: early.length, bins: reliabilityTable(early).bins },
     bets,
     profit,
   };

@@ -117,7 +117,7 @@ function compareLine(rows: readonly JoinedMatch[], which: 'opening' | 'closing')
 }
 
 /** Ten equal-width bins of predicted probability, the three outcomes of each match pooled. */
-function reliabilityTable(rows: readonly JoinedMatch[]): {
+export function reliabilityTable(rows: ReadonlyArray<{ proba: readonly number[]; label: number }>): {
   bins: ReliabilityBin[];
   calibration_error: number | null;
 } {
