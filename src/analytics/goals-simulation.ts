@@ -75,7 +75,7 @@ export async function runGoalsSimulateStage(
   opts: { asOf?: Date } = {},
 ): Promise<GoalsSimulationResult[] | null> {
   const asOf = opts.asOf ?? new Date();
-  const rows = await readParquetObject(deps, KEYS.markets);
+  const rows = await readParquetObject(deps, 'markets');
   if (!rows) return null;
   const matches = new Map((await matchesOf(deps)).map((m) => [m.id, m]));
   const odds = new Map((await readOddsFile(deps.store)).map((o) => [o.match_id, o]));

@@ -1,10 +1,10 @@
 import type { Config } from '../config.js';
 import { type Database, MatchesRepository } from '../db/index.js';
-import { type KEYS, type Match, type Outcome, outcomeFromScore } from '../domain/index.js';
+import { type Match, type Outcome, outcomeFromScore } from '../domain/index.js';
 import type { FeatureRow } from '../features/index.js';
 import type { Logger } from '../logger.js';
 import type { Registry } from '../registry/index.js';
-import { type ArtifactSource, artifactNameOf, readCurrentArtifact } from '../runs/index.js';
+import { type ArtifactName, type ArtifactSource, readCurrentArtifact } from '../runs/index.js';
 import { contentTypeForKey, type ObjectStore, type ParquetRow, readParquet } from '../storage/index.js';
 
 /** What the analysis stages need; the pipeline passes its own deps. */
@@ -46,14 +46,12 @@ export function asDate(v: unknown): Date | null {
   return null;
 }
 
-/** A parquet artifact's rows, or null when the object does not exist. */
+/** A parquet artifact's rows from a run's view or the published run (never a stale top-level copy). */
 export async function readParquetObject(
   src: ArtifactSource,
-  ref: { bucket: (typeof KEYS)[keyof typeof KEYS]['bucket']; key: string },
+  name: ArtifactName,
 ): Promise<ParquetRow[] | null> {
-  // A run's view or the published run (never a stale top-level copy).
-  const name = artifactNameOf(ref.bucket, ref.key);
-  const obj = name ? await readCurrentArtifact(src, name) : await src.store.get(ref.bucket, ref.key);
+  const obj = await readCurrentArtifact(src, name);
   return obj ? readParquet(obj.body) : null;
 }
 

@@ -47,7 +47,7 @@ async function backtestRows(
   asOf: Date,
   odds: readonly OddsRecord[],
 ): Promise<JoinedMatch[]> {
-  const rows = (await readParquetObject(src, KEYS.predictions)) ?? [];
+  const rows = (await readParquetObject(src, 'predictions')) ?? [];
   const pseudoServed: ServedRow[] = [];
   for (const r of rows) {
     const p = r.model_stage === 'backtest' ? toPublishedPrediction(r) : null;

@@ -54,29 +54,20 @@ interface RoiSummary {
   files: string[];
 }
 
-interface SimulateStageResult {
-  summary: RoiSummary;
-  /** Keys written in the `reports` bucket. */
-  keys: string[];
-}
-
 /**
  * `pipeline simulate`: flat 1-unit bets on the walk-forward backtest's out-of-sample predictions
  * (`predictions/backtest.parquet`) for finished matches with odds; writes `reports/roi_by_region.csv`
  * (spec §2.6), `roi_by_region_season.csv`, `roi_baselines.csv` and `roi_summary.json`.
  * Throws MC_ERR_PREDICTIONS_UNAVAILABLE when there is no backtest yet.
  */
-export async function runSimulateStage(
-  deps: AnalyticsDeps,
-  opts: SimulateStageOptions = {},
-): Promise<SimulateStageResult> {
+export async function runSimulateStage(deps: AnalyticsDeps, opts: SimulateStageOptions = {}) {
   const { store, log } = deps;
   const threshold = opts.edgeThreshold ?? deps.config.edgeThreshold;
   const oddsSource = opts.oddsSource ?? 'closing';
   const now = new Date();
   const asOf = opts.asOf ?? now;
 
-  const backtest = await readParquetObject(deps, KEYS.backtest);
+  const backtest = await readParquetObject(deps, 'backtest');
   if (!backtest) {
     throw new MatchcastError(
       'MC_ERR_PREDICTIONS_UNAVAILABLE',
