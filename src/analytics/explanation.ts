@@ -44,11 +44,6 @@ const outcomes = (v: readonly (number | null)[] | null) =>
 const triple = (r: AnalystRow, prefix: string) =>
   outcomes(['home', 'draw', 'away'].map((s) => numOrNull(r[`${prefix}_${s}`])));
 
-/**
- * The served prediction of `matchId` (published run) explained by the model that produced it: the
- * champion, the market-free fallback or a walk-forward fold. Unknown match: `MC_ERR_MATCH_NOT_FOUND`;
- * a known match without an explainable served row: `MC_ERR_NO_EXPLANATION`.
- */
 /** What an explanation reads besides the analyst rows: whether a match exists, and its feature row. */
 export interface ExplainInputs {
   knownMatch(matchId: number): Promise<boolean>;
@@ -56,6 +51,11 @@ export interface ExplainInputs {
   features(matchId: number): Promise<FeatureRow | undefined>;
 }
 
+/**
+ * The served prediction of `matchId` (published run) explained by the model that produced it: the
+ * champion, the market-free fallback or a walk-forward fold. Unknown match: `MC_ERR_MATCH_NOT_FOUND`;
+ * a known match without an explainable served row: `MC_ERR_NO_EXPLANATION`.
+ */
 export async function explainServed(
   data: AnalystData,
   inputs: ExplainInputs,

@@ -55,6 +55,9 @@ export function num(x: number | null | undefined, digits = 3, suffix = ''): NumC
   return { num: `${Number(x.toFixed(digits))}${suffix}` };
 }
 
+/** `x` with `digits` decimals, "–" for null (text outside a table cell). */
+export const fixed = (x: number | null, digits: number) => (x === null ? '–' : x.toFixed(digits));
+
 /** A numeric cell holding text as is (e.g. "12 / 30"). */
 export function numText(text: string): NumCell {
   return { num: text };

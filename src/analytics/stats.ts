@@ -113,13 +113,8 @@ export function chiSquaredHomogeneity(
   }
   const df = cols - 1;
   if (na === 0 || nb === 0 || df < 1) return { statistic: 0, df: Math.max(df, 0), pValue: 1 };
-  return { statistic: stat, df, pValue: chiSquaredSurvival(stat, df) };
-}
-
-/** P(X > x) for X ~ χ²(df). */
-function chiSquaredSurvival(x: number, df: number): number {
-  if (x <= 0) return 1;
-  return regularizedGammaQ(df / 2, x / 2);
+  // P(X > stat) for X ~ χ²(df).
+  return { statistic: stat, df, pValue: regularizedGammaQ(df / 2, stat / 2) };
 }
 
 function logGamma(z: number): number {
