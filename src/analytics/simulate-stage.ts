@@ -11,10 +11,8 @@ import {
 } from './io.js';
 import { roiBaselinesCsv, roiByRegionCsv, roiByRegionSeasonCsv } from './roi-csv.js';
 import {
-  type BetSummary,
   type OddsSource,
   type PredictionInput,
-  type RegionRoi,
   type ResultInput,
   selectCandidates,
   simulateBets,
@@ -35,23 +33,6 @@ interface SimulateStageOptions {
   oddsSource?: OddsSource;
   /** Results of matches kicking off at or after this instant are ignored. Default: now. */
   asOf?: Date;
-}
-
-/** The JSON summary written beside the CSVs (`reports/roi_summary.json`). */
-interface RoiSummary {
-  generated_at: string;
-  as_of: string;
-  edge_threshold: number;
-  odds_source: OddsSource;
-  stake: 1;
-  n_backtest_rows: number;
-  n_candidates: number;
-  excluded: Record<string, number>;
-  period: { first_match: string | null; last_match: string | null };
-  model: BetSummary;
-  baselines: { favourite: BetSummary; home: BetSummary };
-  by_region: RegionRoi[];
-  files: string[];
 }
 
 /**
@@ -124,7 +105,7 @@ export async function runSimulateStage(deps: AnalyticsDeps, opts: SimulateStageO
     .map((c) => kickoff.get(c.match_id)!)
     .sort((a, b) => a.getTime() - b.getTime());
   const files = Object.values(SIMULATION_KEYS);
-  const summary: RoiSummary = {
+  const summary = {
     generated_at: now.toISOString(),
     as_of: asOf.toISOString(),
     edge_threshold: threshold,
