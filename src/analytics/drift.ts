@@ -146,8 +146,7 @@ function featureDrift(
   name: string,
   reference: readonly ValueRow[],
   current: readonly ValueRow[],
-  thresholds: DriftThresholds = DEFAULT_DRIFT_THRESHOLDS,
-  bins = 20,
+  thresholds: DriftThresholds,
 ): FeatureDrift {
   const r = values(reference, name);
   const c = values(current, name);
@@ -176,7 +175,7 @@ function featureDrift(
     counts = { ref, cur };
     histogram = { labels: levels.map(String), edges: [], reference: shares(ref), current: shares(cur) };
   } else if (r.xs.length && c.xs.length) {
-    histogram = numericHistogram(sorted(r.xs), sorted(c.xs), bins);
+    histogram = numericHistogram(sorted(r.xs), sorted(c.xs), 20);
   } else {
     histogram = { labels: [], edges: [], reference: [], current: [] };
   }
