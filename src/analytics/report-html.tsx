@@ -1,9 +1,6 @@
-/**
- * Building blocks of the self-contained HTML reports (inline CSS only, no script, no external
- * resource), rendered with preact-render-to-string: every string reaches the page as a text node or
- * an attribute value, so it is escaped by construction. A report is a component tree passed to
- * {@link renderReport}; cells, badges and charts are components, never HTML strings.
- */
+// Building blocks of the self-contained HTML reports (inline CSS, no script, no external resource).
+// Rendered with preact-render-to-string: every string reaches the page as a text node or an attribute
+// value, so it is escaped by construction; cells, badges and charts are components, never HTML strings.
 import type { ComponentChildren } from 'preact';
 import { render } from 'preact-render-to-string';
 

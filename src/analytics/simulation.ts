@@ -150,11 +150,7 @@ const favouriteStrategy: Strategy = (c) => favouritePick(c.odds) as Outcome;
 /** Baseline: always back the home side. */
 const homeStrategy: Strategy = () => 0;
 
-interface PlacedBet {
-  match_id: number;
-  region_id: number;
-  region_name: string;
-  season: string;
+interface PlacedBet extends Pick<BetCandidate, 'match_id' | 'region_id' | 'region_name' | 'season'> {
   pick: Outcome;
   odd: number;
   won: boolean;
