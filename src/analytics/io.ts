@@ -37,6 +37,16 @@ export function numOrNull(v: unknown): number | null {
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
 }
 
+/** A row's `<prefix>_home`, `_draw` and `_away` numbers; null unless all three are. */
+export function threeWay(r: Readonly<Record<string, unknown>> | undefined, prefix: string): number[] | null {
+  const p = [
+    numOrNull(r?.[`${prefix}_home`]),
+    numOrNull(r?.[`${prefix}_draw`]),
+    numOrNull(r?.[`${prefix}_away`]),
+  ];
+  return p.every((x) => x !== null) ? (p as number[]) : null;
+}
+
 export function asDate(v: unknown): Date | null {
   if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : v;
   if (typeof v === 'number' || typeof v === 'string') {

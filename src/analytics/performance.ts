@@ -179,7 +179,7 @@ function performanceFigures(rows: readonly JoinedMatch[]): PerformanceFigures {
 }
 
 /** Monday 00:00 UTC of the week holding `d`. */
-function weekStart(d: Date): number {
+export function weekStart(d: Date): number {
   const day = Math.floor(d.getTime() / DAY_MS);
   // 1970-01-01 was a Thursday: day 0 → weekday 3 counting from Monday.
   return (day - ((day + 3) % 7)) * DAY_MS;
