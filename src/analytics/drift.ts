@@ -3,6 +3,7 @@ import {
   jensenShannonDistance,
   ksPValue,
   ksStatistic,
+  mean,
   quantileSorted,
   sorted,
   std,
@@ -137,10 +138,6 @@ export function formatNumber(x: number): string {
   return String(Number(x.toFixed(3)));
 }
 
-function avg(xs: readonly number[]): number | null {
-  return xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : null;
-}
-
 /** Drift of one column between a reference and a current sample (pure). */
 function featureDrift(
   name: string,
@@ -159,8 +156,8 @@ function featureDrift(
     n_current: c.xs.length,
     missing_reference: reference.length ? r.missing / reference.length : 0,
     missing_current: current.length ? c.missing / current.length : 0,
-    mean_reference: avg(r.xs),
-    mean_current: avg(c.xs),
+    mean_reference: mean(r.xs),
+    mean_current: mean(c.xs),
     threshold: levels ? thresholds.jensenShannon : thresholds.wassersteinNorm,
   } as const;
 

@@ -94,25 +94,16 @@ function compareLine(rows: readonly JoinedMatch[], which: 'opening' | 'closing')
     line.push(l);
     y.push(r.label);
   }
-  if (y.length === 0) {
-    return {
-      n: 0,
-      model_log_loss: null,
-      line_log_loss: null,
-      line_rps: null,
-      line_brier: null,
-      edge_log_loss: null,
-    };
-  }
-  const m = logLoss(model, y);
-  const l = logLoss(line, y);
+  const n = y.length;
+  const m = n ? logLoss(model, y) : null;
+  const l = n ? logLoss(line, y) : null;
   return {
-    n: y.length,
+    n,
     model_log_loss: m,
     line_log_loss: l,
-    line_rps: rps(line, y),
-    line_brier: brier(line, y),
-    edge_log_loss: l - m,
+    line_rps: n ? rps(line, y) : null,
+    line_brier: n ? brier(line, y) : null,
+    edge_log_loss: m === null || l === null ? null : l - m,
   };
 }
 
