@@ -17,12 +17,12 @@ export async function computeAnalystDataOffThread(
 ): Promise<AnalystData> {
   // Maps and Dates cross as they are (structured clone).
   const child = forkModule(CHILD, { serialization: 'advanced' });
-  const rows = new RowCompactor();
+  const compact = rowCompactor();
   const received: Record<RowDataset, object[]> = { predictions: [], backtest: [] };
   try {
     return await new Promise<AnalystData>((resolve, reject) => {
       child.on('message', (msg: AnalystMessage) => {
-        if (msg.t === 'rows') for (const row of msg.rows) received[msg.dataset].push(rows.compact(row));
+        if (msg.t === 'rows') for (const row of msg.rows) received[msg.dataset].push(compact(row));
         else if (msg.t === 'data') resolve({ ...msg.data, ...received } as AnalystData);
         else reject(new Error(`analyst process: ${msg.message}`));
       });
@@ -53,31 +53,26 @@ export type AnalystMessage =
  * shape per key list, shared strings and shared Dates (no reader mutates one), the rows of 37k
  * matches hold 8.9 MB.
  */
-class RowCompactor {
-  private readonly strings = new Map<string, string>();
-  private readonly dates = new Map<number, Date>();
-  private readonly shapes = new Map<string, () => Record<string, unknown>>();
-
-  compact<T extends object>(row: T): T {
+function rowCompactor(): (row: object) => object {
+  const strings = new Map<string, string>();
+  const dates = new Map<number, Date>();
+  const shapes = new Map<string, () => Record<string, unknown>>();
+  return (row) => {
     const keys = Object.keys(row);
     const signature = keys.join('\u0000');
-    let newRow = this.shapes.get(signature);
+    let newRow = shapes.get(signature);
     if (!newRow) {
       newRow = rowShape(keys);
-      this.shapes.set(signature, newRow);
+      shapes.set(signature, newRow);
     }
     const out = newRow();
     for (const k of keys) {
       const v = (row as Record<string, unknown>)[k];
       out[k] =
-        typeof v === 'string'
-          ? intern(this.strings, v, v)
-          : v instanceof Date
-            ? intern(this.dates, v.getTime(), v)
-            : v;
+        typeof v === 'string' ? intern(strings, v, v) : v instanceof Date ? intern(dates, v.getTime(), v) : v;
     }
-    return out as T;
-  }
+    return out;
+  };
 }
 
 /** The value first seen under `key`, so that equal values share one copy. */

@@ -4,7 +4,7 @@ import { marketsFromMatrix, scoreMatrix } from '../model/index.js';
 import type { ParquetRow } from '../storage/index.js';
 import { type AnalystRow, BACKTEST_EXPORT_COLUMNS } from './analyst-columns.js';
 import type { AnalystSources } from './analyst-sources.js';
-import { asDate, numOrNull, outcomeOf } from './io.js';
+import { asDate, numOrNull, outcomeOf, threeWay } from './io.js';
 
 const SIDES = ['home', 'draw', 'away'] as const;
 
@@ -58,12 +58,6 @@ function fairFirst(a: number | null | undefined, b: number | null | undefined): 
   return demarginPrices([a, b], 'power')?.[0] ?? null;
 }
 
-function proba3(r: ParquetRow | undefined, prefix = 'proba'): [number, number, number] | null {
-  if (!r) return null;
-  const p = SIDES.map((s) => numOrNull(r[`${prefix}_${s}`]));
-  return p.every((x) => x !== null) ? (p as [number, number, number]) : null;
-}
-
 /** The 1X2 prices observed at exactly `at` (the observation the model's features used), else null. */
 function pricesAt(src: AnalystSources, id: number, at: Date | null): readonly number[] | null {
   if (!at) return null;
@@ -94,7 +88,7 @@ export function backtestExportRows(src: AnalystSources): AnalystRow[] {
     const f = src.features.get(id);
     const o = src.odds.get(id);
     const row = matchColumns(id, m, undefined);
-    put3(row, 'early_proba', proba3(b));
+    put3(row, 'early_proba', threeWay(b, 'proba'));
     row.early_model_run_id = (b.model_run_id as string | null) ?? null;
     row.early_training_cutoff = asDate(b.training_cutoff);
     const earlyAt = f?.prediction_time ?? null;
@@ -103,13 +97,13 @@ export function backtestExportRows(src: AnalystSources): AnalystRow[] {
     row.early_odds_observed_at = earlyObs;
     put3(row, 'early_price', pricesAt(src, id, earlyObs));
     put3(row, 'early_fair', f && f.mkt_missing === 0 ? [f.mkt_home, f.mkt_draw, f.mkt_away] : null);
-    put3(row, 'kickoff_proba', proba3(b, 'kickoff_proba'));
+    put3(row, 'kickoff_proba', threeWay(b, 'kickoff_proba'));
     row.kickoff_model_run_id = (b.kickoff_model_run_id as string | null | undefined) ?? null;
     row.kickoff_training_cutoff = asDate(b.kickoff_training_cutoff);
     row.kickoff_prediction_time = asDate(b.kickoff_prediction_time);
     row.kickoff_odds_observed_at = asDate(b.kickoff_odds_observed_at);
     const fb = fallback.get(id);
-    put3(row, 'fallback_proba', proba3(fb));
+    put3(row, 'fallback_proba', threeWay(fb, 'proba'));
     row.fallback_model_run_id = (fb?.model_run_id as string | undefined) ?? null;
     row.fallback_training_cutoff = asDate(fb?.training_cutoff);
     row.fallback_prediction_time = fb ? earlyAt : null;
@@ -168,7 +162,7 @@ export function predictionExportRows(src: AnalystSources): AnalystRow[] {
     const row = matchColumns(id, m, p);
     // The row's own score (only set for a match finished before the run's as-of) wins over the DB's.
     row.tournament_name = (p.tournament_name as string | undefined) ?? m?.tournamentName ?? null;
-    const proba = proba3(p);
+    const proba = threeWay(p, 'proba');
     put3(row, 'proba', proba);
     row.predicted_class = numOrNull(p.predicted_class);
     row.model_stage = (p.model_stage as string | undefined) ?? null;

@@ -24,8 +24,6 @@ export interface AnalystSources {
   backtest: ParquetRow[];
   fallbackBacktest: ParquetRow[];
   markets: ParquetRow[];
-  /** `backtest_metrics.json` of the run (the published walk-forward figures), or null. */
-  backtestMetrics: Record<string, unknown> | null;
 }
 
 async function rowsOf(
@@ -41,14 +39,13 @@ async function rowsOf(
 export async function loadAnalystSources(store: ObjectStore, db: Database): Promise<AnalystSources> {
   const src = { db, store };
   const published = await readPublished(db);
-  const [featuresObj, predictions, backtest, fallbackBacktest, markets, metricsObj, odds, observed, matches] =
+  const [featuresObj, predictions, backtest, fallbackBacktest, markets, odds, observed, matches] =
     await Promise.all([
       readArtifact(src, 'features', published),
       rowsOf(src, 'predictions', published),
       rowsOf(src, 'backtest', published),
       rowsOf(src, 'fallbackBacktest', published),
       rowsOf(src, 'markets', published),
-      readArtifact(src, 'backtestMetrics', published),
       readOddsFile(store),
       readOddsObservations(src),
       new MatchesRepository(db).allMatches(),
@@ -69,14 +66,6 @@ export async function loadAnalystSources(store: ObjectStore, db: Database): Prom
     const t = OddsTimeline.fromRecords(legacy, kickoffs);
     for (const id of t.matchIds()) extra.push(...t.of(id, '1x2'));
   }
-  let backtestMetrics: Record<string, unknown> | null = null;
-  if (metricsObj) {
-    try {
-      backtestMetrics = JSON.parse(metricsObj.body.toString('utf8')) as Record<string, unknown>;
-    } catch {
-      backtestMetrics = null;
-    }
-  }
   return {
     runId: published?.run_id ?? null,
     matches: matchById,
@@ -87,7 +76,6 @@ export async function loadAnalystSources(store: ObjectStore, db: Database): Prom
     backtest,
     fallbackBacktest,
     markets,
-    backtestMetrics,
   };
 }
 

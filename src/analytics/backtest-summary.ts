@@ -3,7 +3,8 @@ import type { BacktestSummary } from '../schemas/index.js';
 import type { AnalystRow } from './analyst-columns.js';
 import { type AnalystData, analystBets } from './analyst-data.js';
 import { type Bet, summariseBets } from './bets.js';
-import { numOrNull } from './io.js';
+import { threeWay } from './io.js';
+import { reliabilityTable, weekStart } from './performance.js';
 
 /** Paired bootstrap: resamples of the matches, percentile interval, fixed seed (reproducible). */
 const BOOTSTRAP = { resamples: 500, level: 0.95, seed: 1 } as const;
@@ -33,10 +34,6 @@ function rpsOf(p: readonly number[], y: number): number {
   return (c0 * c0 + c1 * c1) / 2;
 }
 
-const triple = (r: AnalystRow, prefix: string): number[] | null => {
-  const p = [numOrNull(r[`${prefix}_home`]), numOrNull(r[`${prefix}_draw`]), numOrNull(r[`${prefix}_away`])];
-  return p.every((x) => x !== null) ? (p as number[]) : null;
-};
 const iso = (v: AnalystRow[string] | undefined) => (v instanceof Date ? v.toISOString() : null);
 
 interface Scored {
@@ -113,12 +110,6 @@ function groupsOf<T>(
   );
 }
 
-function weekOf(d: Date): string {
-  const day = (d.getUTCDay() + 6) % 7;
-  const m = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() - day));
-  return m.toISOString().slice(0, 10);
-}
-
 /**
  * `GET /monitoring/backtest`: every figure from the walk-forward rows of the `backtest` export and the
  * bets of the `bets` export, so each one can be recomputed from those files: log loss and RPS of each
@@ -131,8 +122,8 @@ export function backtestSummary(data: AnalystData): BacktestSummary {
   for (const { horizon, line } of HORIZON_LINES) {
     const scored: Scored[] = [];
     for (const r of rows) {
-      const p = triple(r, `${horizon}_proba`);
-      const q = triple(r, line === 'opening' ? 'open_fair' : 'close_fair');
+      const p = threeWay(r, `${horizon}_proba`);
+      const q = threeWay(r, line === 'opening' ? 'open_fair' : 'close_fair');
       if (!p || !q) continue;
       const y = r.outcome as number;
       const mLog = logLossOf(p, y);
@@ -149,25 +140,10 @@ export function backtestSummary(data: AnalystData): BacktestSummary {
       comparisons.push(compare(horizon, line, g.season, g.region, g.items));
   }
 
-  const bins = Array.from({ length: 10 }, (_, i) => ({
-    lower: i / 10,
-    upper: (i + 1) / 10,
-    n: 0,
-    sp: 0,
-    so: 0,
-  }));
-  let nRel = 0;
-  for (const r of rows) {
-    const p = triple(r, 'early_proba');
-    if (!p) continue;
-    nRel++;
-    p.forEach((x, k) => {
-      const b = bins[Math.min(9, Math.floor(x * 10))];
-      b.n++;
-      b.sp += x;
-      b.so += r.outcome === k ? 1 : 0;
-    });
-  }
+  const early = rows.flatMap((r) => {
+    const p = threeWay(r, 'early_proba');
+    return p ? [{ proba: p, label: r.outcome as number }] : [];
+  });
 
   const betGroups = new Map<string, Bet[]>();
   for (const b of analystBets(data)) {
@@ -199,7 +175,7 @@ export function backtestSummary(data: AnalystData): BacktestSummary {
     let cum = 0;
     list.forEach((b, i) => {
       cum += b.profit;
-      const week = b.start_time_utc ? weekOf(b.start_time_utc) : '';
+      const week = b.start_time_utc ? new Date(weekStart(b.start_time_utc)).toISOString().slice(0, 10) : '';
       const last = points[points.length - 1];
       if (last && last.week === week) {
         last.cumulative_profit = cum;
@@ -218,17 +194,7 @@ export function backtestSummary(data: AnalystData): BacktestSummary {
     edge_threshold: data.edgeThreshold,
     bootstrap: { ...BOOTSTRAP },
     comparisons,
-    reliability: {
-      horizon: 'early',
-      n: nRel,
-      bins: bins.map((b) => ({
-        lower: b.lower,
-        upper: b.upper,
-        n: b.n,
-        mean_predicted: b.n ? b.sp / b.n : null,
-        observed_frequency: b.n ? b.so / b.n : null,
-      })),
-    },
+    reliability: { horizon: 'early', n: early.length, bins: reliabilityTable(early).bins },
     bets,
     profit,
   };

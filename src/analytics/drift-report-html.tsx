@@ -1,6 +1,6 @@
 import type { DriftSummary, FeatureDrift } from './drift.js';
 import type { DriftReport } from './drift-report.js';
-import { Badge, Kpi, num, numText, renderReport, Table } from './report-html.js';
+import { Badge, fixed, Kpi, num, numText, renderReport, Table } from './report-html.js';
 import { HistogramChart } from './svg.js';
 
 function pct(x: number | null): string {
@@ -59,7 +59,7 @@ function Charts({ s, prefix }: { s: DriftSummary; prefix: string }) {
             {f.feature} <Status f={f} />
           </h3>
           <div class="muted small">
-            score {f.score === null ? '–' : f.score.toFixed(3)} (threshold {f.threshold}), p{' '}
+            score {fixed(f.score, 3)} (threshold {f.threshold}), p{' '}
             {f.p_value === null ? '–' : f.p_value.toPrecision(3)}
             {f.skipped ? ` — ${f.skipped}` : ''}
           </div>
@@ -69,8 +69,6 @@ function Charts({ s, prefix }: { s: DriftSummary; prefix: string }) {
     </div>
   );
 }
-
-const fixed = (x: number | null, d: number) => (x === null ? '–' : x.toFixed(d));
 
 /** The self-contained drift report: summary first, then per-feature histograms as inline SVG. */
 export function renderDriftReport(r: DriftReport): string {

@@ -1,4 +1,4 @@
-import type { DriftSummary, DriftThresholds, FeatureDrift } from './drift.js';
+import type { DriftSummary, DriftThresholds } from './drift.js';
 
 /** Everything the drift stage measured; rendered as HTML and summarised in drift_latest.json. */
 export interface DriftReport {
@@ -29,41 +29,10 @@ export interface DriftReport {
 }
 
 /** The figures of drift_latest.json (and of `GET /monitoring/drift`). */
-export interface DriftLatest {
-  drift_score: number | null;
-  n_features: number;
-  n_drifted: number;
-  n_skipped: number;
-  drifted_features: string[];
-  /** Feature → its score (normalised Wasserstein or Jensen–Shannon distance; null when not tested). */
-  feature_scores: Record<string, number | null>;
-  features: Array<Omit<FeatureDrift, 'histogram'>>;
-  prediction_drift: {
-    drift_score: number | null;
-    n_drifted: number;
-    scores: Record<string, number | null>;
-  } | null;
-  performance: DriftReport['performance'];
-  window: DriftReport['window'];
-  reference: DriftReport['reference'];
-  current: DriftReport['current'];
-  thresholds: DriftThresholds;
-  generated_at: string;
-  as_of: string;
-  report_filename: string;
-  data_quality_filename: string;
-  data_quality_status: string;
-}
-
-function strip(f: FeatureDrift): Omit<FeatureDrift, 'histogram'> {
-  const { histogram: _h, ...rest } = f;
-  return rest;
-}
-
 export function driftLatest(
   r: DriftReport,
   files: { report: string; dataQuality: string; dataQualityStatus: string },
-): DriftLatest {
+) {
   return {
     drift_score: r.features.drift_score,
     n_features: r.features.n_features,
@@ -71,7 +40,7 @@ export function driftLatest(
     n_skipped: r.features.n_skipped,
     drifted_features: r.features.features.filter((f) => f.drifted).map((f) => f.feature),
     feature_scores: Object.fromEntries(r.features.features.map((f) => [f.feature, f.score])),
-    features: r.features.features.map(strip),
+    features: r.features.features.map(({ histogram: _h, ...rest }) => rest),
     prediction_drift: r.predictions
       ? {
           drift_score: r.predictions.drift_score,

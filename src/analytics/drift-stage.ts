@@ -3,10 +3,10 @@ import { MODEL_FEATURE_NAMES } from '../features/index.js';
 import { readOddsFile } from '../ingest/index.js';
 import type { ModelVersion } from '../registry/index.js';
 import type { ParquetRow } from '../storage/index.js';
-import { assessDataQuality, type DataQualityReport } from './data-quality.js';
+import { assessDataQuality } from './data-quality.js';
 import { renderDataQualityReport } from './data-quality-html.js';
 import { computeDrift, DEFAULT_DRIFT_THRESHOLDS } from './drift.js';
-import { type DriftLatest, type DriftReport, driftLatest } from './drift-report.js';
+import { type DriftReport, driftLatest } from './drift-report.js';
 import { renderDriftReport } from './drift-report-html.js';
 import { type AnalyticsDeps, asDate, matchesOf, numOrNull, putReport, readParquetObject } from './io.js';
 import { pruneReports, reportFilename } from './report-names.js';
@@ -25,14 +25,6 @@ interface DriftStageOptions {
   keepReports?: number;
   /** Generation time: report timestamps and `generated_at`. Default: now. */
   now?: Date;
-}
-
-interface DriftStageResult {
-  latest: DriftLatest;
-  report: DriftReport;
-  dataQuality: DataQualityReport;
-  /** Keys written in the `reports` bucket. */
-  keys: string[];
 }
 
 const PROBA_COLUMNS = ['proba_home', 'proba_draw', 'proba_away'] as const;
@@ -72,10 +64,7 @@ function byMatchId(rows: readonly ParquetRow[]): Map<number, ParquetRow> {
  * `reports/drift_report_<ts>.html`, `reports/data_quality_<ts>.html` and, last,
  * `reports/drift_latest.json`. Throws MC_ERR_NOT_FOUND when there is no features file.
  */
-export async function runDriftStage(
-  deps: AnalyticsDeps,
-  opts: DriftStageOptions = {},
-): Promise<DriftStageResult> {
+export async function runDriftStage(deps: AnalyticsDeps, opts: DriftStageOptions = {}) {
   const { store, log } = deps;
   const now = opts.now ?? new Date();
   const windowDays = opts.windowDays ?? 30;
@@ -84,7 +73,7 @@ export async function runDriftStage(
   // The run's feature rows are the file's rows, already in memory.
   const features =
     (deps.loaded?.featureRows as readonly ParquetRow[] | undefined) ??
-    (await readParquetObject(deps, KEYS.features));
+    (await readParquetObject(deps, 'features'));
   if (!features) {
     throw new MatchcastError(
       'MC_ERR_NOT_FOUND',
@@ -120,8 +109,8 @@ export async function runDriftStage(
 
   // Prediction drift: backtest (out-of-sample) probabilities on reference matches, else whatever the
   // predictions file holds for them, against the served predictions for the window.
-  const backtest = byMatchId((await readParquetObject(deps, KEYS.backtest)) ?? []);
-  const predictionRows = (await readParquetObject(deps, KEYS.predictions)) ?? [];
+  const backtest = byMatchId((await readParquetObject(deps, 'backtest')) ?? []);
+  const predictionRows = (await readParquetObject(deps, 'predictions')) ?? [];
   const predictions = byMatchId(predictionRows);
   const refPreds: ParquetRow[] = [];
   for (const r of reference) {

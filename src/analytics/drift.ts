@@ -3,6 +3,7 @@ import {
   jensenShannonDistance,
   ksPValue,
   ksStatistic,
+  mean,
   quantileSorted,
   sorted,
   std,
@@ -137,17 +138,12 @@ export function formatNumber(x: number): string {
   return String(Number(x.toFixed(3)));
 }
 
-function avg(xs: readonly number[]): number | null {
-  return xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : null;
-}
-
 /** Drift of one column between a reference and a current sample (pure). */
 function featureDrift(
   name: string,
   reference: readonly ValueRow[],
   current: readonly ValueRow[],
-  thresholds: DriftThresholds = DEFAULT_DRIFT_THRESHOLDS,
-  bins = 20,
+  thresholds: DriftThresholds,
 ): FeatureDrift {
   const r = values(reference, name);
   const c = values(current, name);
@@ -160,8 +156,8 @@ function featureDrift(
     n_current: c.xs.length,
     missing_reference: reference.length ? r.missing / reference.length : 0,
     missing_current: current.length ? c.missing / current.length : 0,
-    mean_reference: avg(r.xs),
-    mean_current: avg(c.xs),
+    mean_reference: mean(r.xs),
+    mean_current: mean(c.xs),
     threshold: levels ? thresholds.jensenShannon : thresholds.wassersteinNorm,
   } as const;
 
@@ -176,7 +172,7 @@ function featureDrift(
     counts = { ref, cur };
     histogram = { labels: levels.map(String), edges: [], reference: shares(ref), current: shares(cur) };
   } else if (r.xs.length && c.xs.length) {
-    histogram = numericHistogram(sorted(r.xs), sorted(c.xs), bins);
+    histogram = numericHistogram(sorted(r.xs), sorted(c.xs), 20);
   } else {
     histogram = { labels: [], edges: [], reference: [], current: [] };
   }

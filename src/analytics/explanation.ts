@@ -4,7 +4,7 @@ import { explainModel, type Model } from '../model/index.js';
 import type { Explanation } from '../schemas/index.js';
 import type { AnalystRow } from './analyst-columns.js';
 import type { AnalystData } from './analyst-data.js';
-import { asDate, numOrNull } from './io.js';
+import { asDate, threeWay } from './io.js';
 
 /** A served row's model as the registry records it. */
 export interface ServedModel {
@@ -41,14 +41,8 @@ const outcomes = (v: readonly (number | null)[] | null) =>
     ? { home: v[0] as number, draw: v[1] as number, away: v[2] as number }
     : null;
 
-const triple = (r: AnalystRow, prefix: string) =>
-  outcomes(['home', 'draw', 'away'].map((s) => numOrNull(r[`${prefix}_${s}`])));
+const triple = (r: AnalystRow, prefix: string) => outcomes(threeWay(r, prefix));
 
-/**
- * The served prediction of `matchId` (published run) explained by the model that produced it: the
- * champion, the market-free fallback or a walk-forward fold. Unknown match: `MC_ERR_MATCH_NOT_FOUND`;
- * a known match without an explainable served row: `MC_ERR_NO_EXPLANATION`.
- */
 /** What an explanation reads besides the analyst rows: whether a match exists, and its feature row. */
 export interface ExplainInputs {
   knownMatch(matchId: number): Promise<boolean>;
@@ -56,6 +50,11 @@ export interface ExplainInputs {
   features(matchId: number): Promise<FeatureRow | undefined>;
 }
 
+/**
+ * The served prediction of `matchId` (published run) explained by the model that produced it: the
+ * champion, the market-free fallback or a walk-forward fold. Unknown match: `MC_ERR_MATCH_NOT_FOUND`;
+ * a known match without an explainable served row: `MC_ERR_NO_EXPLANATION`.
+ */
 export async function explainServed(
   data: AnalystData,
   inputs: ExplainInputs,

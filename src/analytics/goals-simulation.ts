@@ -72,12 +72,10 @@ export function roiMarketsCsv(results: readonly GoalsSimulationResult[]): string
  */
 export async function runGoalsSimulateStage(
   deps: AnalyticsDeps,
-  opts: { asOf?: Date; edgeThreshold?: number; oddsSource?: OddsSource } = {},
+  opts: { asOf?: Date } = {},
 ): Promise<GoalsSimulationResult[] | null> {
   const asOf = opts.asOf ?? new Date();
-  const threshold = opts.edgeThreshold ?? deps.config.edgeThreshold;
-  const source = opts.oddsSource ?? 'closing';
-  const rows = await readParquetObject(deps, KEYS.markets);
+  const rows = await readParquetObject(deps, 'markets');
   if (!rows) return null;
   const matches = new Map((await matchesOf(deps)).map((m) => [m.id, m]));
   const odds = new Map((await readOddsFile(deps.store)).map((o) => [o.match_id, o]));
@@ -94,7 +92,7 @@ export async function runGoalsSimulateStage(
       if (!m || !cutoff || m.startTimeUtc < cutoff || m.startTimeUtc >= asOf) continue;
       if (m.status !== 'finished' || m.homeScore === null || m.awayScore === null) continue;
       const rec = odds.get(m.id);
-      const price = rec ? pickGoalsOdds(rec, market, source) : null;
+      const price = rec ? pickGoalsOdds(rec, market, 'closing') : null;
       if (!price) continue;
       const mk = marketsFromMatrix(
         scoreMatrix(Number(r.expected_home_goals), Number(r.expected_away_goals), Number(r.rho)),
@@ -112,7 +110,7 @@ export async function runGoalsSimulateStage(
       );
     }
     const sim = simulateBets(candidates, {
-      edgeThreshold: threshold,
+      edgeThreshold: deps.config.edgeThreshold,
       regions: [...regions].map(([region_id, region_name]) => ({ region_id, region_name })),
     });
     results.push({ market, sim });

@@ -1,10 +1,10 @@
 import type { Config } from '../config.js';
 import { type Database, MatchesRepository } from '../db/index.js';
-import { type KEYS, type Match, type Outcome, outcomeFromScore } from '../domain/index.js';
+import { type Match, type Outcome, outcomeFromScore } from '../domain/index.js';
 import type { FeatureRow } from '../features/index.js';
 import type { Logger } from '../logger.js';
 import type { Registry } from '../registry/index.js';
-import { type ArtifactSource, artifactNameOf, readCurrentArtifact } from '../runs/index.js';
+import { type ArtifactName, type ArtifactSource, readCurrentArtifact } from '../runs/index.js';
 import { contentTypeForKey, type ObjectStore, type ParquetRow, readParquet } from '../storage/index.js';
 
 /** What the analysis stages need; the pipeline passes its own deps. */
@@ -37,6 +37,16 @@ export function numOrNull(v: unknown): number | null {
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
 }
 
+/** A row's `<prefix>_home`, `_draw` and `_away` numbers; null unless all three are. */
+export function threeWay(r: Readonly<Record<string, unknown>> | undefined, prefix: string): number[] | null {
+  const p = [
+    numOrNull(r?.[`${prefix}_home`]),
+    numOrNull(r?.[`${prefix}_draw`]),
+    numOrNull(r?.[`${prefix}_away`]),
+  ];
+  return p.every((x) => x !== null) ? (p as number[]) : null;
+}
+
 export function asDate(v: unknown): Date | null {
   if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : v;
   if (typeof v === 'number' || typeof v === 'string') {
@@ -46,14 +56,12 @@ export function asDate(v: unknown): Date | null {
   return null;
 }
 
-/** A parquet artifact's rows, or null when the object does not exist. */
+/** A parquet artifact's rows from a run's view or the published run (never a stale top-level copy). */
 export async function readParquetObject(
   src: ArtifactSource,
-  ref: { bucket: (typeof KEYS)[keyof typeof KEYS]['bucket']; key: string },
+  name: ArtifactName,
 ): Promise<ParquetRow[] | null> {
-  // A run's view or the published run (never a stale top-level copy).
-  const name = artifactNameOf(ref.bucket, ref.key);
-  const obj = name ? await readCurrentArtifact(src, name) : await src.store.get(ref.bucket, ref.key);
+  const obj = await readCurrentArtifact(src, name);
   return obj ? readParquet(obj.body) : null;
 }
 

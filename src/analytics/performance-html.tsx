@@ -1,12 +1,11 @@
 import type { PerformanceSummary } from '../schemas/index.js';
 import type { PerformanceGroup, PeriodPoint, ReliabilityBin } from './performance.js';
-import { Badge, num, numText, renderReport, Table } from './report-html.js';
+import { Badge, fixed, num, numText, renderReport, Table } from './report-html.js';
 import { Chart, EmptyChart, f1 } from './svg.js';
 
 const MODEL = '#4c78a8';
 const OPENING = '#f58518';
 const CLOSING = '#54a24b';
-const fixed = (v: number | null, d: number) => (v === null ? '–' : v.toFixed(d));
 
 function EdgeBadge({ edge }: { edge: number | null }) {
   if (edge === null) return <Badge kind="skip">no line</Badge>;

@@ -4,12 +4,8 @@ import { type ObjectStore, type ParquetColumn, readParquet, writeParquet } from 
 import { asDate, numOrNull } from './io.js';
 import { compactTimestamp } from './report-names.js';
 
-/**
- * One prediction as it was served before kick-off: the served log's row. A publication appends one
- * file of these; nothing rewrites or prunes them, so the realised figures of a match never change
- * when later runs (or a rollback) replace the predictions file.
- */
-export interface ServedRow {
+/** The fields of a published prediction row that the log needs (a `PredictionRow` has them all). */
+interface PublishedPrediction {
   match_id: number;
   region_id: number;
   region_name: string;
@@ -21,6 +17,16 @@ export interface ServedRow {
   model_stage: string;
   /** The model's run id (registry). */
   model_run_id: string;
+  /** When the odds it used were observed, when the publisher knows it. */
+  odds_observed_at?: Date | null;
+}
+
+/**
+ * One prediction as it was served before kick-off: the served log's row. A publication appends one
+ * file of these; nothing rewrites or prunes them, so the realised figures of a match never change
+ * when later runs (or a rollback) replace the predictions file.
+ */
+export interface ServedRow extends PublishedPrediction {
   /** The pipeline run (or re-prediction) that published it; null when the publisher has none. */
   publication_id: string | null;
   /** "Now" of the publication (the run's as-of, or the replay clock): the row was served from then on. */
@@ -31,7 +37,6 @@ export interface ServedRow {
   used_open_home: number | null;
   used_open_draw: number | null;
   used_open_away: number | null;
-  /** When the odds it used were observed, when the publisher knows it. */
   odds_observed_at: Date | null;
 }
 
@@ -54,23 +59,6 @@ const SERVED_COLUMNS: readonly ParquetColumn[] = [
   { name: 'odds_observed_at', type: 'timestamp' },
 ];
 
-/** The fields of a published prediction row that the log needs (a `PredictionRow` has them all). */
-type PublishedPrediction = Pick<
-  ServedRow,
-  | 'match_id'
-  | 'region_id'
-  | 'region_name'
-  | 'start_time_utc'
-  | 'proba_home'
-  | 'proba_draw'
-  | 'proba_away'
-  | 'model_stage'
-  | 'model_run_id'
-> & {
-  /** Present once the predictions carry it. */
-  odds_observed_at?: Date | null;
-};
-
 interface RecordServedOptions {
   /** The publication's "now" (run as-of / replay clock). Only rows kicking off after it are logged. */
   servedAt: Date;
@@ -78,8 +66,6 @@ interface RecordServedOptions {
   publicationId?: string;
   /** Feature rows (or any rows with `match_id` and `odds_open_*`) for the odds each row used. Default none. */
   featureRows?: ReadonlyArray<{ match_id: number }>;
-  /** Wall clock for `recorded_at`. Default now. */
-  now?: Date;
 }
 
 interface RecordServedResult {
@@ -106,7 +92,7 @@ export async function recordServedPredictions(
   options: RecordServedOptions,
 ): Promise<RecordServedResult> {
   const servedMs = options.servedAt.getTime();
-  const now = options.now ?? new Date();
+  const now = new Date();
   const odds = new Map<number, Record<string, unknown>>();
   for (const f of options.featureRows ?? []) odds.set(f.match_id, f as unknown as Record<string, unknown>);
   const out: ServedRow[] = [];
@@ -217,7 +203,7 @@ export function servedBeforeKickoff(
  */
 export async function recordServedFromPublished(
   src: ArtifactSource,
-  options: { servedAt: Date; publicationId?: string; now?: Date },
+  options: { servedAt: Date; publicationId?: string },
 ): Promise<RecordServedResult> {
   const { store } = src;
   const obj = await readArtifact(src, 'predictions');

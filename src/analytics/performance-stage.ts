@@ -1,6 +1,5 @@
 import { MatchesRepository } from '../db/index.js';
 import { KEYS, type Match, type OddsRecord } from '../domain/index.js';
-import type { DemarginMethod } from '../features/index.js';
 import { readOddsFile } from '../ingest/index.js';
 import type { ArtifactSource } from '../runs/index.js';
 import type { PerformanceSummary as Served } from '../schemas/index.js';
@@ -19,14 +18,8 @@ import { pruneReports, reportFilename } from './report-names.js';
 interface PerformanceStageOptions {
   /** "Now": only matches kicking off before it have a result (the replay clock's now). Default now. */
   asOf?: Date;
-  /** Window of the figures. Default `PERFORMANCE_WINDOW_MATCHES` / `PERFORMANCE_WINDOW_DAYS`. */
-  window?: Partial<PerformanceWindow>;
   /** Generation time (wall clock): report name, `generated_at`, `last_new_result_at`. Default now. */
   now?: Date;
-  /** Performance HTML reports kept in the bucket. Default `60`. */
-  keepReports?: number;
-  /** De-margining of the lines. Default `power` (as the features do). */
-  demargin?: DemarginMethod;
 }
 
 /** What `reports/performance_latest.json` holds: `GET /monitoring/performance` less `available`. */
@@ -52,10 +45,9 @@ async function backtestRows(
   src: ArtifactSource,
   matches: readonly Match[],
   asOf: Date,
-  demargin: DemarginMethod,
   odds: readonly OddsRecord[],
 ): Promise<JoinedMatch[]> {
-  const rows = (await readParquetObject(src, KEYS.predictions)) ?? [];
+  const rows = (await readParquetObject(src, 'predictions')) ?? [];
   const pseudoServed: ServedRow[] = [];
   for (const r of rows) {
     const p = r.model_stage === 'backtest' ? toPublishedPrediction(r) : null;
@@ -71,7 +63,7 @@ async function backtestRows(
       used_open_away: null,
     });
   }
-  return joinServedResults(pseudoServed, matches, odds, { asOf, demargin }).joined;
+  return joinServedResults(pseudoServed, matches, odds, asOf).joined;
 }
 
 /**
@@ -86,10 +78,9 @@ export async function runPerformanceStage(
   const { store } = deps;
   const now = opts.now ?? new Date();
   const asOf = opts.asOf ?? now;
-  const demargin = opts.demargin ?? 'power';
   const window: PerformanceWindow = {
-    matches: opts.window?.matches ?? deps.config.performanceWindowMatches,
-    days: opts.window?.days ?? deps.config.performanceWindowDays,
+    matches: deps.config.performanceWindowMatches,
+    days: deps.config.performanceWindowDays,
   };
   const [served, matches, odds, prev] = await Promise.all([
     readServedLog(store),
@@ -98,8 +89,8 @@ export async function runPerformanceStage(
     readOddsFile(store),
     previousSummary(store),
   ]);
-  const { joined, unserved } = joinServedResults(served, matches, odds, { asOf, demargin });
-  const bt = await backtestRows(deps, matches, asOf, demargin, odds);
+  const { joined, unserved } = joinServedResults(served, matches, odds, asOf);
+  const bt = await backtestRows(deps, matches, asOf, odds);
 
   let nFinished = 0;
   let lastKickoff: Date | null = null;
@@ -123,7 +114,7 @@ export async function runPerformanceStage(
     generated_at: now.toISOString(),
     as_of: asOf.toISOString(),
     window,
-    demargin,
+    demargin: 'power',
     n_served_finished: joined.length,
     n_unserved_finished: unserved,
     groups: performanceGroups(joined, window, asOf),
@@ -142,7 +133,7 @@ export async function runPerformanceStage(
   await putReport(store, reportName, renderPerformanceReport(summary));
   // Last, so that the summary never names a report that is not there yet.
   await putReport(store, KEYS.performanceLatest.key, `${JSON.stringify(summary)}\n`);
-  await pruneReports(store, ['performance_report_'], opts.keepReports ?? 60);
+  await pruneReports(store, ['performance_report_'], 60);
   const all = summary.groups[0];
   deps.log.info(
     {

@@ -1,5 +1,5 @@
 import { type Match, type OddsRecord, type Probabilities, predictedClass } from '../domain/index.js';
-import { type DemarginMethod, demargin } from '../features/index.js';
+import { demargin } from '../features/index.js';
 import { brier, logLoss, rps } from '../model/index.js';
 import type { PerformanceSummary } from '../schemas/index.js';
 import { outcomeOf } from './io.js';
@@ -34,26 +34,19 @@ export interface PerformanceWindow {
   days: number;
 }
 
-interface JoinOptions {
-  /** Results count only for matches kicking off before this instant (the replay clock's now). */
-  asOf: Date;
-  /** How the bookmaker margin is removed from the lines. Default `power` (as the features do). */
-  demargin?: DemarginMethod;
-}
-
 /**
- * Every match finished before `asOf` that was served a prediction before its kick-off, joined to that
- * prediction and to the de-margined opening and closing odds; sorted by kick-off then id. Also counts
- * the finished matches nothing was served for (before monitoring began, or never published).
+ * Every match finished before `asOf` (the replay clock's now) that was served a prediction before its
+ * kick-off, joined to that prediction and to the opening and closing odds de-margined by `power` (as
+ * the features do); sorted by kick-off then id. Also counts the finished matches nothing was served
+ * for (before monitoring began, or never published).
  */
 export function joinServedResults(
   served: readonly ServedRow[],
   matches: readonly Match[],
   odds: readonly OddsRecord[],
-  options: JoinOptions,
+  asOf: Date,
 ): { joined: JoinedMatch[]; unserved: number } {
-  const asOfMs = options.asOf.getTime();
-  const method = options.demargin ?? 'power';
+  const asOfMs = asOf.getTime();
   const byId = new Map(matches.map((m) => [m.id, m]));
   const before = servedBeforeKickoff(served, (id) => byId.get(id)?.startTimeUtc);
   const oddsById = new Map(odds.map((o) => [o.match_id, o]));
@@ -75,8 +68,8 @@ export function joinServedResults(
       start_time_utc: m.startTimeUtc,
       label,
       proba: [s.proba_home, s.proba_draw, s.proba_away],
-      opening: o ? demargin(o.open_home, o.open_draw, o.open_away, method) : null,
-      closing: o ? demargin(o.close_home, o.close_draw, o.close_away, method) : null,
+      opening: o ? demargin(o.open_home, o.open_draw, o.open_away, 'power') : null,
+      closing: o ? demargin(o.close_home, o.close_draw, o.close_away, 'power') : null,
     });
   }
   joined.sort((a, b) => a.start_time_utc.getTime() - b.start_time_utc.getTime() || a.match_id - b.match_id);
@@ -101,30 +94,21 @@ function compareLine(rows: readonly JoinedMatch[], which: 'opening' | 'closing')
     line.push(l);
     y.push(r.label);
   }
-  if (y.length === 0) {
-    return {
-      n: 0,
-      model_log_loss: null,
-      line_log_loss: null,
-      line_rps: null,
-      line_brier: null,
-      edge_log_loss: null,
-    };
-  }
-  const m = logLoss(model, y);
-  const l = logLoss(line, y);
+  const n = y.length;
+  const m = n ? logLoss(model, y) : null;
+  const l = n ? logLoss(line, y) : null;
   return {
-    n: y.length,
+    n,
     model_log_loss: m,
     line_log_loss: l,
-    line_rps: rps(line, y),
-    line_brier: brier(line, y),
-    edge_log_loss: l - m,
+    line_rps: n ? rps(line, y) : null,
+    line_brier: n ? brier(line, y) : null,
+    edge_log_loss: m === null || l === null ? null : l - m,
   };
 }
 
 /** Ten equal-width bins of predicted probability, the three outcomes of each match pooled. */
-function reliabilityTable(rows: readonly JoinedMatch[]): {
+export function reliabilityTable(rows: ReadonlyArray<{ proba: readonly number[]; label: number }>): {
   bins: ReliabilityBin[];
   calibration_error: number | null;
 } {
@@ -186,7 +170,7 @@ function performanceFigures(rows: readonly JoinedMatch[]): PerformanceFigures {
 }
 
 /** Monday 00:00 UTC of the week holding `d`. */
-function weekStart(d: Date): number {
+export function weekStart(d: Date): number {
   const day = Math.floor(d.getTime() / DAY_MS);
   // 1970-01-01 was a Thursday: day 0 → weekday 3 counting from Monday.
   return (day - ((day + 3) % 7)) * DAY_MS;

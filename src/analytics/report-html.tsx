@@ -1,9 +1,6 @@
-/**
- * Building blocks of the self-contained HTML reports (inline CSS only, no script, no external
- * resource), rendered with preact-render-to-string: every string reaches the page as a text node or
- * an attribute value, so it is escaped by construction. A report is a component tree passed to
- * {@link renderReport}; cells, badges and charts are components, never HTML strings.
- */
+// Building blocks of the self-contained HTML reports (inline CSS, no script, no external resource).
+// Rendered with preact-render-to-string: every string reaches the page as a text node or an attribute
+// value, so it is escaped by construction; cells, badges and charts are components, never HTML strings.
 import type { ComponentChildren } from 'preact';
 import { render } from 'preact-render-to-string';
 
@@ -54,6 +51,9 @@ export function num(x: number | null | undefined, digits = 3, suffix = ''): NumC
   if (x === null || x === undefined || !Number.isFinite(x)) return { num: '–' };
   return { num: `${Number(x.toFixed(digits))}${suffix}` };
 }
+
+/** `x` with `digits` decimals, "–" for null (text outside a table cell). */
+export const fixed = (x: number | null, digits: number) => (x === null ? '–' : x.toFixed(digits));
 
 /** A numeric cell holding text as is (e.g. "12 / 30"). */
 export function numText(text: string): NumCell {

@@ -1,9 +1,6 @@
 import { ROI_BY_REGION_COLUMNS } from '../schemas/index.js';
 import type { RegionRoi, RegionSeasonRoi, SimulationResult, StrategyResult } from './simulation.js';
 
-/** The exact header of `reports/roi_by_region.csv` (spec §2.6), declared once in src/schemas/roi.ts. */
-export { ROI_BY_REGION_COLUMNS };
-
 function cell(v: string | number | null | undefined): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'number') return Number.isFinite(v) ? String(Number(v.toFixed(6))) : '';

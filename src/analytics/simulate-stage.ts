@@ -11,10 +11,8 @@ import {
 } from './io.js';
 import { roiBaselinesCsv, roiByRegionCsv, roiByRegionSeasonCsv } from './roi-csv.js';
 import {
-  type BetSummary,
   type OddsSource,
   type PredictionInput,
-  type RegionRoi,
   type ResultInput,
   selectCandidates,
   simulateBets,
@@ -35,31 +33,6 @@ interface SimulateStageOptions {
   oddsSource?: OddsSource;
   /** Results of matches kicking off at or after this instant are ignored. Default: now. */
   asOf?: Date;
-  /** Generation time written in the summary. Default: now. */
-  now?: Date;
-}
-
-/** The JSON summary written beside the CSVs (`reports/roi_summary.json`). */
-interface RoiSummary {
-  generated_at: string;
-  as_of: string;
-  edge_threshold: number;
-  odds_source: OddsSource;
-  stake: 1;
-  n_backtest_rows: number;
-  n_candidates: number;
-  excluded: Record<string, number>;
-  period: { first_match: string | null; last_match: string | null };
-  model: BetSummary;
-  baselines: { favourite: BetSummary; home: BetSummary };
-  by_region: RegionRoi[];
-  files: string[];
-}
-
-interface SimulateStageResult {
-  summary: RoiSummary;
-  /** Keys written in the `reports` bucket. */
-  keys: string[];
 }
 
 /**
@@ -68,17 +41,14 @@ interface SimulateStageResult {
  * (spec §2.6), `roi_by_region_season.csv`, `roi_baselines.csv` and `roi_summary.json`.
  * Throws MC_ERR_PREDICTIONS_UNAVAILABLE when there is no backtest yet.
  */
-export async function runSimulateStage(
-  deps: AnalyticsDeps,
-  opts: SimulateStageOptions = {},
-): Promise<SimulateStageResult> {
+export async function runSimulateStage(deps: AnalyticsDeps, opts: SimulateStageOptions = {}) {
   const { store, log } = deps;
   const threshold = opts.edgeThreshold ?? deps.config.edgeThreshold;
   const oddsSource = opts.oddsSource ?? 'closing';
-  const asOf = opts.asOf ?? new Date();
-  const now = opts.now ?? new Date();
+  const now = new Date();
+  const asOf = opts.asOf ?? now;
 
-  const backtest = await readParquetObject(deps, KEYS.backtest);
+  const backtest = await readParquetObject(deps, 'backtest');
   if (!backtest) {
     throw new MatchcastError(
       'MC_ERR_PREDICTIONS_UNAVAILABLE',
@@ -135,7 +105,7 @@ export async function runSimulateStage(
     .map((c) => kickoff.get(c.match_id)!)
     .sort((a, b) => a.getTime() - b.getTime());
   const files = Object.values(SIMULATION_KEYS);
-  const summary: RoiSummary = {
+  const summary = {
     generated_at: now.toISOString(),
     as_of: asOf.toISOString(),
     edge_threshold: threshold,

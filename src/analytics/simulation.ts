@@ -36,12 +36,6 @@ export interface BetCandidate {
   odds: readonly [number, number, number];
 }
 
-interface CandidateSelection {
-  candidates: BetCandidate[];
-  /** Predictions dropped, by reason (for the JSON summary). */
-  excluded: { no_match: number; not_finished: number; no_odds: number; bad_probabilities: number };
-}
-
 type PriceSide = 'home' | 'draw' | 'away' | 'over25' | 'under25' | 'btts_yes' | 'btts_no';
 
 /**
@@ -67,13 +61,16 @@ export function pickOdds(rec: OddsRecord, source: OddsSource): [number, number, 
   return pickPrices(rec, ['home', 'draw', 'away'], source) as [number, number, number] | null;
 }
 
-/** Joins out-of-sample predictions with results and odds; keeps finished matches with full odds only. */
+/**
+ * Joins out-of-sample predictions with results and odds; keeps finished matches with full odds only,
+ * and counts the predictions dropped by reason (for the JSON summary).
+ */
 export function selectCandidates(
   predictions: readonly PredictionInput[],
   results: ReadonlyMap<number, ResultInput>,
   odds: ReadonlyMap<number, OddsRecord>,
   source: OddsSource = 'closing',
-): CandidateSelection {
+) {
   const excluded = { no_match: 0, not_finished: 0, no_odds: 0, bad_probabilities: 0 };
   const candidates: BetCandidate[] = [];
   const seen = new Set<number>();
@@ -153,11 +150,7 @@ const favouriteStrategy: Strategy = (c) => favouritePick(c.odds) as Outcome;
 /** Baseline: always back the home side. */
 const homeStrategy: Strategy = () => 0;
 
-interface PlacedBet {
-  match_id: number;
-  region_id: number;
-  region_name: string;
-  season: string;
+interface PlacedBet extends Pick<BetCandidate, 'match_id' | 'region_id' | 'region_name' | 'season'> {
   pick: Outcome;
   odd: number;
   won: boolean;
@@ -166,7 +159,7 @@ interface PlacedBet {
 }
 
 /** Aggregate of flat 1-unit bets. `roi_pct` and `hit_rate` are null when no bet was placed. */
-export interface BetSummary {
+interface BetSummary {
   n_bets: number;
   n_won: number;
   staked: number;

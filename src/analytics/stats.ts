@@ -3,8 +3,9 @@
  * callers drop nulls first (missingness is reported separately by the data-quality report).
  */
 
-function mean(xs: readonly number[]): number {
-  if (xs.length === 0) return Number.NaN;
+/** Arithmetic mean; null for no values. */
+export function mean(xs: readonly number[]): number | null {
+  if (xs.length === 0) return null;
   let s = 0;
   for (const x of xs) s += x;
   return s / xs.length;
@@ -13,7 +14,7 @@ function mean(xs: readonly number[]): number {
 /** Sample standard deviation (n − 1); 0 for fewer than two values. */
 export function std(xs: readonly number[]): number {
   if (xs.length < 2) return 0;
-  const m = mean(xs);
+  const m = mean(xs) as number;
   let s = 0;
   for (const x of xs) s += (x - m) * (x - m);
   return Math.sqrt(s / (xs.length - 1));
@@ -113,13 +114,8 @@ export function chiSquaredHomogeneity(
   }
   const df = cols - 1;
   if (na === 0 || nb === 0 || df < 1) return { statistic: 0, df: Math.max(df, 0), pValue: 1 };
-  return { statistic: stat, df, pValue: chiSquaredSurvival(stat, df) };
-}
-
-/** P(X > x) for X ~ χ²(df). */
-function chiSquaredSurvival(x: number, df: number): number {
-  if (x <= 0) return 1;
-  return regularizedGammaQ(df / 2, x / 2);
+  // P(X > stat) for X ~ χ²(df).
+  return { statistic: stat, df, pValue: regularizedGammaQ(df / 2, stat / 2) };
 }
 
 function logGamma(z: number): number {

@@ -4,15 +4,6 @@ import { formatNumber, type Histogram } from './drift.js';
 const REFERENCE_COLOUR = '#4c78a8';
 const CURRENT_COLOUR = '#f58518';
 
-interface ChartOptions {
-  /** Default `520`. */
-  width?: number;
-  /** Default `200`. */
-  height?: number;
-  /** Accessible title of the chart. */
-  title: string;
-}
-
 /** One decimal, for SVG coordinates. */
 export const f1 = (x: number) => x.toFixed(1);
 
@@ -69,7 +60,9 @@ export function EmptyChart({
  * A reference-vs-current histogram as inline SVG (no script, no font, no network): bars side by side
  * per bin, heights as shares of each sample, so samples of different sizes compare.
  */
-export function HistogramChart({ h, width = 520, height = 200, title }: ChartOptions & { h: Histogram }) {
+export function HistogramChart({ h, title }: { h: Histogram; title: string }) {
+  const width = 520;
+  const height = 200;
   const pad = { left: 44, right: 8, top: 22, bottom: 34 };
   const plotW = width - pad.left - pad.right;
   const plotH = height - pad.top - pad.bottom;
@@ -142,12 +135,11 @@ export function HistogramChart({ h, width = 520, height = 200, title }: ChartOpt
 export function ShareBars({
   items,
   title,
-  width = 640,
 }: {
   items: ReadonlyArray<{ label: string; share: number }>;
   title: string;
-  width?: number;
 }) {
+  const width = 640;
   const rowH = 16;
   const labelW = 220;
   const plotW = width - labelW - 60;

@@ -20,6 +20,6 @@ export {
 export { type FeatureRow, labelKnownBy, predictionTimeOf, toModelInput } from './feature-row.js';
 export { featureFingerprint } from './fingerprint.js';
 export { impliedMeans, MATRIX_SIZE, poissonPmf } from './implied-means.js';
-export { type DemarginMethod, demargin, demarginPrices, twoWay } from './market.js';
+export { demargin, demarginPrices, twoWay } from './market.js';
 export { DEFAULT_MARKET_RATING, supremacy } from './market-ratings.js';
 export { featureRowsFromParquet, featureRowsToParquet } from './parquet.js';

@@ -1,6 +1,6 @@
 // Runs: the run writer, run records and the published-run pointer (rows of the database), and reads
 // of run artifacts (files of the object store, verified against their recorded SHA-256).
-export { type ArtifactName, artifactNameOf, runFileKey } from './keys.js';
+export { type ArtifactName, runFileKey } from './keys.js';
 export { openDraftRun, pruneRuns, rollbackRun } from './operations.js';
 export { type ArtifactSource, readArtifact, readCurrentArtifact, servedRef } from './reader.js';
 export { listRuns, publishedSeq, readPublished, readRunHistory, readRunRecord } from './records.js';

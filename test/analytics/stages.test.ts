@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { runDriftStage, runSimulateStage } from '../../src/analytics/index.js';
-import { ROI_BY_REGION_COLUMNS } from '../../src/analytics/roi-csv.js';
+import { ROI_BY_REGION_COLUMNS } from '../../src/schemas/index.js';
 import { type Env, generateLeague, setupEnv } from './synthetic.js';
 
 // Six seasons of two 16-team leagues. Seasons 1–2 are the ratings' warm-up, 3–5 the champion's

@@ -81,10 +81,7 @@ export interface QualityContext extends DataQualityInput {
   missing: readonly MissingColumn[];
 }
 
-/**
- * One data-quality check. Add a check: one file in `quality-checks/` exporting one of these, and one
- * line in `quality-checks/index.ts`; it appears in the JSON and HTML reports in list order.
- */
+/** One data-quality check (see `QUALITY_CHECKS` in index.ts for how to add one). */
 export interface QualityCheckDef {
   /** Stable id in the report JSON. */
   readonly id: string;
