@@ -158,7 +158,7 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
   const config = io.config ?? parseConfig(loadEnv());
   // A full run from the command line (or a worker's schedule) runs in a child that a signal stops at once.
   if (stage === 'run' && !io.deps && !io.config && process.env[PIPELINE_CHILD_ENV] !== '1')
-    return superviseRun(['pipeline', ...argv], { config, err });
+    return superviseRun(['pipeline', ...argv], config, err);
   // Human lines and bars on a terminal; JSON lines otherwise (on stderr when stdout carries --json).
   const output = io.deps
     ? null

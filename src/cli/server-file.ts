@@ -3,9 +3,8 @@ import path from 'node:path';
 import { processAlive } from '../domain/index.js';
 
 /**
- * `<DATA_DIR>/server.json`: written by `matchcast start` once it listens, removed when it stops. The
- * embedded database accepts one process, so `matchcast ingest` / `pipeline` read this file to find
- * the running server and hand their job to it instead of failing on the database lock.
+ * `<DATA_DIR>/server.json`: written by `matchcast start` once it listens, removed when it stops;
+ * `export` fetches from the server it names, `start --reset` refuses to delete what it serves.
  */
 export const SERVER_FILE = 'server.json';
 
