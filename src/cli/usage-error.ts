@@ -62,11 +62,6 @@ export function portOption(option: string, raw: string): string {
   return String(Number(raw));
 }
 
-/** `--<option>` as a positive integer, or a {@link UsageError}; undefined when not given. */
-export function positiveIntOption(option: string, raw: string | undefined): number | undefined {
-  return intOption(option, raw, 1, Number.MAX_SAFE_INTEGER);
-}
-
 /** Years a date option accepts (the strict instant parser's range). */
 export const DATE_OPTION_YEARS = [1900, 2100] as const;
 
