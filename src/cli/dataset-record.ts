@@ -2,7 +2,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.js';
 import { MatchcastError, processAlive } from '../domain/index.js';
-import { readLiveServer } from './server-file.js';
+import { readJsonFile, readLiveServer } from './server-file.js';
 
 /** `<DATA_DIR>/dataset.json`: which data `matchcast start` loaded into this folder on its first start. */
 const DATASET_FILE = 'dataset.json';
@@ -15,12 +15,8 @@ export interface DatasetRecord {
 }
 
 export function readDatasetRecord(dataDir: string): DatasetRecord | null {
-  try {
-    const r = JSON.parse(readFileSync(path.join(dataDir, DATASET_FILE), 'utf8')) as DatasetRecord;
-    return typeof r.source === 'string' ? r : null;
-  } catch {
-    return null;
-  }
+  const r = readJsonFile<DatasetRecord>(path.join(dataDir, DATASET_FILE));
+  return typeof r?.source === 'string' ? r : null;
 }
 
 export function writeDatasetRecord(dataDir: string, source: string): void {

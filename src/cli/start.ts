@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Config, loadEnv, parseConfig } from '../config.js';
 import { MatchesRepository, PendingRepredictions } from '../db/index.js';
@@ -21,6 +21,7 @@ import { INGEST_REPREDICT_MAX } from './ingest.js';
 import { REPLAY_MAX_SPEED, replayCommand, replayOptions } from './replay.js';
 import { serveEmbedded } from './serve-embedded.js';
 import { assertPortFree } from './server.js';
+import { storedApiKey } from './server-file.js';
 import { commandOutput } from './terminal.js';
 import { parseCliArgs, portOption } from './usage-error.js';
 
@@ -55,17 +56,11 @@ lines, and prints the URL and the key last, once it serves.`;
  * `<DATA_DIR>/api-key`, readable by the owner only (0600).
  */
 async function embeddedApiKey(config: Config): Promise<string> {
-  if (config.apiKey) return config.apiKey;
-  const at = path.join(config.dataDir, 'api-key');
-  try {
-    const key = (await readFile(at, 'utf8')).trim();
-    if (key.length >= 16) return key;
-  } catch {
-    // absent: generate below
-  }
+  const stored = await storedApiKey(config);
+  if (stored && stored.length >= 16) return stored;
   const key = randomBytes(32).toString('hex');
   await mkdir(config.dataDir, { recursive: true });
-  await writeFile(at, `${key}\n`, { mode: 0o600 });
+  await writeFile(path.join(config.dataDir, 'api-key'), `${key}\n`, { mode: 0o600 });
   return key;
 }
 

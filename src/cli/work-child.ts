@@ -169,13 +169,9 @@ export async function workChildCommand(): Promise<number> {
   return 0;
 }
 
-interface Worker {
-  run(request: ChildPoll): Promise<ChildPollResult>;
-  bootstrap(request: ChildBootstrap): Promise<{ inserted: number }>;
-  close(): Promise<void>;
-}
+type Worker = Awaited<ReturnType<typeof openWorker>>;
 
-async function openWorker(config: Config): Promise<Worker> {
+async function openWorker(config: Config) {
   const log = createLogger(config.logLevel, 'matchcast-work');
   const db = await openDatabase(config);
   const store = createObjectStore(config, log);
@@ -212,7 +208,7 @@ async function openWorker(config: Config): Promise<Worker> {
 
   return {
     run,
-    async bootstrap(request) {
+    async bootstrap(request: ChildBootstrap) {
       const asOf = new Date(request.asOf);
       const report = request.folder
         ? await ingestPath(request.folder, { db, store, log }, { now: asOf })
