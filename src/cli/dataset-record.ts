@@ -29,10 +29,7 @@ export function datasetSource(data: string | undefined): string {
   return data === undefined ? 'synthetic' : path.resolve(data);
 }
 
-/**
- * Refuses `start --data X` on a DATA_DIR that already holds other data (it used to be silently
- * ignored): the message names what is there and the two documented ways to switch.
- */
+/** Refuses `start --data X` on a DATA_DIR holding other data, naming it and the two ways to switch. */
 export function checkDataset(config: Config, data: string | undefined, matchCount: number): void {
   if (data === undefined || matchCount === 0) return;
   const wanted = datasetSource(data);

@@ -51,10 +51,7 @@ with it). The API key is API_KEY, or one generated into
 DATA_DIR/api-key (readable by its owner only). On a terminal it shows progress bars and plain
 lines, and prints the URL and the key last, once it serves.`;
 
-/**
- * The API key of an embedded install: API_KEY, else a random key generated once into
- * `<DATA_DIR>/api-key`, readable by the owner only (0600).
- */
+/** API_KEY, else the key stored in `<DATA_DIR>/api-key`, generated once (readable by its owner only). */
 async function embeddedApiKey(config: Config): Promise<string> {
   const stored = await storedApiKey(config);
   if (stored && stored.length >= 16) return stored;
@@ -62,21 +59,6 @@ async function embeddedApiKey(config: Config): Promise<string> {
   await mkdir(config.dataDir, { recursive: true });
   await writeFile(path.join(config.dataDir, 'api-key'), `${key}\n`, { mode: 0o600 });
   return key;
-}
-
-/**
- * The environment `start` reads its settings from: `--port` and `--host` win over PORT and HOST, and
- * without either it listens on 127.0.0.1 only (`serve`, in containers, keeps HOST's default 0.0.0.0).
- */
-export function startEnv(
-  env: Record<string, string | undefined>,
-  options: { port?: string; host?: string },
-): Record<string, string | undefined> {
-  return {
-    ...env,
-    ...(options.port !== undefined ? { PORT: portOption('port', options.port) } : {}),
-    HOST: options.host ?? env.HOST ?? '127.0.0.1',
-  };
 }
 
 /**
@@ -181,7 +163,13 @@ export async function startCommand(argv: string[]): Promise<number> {
   // minutes of ingest and pipeline that a bad option or a busy port would only waste).
   const replay = values['as-of'] !== undefined || values.speed !== undefined;
   if (replay) replayOptions({ data: values.data, asOf: values['as-of'], speed: values.speed });
-  const base = parseConfig(startEnv(loadEnv(), { port: values.port, host: values.host }));
+  const env = loadEnv();
+  const base = parseConfig({
+    ...env,
+    ...(values.port !== undefined ? { PORT: portOption('port', values.port) } : {}),
+    // Without --host or HOST, this machine only (`serve`, in containers, keeps HOST's default 0.0.0.0).
+    HOST: values.host ?? env.HOST ?? '127.0.0.1',
+  });
   // The first-start child does the first start's work only: its parent has checked the port, reset
   // DATA_DIR and will serve.
   const firstStartChild = isFirstStartChild();

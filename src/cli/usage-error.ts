@@ -26,10 +26,7 @@ export function parseCliArgs<T extends ParseArgsConfig>(config: T): ReturnType<t
   return parseArgs({ ...config, args } as T);
 }
 
-/**
- * `--<option>` as a number (an integer when `integer`) within `min..max`, or a {@link UsageError}
- * naming the range; undefined when not given.
- */
+/** `--<option>` as a number (an integer when `integer`) within `min..max`; undefined when not given. */
 export function numberOption(
   option: string,
   raw: string | undefined,
