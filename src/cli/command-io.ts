@@ -119,5 +119,8 @@ export function parseStoreArgs(argv: string[], io: CommandIo, usage: string) {
     (values.help ? out : err)(`${usage}\n`);
     return values.help ? 0 : 2;
   }
-  return { ...values, actor: values.actor ?? defaultActor(), positionals };
+  // The document with --json, else the text.
+  const emit = (value: unknown, text: string) =>
+    out(values.json ? `${JSON.stringify(value, null, 2)}\n` : text);
+  return { ...values, actor: values.actor ?? defaultActor(), positionals, out, emit };
 }

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.js';
 import { MatchcastError, processAlive } from '../domain/index.js';
-import { readLiveServer } from './server-file.js';
+import { readJsonFile, readLiveServer } from './server-file.js';
 
 /** `<DATA_DIR>/dataset.json`: which data `matchcast start` loaded into this folder on its first start. */
 const DATASET_FILE = 'dataset.json';
@@ -15,12 +15,8 @@ export interface DatasetRecord {
 }
 
 export function readDatasetRecord(dataDir: string): DatasetRecord | null {
-  try {
-    const r = JSON.parse(readFileSync(path.join(dataDir, DATASET_FILE), 'utf8')) as DatasetRecord;
-    return typeof r.source === 'string' ? r : null;
-  } catch {
-    return null;
-  }
+  const r = readJsonFile<DatasetRecord>(path.join(dataDir, DATASET_FILE));
+  return typeof r?.source === 'string' ? r : null;
 }
 
 export function writeDatasetRecord(dataDir: string, source: string): void {
@@ -33,10 +29,7 @@ export function datasetSource(data: string | undefined): string {
   return data === undefined ? 'synthetic' : path.resolve(data);
 }
 
-/**
- * Refuses `start --data X` on a DATA_DIR that already holds other data (it used to be silently
- * ignored): the message names what is there and the two documented ways to switch.
- */
+/** Refuses `start --data X` on a DATA_DIR holding other data, naming it and the two ways to switch. */
 export function checkDataset(config: Config, data: string | undefined, matchCount: number): void {
   if (data === undefined || matchCount === 0) return;
   const wanted = datasetSource(data);

@@ -1,6 +1,4 @@
 import { createWriteStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
@@ -20,7 +18,7 @@ import { openDatabase } from '../db/index.js';
 import { MatchcastError } from '../domain/index.js';
 import { createLogger } from '../logger.js';
 import { createObjectStore } from '../storage/index.js';
-import { readLiveServer } from './server-file.js';
+import { readLiveServer, storedApiKey } from './server-file.js';
 import { parseCliArgs, UsageError } from './usage-error.js';
 
 const USAGE = `Usage: matchcast export <predictions|backtest|bets> [options]
@@ -47,15 +45,6 @@ function instant(name: string, v: string | undefined): Date | undefined {
   const d = new Date(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v);
   if (Number.isNaN(d.getTime())) throw new UsageError(`--${name} is not a date: ${v}`);
   return d;
-}
-
-async function serverKey(config: Config): Promise<string | undefined> {
-  if (config.apiKey) return config.apiKey;
-  try {
-    return (await readFile(path.join(config.dataDir, 'api-key'), 'utf8')).trim();
-  } catch {
-    return undefined;
-  }
 }
 
 /** `matchcast export` — exit code 0 ok, 1 failure, 2 usage error. */
@@ -94,7 +83,7 @@ export async function exportCommand(argv: string[], io: ExportCommandIo = {}): P
     if (values.from) q.set('from', values.from);
     if (values.to) q.set('to', values.to);
     if (values.region) q.set('region', values.region);
-    const key = await serverKey(config);
+    const key = await storedApiKey(config);
     const res = await fetch(`${server.url}/predict/export/${dataset}?${q}`, {
       headers: key ? { 'x-api-key': key } : {},
     });

@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
-import { BATCH_NODE_FLAGS, batchEnv, CLI } from './batch-process.js';
+import { childExit, signalExitCode, spawnBatch } from './batch-process.js';
 
 /** Set in the environment of the `start` child that does the first start's work, then exits. */
-export const FIRST_START_CHILD_ENV = 'MATCHCAST_FIRST_START_CHILD';
+const FIRST_START_CHILD_ENV = 'MATCHCAST_FIRST_START_CHILD';
 
 /** True in the child process of {@link runFirstStartChild}. */
 export function isFirstStartChild(): boolean {
@@ -18,22 +17,17 @@ export function isFirstStartChild(): boolean {
  * IPC channel closes). Resolves with the child's exit code (128 + signal number when killed).
  */
 export async function runFirstStartChild(argv: string[]): Promise<number> {
-  const child = spawn(process.execPath, [...BATCH_NODE_FLAGS, CLI, 'start', ...argv], {
-    stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
-    env: batchEnv(process.env, { [FIRST_START_CHILD_ENV]: '1' }),
-  });
+  const child = spawnBatch(
+    ['start', ...argv],
+    { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] },
+    { [FIRST_START_CHILD_ENV]: '1' },
+  );
   const forward = (signal: NodeJS.Signals) => child.kill(signal);
   process.on('SIGINT', forward);
   process.on('SIGTERM', forward);
   try {
-    const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(
-      (resolve) => {
-        child.once('error', () => resolve({ code: 1, signal: null }));
-        child.once('exit', (c, s) => resolve({ code: c, signal: s }));
-      },
-    );
-    if (signal === null) return code ?? 1;
-    return 128 + (signal === 'SIGINT' ? 2 : signal === 'SIGKILL' ? 9 : 15);
+    const { code, signal } = await childExit(child);
+    return signal === null ? (code ?? 1) : signalExitCode(signal);
   } finally {
     process.off('SIGINT', forward);
     process.off('SIGTERM', forward);

@@ -1,18 +1,10 @@
-import { spawn } from 'node:child_process';
 import type { Config } from '../config.js';
 import { openDatabase } from '../db/index.js';
 import { markAbandonedRuns } from '../runs/index.js';
-import { BATCH_NODE_FLAGS, batchEnv, CLI } from './batch-process.js';
+import { childExit, signalExitCode, spawnBatch } from './batch-process.js';
 
 /** Set in the child's environment: there `pipeline run` runs the pipeline itself. */
 export const PIPELINE_CHILD_ENV = 'MATCHCAST_PIPELINE_CHILD';
-
-/** Options of {@link superviseRun}. */
-export interface SuperviseOptions {
-  config: Config;
-  /** Where the "shutting down" line goes. Default stderr. */
-  err?: (text: string) => void;
-}
 
 /**
  * Runs `matchcast <argv>` (a `pipeline run`) in a child process and stops it at once on SIGINT or
@@ -23,12 +15,12 @@ export interface SuperviseOptions {
  * versions it registered are marked failed here. Returns the child's exit code, or 128 + the
  * signal's number when it was stopped.
  */
-export async function superviseRun(argv: string[], options: SuperviseOptions): Promise<number> {
-  const err = options.err ?? ((t: string) => void process.stderr.write(t));
-  const child = spawn(process.execPath, [...BATCH_NODE_FLAGS, CLI, ...argv], {
-    stdio: 'inherit',
-    env: batchEnv(process.env, { [PIPELINE_CHILD_ENV]: '1' }),
-  });
+export async function superviseRun(
+  argv: string[],
+  config: Config,
+  err: (text: string) => void,
+): Promise<number> {
+  const child = spawnBatch(argv, { stdio: 'inherit' }, { [PIPELINE_CHILD_ENV]: '1' });
   let stopping: NodeJS.Signals | null = null;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -41,20 +33,17 @@ export async function superviseRun(argv: string[], options: SuperviseOptions): P
     );
     child.kill(signal);
     // The child has no handler and dies at once; this covers a child stopped (SIGSTOP) or wedged.
-    setTimeout(() => child.kill('SIGKILL'), Math.max(1000, options.config.shutdownTimeoutMs / 2)).unref();
+    setTimeout(() => child.kill('SIGKILL'), Math.max(1000, config.shutdownTimeoutMs / 2)).unref();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-      child.once('error', () => resolve({ code: 1, signal: null }));
-      child.once('exit', (code, signal) => resolve({ code, signal }));
-    });
+    const exit = await childExit(child);
     const killedBy = stopping ?? exit.signal;
     if (killedBy === null) return exit.code ?? 1;
     // Killed (by our signal, or from outside: OOM, SIGKILL): its run is not left `running`.
-    await markStopped(options.config, err);
-    return 128 + (killedBy === 'SIGINT' ? 2 : killedBy === 'SIGKILL' ? 9 : 15);
+    await markStopped(config, err);
+    return signalExitCode(killedBy);
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

@@ -132,14 +132,14 @@ function parsePipelineArgs(argv: string[]) {
   return {
     v,
     stage,
-    options: {
-      asOf: dateOption('as-of', v['as-of']) ?? new Date(),
-      family: v.family,
-      validationDays: intOption('validation-days', v['validation-days'], DAYS.min, DAYS.max),
+    asOf: dateOption('as-of', v['as-of']) ?? new Date(),
+    family: v.family,
+    validationDays: intOption('validation-days', v['validation-days'], DAYS.min, DAYS.max),
+    // The walk-forward window of backtest, fallback, goals and run.
+    window: {
       from: dateOption('from', v.from),
       to: dateOption('to', v.to),
       refitDays: intOption('refit-days', v['refit-days'], DAYS.min, DAYS.max),
-      source: v.source,
     },
   };
 }
@@ -153,12 +153,12 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
     out(`${USAGE}\n`);
     return 0;
   }
-  const { v, stage, options } = parsed;
+  const { v, stage, asOf, family, validationDays, window } = parsed;
 
   const config = io.config ?? parseConfig(loadEnv());
   // A full run from the command line (or a worker's schedule) runs in a child that a signal stops at once.
   if (stage === 'run' && !io.deps && !io.config && process.env[PIPELINE_CHILD_ENV] !== '1')
-    return superviseRun(['pipeline', ...argv], { config, err });
+    return superviseRun(['pipeline', ...argv], config, err);
   // Human lines and bars on a terminal; JSON lines otherwise (on stderr when stdout carries --json).
   const output = io.deps
     ? null
@@ -168,35 +168,22 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
         json: v.json === true,
         jsonTo: v.json ? 'stderr' : 'stdout',
       });
-  let deps: PipelineDeps & { close?: () => Promise<void> };
-  try {
-    deps = io.deps ?? (await openPipelineDeps(config, { log: output?.log, progress: output?.progress }));
-  } catch (e) {
-    if (isMatchcastError(e)) {
-      err(`matchcast pipeline ${stage}: ${e.message} [${e.code}]\n`);
-      return 1;
-    }
-    throw e;
-  }
-  const { asOf } = options;
-  // Stand-alone stages (all but run and the registry-only promote) write into a draft run.
-  const standalone = stage !== 'run' && stage !== 'promote';
+  let opened: Awaited<ReturnType<typeof openPipelineDeps>> | undefined;
   let draft: RunWriter | null = null;
   try {
+    if (!io.deps) opened = await openPipelineDeps(config, { log: output?.log, progress: output?.progress });
+    let deps: PipelineDeps = io.deps ?? opened!;
+    // Stand-alone stages (all but run and the registry-only promote) write into a draft run.
+    const standalone = stage !== 'run' && stage !== 'promote';
     const started = performance.now();
-    if (standalone && (await new MatchesRepository(deps.db).count()) === 0) {
-      // What the rows gate of a full run refuses, refused before a draft run is opened.
-      throw new MatchcastError(
-        'MC_ERR_VALIDATION',
-        'the database has no match (empty or wrong database? check DATABASE_URL, or ingest data first)',
-      );
-    }
     if (standalone) {
-      draft = await openDraftRun(deps, {
-        runId: v.run,
-        asOf,
-        log: deps.log,
-      });
+      // What the rows gate of a full run refuses, refused before a draft run is opened.
+      if ((await new MatchesRepository(deps.db).count()) === 0)
+        throw new MatchcastError(
+          'MC_ERR_VALIDATION',
+          'the database has no match (empty or wrong database? check DATABASE_URL, or ingest data first)',
+        );
+      draft = await openDraftRun(deps, { runId: v.run, asOf, log: deps.log });
       deps = { ...deps, store: draft.store, run: draft };
     }
     let result: unknown;
@@ -206,28 +193,18 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
         result = await runFeaturesStage(deps, asOf);
         break;
       case 'train':
-        result = await runTrainStage(deps, asOf, {
-          family: options.family,
-          validationDays: options.validationDays,
-        });
+        result = await runTrainStage(deps, asOf, { family, validationDays });
         break;
       case 'promote':
         result = await runPromoteStage(deps);
         break;
       case 'backtest':
-        result = await runBacktestStage(deps, asOf, {
-          from: options.from,
-          to: options.to,
-          refitDays: options.refitDays,
-          family: options.family,
-        });
+        result = await runBacktestStage(deps, asOf, { ...window, family });
         break;
       case 'fallback': {
         const r = await runFallbackStage(deps, asOf, await readFeatureRows(deps), {
-          from: options.from,
-          to: options.to,
-          refitDays: options.refitDays,
-          validationDays: options.validationDays,
+          ...window,
+          validationDays,
         });
         result = {
           version: r.version.version,
@@ -239,11 +216,7 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
       }
       case 'goals':
         // Walk-forward, `<MODEL_NAME>-goals` version, markets file; null: too few results.
-        result = await runGoalsStage(deps, asOf, {
-          from: options.from,
-          to: options.to,
-          refitDays: options.refitDays,
-        });
+        result = await runGoalsStage(deps, asOf, window);
         break;
       case 'predict':
         result = await runPredictStage(deps, asOf);
@@ -260,12 +233,12 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
       case 'run':
         result = await runPipeline(deps, asOf, {
           force: v.force === true,
-          family: options.family,
-          backtestFrom: options.from,
-          backtestTo: options.to,
-          refitDays: options.refitDays,
+          family,
+          backtestFrom: window.from,
+          backtestTo: window.to,
+          refitDays: window.refitDays,
           analytics: await analytics(),
-          ingest: options.source ? () => ingestPath(options.source!, deps) : undefined,
+          ingest: v.source ? () => ingestPath(v.source!, deps) : undefined,
         });
         break;
     }
@@ -299,6 +272,6 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
     }
     throw e;
   } finally {
-    if (!io.deps) await deps.close?.();
+    await opened?.close();
   }
 }

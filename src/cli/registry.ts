@@ -13,7 +13,7 @@ import {
   type PromotionDecision,
 } from '../registry/index.js';
 import { readPublished } from '../runs/index.js';
-import { parseStoreArgs, runOnStore, type StoreCommandIo, writersOf } from './command-io.js';
+import { parseStoreArgs, runOnStore, type StoreCommandIo } from './command-io.js';
 
 /** A plain-text table with a header row, columns padded to their widest cell. */
 export function formatTable(header: string[], rows: string[][]): string {
@@ -219,14 +219,11 @@ function comparisonText(c: CandidateComparison): string {
 
 async function run(
   reg: ModelRegistry,
-  positionals: string[],
-  flags: { json: boolean; actor: string; reason?: string; force?: boolean },
-  out: (t: string) => void,
+  flags: Exclude<ReturnType<typeof parseStoreArgs>, number>,
   env: { db: Database; config: Config },
 ): Promise<number> {
-  const [cmd, ...args] = positionals;
-  const emit = (value: unknown, text: string) =>
-    out(flags.json ? `${JSON.stringify(value, null, 2)}\n` : text);
+  const { out, emit } = flags;
+  const [cmd, ...args] = flags.positionals;
   switch (cmd) {
     case 'list': {
       const [versions, aliases] = await Promise.all([reg.listVersions(), reg.aliases()]);
@@ -353,6 +350,6 @@ export async function registryCommand(argv: string[], io: StoreCommandIo = {}): 
   if (typeof flags === 'number') return flags;
   const config = io.config ?? parseConfig(loadEnv());
   return runOnStore(io, config, 'matchcast registry', ({ db, store }) =>
-    run(createRegistry({ db, store }, config), flags.positionals, flags, writersOf(io).out, { db, config }),
+    run(createRegistry({ db, store }, config), flags, { db, config }),
   );
 }

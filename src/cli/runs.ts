@@ -64,9 +64,10 @@ function runDetail(r: RunRecord, publishedId: string | null): string {
 
 /** `matchcast runs …` — exit code 0 ok, 1 failure, 2 usage error, 3 a gate failed. */
 export async function runsCommand(argv: string[], io: StoreCommandIo = {}): Promise<number> {
-  const { out, err } = writersOf(io);
   const v = parseStoreArgs(argv, io, USAGE);
   if (typeof v === 'number') return v;
+  const { err } = writersOf(io);
+  const { emit } = v;
   const [cmd, id, ...extra] = v.positionals;
   const needsId = ['show', 'publish', 'rollback'].includes(cmd);
   if (
@@ -79,7 +80,6 @@ export async function runsCommand(argv: string[], io: StoreCommandIo = {}): Prom
     return 2;
   }
   const config = io.config ?? parseConfig(loadEnv());
-  const emit = (value: unknown, text: string) => out(v.json ? `${JSON.stringify(value, null, 2)}\n` : text);
   return runOnStore(io, config, `matchcast runs ${cmd}`, async (deps) => {
     const { db } = deps;
     // A run killed outright (SIGKILL, OOM) is shown as failed, not as running forever.

@@ -1,7 +1,8 @@
 import { type Clock, systemClock } from '../domain/index.js';
 import { parseSchedule } from '../pipeline/index.js';
 import type { RuntimeContext } from '../runtime.js';
-import { startEmbeddedSchedule, startEmbeddedSources } from './embedded-schedule.js';
+import { startSourceSchedule } from '../sources/index.js';
+import { startEmbeddedSchedule } from './embedded-schedule.js';
 import { runServer } from './server.js';
 import { removeServerFile, type ServerRecord, writeServerFile } from './server-file.js';
 import { createServerJobs, type ServerJobs } from './server-jobs.js';
@@ -27,7 +28,7 @@ export interface ServeEmbeddedOptions {
   banner?: (url: string) => string;
   /** The service clock. Default the wall clock. */
   clock?: Clock;
-  /** Folder of `server.json` (the handoff record). Default `config.dataDir`. */
+  /** Folder of `server.json` (the record of the running server). Default `config.dataDir`. */
   recordDir?: string;
   /** Added to `server.json` during a replay. */
   replay?: ServerRecord['replay'];
@@ -38,9 +39,9 @@ export interface ServeEmbeddedOptions {
 }
 
 /**
- * `matchcast start` after its first-run bootstrap: serves, runs jobs handed over by the CLI (`ingest`,
- * `pipeline`) and `PIPELINE_SCHEDULE` runs one at a time in this process, and records itself in
- * `server.json` so that the CLI finds it. Each job's published run serves as soon as it finishes.
+ * `matchcast start` after its first-run bootstrap: serves, runs `PIPELINE_SCHEDULE` runs and source
+ * polls one at a time in child processes, and records itself in `server.json` (read by `export` and
+ * `start --reset`). Each job's published run serves as soon as it finishes.
  */
 export async function serveEmbedded(
   ctx: RuntimeContext,
@@ -48,14 +49,23 @@ export async function serveEmbedded(
 ): Promise<number> {
   const { config, log } = ctx;
   const clock = options.clock ?? systemClock;
-  const jobs = createServerJobs(ctx, { clock });
+  const jobs = createServerJobs(ctx, clock);
   ctx.clock = clock;
   const stops: Array<() => void> = [];
   if (config.pipelineSchedule) {
     const schedule = parseSchedule(config.pipelineSchedule);
-    stops.push(startEmbeddedSchedule({ jobs, schedule, clock, source: config.pipelineSource, log }).stop);
+    stops.push(startEmbeddedSchedule(jobs, schedule, clock, config.pipelineSource, log).stop);
   }
-  if (config.sourcePolling !== false) stops.push(startEmbeddedSources({ ctx, jobs }).stop);
+  if (config.sourcePolling !== false) {
+    // Each source polled on its period in the work child, on the job lane (never beside an ingest or
+    // a pipeline run); the matches a poll changed are re-predicted and the published run served.
+    const sources = startSourceSchedule({
+      deps: { db: ctx.db, store: ctx.store, log },
+      run: async (name) => (await jobs.poll({ name, now: new Date().toISOString() })).outcome,
+      log,
+    });
+    stops.push(() => void sources.stop());
+  }
   if (options.background) stops.push(options.background(jobs));
   const recordDir = options.recordDir ?? config.dataDir;
   return runServer(ctx, {

@@ -1,11 +1,12 @@
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { Config } from '../config.js';
 import { processAlive } from '../domain/index.js';
 
 /**
- * `<DATA_DIR>/server.json`: written by `matchcast start` once it listens, removed when it stops. The
- * embedded database accepts one process, so `matchcast ingest` / `pipeline` read this file to find
- * the running server and hand their job to it instead of failing on the database lock.
+ * `<DATA_DIR>/server.json`: written by `matchcast start` once it listens, removed when it stops;
+ * `export` fetches from the server it names, `start --reset` refuses to delete what it serves.
  */
 export const SERVER_FILE = 'server.json';
 
@@ -29,26 +30,33 @@ export function writeServerFile(dataDir: string, record: ServerRecord): void {
   renameSync(tmp, file);
 }
 
-/** The record of a server that is still alive, else null (a stale file of a dead process is ignored). */
-export function readLiveServer(dataDir: string): ServerRecord | null {
-  let record: ServerRecord;
+/** The JSON document in `file`, or null when it is absent or not JSON. */
+export function readJsonFile<T>(file: string): T | null {
   try {
-    record = JSON.parse(readFileSync(path.join(dataDir, SERVER_FILE), 'utf8')) as ServerRecord;
+    return JSON.parse(readFileSync(file, 'utf8')) as T;
   } catch {
     return null;
   }
-  if (!Number.isInteger(record.pid) || typeof record.url !== 'string') return null;
+}
+
+/** The record of a server that is still alive, else null (a stale file of a dead process is ignored). */
+export function readLiveServer(dataDir: string): ServerRecord | null {
+  const record = readJsonFile<ServerRecord>(path.join(dataDir, SERVER_FILE));
+  if (!record || !Number.isInteger(record.pid) || typeof record.url !== 'string') return null;
   return record.pid !== process.pid && processAlive(record.pid) ? record : null;
 }
 
 /** Removes the record when it is this process's. */
 export function removeServerFile(dataDir: string): void {
   const file = path.join(dataDir, SERVER_FILE);
-  try {
-    const record = JSON.parse(readFileSync(file, 'utf8')) as ServerRecord;
-    if (record.pid !== process.pid) return;
-  } catch {
-    return;
-  }
-  rmSync(file, { force: true });
+  if (readJsonFile<ServerRecord>(file)?.pid === process.pid) rmSync(file, { force: true });
+}
+
+/** API_KEY, else the key `matchcast start` generated into `<DATA_DIR>/api-key`; undefined without one. */
+export async function storedApiKey(config: Config): Promise<string | undefined> {
+  if (config.apiKey) return config.apiKey;
+  return readFile(path.join(config.dataDir, 'api-key'), 'utf8').then(
+    (key) => key.trim(),
+    () => undefined,
+  );
 }

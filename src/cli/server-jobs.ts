@@ -1,33 +1,19 @@
 import { spawn } from 'node:child_process';
 import type { Clock } from '../domain/index.js';
 import type { RuntimeContext } from '../runtime.js';
-import { lowerPriority } from './background-priority.js';
-import { CLI } from './batch-process.js';
+import { CLI, childExit, lowerPriority, stopChild } from './batch-process.js';
 import { type ChildPoll, type ChildPollResult, createWorkChild } from './work-child.js';
 
-/** Options of {@link createServerJobs}. */
-export interface ServerJobsOptions {
-  /** "Now" of the service: a scheduled run is as of this clock. Default the wall clock. */
-  clock?: Clock;
-  /** Grace of a child run at shutdown before it is killed, ms. Default `8000`. */
-  stopGraceMs?: number;
-}
-
-/** What a scheduled pipeline run is asked to do. */
-interface PipelineJob {
-  /** Ingested first (`pipeline run --source`). */
-  source?: string;
-}
+/** Grace of a child at shutdown before it is killed, ms. */
+const STOP_GRACE_MS = 8000;
 
 /** The serving process's one-at-a-time lane for background work. */
 export interface ServerJobs {
-  /** Runs `fn` in the lane: nothing else of the lane runs meanwhile (replay releases, source polls). */
-  exclusive<T>(label: string, fn: () => Promise<T>): Promise<T>;
   /**
-   * Runs `matchcast pipeline run` in a child process (its work never blocks serving), in the lane;
-   * resolves with its exit code once the views show what it published.
+   * Runs `matchcast pipeline run` (with `--source` when given) in a child process (its work never
+   * blocks serving), in the lane; resolves with its exit code once the views show what it published.
    */
-  runPipeline(job: PipelineJob): Promise<number>;
+  runPipeline(source?: string): Promise<number>;
   /**
    * Polls a source, or ingests a replay release, in the work child process (in the lane); resolves
    * once the views show what it published.
@@ -39,42 +25,40 @@ export interface ServerJobs {
   close(): Promise<void>;
 }
 
-/** The background work of `matchcast start`: its lane, and pipeline runs as child processes. */
-export function createServerJobs(ctx: RuntimeContext, options: ServerJobsOptions = {}): ServerJobs {
+/**
+ * The background work of `matchcast start`: its lane, and pipeline runs as child processes. A
+ * scheduled run is as of `clock` ("now" of the service).
+ */
+export function createServerJobs(ctx: RuntimeContext, clock: Clock): ServerJobs {
   let lane: Promise<unknown> = Promise.resolve();
   let closed = false;
   let child: ReturnType<typeof spawn> | null = null;
-  const work = createWorkChild(ctx.config, ctx.log, { stopGraceMs: options.stopGraceMs });
+  const work = createWorkChild(ctx.config, ctx.log);
 
   function enqueue<T>(fn: () => Promise<T>): Promise<T> {
+    if (closed) return Promise.reject(new Error('the server is shutting down'));
     const run = lane.then(fn, fn);
     lane = run.catch(() => undefined);
     return run;
   }
 
-  const refused = () => Promise.reject(new Error('the server is shutting down'));
-
-  async function pipelineChild(job: PipelineJob): Promise<number> {
+  async function pipelineChild(source: string | undefined): Promise<number> {
     if (closed) return 1;
-    const clock = options.clock;
-    const argv = [CLI, 'pipeline', 'run', ...(job.source ? ['--source', job.source] : [])];
-    if (clock?.simulated) argv.push('--as-of', clock.now().toISOString());
+    const argv = [CLI, 'pipeline', 'run', ...(source ? ['--source', source] : [])];
+    if (clock.simulated) argv.push('--as-of', clock.now().toISOString());
     const started = performance.now();
     ctx.log.info({ argv: argv.slice(1) }, 'pipeline run started (child process)');
     let tail = '';
-    const code = await new Promise<number>((resolve) => {
-      const c = spawn(process.execPath, argv, {
-        env: { ...process.env, DATA_DIR: ctx.config.dataDir },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      child = c;
-      lowerPriority(c.pid);
-      c.stderr?.on('data', (d: Buffer) => {
-        tail = (tail + d.toString('utf8')).slice(-2000);
-      });
-      c.on('error', () => resolve(1));
-      c.on('exit', (exit, signal) => resolve(exit ?? (signal ? 1 : 0)));
+    const c = spawn(process.execPath, argv, {
+      env: { ...process.env, DATA_DIR: ctx.config.dataDir },
+      stdio: ['ignore', 'ignore', 'pipe'],
     });
+    child = c;
+    lowerPriority(c.pid);
+    c.stderr?.on('data', (d: Buffer) => {
+      tail = (tail + d.toString('utf8')).slice(-2000);
+    });
+    const code = (await childExit(c)).code ?? 1;
     child = null;
     await ctx.views.refresh().catch(() => undefined);
     const fields = { exit_code: code, seconds: Math.round((performance.now() - started) / 100) / 10 };
@@ -84,36 +68,19 @@ export function createServerJobs(ctx: RuntimeContext, options: ServerJobsOptions
   }
 
   return {
-    exclusive: (label, fn) =>
-      closed
-        ? refused()
-        : enqueue(async () => {
-            const started = performance.now();
-            try {
-              return await fn();
-            } finally {
-              ctx.log.debug({ label, ms: Math.round(performance.now() - started) }, 'exclusive work done');
-            }
-          }),
-    runPipeline: (job) => (closed ? refused() : enqueue(() => pipelineChild(job))),
+    runPipeline: (source) => enqueue(() => pipelineChild(source)),
     poll: (request) =>
-      closed
-        ? refused()
-        : enqueue(async () => {
-            const result = await work.poll(request);
-            if (result.published) await ctx.views.refresh().catch(() => undefined);
-            return result;
-          }),
-    idle: () => enqueue(async () => undefined),
+      enqueue(async () => {
+        const result = await work.poll(request);
+        if (result.published) await ctx.views.refresh().catch(() => undefined);
+        return result;
+      }),
+    idle: async () => {
+      await lane;
+    },
     async close() {
       closed = true;
-      const c = child;
-      if (c && c.exitCode === null) {
-        c.kill('SIGTERM');
-        const timer = setTimeout(() => c.kill('SIGKILL'), options.stopGraceMs ?? 8000);
-        timer.unref();
-      }
-      await Promise.all([lane, work.close()]);
+      await Promise.all([child && stopChild(child, STOP_GRACE_MS), lane, work.close()]);
     },
   };
 }

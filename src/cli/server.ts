@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { buildApp } from '../api/index.js';
-import { MatchcastError } from '../domain/index.js';
+import { MatchcastError, withTimeout } from '../domain/index.js';
 import type { RuntimeContext } from '../runtime.js';
 import { useLeanHeap } from './batch-process.js';
 
@@ -99,14 +99,11 @@ export async function runServer(ctx: RuntimeContext, options: RunServerOptions =
   const reason = await (options.until ?? shutdownSignal());
   log.info({ reason }, 'shutting down');
   shutdown.draining = true;
-  let timer: NodeJS.Timeout | undefined;
-  const bounded = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), config.shutdownTimeoutMs);
-  });
-  const closed = await Promise.race([app.close().then(() => 'closed' as const), bounded]);
-  clearTimeout(timer);
-  if (closed === 'timeout')
+  const cut = new Error('shutdown bound');
+  await withTimeout(app.close(), config.shutdownTimeoutMs, () => cut).catch((err: unknown) => {
+    if (err !== cut) throw err;
     log.warn({ ms: config.shutdownTimeoutMs }, 'in-flight requests cut at the shutdown bound');
+  });
   await options.beforeClose?.().catch((err: unknown) => log.warn({ err }, 'shutdown hook failed'));
   await ctx.close();
   log.info('stopped');

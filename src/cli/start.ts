@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Config, loadEnv, parseConfig } from '../config.js';
 import { MatchesRepository, PendingRepredictions } from '../db/index.js';
@@ -21,6 +21,7 @@ import { INGEST_REPREDICT_MAX } from './ingest.js';
 import { REPLAY_MAX_SPEED, replayCommand, replayOptions } from './replay.js';
 import { serveEmbedded } from './serve-embedded.js';
 import { assertPortFree } from './server.js';
+import { storedApiKey } from './server-file.js';
 import { commandOutput } from './terminal.js';
 import { parseCliArgs, portOption } from './usage-error.js';
 
@@ -50,38 +51,14 @@ with it). The API key is API_KEY, or one generated into
 DATA_DIR/api-key (readable by its owner only). On a terminal it shows progress bars and plain
 lines, and prints the URL and the key last, once it serves.`;
 
-/**
- * The API key of an embedded install: API_KEY, else a random key generated once into
- * `<DATA_DIR>/api-key`, readable by the owner only (0600).
- */
+/** API_KEY, else the key stored in `<DATA_DIR>/api-key`, generated once (readable by its owner only). */
 async function embeddedApiKey(config: Config): Promise<string> {
-  if (config.apiKey) return config.apiKey;
-  const at = path.join(config.dataDir, 'api-key');
-  try {
-    const key = (await readFile(at, 'utf8')).trim();
-    if (key.length >= 16) return key;
-  } catch {
-    // absent: generate below
-  }
+  const stored = await storedApiKey(config);
+  if (stored && stored.length >= 16) return stored;
   const key = randomBytes(32).toString('hex');
   await mkdir(config.dataDir, { recursive: true });
-  await writeFile(at, `${key}\n`, { mode: 0o600 });
+  await writeFile(path.join(config.dataDir, 'api-key'), `${key}\n`, { mode: 0o600 });
   return key;
-}
-
-/**
- * The environment `start` reads its settings from: `--port` and `--host` win over PORT and HOST, and
- * without either it listens on 127.0.0.1 only (`serve`, in containers, keeps HOST's default 0.0.0.0).
- */
-export function startEnv(
-  env: Record<string, string | undefined>,
-  options: { port?: string; host?: string },
-): Record<string, string | undefined> {
-  return {
-    ...env,
-    ...(options.port !== undefined ? { PORT: portOption('port', options.port) } : {}),
-    HOST: options.host ?? env.HOST ?? '127.0.0.1',
-  };
 }
 
 /**
@@ -186,7 +163,13 @@ export async function startCommand(argv: string[]): Promise<number> {
   // minutes of ingest and pipeline that a bad option or a busy port would only waste).
   const replay = values['as-of'] !== undefined || values.speed !== undefined;
   if (replay) replayOptions({ data: values.data, asOf: values['as-of'], speed: values.speed });
-  const base = parseConfig(startEnv(loadEnv(), { port: values.port, host: values.host }));
+  const env = loadEnv();
+  const base = parseConfig({
+    ...env,
+    ...(values.port !== undefined ? { PORT: portOption('port', values.port) } : {}),
+    // Without --host or HOST, this machine only (`serve`, in containers, keeps HOST's default 0.0.0.0).
+    HOST: values.host ?? env.HOST ?? '127.0.0.1',
+  });
   // The first-start child does the first start's work only: its parent has checked the port, reset
   // DATA_DIR and will serve.
   const firstStartChild = isFirstStartChild();

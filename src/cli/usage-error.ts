@@ -26,10 +26,7 @@ export function parseCliArgs<T extends ParseArgsConfig>(config: T): ReturnType<t
   return parseArgs({ ...config, args } as T);
 }
 
-/**
- * `--<option>` as a number (an integer when `integer`) within `min..max`, or a {@link UsageError}
- * naming the range; undefined when not given.
- */
+/** `--<option>` as a number (an integer when `integer`) within `min..max`; undefined when not given. */
 export function numberOption(
   option: string,
   raw: string | undefined,
@@ -60,11 +57,6 @@ export function intOption(
 export function portOption(option: string, raw: string): string {
   intOption(option, raw, 0, 65535);
   return String(Number(raw));
-}
-
-/** `--<option>` as a positive integer, or a {@link UsageError}; undefined when not given. */
-export function positiveIntOption(option: string, raw: string | undefined): number | undefined {
-  return intOption(option, raw, 1, Number.MAX_SAFE_INTEGER);
 }
 
 /** Years a date option accepts (the strict instant parser's range). */

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { Config } from '../config.js';
 import { openDatabase } from '../db/index.js';
 import { ingestPath } from '../ingest/index.js';
@@ -12,12 +12,8 @@ import {
 import { createRegistry } from '../registry/index.js';
 import { type PollOutcome, pollSource } from '../sources/index.js';
 import { createObjectStore } from '../storage/index.js';
-import { lowerPriority } from './background-priority.js';
-import { BATCH_NODE_FLAGS, batchEnv, CLI } from './batch-process.js';
+import { lowerPriority, spawnBatch, stopChild } from './batch-process.js';
 import { repredictAfterPoll } from './source-repredict.js';
-
-/** The internal command that runs the child side (not in the CLI's usage). */
-export const WORK_CHILD_COMMAND = '_work-child';
 
 /** One poll asked of the child. */
 export interface ChildPoll {
@@ -82,10 +78,9 @@ export function createWorkChild(
 
   function ensure(): ChildProcess {
     if (child && child.exitCode === null && child.signalCode === null) return child;
-    const c = spawn(process.execPath, [...BATCH_NODE_FLAGS, CLI, WORK_CHILD_COMMAND], {
-      // The server's own settings come over the channel, not the environment (a replay or a test
-      // runs with settings of its own); its lines go where the server's go.
-      env: batchEnv(process.env),
+    // `_work-child`: the internal command of the child side. The server's own settings come over the
+    // channel, not the environment (a replay or a test runs with settings of its own).
+    const c = spawnBatch(['_work-child'], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       serialization: 'advanced',
     });
@@ -127,13 +122,7 @@ export function createWorkChild(
     pid: () => (child?.exitCode === null ? child.pid : undefined),
     async close() {
       closed = true;
-      const c = child;
-      if (!c || c.exitCode !== null || c.signalCode !== null) return;
-      const exited = new Promise((resolve) => c.once('exit', resolve));
-      c.kill('SIGTERM');
-      const timer = setTimeout(() => c.kill('SIGKILL'), options.stopGraceMs ?? 8000);
-      await exited;
-      clearTimeout(timer);
+      if (child) await stopChild(child, options.stopGraceMs ?? 8000);
     },
   };
 }
@@ -180,13 +169,9 @@ export async function workChildCommand(): Promise<number> {
   return 0;
 }
 
-interface Worker {
-  run(request: ChildPoll): Promise<ChildPollResult>;
-  bootstrap(request: ChildBootstrap): Promise<{ inserted: number }>;
-  close(): Promise<void>;
-}
+type Worker = Awaited<ReturnType<typeof openWorker>>;
 
-async function openWorker(config: Config): Promise<Worker> {
+async function openWorker(config: Config) {
   const log = createLogger(config.logLevel, 'matchcast-work');
   const db = await openDatabase(config);
   const store = createObjectStore(config, log);
@@ -223,7 +208,7 @@ async function openWorker(config: Config): Promise<Worker> {
 
   return {
     run,
-    async bootstrap(request) {
+    async bootstrap(request: ChildBootstrap) {
       const asOf = new Date(request.asOf);
       const report = request.folder
         ? await ingestPath(request.folder, { db, store, log }, { now: asOf })

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { dateOption, positiveIntOption, UsageError } from '../../src/cli/usage-error.js';
+import { dateOption, intOption, UsageError } from '../../src/cli/usage-error.js';
 
 test('dateOption: a bare date is midnight UTC, a date-time without zone is UTC, an offset is kept', () => {
   assert.equal(dateOption('as-of', undefined), undefined);
@@ -37,10 +37,11 @@ test('dateOption: a bare date is midnight UTC, a date-time without zone is UTC, 
   }
 });
 
-test('positiveIntOption: digits ≥ 1 only', () => {
-  assert.equal(positiveIntOption('seasons', undefined), undefined);
-  assert.equal(positiveIntOption('seasons', '12'), 12);
+test('intOption from 1: digits ≥ 1 only', () => {
+  const positive = (raw: string | undefined) => intOption('seasons', raw, 1, Number.MAX_SAFE_INTEGER);
+  assert.equal(positive(undefined), undefined);
+  assert.equal(positive('12'), 12);
   for (const bad of ['0', '-1', '1.5', 'x', '', ' 3']) {
-    assert.throws(() => positiveIntOption('seasons', bad), { name: 'UsageError', message: /--seasons/ }, bad);
+    assert.throws(() => positive(bad), { name: 'UsageError', message: /--seasons/ }, bad);
   }
 });

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { getPriority, tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { BACKGROUND_NICE } from '../../src/cli/background-priority.js';
+import { BACKGROUND_NICE } from '../../src/cli/batch-process.js';
 import { createWorkChild } from '../../src/cli/work-child.js';
 import { parseConfig } from '../../src/config.js';
 import { MatchesRepository } from '../../src/db/index.js';
