@@ -21,7 +21,7 @@ type RollbackGates = (record: RunRecord) => Promise<GateResult[]>;
 export async function rollbackRun(
   backends: RunBackends,
   runId: string,
-  options: { actor: string; reason?: string; now?: Date; gates?: RollbackGates },
+  options: { actor: string; reason?: string; gates?: RollbackGates },
 ): Promise<RunEvent> {
   const { db, store } = backends;
   const record = await readRunRecord(db, runId);
@@ -67,7 +67,6 @@ export async function rollbackRun(
     reason: options.reason ?? `rollback to ${runId}`,
     forced: false,
     expectSeq: published?.seq ?? null,
-    now: options.now,
   });
 }
 
@@ -119,7 +118,7 @@ export async function pruneRuns(backends: RunBackends, keep: number, log?: Logge
  */
 export async function openDraftRun(
   backends: RunBackends,
-  options: { runId?: string; asOf?: Date; log?: Logger; actor?: string } = {},
+  options: { runId?: string; asOf?: Date; log?: Logger } = {},
 ): Promise<RunWriter> {
   if (options.runId) return RunWriter.resume(backends, options.runId, { log: options.log });
   const published = await readPublished(backends.db);
@@ -128,11 +127,5 @@ export async function openDraftRun(
   );
   const newest = drafts.at(-1);
   if (newest) return RunWriter.resume(backends, newest.run_id, { log: options.log });
-  return RunWriter.begin(backends, {
-    kind: 'stage',
-    status: 'draft',
-    asOf: options.asOf,
-    log: options.log,
-    actor: options.actor,
-  });
+  return RunWriter.begin(backends, { kind: 'stage', status: 'draft', asOf: options.asOf, log: options.log });
 }

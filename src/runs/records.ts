@@ -122,7 +122,6 @@ interface MovePointerOptions {
    * published). Default: whatever is published.
    */
   expectSeq?: number | null;
-  now?: Date;
 }
 
 /**
@@ -135,7 +134,7 @@ export async function movePointer(
   record: RunRecord,
   options: MovePointerOptions,
 ): Promise<RunEvent> {
-  const at = (options.now ?? new Date()).toISOString();
+  const at = new Date().toISOString();
   return db.transaction(async (tx) => {
     const current = (
       await tx.query<{ run_id: string; seq: number }>('SELECT run_id, seq FROM published_run FOR UPDATE')

@@ -31,8 +31,6 @@ interface BeginRunOptions {
    */
   parent?: string | null;
   log?: Logger;
-  /** Clock. Default `() => new Date()`. */
-  now?: () => Date;
 }
 
 /** Options of {@link RunWriter.publish}. */
@@ -89,7 +87,6 @@ export class RunWriter {
     private rec: RunRecord,
     parentSeq: number | null,
     private readonly log: Logger | undefined,
-    private readonly now: () => Date,
   ) {
     this.base = backends.store;
     this.db = backends.db;
@@ -108,7 +105,6 @@ export class RunWriter {
 
   /** Starts a run: marks abandoned runs of this host failed, inherits the parent's artifacts, writes the record. */
   static async begin(backends: RunBackends, options: BeginRunOptions = {}): Promise<RunWriter> {
-    const now = options.now ?? (() => new Date());
     const published = await readPublished(backends.db);
     let parent: Pick<RunRecord, 'run_id' | 'artifacts' | 'features_fingerprint'> | null = null;
     if (options.parent === undefined) parent = published;
@@ -117,9 +113,10 @@ export class RunWriter {
       if (!parent) throw new MatchcastError('MC_ERR_NOT_FOUND', `run ${options.parent} does not exist`);
     }
     await markAbandonedRuns(backends.db, options.log);
-    const at = now().toISOString();
+    const now = new Date();
+    const at = now.toISOString();
     const record: RunRecord = {
-      run_id: newPipelineRunId(now()),
+      run_id: newPipelineRunId(now),
       kind: options.kind ?? 'full',
       status: options.status ?? 'running',
       parent_run_id: parent?.run_id ?? null,
@@ -143,7 +140,7 @@ export class RunWriter {
     // publishes over it without `requireParentCurrent: false` (-1 matches no sequence number).
     const parentSeq =
       (published?.run_id ?? null) === (parent?.run_id ?? null) ? (published?.seq ?? null) : -1;
-    const writer = new RunWriter(backends, record, parentSeq, options.log, now);
+    const writer = new RunWriter(backends, record, parentSeq, options.log);
     await writer.save();
     options.log?.info(
       { run_id: record.run_id, kind: record.kind, parent: record.parent_run_id },
@@ -156,11 +153,8 @@ export class RunWriter {
   static async resume(
     backends: RunBackends,
     runId: string,
-    options: {
-      log?: Logger;
-      now?: () => Date /** Also a rejected run (to publish it with --force). */;
-      forPublish?: boolean;
-    } = {},
+    // `forPublish`: also a rejected run (to publish it with --force).
+    options: { log?: Logger; forPublish?: boolean } = {},
   ): Promise<RunWriter> {
     const record = await readRunRecord(backends.db, runId);
     if (!record) throw new MatchcastError('MC_ERR_NOT_FOUND', `run ${runId} does not exist`);
@@ -172,12 +166,12 @@ export class RunWriter {
     }
     const published = await readPublished(backends.db);
     const parentSeq = (published?.run_id ?? null) === record.parent_run_id ? (published?.seq ?? null) : -1;
-    return new RunWriter(backends, record, parentSeq, options.log, options.now ?? (() => new Date()));
+    return new RunWriter(backends, record, parentSeq, options.log);
   }
 
   /** A read-only handle on a finished run (for its gates or its files); nothing it does is saved. */
   static view(backends: RunBackends, record: RunRecord): RunWriter {
-    return new RunWriter(backends, structuredClone(record), null, undefined, () => new Date());
+    return new RunWriter(backends, structuredClone(record), null, undefined);
   }
 
   /** The reference of `name` in this run (own or inherited), or undefined. */
@@ -235,11 +229,6 @@ export class RunWriter {
     return ref ? readVerified(this.base, ref) : null;
   }
 
-  async head(name: ArtifactName): Promise<ObjectInfo | null> {
-    const ref = this.rec.artifacts[name];
-    return ref ? this.base.head(ref.bucket, ref.key) : null;
-  }
-
   /** Records the fingerprint of the feature definition that built this run's features. */
   setFeaturesFingerprint(fingerprint: string): void {
     this.rec.features_fingerprint = fingerprint;
@@ -256,14 +245,14 @@ export class RunWriter {
   }
 
   async save(): Promise<void> {
-    this.rec.updated_at = this.now().toISOString();
+    this.rec.updated_at = new Date().toISOString();
     await writeRunRecord(this.db, this.rec);
   }
 
   /** Marks the run failed (nothing was published). Never throws: the original error matters more. */
   async fail(err: unknown): Promise<void> {
     this.rec.status = 'failed';
-    this.rec.finished_at = this.now().toISOString();
+    this.rec.finished_at = new Date().toISOString();
     this.rec.error = {
       code: isMatchcastError(err) ? err.code : 'MC_ERR_INTERNAL',
       message: err instanceof Error ? err.message : String(err),
@@ -289,7 +278,7 @@ export class RunWriter {
     const message = describeFailedGates(gates);
     this.rec.gates = gates;
     this.rec.status = 'failed';
-    this.rec.finished_at = this.now().toISOString();
+    this.rec.finished_at = new Date().toISOString();
     this.rec.error = { code: 'MC_ERR_GATE_FAILED', message };
     await this.save();
     throw new MatchcastError(
@@ -312,7 +301,7 @@ export class RunWriter {
   async publish(options: PublishOptions): Promise<RunEvent> {
     const failed = options.gates.filter((g) => !g.passed);
     this.rec.gates = options.gates;
-    this.rec.finished_at = this.now().toISOString();
+    this.rec.finished_at = new Date().toISOString();
     if (failed.length > 0 && !options.force) {
       this.rec.status = 'rejected';
       this.rec.error = { code: 'MC_ERR_GATE_FAILED', message: describeFailedGates(options.gates) };
@@ -338,7 +327,6 @@ export class RunWriter {
       reason,
       forced: this.rec.forced,
       expectSeq: requireParent ? this.parentSeq : undefined,
-      now: this.now(),
     });
     this.log?.info(
       { run_id: this.rec.run_id, seq: event.seq, from: event.from_run, forced: event.forced },
@@ -360,11 +348,8 @@ export const ABANDONED_AFTER_MS = 6 * 3600_000;
  * What the run wrote stays under its prefix, unreferenced, until retention removes it. Called when a
  * run begins, by `matchcast runs` and by `matchcast start` (embedded runs execute in the server).
  */
-export async function markAbandonedRuns(
-  db: Database,
-  log?: Logger,
-  now: Date = new Date(),
-): Promise<string[]> {
+export async function markAbandonedRuns(db: Database, log?: Logger): Promise<string[]> {
+  const now = new Date();
   const marked: string[] = [];
   for (const r of await listRuns(db)) {
     if (r.status !== 'running' || (r.host === hostname() && r.pid === process.pid)) continue;
@@ -424,7 +409,9 @@ function scopedStore(run: RunWriter): ObjectStore {
     },
     async head(bucket, key) {
       const name = artifactNameOf(bucket, key);
-      return name ? run.head(name) : base.head(bucket, key);
+      const ref = name ? run.ref(name) : undefined;
+      if (name) return ref ? base.head(ref.bucket, ref.key) : null;
+      return base.head(bucket, key);
     },
     list: (bucket, prefix) => base.list(bucket, prefix),
     delete: (bucket, key) => base.delete(bucket, key),
