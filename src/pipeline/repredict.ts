@@ -11,7 +11,6 @@ import {
 } from '../features/index.js';
 import { type OddsSet, readObservationSet, readOddsSet } from '../ingest/index.js';
 import { deserializeModel, type Model, predictProba } from '../model/index.js';
-import type { ModelVersion } from '../registry/index.js';
 import { type PublishedRun, type RunEvent, RunWriter, readArtifact, readPublished } from '../runs/index.js';
 import { readParquet, writeParquet } from '../storage/index.js';
 import type { PipelineDeps } from './deps.js';
@@ -136,28 +135,6 @@ export async function decodePredictionRows(body: Buffer): Promise<PredictionRow[
   }));
 }
 
-async function championModel(
-  deps: Pick<PipelineDeps, 'registry'>,
-  champion: ModelVersion,
-  cache: RepredictCache,
-): Promise<Model> {
-  if (cache.model?.version !== champion.version) {
-    const model = deserializeModel((await deps.registry.loadArtifact(champion)).toString('utf8'));
-    cache.model = { version: champion.version, model };
-  }
-  return cache.model.model;
-}
-
-/** The market-free fallback champion (`<MODEL_NAME>-market-free`), or null when none is registered. */
-async function fallbackModel(
-  deps: Pick<PipelineDeps, 'db' | 'store' | 'run' | 'config'>,
-  cache: RepredictCache,
-): Promise<{ version: ModelVersion; model: Model } | null> {
-  const fallback = await fallbackChampion(deps, cache.fallback);
-  if (fallback) cache.fallback = { version: fallback.version.version, model: fallback.model };
-  return fallback;
-}
-
 async function publishedRows(
   deps: Pick<PipelineDeps, 'db' | 'store'>,
   published: PublishedRun,
@@ -245,14 +222,18 @@ async function repredictOnce(
   const champion = await deps.registry.resolve('champion');
   if (!champion) return done('no champion');
   const [model, fallback, served, inRegions, oddsEntry, observed] = await Promise.all([
-    championModel(deps, champion, cache),
-    fallbackModel(deps, cache),
+    cache.model?.version === champion.version
+      ? cache.model.model
+      : deps.registry.loadArtifact(champion).then((body) => deserializeModel(body.toString('utf8'))),
+    fallbackChampion(deps, cache.fallback),
     publishedRows(deps, published, cache),
     new MatchesRepository(deps.db).regionsOf([...wanted]).then((r) => loadRegionMatches(deps, r, cache)),
     // Decoded once per version of each file (they change only with ingest, which leaves its copy).
     readOddsSet(deps.store, { keepBody: true }),
     readObservationSet(deps),
   ]);
+  cache.model = { version: champion.version, model };
+  if (fallback) cache.fallback = { version: fallback.version.version, model: fallback.model };
   if (!served) return done('the published run has no predictions');
   const odds: OddsSet = oddsEntry?.value ?? { records: [], byId: new Map() };
   lap('load');
