@@ -125,10 +125,7 @@ export class ModelRegistry {
 
   // ---- versions -------------------------------------------------------------------------------
 
-  /**
-   * Writes the artifact, then registers a new version with the next number in one transaction. Two
-   * concurrent callers get different numbers (the model's row is locked while numbering).
-   */
+  /** Writes the artifact, then registers the next version number (the model's row locked meanwhile). */
   async registerVersion(input: NewVersion): Promise<ModelVersion> {
     const runId = input.run_id ?? newRunId();
     if (!isRunId(runId)) throw new MatchcastError('MC_ERR_VALIDATION', `run_id must be 32 hex characters`);
@@ -308,9 +305,8 @@ export class ModelRegistry {
   }
 
   /**
-   * Applies `plan` to the aliases as read, in one transaction in which each change is a statement
-   * guarded by the value the plan saw: when another writer moved an alias in between, nothing is
-   * written and MC_ERR_CONFLICT is thrown. Returns the events recorded (empty when nothing changed).
+   * Applies `plan` to the aliases as read, in one transaction of statements guarded by the values it
+   * saw: when another writer moved an alias in between, nothing is written (MC_ERR_CONFLICT).
    */
   private async moveAliases(
     actor: string,
@@ -384,10 +380,7 @@ export class ModelRegistry {
     }
   }
 
-  /**
-   * Points `stage` at `version` and records the move. Returns the event, or null when the alias
-   * already pointed there. MC_ERR_CONFLICT when another writer moved the alias meanwhile.
-   */
+  /** Points `stage` at `version`; the event, or null when the alias already pointed there. */
   async setAlias(stage: Stage, version: string, actor: string, reason?: string): Promise<AliasEvent | null> {
     this.assertStage(stage);
     const v = await this.getVersion(version);
@@ -410,10 +403,8 @@ export class ModelRegistry {
   }
 
   /**
-   * The operator's sign-off (spec §3.1): the champion moves to the candidate's version and the
-   * candidate alias is removed, in one transaction. The previous champion is in the history
-   * (`from_version`), so `setAlias('champion', previous)` is the rollback.
-   * Throws MC_ERR_NOT_FOUND when there is no candidate.
+   * The operator's sign-off (spec §3.1): champion moves to the candidate, which loses its alias, in one
+   * transaction; `setAlias('champion', from_version)` is the rollback. MC_ERR_NOT_FOUND: no candidate.
    */
   async promoteCandidate(actor: string, reason?: string): Promise<{ from: string | null; to: string }> {
     const result: { from: string | null; to: string } = { from: null, to: '' };

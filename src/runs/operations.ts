@@ -6,10 +6,7 @@ import { type RunBackends, RunWriter } from './run-writer.js';
 import type { GateResult, RunEvent, RunRecord } from './types.js';
 import { readVerified } from './verify.js';
 
-/**
- * The checks a run must pass again before it is served by a rollback: the publish gates, run on the
- * run's own artifacts as they are stored now. Supplied by the pipeline (which owns the gates).
- */
+/** The publish gates, run again on a rollback target's artifacts as stored now (the pipeline's). */
 type RollbackGates = (record: RunRecord) => Promise<GateResult[]>;
 
 /**

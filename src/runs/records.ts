@@ -117,10 +117,7 @@ interface MovePointerOptions {
   action: RunEvent['action'];
   reason?: string;
   forced: boolean;
-  /**
-   * Publish only if the pointer's sequence number is still this one (null: only if no run was
-   * published). Default: whatever is published.
-   */
+  /** Publish only if the pointer's sequence number is still this (null: none published). Default any. */
   expectSeq?: number | null;
 }
 

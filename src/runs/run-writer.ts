@@ -15,7 +15,6 @@ export interface RunBackends {
   store: ObjectStore;
 }
 
-/** Options of {@link RunWriter.begin}. */
 interface BeginRunOptions {
   /** `full` (pipeline run, default), `stage` (a draft of stand-alone stages), `incremental`, … */
   kind?: string;
@@ -25,15 +24,11 @@ interface BeginRunOptions {
   asOf?: Date | null;
   /** `running` (default) or `draft` (stand-alone stages: never published without `runs publish`). */
   status?: 'running' | 'draft';
-  /**
-   * Run whose artifacts this one inherits (by reference) until it writes its own. Default: the
-   * published run; `null`: none.
-   */
+  /** Run whose artifacts this one inherits by reference. Default the published run; `null`: none. */
   parent?: string | null;
   log?: Logger;
 }
 
-/** Options of {@link RunWriter.publish}. */
 interface PublishOptions {
   /** The gates' results; a failed one stops the publication unless `force`. */
   gates: GateResult[];
@@ -41,10 +36,7 @@ interface PublishOptions {
   force?: boolean;
   actor?: string;
   reason?: string;
-  /**
-   * Refuse (MC_ERR_CONFLICT) when the pointer moved since the run began: a run that inherits
-   * artifacts must not publish over a newer run. Default true except for `full` runs.
-   */
+  /** Refuse when the pointer moved since the run began (never over a newer run). Default: not `full`. */
   requireParentCurrent?: boolean;
 }
 
@@ -72,9 +64,8 @@ function describeFailedGates(gates: readonly GateResult[]): string {
  */
 export class RunWriter {
   /**
-   * An object-store view for code that reads and writes `KEYS` artifacts by their well-known keys:
-   * a `KEYS` key reads this run's copy (own or inherited) and writes into the run; any other key
-   * goes to the real store. `close()` does nothing (the real store is the caller's).
+   * The store as the stages see it: a `KEYS` key reads and writes this run's copy (own or inherited),
+   * any other key the real store. `close()` does nothing (the real store is the caller's).
    */
   readonly store: ObjectStore;
   private readonly parentSeq: number | null;
@@ -269,10 +260,8 @@ export class RunWriter {
   }
 
   /**
-   * Stops the run before its remaining stages because an input gate failed (e.g. an empty or wrong
-   * database: nothing to train on): records the gates, marks the run `failed` — it never got far
-   * enough to be published, not even with `runs publish --force` — and throws MC_ERR_GATE_FAILED
-   * naming every failed gate. Nothing served changes.
+   * Stops the run at a failed input gate (nothing to train on): `failed`, so not even `runs publish
+   * --force` publishes it, and MC_ERR_GATE_FAILED naming every failed gate.
    */
   async refuse(gates: GateResult[], stage: string): Promise<never> {
     const message = describeFailedGates(gates);
@@ -294,9 +283,8 @@ export class RunWriter {
   }
 
   /**
-   * Records the gates and, when they passed (or `force`), publishes the run with one guarded move
-   * of the pointer. A failed gate without `force` marks the run `rejected` and throws
-   * MC_ERR_GATE_FAILED naming every failed gate; nothing served changes.
+   * Records the gates and, when they passed (or `force`), publishes with one guarded move of the
+   * pointer; else the run is `rejected` with MC_ERR_GATE_FAILED naming every failed gate.
    */
   async publish(options: PublishOptions): Promise<RunEvent> {
     const failed = options.gates.filter((g) => !g.passed);
@@ -336,17 +324,12 @@ export class RunWriter {
   }
 }
 
-/**
- * A `running` record of another host (a CronJob pod that was killed) whose last progress is older than
- * this is abandoned too: its process cannot be checked from here, and no stage takes hours.
- */
+/** Idle time after which another host's `running` record is abandoned: no stage takes hours. */
 export const ABANDONED_AFTER_MS = 6 * 3600_000;
 
 /**
- * Marks `running` records whose process is gone as `failed` (a run killed mid-stage): on this host
- * when the pid is dead, on another host when the record made no progress for {@link ABANDONED_AFTER_MS}.
- * What the run wrote stays under its prefix, unreferenced, until retention removes it. Called when a
- * run begins, by `matchcast runs` and by `matchcast start` (embedded runs execute in the server).
+ * Marks `running` records whose process is gone `failed`: on this host when the pid is dead, elsewhere
+ * after {@link ABANDONED_AFTER_MS} without progress. Their files stay, unreferenced, until retention.
  */
 export async function markAbandonedRuns(db: Database, log?: Logger): Promise<string[]> {
   const now = new Date();
@@ -372,10 +355,7 @@ export async function markAbandonedRuns(db: Database, log?: Logger): Promise<str
   return marked;
 }
 
-/**
- * Marks the model versions a failed or abandoned run registered as failed: hidden from `registry list`,
- * never aliased. A version that already serves as champion is left alone.
- */
+/** Hides the versions a failed run registered from `registry list` and aliases; an aliased one stays. */
 async function markRunVersionsFailed(db: Queryable, runId: string): Promise<void> {
   await db.query(
     `UPDATE model_versions SET status = 'failed'
