@@ -151,13 +151,10 @@ async function publishedRows(
 }
 
 /**
- * Incremental re-prediction: new odds (or a result) arrived for `matchIds`; their rows of
- * the served predictions are recomputed by the champion — features rebuilt as of `asOf` for the
- * affected regions only (a region's feature rows depend on its own matches and odds alone) — and
- * published as a new run through the gated publish. The run writes only the predictions and the
- * odds snapshot; every other artifact (features, backtest, reports…) is inherited unchanged from
- * the published run by reference. A match before the champion's training cut-off keeps its
- * out-of-sample (backtest) probabilities; only its result fields follow the database.
+ * Incremental re-prediction after new odds or results for `matchIds`: the champion rescores them on
+ * features rebuilt for their regions only (a region's rows depend on its own matches alone), published
+ * as a gated run that writes the predictions and odds snapshot and inherits everything else. A match
+ * before the champion's cut-off keeps its backtest probabilities; only its result fields change.
  */
 export async function repredictMatches(
   deps: PipelineDeps,

@@ -82,14 +82,9 @@ function pointInTimeGoalInputs(
 }
 
 /**
- * `pipeline goals` (a step of `pipeline run`, after backtest): builds the goals inputs (opening 1X2 +
- * O/U prices, closing-line goal ratings of earlier matches), walks the goals model forward over the
- * backtest window (out-of-sample rows, `model_stage` `backtest`), fits it on every finished match
- * before `asOf`, registers that version under `<MODEL_NAME>-goals`, which becomes `champion` only
- * if the goals promotion guard passes it (`promoteGoalsVersion`), and writes
- * `predictions/markets.parquet` (backtest rows, then the serving champion's rows from the end of the
- * known results on; none when no version passed)
- * and `predictions/markets_metrics.json` (O/U 2.5 and BTTS log loss vs the opening/closing lines).
+ * `pipeline goals` (after backtest): walks the goals model forward over the backtest window, fits it on
+ * every finished match, registers it under `<MODEL_NAME>-goals` (champion only if `promoteGoalsVersion`
+ * passes it), and writes `predictions/markets.parquet` and `predictions/markets_metrics.json`.
  */
 export async function runGoalsStage(
   deps: Pick<PipelineDeps, 'db' | 'store' | 'log' | 'progress' | 'run' | 'config'>,
