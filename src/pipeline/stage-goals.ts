@@ -185,13 +185,12 @@ export async function runGoalsStage(
   const served = inputs.filter((r) => byMatch.has(r.match_id) || (serving !== null && r.pt >= end));
   const prices = (id: number) => {
     const o = odds.get(id);
-    const pick = (latest?: number | null, close?: number | null, open?: number | null) =>
-      latest ?? close ?? open ?? null;
+    // The latest price, else the closing, else the opening one.
     return {
-      odd_over25: pick(o?.odd_over25, o?.close_over25, o?.open_over25),
-      odd_under25: pick(o?.odd_under25, o?.close_under25, o?.open_under25),
-      odd_btts_yes: pick(o?.odd_btts_yes, o?.close_btts_yes, o?.open_btts_yes),
-      odd_btts_no: pick(o?.odd_btts_no, o?.close_btts_no, o?.open_btts_no),
+      odd_over25: o?.odd_over25 ?? o?.close_over25 ?? o?.open_over25 ?? null,
+      odd_under25: o?.odd_under25 ?? o?.close_under25 ?? o?.open_under25 ?? null,
+      odd_btts_yes: o?.odd_btts_yes ?? o?.close_btts_yes ?? o?.open_btts_yes ?? null,
+      odd_btts_no: o?.odd_btts_no ?? o?.close_btts_no ?? o?.open_btts_no ?? null,
     };
   };
   const rows: MarketsRow[] = served.map((input) => {
