@@ -95,9 +95,8 @@ export interface BacktestRow {
 }
 
 /**
- * The prediction row of match `m` with probabilities `proba`: the one place that decides what a row
- * says besides its numbers — the result only for a match finished before as-of, `is_future` from its
- * kick-off, the odds time from its feature row. Used by the predict stage and the incremental re-predict.
+ * The prediction row of match `m`: the one place (predict and re-predict) that decides what a row says
+ * besides its numbers — the result only for a match finished before as-of, `is_future` from its kick-off.
  */
 export function predictionRowOf(
   m: Match,

@@ -22,9 +22,8 @@ import { fallbackChampion } from './stage-fallback.js';
 import type { PredictResult } from './stage-predict.js';
 
 /**
- * What an incremental re-prediction keeps between calls (one per serving process): the champion's
- * parsed model and the published predictions it last read, so that a call pays only for the
- * matches it touches and the one file it writes.
+ * What a re-prediction keeps between calls (one per serving process), so that a call pays only for
+ * the matches it touches and the one file it writes.
  */
 export interface RepredictCache {
   model?: { version: string; model: Model };

@@ -29,9 +29,8 @@ interface BacktestOptions {
   family?: ModelFamilyName;
   featureRows?: FeatureRow[];
   /**
-   * The rows at the kick-off horizon (`kickoffFeatureRows`). Given: the same recipe is
-   * also walked forward on them and backtest_metrics.json gains `horizons.kickoff` (against the closing
-   * line) beside `horizons.early` (these rows' walk-forward against the opening line). Default none.
+   * The rows at kick-off (`kickoffFeatureRows`): the recipe is walked forward on them too, and the report
+   * gains `horizons.kickoff` (against the closing line) beside `horizons.early` (against the opening).
    */
   kickoffFeatureRows?: FeatureRow[];
 }

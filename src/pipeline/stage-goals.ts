@@ -57,11 +57,9 @@ export function goalsModelName(modelName: string): string {
 }
 
 /**
- * The stage's goal inputs: `buildGoalInputs` (ratings from the closing lines of matches kicked off by
- * each match's prediction time), with each match's own opening means taken from its odds observations
- * made by its prediction time only (`pt`, the served features' early horizon; `oddsRecordAsOf`, the
- * live worker's rule), so a price observed after it reaches neither the walk-forward nor the served rows. A match the
- * observations do not cover keeps its odds record (times unknown). The judged lines stay the record's.
+ * `buildGoalInputs`, with each match's opening means from the observations made by its prediction time
+ * (`pt`; `oddsRecordAsOf`, the live worker's rule), so a later price reaches neither the walk-forward nor
+ * the served rows. A match without observations keeps its odds record; the judged lines stay the record's.
  */
 function pointInTimeGoalInputs(
   matches: readonly Match[],

@@ -100,11 +100,7 @@ export async function runTrainStage(
   return { version, fit_seconds: fitSeconds, reused: false };
 }
 
-/**
- * The registry entry of a model fitted by {@link trainAndValidate}: its metrics, its parameters with the
- * validation window, and the features it was trained and validated on — the run's (fingerprint recorded
- * by its features stage or inherited), else rows this code just built or read.
- */
+/** The registry entry of a model fitted by {@link trainAndValidate}, with its window and features. */
 export function newVersionOf(
   deps: Pick<PipelineDeps, 'run'>,
   result: TrainAndValidateResult,

@@ -81,9 +81,8 @@ async function deleteRunObjects(backends: RunBackends, runId: string): Promise<n
 }
 
 /**
- * Retention: keeps the newest `keep` runs and deletes the objects of older ones — never the
- * published run, a run still running or a draft, nor a run whose artifacts a kept run references.
- * Returns the ids removed.
+ * Retention: deletes the runs older than the newest `keep` — never the published run, a running or
+ * draft run, nor a run whose artifacts a kept run references. Returns the ids removed.
  */
 export async function pruneRuns(backends: RunBackends, keep: number, log?: Logger): Promise<string[]> {
   const runs = await listRuns(backends.db);
