@@ -56,15 +56,10 @@ async function trainChallenger(
 }
 
 /**
- * First start (`matchcast start`): runs the whole pipeline; between promote and predict the first
- * candidate is signed off as champion (actor `matchcast-start`), so that predictions are written; then
- * a second model of the other family is trained on the same features and set as `challenger`, so that
- * a new user sees both stages working. Ingest is the caller's (pass `options.ingest`).
- *
- * Resumable: the marker `DATA_DIR/first-start.json` is written only at the end, so a
- * start killed midway runs again on the next start and does what is missing — the pipeline with the
- * sign-off when there is no champion, the challenger when there is none, a pipeline run when the
- * predictions were never written. Does nothing once the marker exists.
+ * First start (`matchcast start`): the whole pipeline, with the first candidate signed off as champion
+ * after promote (so predictions are written) and a model of the other family as `challenger`, so a new
+ * user sees both stages working. Resumable: the marker `DATA_DIR/first-start.json` is written only at
+ * the end, and a start killed midway does what is missing on the next start.
  */
 export async function bootstrapFirstRun(
   deps: PipelineDeps,

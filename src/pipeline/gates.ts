@@ -12,12 +12,8 @@ import { readParquet } from '../storage/index.js';
 import type { BacktestRow, PredictionRow } from './predictions-file.js';
 
 /**
- * The input gate of `pipeline run`, checked right after the features stage (before anything is
- * trained): the `rows` gate on what the run would train on. It fails when the database gave no match
- * at all (empty or wrong database) or no match finished before the as-of (nothing to train a model
- * on); the figures name the counts and whether a champion exists. Training cannot succeed without a
- * finished match — with a champion the published run keeps serving; without one there is nothing to
- * fall back on — so the run is refused here with a named gate instead of failing inside `train`.
+ * The input gate of `pipeline run`, right after features: the `rows` gate fails when no match finished
+ * before as-of (empty or wrong database), so the run is refused by name instead of failing in `train`.
  */
 export function evaluateInputGate(
   featureRows: readonly FeatureRow[],

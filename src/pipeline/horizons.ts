@@ -6,9 +6,8 @@ import type { ObjectStore } from '../storage/index.js';
 import { readOddsMap, readOddsTimeline } from './odds.js';
 
 /**
- * The feature rows of every match at the kick-off horizon: the market columns use
- * the latest observation at or before kick-off (= the closing line on the real data). Never served:
- * only the backtest measures a model refit walk-forward on them.
+ * The feature rows of every match at kick-off (market columns from the latest observation by then, the
+ * closing line on real data). Never served: only the backtest measures a walk-forward on them.
  */
 export async function kickoffFeatureRows(
   src: { db: Queryable; store: ObjectStore },

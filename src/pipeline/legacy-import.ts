@@ -31,19 +31,17 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 
 async function importRegistry(store: ObjectStore, tx: Queryable, report: LegacyImportReport): Promise<void> {
   const keys = (await store.list(BUCKET, 'registry/')).map((o) => o.key);
-  const models = new Set<string>();
-  for (const k of keys) {
-    const m = /^registry\/([^/]+)\//.exec(k);
-    if (m) models.add(m[1]!);
-  }
+  const models = new Set(keys.map((k) => /^registry\/([^/]+)\//.exec(k)?.[1]).filter((m) => m !== undefined));
   for (const model of models) {
     let lastVersion = 0;
     let lastSeq = 0;
     await tx.query('INSERT INTO registered_models (name) VALUES ($1)', [model]);
     report.models++;
-    const versionKeys = keys
-      .filter((k) => k.startsWith(`registry/${model}/versions/`) && k.endsWith('.json'))
-      .sort((a, b) => Number(/(\d+)\.json$/.exec(a)?.[1]) - Number(/(\d+)\.json$/.exec(b)?.[1]));
+    const jsonUnder = (folder: string) =>
+      keys.filter((k) => k.startsWith(`registry/${model}/${folder}/`) && k.endsWith('.json'));
+    const versionKeys = jsonUnder('versions').sort(
+      (a, b) => Number(/(\d+)\.json$/.exec(a)?.[1]) - Number(/(\d+)\.json$/.exec(b)?.[1]),
+    );
     for (const key of versionKeys) {
       const v = await readJson<ModelVersion>(store, key);
       if (!isObject(v) || !/^[1-9]\d*$/.test(String(v.version)) || typeof v.run_id !== 'string') continue;
@@ -104,7 +102,7 @@ async function importRegistry(store: ObjectStore, tx: Queryable, report: LegacyI
         [model, alias, Number(version)],
       );
     }
-    for (const key of keys.filter((k) => k.startsWith(`registry/${model}/runs/`) && k.endsWith('.json'))) {
+    for (const key of jsonUnder('runs')) {
       const r = await readJson<{ run_id?: string }>(store, key);
       if (isObject(r) && typeof r.run_id === 'string') {
         await tx.query(
@@ -113,9 +111,7 @@ async function importRegistry(store: ObjectStore, tx: Queryable, report: LegacyI
         );
       }
     }
-    for (const key of keys.filter(
-      (k) => k.startsWith(`registry/${model}/comparisons/`) && k.endsWith('.json'),
-    )) {
+    for (const key of jsonUnder('comparisons')) {
       const c = await readJson<{ version?: string }>(store, key);
       if (isObject(c) && /^[1-9]\d*$/.test(String(c.version))) {
         await tx.query(

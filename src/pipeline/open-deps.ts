@@ -7,17 +7,10 @@ import type { PipelineDeps } from './deps.js';
 import { importLegacyMetadata } from './legacy-import.js';
 import { autoProgress, type Progress } from './progress.js';
 
-interface OpenPipelineDepsOptions {
-  /** Default `createLogger(config.logLevel)`. */
-  log?: Logger;
-  /** Default bars on a terminal, JSON lines otherwise. */
-  progress?: Progress;
-}
-
 /** Opens the database, the object store and the registry for a CLI run; `close()` releases them. */
 export async function openPipelineDeps(
   config: Config,
-  options: OpenPipelineDepsOptions = {},
+  options: { log?: Logger; progress?: Progress } = {},
 ): Promise<PipelineDeps & { close(): Promise<void> }> {
   const log = options.log ?? createLogger(config.logLevel);
   const store = createObjectStore(config, log);

@@ -1,4 +1,5 @@
 import { type Match, OUTCOME_LABELS, predictedClass } from '../domain/index.js';
+import type { FeatureRow } from '../features/index.js';
 import type { ParquetColumn } from '../storage/index.js';
 
 /** Column contract of `predictions/predictions.parquet` (docs/pipeline.md, spec §2.1/§2.2). */
@@ -42,8 +43,10 @@ export interface PredictionRow {
   predicted_class: number;
   predicted_label: string;
   is_future: boolean;
-  /** `champion` for rows the champion produced, `backtest` for rows of a walk-forward fold. */
-  /** `fallback`: the market-free model scored a match that had no odds by its prediction time. */
+  /**
+   * `champion` for rows the champion produced, `backtest` for rows of a walk-forward fold, `fallback`
+   * when the market-free model scored a match that had no odds by its prediction time.
+   */
   model_stage: 'champion' | 'backtest' | 'fallback';
   model_run_id: string;
   predictions_computed_at: Date;
@@ -92,20 +95,8 @@ export interface BacktestRow {
 }
 
 /**
- * The time of the odds observation behind a feature row's market columns (the features' meta column
- * `odds_observed_at`), or null when the row has none. Copied onto prediction rows and cards.
- */
-function oddsObservedAt(featureRow: object): Date | null {
-  const v = (featureRow as { odds_observed_at?: unknown }).odds_observed_at;
-  if (v === null || v === undefined) return null;
-  const d = v instanceof Date ? v : new Date(String(v));
-  return Number.isNaN(d.getTime()) ? null : d;
-}
-
-/**
- * The prediction row of match `m` with probabilities `proba`: the one place that decides what a row
- * says besides its numbers — the result only for a match finished before as-of, `is_future` from its
- * kick-off, the odds time from its feature row. Used by the predict stage and the incremental re-predict.
+ * The prediction row of match `m`: the one place (predict and re-predict) that decides what a row says
+ * besides its numbers — the result only for a match finished before as-of, `is_future` from its kick-off.
  */
 export function predictionRowOf(
   m: Match,
@@ -115,7 +106,7 @@ export function predictionRowOf(
     stage: PredictionRow['model_stage'];
     runId: string;
     computedAt: Date;
-    featureRow: object;
+    featureRow: FeatureRow;
   },
 ): PredictionRow {
   const start = m.startTimeUtc.getTime();
@@ -142,6 +133,6 @@ export function predictionRowOf(
     predictions_computed_at: at.computedAt,
     home_score: finished ? m.homeScore : null,
     away_score: finished ? m.awayScore : null,
-    odds_observed_at: oddsObservedAt(at.featureRow),
+    odds_observed_at: at.featureRow.odds_observed_at ?? null,
   };
 }

@@ -5,8 +5,6 @@ import type { Logger } from '../logger.js';
 interface ProgressStep {
   /** Advances by `n` units (default 1). */
   tick(n?: number): void;
-  /** Sets the absolute count of finished units. */
-  update(done: number): void;
   /** Ends the step; `fields` go into its log line. */
   done(fields?: Record<string, unknown>): void;
 }
@@ -59,10 +57,6 @@ export class TerminalOutput {
             value += n;
             bar.update(value);
           },
-          update(done) {
-            value = done;
-            bar.update(value);
-          },
           done: (fields = {}) => {
             if (finished) return;
             finished = true;
@@ -103,21 +97,15 @@ export function logProgress(log: Logger): Progress {
   return {
     step(stage, name, total) {
       const started = performance.now();
-      let value = 0;
       return {
-        tick(n = 1) {
-          value += n;
-        },
-        update(done) {
-          value = done;
-        },
+        tick() {},
         done(fields = {}) {
           log.info(
             {
               stage,
               step: name,
               total,
-              done: Math.max(value, total),
+              done: total,
               duration_ms: Math.round(performance.now() - started),
               ...fields,
             },
@@ -131,7 +119,7 @@ export function logProgress(log: Logger): Progress {
 
 /** Reports nothing (tests, library callers). */
 export const silentProgress: Progress = {
-  step: () => ({ tick() {}, update() {}, done() {} }),
+  step: () => ({ tick() {}, done() {} }),
 };
 
 /** Bars when stderr is a terminal, JSON log lines otherwise. */

@@ -11,7 +11,6 @@ import {
 } from '../features/index.js';
 import { type OddsSet, readObservationSet, readOddsSet } from '../ingest/index.js';
 import { deserializeModel, type Model, predictProba } from '../model/index.js';
-import type { ModelVersion } from '../registry/index.js';
 import { type PublishedRun, type RunEvent, RunWriter, readArtifact, readPublished } from '../runs/index.js';
 import { readParquet, writeParquet } from '../storage/index.js';
 import type { PipelineDeps } from './deps.js';
@@ -23,9 +22,8 @@ import { fallbackChampion } from './stage-fallback.js';
 import type { PredictResult } from './stage-predict.js';
 
 /**
- * What an incremental re-prediction keeps between calls (one per serving process): the champion's
- * parsed model and the published predictions it last read, so that a call pays only for the
- * matches it touches and the one file it writes.
+ * What a re-prediction keeps between calls (one per serving process), so that a call pays only for
+ * the matches it touches and the one file it writes.
  */
 export interface RepredictCache {
   model?: { version: string; model: Model };
@@ -136,28 +134,6 @@ export async function decodePredictionRows(body: Buffer): Promise<PredictionRow[
   }));
 }
 
-async function championModel(
-  deps: Pick<PipelineDeps, 'registry'>,
-  champion: ModelVersion,
-  cache: RepredictCache,
-): Promise<Model> {
-  if (cache.model?.version !== champion.version) {
-    const model = deserializeModel((await deps.registry.loadArtifact(champion)).toString('utf8'));
-    cache.model = { version: champion.version, model };
-  }
-  return cache.model.model;
-}
-
-/** The market-free fallback champion (`<MODEL_NAME>-market-free`), or null when none is registered. */
-async function fallbackModel(
-  deps: Pick<PipelineDeps, 'db' | 'store' | 'run' | 'config'>,
-  cache: RepredictCache,
-): Promise<{ version: ModelVersion; model: Model } | null> {
-  const fallback = await fallbackChampion(deps, cache.fallback);
-  if (fallback) cache.fallback = { version: fallback.version.version, model: fallback.model };
-  return fallback;
-}
-
 async function publishedRows(
   deps: Pick<PipelineDeps, 'db' | 'store'>,
   published: PublishedRun,
@@ -174,13 +150,10 @@ async function publishedRows(
 }
 
 /**
- * Incremental re-prediction: new odds (or a result) arrived for `matchIds`; their rows of
- * the served predictions are recomputed by the champion — features rebuilt as of `asOf` for the
- * affected regions only (a region's feature rows depend on its own matches and odds alone) — and
- * published as a new run through the gated publish. The run writes only the predictions and the
- * odds snapshot; every other artifact (features, backtest, reports…) is inherited unchanged from
- * the published run by reference. A match before the champion's training cut-off keeps its
- * out-of-sample (backtest) probabilities; only its result fields follow the database.
+ * Incremental re-prediction after new odds or results for `matchIds`: the champion rescores them on
+ * features rebuilt for their regions only (a region's rows depend on its own matches alone), published
+ * as a gated run that writes the predictions and odds snapshot and inherits everything else. A match
+ * before the champion's cut-off keeps its backtest probabilities; only its result fields change.
  */
 export async function repredictMatches(
   deps: PipelineDeps,
@@ -245,14 +218,18 @@ async function repredictOnce(
   const champion = await deps.registry.resolve('champion');
   if (!champion) return done('no champion');
   const [model, fallback, served, inRegions, oddsEntry, observed] = await Promise.all([
-    championModel(deps, champion, cache),
-    fallbackModel(deps, cache),
+    cache.model?.version === champion.version
+      ? cache.model.model
+      : deps.registry.loadArtifact(champion).then((body) => deserializeModel(body.toString('utf8'))),
+    fallbackChampion(deps, cache.fallback),
     publishedRows(deps, published, cache),
     new MatchesRepository(deps.db).regionsOf([...wanted]).then((r) => loadRegionMatches(deps, r, cache)),
     // Decoded once per version of each file (they change only with ingest, which leaves its copy).
     readOddsSet(deps.store, { keepBody: true }),
     readObservationSet(deps),
   ]);
+  cache.model = { version: champion.version, model };
+  if (fallback) cache.fallback = { version: fallback.version.version, model: fallback.model };
   if (!served) return done('the published run has no predictions');
   const odds: OddsSet = oddsEntry?.value ?? { records: [], byId: new Map() };
   lap('load');

@@ -29,15 +29,8 @@ interface BacktestOptions {
   family?: ModelFamilyName;
   featureRows?: FeatureRow[];
   /**
-   * The version whose recipe (family, every training parameter, feature names) the folds refit.
-   * Default the champion (so the backtest rows served for matches before its cut-off come from its
-   * recipe); `null` or no champion: `family` with default parameters.
-   */
-  recipe?: ModelVersion | null;
-  /**
-   * The rows at the kick-off horizon (`kickoffFeatureRows`). Given: the same recipe is
-   * also walked forward on them and backtest_metrics.json gains `horizons.kickoff` (against the closing
-   * line) beside `horizons.early` (these rows' walk-forward against the opening line). Default none.
+   * The rows at kick-off (`kickoffFeatureRows`): the recipe is walked forward on them too, and the report
+   * gains `horizons.kickoff` (against the closing line) beside `horizons.early` (against the opening).
    */
   kickoffFeatureRows?: FeatureRow[];
 }
@@ -68,14 +61,11 @@ function recipeOf(version: ModelVersion): {
 }
 
 /**
- * `pipeline backtest`: walk-forward from `from` to `to`, a refit every `refitDays`; each fold's model
- * sees only results known at its refit date, predicts the matches whose prediction time falls in its
- * fold, and gets its own run id. Writes
- * `predictions/backtest.parquet` and `predictions/backtest_metrics.json` (overall and per-region
- * metrics of the model and of the opening/closing odds on the same matches, and the folds).
+ * `pipeline backtest`: walk-forward from `from` to `to`, a refit every `refitDays` on the results known
+ * then, each fold with its own run id; writes `predictions/backtest.parquet` and `backtest_metrics.json`.
  */
 export async function runBacktestStage(
-  deps: Pick<PipelineDeps, 'db' | 'store' | 'log' | 'progress' | 'run'> & { registry?: ModelRegistry },
+  deps: Pick<PipelineDeps, 'db' | 'store' | 'log' | 'progress' | 'run' | 'registry'>,
   asOf: Date,
   options: BacktestOptions = {},
 ) {
@@ -94,8 +84,9 @@ export async function runBacktestStage(
   }
   const nFolds = Math.ceil((to.getTime() - from.getTime()) / (refitDays * DAY_MS));
   const fit = progressOf(deps).step('backtest', 'walk-forward', nFolds);
-  const champion =
-    options.recipe !== undefined ? options.recipe : ((await deps.registry?.resolve('champion')) ?? null);
+  // The folds refit the champion's recipe (family, every training parameter, feature names), so the
+  // rows served before its cut-off come from it; without a champion, `family` with default parameters.
+  const champion = await deps.registry.resolve('champion');
   const recipe = champion ? recipeOf(champion) : null;
   const walkOptions = {
     from,
@@ -201,35 +192,32 @@ function attachKickoff(
 }
 
 /**
- * Gives every fold of a walk-forward a run id, records it in the registry (when there is one) so a
- * served backtest row names a run the registry knows; returns the rows of the backtest file and the
- * run id of each fold.
+ * Gives every fold of a walk-forward a run id, recorded in the registry so that a served backtest row
+ * names a run it knows; returns the rows of the backtest file and the run id of each fold.
  */
 export async function foldRows(
   result: WalkForwardResult,
-  registry: ModelRegistry | undefined,
+  registry: ModelRegistry,
   recipeVersion: string | null,
   pipelineRunId: string | null,
 ): Promise<{ rows: BacktestRow[]; runIds: Map<number, string> }> {
   const runIds = new Map(result.folds.map((f) => [f.fold_id, newRunId()]));
-  if (registry) {
-    const params = Object.fromEntries(Object.entries(result.params).map(([k, v]) => [k, String(v)]));
-    await Promise.all(
-      result.folds.map((f) =>
-        registry.recordRun({
-          run_id: runIds.get(f.fold_id)!,
-          kind: 'backtest-fold',
-          created_at: new Date().toISOString(),
-          training_cutoff: f.training_cutoff.toISOString(),
-          recipe_version: recipeVersion,
-          params,
-          feature_names: [...result.featureNames],
-          pipeline_run_id: pipelineRunId,
-          model: serializeModel(f.model),
-        }),
-      ),
-    );
-  }
+  const params = Object.fromEntries(Object.entries(result.params).map(([k, v]) => [k, String(v)]));
+  await Promise.all(
+    result.folds.map((f) =>
+      registry.recordRun({
+        run_id: runIds.get(f.fold_id)!,
+        kind: 'backtest-fold',
+        created_at: new Date().toISOString(),
+        training_cutoff: f.training_cutoff.toISOString(),
+        recipe_version: recipeVersion,
+        params,
+        feature_names: [...result.featureNames],
+        pipeline_run_id: pipelineRunId,
+        model: serializeModel(f.model),
+      }),
+    ),
+  );
   const rows = result.predictions.map((p) => ({
     match_id: p.match_id,
     proba_home: p.proba_home,

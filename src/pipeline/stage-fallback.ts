@@ -66,11 +66,9 @@ interface FallbackStageResult {
 }
 
 /**
- * `pipeline fallback` (a step of `pipeline run`, after backtest): fits the market-free model
- * with the champion's validation scheme, registers it under `<MODEL_NAME>-market-free` with alias
- * `champion` (it serves only matches with no odds, so it follows each run without an operator's
- * sign-off; every move is in that model's alias history), and walks its recipe forward over the
- * backtest window so that past matches without odds get out-of-sample rows too.
+ * `pipeline fallback` (after backtest): fits the market-free model, registers it as `champion` of
+ * `<MODEL_NAME>-market-free` (it serves only matches with no odds, so without an operator's sign-off),
+ * and walks it forward over the backtest window so past matches without odds get rows too.
  */
 export async function runFallbackStage(
   deps: Pick<PipelineDeps, 'db' | 'store' | 'log' | 'progress' | 'run' | 'config'>,

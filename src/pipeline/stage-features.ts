@@ -1,11 +1,6 @@
 import { MatchesRepository } from '../db/index.js';
 import { KEYS } from '../domain/index.js';
-import {
-  buildFeatureRows,
-  type FeatureHorizon,
-  featureFingerprint,
-  featureRowsToParquet,
-} from '../features/index.js';
+import { buildFeatureRows, featureFingerprint, featureRowsToParquet } from '../features/index.js';
 import { putArtifact } from './artifacts.js';
 import { type PipelineDeps, progressOf } from './deps.js';
 import { readOddsMap, readOddsTimeline } from './odds.js';
@@ -17,8 +12,6 @@ import { readOddsMap, readOddsTimeline } from './odds.js';
 export async function runFeaturesStage(
   deps: Pick<PipelineDeps, 'db' | 'store' | 'log' | 'progress' | 'run'>,
   asOf: Date,
-  /** The prediction time of every match (see FeatureHorizon). Default `'early'`. */
-  horizon?: FeatureHorizon,
 ) {
   const load = progressOf(deps).step('features', 'load', 2);
   const matches = await new MatchesRepository(deps.db).allMatches();
@@ -38,7 +31,7 @@ export async function runFeaturesStage(
   load.done({ matches: matches.length, odds: odds.size, observations: observations.size });
 
   const build = progressOf(deps).step('features', 'build', matches.length);
-  const rows = buildFeatureRows(matches, odds, asOf, { observations, ...(horizon ? { horizon } : {}) });
+  const rows = buildFeatureRows(matches, odds, asOf, { observations });
   build.done({ rows: rows.length });
 
   const write = progressOf(deps).step('features', 'write', 1);

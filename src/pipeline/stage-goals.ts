@@ -57,11 +57,9 @@ export function goalsModelName(modelName: string): string {
 }
 
 /**
- * The stage's goal inputs: `buildGoalInputs` (ratings from the closing lines of matches kicked off by
- * each match's prediction time), with each match's own opening means taken from its odds observations
- * made by its prediction time only (`pt`, the served features' early horizon; `oddsRecordAsOf`, the
- * live worker's rule), so a price observed after it reaches neither the walk-forward nor the served rows. A match the
- * observations do not cover keeps its odds record (times unknown). The judged lines stay the record's.
+ * `buildGoalInputs`, with each match's opening means from the observations made by its prediction time
+ * (`pt`; `oddsRecordAsOf`, the live worker's rule), so a later price reaches neither the walk-forward nor
+ * the served rows. A match without observations keeps its odds record; the judged lines stay the record's.
  */
 function pointInTimeGoalInputs(
   matches: readonly Match[],
@@ -82,14 +80,9 @@ function pointInTimeGoalInputs(
 }
 
 /**
- * `pipeline goals` (a step of `pipeline run`, after backtest): builds the goals inputs (opening 1X2 +
- * O/U prices, closing-line goal ratings of earlier matches), walks the goals model forward over the
- * backtest window (out-of-sample rows, `model_stage` `backtest`), fits it on every finished match
- * before `asOf`, registers that version under `<MODEL_NAME>-goals`, which becomes `champion` only
- * if the goals promotion guard passes it (`promoteGoalsVersion`), and writes
- * `predictions/markets.parquet` (backtest rows, then the serving champion's rows from the end of the
- * known results on; none when no version passed)
- * and `predictions/markets_metrics.json` (O/U 2.5 and BTTS log loss vs the opening/closing lines).
+ * `pipeline goals` (after backtest): walks the goals model forward over the backtest window, fits it on
+ * every finished match, registers it under `<MODEL_NAME>-goals` (champion only if `promoteGoalsVersion`
+ * passes it), and writes `predictions/markets.parquet` and `predictions/markets_metrics.json`.
  */
 export async function runGoalsStage(
   deps: Pick<PipelineDeps, 'db' | 'store' | 'log' | 'progress' | 'run' | 'config'>,
@@ -190,13 +183,12 @@ export async function runGoalsStage(
   const served = inputs.filter((r) => byMatch.has(r.match_id) || (serving !== null && r.pt >= end));
   const prices = (id: number) => {
     const o = odds.get(id);
-    const pick = (latest?: number | null, close?: number | null, open?: number | null) =>
-      latest ?? close ?? open ?? null;
+    // The latest price, else the closing, else the opening one.
     return {
-      odd_over25: pick(o?.odd_over25, o?.close_over25, o?.open_over25),
-      odd_under25: pick(o?.odd_under25, o?.close_under25, o?.open_under25),
-      odd_btts_yes: pick(o?.odd_btts_yes, o?.close_btts_yes, o?.open_btts_yes),
-      odd_btts_no: pick(o?.odd_btts_no, o?.close_btts_no, o?.open_btts_no),
+      odd_over25: o?.odd_over25 ?? o?.close_over25 ?? o?.open_over25 ?? null,
+      odd_under25: o?.odd_under25 ?? o?.close_under25 ?? o?.open_under25 ?? null,
+      odd_btts_yes: o?.odd_btts_yes ?? o?.close_btts_yes ?? o?.open_btts_yes ?? null,
+      odd_btts_no: o?.odd_btts_no ?? o?.close_btts_no ?? o?.open_btts_no ?? null,
     };
   };
   const rows: MarketsRow[] = served.map((input) => {

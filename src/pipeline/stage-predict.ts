@@ -71,13 +71,9 @@ function checkFeatures(what: string, v: ModelVersion, features: string | null, f
 }
 
 /**
- * `pipeline predict`: the predictions file served by the API. The champion (resolved through the
- * registry, artifact from the object store) predicts every match whose prediction time is at or after
- * its training cut-off; a match predicted before the cut-off would see a model trained on results not
- * known at its prediction time (its own, or those of the matches kicked off since), so its row comes
- * from the latest walk-forward backtest, whose fold's cut-off is at or before its prediction time
- * (model_stage `backtest`, model_run_id = the fold's run). A match predicted before the cut-off
- * without such a backtest row is left out.
+ * `pipeline predict`: the champion predicts every match whose prediction time is at or after its
+ * training cut-off. Before it the champion would have seen later results, so the row comes from a
+ * walk-forward fold whose cut-off is at or before the prediction time, or the match is left out.
  */
 export async function runPredictStage(
   deps: Pick<PipelineDeps, 'db' | 'store' | 'registry' | 'log' | 'progress' | 'run' | 'config'>,
@@ -134,7 +130,7 @@ export async function runPredictStage(
   let fallbackRows = 0;
   let omitted = 0;
   for (let i = 0; i < featureRows.length; i++) {
-    if (i % 2000 === 0) step.update(i);
+    if (i > 0 && i % 2000 === 0) step.tick(2000);
     const f = featureRows[i];
     const m = matches.get(f.match_id);
     if (!m) continue; // deleted from the DB since the features ran

@@ -58,12 +58,6 @@ export interface PromoteResult {
   opening_verdict?: OpeningVerdict;
 }
 
-interface PromoteOptions {
-  featureRows?: FeatureRow[];
-  /** Actor written to the alias history. Default {@link PROMOTION_ACTOR}. */
-  actor?: string;
-}
-
 /** Records what a guard saw, for `registry promote` and the UI (before any alias moves). */
 function recordComparison(
   deps: Pick<PipelineDeps, 'config'>,
@@ -144,15 +138,13 @@ async function championOnWindow(
 }
 
 /**
- * `pipeline promote`: the newest version gets the `candidate` alias when, on the same validation
- * matches, its log loss is at most the champion's + `PROMOTION_TOLERANCE` (or there is no champion)
- * AND it beats the de-margined opening line (by `PROMOTION_OPENING_MARGIN`); otherwise it gets no
- * alias and the result says why. The comparison is stored beside the registry (`comparisons/<v>.json`). Never touches `champion`: that is the
- * operator's sign-off (`matchcast registry promote`).
+ * `pipeline promote`: the newest version becomes `candidate` when {@link decidePromotion} passes it
+ * against the champion on the same validation matches; the comparison is recorded in the registry.
+ * Never touches `champion`: that is the operator's sign-off (`matchcast registry promote`).
  */
 export async function runPromoteStage(
   deps: Pick<PipelineDeps, 'config' | 'db' | 'store' | 'registry' | 'log' | 'progress'>,
-  options: PromoteOptions = {},
+  options: { featureRows?: FeatureRow[] } = {},
 ): Promise<PromoteResult> {
   const step = progressOf(deps).step('promote', 'decide', 1);
   const newest = await deps.registry.latestVersion();
@@ -235,7 +227,7 @@ export async function runPromoteStage(
     reason,
   });
   if (decision.promote) {
-    await deps.registry.setAlias('candidate', newest.version, options.actor ?? PROMOTION_ACTOR, reason);
+    await deps.registry.setAlias('candidate', newest.version, PROMOTION_ACTOR, reason);
   }
   return finish({
     version: newest.version,
@@ -338,12 +330,9 @@ export function goalsGuardMetrics(figures: Ou25Figures): Record<string, number> 
 }
 
 /**
- * The goals promotion guard: the new goals version becomes `champion` only when, on the same
- * walk-forward matches, its O/U 2.5 log loss beats the goals champion's or ties it within
- * `PROMOTION_TOLERANCE`, AND it beats the de-margined opening O/U 2.5 line (by
- * `PROMOTION_OPENING_MARGIN`) on the matches with opening O/U prices ({@link decidePromotion}, the
- * 1X2 rule). The comparison is stored beside the goals registry (`comparisons/<v>.json`), so
- * `MODEL_NAME=<name>-goals matchcast registry promote --reason …` can override a refusal.
+ * The goals promotion guard: {@link decidePromotion} on the O/U 2.5 log loss of the same walk-forward
+ * matches. The comparison is recorded in the goals registry, so `MODEL_NAME=<name>-goals matchcast
+ * registry promote --reason …` can override a refusal.
  */
 export async function promoteGoalsVersion(
   deps: Pick<PipelineDeps, 'config' | 'db' | 'store' | 'log'>,

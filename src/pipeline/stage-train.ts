@@ -39,11 +39,9 @@ export interface TrainResult {
 }
 
 /**
- * `pipeline train`: fits on the results known at `asOf − validationDays`, measures on the matches
- * predicted in the window up to `asOf` (model and de-margined odds on the same matches), refits on every
- * result known at the window's end, writes the artifact and registers a new version. The window ends at the last known
- * result before `asOf` (see {@link resultsEnd}), which is also the training cut-off. The version's params record the
- * validation window (`validation_from`, `validation_to`) so that promotion can compare like with like.
+ * `pipeline train`: validates on the window of `validationDays` ending at {@link resultsEnd} (also the
+ * training cut-off), refits on every result known then and registers the version; its params record
+ * the validation window so that promotion can compare like with like.
  */
 export async function runTrainStage(
   deps: Pick<PipelineDeps, 'db' | 'store' | 'registry' | 'log' | 'progress' | 'run'>,
@@ -102,11 +100,7 @@ export async function runTrainStage(
   return { version, fit_seconds: fitSeconds, reused: false };
 }
 
-/**
- * The registry entry of a model fitted by {@link trainAndValidate}: its metrics, its parameters with the
- * validation window, and the features it was trained and validated on — the run's (fingerprint recorded
- * by its features stage or inherited), else rows this code just built or read.
- */
+/** The registry entry of a model fitted by {@link trainAndValidate}, with its window and features. */
 export function newVersionOf(
   deps: Pick<PipelineDeps, 'run'>,
   result: TrainAndValidateResult,

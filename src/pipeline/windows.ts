@@ -2,12 +2,9 @@ import { RESULT_LAG_MS } from '../domain/index.js';
 import type { FeatureRow } from '../features/index.js';
 
 /**
- * The end of the known results: when the result of the last finished match that kicked off before
- * `asOf` became known (kick-off + RESULT_LAG_MS, at most `asOf`), or `asOf` itself when there is none.
- * A model trained at this instant uses every result known then and serves rows predicted from then on. Validation and backtest windows end here rather than at
- * `asOf`, so that a run over a data set that stops in the past (the shared CSVs end in June 2023)
- * still validates on its last year instead of on an empty window. For live data the two coincide
- * within hours.
+ * When the last result before `asOf` became known (kick-off + RESULT_LAG_MS, at most `asOf`), else
+ * `asOf`. Windows end here so that a data set that stops in the past (the shared CSVs end in June 2023)
+ * still validates on its last year; for live data the two coincide within hours.
  */
 export function resultsEnd(rows: readonly FeatureRow[], asOf: Date): Date {
   const asOfMs = asOf.getTime();

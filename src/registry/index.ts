@@ -1,6 +1,6 @@
 // The model registry: versions and aliases (champion, challenger) in the object store, and the
 // promotion rule. Storage keys stay internal (tests import keys.ts).
-export { createRegistry, ModelRegistry, type NewVersion, type Registry } from './model-registry.js';
+export { createRegistry, ModelRegistry, type NewVersion, newRunId, type Registry } from './model-registry.js';
 export {
   type ChampionVerdict,
   decidePromotion,
@@ -10,5 +10,4 @@ export {
   type PromotionComparison,
   type PromotionDecision,
 } from './promotion.js';
-export { newRunId } from './run-id.js';
 export type { AliasEvent, FeaturesArtifactRef, ModelVersion } from './types.js';

@@ -1,11 +1,10 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Config } from '../config.js';
 import type { Database, Queryable } from '../db/index.js';
 import { isStage, MatchcastError, modelArtifactKey, STAGES, type Stage } from '../domain/index.js';
 import type { ObjectStore } from '../storage/index.js';
 import { REGISTRY_BUCKET } from './keys.js';
 import type { PromotionComparison } from './promotion.js';
-import { isRunId, newRunId } from './run-id.js';
 import type { AliasEvent, FeaturesArtifactRef, ModelVersion, RegistryRun } from './types.js';
 
 /** What the trainer hands over to register a new version. */
@@ -26,11 +25,6 @@ export interface NewVersion {
   features_artifact?: FeaturesArtifactRef;
   /** The pipeline run that registered it: a run that dies leaves its versions marked failed. */
   pipeline_run_id?: string;
-}
-
-interface RegistryOptions {
-  /** Clock, for tests. Default `() => new Date()`. */
-  now?: () => Date;
 }
 
 /** What the registry needs: the database for its rows, the object store for the model files. */
@@ -92,6 +86,13 @@ function sha256(body: Buffer): string {
 
 const VERSION_NUMBER = /^[1-9]\d{0,8}$/;
 
+/** A new run id: 32 lowercase hex characters, like MLflow's. */
+export function newRunId(): string {
+  return randomBytes(16).toString('hex');
+}
+
+const isRunId = (value: string): boolean => /^[0-9a-f]{32}$/.test(value);
+
 /**
  * The model registry, as MLflow splits it: versions, aliases, their history and the promotion
  * comparisons are rows of the database (one transaction per change); the model files are written
@@ -99,16 +100,15 @@ const VERSION_NUMBER = /^[1-9]\d{0,8}$/;
  * SHA-256 recorded with the version whenever they are read.
  */
 export class ModelRegistry {
-  readonly modelName: string;
-  private readonly now: () => Date;
   readonly db: Database;
   readonly store: ObjectStore;
 
-  constructor(backends: RegistryBackends, modelName: string, options: RegistryOptions = {}) {
+  constructor(
+    backends: RegistryBackends,
+    readonly modelName: string,
+  ) {
     this.db = backends.db;
     this.store = backends.store;
-    this.modelName = modelName;
-    this.now = options.now ?? (() => new Date());
   }
 
   /** Creates the model's row when missing and locks it for the rest of the transaction. */
@@ -125,10 +125,7 @@ export class ModelRegistry {
 
   // ---- versions -------------------------------------------------------------------------------
 
-  /**
-   * Writes the artifact, then registers a new version with the next number in one transaction. Two
-   * concurrent callers get different numbers (the model's row is locked while numbering).
-   */
+  /** Writes the artifact, then registers the next version number (the model's row locked meanwhile). */
   async registerVersion(input: NewVersion): Promise<ModelVersion> {
     const runId = input.run_id ?? newRunId();
     if (!isRunId(runId)) throw new MatchcastError('MC_ERR_VALIDATION', `run_id must be 32 hex characters`);
@@ -168,7 +165,7 @@ export class ModelRegistry {
           this.modelName,
           next,
           runId,
-          this.now().toISOString().replace(/Z$/, ''), // without a zone (spec §2.7)
+          new Date().toISOString().replace(/Z$/, ''), // without a zone (spec §2.7)
           JSON.stringify(input.metrics),
           JSON.stringify(params),
           JSON.stringify(input.feature_names),
@@ -308,9 +305,8 @@ export class ModelRegistry {
   }
 
   /**
-   * Applies `plan` to the aliases as read, in one transaction in which each change is a statement
-   * guarded by the value the plan saw: when another writer moved an alias in between, nothing is
-   * written and MC_ERR_CONFLICT is thrown. Returns the events recorded (empty when nothing changed).
+   * Applies `plan` to the aliases as read, in one transaction of statements guarded by the values it
+   * saw: when another writer moved an alias in between, nothing is written (MC_ERR_CONFLICT).
    */
   private async moveAliases(
     actor: string,
@@ -322,7 +318,7 @@ export class ModelRegistry {
     if (changes.length === 0) return [];
     return this.db.transaction(async (tx) => {
       const { last_alias_seq } = await this.lockModel(tx);
-      const at = this.now().toISOString();
+      const at = new Date().toISOString();
       const events: AliasEvent[] = [];
       let seq = last_alias_seq;
       for (const change of changes) {
@@ -384,10 +380,7 @@ export class ModelRegistry {
     }
   }
 
-  /**
-   * Points `stage` at `version` and records the move. Returns the event, or null when the alias
-   * already pointed there. MC_ERR_CONFLICT when another writer moved the alias meanwhile.
-   */
+  /** Points `stage` at `version`; the event, or null when the alias already pointed there. */
   async setAlias(stage: Stage, version: string, actor: string, reason?: string): Promise<AliasEvent | null> {
     this.assertStage(stage);
     const v = await this.getVersion(version);
@@ -410,10 +403,8 @@ export class ModelRegistry {
   }
 
   /**
-   * The operator's sign-off (spec §3.1): the champion moves to the candidate's version and the
-   * candidate alias is removed, in one transaction. The previous champion is in the history
-   * (`from_version`), so `setAlias('champion', previous)` is the rollback.
-   * Throws MC_ERR_NOT_FOUND when there is no candidate.
+   * The operator's sign-off (spec §3.1): champion moves to the candidate, which loses its alias, in one
+   * transaction; `setAlias('champion', from_version)` is the rollback. MC_ERR_NOT_FOUND: no candidate.
    */
   async promoteCandidate(actor: string, reason?: string): Promise<{ from: string | null; to: string }> {
     const result: { from: string | null; to: string } = { from: null, to: '' };
@@ -452,14 +443,7 @@ export type Registry = Pick<
   'modelName' | 'listVersions' | 'getVersion' | 'aliases' | 'resolve'
 >;
 
-/**
- * Creates the registry of `config.modelName` over the database (rows) and the object store (files).
- * @param options the clock (default: the system clock)
- */
-export function createRegistry(
-  backends: RegistryBackends,
-  config: Pick<Config, 'modelName'>,
-  options?: RegistryOptions,
-): ModelRegistry {
-  return new ModelRegistry(backends, config.modelName, options);
+/** The registry of `config.modelName` over the database (rows) and the object store (files). */
+export function createRegistry(backends: RegistryBackends, config: Pick<Config, 'modelName'>): ModelRegistry {
+  return new ModelRegistry(backends, config.modelName);
 }

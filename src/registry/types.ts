@@ -16,11 +16,7 @@ export interface ModelVersion {
   artifact_uri: string;
   /** Matches that kicked off before this instant (ISO 8601 UTC) were the training data. */
   training_cutoff: string;
-  /**
-   * Fingerprint of the feature definition the version was trained and validated on
-   * (`featureFingerprint()`); workers score it only with features of the same fingerprint.
-   * Absent on versions registered before fingerprints existed.
-   */
+  /** `featureFingerprint()` of its features: workers score it only with the same (absent: older versions). */
   feature_fingerprint?: string;
   /** The features artifact (pipeline run and object) it was trained and validated on. */
   features_artifact?: FeaturesArtifactRef;
@@ -52,11 +48,7 @@ export interface AliasEvent {
   reason?: string;
 }
 
-/**
- * A run the registry knows that is not a version: a walk-forward fold whose out-of-sample rows are
- * served for matches before the champion's cut-off. Traceability: every served `model_run_id` is a
- * version's run id or one of these.
- */
+/** A walk-forward fold, served before the champion's cut-off: every served run id is a version's or one. */
 export interface RegistryRun {
   run_id: string;
   kind: 'backtest-fold';

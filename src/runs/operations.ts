@@ -6,10 +6,7 @@ import { type RunBackends, RunWriter } from './run-writer.js';
 import type { GateResult, RunEvent, RunRecord } from './types.js';
 import { readVerified } from './verify.js';
 
-/**
- * The checks a run must pass again before it is served by a rollback: the publish gates, run on the
- * run's own artifacts as they are stored now. Supplied by the pipeline (which owns the gates).
- */
+/** The publish gates, run again on a rollback target's artifacts as stored now (the pipeline's). */
 type RollbackGates = (record: RunRecord) => Promise<GateResult[]>;
 
 /**
@@ -21,7 +18,7 @@ type RollbackGates = (record: RunRecord) => Promise<GateResult[]>;
 export async function rollbackRun(
   backends: RunBackends,
   runId: string,
-  options: { actor: string; reason?: string; now?: Date; gates?: RollbackGates },
+  options: { actor: string; reason?: string; gates?: RollbackGates },
 ): Promise<RunEvent> {
   const { db, store } = backends;
   const record = await readRunRecord(db, runId);
@@ -67,7 +64,6 @@ export async function rollbackRun(
     reason: options.reason ?? `rollback to ${runId}`,
     forced: false,
     expectSeq: published?.seq ?? null,
-    now: options.now,
   });
 }
 
@@ -85,9 +81,8 @@ async function deleteRunObjects(backends: RunBackends, runId: string): Promise<n
 }
 
 /**
- * Retention: keeps the newest `keep` runs and deletes the objects of older ones — never the
- * published run, a run still running or a draft, nor a run whose artifacts a kept run references.
- * Returns the ids removed.
+ * Retention: deletes the runs older than the newest `keep` — never the published run, a running or
+ * draft run, nor a run whose artifacts a kept run references. Returns the ids removed.
  */
 export async function pruneRuns(backends: RunBackends, keep: number, log?: Logger): Promise<string[]> {
   const runs = await listRuns(backends.db);
@@ -119,7 +114,7 @@ export async function pruneRuns(backends: RunBackends, keep: number, log?: Logge
  */
 export async function openDraftRun(
   backends: RunBackends,
-  options: { runId?: string; asOf?: Date; log?: Logger; actor?: string } = {},
+  options: { runId?: string; asOf?: Date; log?: Logger } = {},
 ): Promise<RunWriter> {
   if (options.runId) return RunWriter.resume(backends, options.runId, { log: options.log });
   const published = await readPublished(backends.db);
@@ -128,11 +123,5 @@ export async function openDraftRun(
   );
   const newest = drafts.at(-1);
   if (newest) return RunWriter.resume(backends, newest.run_id, { log: options.log });
-  return RunWriter.begin(backends, {
-    kind: 'stage',
-    status: 'draft',
-    asOf: options.asOf,
-    log: options.log,
-    actor: options.actor,
-  });
+  return RunWriter.begin(backends, { kind: 'stage', status: 'draft', asOf: options.asOf, log: options.log });
 }

@@ -117,12 +117,8 @@ interface MovePointerOptions {
   action: RunEvent['action'];
   reason?: string;
   forced: boolean;
-  /**
-   * Publish only if the pointer's sequence number is still this one (null: only if no run was
-   * published). Default: whatever is published.
-   */
+  /** Publish only if the pointer's sequence number is still this (null: none published). Default any. */
   expectSeq?: number | null;
-  now?: Date;
 }
 
 /**
@@ -135,7 +131,7 @@ export async function movePointer(
   record: RunRecord,
   options: MovePointerOptions,
 ): Promise<RunEvent> {
-  const at = (options.now ?? new Date()).toISOString();
+  const at = new Date().toISOString();
   return db.transaction(async (tx) => {
     const current = (
       await tx.query<{ run_id: string; seq: number }>('SELECT run_id, seq FROM published_run FOR UPDATE')

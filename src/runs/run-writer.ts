@@ -15,7 +15,6 @@ export interface RunBackends {
   store: ObjectStore;
 }
 
-/** Options of {@link RunWriter.begin}. */
 interface BeginRunOptions {
   /** `full` (pipeline run, default), `stage` (a draft of stand-alone stages), `incremental`, … */
   kind?: string;
@@ -25,17 +24,11 @@ interface BeginRunOptions {
   asOf?: Date | null;
   /** `running` (default) or `draft` (stand-alone stages: never published without `runs publish`). */
   status?: 'running' | 'draft';
-  /**
-   * Run whose artifacts this one inherits (by reference) until it writes its own. Default: the
-   * published run; `null`: none.
-   */
+  /** Run whose artifacts this one inherits by reference. Default the published run; `null`: none. */
   parent?: string | null;
   log?: Logger;
-  /** Clock. Default `() => new Date()`. */
-  now?: () => Date;
 }
 
-/** Options of {@link RunWriter.publish}. */
 interface PublishOptions {
   /** The gates' results; a failed one stops the publication unless `force`. */
   gates: GateResult[];
@@ -43,10 +36,7 @@ interface PublishOptions {
   force?: boolean;
   actor?: string;
   reason?: string;
-  /**
-   * Refuse (MC_ERR_CONFLICT) when the pointer moved since the run began: a run that inherits
-   * artifacts must not publish over a newer run. Default true except for `full` runs.
-   */
+  /** Refuse when the pointer moved since the run began (never over a newer run). Default: not `full`. */
   requireParentCurrent?: boolean;
 }
 
@@ -74,9 +64,8 @@ function describeFailedGates(gates: readonly GateResult[]): string {
  */
 export class RunWriter {
   /**
-   * An object-store view for code that reads and writes `KEYS` artifacts by their well-known keys:
-   * a `KEYS` key reads this run's copy (own or inherited) and writes into the run; any other key
-   * goes to the real store. `close()` does nothing (the real store is the caller's).
+   * The store as the stages see it: a `KEYS` key reads and writes this run's copy (own or inherited),
+   * any other key the real store. `close()` does nothing (the real store is the caller's).
    */
   readonly store: ObjectStore;
   private readonly parentSeq: number | null;
@@ -89,7 +78,6 @@ export class RunWriter {
     private rec: RunRecord,
     parentSeq: number | null,
     private readonly log: Logger | undefined,
-    private readonly now: () => Date,
   ) {
     this.base = backends.store;
     this.db = backends.db;
@@ -108,7 +96,6 @@ export class RunWriter {
 
   /** Starts a run: marks abandoned runs of this host failed, inherits the parent's artifacts, writes the record. */
   static async begin(backends: RunBackends, options: BeginRunOptions = {}): Promise<RunWriter> {
-    const now = options.now ?? (() => new Date());
     const published = await readPublished(backends.db);
     let parent: Pick<RunRecord, 'run_id' | 'artifacts' | 'features_fingerprint'> | null = null;
     if (options.parent === undefined) parent = published;
@@ -117,9 +104,10 @@ export class RunWriter {
       if (!parent) throw new MatchcastError('MC_ERR_NOT_FOUND', `run ${options.parent} does not exist`);
     }
     await markAbandonedRuns(backends.db, options.log);
-    const at = now().toISOString();
+    const now = new Date();
+    const at = now.toISOString();
     const record: RunRecord = {
-      run_id: newPipelineRunId(now()),
+      run_id: newPipelineRunId(now),
       kind: options.kind ?? 'full',
       status: options.status ?? 'running',
       parent_run_id: parent?.run_id ?? null,
@@ -143,7 +131,7 @@ export class RunWriter {
     // publishes over it without `requireParentCurrent: false` (-1 matches no sequence number).
     const parentSeq =
       (published?.run_id ?? null) === (parent?.run_id ?? null) ? (published?.seq ?? null) : -1;
-    const writer = new RunWriter(backends, record, parentSeq, options.log, now);
+    const writer = new RunWriter(backends, record, parentSeq, options.log);
     await writer.save();
     options.log?.info(
       { run_id: record.run_id, kind: record.kind, parent: record.parent_run_id },
@@ -156,11 +144,8 @@ export class RunWriter {
   static async resume(
     backends: RunBackends,
     runId: string,
-    options: {
-      log?: Logger;
-      now?: () => Date /** Also a rejected run (to publish it with --force). */;
-      forPublish?: boolean;
-    } = {},
+    // `forPublish`: also a rejected run (to publish it with --force).
+    options: { log?: Logger; forPublish?: boolean } = {},
   ): Promise<RunWriter> {
     const record = await readRunRecord(backends.db, runId);
     if (!record) throw new MatchcastError('MC_ERR_NOT_FOUND', `run ${runId} does not exist`);
@@ -172,12 +157,12 @@ export class RunWriter {
     }
     const published = await readPublished(backends.db);
     const parentSeq = (published?.run_id ?? null) === record.parent_run_id ? (published?.seq ?? null) : -1;
-    return new RunWriter(backends, record, parentSeq, options.log, options.now ?? (() => new Date()));
+    return new RunWriter(backends, record, parentSeq, options.log);
   }
 
   /** A read-only handle on a finished run (for its gates or its files); nothing it does is saved. */
   static view(backends: RunBackends, record: RunRecord): RunWriter {
-    return new RunWriter(backends, structuredClone(record), null, undefined, () => new Date());
+    return new RunWriter(backends, structuredClone(record), null, undefined);
   }
 
   /** The reference of `name` in this run (own or inherited), or undefined. */
@@ -235,11 +220,6 @@ export class RunWriter {
     return ref ? readVerified(this.base, ref) : null;
   }
 
-  async head(name: ArtifactName): Promise<ObjectInfo | null> {
-    const ref = this.rec.artifacts[name];
-    return ref ? this.base.head(ref.bucket, ref.key) : null;
-  }
-
   /** Records the fingerprint of the feature definition that built this run's features. */
   setFeaturesFingerprint(fingerprint: string): void {
     this.rec.features_fingerprint = fingerprint;
@@ -256,14 +236,14 @@ export class RunWriter {
   }
 
   async save(): Promise<void> {
-    this.rec.updated_at = this.now().toISOString();
+    this.rec.updated_at = new Date().toISOString();
     await writeRunRecord(this.db, this.rec);
   }
 
   /** Marks the run failed (nothing was published). Never throws: the original error matters more. */
   async fail(err: unknown): Promise<void> {
     this.rec.status = 'failed';
-    this.rec.finished_at = this.now().toISOString();
+    this.rec.finished_at = new Date().toISOString();
     this.rec.error = {
       code: isMatchcastError(err) ? err.code : 'MC_ERR_INTERNAL',
       message: err instanceof Error ? err.message : String(err),
@@ -280,16 +260,14 @@ export class RunWriter {
   }
 
   /**
-   * Stops the run before its remaining stages because an input gate failed (e.g. an empty or wrong
-   * database: nothing to train on): records the gates, marks the run `failed` — it never got far
-   * enough to be published, not even with `runs publish --force` — and throws MC_ERR_GATE_FAILED
-   * naming every failed gate. Nothing served changes.
+   * Stops the run at a failed input gate (nothing to train on): `failed`, so not even `runs publish
+   * --force` publishes it, and MC_ERR_GATE_FAILED naming every failed gate.
    */
   async refuse(gates: GateResult[], stage: string): Promise<never> {
     const message = describeFailedGates(gates);
     this.rec.gates = gates;
     this.rec.status = 'failed';
-    this.rec.finished_at = this.now().toISOString();
+    this.rec.finished_at = new Date().toISOString();
     this.rec.error = { code: 'MC_ERR_GATE_FAILED', message };
     await this.save();
     throw new MatchcastError(
@@ -305,14 +283,13 @@ export class RunWriter {
   }
 
   /**
-   * Records the gates and, when they passed (or `force`), publishes the run with one guarded move
-   * of the pointer. A failed gate without `force` marks the run `rejected` and throws
-   * MC_ERR_GATE_FAILED naming every failed gate; nothing served changes.
+   * Records the gates and, when they passed (or `force`), publishes with one guarded move of the
+   * pointer; else the run is `rejected` with MC_ERR_GATE_FAILED naming every failed gate.
    */
   async publish(options: PublishOptions): Promise<RunEvent> {
     const failed = options.gates.filter((g) => !g.passed);
     this.rec.gates = options.gates;
-    this.rec.finished_at = this.now().toISOString();
+    this.rec.finished_at = new Date().toISOString();
     if (failed.length > 0 && !options.force) {
       this.rec.status = 'rejected';
       this.rec.error = { code: 'MC_ERR_GATE_FAILED', message: describeFailedGates(options.gates) };
@@ -338,7 +315,6 @@ export class RunWriter {
       reason,
       forced: this.rec.forced,
       expectSeq: requireParent ? this.parentSeq : undefined,
-      now: this.now(),
     });
     this.log?.info(
       { run_id: this.rec.run_id, seq: event.seq, from: event.from_run, forced: event.forced },
@@ -348,23 +324,15 @@ export class RunWriter {
   }
 }
 
-/**
- * A `running` record of another host (a CronJob pod that was killed) whose last progress is older than
- * this is abandoned too: its process cannot be checked from here, and no stage takes hours.
- */
+/** Idle time after which another host's `running` record is abandoned: no stage takes hours. */
 export const ABANDONED_AFTER_MS = 6 * 3600_000;
 
 /**
- * Marks `running` records whose process is gone as `failed` (a run killed mid-stage): on this host
- * when the pid is dead, on another host when the record made no progress for {@link ABANDONED_AFTER_MS}.
- * What the run wrote stays under its prefix, unreferenced, until retention removes it. Called when a
- * run begins, by `matchcast runs` and by `matchcast start` (embedded runs execute in the server).
+ * Marks `running` records whose process is gone `failed`: on this host when the pid is dead, elsewhere
+ * after {@link ABANDONED_AFTER_MS} without progress. Their files stay, unreferenced, until retention.
  */
-export async function markAbandonedRuns(
-  db: Database,
-  log?: Logger,
-  now: Date = new Date(),
-): Promise<string[]> {
+export async function markAbandonedRuns(db: Database, log?: Logger): Promise<string[]> {
+  const now = new Date();
   const marked: string[] = [];
   for (const r of await listRuns(db)) {
     if (r.status !== 'running' || (r.host === hostname() && r.pid === process.pid)) continue;
@@ -387,10 +355,7 @@ export async function markAbandonedRuns(
   return marked;
 }
 
-/**
- * Marks the model versions a failed or abandoned run registered as failed: hidden from `registry list`,
- * never aliased. A version that already serves as champion is left alone.
- */
+/** Hides the versions a failed run registered from `registry list` and aliases; an aliased one stays. */
 async function markRunVersionsFailed(db: Queryable, runId: string): Promise<void> {
   await db.query(
     `UPDATE model_versions SET status = 'failed'
@@ -424,7 +389,9 @@ function scopedStore(run: RunWriter): ObjectStore {
     },
     async head(bucket, key) {
       const name = artifactNameOf(bucket, key);
-      return name ? run.head(name) : base.head(bucket, key);
+      const ref = name ? run.ref(name) : undefined;
+      if (name) return ref ? base.head(ref.bucket, ref.key) : null;
+      return base.head(bucket, key);
     },
     list: (bucket, prefix) => base.list(bucket, prefix),
     delete: (bucket, key) => base.delete(bucket, key),
