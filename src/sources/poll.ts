@@ -295,7 +295,7 @@ export async function pollSource(
     const resolver = await TeamResolver.load(deps.db);
     const unmatched = resolveTeams(parsed, resolver, source.options.acceptNewTeams === true);
     await resolveKickoffs(deps, parsed);
-    const report = await ingestParsed([parsed], { db: deps.db, store: deps.store, log }, { now });
+    const report = await ingestParsed(parsed, { db: deps.db, store: deps.store, log }, { now });
     const rowsAdded = report.inserted + report.updated + report.observationsAdded;
     const warning = warningOf(report, unmatched);
     await repo.succeeded(name, now, next, {
