@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/index.js';
 import { MatchcastError } from '../domain/index.js';
-import { foldName } from '../ingest/index.js';
+import { foldName, storedTeamNames } from '../ingest/index.js';
 
 /** Letters and digits only, no accents: `St. Étienne` → `stetienne`. */
 function loose(name: string): string {
@@ -66,12 +66,7 @@ export class TeamResolver {
 
   static async load(db: Queryable): Promise<TeamResolver> {
     const r = new TeamResolver();
-    const teams = await db.query<{ region_name: string; name: string }>(
-      `SELECT DISTINCT region_name, home_team_name AS name FROM matches
-       UNION SELECT DISTINCT region_name, away_team_name FROM matches`,
-    );
-    teams.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const t of teams) r.add(t.region_name, t.name, t.name);
+    for (const t of await storedTeamNames(db)) r.add(t.region_name, t.name, t.name);
     const aliases = await db.query<{ region_name: string; alias: string; team_name: string }>(
       'SELECT region_name, alias, team_name FROM team_aliases ORDER BY region_name, alias',
     );
