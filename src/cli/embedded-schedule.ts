@@ -65,7 +65,6 @@ export function startEmbeddedSources(options: {
     deps: { db: ctx.db, store: ctx.store, log: ctx.log },
     run: async (name) => (await jobs.poll({ name, now: new Date().toISOString() })).outcome,
     checkMs: options.checkMs,
-    log: ctx.log,
   });
   return { stop: () => void schedule.stop() };
 }
