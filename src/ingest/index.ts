@@ -15,7 +15,7 @@ export {
 export { OddsColumns } from './odds-columns.js';
 export { decodeOdds, type OddsSet, oddsRecordAsOf, readOddsFile, readOddsSet } from './odds-file.js';
 export type { ParsedOddsRow } from './odds-only.js';
-export { foldName, storedTeamNames } from './team-names.js';
+export { foldName, looseName, storedTeamNames } from './team-names.js';
 export {
   INGEST_ENCODINGS,
   type IngestEncoding,

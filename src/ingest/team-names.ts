@@ -15,12 +15,12 @@ export async function storedTeamNames(db: Queryable): Promise<{ region_name: str
   return rows.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-/** Looser key for near-duplicate REPORTS only: no accents, punctuation or spaces (`Köln` ~ `Koln`, `St. Truiden` ~ `St Truiden`). */
-function looseName(name: string): string {
+/** Letters, digits and spaces only, no accents (`St. Étienne` → `st etienne`): for reports and hints. */
+export function looseName(name: string): string {
   return foldName(name)
     .normalize('NFD')
     .replace(/\p{M}/gu, '')
-    .replace(/[^\p{L}\p{N}]/gu, '');
+    .replace(/[^\p{L}\p{N} ]/gu, '');
 }
 
 /** Levenshtein distance capped at `cap + 1` (only "≤ cap" matters). */
@@ -98,7 +98,8 @@ export class TeamNames {
     const seen = new Set<string>();
     for (const [region, added] of this.added) {
       const all = [...(this.byRegion.get(region)?.values() ?? [])];
-      const loose = new Map(all.map((n) => [n, looseName(n)]));
+      // Spaces aside too: `St. Truiden` ~ `St Truiden` ~ `StTruiden`.
+      const loose = new Map(all.map((n) => [n, looseName(n).replaceAll(' ', '')]));
       for (const a of added) {
         const la = loose.get(a) as string;
         for (const b of all) {

@@ -1,14 +1,6 @@
 import type { Queryable } from '../db/index.js';
 import { MatchcastError } from '../domain/index.js';
-import { foldName, storedTeamNames } from '../ingest/index.js';
-
-/** Letters and digits only, no accents: `St. Étienne` → `stetienne`. */
-function loose(name: string): string {
-  return foldName(name)
-    .normalize('NFD')
-    .replace(/\p{M}/gu, '')
-    .replace(/[^\p{L}\p{N} ]/gu, '');
-}
+import { foldName, looseName, storedTeamNames } from '../ingest/index.js';
 
 function bigrams(s: string): Map<string, number> {
   const out = new Map<string, number>();
@@ -41,8 +33,8 @@ const EXPAND: Record<string, string> = { utd: 'united', man: 'manchester', st: '
  * shorter name's words that begin a word of the other (`Man United` ~ `Manchester United`).
  */
 function similarity(a: string, b: string): number {
-  const la = loose(a);
-  const lb = loose(b);
+  const la = looseName(a);
+  const lb = looseName(b);
   if (la === lb) return 1;
   const words = (s: string) =>
     s
