@@ -9,7 +9,8 @@ import { buildFeatureRows } from '../src/features/index.js';
 import { parseCsvFile } from '../src/ingest/csv-file.js';
 import { listCsvFiles } from '../src/ingest/index.js';
 import { stampPrices } from '../src/ingest/ingest-path.js';
-import { decodeObservations, OBSERVATION_COLUMNS } from '../src/ingest/observations-file.js';
+import { OBSERVATION_COLUMNS } from '../src/ingest/observation-columns.js';
+import { decodeObservations } from '../src/ingest/observations-file.js';
 import { summariseOdds } from '../src/ingest/odds-file.js';
 import { writeParquet } from '../src/storage/index.js';
 

@@ -62,7 +62,6 @@ export async function serveEmbedded(
     const sources = startSourceSchedule({
       deps: { db: ctx.db, store: ctx.store, log },
       run: async (name) => (await jobs.poll({ name, now: new Date().toISOString() })).outcome,
-      log,
     });
     stops.push(() => void sources.stop());
   }

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
+import type { MatchUpsert } from '../db/index.js';
 import { FIELD_LIMITS } from '../domain/index.js';
 import { decodeText } from './decode.js';
 import type { Field } from './fields.js';
@@ -24,6 +25,22 @@ export interface ParsedFile {
   skipped: SkippedRow[];
   /** Prices rejected per line (the row's match still loads). */
   oddsRejected: OddsRejection[];
+}
+
+/** A file with no row read yet. */
+export function emptyParsedFile(file: string, format: CsvFormat | null = null): ParsedFile {
+  return { file, format, rowsRead: 0, matches: [], oddsRows: [], skipped: [], oddsRejected: [] };
+}
+
+/** What makes two rows one match: region, tournament, kick-off and the teams (case aside). */
+function matchKey(m: Omit<MatchUpsert, 'season' | 'status' | 'homeScore' | 'awayScore'>): string {
+  return [
+    m.regionName,
+    m.tournamentName,
+    m.startTimeUtc.getTime(),
+    m.homeTeamName.toLowerCase(),
+    m.awayTeamName.toLowerCase(),
+  ].join('\u0000');
 }
 
 function detectFormat(header: readonly string[]): CsvFormat | null {
@@ -62,23 +79,15 @@ export async function parseCsvFile(file: string, options: ParseOptions = {}): Pr
   const buf = await readFile(file);
   const decoded = decodeText(buf, options.encoding);
   if (!decoded.ok) {
-    return {
+    const out = emptyParsedFile(file);
+    out.skipped.push({
       file,
-      format: null,
-      rowsRead: 0,
-      matches: [],
-      oddsRows: [],
-      skipped: [
-        {
-          file,
-          code: 'MC_ERR_INVALID_ROW',
-          line: decoded.line,
-          byte: decoded.byte,
-          reason: `file refused: ${decoded.reason}`,
-        },
-      ],
-      oddsRejected: [],
-    };
+      code: 'MC_ERR_INVALID_ROW',
+      line: decoded.line,
+      byte: decoded.byte,
+      reason: `file refused: ${decoded.reason}`,
+    });
+    return out;
   }
   return parseCsvText(decoded.text, file, options);
 }
@@ -106,17 +115,8 @@ function sameMatch(a: ParsedMatch, b: ParsedMatch): boolean {
 }
 
 export function parseCsvText(text: string, file: string, options: ParseOptions = {}): ParsedFile {
-  const skipped: SkippedRow[] = [];
-  const oddsRejected: OddsRejection[] = [];
-  const out: ParsedFile = {
-    file,
-    format: null,
-    rowsRead: 0,
-    matches: [],
-    oddsRows: [],
-    skipped,
-    oddsRejected,
-  };
+  const out = emptyParsedFile(file);
+  const { skipped, oddsRejected } = out;
   const skip = (line: number, reason: string, code: SkippedRow['code'] = 'MC_ERR_INVALID_ROW') => {
     skipped.push({ file, code, line, reason });
   };
@@ -200,16 +200,7 @@ export function parseCsvText(text: string, file: string, options: ParseOptions =
       }
       for (const r of res.rejected) oddsRejected.push({ file, line, ...r });
       const ref = res.row.ref;
-      const refKey =
-        'matchId' in ref
-          ? `#${ref.matchId}`
-          : [
-              ref.regionName,
-              ref.tournamentName,
-              ref.startTimeUtc.getTime(),
-              ref.homeTeamName.toLowerCase(),
-              ref.awayTeamName.toLowerCase(),
-            ].join('\u0000');
+      const refKey = 'matchId' in ref ? `#${ref.matchId}` : matchKey(ref);
       const dupKey = `${refKey}\u0000${res.row.observedAt.getTime()}\u0000${res.row.source}`;
       const dupOf = seenOdds.get(dupKey);
       if (dupOf !== undefined) {
@@ -238,13 +229,7 @@ export function parseCsvText(text: string, file: string, options: ParseOptions =
       m.awayTeamName = options.names.canonical(m.regionName, m.awayTeamName);
     }
     const parsed: ParsedMatch = { line, match: m, prices: res.prices, source: res.source };
-    const key = [
-      m.regionName,
-      m.tournamentName,
-      m.startTimeUtc.getTime(),
-      m.homeTeamName.toLowerCase(),
-      m.awayTeamName.toLowerCase(),
-    ].join('\u0000');
+    const key = matchKey(m);
     const dup = seen.get(key);
     if (dup !== undefined) {
       skip(

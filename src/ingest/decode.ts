@@ -10,41 +10,18 @@ interface DecodeFailure {
 }
 
 /**
- * Offset of the first byte that is not part of a well-formed UTF-8 sequence (overlongs, surrogates and
- * code points above U+10FFFF included), or -1. Only called once `isUtf8` said no, so speed matters little.
+ * Offset of the first byte of an ill-formed UTF-8 sequence (overlongs, surrogates and code points above
+ * U+10FFFF included), or -1: the text before the first U+FFFD the bytes do not spell themselves decodes
+ * exactly, so its byte length is that offset. Only called once `isUtf8` said no.
  */
-function firstInvalidUtf8(buf: Uint8Array): number {
-  let i = 0;
-  while (i < buf.length) {
-    const b = buf[i];
-    if (b < 0x80) {
-      i++;
-      continue;
-    }
-    let need: number;
-    let min: number;
-    let cp: number;
-    if (b >= 0xc2 && b <= 0xdf) {
-      need = 1;
-      min = 0x80;
-      cp = b & 0x1f;
-    } else if (b >= 0xe0 && b <= 0xef) {
-      need = 2;
-      min = 0x800;
-      cp = b & 0x0f;
-    } else if (b >= 0xf0 && b <= 0xf4) {
-      need = 3;
-      min = 0x10000;
-      cp = b & 0x07;
-    } else return i;
-    if (i + need >= buf.length) return i;
-    for (let k = 1; k <= need; k++) {
-      const c = buf[i + k];
-      if (c === undefined || (c & 0xc0) !== 0x80) return i;
-      cp = (cp << 6) | (c & 0x3f);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
-    i += need + 1;
+function firstInvalidUtf8(buf: Buffer): number {
+  const text = buf.toString('utf8');
+  let offset = 0;
+  let from = 0;
+  for (let j = text.indexOf('\uFFFD'); j >= 0; j = text.indexOf('\uFFFD', j + 1)) {
+    offset += Buffer.byteLength(text.slice(from, j));
+    from = j;
+    if (buf[offset] !== 0xef || buf[offset + 1] !== 0xbf || buf[offset + 2] !== 0xbd) return offset;
   }
   return -1;
 }

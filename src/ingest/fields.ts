@@ -8,7 +8,7 @@ import {
   oddsImplausibility,
   parseInstant,
 } from '../domain/index.js';
-import type { PriceSet, RowRejection, RowResult } from './types.js';
+import type { PriceSet, RowRejection } from './types.js';
 
 /** A field of the current row by header name: trimmed text, or undefined when the file has no such column. */
 export type Field = (name: string) => string | undefined;
@@ -149,7 +149,9 @@ export function teams(home: string, away: string): { homeTeamName: string; awayT
 }
 
 /** Runs a row reader, turning a {@link RowError} into a skipped row's code and reason. */
-export function readRow(fn: () => RowResult & { ok: true }): RowResult {
+export function readRow<T extends { ok: true }>(
+  fn: () => T,
+): T | { ok: false; code: ErrorCode; reason: string } {
   try {
     return fn();
   } catch (err) {

@@ -1,6 +1,6 @@
 // CSV and synthetic data in: matches to the DB, odds and observations to the store. Only what other
 // folders use is exported; parsers, decoders and name rules stay inside (their tests import the files).
-export { type ParsedFile, parseCsvText } from './csv-file.js';
+export { emptyParsedFile, type ParsedFile, parseCsvText } from './csv-file.js';
 export { decodeText } from './decode.js';
 export { ingestParsed, ingestPath, listCsvFiles } from './ingest-path.js';
 export { ingestSynthetic } from './ingest-synthetic.js';
@@ -15,7 +15,7 @@ export {
 export { OddsColumns } from './odds-columns.js';
 export { decodeOdds, type OddsSet, oddsRecordAsOf, readOddsFile, readOddsSet } from './odds-file.js';
 export type { ParsedOddsRow } from './odds-only.js';
-export { foldName } from './team-names.js';
+export { foldName, looseName, storedTeamNames } from './team-names.js';
 export {
   INGEST_ENCODINGS,
   type IngestEncoding,

@@ -34,26 +34,6 @@ export async function listCsvFiles(source: string): Promise<string[]> {
   return names.map((n) => path.join(source, n));
 }
 
-export function emptyReport(): IngestReport {
-  return {
-    files: 0,
-    rowsRead: 0,
-    inserted: 0,
-    updated: 0,
-    unchanged: 0,
-    skipped: [],
-    conflicts: [],
-    oddsRejected: [],
-    nearDuplicateTeams: [],
-    observationsRead: 0,
-    observations: 0,
-    observationsAdded: 0,
-    oddsRows: 0,
-    ms: 0,
-    changedMatchIds: [],
-  };
-}
-
 /**
  * The observation of a results-file price set. Such files give no time: an opening price is stamped
  * kick-off − {@link OPENING_LEAD_MS} (or `now`, when that is earlier: the file holds the price now), a
@@ -87,35 +67,64 @@ function describe(m: Pick<Match, 'status' | 'homeScore' | 'awayScore' | 'season'
     : `scheduled, no score (${m.season})`;
 }
 
-/**
- * Upserts parsed matches in one transaction (a file is applied whole or not at all), never changing a
- * finished match's result unless `force`; every disagreement is returned as a conflict. Returns the
- * odds observations keyed by the ids the database assigned.
- */
 /** The `file` name under which the synthetic league's matches are applied. */
 export const SYNTHETIC_FILE = 'synthetic';
 
+/** What one ingest has applied so far. */
+interface IngestRun {
+  report: IngestReport;
+  /** Every observation the files gave, for the merge at the end. */
+  observations: ObservationColumns;
+  /** Matches inserted or updated. */
+  changed: Set<number>;
+  started: number;
+}
+
+export function startRun(): IngestRun {
+  return {
+    report: {
+      files: 0,
+      rowsRead: 0,
+      inserted: 0,
+      updated: 0,
+      unchanged: 0,
+      skipped: [],
+      conflicts: [],
+      oddsRejected: [],
+      nearDuplicateTeams: [],
+      observationsRead: 0,
+      observations: 0,
+      observationsAdded: 0,
+      oddsRows: 0,
+      ms: 0,
+      changedMatchIds: [],
+    },
+    observations: new ObservationColumns(),
+    changed: new Set(),
+    started: performance.now(),
+  };
+}
+
+/**
+ * Upserts parsed matches in one transaction (a file is applied whole or not at all), never changing a
+ * finished match's result unless `force`; every disagreement is listed as a conflict. Their odds
+ * observations, keyed by the ids the database assigned, join the run's.
+ */
 export async function applyMatches(
   deps: IngestDeps,
+  run: IngestRun,
   parsed: readonly ParsedMatch[],
   file: string,
   options: IngestOptions = {},
-): Promise<{
-  inserted: number;
-  updated: number;
-  unchanged: number;
-  /** Ids of the matches inserted or updated. */
-  changed: number[];
-  observations: ObservationColumns;
-  conflicts: ResultConflict[];
-}> {
+): Promise<void> {
   const force = options.force === true;
   const now = options.now ?? new Date();
-  const conflicts: ResultConflict[] = [];
+  const { report } = run;
   const result = await deps.db.transaction(async (tx) => {
     // The data set's identity first: the synthetic league and real data never mix.
     await new DatasetIdentity(tx).claim(file === SYNTHETIC_FILE ? 'synthetic' : 'files', file);
     const repo = new MatchesRepository(tx);
+    const conflicts: ResultConflict[] = [];
     const finished = await repo.finishedByKeys(parsed.map((p) => p.match));
     for (const [i, old] of finished) {
       const m: MatchUpsert = parsed[i].match;
@@ -141,22 +150,18 @@ export async function applyMatches(
     );
     // With the data, in the same transaction: what the served predictions must catch up on.
     await new PendingRepredictions(tx).record(upserted.changed);
-    return upserted;
-  });
-  const observations = new ObservationColumns();
-  parsed.forEach((p, i) => {
-    for (const set of p.prices)
-      observations.push(stampPrices(result.ids[i], p.match.startTimeUtc, set, p.source, now));
+    return { ...upserted, conflicts };
   });
   // A refused conflict left its match as it was: it is counted as unchanged, not updated.
-  return {
-    inserted: result.inserted,
-    updated: result.updated,
-    unchanged: result.unchanged,
-    changed: result.changed,
-    observations,
-    conflicts,
-  };
+  report.inserted += result.inserted;
+  report.updated += result.updated;
+  report.unchanged += result.unchanged;
+  appendAll(report.conflicts, result.conflicts);
+  for (const id of result.changed) run.changed.add(id);
+  parsed.forEach((p, i) => {
+    for (const set of p.prices)
+      run.observations.push(stampPrices(result.ids[i], p.match.startTimeUtc, set, p.source, now));
+  });
 }
 
 /**
@@ -222,12 +227,9 @@ export async function ingestPath(
   deps: IngestDeps,
   options: IngestOptions = {},
 ): Promise<IngestReport> {
-  const started = performance.now();
+  const run = startRun();
   const files = await listCsvFiles(source);
-  const report = emptyReport();
   const names = await TeamNames.load(deps.db);
-  const observations = new ObservationColumns();
-  const changed = new Set<number>();
   // One file at a time: its rows are parsed, applied and dropped before the next is read; only the
   // observations (as columns) are kept for the merge.
   for (const file of files) {
@@ -235,7 +237,7 @@ export async function ingestPath(
     try {
       parsed = await parseCsvFile(file, { encoding: options.encoding, names, now: options.now });
     } catch (err) {
-      report.skipped.push({
+      run.report.skipped.push({
         file,
         code: 'MC_ERR_INVALID_ROW',
         line: 0,
@@ -243,42 +245,24 @@ export async function ingestPath(
       });
       continue;
     }
-    await applyParsedFile(parsed, deps, options, { report, names, observations, changed });
+    await applyParsedFile(parsed, deps, options, run, names);
   }
-  await finishIngest(deps, { report, names, observations, changed, started });
-  return report;
+  return finishIngest(deps, run, names);
 }
 
 /**
- * Applies files already parsed (by {@link parseCsvText}, or built by a source from another layout):
- * the same transactions, conflict rules, odds resolution and observation merge as {@link ingestPath}.
- * `names` resolves the natural keys of odds-only rows (default: the names the database holds).
+ * Applies a file already parsed (by {@link parseCsvText}, or built by a source from another layout):
+ * the same transaction, conflict rules, odds resolution and observation merge as {@link ingestPath}.
  */
 export async function ingestParsed(
-  parsedFiles: readonly ParsedFile[],
+  parsed: ParsedFile,
   deps: IngestDeps,
   options: IngestOptions = {},
-  names?: TeamNames,
 ): Promise<IngestReport> {
-  const started = performance.now();
-  const run = {
-    report: emptyReport(),
-    names: names ?? (await TeamNames.load(deps.db)),
-    observations: new ObservationColumns(),
-    changed: new Set<number>(),
-  };
-  for (const parsed of parsedFiles) await applyParsedFile(parsed, deps, options, run);
-  await finishIngest(deps, { ...run, started });
-  return run.report;
-}
-
-interface IngestRun {
-  report: IngestReport;
-  names: TeamNames;
-  /** Every observation the files gave, for the merge at the end. */
-  observations: ObservationColumns;
-  /** Matches inserted or updated. */
-  changed: Set<number>;
+  const run = startRun();
+  const names = await TeamNames.load(deps.db);
+  await applyParsedFile(parsed, deps, options, run, names);
+  return finishIngest(deps, run, names);
 }
 
 async function applyParsedFile(
@@ -286,24 +270,17 @@ async function applyParsedFile(
   deps: IngestDeps,
   options: IngestOptions,
   run: IngestRun,
+  names: TeamNames,
 ): Promise<void> {
-  const { report, names, observations, changed } = run;
+  const { report } = run;
   const file = parsed.file;
   report.files++;
   report.rowsRead += parsed.rowsRead;
   appendAll(report.skipped, parsed.skipped);
   appendAll(report.oddsRejected, parsed.oddsRejected);
-  if (parsed.matches.length > 0) {
-    const applied = await applyMatches(deps, parsed.matches, file, options);
-    report.inserted += applied.inserted;
-    report.updated += applied.updated;
-    report.unchanged += applied.unchanged;
-    appendAll(report.conflicts, applied.conflicts);
-    observations.append(applied.observations);
-    for (const id of applied.changed) changed.add(id);
-  }
+  if (parsed.matches.length > 0) await applyMatches(deps, run, parsed.matches, file, options);
   if (parsed.oddsRows.length > 0)
-    await resolveOddsRows(deps, parsed.oddsRows, names, file, report.oddsRejected, observations);
+    await resolveOddsRows(deps, parsed.oddsRows, names, file, report.oddsRejected, run.observations);
   deps.log?.info(
     {
       file,
@@ -316,31 +293,26 @@ async function applyParsedFile(
   );
 }
 
-async function finishIngest(deps: IngestDeps, run: IngestRun & { started: number }): Promise<void> {
+async function finishIngest(deps: IngestDeps, run: IngestRun, names: TeamNames): Promise<IngestReport> {
   const { report } = run;
-  report.nearDuplicateTeams = run.names.nearDuplicates();
-  await storeObservations(deps, run.observations, report, run.changed);
-  report.ms = Math.round(performance.now() - run.started);
+  report.nearDuplicateTeams = names.nearDuplicates();
+  await storeObservations(deps, run);
   logSkipped(deps, report);
+  return report;
 }
 
 /**
  * Merges the observations of an ingest into the observations file, then rewrites the odds summary of
  * the matches they touched (a pure function of all their observations, whatever the file order).
  */
-export async function storeObservations(
-  deps: IngestDeps,
-  observations: ObservationColumns,
-  report: IngestReport,
-  changedMatches: ReadonlySet<number> = new Set(),
-): Promise<void> {
+export async function storeObservations(deps: IngestDeps, run: IngestRun): Promise<void> {
+  const { report, observations } = run;
   report.observationsRead += observations.length;
   const merged = await mergeOddsObservations(deps, observations);
   report.observations = merged.rows;
   report.observationsAdded += merged.added + merged.replaced;
-  const changed = new Set(changedMatches);
-  for (const id of merged.changedMatches) changed.add(id);
-  report.changedMatchIds = [...changed].sort((a, b) => a - b);
+  for (const id of merged.changedMatches) run.changed.add(id);
+  report.changedMatchIds = [...run.changed].sort((a, b) => a - b);
   const touched = new Set(observations.matchId.subarray(0, observations.length));
   // Summarised one match at a time straight into columns: no record per match is kept.
   const summaries = new OddsColumnsBuilder(touched.size);
@@ -349,6 +321,7 @@ export async function storeObservations(
     if (r) summaries.push(r);
   }
   report.oddsRows = (await mergeOddsFile(deps.store, summaries.build())).rows;
+  report.ms = Math.round(performance.now() - run.started);
 }
 
 function logSkipped(deps: IngestDeps, report: IngestReport): void {

@@ -1,5 +1,4 @@
-import { applyMatches, emptyReport, SYNTHETIC_FILE, storeObservations } from './ingest-path.js';
-import { ObservationColumns } from './observation-columns.js';
+import { applyMatches, SYNTHETIC_FILE, startRun, storeObservations } from './ingest-path.js';
 import { type SyntheticOptions, streamSyntheticLeague } from './synthetic.js';
 import type { IngestDeps, IngestReport, OddsInput, PriceSet } from './types.js';
 
@@ -17,34 +16,21 @@ function priceSets(o: OddsInput): PriceSet[] {
  * transaction), then the odds observations (stamped with the league's own `now`) and the odds file.
  */
 export async function ingestSynthetic(options: SyntheticOptions, deps: IngestDeps): Promise<IngestReport> {
-  const started = performance.now();
+  const run = startRun();
+  const { report } = run;
   const league = streamSyntheticLeague(options);
   const now = options.now ?? new Date();
-  const report = emptyReport();
-  const observations = new ObservationColumns();
-  const changed = new Set<number>();
   for (const season of league.seasons) {
-    const applied = await applyMatches(
-      deps,
-      season.map((m, i) => ({
-        line: report.rowsRead + i + 1,
-        match: m.match,
-        prices: priceSets(m.odds),
-        source: m.odds.source,
-      })),
-      SYNTHETIC_FILE,
-      { now },
-    );
+    const parsed = season.map((m, i) => ({
+      line: report.rowsRead + i + 1,
+      match: m.match,
+      prices: priceSets(m.odds),
+      source: m.odds.source,
+    }));
+    await applyMatches(deps, run, parsed, SYNTHETIC_FILE, { now });
     report.rowsRead += season.length;
-    report.inserted += applied.inserted;
-    report.updated += applied.updated;
-    report.unchanged += applied.unchanged;
-    for (const c of applied.conflicts) report.conflicts.push(c);
-    observations.append(applied.observations);
-    for (const id of applied.changed) changed.add(id);
   }
-  await storeObservations(deps, observations, report, changed);
-  report.ms = Math.round(performance.now() - started);
+  await storeObservations(deps, run);
   const { changedMatchIds, ...logged } = report;
   deps.log?.info(
     { ...logged, changed_matches: changedMatchIds.length, regions: league.regions.length },

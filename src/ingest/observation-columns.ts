@@ -15,6 +15,7 @@ import {
   readColumnByColumn,
   writeParquetColumns,
 } from '../storage/index.js';
+import { SourceCodes } from './odds-columns.js';
 
 /** A market or kind cell that did not hold a known name. */
 const NONE = 255;
@@ -46,8 +47,8 @@ export class ObservationColumns {
   market: Uint8Array;
   kind: Uint8Array;
   source: Uint32Array;
-  readonly sources: string[] = [];
-  private readonly sourceIndex = new Map<string, number>();
+  private readonly codes = new SourceCodes(0xffffffff);
+  readonly sources: readonly string[] = this.codes.names;
 
   constructor(capacity = 1024) {
     this.capacity = Math.max(1, capacity);
@@ -98,7 +99,7 @@ export class ObservationColumns {
         if (isOddsKind(v)) c.kind[i] = ODDS_KINDS.indexOf(v);
       },
       source: (v, i) => {
-        c.source[i] = c.sourceId(typeof v === 'string' ? v : '');
+        c.source[i] = c.codes.code(typeof v === 'string' ? v : '');
       },
       price_1: price(0),
       price_2: price(1),
@@ -129,16 +130,6 @@ export class ObservationColumns {
     return c;
   }
 
-  private sourceId(name: string): number {
-    let s = this.sourceIndex.get(name);
-    if (s === undefined) {
-      s = this.sources.length;
-      this.sources.push(name);
-      this.sourceIndex.set(name, s);
-    }
-    return s;
-  }
-
   push(o: OddsObservation): void {
     if (this.length === this.capacity) this.grow();
     const i = this.length++;
@@ -147,7 +138,7 @@ export class ObservationColumns {
     for (let k = 0; k < 3; k++) this.prices[i * 3 + k] = o.prices[k] ?? Number.NaN;
     this.market[i] = ODDS_MARKETS.indexOf(o.market);
     this.kind[i] = ODDS_KINDS.indexOf(o.kind);
-    this.source[i] = this.sourceId(o.source);
+    this.source[i] = this.codes.code(o.source);
   }
 
   /** Appends every row of `other`. */
@@ -160,7 +151,7 @@ export class ObservationColumns {
       this.prices.set(other.prices.subarray(i * 3, i * 3 + 3), j * 3);
       this.market[j] = other.market[i];
       this.kind[j] = other.kind[i];
-      this.source[j] = this.sourceId(other.sources[other.source[i]]);
+      this.source[j] = this.codes.code(other.sources[other.source[i]]);
     }
   }
 

@@ -3,9 +3,7 @@ import { type Database, PendingRepredictions, type Queryable } from '../db/index
 import { ODDS_MARKETS, ODDS_OBSERVATIONS, type OddsObservation } from '../domain/index.js';
 import type { ObjectStore } from '../storage/index.js';
 import { type DecodedEntry, readDecoded } from './decoded-cache.js';
-import { OBSERVATION_COLUMNS, ObservationColumns } from './observation-columns.js';
-
-export { OBSERVATION_COLUMNS };
+import { ObservationColumns } from './observation-columns.js';
 
 /** Decodes the observations file; a row that is not a complete observation is dropped. */
 export async function decodeObservations(buf: Buffer): Promise<OddsObservation[]> {
@@ -67,11 +65,8 @@ function groupByMatch(all: readonly OddsObservation[]): Map<number, OddsObservat
 export async function readObservationSet(
   src: ObservationSource,
 ): Promise<DecodedEntry<ObservationSet> | null> {
-  return readObservationSetAt(src.store, await currentKey(src.db));
-}
-
-function readObservationSetAt(store: ObjectStore, key: string): Promise<DecodedEntry<ObservationSet> | null> {
-  return readDecoded(store, ODDS_OBSERVATIONS.bucket, key, OBSERVATIONS_DECODER, async (body) => {
+  const key = await currentKey(src.db);
+  return readDecoded(src.store, ODDS_OBSERVATIONS.bucket, key, OBSERVATIONS_DECODER, async (body) => {
     const all = await decodeObservations(body);
     return { all, byMatch: groupByMatch(all) };
   });

@@ -23,16 +23,18 @@ export const ODDS_COLUMNS: readonly ParquetColumn[] = [
   ...ODDS_TIME_FIELDS.map((name) => ({ name, type: 'timestamp' as const })),
 ];
 
-/** A code per distinct source, in order of first use. */
-class SourceCodes {
+/** A code per distinct source, in order of first use; at most `limit + 1` codes. */
+export class SourceCodes {
   readonly names: string[] = [];
   private readonly codes = new Map<string, number>();
+
+  constructor(private readonly limit = 0xffff) {}
 
   code(name: string): number {
     let c = this.codes.get(name);
     if (c === undefined) {
       c = this.names.length;
-      if (c > 0xffff) throw new RangeError('too many odds sources');
+      if (c > this.limit) throw new RangeError('too many odds sources');
       this.names.push(name);
       this.codes.set(name, c);
     }

@@ -9,9 +9,7 @@ import {
 } from '../domain/index.js';
 import type { ObjectStore } from '../storage/index.js';
 import { type DecodedEntry, readDecoded, rememberDecoded } from './decoded-cache.js';
-import { ODDS_COLUMNS, OddsColumns } from './odds-columns.js';
-
-export { ODDS_COLUMNS };
+import { OddsColumns } from './odds-columns.js';
 
 /** Column suffix of each market's outcomes in the odds artifact. */
 const SUFFIX: Record<OddsMarket, readonly string[]> = {
@@ -118,13 +116,6 @@ function oddsSet(columns: OddsColumns): ColumnOddsSet {
 export function readOddsSet(
   store: ObjectStore,
   options: { keepBody?: boolean } = {},
-): Promise<DecodedEntry<OddsSet> | null> {
-  return readColumnSet(store, options);
-}
-
-function readColumnSet(
-  store: ObjectStore,
-  options: { keepBody?: boolean } = {},
 ): Promise<DecodedEntry<ColumnOddsSet> | null> {
   return readDecoded(
     store,
@@ -134,11 +125,6 @@ function readColumnSet(
     async (body) => oddsSet(await OddsColumns.fromParquet(body)),
     options,
   );
-}
-
-interface MergeOddsOptions {
-  /** Compare-and-swap retries when another writer changed the file meanwhile. Default `5`. */
-  retries?: number;
 }
 
 /**
@@ -151,13 +137,11 @@ interface MergeOddsOptions {
 export async function mergeOddsFile(
   store: ObjectStore,
   records: readonly OddsRecord[] | OddsColumns,
-  options: MergeOddsOptions = {},
 ): Promise<{ rows: number; written: boolean }> {
-  const retries = options.retries ?? 5;
   const incoming = records instanceof OddsColumns ? records : OddsColumns.from(records, records.length);
   for (let attempt = 0; ; attempt++) {
     // Decoded once per version of the file (the cache), never mutated here.
-    const base = (await readColumnSet(store))?.value.byId ?? null;
+    const base = (await readOddsSet(store))?.value.byId ?? null;
     const merged = OddsColumns.merge(base, incoming);
     if (!merged) return { rows: base?.size ?? 0, written: false };
     const body = merged.encode();
@@ -172,7 +156,8 @@ export async function mergeOddsFile(
       });
       return { rows: merged.size, written: true };
     } catch (err) {
-      if (isMatchcastError(err, 'MC_ERR_CONFLICT') && attempt < retries) continue;
+      // Another writer changed the file meanwhile: merge again, a few times at most.
+      if (isMatchcastError(err, 'MC_ERR_CONFLICT') && attempt < 5) continue;
       throw err;
     }
   }

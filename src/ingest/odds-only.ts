@@ -1,5 +1,14 @@
-import { type ErrorCode, FIELD_LIMITS, isOddsKind, type OddsKind } from '../domain/index.js';
-import { cleanName, type Field, firstOf, instant, marketPrices, RowError, required } from './fields.js';
+import { FIELD_LIMITS, isOddsKind, type OddsKind } from '../domain/index.js';
+import {
+  cleanName,
+  type Field,
+  firstOf,
+  instant,
+  marketPrices,
+  RowError,
+  readRow,
+  required,
+} from './fields.js';
 import { regionName, tournamentName } from './names.js';
 import type { PriceSet, RowRejection } from './types.js';
 
@@ -58,12 +67,8 @@ export interface ParsedOddsRow {
   prices: PriceSet[];
 }
 
-type OddsRowResult =
-  | { ok: true; row: Omit<ParsedOddsRow, 'line'>; rejected: RowRejection[] }
-  | { ok: false; code: ErrorCode; reason: string };
-
-export function readOddsOnlyRow(get: Field): OddsRowResult {
-  try {
+export function readOddsOnlyRow(get: Field) {
+  return readRow(() => {
     const observedAt = instant(required(get, 'observed_at'), 'observed_at');
     const rawKind = get('kind') || 'intermediate';
     if (!isOddsKind(rawKind))
@@ -109,9 +114,7 @@ export function readOddsOnlyRow(get: Field): OddsRowResult {
         prices[prices.length - 1].observedAt = observedAt;
     }
     if (prices.length === 0 && rejected.length === 0) throw new RowError('no prices in the row');
-    return { ok: true, row: { ref, observedAt, kind: rawKind, source, prices }, rejected };
-  } catch (err) {
-    if (err instanceof RowError) return { ok: false, code: err.code, reason: err.message };
-    throw err;
-  }
+    const row: Omit<ParsedOddsRow, 'line'> = { ref, observedAt, kind: rawKind, source, prices };
+    return { ok: true as const, row, rejected };
+  });
 }

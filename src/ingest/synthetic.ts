@@ -42,110 +42,18 @@ interface SyntheticLeague {
 
 const SYNTHETIC_SOURCE = 'synthetic';
 
-const REGION_NAMES = [
-  'Norland',
-  'Sudmark',
-  'Ostria',
-  'Westhaven',
-  'Caldera',
-  'Marisca',
-  'Tundria',
-  'Solvane',
-  'Verdania',
-  'Ardenne',
-  'Kestria',
-  'Lumeria',
-];
-const TOWNS = [
-  'Ashford',
-  'Brackwater',
-  'Carrow',
-  'Dunmore',
-  'Eastwick',
-  'Fallowby',
-  'Glenarm',
-  'Harrowgate',
-  'Ivybridge',
-  'Jarrow',
-  'Kingsmead',
-  'Larkhill',
-  'Marlow',
-  'Northam',
-  'Oakridge',
-  'Penrith',
-  'Queensport',
-  'Redcliff',
-  'Stanmore',
-  'Thornbury',
-  'Upton',
-  'Valemont',
-  'Whitby',
-  'Yarmouth',
-  'Alderney',
-  'Belmont',
-  'Corbridge',
-  'Dovercourt',
-  'Elmstead',
-  'Farleigh',
-  'Greystone',
-  'Holloway',
-  'Ironbridge',
-  'Kelso',
-  'Lindholm',
-  'Moorfield',
-  'Newhaven',
-  'Oldcastle',
-  'Porthaven',
-  'Ravensworth',
-  'Saltmarsh',
-  'Tidewater',
-  'Underhill',
-  'Westbury',
-  'Ambleside',
-  'Blackmoor',
-  'Coldstream',
-  'Daleford',
-  'Eastmoor',
-  'Foxley',
-  'Grantham',
-  'Highcliffe',
-  'Kirkby',
-  'Lowestoft',
-  'Millbrook',
-  'Netherby',
-  'Oxley',
-  'Pinewood',
-  'Rosedale',
-  'Silverdale',
-  'Tarnside',
-  'Wetherby',
-  'Almsford',
-  'Brightwater',
-  'Copperfield',
-  'Deepdene',
-  'Evenwood',
-  'Fernhill',
-  'Goldhaven',
-  'Hartwell',
-  'Linford',
-  'Marchmont',
-  'Northfleet',
-  'Orchardleigh',
-  'Ridgeway',
-  'Stonebridge',
-];
-const SUFFIXES = [
-  'FC',
-  'United',
-  'City',
-  'Athletic',
-  'Rovers',
-  'Wanderers',
-  'Albion',
-  'Town',
-  'Sporting',
-  'Rangers',
-];
+const REGION_NAMES =
+  `Norland Sudmark Ostria Westhaven Caldera Marisca Tundria Solvane Verdania Ardenne Kestria
+  Lumeria`.split(/\s+/);
+const TOWNS = `Ashford Brackwater Carrow Dunmore Eastwick Fallowby Glenarm Harrowgate Ivybridge Jarrow
+  Kingsmead Larkhill Marlow Northam Oakridge Penrith Queensport Redcliff Stanmore Thornbury Upton
+  Valemont Whitby Yarmouth Alderney Belmont Corbridge Dovercourt Elmstead Farleigh Greystone
+  Holloway Ironbridge Kelso Lindholm Moorfield Newhaven Oldcastle Porthaven Ravensworth Saltmarsh
+  Tidewater Underhill Westbury Ambleside Blackmoor Coldstream Daleford Eastmoor Foxley Grantham
+  Highcliffe Kirkby Lowestoft Millbrook Netherby Oxley Pinewood Rosedale Silverdale Tarnside
+  Wetherby Almsford Brightwater Copperfield Deepdene Evenwood Fernhill Goldhaven Hartwell Linford
+  Marchmont Northfleet Orchardleigh Ridgeway Stonebridge`.split(/\s+/);
+const SUFFIXES = 'FC United City Athletic Rovers Wanderers Albion Town Sporting Rangers'.split(' ');
 
 /** Kick-off slots of a weekly round: day offset from the round's Saturday and UTC hour/minute. */
 const SLOTS: readonly [number, number, number][] = [

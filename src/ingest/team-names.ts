@@ -6,12 +6,21 @@ export function foldName(name: string): string {
   return name.normalize('NFKC').toLowerCase().replace(/\s+/gu, ' ').trim();
 }
 
-/** Looser key for near-duplicate REPORTS only: no accents, punctuation or spaces (`Köln` ~ `Koln`, `St. Truiden` ~ `St Truiden`). */
-function looseName(name: string): string {
+/** Every region's stored team names, smallest first: a deterministic choice when the DB holds two spellings. */
+export async function storedTeamNames(db: Queryable): Promise<{ region_name: string; name: string }[]> {
+  const rows = await db.query<{ region_name: string; name: string }>(
+    `SELECT DISTINCT region_name, home_team_name AS name FROM matches
+     UNION SELECT DISTINCT region_name, away_team_name FROM matches`,
+  );
+  return rows.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** Letters, digits and spaces only, no accents (`St. Étienne` → `st etienne`): for reports and hints. */
+export function looseName(name: string): string {
   return foldName(name)
     .normalize('NFD')
     .replace(/\p{M}/gu, '')
-    .replace(/[^\p{L}\p{N}]/gu, '');
+    .replace(/[^\p{L}\p{N} ]/gu, '');
 }
 
 /** Levenshtein distance capped at `cap + 1` (only "≤ cap" matters). */
@@ -48,13 +57,7 @@ export class TeamNames {
   /** Loads the names the database already holds. */
   static async load(db: Queryable): Promise<TeamNames> {
     const t = new TeamNames();
-    const rows = await db.query<{ region_name: string; name: string }>(
-      `SELECT DISTINCT region_name, home_team_name AS name FROM matches
-       UNION SELECT DISTINCT region_name, away_team_name FROM matches`,
-    );
-    // Deterministic canonical choice when the DB already holds two spellings: the smallest.
-    rows.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const r of rows) t.register(r.region_name, r.name, false);
+    for (const r of await storedTeamNames(db)) t.register(r.region_name, r.name, false);
     return t;
   }
 
@@ -95,7 +98,8 @@ export class TeamNames {
     const seen = new Set<string>();
     for (const [region, added] of this.added) {
       const all = [...(this.byRegion.get(region)?.values() ?? [])];
-      const loose = new Map(all.map((n) => [n, looseName(n)]));
+      // Spaces aside too: `St. Truiden` ~ `St Truiden` ~ `StTruiden`.
+      const loose = new Map(all.map((n) => [n, looseName(n).replaceAll(' ', '')]));
       for (const a of added) {
         const la = loose.get(a) as string;
         for (const b of all) {

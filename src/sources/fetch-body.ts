@@ -12,9 +12,10 @@ export interface FetchBodyOptions {
   attempts?: number;
   /** First retry delay, doubled each retry (±20 % jitter), ms. Default 1000. */
   backoffMs?: number;
-  /** A larger body is refused. Default 256 MiB. */
-  maxBytes?: number;
 }
+
+/** A larger body is refused. */
+const MAX_BYTES = 256 * 2 ** 20;
 
 export type FetchedBody =
   | { status: 'not-modified' }
@@ -74,9 +75,8 @@ async function attempt(url: string, options: FetchBodyOptions): Promise<FetchedB
     throw new Attempt('MC_ERR_SOURCE_UNREACHABLE', `HTTP ${res.status} ${res.statusText}`.trim(), retry);
   }
   const declared = Number(res.headers.get('content-length'));
-  const max = options.maxBytes ?? 256 * 2 ** 20;
-  if (Number.isFinite(declared) && declared > max)
-    throw new Attempt('MC_ERR_SOURCE_UNREACHABLE', `body of ${declared} bytes is over ${max}`, false);
+  if (Number.isFinite(declared) && declared > MAX_BYTES)
+    throw new Attempt('MC_ERR_SOURCE_UNREACHABLE', `body of ${declared} bytes is over ${MAX_BYTES}`, false);
   let body: Buffer;
   try {
     body = Buffer.from(await res.arrayBuffer());
@@ -89,7 +89,8 @@ async function attempt(url: string, options: FetchBodyOptions): Promise<FetchedB
   // Without a content coding the declared length is the body's: fewer bytes is a cut connection.
   if (!res.headers.get('content-encoding') && res.headers.has('content-length') && body.length !== declared)
     throw new Attempt('MC_ERR_SOURCE_TRUNCATED', `got ${body.length} of ${declared} bytes`, true);
-  if (body.length > max) throw new Attempt('MC_ERR_SOURCE_UNREACHABLE', `body over ${max} bytes`, false);
+  if (body.length > MAX_BYTES)
+    throw new Attempt('MC_ERR_SOURCE_UNREACHABLE', `body over ${MAX_BYTES} bytes`, false);
   return {
     status: 'ok',
     body,

@@ -21,8 +21,6 @@ export interface PollOptions {
   accept?: boolean;
   /** Timeout, retries and backoff of the fetch. */
   fetch?: Omit<FetchBodyOptions, 'etag' | 'lastModified'>;
-  /** How long a poll may hold its source before another may take it over, ms. Default 10 min. */
-  leaseMs?: number;
   /** Where the body comes from. Default {@link fetchBody} of the source's URL (the replay hands its releases in). */
   fetcher?: (
     source: SourceRecord,
@@ -246,7 +244,8 @@ export async function pollSource(
     unmatched: [],
     repredict: null,
   };
-  const source = await repo.lease(name, now, new Date(now.getTime() + (options.leaseMs ?? 600_000)));
+  // A poll holds its source for 10 minutes at most: then another may take it over.
+  const source = await repo.lease(name, now, new Date(now.getTime() + 600_000));
   if (!source) {
     if (!(await repo.get(name))) throw new MatchcastError('MC_ERR_NOT_FOUND', `no source named "${name}"`);
     return outcome;
@@ -295,7 +294,7 @@ export async function pollSource(
     const resolver = await TeamResolver.load(deps.db);
     const unmatched = resolveTeams(parsed, resolver, source.options.acceptNewTeams === true);
     await resolveKickoffs(deps, parsed);
-    const report = await ingestParsed([parsed], { db: deps.db, store: deps.store, log }, { now });
+    const report = await ingestParsed(parsed, { db: deps.db, store: deps.store, log }, { now });
     const rowsAdded = report.inserted + report.updated + report.observationsAdded;
     const warning = warningOf(report, unmatched);
     await repo.succeeded(name, now, next, {

@@ -1,20 +1,15 @@
-import type { Logger } from '../logger.js';
-import { type PollOptions, type PollOutcome, pollSource } from './poll.js';
+import { type PollOutcome, pollSource } from './poll.js';
 import { SourcesRepository } from './sources-repository.js';
 import type { SourceDeps } from './types.js';
 
 interface SourceScheduleOptions {
   deps: SourceDeps;
-  /**
-   * Runs one poll (the embedded server puts it on its one-at-a-time job lane). Default: the poll itself.
-   */
-  run?: (name: string, poll: () => Promise<PollOutcome>) => Promise<PollOutcome>;
+  /** Runs one poll (the embedded server puts it on its one-at-a-time job lane). */
+  run: (name: string, poll: () => Promise<PollOutcome>) => Promise<PollOutcome>;
   /** The poll's clock. Default the wall clock. */
   now?: () => Date;
   /** Wall-clock interval between checks for due sources, ms. Default `5000`. */
   checkMs?: number;
-  poll?: Omit<PollOptions, 'now'>;
-  log?: Logger;
 }
 
 /**
@@ -23,22 +18,23 @@ interface SourceScheduleOptions {
  * second process polling the same sources skips it). A check while the last one still runs is skipped.
  */
 export function startSourceSchedule(options: SourceScheduleOptions): { stop(): Promise<void> } {
-  const { deps, log } = options;
+  const { deps, run } = options;
   const now = options.now ?? (() => new Date());
-  const run = options.run ?? ((_name: string, poll: () => Promise<PollOutcome>) => poll());
   let running: Promise<void> | null = null;
   let stopped = false;
   const check = async () => {
     const due = await new SourcesRepository(deps.db).due(now());
     for (const name of due) {
       if (stopped) return;
-      await run(name, () => pollSource(deps, name, { ...options.poll, now: now() }));
+      await run(name, () => pollSource(deps, name, { now: now() }));
     }
   };
   const timer = setInterval(() => {
     if (running || stopped) return;
     running = check()
-      .catch((err: unknown) => log?.warn({ err: (err as Error).message }, 'sources: scheduled check failed'))
+      .catch((err: unknown) =>
+        deps.log?.warn({ err: (err as Error).message }, 'sources: scheduled check failed'),
+      )
       .finally(() => {
         running = null;
       });

@@ -2,59 +2,16 @@ import type { Queryable } from '../db/index.js';
 import { MatchcastError } from '../domain/index.js';
 import type { SourceOptions, SourceRecord, UnmatchedTeam } from './types.js';
 
-interface Row {
-  name: string;
-  url: string;
-  format: string;
-  every_ms: number | string;
-  options: SourceOptions | string;
-  created_at: Date;
-  etag: string | null;
-  last_modified: string | null;
-  body_bytes: number | string | null;
-  body_sha256: string | null;
-  header: string | null;
-  full_read_next: boolean;
-  last_polled_at: Date | null;
-  last_success_at: Date | null;
-  last_error_code: string | null;
-  last_error_message: string | null;
-  last_error_at: Date | null;
-  errors_total: number;
-  rows_added_total: number | string;
-  last_rows_added: number;
-  next_poll_at: Date;
-  unmatched: UnmatchedTeam[] | string;
-}
-
-const json = <T>(v: T | string): T => (typeof v === 'string' ? (JSON.parse(v) as T) : v);
-
-function record(r: Row): SourceRecord {
-  return {
-    name: r.name,
-    url: r.url,
-    format: r.format,
-    everyMs: Number(r.every_ms),
-    options: json(r.options),
-    createdAt: r.created_at,
-    etag: r.etag,
-    lastModified: r.last_modified,
-    bodyBytes: r.body_bytes === null ? null : Number(r.body_bytes),
-    bodySha256: r.body_sha256,
-    header: r.header,
-    fullReadNext: r.full_read_next,
-    lastPolledAt: r.last_polled_at,
-    lastSuccessAt: r.last_success_at,
-    lastErrorCode: r.last_error_code,
-    lastErrorMessage: r.last_error_message,
-    lastErrorAt: r.last_error_at,
-    errorsTotal: Number(r.errors_total),
-    rowsAddedTotal: Number(r.rows_added_total),
-    lastRowsAdded: Number(r.last_rows_added),
-    nextPollAt: r.next_poll_at,
-    unmatched: json(r.unmatched),
-  };
-}
+/**
+ * The columns of a {@link SourceRecord} under its names: both database adapters return bigints as
+ * numbers, timestamps as Dates and jsonb parsed.
+ */
+const RECORD = `name, url, format, every_ms AS "everyMs", options, created_at AS "createdAt", etag,
+  last_modified AS "lastModified", body_bytes AS "bodyBytes", body_sha256 AS "bodySha256", header,
+  full_read_next AS "fullReadNext", last_polled_at AS "lastPolledAt", last_success_at AS "lastSuccessAt",
+  last_error_code AS "lastErrorCode", last_error_message AS "lastErrorMessage", last_error_at AS "lastErrorAt",
+  errors_total AS "errorsTotal", rows_added_total AS "rowsAddedTotal", last_rows_added AS "lastRowsAdded",
+  next_poll_at AS "nextPollAt", unmatched`;
 
 /** What a good poll leaves on its source. */
 export interface PollSuccess {
@@ -94,12 +51,12 @@ export class SourcesRepository {
   }
 
   async list(options: Parameters<Queryable['query']>[2] = {}): Promise<SourceRecord[]> {
-    return (await this.db.query<Row>('SELECT * FROM sources ORDER BY name', [], options)).map(record);
+    return this.db.query<SourceRecord>(`SELECT ${RECORD} FROM sources ORDER BY name`, [], options);
   }
 
   async get(name: string): Promise<SourceRecord | null> {
-    const [r] = await this.db.query<Row>('SELECT * FROM sources WHERE name = $1', [name]);
-    return r ? record(r) : null;
+    const [r] = await this.db.query<SourceRecord>(`SELECT ${RECORD} FROM sources WHERE name = $1`, [name]);
+    return r ?? null;
   }
 
   /** Names of the sources due at `now`, soonest first. */
@@ -117,12 +74,12 @@ export class SourcesRepository {
    * polls it); null when another poll holds it.
    */
   async lease(name: string, now: Date, until: Date): Promise<SourceRecord | null> {
-    const [r] = await this.db.query<Row>(
+    const [r] = await this.db.query<SourceRecord>(
       `UPDATE sources SET lease_until = $3 WHERE name = $1 AND (lease_until IS NULL OR lease_until < $2)
-       RETURNING *`,
+       RETURNING ${RECORD}`,
       [name, now, until],
     );
-    return r ? record(r) : null;
+    return r ?? null;
   }
 
   async succeeded(name: string, at: Date, next: Date, s: PollSuccess): Promise<void> {

@@ -1,14 +1,6 @@
 import type { Queryable } from '../db/index.js';
 import { MatchcastError } from '../domain/index.js';
-import { foldName } from '../ingest/index.js';
-
-/** Letters and digits only, no accents: `St. Étienne` → `stetienne`. */
-function loose(name: string): string {
-  return foldName(name)
-    .normalize('NFD')
-    .replace(/\p{M}/gu, '')
-    .replace(/[^\p{L}\p{N} ]/gu, '');
-}
+import { foldName, looseName, storedTeamNames } from '../ingest/index.js';
 
 function bigrams(s: string): Map<string, number> {
   const out = new Map<string, number>();
@@ -41,8 +33,8 @@ const EXPAND: Record<string, string> = { utd: 'united', man: 'manchester', st: '
  * shorter name's words that begin a word of the other (`Man United` ~ `Manchester United`).
  */
 function similarity(a: string, b: string): number {
-  const la = loose(a);
-  const lb = loose(b);
+  const la = looseName(a);
+  const lb = looseName(b);
   if (la === lb) return 1;
   const words = (s: string) =>
     s
@@ -66,12 +58,7 @@ export class TeamResolver {
 
   static async load(db: Queryable): Promise<TeamResolver> {
     const r = new TeamResolver();
-    const teams = await db.query<{ region_name: string; name: string }>(
-      `SELECT DISTINCT region_name, home_team_name AS name FROM matches
-       UNION SELECT DISTINCT region_name, away_team_name FROM matches`,
-    );
-    teams.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const t of teams) r.add(t.region_name, t.name, t.name);
+    for (const t of await storedTeamNames(db)) r.add(t.region_name, t.name, t.name);
     const aliases = await db.query<{ region_name: string; alias: string; team_name: string }>(
       'SELECT region_name, alias, team_name FROM team_aliases ORDER BY region_name, alias',
     );

@@ -4,7 +4,7 @@ import { pickGoalsOdds, roiMarketsCsv, twoWayCandidate } from '../../src/analyti
 import { runGoalsSimulateStage } from '../../src/analytics/index.js';
 import { simulateBets } from '../../src/analytics/simulation.js';
 import { KEYS, type OddsRecord } from '../../src/domain/index.js';
-import { ODDS_COLUMNS } from '../../src/ingest/odds-file.js';
+import { ODDS_COLUMNS } from '../../src/ingest/odds-columns.js';
 import { MARKETS_COLUMNS, type MarketsRow } from '../../src/model/index.js';
 import { writeParquet } from '../../src/storage/index.js';
 import { publishArtifacts } from '../helpers/served.js';

@@ -1,5 +1,5 @@
 import { FIELD_LIMITS, MatchcastError, type OddsMarket, oddsImplausibility } from '../../domain/index.js';
-import type { ParsedFile, ParsedOddsRow, PriceSet } from '../../ingest/index.js';
+import { emptyParsedFile, type ParsedFile, type ParsedOddsRow, type PriceSet } from '../../ingest/index.js';
 import type { SourceKind, SourceOptions } from '../types.js';
 
 /** `sport_key`s of the common odds APIs → region and tournament as the results files name them. */
@@ -201,15 +201,7 @@ export const oddsApiJson: SourceKind = {
         'MC_ERR_SOURCE_LAYOUT_CHANGED',
         `${ctx.file}: expected an array of events (or { "data": [...] })`,
       );
-    const out: ParsedFile = {
-      file: ctx.file,
-      format: 'odds-only',
-      rowsRead: events.length,
-      matches: [],
-      oddsRows: [],
-      skipped: [],
-      oddsRejected: [],
-    };
+    const out = { ...emptyParsedFile(ctx.file, 'odds-only'), rowsRead: events.length };
     events.forEach((e, i) => {
       if (e === null || typeof e !== 'object')
         out.skipped.push({
