@@ -35,7 +35,6 @@ interface InProcessQueueOptions {
 const RESTART_DELAY_MS = 5000;
 
 interface JobRecord {
-  id: string;
   name: TaskName;
   payload: unknown;
   state: 'waiting' | 'active' | 'completed' | 'failed';
@@ -47,7 +46,6 @@ interface JobRecord {
 }
 
 interface ThreadSlot {
-  index: number;
   name: string;
   worker: Worker | null;
   ready: boolean;
@@ -77,7 +75,6 @@ export function createInProcessQueue(config: Config, options: InProcessQueueOpti
   let closed = false;
 
   const slots: ThreadSlot[] = Array.from({ length: config.embeddedWorkerThreads }, (_, index) => ({
-    index,
     name: `embedded-${index + 1}@${hostname()}:${process.pid}`,
     worker: null,
     ready: false,
@@ -212,7 +209,6 @@ export function createInProcessQueue(config: Config, options: InProcessQueueOpti
       const id = randomUUID();
       const expiresAt = submitOptions.expiresAt;
       jobs.set(id, {
-        id,
         name,
         payload: expiresAt === undefined ? payload : { ...payload, expires_at: expiresAt },
         state: 'waiting',
