@@ -5,12 +5,6 @@ import type { Database, Queryable, QueryOptions } from './database.js';
 /** A match to upsert: everything but the ids, which the database assigns and keeps. */
 export type MatchUpsert = Omit<Match, 'id' | 'regionId'>;
 
-/** Options of {@link MatchesRepository.upsertMatches}. */
-export interface UpsertOptions {
-  /** Let a row change or erase the result of a FINISHED match. Default `false`: finished matches are kept. */
-  force?: boolean;
-}
-
 /** What {@link MatchesRepository.upsertMatches} did. */
 export interface UpsertResult {
   inserted: number;
@@ -141,8 +135,12 @@ export class MatchesRepository {
    * Inserts new matches and updates changed ones, keyed on the natural key (region, tournament,
    * start time, home, away) so a match keeps its id across re-ingests. Idempotent: upserting the
    * same rows again reports them all `unchanged`. Within one call the last row of a key wins.
+   * `force` lets a row change or erase the result of a FINISHED match (kept by default).
    */
-  async upsertMatches(rows: readonly MatchUpsert[], options: UpsertOptions = {}): Promise<UpsertResult> {
+  async upsertMatches(
+    rows: readonly MatchUpsert[],
+    options: { force?: boolean } = {},
+  ): Promise<UpsertResult> {
     if (rows.length === 0) return { inserted: 0, updated: 0, unchanged: 0, ids: [], changed: [] };
     const db = this.db;
     if (isDatabase(db))
@@ -220,7 +218,7 @@ export class MatchesRepository {
    * compares them with a file's rows to list result conflicts before upserting.
    */
   finishedByKeys(keys: readonly MatchKey[]): Promise<Map<number, Match>> {
-    return this.matchesByKeys(keys, true);
+    return this.byKeys(keys, true);
   }
 
   /** Matches by id (kick-off included), for odds-only rows that name a match by id. */
@@ -235,11 +233,7 @@ export class MatchesRepository {
   }
 
   /** Matches by natural key, as a map from input index to match (odds-only rows that name a match by key). */
-  byKeys(keys: readonly MatchKey[]): Promise<Map<number, Match>> {
-    return this.matchesByKeys(keys, false);
-  }
-
-  private async matchesByKeys(keys: readonly MatchKey[], finishedOnly: boolean): Promise<Map<number, Match>> {
+  async byKeys(keys: readonly MatchKey[], finishedOnly = false): Promise<Map<number, Match>> {
     const out = new Map<number, Match>();
     const intern = interner();
     for (let start = 0; start < keys.length; start += this.batchSize) {
