@@ -61,7 +61,7 @@ function ready(thread: Worker): Promise<void> {
  * that initdb touches leave with that process instead of lingering in the server's.
  */
 function createDatabase(dbDir: string): Promise<void> {
-  const child = forkModule(siblingModule(import.meta.url, './embedded-create-child'), {
+  const child = forkModule(siblingModule(import.meta.url, './embedded-host-thread'), {
     args: [dbDir],
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
