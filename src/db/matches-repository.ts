@@ -277,10 +277,9 @@ export class MatchesRepository {
    * `options.timeoutMs` bounds the call (requests pass `config.dbTimeoutMs`).
    */
   async listLivescores(q: LivescoresQuery, options?: QueryOptions): Promise<Livescore[]> {
-    const from = new Date(Date.UTC(q.year, q.month === undefined ? 0 : q.month - 1, 1));
-    const to = new Date(
-      Date.UTC(q.month === undefined ? q.year + 1 : q.year, q.month === undefined ? 0 : q.month, 1),
-    );
+    // Date.UTC carries month 12 into January of the next year.
+    const from = new Date(Date.UTC(q.year, (q.month ?? 1) - 1, 1));
+    const to = new Date(Date.UTC(q.year, q.month ?? 12, 1));
     const rows = await this.db.query<MatchDbRow>(
       `SELECT ${MATCH_COLUMNS} FROM matches
        WHERE start_time_utc >= $1 AND start_time_utc < $2
