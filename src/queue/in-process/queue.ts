@@ -87,7 +87,6 @@ export function createInProcessQueue(config: Config, options: InProcessQueueOpti
     const data: Omit<ThreadData, 'entry' | 'tsxApi'> = {
       config: JSON.parse(JSON.stringify(config)),
       workerName: slot.name,
-      concurrency,
     };
     const worker = startModuleThread(entry, data);
     slot.worker = worker;

@@ -25,6 +25,4 @@ export interface ThreadData {
   tsxApi: string | null;
   /** Name of this thread as a worker: `embedded-<n>@<host>:<pid>`. */
   workerName: string;
-  /** Tasks the thread runs at once. */
-  concurrency: number;
 }
