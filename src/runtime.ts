@@ -18,12 +18,7 @@ import { createTaskQueue } from './queue/index.js';
 import { createRegistry } from './registry/index.js';
 import { createServingViews } from './serving/index.js';
 import { createObjectStore } from './storage/index.js';
-import {
-  createDefaultWorkerDeps,
-  type RunningWorker,
-  startWorker,
-  WORKER_THREAD_ENTRY,
-} from './worker/index.js';
+import { createDefaultWorkerDeps, type RunningWorker, startWorker } from './worker/index.js';
 
 /** What a process runs: the API alone (`serve`), or everything in one process (`start`). */
 export type Role = 'api' | 'embedded';
@@ -92,7 +87,7 @@ export async function openRuntime(
       log.warn({ err: err instanceof Error ? err.message : String(err) }, 'metadata import failed'),
     );
   }
-  const queue = createTaskQueue(config, { log, threadEntry: WORKER_THREAD_ENTRY });
+  const queue = createTaskQueue(config, { log });
   const cache = createPredictionCache(config, log);
   const registry = createRegistry({ db, store }, config);
   // Built views outlive the process: a restart serves without building them again.

@@ -2,20 +2,16 @@ import { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import type { PredictionCache } from './prediction-cache.js';
 
-interface RedisCacheOptions {
-  /** Prefix of every key (test isolation). Default empty. */
-  keyPrefix?: string;
-}
-
 /**
  * Redis-backed prediction cache. The cache is an optimisation (spec §3.3): with
  * `enableOfflineQueue: false` a command on a down connection fails at once instead of queueing, every
- * call is bounded by a timeout, and every failure is swallowed (get → miss, set → no-op).
+ * call is bounded by a timeout, and every failure is swallowed (get → miss, set → no-op). `keyPrefix`
+ * isolates tests.
  */
 export function createRedisCache(
   url: string,
   log?: Logger,
-  options: RedisCacheOptions = {},
+  options: { keyPrefix?: string } = {},
 ): PredictionCache {
   const redis = new Redis(url, {
     enableOfflineQueue: false,

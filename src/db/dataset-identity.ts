@@ -13,11 +13,6 @@ export type DatasetKind = 'synthetic' | 'files';
 export class DatasetIdentity {
   constructor(private readonly db: Queryable) {}
 
-  async kind(): Promise<DatasetKind | null> {
-    const rows = await this.db.query<{ kind: DatasetKind }>('SELECT kind FROM dataset_identity');
-    return rows[0]?.kind ?? null;
-  }
-
   /** Claims `kind` when nothing is claimed; MC_ERR_DATASET_MISMATCH when the database holds the other. */
   async claim(kind: DatasetKind, source: string): Promise<void> {
     await this.db.query(

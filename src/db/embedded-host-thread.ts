@@ -1,33 +1,47 @@
-// The thread that owns the embedded database of `matchcast start`: PGlite on the data folder, served
-// to every connection of this process, its worker threads and other commands through a Unix socket,
-// so that PGlite's work never runs on the serving event loop.
+// The embedded database of `matchcast start`, run two ways by embedded-host.ts. In a child process
+// it creates the database in the folder its first argument names (initdb) and exits, so that the
+// ~350 MB initdb touches leave with that process. On a thread it owns the database: PGlite on the
+// data folder, served to every connection of this process, its worker threads and other commands
+// through a Unix socket, so that PGlite's work never runs on the serving event loop.
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
-import { EMBEDDED_START_PARAMS } from './embedded-params.js';
+// After PGlite's own settings: the default 128 MB of shared buffers are touched at start and stay
+// resident; the data of a start (tens of MB) needs a fraction of them: 32 MB hold ~100 MB less.
+const open = (dataDir: string) =>
+  PGlite.create(dataDir, { startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'] });
 
-const { dataDir, socketPath, maxConnections } = workerData as {
-  dataDir: string;
-  socketPath: string;
-  maxConnections: number;
-};
-
-try {
-  const db = await PGlite.create(dataDir, {
-    startParams: [...PGlite.defaultStartParams, ...EMBEDDED_START_PARAMS],
-  });
-  const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections });
-  await server.start();
-  parentPort!.on('message', async (msg: { t: string }) => {
-    if (msg.t !== 'stop') return;
-    await server.stop().catch(() => undefined);
-    await db.close().catch(() => undefined);
-    parentPort!.postMessage({ t: 'stopped' });
+const port = parentPort;
+if (!port) {
+  try {
+    await (await open(process.argv[2]!)).close();
     process.exit(0);
-  });
-  parentPort!.postMessage({ t: 'ready' });
-} catch (err) {
-  parentPort!.postMessage({ t: 'init-error', message: err instanceof Error ? err.message : String(err) });
-  process.exit(1);
+  } catch (err) {
+    // PGlite's file-system errors carry a name and an errno, not a message.
+    const e = err as { message?: string; name?: string; errno?: number } | undefined;
+    process.stderr.write(e?.message || `${e?.name ?? 'error'} ${e?.errno ?? ''}`.trim());
+    process.exit(1);
+  }
+} else {
+  const { dataDir, socketPath, maxConnections } = workerData as {
+    dataDir: string;
+    socketPath: string;
+    maxConnections: number;
+  };
+  try {
+    const db = await open(dataDir);
+    const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections });
+    await server.start();
+    port.on('message', async (msg: { t: string }) => {
+      if (msg.t !== 'stop') return;
+      await server.stop().catch(() => undefined);
+      await db.close().catch(() => undefined);
+      process.exit(0);
+    });
+    port.postMessage({ t: 'ready' });
+  } catch (err) {
+    port.postMessage({ t: 'init-error', message: err instanceof Error ? err.message : String(err) });
+    process.exit(1);
+  }
 }

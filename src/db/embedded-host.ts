@@ -26,7 +26,7 @@ export function embeddedUrl(socketDir: string): string {
 }
 
 /** True when a process answers on the socket of the embedded database in `dbDir`. */
-export async function embeddedServerAnswers(dbDir: string, timeoutMs = 1000): Promise<boolean> {
+export async function embeddedServerAnswers(dbDir: string): Promise<boolean> {
   const socketPath = path.join(embeddedSocketDir(dbDir), `.s.PGSQL.${SOCKET_PORT}`);
   if (!existsSync(socketPath)) return false;
   return new Promise((resolve) => {
@@ -35,7 +35,7 @@ export async function embeddedServerAnswers(dbDir: string, timeoutMs = 1000): Pr
       socket.destroy();
       resolve(ok);
     };
-    socket.setTimeout(timeoutMs, () => done(false));
+    socket.setTimeout(1000, () => done(false));
     socket.once('connect', () => done(true));
     socket.once('error', () => done(false));
   });
@@ -61,7 +61,7 @@ function ready(thread: Worker): Promise<void> {
  * that initdb touches leave with that process instead of lingering in the server's.
  */
 function createDatabase(dbDir: string): Promise<void> {
-  const child = forkModule(siblingModule(import.meta.url, './embedded-create-child'), {
+  const child = forkModule(siblingModule(import.meta.url, './embedded-host-thread'), {
     args: [dbDir],
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
@@ -92,10 +92,7 @@ export interface EmbeddedHost {
  * whole). Takes the folder's lock for this process; MC_ERR_DATABASE_UNAVAILABLE when another
  * process holds it.
  */
-export async function hostEmbeddedDatabase(
-  dbDir: string,
-  options: { maxConnections?: number } = {},
-): Promise<EmbeddedHost> {
+export async function hostEmbeddedDatabase(dbDir: string): Promise<EmbeddedHost> {
   mkdirSync(path.dirname(dbDir), { recursive: true });
   const unlock = acquireLock(dbDir);
   const socketDir = embeddedSocketDir(dbDir);
@@ -114,7 +111,7 @@ export async function hostEmbeddedDatabase(
     thread = startModuleThread(siblingModule(import.meta.url, './embedded-host-thread'), {
       dataDir: dbDir,
       socketPath,
-      maxConnections: options.maxConnections ?? 64,
+      maxConnections: 64,
     });
     await ready(thread);
   } catch (err) {

@@ -5,12 +5,6 @@ import type { Database, Queryable, QueryOptions } from './database.js';
 /** A match to upsert: everything but the ids, which the database assigns and keeps. */
 export type MatchUpsert = Omit<Match, 'id' | 'regionId'>;
 
-/** Options of {@link MatchesRepository.upsertMatches}. */
-export interface UpsertOptions {
-  /** Let a row change or erase the result of a FINISHED match. Default `false`: finished matches are kept. */
-  force?: boolean;
-}
-
 /** What {@link MatchesRepository.upsertMatches} did. */
 export interface UpsertResult {
   inserted: number;
@@ -141,8 +135,12 @@ export class MatchesRepository {
    * Inserts new matches and updates changed ones, keyed on the natural key (region, tournament,
    * start time, home, away) so a match keeps its id across re-ingests. Idempotent: upserting the
    * same rows again reports them all `unchanged`. Within one call the last row of a key wins.
+   * `force` lets a row change or erase the result of a FINISHED match (kept by default).
    */
-  async upsertMatches(rows: readonly MatchUpsert[], options: UpsertOptions = {}): Promise<UpsertResult> {
+  async upsertMatches(
+    rows: readonly MatchUpsert[],
+    options: { force?: boolean } = {},
+  ): Promise<UpsertResult> {
     if (rows.length === 0) return { inserted: 0, updated: 0, unchanged: 0, ids: [], changed: [] };
     const db = this.db;
     if (isDatabase(db))
@@ -220,7 +218,7 @@ export class MatchesRepository {
    * compares them with a file's rows to list result conflicts before upserting.
    */
   finishedByKeys(keys: readonly MatchKey[]): Promise<Map<number, Match>> {
-    return this.matchesByKeys(keys, true);
+    return this.byKeys(keys, true);
   }
 
   /** Matches by id (kick-off included), for odds-only rows that name a match by id. */
@@ -235,11 +233,7 @@ export class MatchesRepository {
   }
 
   /** Matches by natural key, as a map from input index to match (odds-only rows that name a match by key). */
-  byKeys(keys: readonly MatchKey[]): Promise<Map<number, Match>> {
-    return this.matchesByKeys(keys, false);
-  }
-
-  private async matchesByKeys(keys: readonly MatchKey[], finishedOnly: boolean): Promise<Map<number, Match>> {
+  async byKeys(keys: readonly MatchKey[], finishedOnly = false): Promise<Map<number, Match>> {
     const out = new Map<number, Match>();
     const intern = interner();
     for (let start = 0; start < keys.length; start += this.batchSize) {
@@ -283,10 +277,9 @@ export class MatchesRepository {
    * `options.timeoutMs` bounds the call (requests pass `config.dbTimeoutMs`).
    */
   async listLivescores(q: LivescoresQuery, options?: QueryOptions): Promise<Livescore[]> {
-    const from = new Date(Date.UTC(q.year, q.month === undefined ? 0 : q.month - 1, 1));
-    const to = new Date(
-      Date.UTC(q.month === undefined ? q.year + 1 : q.year, q.month === undefined ? 0 : q.month, 1),
-    );
+    // Date.UTC carries month 12 into January of the next year.
+    const from = new Date(Date.UTC(q.year, (q.month ?? 1) - 1, 1));
+    const to = new Date(Date.UTC(q.year, q.month ?? 12, 1));
     const rows = await this.db.query<MatchDbRow>(
       `SELECT ${MATCH_COLUMNS} FROM matches
        WHERE start_time_utc >= $1 AND start_time_utc < $2

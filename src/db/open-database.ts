@@ -40,7 +40,7 @@ export async function openDatabase(config: Config, options: OpenDatabaseOptions 
   }
   // PGlite (a WASM Postgres) is loaded only when used: a process on PostgreSQL never pays for it.
   const openPglite = async (dataDir: string | undefined) =>
-    (await import('./pglite-database.js')).openPgliteDatabase({ dataDir, schema });
+    (await import('./pglite-database.js')).openPgliteDatabase(dataDir, schema);
   if (options.memory) return openPglite(undefined);
   let connectionString = config.databaseUrl;
   if (connectionString === undefined) {

@@ -6,14 +6,6 @@ import { acquireLock } from './embedded-lock.js';
 import { mapDatabaseError, withDatabaseTimeout } from './errors.js';
 import { applyMigrations } from './migrations.js';
 
-/** Options of {@link openPgliteDatabase}. */
-export interface PgliteOptions {
-  /** Folder of the database files; undefined = in memory. */
-  dataDir: string | undefined;
-  /** Schema to work in (created when missing). */
-  schema: string;
-}
-
 class PgliteDatabase implements Database {
   readonly kind = 'pglite' as const;
 
@@ -62,22 +54,23 @@ class PgliteDatabase implements Database {
   }
 }
 
-/** Opens (creating when missing) an embedded PGlite database, sets its schema, and migrates it. */
-export async function openPgliteDatabase(options: PgliteOptions): Promise<Database> {
+/**
+ * Opens (creating when missing) an embedded PGlite database in `dataDir` (undefined: in memory), sets
+ * its schema (created when missing), and migrates it.
+ */
+export async function openPgliteDatabase(dataDir: string | undefined, schema: string): Promise<Database> {
   let unlock = () => {};
-  if (options.dataDir !== undefined) {
-    mkdirSync(path.dirname(options.dataDir), { recursive: true });
-    unlock = acquireLock(options.dataDir);
+  if (dataDir !== undefined) {
+    mkdirSync(path.dirname(dataDir), { recursive: true });
+    unlock = acquireLock(dataDir);
   }
   let pg: PGlite | undefined;
   try {
-    pg = await PGlite.create(options.dataDir);
-    if (options.schema !== 'public') {
-      await pg.exec(
-        `CREATE SCHEMA IF NOT EXISTS "${options.schema}"; SET search_path TO "${options.schema}"`,
-      );
+    pg = await PGlite.create(dataDir);
+    if (schema !== 'public') {
+      await pg.exec(`CREATE SCHEMA IF NOT EXISTS "${schema}"; SET search_path TO "${schema}"`);
     }
-    const db = new PgliteDatabase(pg, options.schema, unlock);
+    const db = new PgliteDatabase(pg, schema, unlock);
     await applyMigrations(db);
     return db;
   } catch (err) {

@@ -81,9 +81,7 @@ class PostgresDatabase implements Database {
         throw new MatchcastError(
           'MC_ERR_DATABASE_UNAVAILABLE',
           'Database schema is missing and could not be created',
-          {
-            cause: migrateErr,
-          },
+          { cause: migrateErr },
         );
       }
       return fn();

@@ -7,7 +7,7 @@ export { type SchedulerRepeat, startPipelineScheduler } from './bullmq/scheduler
 export { startSourceScheduler } from './bullmq/source-scheduler.js';
 export { createTaskQueue } from './create-task-queue.js';
 export { failThread, serveThread, threadData } from './in-process/thread-runner.js';
-export type { ResultStoreUsage, TaskName, TaskOutcome, TaskQueue } from './task-queue.js';
+export type { ResultStoreUsage, TaskName, TaskOutcome, TaskQueue, TaskRunner } from './task-queue.js';
 export type {
   ModelInfoResult,
   PredictMarketsResult,

@@ -34,9 +34,9 @@ export function expiredFailure(expiresAt: number): TaskFailure {
 }
 
 /** True when a task payload carries an `expires_at` that has passed. */
-export function isExpiredPayload(payload: unknown, now = Date.now()): number | undefined {
+export function isExpiredPayload(payload: unknown): number | undefined {
   const at = (payload as { expires_at?: unknown } | null | undefined)?.expires_at;
-  return typeof at === 'number' && now > at ? at : undefined;
+  return typeof at === 'number' && Date.now() > at ? at : undefined;
 }
 
 /** Errors a retry cannot fix: the worker marks them so the queue does not run the task again. */

@@ -16,6 +16,19 @@ export type TaskState = TaskStatus['state'];
 // The shapes `/monitoring/task_status` and `/monitoring/celery/workers` answer with.
 export type { TaskStatus, WorkerInfo };
 
+const STATUS_OF = {
+  waiting: 'pending',
+  unknown: 'pending',
+  active: 'STARTED',
+  completed: 'SUCCESS',
+  failed: 'FAILURE',
+} as const;
+
+/** The task_status answer for a task in `state`; `result` is its value or failure once finished. */
+export function taskStatus(taskId: string, state: TaskState, result: unknown = null): TaskStatus {
+  return { task_id: taskId, status: STATUS_OF[state], result, state };
+}
+
 /** Options of {@link TaskQueue.submit}. */
 export interface SubmitOptions {
   /**

@@ -55,11 +55,6 @@ export class TaskWaiters {
     return this.submitted.size + this.early.size;
   }
 
-  /** Whether this process submitted the task and is still tracking it. */
-  isTracked(taskId: string): boolean {
-    return this.submitted.has(taskId) || this.early.has(taskId);
-  }
-
   settle(taskId: string, outcome: TaskOutcome): void {
     const tracked = this.submitted.get(taskId);
     if (tracked) {

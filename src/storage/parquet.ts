@@ -104,7 +104,7 @@ export function writeParquet(
   rows: readonly ParquetRow[],
   options: WriteParquetOptions = {},
 ): Buffer {
-  return write(columns, rows.length, (c) => (i) => rows[i]?.[c.name], options);
+  return writeParquetColumns(columns, rows.length, (name) => (i) => rows[i]?.[name], options);
 }
 
 /**
@@ -117,15 +117,6 @@ export function writeParquetColumns(
   rows: number,
   cell: (name: string) => (i: number) => unknown,
   options: WriteParquetOptions = {},
-): Buffer {
-  return write(columns, rows, (c) => cell(c.name), options);
-}
-
-function write(
-  columns: readonly ParquetColumn[],
-  n: number,
-  cell: (c: ParquetColumn) => (i: number) => unknown,
-  options: WriteParquetOptions,
 ): Buffer {
   const names = new Set<string>();
   for (const c of columns) {
@@ -140,7 +131,7 @@ function write(
   parquetWrite({
     writer,
     schema,
-    columnData: columns.map((c) => ({ name: c.name, data: columnData(c, n, cell(c)) as never })),
+    columnData: columns.map((c) => ({ name: c.name, data: columnData(c, rows, cell(c.name)) as never })),
     rowGroupSize: options.rowGroupSize ?? 100_000,
     kvMetadata: Object.entries(options.metadata ?? {}).map(([key, value]) => ({ key, value })),
     createdBy: 'matchcast',

@@ -29,11 +29,6 @@ interface VerifySignedUrlOptions {
   now?: Date;
 }
 
-/** The path segment of a key in a URL: each segment percent-encoded, `/` kept. */
-function encodeKeyPath(key: string): string {
-  return key.split('/').map(encodeURIComponent).join('/');
-}
-
 function mac(secret: string, bucket: string, key: string, expires: number): Buffer {
   // Neither a bucket nor a valid key can hold a newline, so the message is unambiguous.
   return createHmac('sha256', secret).update(`matchcast-url-v1\n${bucket}\n${key}\n${expires}`).digest();
@@ -54,7 +49,9 @@ export function signObjectUrl(options: SignObjectUrlOptions): string {
   const now = (options.now ?? new Date()).getTime();
   const expires = Math.floor(now / 1000) + Math.ceil(options.ttlSeconds);
   const signature = mac(secret, bucket, key, expires).toString('hex');
-  return `${baseUrl.replace(/\/+$/, '')}/files/${bucket}/${encodeKeyPath(key)}?expires=${expires}&signature=${signature}`;
+  // Each segment of the key percent-encoded, `/` kept.
+  const keyPath = key.split('/').map(encodeURIComponent).join('/');
+  return `${baseUrl.replace(/\/+$/, '')}/files/${bucket}/${keyPath}?expires=${expires}&signature=${signature}`;
 }
 
 /** Why a signed link was refused; callers must not reveal it to the client. */

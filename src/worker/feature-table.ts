@@ -22,11 +22,6 @@ export interface FeatureSnapshot {
   backtest: Map<number, BacktestEntry>;
 }
 
-interface Table extends FeatureSnapshot {
-  /** Sequence number of the pointer the snapshot was read through (null: no run published). */
-  pointerSeq: number | null;
-}
-
 function parseBacktest(rows: Record<string, unknown>[]): Map<number, BacktestEntry> {
   const out = new Map<number, BacktestEntry>();
   for (const r of rows) {
@@ -52,8 +47,8 @@ const MISS_RECHECK_MS = 250;
  * published hash included) keeps the old snapshot.
  */
 export class FeatureTable {
-  private table: Table | null = null;
-  private loading: Promise<Table> | null = null;
+  private table: FeatureSnapshot | null = null;
+  private loading: Promise<FeatureSnapshot> | null = null;
   private checking: Promise<void> | null = null;
   private checkedAt = 0;
 
@@ -92,14 +87,14 @@ export class FeatureTable {
     return this.table;
   }
 
-  private load(): Promise<Table> {
+  private load(): Promise<FeatureSnapshot> {
     this.loading ??= this.read().finally(() => {
       this.loading = null;
     });
     return this.loading;
   }
 
-  private async read(): Promise<Table> {
+  private async read(): Promise<FeatureSnapshot> {
     this.checkedAt = Date.now();
     const pointer = await readPublished(this.db);
     return pointer
@@ -110,11 +105,10 @@ export class FeatureTable {
           published: null,
           rows: new Map(),
           backtest: new Map(),
-          pointerSeq: null,
         };
   }
 
-  private async readRun(pointer: PublishedRun): Promise<Table> {
+  private async readRun(pointer: PublishedRun): Promise<FeatureSnapshot> {
     const fRef = pointer.artifacts.features;
     const bRef = pointer.artifacts.backtest;
     const [fObj, bObj] = await Promise.all([
@@ -138,7 +132,6 @@ export class FeatureTable {
       published: pointer,
       rows,
       backtest,
-      pointerSeq: pointer.seq,
     };
   }
 
@@ -148,7 +141,7 @@ export class FeatureTable {
     this.checkedAt = Date.now();
     this.checking = (async () => {
       const seq = await publishedSeq(this.db);
-      if (seq === (this.table?.pointerSeq ?? null)) return;
+      if (seq === (this.table?.published?.seq ?? null)) return;
       if (seq === null) return; // the pointer vanished: keep the last published set
       this.table = await this.load();
       this.onReload?.(this.table);

@@ -12,7 +12,7 @@ import type {
   ModelInfoResult,
   PredictMarketsResult,
   PredictMatchResult,
-  TaskName,
+  TaskRunner,
   WorkerModelMeta,
 } from '../queue/index.js';
 import { matchMarkets } from '../serving/index.js';
@@ -22,16 +22,11 @@ import { ModelSlots } from './model-slots.js';
 import type { LoadedModel, WorkerDeps, WorkerRuntimeOptions } from './types.js';
 
 /** The task handlers of a worker process (or thread), with their loaded state. */
-export interface WorkerRuntime {
-  run(name: TaskName, payload: unknown): Promise<PredictMatchResult | ModelInfoResult | PredictMarketsResult>;
+interface WorkerRuntime extends TaskRunner {
   predictMatch(payload: unknown): Promise<PredictMatchResult>;
   /** `predict_markets`: the goals champion's markets of one match, point-in-time. */
   predictMarkets(payload: unknown): Promise<PredictMarketsResult>;
   modelInfo(payload: unknown): Promise<ModelInfoResult>;
-  /** Throws a clear error when the registry cannot be read (a new worker must not start blind). */
-  checkRegistry(): Promise<void>;
-  /** Models loaded now, by stage. */
-  loadedModels(): Record<string, { version: string; run_id: string }>;
 }
 
 function stageOf(payload: Record<string, unknown>): ServableStage {
@@ -127,15 +122,13 @@ export function createWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOpti
   // An unassigned stage reaches a worker only from an API that could not read the registry: 400 as
   // that API would answer (spec §7).
   const models = new ModelSlots(deps.registry, deps.loadPredictor, refreshMs, deps.log, 'MC_ERR_BAD_STAGE');
-  const fallbackModels = deps.fallbackRegistry
-    ? new ModelSlots(
-        deps.fallbackRegistry,
-        deps.loadPredictor,
-        refreshMs,
-        deps.log,
-        'MC_ERR_MODEL_UNAVAILABLE',
-      )
-    : null;
+  const fallbackModels = new ModelSlots(
+    deps.fallbackRegistry,
+    deps.loadPredictor,
+    refreshMs,
+    deps.log,
+    'MC_ERR_MODEL_UNAVAILABLE',
+  );
   /**
    * The market-free fallback for a row without odds predicted at or after the
    * fallback's training cut-off; null when there is none (no fallback registered: the stage's model
@@ -145,7 +138,7 @@ export function createWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOpti
     row: Record<string, unknown>,
     snap: FeatureSnapshot,
   ): Promise<LoadedModel | null> {
-    if (!fallbackModels || !hasNoOdds(row)) return null;
+    if (!hasNoOdds(row)) return null;
     let fb: LoadedModel;
     try {
       fb = await fallbackModels.get('champion');
@@ -175,16 +168,13 @@ export function createWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOpti
       if (goalsRating) goalsTable.get(snap, goalsRating).catch(() => undefined);
     },
   );
-  const goalsModels =
-    deps.goalsRegistry && deps.loadGoalsModel
-      ? new ModelSlots<GoalsModel>(
-          deps.goalsRegistry,
-          deps.loadGoalsModel,
-          refreshMs,
-          deps.log,
-          'MC_ERR_GOALS_MODEL_UNAVAILABLE',
-        )
-      : null;
+  const goalsModels = new ModelSlots<GoalsModel>(
+    deps.goalsRegistry,
+    deps.loadGoalsModel,
+    refreshMs,
+    deps.log,
+    'MC_ERR_GOALS_MODEL_UNAVAILABLE',
+  );
 
   const runtime: WorkerRuntime = {
     async predictMatch(payload) {
@@ -239,9 +229,6 @@ export function createWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOpti
     },
     async predictMarkets(payload) {
       const { matchId, runId } = matchPayload(payload);
-      if (!goalsModels) {
-        throw new MatchcastError('MC_ERR_GOALS_MODEL_UNAVAILABLE', 'This worker has no goals-model registry');
-      }
       const [model, { snap, row }] = await Promise.all([
         goalsModels.get('champion', runId),
         features.lookup(matchId),

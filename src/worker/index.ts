@@ -4,12 +4,3 @@ export type { RunningWorker } from '../queue/index.js';
 export { createDefaultWorkerDeps } from './default-deps.js';
 export { createWorkerRuntime } from './handlers.js';
 export { startWorker } from './start-worker.js';
-
-/**
- * The module the embedded queue runs in each worker thread (pass as `threadEntry` to createTaskQueue):
- * `thread-entry.js` beside this file when running compiled (dist/), `.ts` when running the sources.
- */
-export const WORKER_THREAD_ENTRY = new URL(
-  import.meta.url.endsWith('.ts') ? './thread-entry.ts' : './thread-entry.js',
-  import.meta.url,
-);

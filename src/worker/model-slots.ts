@@ -1,4 +1,4 @@
-import { isMatchcastError, MatchcastError, type ServableStage } from '../domain/index.js';
+import { type ErrorCode, isMatchcastError, MatchcastError, type ServableStage } from '../domain/index.js';
 import type { Logger } from '../logger.js';
 import type { ModelVersion } from '../registry/index.js';
 import type { LoadedModel, Predictor, WorkerRegistry } from './types.js';
@@ -30,10 +30,7 @@ export class ModelSlots<P = Predictor> {
     private readonly loadPredictor: (version: ModelVersion) => Promise<P>,
     private readonly refreshMs: number,
     private readonly log: Logger,
-    private readonly missingCode:
-      | 'MC_ERR_BAD_STAGE'
-      | 'MC_ERR_MODEL_UNAVAILABLE'
-      | 'MC_ERR_GOALS_MODEL_UNAVAILABLE',
+    private readonly missingCode: ErrorCode,
   ) {}
 
   /**

@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import { type RunningWorker, type StartWorkerOptions, startBullmqConsumer } from '../queue/index.js';
-import { createWorkerRuntime, type WorkerRuntime } from './handlers.js';
+import { createWorkerRuntime } from './handlers.js';
 import type { WorkerDeps } from './types.js';
 
 /**
@@ -12,7 +12,7 @@ export async function startWorker(
   config: Config,
   deps: WorkerDeps,
   options: StartWorkerOptions = {},
-): Promise<RunningWorker<WorkerRuntime>> {
+): Promise<RunningWorker> {
   const runtime = createWorkerRuntime(deps, {
     aliasRefreshMs: config.aliasRefreshMs,
     featuresRefreshMs: config.viewRefreshMs,

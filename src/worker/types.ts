@@ -18,20 +18,14 @@ export interface WorkerDeps {
   db: Queryable;
   store: ObjectStore;
   registry: WorkerRegistry;
-  /**
-   * The market-free fallback's registry (`<MODEL_NAME>-market-free`): its `champion` scores
-   * matches whose served feature row has no odds. Absent = no fallback (the stage's model scores them).
-   */
-  fallbackRegistry?: WorkerRegistry;
+  /** The market-free fallback's registry (`<MODEL_NAME>-market-free`): its `champion` scores rows without odds. */
+  fallbackRegistry: WorkerRegistry;
   /** Loads the artifact of `version` and returns its predictor (registry → deserialize → predictProba). */
   loadPredictor(version: ModelVersion): Promise<Predictor>;
-  /**
-   * The goals model's registry (`<MODEL_NAME>-goals`): its `champion` answers `predict_markets`.
-   * Absent = no live goals markets (MC_ERR_GOALS_MODEL_UNAVAILABLE).
-   */
-  goalsRegistry?: WorkerRegistry;
-  /** Loads a goals version's artifact (registry → deserializeGoalsModel). Required with `goalsRegistry`. */
-  loadGoalsModel?(version: ModelVersion): Promise<GoalsModel>;
+  /** The goals model's registry (`<MODEL_NAME>-goals`): its `champion` answers `predict_markets`. */
+  goalsRegistry: WorkerRegistry;
+  /** Loads a goals version's artifact (registry → deserializeGoalsModel). */
+  loadGoalsModel(version: ModelVersion): Promise<GoalsModel>;
   /** Parses `features/match_features.parquet` into rows by match id (held for as long as the run serves). */
   parseFeatures(body: Buffer): Promise<ReadonlyMap<number, Record<string, unknown>>>;
   /** Disposes what the deps opened (store connections). Optional. */

@@ -23,9 +23,8 @@ export interface StartWorkerOptions {
 }
 
 /** A running worker. */
-export interface RunningWorker<R extends TaskRunner = TaskRunner> {
+export interface RunningWorker {
   readonly name: string;
-  readonly runtime: R;
   /** Stops taking jobs, lets running ones finish for at most `timeoutMs` (default config.shutdownTimeoutMs), closes. */
   close(timeoutMs?: number): Promise<void>;
 }
@@ -35,12 +34,12 @@ export interface RunningWorker<R extends TaskRunner = TaskRunner> {
  * caller has checked) and replies on the producer's channel. `/monitoring/celery/*` lists it through
  * BullMQ's own worker listing (its connection carries `name`). Fails (rejects) with a clear message when Redis cannot be reached.
  */
-export async function startBullmqConsumer<R extends TaskRunner>(
+export async function startBullmqConsumer(
   config: Config,
-  runtime: R,
+  runtime: TaskRunner,
   log: Logger,
   options: StartWorkerOptions = {},
-): Promise<RunningWorker<R>> {
+): Promise<RunningWorker> {
   if (!config.redisUrl)
     throw new Error('matchcast worker needs REDIS_URL (embedded mode runs workers in-process)');
 
@@ -101,7 +100,6 @@ export async function startBullmqConsumer<R extends TaskRunner>(
   let closing: Promise<void> | undefined;
   return {
     name,
-    runtime,
     close(timeoutMs = config.shutdownTimeoutMs) {
       closing ??= (async () => {
         // Stop taking jobs and let running ones finish, but not forever.

@@ -4,17 +4,17 @@ import { Redis } from 'ioredis';
 import { MatchcastError, withTimeout } from '../../domain/index.js';
 import type { Logger } from '../../logger.js';
 import { decodeTaskFailure, queueFull } from '../task-errors.js';
-import type {
-  ModelInfoPayload,
-  PredictMatchPayload,
-  ResultStoreUsage,
-  SubmitOptions,
-  TaskName,
-  TaskOutcome,
-  TaskQueue,
-  TaskState,
-  TaskStatus,
-  WorkerInfo,
+import {
+  type ModelInfoPayload,
+  type PredictMatchPayload,
+  type ResultStoreUsage,
+  type SubmitOptions,
+  type TaskName,
+  type TaskOutcome,
+  type TaskQueue,
+  type TaskStatus,
+  taskStatus,
+  type WorkerInfo,
 } from '../task-queue.js';
 import { TaskWaiters } from '../waiters.js';
 import { redisOptions, replyChannelOf, type TaskReply } from './protocol.js';
@@ -121,7 +121,8 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
     const state = await queue.getJobState(taskId);
     if (state !== 'completed' && state !== 'failed') return { state, job: undefined };
     const job = await Job.fromId(queue, taskId);
-    if (!job || resultExpired(job.finishedOn, keep.age * 1000)) return { state: 'unknown', job: undefined };
+    const expired = typeof job?.finishedOn === 'number' && Date.now() - job.finishedOn > keep.age * 1000;
+    if (!job || expired) return { state: 'unknown', job: undefined };
     return { state, job };
   }
 
@@ -227,19 +228,11 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
     async status(taskId: string): Promise<TaskStatus> {
       assertUp();
       const { state, job } = await bounded(readJob(taskId));
-      if (state === 'active') return { task_id: taskId, status: 'STARTED', result: null, state: 'active' };
-      if (state === 'completed' && job)
-        return { task_id: taskId, status: 'SUCCESS', result: job.returnvalue ?? null, state: 'completed' };
-      if (state === 'failed' && job)
-        return {
-          task_id: taskId,
-          status: 'FAILURE',
-          result: decodeTaskFailure(job.failedReason),
-          state: 'failed',
-        };
+      if (state === 'active') return taskStatus(taskId, 'active');
+      if (state === 'completed' && job) return taskStatus(taskId, state, job.returnvalue ?? null);
+      if (state === 'failed' && job) return taskStatus(taskId, state, decodeTaskFailure(job.failedReason));
       // waiting, delayed, prioritized → queued; 'unknown' → never submitted, or removed after RESULT_TTL.
-      const where: TaskState = state === 'unknown' || !state ? 'unknown' : 'waiting';
-      return { task_id: taskId, status: 'pending', result: null, state: where };
+      return taskStatus(taskId, state === 'unknown' || !state ? 'unknown' : 'waiting');
     },
     async queueStats() {
       assertUp();
@@ -302,15 +295,6 @@ function sharedFor<T>(ttlMs: number): (load: () => Promise<T>) => Promise<T> {
       });
     return inflight;
   };
-}
-
-/**
- * Whether a result that finished at `finishedOn` (Unix ms, the worker's clock) is older than `ttlMs`
- * now: expiry by age is exact from the outside, whatever the broker has trimmed yet. A job with no
- * finish time is not expired.
- */
-function resultExpired(finishedOn: number | undefined, ttlMs: number, now = Date.now()): boolean {
-  return typeof finishedOn === 'number' && Number.isFinite(finishedOn) && now - finishedOn > ttlMs;
 }
 
 /** Kept results read to tell which models the connected workers hold. */

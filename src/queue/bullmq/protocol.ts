@@ -31,21 +31,7 @@ export function redisOptions(extra: RedisOptions = {}): RedisOptions {
   };
 }
 
-/** host/port/credentials of a `redis://` URL, for BullMQ classes that open their own connections. */
-function redisUrlOptions(redisUrl: string): RedisOptions {
-  const u = new URL(redisUrl);
-  const db = u.pathname.replace(/^\//, '');
-  return {
-    host: u.hostname || '127.0.0.1',
-    port: u.port ? Number(u.port) : 6379,
-    username: u.username ? decodeURIComponent(u.username) : undefined,
-    password: u.password ? decodeURIComponent(u.password) : undefined,
-    db: db ? Number(db) : 0,
-    tls: u.protocol === 'rediss:' ? {} : undefined,
-  };
-}
-
-/** Connection options for BullMQ classes that block (QueueEvents, Worker): their own connection. */
+/** Connection options for BullMQ classes that block (Worker): their own connection, opened from the URL. */
 export function bullConnection(redisUrl: string): BullRedisOptions {
-  return { ...redisOptions(redisUrlOptions(redisUrl)), maxRetriesPerRequest: null } as BullRedisOptions;
+  return { url: redisUrl, ...redisOptions(), maxRetriesPerRequest: null } as BullRedisOptions;
 }

@@ -4,17 +4,18 @@ import type { Worker } from 'node:worker_threads';
 import type { Config } from '../../config.js';
 import { siblingModule, startModuleThread, withTimeout } from '../../domain/index.js';
 import type { Logger } from '../../logger.js';
-import { expiredFailure, queueFull } from '../task-errors.js';
-import type {
-  ModelInfoPayload,
-  PredictMatchPayload,
-  ResultStoreUsage,
-  SubmitOptions,
-  TaskName,
-  TaskOutcome,
-  TaskQueue,
-  TaskStatus,
-  WorkerInfo,
+import { expiredFailure, queueFull, taskFailureError } from '../task-errors.js';
+import {
+  type ModelInfoPayload,
+  type PredictMatchPayload,
+  type ResultStoreUsage,
+  type SubmitOptions,
+  type TaskName,
+  type TaskOutcome,
+  type TaskQueue,
+  type TaskStatus,
+  taskStatus,
+  type WorkerInfo,
 } from '../task-queue.js';
 import type { TaskFailure } from '../task-types.js';
 import { TaskWaiters } from '../waiters.js';
@@ -34,7 +35,6 @@ interface InProcessQueueOptions {
 const RESTART_DELAY_MS = 5000;
 
 interface JobRecord {
-  id: string;
   name: TaskName;
   payload: unknown;
   state: 'waiting' | 'active' | 'completed' | 'failed';
@@ -46,7 +46,6 @@ interface JobRecord {
 }
 
 interface ThreadSlot {
-  index: number;
   name: string;
   worker: Worker | null;
   ready: boolean;
@@ -76,7 +75,6 @@ export function createInProcessQueue(config: Config, options: InProcessQueueOpti
   let closed = false;
 
   const slots: ThreadSlot[] = Array.from({ length: config.embeddedWorkerThreads }, (_, index) => ({
-    index,
     name: `embedded-${index + 1}@${hostname()}:${process.pid}`,
     worker: null,
     ready: false,
@@ -89,7 +87,6 @@ export function createInProcessQueue(config: Config, options: InProcessQueueOpti
     const data: Omit<ThreadData, 'entry' | 'tsxApi'> = {
       config: JSON.parse(JSON.stringify(config)),
       workerName: slot.name,
-      concurrency,
     };
     const worker = startModuleThread(entry, data);
     slot.worker = worker;
@@ -211,7 +208,6 @@ export function createInProcessQueue(config: Config, options: InProcessQueueOpti
       const id = randomUUID();
       const expiresAt = submitOptions.expiresAt;
       jobs.set(id, {
-        id,
         name,
         payload: expiresAt === undefined ? payload : { ...payload, expires_at: expiresAt },
         state: 'waiting',
@@ -222,22 +218,12 @@ export function createInProcessQueue(config: Config, options: InProcessQueueOpti
       dispatch();
       return id;
     },
-    wait<T>(taskId: string, timeoutMs: number): Promise<T> {
+    async wait<T>(taskId: string, timeoutMs: number): Promise<T> {
       prune();
       const job = jobs.get(taskId);
-      const poll = async () => {
-        const j = jobs.get(taskId);
-        if (j?.state === 'completed') return { ok: true as const, value: j.value };
-        if (j?.state === 'failed' && j.failure) return { ok: false as const, failure: j.failure };
-        return undefined;
-      };
-      // A finished task that nobody waited for yet is answered from the record.
-      if (job?.state === 'completed' || job?.state === 'failed') {
-        return poll().then((o) => {
-          if (o?.ok) return o.value as T;
-          return waiters.wait<T>(taskId, timeoutMs, poll, 0);
-        });
-      }
+      // A finished task is answered from its record.
+      if (job?.state === 'completed') return job.value as T;
+      if (job?.state === 'failed' && job.failure) throw taskFailureError(job.failure);
       return waiters.wait<T>(taskId, timeoutMs);
     },
     async status(taskId: string): Promise<TaskStatus> {
@@ -245,14 +231,8 @@ export function createInProcessQueue(config: Config, options: InProcessQueueOpti
       const job = jobs.get(taskId);
       // Never submitted, or finished longer than RESULT_TTL ago (or trimmed by RESULT_STORE_MAX). The
       // age is checked on the record too, so expiry is exact whatever order the store was pruned in.
-      if (!job || expired(job)) return { task_id: taskId, status: 'pending', result: null, state: 'unknown' };
-      if (job.state === 'waiting')
-        return { task_id: taskId, status: 'pending', result: null, state: 'waiting' };
-      if (job.state === 'active')
-        return { task_id: taskId, status: 'STARTED', result: null, state: 'active' };
-      if (job.state === 'completed')
-        return { task_id: taskId, status: 'SUCCESS', result: job.value ?? null, state: 'completed' };
-      return { task_id: taskId, status: 'FAILURE', result: job.failure ?? null, state: 'failed' };
+      if (!job || expired(job)) return taskStatus(taskId, 'unknown');
+      return taskStatus(taskId, job.state, job.value ?? job.failure ?? null);
     },
     onOutcome: (listener) => waiters.onOutcome(listener),
     async usage(): Promise<ResultStoreUsage> {

@@ -4,8 +4,7 @@ import type { TaskFailure } from '../task-types.js';
 /** Messages from the in-process queue to a worker thread. */
 export type ToThread =
   | { t: 'run'; id: string; name: TaskName; payload: unknown }
-  | { t: 'ping'; nonce: string }
-  | { t: 'stop' };
+  | { t: 'ping'; nonce: string };
 
 /** Messages from a worker thread to the in-process queue. */
 export type FromThread =
@@ -26,6 +25,4 @@ export interface ThreadData {
   tsxApi: string | null;
   /** Name of this thread as a worker: `embedded-<n>@<host>:<pid>`. */
   workerName: string;
-  /** Tasks the thread runs at once. */
-  concurrency: number;
 }

@@ -21,10 +21,6 @@ export function serveThread(runtime: TaskRunner): void {
       send({ t: 'pong', nonce: msg.nonce, models: runtime.loadedModels() });
       return;
     }
-    if (msg.t === 'stop') {
-      process.exit(0);
-    }
-    if (msg.t !== 'run') return;
     const expiredAt = isExpiredPayload(msg.payload);
     if (expiredAt !== undefined) {
       send({ t: 'done', id: msg.id, ok: false, failure: expiredFailure(expiredAt) });
@@ -33,9 +29,7 @@ export function serveThread(runtime: TaskRunner): void {
     send({ t: 'started', id: msg.id });
     runtime.run(msg.name, msg.payload).then(
       (value) => send({ t: 'done', id: msg.id, ok: true, value }),
-      (err) => {
-        send({ t: 'done', id: msg.id, ok: false, failure: toTaskFailure(err) });
-      },
+      (err) => send({ t: 'done', id: msg.id, ok: false, failure: toTaskFailure(err) }),
     );
   });
   send({ t: 'ready' });
