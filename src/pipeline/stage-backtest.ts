@@ -36,7 +36,7 @@ interface BacktestOptions {
 }
 
 /** The training recipe of a version: family, parameters (from their stored strings), inputs. */
-function recipeOf(version: ModelVersion): {
+export function recipeOf(version: ModelVersion): {
   family: ModelFamilyName;
   params: TrainParams;
   featureNames: string[];

@@ -11,7 +11,6 @@ import {
   type GoalsPrediction,
   goalsWalkForward,
   logLoss,
-  type ModelFamilyName,
   type Ou25Figures,
   ou25Figures,
   predictGoals,
@@ -30,6 +29,7 @@ import {
 } from '../registry/index.js';
 import { readFeatureRows } from './artifacts.js';
 import { type PipelineDeps, progressOf } from './deps.js';
+import { recipeOf } from './stage-backtest.js';
 
 /** Who the automated stage acts as in the alias history. */
 const PROMOTION_ACTOR = 'pipeline-promote';
@@ -121,19 +121,7 @@ async function championOnWindow(
     };
   }
   const days = (window.to.getTime() - window.from.getTime()) / 86_400_000;
-  const refit = trainAndValidate(rows, {
-    asOf: window.to,
-    validationDays: days,
-    family: champion.params.family as ModelFamilyName | undefined,
-    params: {
-      l2: champion.params.l2 === undefined ? undefined : Number(champion.params.l2),
-      missingIndicators:
-        champion.params.missingIndicators === undefined
-          ? undefined
-          : champion.params.missingIndicators === 'true',
-    },
-    featureNames: champion.feature_names,
-  });
+  const refit = trainAndValidate(rows, { asOf: window.to, validationDays: days, ...recipeOf(champion) });
   return { logLoss: refit.metrics.log_loss ?? null, method: 'refit-champion-recipe' };
 }
 

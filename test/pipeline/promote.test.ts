@@ -109,6 +109,22 @@ describe('pipeline promote', () => {
     assert.equal(r2.method, 'refit-champion-recipe');
     assert.ok(Number.isFinite(r2.champion_log_loss));
     assert.notEqual(r2.champion_log_loss, recent.metrics.log_loss, 'measured on the other window');
+
+    // The whole recipe is refit, not only some of its parameters: the same champion with another
+    // recency half-life measures differently on the same window.
+    const halfLife = await env.deps.registry.registerVersion({
+      metrics: recent.metrics,
+      params: { ...recent.params, halfLifeDays: '120' },
+      feature_names: recent.feature_names,
+      training_cutoff: recent.training_cutoff,
+      artifact: await env.deps.registry.loadArtifact(recent),
+    });
+    await registry.setAlias('champion', halfLife.version, 'operator');
+    await registerWithLogLoss(env, fresh, fresh.metrics.log_loss!);
+    const r3 = await runPromoteStage(draft);
+    assert.equal(r3.method, 'refit-champion-recipe');
+    assert.ok(Number.isFinite(r3.champion_log_loss));
+    assert.notEqual(r3.champion_log_loss, r2.champion_log_loss, 'refit with the stored half-life');
   });
 
   test('the newest version is already the champion: nothing to do', async () => {
