@@ -94,8 +94,8 @@ export const dixonColesMarket: GoalsFamily<DixonColesMarketState, 'dixon_coles_m
       yh[i] = rows[i].home_goals!;
       ya[i] = rows[i].away_goals!;
     }
-    const home = fitPoissonGlm(xh, SIDE_INPUTS, yh, null, { l2 });
-    const away = fitPoissonGlm(xa, SIDE_INPUTS, ya, null, { l2 });
+    const home = fitPoissonGlm(xh, SIDE_INPUTS, yh, l2);
+    const away = fitPoissonGlm(xa, SIDE_INPUTS, ya, l2);
     const lam = rows.map(
       (_, i) =>
         [predictPoissonGlm(home, xh, i * SIDE_INPUTS), predictPoissonGlm(away, xa, i * SIDE_INPUTS)] as [
