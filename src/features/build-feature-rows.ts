@@ -10,6 +10,7 @@ import {
   type FeatureGroup,
   type FeatureOptions,
   type FeatureSettings,
+  type MatchContext,
   type MatchPrices,
   type ResultContext,
   resolveFeatureOptions,
@@ -362,7 +363,7 @@ export function buildFeatureRows(
     const m = ctx.match;
     const h = teams.get(keyOf(m.regionId, m.homeTeamName))!;
     const a = teams.get(keyOf(m.regionId, m.awayTeamName))!;
-    eachGroup(ctx, h, a, regions.get(m.regionId)!, (g) => g.update?.(ctx));
+    eachGroup(ctx, h, a, regions.get(m.regionId)!, (g) => g.update?.(ctx as ResultContext<unknown, unknown>));
     h.played++;
     a.played++;
   }
@@ -476,7 +477,10 @@ export function buildFeatureRows(
 }
 
 /** One match's context, reused from its values to its update (`result` set then). */
-type Ctx = ResultContext<unknown, unknown> & { row: Record<string, number | null> };
+type Ctx = MatchContext<unknown, unknown> & {
+  row: Record<string, number | null>;
+  result: ResultContext<unknown, unknown>['result'] | null;
+};
 
 /** Calls `fn` for every group in list order, with `ctx` pointing at that group's team and region state. */
 function eachGroup(

@@ -21,8 +21,7 @@ export const marketRatingGroup = featureGroup({
     out.mr_sup_gap = mkt === null || mkt === undefined ? null : sup - mkt;
   },
   // Closing odds of a kicked-off match move the ratings (missing → no update); the row holds them de-margined.
-  update({ home: h, away: a, region, result, row, settings }) {
-    if (!result) return;
+  update({ home: h, away: a, region, row, settings }) {
     const { odds_close_home: ch, odds_close_draw: cd, odds_close_away: ca } = row;
     if (ch === null || cd === null || ca === null) return;
     const e = marketRatingError(region.mrHome + h.mr - a.mr, [ch, cd, ca]);
