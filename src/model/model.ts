@@ -72,7 +72,7 @@ export function trainModel(
   if (X.length !== y.length) throw new MatchcastError('MC_ERR_VALIDATION', 'X and y differ in length');
   const p = resolveParams(params);
   const family = modelFamily(p.family);
-  const pre = fitPreprocessor(X, { missingIndicators: p.missingIndicators });
+  const pre = fitPreprocessor(X, p.missingIndicators);
   const d = preprocessedWidth(pre);
   const z = new Float64Array(X.length * d);
   for (let i = 0; i < X.length; i++) transform(pre, X[i], z.subarray(i * d, (i + 1) * d));
