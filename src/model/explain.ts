@@ -8,14 +8,13 @@ import { transform } from './preprocess.js';
 
 type Triple = [number, number, number];
 
-/** One feature group's share of a prediction. */
+/** One feature group's share of a prediction: its Σ coefficient × standardised value per score. */
 interface GroupContribution {
   group: string;
   /** The model inputs of the group; `<name>_missing` is the 0/1 missing indicator of `<name>`. */
   columns: string[];
-  /** Softmax: the group's Σ coefficient × standardised value in each outcome's score (home, draw, away). */
+  /** Softmax: in each outcome's score (home, draw, away); ordered logit: in the latent score η. */
   scores: Triple | null;
-  /** Ordered logit: the group's Σ β × standardised value in the latent score η. */
   latent: number | null;
 }
 
@@ -27,17 +26,16 @@ interface GroupContribution {
  */
 interface ModelExplanation {
   link: 'softmax' | 'ordered_logit';
-  /** Softmax: the intercepts; null for the ordered logit (no intercept: the cut points play its part). */
+  /** Softmax: the intercepts (the ordered logit's cut points play their part). */
   baseline: Triple | null;
-  /** Softmax with the market offset: the market's log-odds added to each score; else null. */
+  /** Softmax with the market offset: the market's log-odds added to each score. */
   offset: Triple | null;
   cut_points: [number, number] | null;
   groups: GroupContribution[];
-  /** Softmax: each outcome's total score. */
+  /** The totals: softmax scores, or the ordered logit's η. */
   scores: Triple | null;
-  /** Ordered logit: the total latent score η. */
   latent: number | null;
-  /** (home, draw, away) recomputed from the totals above. */
+  /** (home, draw, away) recomputed from the totals. */
   probabilities: Triple;
 }
 

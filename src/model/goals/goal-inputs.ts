@@ -9,13 +9,11 @@ import { earlyPredictionTime, impliedMeans, twoWay } from '../../features/index.
 export interface GoalInput {
   match_id: number;
   region_id: number;
-  /** Kick-off, ms since epoch. */
+  /** Kick-off and prediction time, ms since epoch. */
   t: number;
-  /** Prediction time, ms since epoch: the inputs use only prices that existed then. */
   pt: number;
-  /** Means implied by the opening 1X2 + O/U 2.5 prices (home, away); null when either market is missing. */
+  /** (home, away) means of the opening prices, and of the goal ratings. */
   open: [number, number] | null;
-  /** Means the goal ratings predict from earlier matches' closing lines (home, away). */
   rated: [number, number];
   /** De-margined opening P(over 2.5), P(BTTS yes), closing likewise — the lines we are judged against. */
   line: {
@@ -82,9 +80,8 @@ function earlyPrices(o: OddsRecord | undefined): { x12: [number, number] | null;
 }
 
 /**
- * The means implied by the prices of `o` a user could see at the early horizon (opening 1X2 + O/U 2.5,
- * see `earlyPrices`); null when either market is missing. The live worker calls it on the record of
- * the observations made by the prediction time, so both paths share the rule.
+ * The means implied by the prices of `o` a user could see at the early horizon; null when either market
+ * is missing. The live worker calls it too, so both paths share the rule.
  */
 export function openingMeans(o: OddsRecord | undefined): [number, number] | null {
   const early = earlyPrices(o);
@@ -92,11 +89,9 @@ export function openingMeans(o: OddsRecord | undefined): [number, number] | null
 }
 
 /**
- * One {@link GoalInput} per match, in kick-off order (ties by id), predicted at the early horizon
- * (`earlyPredictionTime`: kick-off − 48 h, or as-of for a fixture already inside that window).
- * Matches are processed in kick-off order and all matches of one kick-off instant see the ratings
- * before any of them; a match's closing lines (which exist from its kick-off) update the ratings of
- * the matches predicted at or after its kick-off only, and only when it kicked off before `asOf`.
+ * One {@link GoalInput} per match in kick-off order (ties by id), predicted at the early horizon. All
+ * matches of one kick-off see the ratings before any of them; a match kicked off before `asOf` moves
+ * them by its closing lines for the matches predicted at or after its kick-off only.
  */
 export function buildGoalInputs(
   matches: readonly Match[],
