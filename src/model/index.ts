@@ -1,3 +1,5 @@
+// The score matrix's size, for callers of scoreMatrix (it lives with the Poisson solver in features).
+export { MATRIX_SIZE } from '../features/index.js';
 export { bootstrapInterval } from './bootstrap.js';
 export { explainModel } from './explain.js';
 export { MIN_TRAIN_MATCHES } from './families/dixon-coles-market.js';
@@ -24,7 +26,7 @@ export {
 } from './goals/goals-model.js';
 export { marketsFromMatrix } from './goals/markets.js';
 export { MARKETS_COLUMNS, type MarketsRow } from './goals/markets-file.js';
-export { MATRIX_SIZE, scoreMatrix } from './goals/score-matrix.js';
+export { scoreMatrix } from './goals/score-matrix.js';
 export {
   type GoalsBacktestResult,
   type GoalsMetrics,
