@@ -118,14 +118,8 @@ export function walkForwardBacktest(
     const out: Record<string, number> = {};
     const lab = idx.filter((i) => predictedRows[i].label !== null);
     const labels = lab.map((i) => predictedRows[i].label as number);
-    putMetrics(
-      out,
-      'model_',
-      computeMetrics(
-        lab.map((i) => probs[i]),
-        labels,
-      ),
-    );
+    const labelled = lab.map((i) => probs[i]);
+    putMetrics(out, 'model_', computeMetrics(labelled, labels));
     // Opening vs closing vs model on exactly the matches that have both.
     const both = idx.filter(
       (i) => predictedRows[i].odds_open_home !== null && predictedRows[i].odds_close_home !== null,
