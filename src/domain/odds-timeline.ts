@@ -31,9 +31,8 @@ export class OddsTimeline {
   }
 
   /**
-   * A timeline from today's per-match records (no times in them): complete opening triples observed at
-   * kick-off − {@link OPENING_LEAD_MS}, complete closing triples at kick-off. A match missing from
-   * `kickoffById` is left out.
+   * A timeline from per-match records (no times in them): complete opening 1X2 triples at kick-off −
+   * {@link OPENING_LEAD_MS}, closing ones at kick-off; a match missing from `kickoffById` is left out.
    */
   static fromRecords(records: Iterable<OddsRecord>, kickoffById: ReadonlyMap<number, Date>): OddsTimeline {
     const obs: OddsObservation[] = [];
@@ -72,7 +71,6 @@ export class OddsTimeline {
     this.count++;
   }
 
-  /** Observations held. */
   get size(): number {
     return this.count;
   }
