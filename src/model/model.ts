@@ -1,4 +1,4 @@
-import { MatchcastError } from '../domain/index.js';
+import { DAY_MS, MatchcastError } from '../domain/index.js';
 import { DEFAULT_FAMILY, type ModelFamilyName, modelFamily } from './families/index.js';
 import type { Design, FitParams } from './family.js';
 import { fitPreprocessor, type Preprocessor, preprocessedWidth, transform } from './preprocess.js';
@@ -141,6 +141,6 @@ export function recencyWeights(startTimesMs: readonly number[], halfLifeDays: nu
   if (!(halfLifeDays > 0) || startTimesMs.length === 0) return undefined;
   let newest = Number.NEGATIVE_INFINITY;
   for (const t of startTimesMs) newest = Math.max(newest, t);
-  const scale = 1 / (halfLifeDays * 86_400_000);
+  const scale = 1 / (halfLifeDays * DAY_MS);
   return startTimesMs.map((t) => 0.5 ** ((newest - t) * scale));
 }

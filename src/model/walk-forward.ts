@@ -1,10 +1,8 @@
-import type { Probabilities } from '../domain/index.js';
+import { DAY_MS, type Probabilities } from '../domain/index.js';
 import { type FeatureRow, labelKnownBy, predictionTimeOf, toModelInput } from '../features/index.js';
 import { baselineMetrics, type FitOptions, fitRows, fitSetup, paramStrings, putMetrics } from './evaluate.js';
 import { computeMetrics } from './metrics.js';
 import { type Model, predictProba } from './model.js';
-
-const DAY_MS = 86_400_000;
 
 interface WalkForwardOptions extends FitOptions {
   /** First refit date; matches predicted from here on (by prediction time) are predicted. */

@@ -1,4 +1,4 @@
-import { RESULT_LAG_MS } from '../../domain/index.js';
+import { DAY_MS, RESULT_LAG_MS } from '../../domain/index.js';
 import { bootstrapInterval } from '../bootstrap.js';
 import { MIN_TRAIN_MATCHES } from '../families/dixon-coles-market.js';
 import type { GoalsPrediction } from '../family.js';
@@ -6,8 +6,6 @@ import type { GoalInput } from './goal-inputs.js';
 import { predictGoals, type TrainGoalsOptions, trainGoalsModel } from './goals-model.js';
 import { marketsFromMatrix } from './markets.js';
 import { scoreMatrix } from './score-matrix.js';
-
-const DAY_MS = 86_400_000;
 
 /** One out-of-sample goals prediction of the walk-forward. */
 export interface GoalsBacktestRow extends GoalsPrediction {
