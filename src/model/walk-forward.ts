@@ -13,7 +13,6 @@ interface WalkForwardOptions extends FitOptions {
   refitDays?: number;
 }
 
-/** One out-of-sample prediction. */
 export interface BacktestPrediction {
   match_id: number;
   proba_home: number;
@@ -31,7 +30,6 @@ interface BacktestFold {
   until: Date;
   n_train: number;
   n_predicted: number;
-  /** The fold's fitted model: what its predictions came from. */
   model: Model;
 }
 
