@@ -39,16 +39,6 @@ interface ModelExplanation {
   probabilities: Triple;
 }
 
-/** Names of the preprocessed columns: the inputs, then one `<name>_missing` per indicator. */
-function columnNames(model: Model): { name: string; input: string }[] {
-  const out = model.feature_names.map((n) => ({ name: n, input: n }));
-  for (const j of model.preprocessor.indicators) {
-    const n = model.feature_names[j];
-    out.push({ name: `${n}_missing`, input: n });
-  }
-  return out;
-}
-
 /**
  * Explains `predictProba(model, input)` by feature group (the group of each input, its missing
  * indicator counted with it). Throws `MC_ERR_MODEL_UNAVAILABLE` for a family without `explain`.
@@ -63,7 +53,12 @@ export function explainModel(model: Model, input: ArrayLike<number>): ModelExpla
   }
   const z = transform(model.preprocessor, input);
   const t = family.explain(model.state, z, input);
-  const cols = columnNames(model);
+  // The preprocessed columns: the inputs, then one `<name>_missing` per indicator.
+  const cols = model.feature_names.map((n) => ({ name: n, input: n }));
+  for (const j of model.preprocessor.indicators) {
+    const n = model.feature_names[j];
+    cols.push({ name: `${n}_missing`, input: n });
+  }
   const order = [...FEATURE_GROUP_NAMES, 'other'];
   const byGroup = new Map<string, { columns: string[]; idx: number[] }>();
   cols.forEach((c, j) => {

@@ -37,8 +37,15 @@ export const multinomialLogit: ModelFamily<MultinomialState, 'multinomial_logit'
     return { coef, offset_inputs: offsetInputs };
   },
   predict(state: MultinomialState, z: Float64Array, input: ArrayLike<number>): [number, number, number] {
-    const off = state.offset_inputs ? offsetOf(input, state.offset_inputs) : undefined;
-    return predictMultinomial(state.coef, z, off);
+    const offset = state.offset_inputs ? offsetOf(input, state.offset_inputs) : undefined;
+    const s = [0, 0, 0];
+    for (let k = 0; k < 3; k++) {
+      const c = state.coef[k];
+      let acc = c[0] + (offset ? offset[k] : 0);
+      for (let j = 0; j < z.length; j++) acc += c[j + 1] * z[j];
+      s[k] = acc;
+    }
+    return softmax3(s);
   },
   explain(state: MultinomialState, z: Float64Array, input: ArrayLike<number>): ScoreTerms {
     const terms: [Float64Array, Float64Array, Float64Array] = [0, 1, 2].map((k) => {
@@ -160,21 +167,6 @@ function fitMultinomial(
   }
   const x = minimizeLbfgs(f, x0, maxIter, gradTol);
   return [0, 1, 2].map((k) => Array.from(x.subarray(k * w, (k + 1) * w)));
-}
-
-function predictMultinomial(
-  coef: readonly (readonly number[])[],
-  z: Float64Array,
-  offset?: readonly [number, number, number],
-): [number, number, number] {
-  const s = [0, 0, 0];
-  for (let k = 0; k < 3; k++) {
-    const c = coef[k];
-    let acc = c[0] + (offset ? offset[k] : 0);
-    for (let j = 0; j < z.length; j++) acc += c[j + 1] * z[j];
-    s[k] = acc;
-  }
-  return softmax3(s);
 }
 
 /** Softmax of three scores, shifted by their maximum. */

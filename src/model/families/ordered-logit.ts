@@ -90,12 +90,6 @@ function fitOrdered(
   return { beta: Array.from(x.subarray(0, d)), theta1: x[d], theta2: x[d] + Math.exp(x[d + 1]) };
 }
 
-function predictOrdered(c: OrderedCoef, z: Float64Array): [number, number, number] {
-  let eta = 0;
-  for (let j = 0; j < z.length; j++) eta += c.beta[j] * z[j];
-  return orderedProbabilities(eta, [c.theta1, c.theta2]);
-}
-
 /** The challenger family: ordered logit over away < draw < home (goal-difference order). */
 export const orderedLogit: ModelFamily<{ ordered: OrderedCoef }, 'ordered_logit'> = {
   kind: '1x2',
@@ -104,7 +98,10 @@ export const orderedLogit: ModelFamily<{ ordered: OrderedCoef }, 'ordered_logit'
     return { ordered: fitOrdered(data.design, data.y, data.params, data.weights) };
   },
   predict(state: { ordered: OrderedCoef }, z: Float64Array): [number, number, number] {
-    return predictOrdered(state.ordered, z);
+    const c = state.ordered;
+    let eta = 0;
+    for (let j = 0; j < z.length; j++) eta += c.beta[j] * z[j];
+    return orderedProbabilities(eta, [c.theta1, c.theta2]);
   },
   explain(state: { ordered: OrderedCoef }, z: Float64Array): ScoreTerms {
     const { beta, theta1, theta2 } = state.ordered;
