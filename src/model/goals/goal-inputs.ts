@@ -65,27 +65,19 @@ function oneXTwo(
 }
 
 /**
- * The prices a user could see at the early horizon: the opening ones, or the source's latest
- * (`odd_*`) only when the source has no closing price (so `odd_*` is not the closing line).
+ * The means implied by the prices of `o` a user could see at the early horizon (the live worker shares
+ * the rule); null when either market is missing. Those prices are the opening ones, or the source's
+ * latest (`odd_*`) only when it has no closing price (so `odd_*` is not the closing line).
  */
-function earlyPrices(o: OddsRecord | undefined): { x12: [number, number] | null; over: number | null } {
-  if (!o) return { x12: null, over: null };
+export function openingMeans(o: OddsRecord | undefined): [number, number] | null {
+  if (!o) return null;
   const x12 =
     oneXTwo(o.open_home, o.open_draw, o.open_away) ??
     (o.close_home == null ? oneXTwo(o.odd_home, o.odd_draw, o.odd_away) : null);
   const over =
     twoWay(o.open_over25, o.open_under25) ??
     (o.close_over25 == null ? twoWay(o.odd_over25, o.odd_under25) : null);
-  return { x12, over };
-}
-
-/**
- * The means implied by the prices of `o` a user could see at the early horizon; null when either market
- * is missing. The live worker calls it too, so both paths share the rule.
- */
-export function openingMeans(o: OddsRecord | undefined): [number, number] | null {
-  const early = earlyPrices(o);
-  return early.x12 && early.over !== null ? impliedMeans(early.x12[0], early.x12[1], early.over) : null;
+  return x12 && over !== null ? impliedMeans(x12[0], x12[1], over) : null;
 }
 
 /**
