@@ -83,20 +83,17 @@ export class OddsTimeline {
   /** The newest observation of `market` for `matchId` made at or before `at`; null when there is none. */
   latest(matchId: number, market: OddsMarket, at: Date | number): OddsObservation | null {
     const list = this.byMatch.get(matchId)?.get(market);
-    if (!list || list.length === 0) return null;
+    if (!list) return null;
     const t = typeof at === 'number' ? at : at.getTime();
-    // Last index with observed_at <= t.
+    // `lo` ends at the first index with observed_at > t.
     let lo = 0;
-    let hi = list.length - 1;
-    let found = -1;
-    while (lo <= hi) {
+    let hi = list.length;
+    while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (list[mid].observed_at.getTime() <= t) {
-        found = mid;
-        lo = mid + 1;
-      } else hi = mid - 1;
+      if (list[mid].observed_at.getTime() <= t) lo = mid + 1;
+      else hi = mid;
     }
-    return found < 0 ? null : list[found];
+    return lo === 0 ? null : list[lo - 1];
   }
 
   /** The first observation of kind `opening` (else none). */
