@@ -13,14 +13,14 @@ import { parse } from 'csv-parse/sync';
 import { twoWayCandidate } from '../src/analytics/goals-simulation.js';
 import { simulateBets } from '../src/analytics/simulation.js';
 import { buildFeatureRows, demargin } from '../src/features/index.js';
+import type { MarketLossRow } from '../src/model/goals/walk-forward.js';
 import {
   buildGoalInputs,
   goalsWalkForward,
   marketsFromMatrix,
   scoreMatrix,
-} from '../src/model/goals/index.js';
-import type { MarketLossRow } from '../src/model/goals/walk-forward.js';
-import { walkForwardBacktest } from '../src/model/index.js';
+  walkForwardBacktest,
+} from '../src/model/index.js';
 import { FOOTBALL_DATA_DIR, loadFootballData } from './football-data.js';
 
 const EVAL = process.argv.includes('--eval');

@@ -27,8 +27,7 @@ import {
   MODEL_FEATURE_NAMES,
   predictionTimeOf,
 } from '../src/features/index.js';
-import { buildGoalInputs, marketsFromMatrix, scoreMatrix } from '../src/model/goals/index.js';
-import { walkForwardBacktest } from '../src/model/index.js';
+import { buildGoalInputs, marketsFromMatrix, scoreMatrix, walkForwardBacktest } from '../src/model/index.js';
 import type { BacktestPrediction } from '../src/model/walk-forward.js';
 import { FALLBACK_PARAMS } from '../src/pipeline/stage-fallback.js';
 import { addGoalsOdds, loadFootballData } from './football-data.js';

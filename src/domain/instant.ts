@@ -50,3 +50,5 @@ export function parseInstant(raw: string): Date | null {
   const year = t.getUTCFullYear();
   return year < INSTANT_YEARS.min || year > INSTANT_YEARS.max ? null : t;
 }
+
+export const DAY_MS = 86_400_000;

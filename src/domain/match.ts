@@ -1,4 +1,3 @@
-/** A match as the relational DB holds it. */
 export type MatchStatus = 'scheduled' | 'finished';
 
 export interface Match {
@@ -63,7 +62,6 @@ export interface OddsRecord {
   close_observed_at?: Date | null;
 }
 
-/** The 1X2 price fields of an {@link OddsRecord}: latest, opening, closing. */
 export const ODDS_1X2_FIELDS = [
   'odd_home',
   'odd_draw',
@@ -76,7 +74,6 @@ export const ODDS_1X2_FIELDS = [
   'close_away',
 ] as const satisfies readonly (keyof OddsRecord)[];
 
-/** The goals-market price fields: latest, opening and closing over/under 2.5 and BTTS. */
 export const ODDS_GOALS_FIELDS = [
   'odd_over25',
   'odd_under25',
@@ -95,7 +92,6 @@ export const ODDS_GOALS_FIELDS = [
 /** Every price field of an {@link OddsRecord}, 1X2 first: what the artifact stores and the gates check. */
 export const ODDS_PRICE_FIELDS = [...ODDS_1X2_FIELDS, ...ODDS_GOALS_FIELDS] as const;
 
-/** When the 1X2 prices behind `odd_*`, `open_*` and `close_*` were observed. */
 export const ODDS_TIME_FIELDS = [
   'odds_observed_at',
   'open_observed_at',

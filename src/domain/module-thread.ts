@@ -24,9 +24,8 @@ function resolveTsx(): string | null {
 }
 
 /**
- * Starts a worker thread running the module `entry` (a `.ts` file under tsx or its compiled `.js`),
- * with `data` plus `entry` and `tsxApi` as its `workerData`. An entry that fails to load posts
- * `{ t: 'init-error', message }` and exits 1.
+ * A worker thread running the module `entry` (`.ts` under tsx, or compiled `.js`) with `data` in its
+ * `workerData`; an entry that fails to load posts `{ t: 'init-error', message }` and exits 1.
  */
 export function startModuleThread(
   entry: URL,
@@ -41,11 +40,7 @@ export function startModuleThread(
   });
 }
 
-/**
- * Forks a child process running the module `entry` (a `.ts` file under tsx, as in a checkout run
- * from source, or its compiled `.js`) with an IPC channel; by default it shares the caller's stdout
- * and stderr.
- */
+/** A child process running the module `entry` with an IPC channel; by default it shares stdout and stderr. */
 export function forkModule(
   entry: URL,
   options: { args?: string[]; serialization?: 'json' | 'advanced'; stdio?: StdioOptions } = {},

@@ -4,22 +4,17 @@
  * a price; a book whose overround (Σ 1/odd − 1) is outside the band is not a 1X2 market.
  */
 export const ODDS_BOUNDS = {
-  /** Smallest plausible decimal odd. */
   min: 1.01,
-  /** Largest plausible decimal odd. */
   max: 1000,
-  /** Smallest plausible overround of a three-way book (a small arbitrage exists on exchanges). */
+  /** Below 0: a small arbitrage exists on exchanges. */
   overroundMin: -0.05,
-  /** Largest plausible overround of a three-way book. */
   overroundMax: 0.5,
 } as const;
 
 /**
- * Why one market's prices are not plausible, or null when they are: every price a
- * finite decimal odd within [{@link ODDS_BOUNDS}.min, .max], and the book's overround within
- * [overroundMin, overroundMax] — the same band for the three-way 1X2 book and the two-way over/under
- * and both-teams-to-score books (on the shared data it rejects 0.1 % of books: sums of implied
- * probabilities like 0.39 or 1.98, i.e. typos). `prices` must hold every outcome of the market.
+ * Why one market's prices (every outcome) are not plausible, or null when they are. The overround band
+ * is the same for two- and three-way books: on the shared data it rejects 0.1 % of books, all typos
+ * (implied probabilities summing to 0.39 or 1.98).
  */
 export function oddsImplausibility(market: string, prices: readonly number[]): string | null {
   for (const p of prices) {

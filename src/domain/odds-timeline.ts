@@ -31,9 +31,8 @@ export class OddsTimeline {
   }
 
   /**
-   * A timeline from today's per-match records (no times in them): complete opening triples observed at
-   * kick-off − {@link OPENING_LEAD_MS}, complete closing triples at kick-off. A match missing from
-   * `kickoffById` is left out.
+   * A timeline from per-match records (no times in them): complete opening 1X2 triples at kick-off −
+   * {@link OPENING_LEAD_MS}, closing ones at kick-off; a match missing from `kickoffById` is left out.
    */
   static fromRecords(records: Iterable<OddsRecord>, kickoffById: ReadonlyMap<number, Date>): OddsTimeline {
     const obs: OddsObservation[] = [];
@@ -72,7 +71,6 @@ export class OddsTimeline {
     this.count++;
   }
 
-  /** Observations held. */
   get size(): number {
     return this.count;
   }
@@ -85,20 +83,17 @@ export class OddsTimeline {
   /** The newest observation of `market` for `matchId` made at or before `at`; null when there is none. */
   latest(matchId: number, market: OddsMarket, at: Date | number): OddsObservation | null {
     const list = this.byMatch.get(matchId)?.get(market);
-    if (!list || list.length === 0) return null;
+    if (!list) return null;
     const t = typeof at === 'number' ? at : at.getTime();
-    // Last index with observed_at <= t.
+    // `lo` ends at the first index with observed_at > t.
     let lo = 0;
-    let hi = list.length - 1;
-    let found = -1;
-    while (lo <= hi) {
+    let hi = list.length;
+    while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (list[mid].observed_at.getTime() <= t) {
-        found = mid;
-        lo = mid + 1;
-      } else hi = mid - 1;
+      if (list[mid].observed_at.getTime() <= t) lo = mid + 1;
+      else hi = mid;
     }
-    return found < 0 ? null : list[found];
+    return lo === 0 ? null : list[lo - 1];
   }
 
   /** The first observation of kind `opening` (else none). */

@@ -1,8 +1,7 @@
 import { MatchcastError } from './errors.js';
 
 /** Match outcome classes as the spec numbers them (§2.1): 0 home win, 1 draw, 2 away win. */
-const OUTCOMES = [0, 1, 2] as const;
-export type Outcome = (typeof OUTCOMES)[number];
+export type Outcome = 0 | 1 | 2;
 
 /** Human-readable labels, indexed by {@link Outcome}. */
 export const OUTCOME_LABELS = ['home_win', 'draw', 'away_win'] as const;

@@ -10,6 +10,7 @@ import {
   type FeatureGroup,
   type FeatureOptions,
   type FeatureSettings,
+  type MatchContext,
   type MatchPrices,
   type ResultContext,
   resolveFeatureOptions,
@@ -23,7 +24,7 @@ export type { FeatureOptions } from './feature-group.js';
 /** A team's schedule bookkeeping plus one state per feature group (same order as the group list). */
 interface TeamSlot {
   season: string | null;
-  /** Matches played so far (0 = never played: a promoted team then takes the prior outright). */
+  /** 0 = never played: a promoted team then takes the prior outright. */
   played: number;
   states: unknown[];
 }
@@ -38,15 +39,13 @@ interface RegionSlot {
 }
 
 /**
- * The state of a feature build before a given instant: every team's and region's group state before
- * the first match that kicks off at or after `at` (results known by the prediction time of the match
- * before it folded in, later ones still pending), with the inputs it was computed from (to know whether
- * a later build may start from it). Opaque; see {@link FeatureResume}.
+ * Every team's and region's group state before the first match kicking off at or after `at`, with the
+ * inputs it was computed from (so a later build can tell whether it may start from it). Opaque.
  */
 export interface FeatureCheckpoint {
   readonly at: number;
   readonly settingsKey: string;
-  /** The matches before `at` in build order, with the odds record and observations each one saw. */
+  /** The matches before `at` in build order, with the odds each one saw. */
   readonly matches: readonly Match[];
   readonly records: ReadonlyArray<OddsRecord | undefined>;
   readonly observations: ReadonlyArray<readonly (readonly OddsObservation[])[]>;
@@ -58,32 +57,29 @@ export interface FeatureCheckpoint {
   readonly pending: readonly PendingResult[];
 }
 
-/** A played match whose result folds into the ratings once known (`knownAt`). */
 interface PendingResult {
   readonly knownAt: number;
   readonly ctx: Ctx;
 }
 
 /**
- * Incremental builds (an incremental re-prediction rebuilds a region's features on every call while
- * only its last days change): start from a checkpoint when its inputs are still the inputs, and take
- * a new one. Rows before the checkpoint are then not returned.
+ * Incremental builds (a re-prediction rebuilds a region on every call while only its last days change):
+ * start from a checkpoint whose inputs are unchanged (rows before it are then not returned), take a new one.
  */
 export interface FeatureResume {
-  /** Start after this checkpoint when every input before its instant is unchanged (else from scratch). */
+  /** Used when every input before its instant is unchanged (else the build starts from scratch). */
   from?: FeatureCheckpoint | null;
   /** Take a checkpoint before the first match kicking off at or after this instant (at most `asOf`). */
   takeAt?: Date;
-  /** Out: the checkpoint taken (null when none was). */
+  /** Out: the checkpoint taken, and whether the build started from `from`. */
   taken?: FeatureCheckpoint | null;
-  /** Out: whether the build started from `from`. */
   resumed?: boolean;
 }
 
 /** Checkpoints whose state a build took over (moved, not copied): they can never be resumed again. */
 const consumed = new WeakSet<FeatureCheckpoint>();
 
-/** The settings and horizon kind that decide the state before a checkpoint (the horizon's instant does not: it is checked to be after it). */
+/** What decides the state before a checkpoint (the horizon's instant is only checked to be after it). */
 function settingsKeyOf(settings: FeatureSettings): string {
   const h = settings.horizon;
   return JSON.stringify({ ...settings, horizon: typeof h === 'object' ? 'at' : h });
@@ -162,9 +158,8 @@ function cloneTeam(t: TeamSlot): TeamSlot {
 }
 
 /**
- * The instant (ms) a match is predicted at on the early horizon (the served one): kick-off − 48 h for a
- * match before `asOfMs`; a fixture at `asOfMs` (never after kick-off − 1 ms: a fixture kicking off
- * exactly at asOf is still predicted before its closing price), or kick-off − 48 h when that is later.
+ * The instant (ms) a match is predicted at on the early horizon: kick-off − 48 h before `asOfMs`; a
+ * fixture at the later of `asOfMs` and kick-off − 48 h, but before kick-off (so before its closing price).
  */
 export function earlyPredictionTime(kickoffMs: number, asOfMs: number): number {
   return kickoffMs < asOfMs
@@ -196,7 +191,6 @@ export function buildFeatureRows(
     OddsTimeline.fromRecords(odds.values(), new Map(matches.map((m) => [m.id, m.startTimeUtc])));
   const horizon = settings.horizon;
   const atMs = typeof horizon === 'object' ? horizon.at.getTime() : 0;
-  /** The instant a match is predicted at: its market columns see only observations made by then. */
   const predictionTime = (kickoff: number): number =>
     horizon === 'kickoff'
       ? kickoff
@@ -242,7 +236,7 @@ export function buildFeatureRows(
   const teams = new Map<string, TeamSlot>();
   const keyOf = (regionId: number, name: string): string => `${regionId}\u0000${name}`;
 
-  /** Mean of the `priorOf` lowest values among the region's rated teams (a league-low prior). */
+  /** The league-low prior: mean of the `priorOf` lowest values among the region's rated teams. */
   const lowPrior = (
     region: RegionSlot,
     regionId: number,
@@ -293,7 +287,7 @@ export function buildFeatureRows(
   // A checkpoint never lies after `asOf` or the horizon's instant (see checkpointHolds).
   let takeAt = resume?.takeAt ? Math.min(resume.takeAt.getTime(), asOfMs, atMs || asOfMs) : null;
   let start = 0;
-  /** Played matches whose results are not folded in yet; `head` is the next to fold (known in order). */
+  /** Results not folded in yet, in the order they become known; `head` is the next. */
   let pending: PendingResult[] = [];
   let head = 0;
   if (resume) {
@@ -357,12 +351,12 @@ export function buildFeatureRows(
   if (resume && takeAt !== null && resume.taken === null) resume.taken = checkpoint(takeAt, sorted.length);
   return start === 0 ? rows : rows.slice(start);
 
-  /** Folds a played match's result into its teams' and region's state (the teams' current slots). */
+  /** Folds a played match's result into its teams' current slots and its region's state. */
   function foldResult(ctx: Ctx): void {
     const m = ctx.match;
     const h = teams.get(keyOf(m.regionId, m.homeTeamName))!;
     const a = teams.get(keyOf(m.regionId, m.awayTeamName))!;
-    eachGroup(ctx, h, a, regions.get(m.regionId)!, (g) => g.update?.(ctx));
+    eachGroup(ctx, h, a, regions.get(m.regionId)!, (g) => g.update?.(ctx as ResultContext<unknown, unknown>));
     h.played++;
     a.played++;
   }
@@ -403,9 +397,8 @@ export function buildFeatureRows(
   }
 
   /**
-   * Whether the state of `c` is what this build would reach at `c.at`: same settings, `asOf` and the
-   * horizon's instant not before it, the same matches before it (results included) with the same odds
-   * and observations, and the same seasons and season rosters behind the promoted-team rule.
+   * Whether this build would reach the state of `c` at `c.at`: same settings, same matches, odds and
+   * observations before it, and the same seasons and rosters behind the promoted-team rule.
    */
   function checkpointHolds(c: FeatureCheckpoint): boolean {
     if (c.settingsKey !== settingsKey || asOfMs < c.at || (atMs && atMs < c.at)) return false;
@@ -476,7 +469,10 @@ export function buildFeatureRows(
 }
 
 /** One match's context, reused from its values to its update (`result` set then). */
-type Ctx = ResultContext<unknown, unknown> & { row: Record<string, number | null> };
+type Ctx = MatchContext<unknown, unknown> & {
+  row: Record<string, number | null>;
+  result: ResultContext<unknown, unknown>['result'] | null;
+};
 
 /** Calls `fn` for every group in list order, with `ctx` pointing at that group's team and region state. */
 function eachGroup(
@@ -499,11 +495,7 @@ function copyPending(p: PendingResult): PendingResult {
   return { knownAt: p.knownAt, ctx: { ...p.ctx, row: { ...p.ctx.row } } };
 }
 
-/**
- * De-margined opening, closing and pre-match odds of one match (each null when the source lacks it),
- * and the market view at its prediction time: the latest 1X2, O/U 2.5 and BTTS observations made at or
- * before `at`, never a later one.
- */
+/** One match's de-margined odds, and its market view: the latest observations made at or before `at`. */
 function pricesOf(
   matchId: number,
   o: OddsRecord | undefined,

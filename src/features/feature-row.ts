@@ -14,10 +14,7 @@ export interface FeatureRowMeta {
   /** Kick-off at or after `as_of`. */
   is_future: boolean;
   as_of: Date;
-  /**
-   * The instant the match is predicted at (from the horizon, see FeatureHorizon): its market columns
-   * use only odds observed at or before it. Absent in rows built by older code.
-   */
+  /** The instant the match is predicted at: its market columns use only odds observed by then. */
   prediction_time?: Date | null;
   /** When the 1X2 observation behind `mkt_*` was made; null when the match had none by then. */
   odds_observed_at?: Date | null;
@@ -54,9 +51,8 @@ const META_COLUMNS: readonly (keyof FeatureRowMeta)[] = [
 export const emptyFeatureRow: () => Record<string, unknown> = rowShape([...META_COLUMNS, ...FEATURE_NAMES]);
 
 /**
- * THE conversion from a stored feature row to a model input vector: training, batch predict and the
- * live worker all call this. Missing values (null, undefined, non-finite) become NaN; the model's
- * preprocessing imputes them.
+ * THE conversion from a feature row to a model input (training, batch predict and the live worker):
+ * missing values (null, undefined, non-finite) become NaN, which the preprocessing imputes.
  */
 export function toModelInput(
   row: FeatureRow | Record<string, unknown>,

@@ -10,16 +10,10 @@ import { FEATURE_NAMES } from './feature-names.js';
  */
 const FEATURE_DEFINITION_VERSION = 3;
 
-/** Canonical JSON: object keys sorted, so the same definition always hashes the same. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
+/** Sorts object keys for `JSON.stringify`, so the same definition always hashes the same. */
+function sortedKeys(_key: string, value: unknown): unknown {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
+  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 /**
@@ -35,5 +29,5 @@ export function featureFingerprint(): string {
     names: [...FEATURE_NAMES],
     params,
   };
-  return `sha256:${createHash('sha256').update(canonical(definition)).digest('hex').slice(0, 16)}`;
+  return `sha256:${createHash('sha256').update(JSON.stringify(definition, sortedKeys)).digest('hex').slice(0, 16)}`;
 }

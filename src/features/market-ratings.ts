@@ -25,8 +25,3 @@ export const DEFAULT_MARKET_RATING: MarketRatingParams = { eta: 0.35, etaRegion:
 export function supremacy(p: readonly [number, number, number]): number {
   return Math.log(p[0] / p[2]);
 }
-
-/** The error e = s − ŝ of a rating prediction `predicted` against closing probabilities `close`. */
-export function marketRatingError(predicted: number, close: readonly [number, number, number]): number {
-  return supremacy(close) - predicted;
-}

@@ -4,32 +4,6 @@ import type { ModelFamilyName } from './families/index.js';
 import { computeMetrics, type MetricSet } from './metrics.js';
 import { type Model, recencyWeights, resolveParams, type TrainParams, trainModel } from './model.js';
 
-/** De-margined odds of a row for one baseline, or null when that baseline is missing. */
-function oddsOf(row: FeatureRow, which: 'open' | 'close' | 'pre'): Probabilities | null {
-  const h = row[`odds_${which}_home`];
-  const d = row[`odds_${which}_draw`];
-  const a = row[`odds_${which}_away`];
-  if (h === null || d === null || a === null) return null;
-  return [h, d, a];
-}
-
-/** Model inputs, labels and kick-off times (ms) of the labelled rows. */
-function designOf(
-  rows: readonly FeatureRow[],
-  featureNames: readonly string[],
-): { X: Float64Array[]; y: number[]; t: number[] } {
-  const X: Float64Array[] = [];
-  const y: number[] = [];
-  const t: number[] = [];
-  for (const r of rows) {
-    if (r.label === null) continue;
-    X.push(toModelInput(r, featureNames));
-    y.push(r.label);
-    t.push(r.start_time_utc.getTime());
-  }
-  return { X, y, t };
-}
-
 /** What the time-based validation and the walk-forward fit: family, parameters and inputs. */
 export interface FitOptions {
   /** Classifier family. Default `multinomial_logit`. */
@@ -60,7 +34,15 @@ export function fitRows(
   params: TrainParams,
   warmStart?: Model,
 ): Model {
-  const { X, y, t } = designOf(rows, featureNames);
+  const X: Float64Array[] = [];
+  const y: number[] = [];
+  const t: number[] = [];
+  for (const r of rows) {
+    if (r.label === null) continue;
+    X.push(toModelInput(r, featureNames));
+    y.push(r.label);
+    t.push(r.start_time_utc.getTime());
+  }
   const weights = recencyWeights(t, resolveParams(params).halfLifeDays);
   return trainModel(X, y, { ...params, featureNames }, weights, warmStart);
 }
@@ -81,11 +63,12 @@ export function baselineMetrics(
   const y: number[] = [];
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i];
-    if (r.label === null) continue;
-    const o = oddsOf(r, which);
-    if (!o) continue;
+    const h = r[`odds_${which}_home`];
+    const d = r[`odds_${which}_draw`];
+    const a = r[`odds_${which}_away`];
+    if (r.label === null || h === null || d === null || a === null) continue;
     mp.push(probs[i]);
-    op.push(o);
+    op.push([h, d, a]);
     y.push(r.label);
   }
   return { model: computeMetrics(mp, y), market: computeMetrics(op, y) };

@@ -8,14 +8,13 @@ import { transform } from './preprocess.js';
 
 type Triple = [number, number, number];
 
-/** One feature group's share of a prediction. */
+/** One feature group's share of a prediction: its Σ coefficient × standardised value per score. */
 interface GroupContribution {
   group: string;
   /** The model inputs of the group; `<name>_missing` is the 0/1 missing indicator of `<name>`. */
   columns: string[];
-  /** Softmax: the group's Σ coefficient × standardised value in each outcome's score (home, draw, away). */
+  /** Softmax: in each outcome's score (home, draw, away); ordered logit: in the latent score η. */
   scores: Triple | null;
-  /** Ordered logit: the group's Σ β × standardised value in the latent score η. */
   latent: number | null;
 }
 
@@ -27,28 +26,17 @@ interface GroupContribution {
  */
 interface ModelExplanation {
   link: 'softmax' | 'ordered_logit';
-  /** Softmax: the intercepts; null for the ordered logit (no intercept: the cut points play its part). */
+  /** Softmax: the intercepts (the ordered logit's cut points play their part). */
   baseline: Triple | null;
-  /** Softmax with the market offset: the market's log-odds added to each score; else null. */
+  /** Softmax with the market offset: the market's log-odds added to each score. */
   offset: Triple | null;
   cut_points: [number, number] | null;
   groups: GroupContribution[];
-  /** Softmax: each outcome's total score. */
+  /** The totals: softmax scores, or the ordered logit's η. */
   scores: Triple | null;
-  /** Ordered logit: the total latent score η. */
   latent: number | null;
-  /** (home, draw, away) recomputed from the totals above. */
+  /** (home, draw, away) recomputed from the totals. */
   probabilities: Triple;
-}
-
-/** Names of the preprocessed columns: the inputs, then one `<name>_missing` per indicator. */
-function columnNames(model: Model): { name: string; input: string }[] {
-  const out = model.feature_names.map((n) => ({ name: n, input: n }));
-  for (const j of model.preprocessor.indicators) {
-    const n = model.feature_names[j];
-    out.push({ name: `${n}_missing`, input: n });
-  }
-  return out;
 }
 
 /**
@@ -65,7 +53,12 @@ export function explainModel(model: Model, input: ArrayLike<number>): ModelExpla
   }
   const z = transform(model.preprocessor, input);
   const t = family.explain(model.state, z, input);
-  const cols = columnNames(model);
+  // The preprocessed columns: the inputs, then one `<name>_missing` per indicator.
+  const cols = model.feature_names.map((n) => ({ name: n, input: n }));
+  for (const j of model.preprocessor.indicators) {
+    const n = model.feature_names[j];
+    cols.push({ name: `${n}_missing`, input: n });
+  }
   const order = [...FEATURE_GROUP_NAMES, 'other'];
   const byGroup = new Map<string, { columns: string[]; idx: number[] }>();
   cols.forEach((c, j) => {

@@ -17,27 +17,20 @@ export interface FitParams {
 
 /** What a family's `fit` sees: the preprocessed design plus the raw inputs it was made from. */
 export interface FitData {
-  /** Preprocessed inputs (median-imputed, missing indicators, standardised), one row per match. */
   design: Design;
-  /** Raw inputs, one per row, NaN = missing (e.g. for an offset read from named inputs). */
+  /** Raw inputs, NaN = missing (e.g. for an offset read from named inputs). */
   inputs: readonly Float64Array[];
-  /** Names of the raw inputs, in column order. */
   featureNames: readonly string[];
   /** Outcome labels: 0 home, 1 draw, 2 away. */
   y: ArrayLike<number>;
-  /** Optional per-row likelihood weights. */
   weights?: ArrayLike<number>;
   params: FitParams;
 }
 
 /**
- * The one seam every model family implements, whatever it predicts: a stable `name`, `fit` (data →
- * fitted state), `predict` (state + one row → output) and `parse` (deserialise). `State` is plain JSON
- * data, so serialising is `JSON.stringify` and `parse` is the way back (it validates and throws
- * `MC_ERR_MODEL_UNAVAILABLE` on a malformed artifact). `kind` says which artifact and which pipeline
- * path use the family: `1x2` (home/draw/away classifiers, `model.ts`) or `goals` (score models,
- * `goals/goals-model.ts`). Add a family: one file in `families/`, one line in `FAMILIES`
- * (`families/index.ts`).
+ * The seam every model family implements. `State` is plain JSON data: serialising is `JSON.stringify`
+ * and `parse` the validating way back. `kind` picks the artifact and pipeline path: `1x2` (`model.ts`)
+ * or `goals` (`goals/goals-model.ts`). Add a family: one file in `families/`, one line in `FAMILIES`.
  */
 interface Family<
   Kind extends string,
@@ -50,19 +43,16 @@ interface Family<
   readonly kind: Kind;
   /** Stable name, stored in artifacts and the registry (`params.family`); never rename. */
   readonly name: Name;
-  /** Fits the state; `warm` is an earlier fit of the same family (a hint: same optimum, fewer steps). */
+  /** `warm` is an earlier fit of the same family (a hint: same optimum, fewer steps). */
   fit(data: Data, warm?: State): State;
-  /** The output for one row. */
   predict(state: State, ...row: Row): Output;
-  /** The state back from an artifact's family fields; throws `MC_ERR_MODEL_UNAVAILABLE` when malformed. */
+  /** Throws `MC_ERR_MODEL_UNAVAILABLE` on a malformed artifact. */
   parse(fields: Record<string, unknown>): State;
 }
 
 /**
- * A 1X2 family: fits a classifier on the shared preprocessing. `predict(state, z, input)` takes the
- * preprocessed row `z` and the raw `input` (NaN = missing) and returns (home, draw, away). The artifact
- * stores the state's fields beside the common ones (`format_version`, `feature_names`, `params`,
- * `preprocessor`, `n_train`, `family`; see `serializeModel`).
+ * A 1X2 family: a classifier on the shared preprocessing; `predict` takes the preprocessed row `z` and
+ * the raw `input` (NaN = missing). The artifact stores the state's fields beside the common ones.
  */
 export type ModelFamily<State extends object = object, Name extends string = string> = Family<
   '1x2',
@@ -72,10 +62,7 @@ export type ModelFamily<State extends object = object, Name extends string = str
   State,
   Name
 > & {
-  /**
-   * The prediction of one row as additive terms on the family's linear scale (same arguments as
-   * `predict`); omitted by a family whose scores are not a sum of per-input terms.
-   */
+  /** One row's prediction as additive terms; omitted when the scores are not a sum of per-input terms. */
   explain?(state: State, z: Float64Array, input: ArrayLike<number>): ScoreTerms;
 };
 
@@ -94,13 +81,10 @@ export type ScoreTerms =
     }
   | { link: 'ordered_logit'; cuts: [number, number]; terms: Float64Array };
 
-/** The means and dependence a goals family gives one match; the score matrix follows from them. */
+/** Poisson means (home, away) and Dixon–Coles ρ of one match; the score matrix follows from them. */
 export interface GoalsPrediction {
-  /** Expected home goals (Poisson mean). */
   lh: number;
-  /** Expected away goals. */
   la: number;
-  /** Dixon–Coles low-score dependence. */
   rho: number;
 }
 
@@ -110,16 +94,12 @@ export interface GoalsFitParams {
   l2: number;
 }
 
-/** What a goals family's `fit` sees: finished matches' inputs (goals known) and the resolved parameters. */
 export interface GoalsFitData {
   rows: readonly GoalInput[];
   params: GoalsFitParams;
 }
 
-/**
- * A goals family: fits a score model on finished matches' {@link GoalInput}s and predicts both means
- * and ρ for one match; the goals artifact stores the state under `state` (`goals/goals-model.ts`).
- */
+/** A goals family: a score model on finished matches' inputs; the goals artifact keeps its `state`. */
 export type GoalsFamily<State extends object = object, Name extends string = string> = Family<
   'goals',
   GoalsFitData,

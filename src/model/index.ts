@@ -1,5 +1,8 @@
+// The score matrix's size, for callers of scoreMatrix (it lives with the Poisson solver in features).
+export { MATRIX_SIZE } from '../features/index.js';
 export { bootstrapInterval } from './bootstrap.js';
 export { explainModel } from './explain.js';
+export { MIN_TRAIN_MATCHES } from './families/dixon-coles-market.js';
 export {
   DEFAULT_FAMILY,
   isModelFamilyName,
@@ -7,30 +10,30 @@ export {
   type ModelFamilyName,
 } from './families/index.js';
 export type { GoalsPrediction } from './family.js';
-// Goals models: what other folders use, by name (internals stay in goals/index.ts for its tests).
 export {
   buildGoalInputs,
-  deserializeGoalsModel,
   GOAL_INPUTS_VERSION,
   type GoalInput,
   type GoalRatingParams,
-  type GoalsBacktestResult,
-  type GoalsMetrics,
-  type GoalsModel,
-  goalsWalkForward,
-  MARKETS_COLUMNS,
-  MATRIX_SIZE,
-  type MarketsRow,
-  MIN_TRAIN_MATCHES,
-  marketsFromMatrix,
-  type Ou25Figures,
   openingMeans,
-  ou25Figures,
+} from './goals/goal-inputs.js';
+export {
+  deserializeGoalsModel,
+  type GoalsModel,
   predictGoals,
-  scoreMatrix,
   serializeGoalsModel,
   trainGoalsModel,
-} from './goals/index.js';
+} from './goals/goals-model.js';
+export { marketsFromMatrix } from './goals/markets.js';
+export { MARKETS_COLUMNS, type MarketsRow } from './goals/markets-file.js';
+export { scoreMatrix } from './goals/score-matrix.js';
+export {
+  type GoalsBacktestResult,
+  type GoalsMetrics,
+  goalsWalkForward,
+  type Ou25Figures,
+  ou25Figures,
+} from './goals/walk-forward.js';
 export { brier, logLoss, rps } from './metrics.js';
 export {
   deserializeModel,

@@ -1,27 +1,22 @@
 /** Objective for {@link minimizeLbfgs}: writes the gradient into `grad` and returns the value. */
 type Objective = (x: Float64Array, grad: Float64Array) => number;
 
-export interface LbfgsOptions {
-  /** Iteration cap. Default `500`. */
-  maxIter?: number;
-  /** Stop when the largest gradient component is below this. Default `1e-6`. */
-  gradTol?: number;
-  /** Stop when the relative decrease of the objective is below this. Default `1e-10`. */
-  relTol?: number;
-  /** History pairs kept. Default `10`. */
-  memory?: number;
-}
+/** Stop when the relative decrease of the objective is below this. */
+const REL_TOL = 1e-10;
+/** History pairs kept. */
+const MEMORY = 10;
 
-/** Deterministic L-BFGS with an Armijo backtracking line search; minimises `f` from `x0` (not modified). */
+/**
+ * Deterministic L-BFGS with an Armijo backtracking line search; minimises `f` from `x0` (not modified)
+ * for at most `maxIter` iterations or until the largest gradient component is below `gradTol`.
+ */
 export function minimizeLbfgs(
   f: Objective,
   x0: Float64Array,
-  options: LbfgsOptions = {},
-): { x: Float64Array; value: number; iterations: number } {
-  const maxIter = options.maxIter ?? 500;
-  const gradTol = options.gradTol ?? 1e-6;
-  const relTol = options.relTol ?? 1e-10;
-  const m = options.memory ?? 10;
+  maxIter: number,
+  gradTol: number,
+): Float64Array {
+  const m = MEMORY;
   const n = x0.length;
   let x = Float64Array.from(x0);
   let g = new Float64Array(n);
@@ -33,8 +28,7 @@ export function minimizeLbfgs(
   const alpha = new Float64Array(m);
   let xNew = new Float64Array(n);
   let gNew = new Float64Array(n);
-  let iter = 0;
-  for (; iter < maxIter; iter++) {
+  for (let iter = 0; iter < maxIter; iter++) {
     if (maxAbs(g) < gradTol) break;
     // Two-loop recursion: d = −H g.
     for (let i = 0; i < n; i++) d[i] = -g[i];
@@ -93,12 +87,9 @@ export function minimizeLbfgs(
     [x, xNew] = [xNew, x];
     [g, gNew] = [gNew, g];
     fx = fNew;
-    if (rel < relTol) {
-      iter++;
-      break;
-    }
+    if (rel < REL_TOL) break;
   }
-  return { x, value: fx, iterations: iter };
+  return x;
 }
 
 function dot(a: Float64Array, b: Float64Array): number {

@@ -90,17 +90,8 @@ export interface MetricSet {
   n: number;
 }
 
+/** Every metric is NaN when `probs` is empty (0 / 0). */
 export function computeMetrics(probs: readonly Probabilities[], labels: readonly number[]): MetricSet {
-  if (probs.length === 0) {
-    return {
-      log_loss: Number.NaN,
-      rps: Number.NaN,
-      brier: Number.NaN,
-      roc_auc_ovr: Number.NaN,
-      accuracy: Number.NaN,
-      n: 0,
-    };
-  }
   return {
     log_loss: logLoss(probs, labels),
     rps: rps(probs, labels),

@@ -1,4 +1,4 @@
-import { MatchcastError } from '../domain/index.js';
+import { DAY_MS, MatchcastError } from '../domain/index.js';
 import { DEFAULT_FAMILY, type ModelFamilyName, modelFamily } from './families/index.js';
 import type { Design, FitParams } from './family.js';
 import { fitPreprocessor, type Preprocessor, preprocessedWidth, transform } from './preprocess.js';
@@ -14,15 +14,11 @@ export interface TrainParams {
   l2?: number;
   /** Add 0/1 missing indicators for features missing in training. Default `true`. */
   missingIndicators?: boolean;
-  /**
-   * Recency weighting: a training match `halfLifeDays` older than the newest one counts half.
-   * Default `0` = all matches weigh the same.
-   */
+  /** Recency weighting: a match `halfLifeDays` older than the newest counts half. Default `0` (off). */
   halfLifeDays?: number;
   /**
-   * Multinomial family only: use the market's log-odds (`mkt_logit_home_away`, `mkt_log_draw_away`,
-   * when both are inputs and present) as a fixed offset, so the classifier learns corrections to the
-   * market and the L2 penalty shrinks towards the market rather than towards equal odds. Default `false`.
+   * Multinomial only: the market's log-odds (`mkt_logit_home_away`, `mkt_log_draw_away`) as a fixed
+   * offset, so the L2 penalty shrinks towards the market rather than equal odds. Default `false`.
    */
   marketOffset?: boolean;
   /** L-BFGS iteration cap. Default `300`. */
@@ -50,10 +46,7 @@ export function resolveParams(p: TrainParams = {}): ResolvedParams {
   };
 }
 
-/**
- * A whole model: the shared preprocessing plus one family's fitted `state`. Plain data; the artifact
- * writes the state's fields beside the common ones (see {@link serializeModel}).
- */
+/** The shared preprocessing plus one family's fitted `state`; plain data. */
 export interface Model {
   format_version: number;
   feature_names: string[];
@@ -61,15 +54,12 @@ export interface Model {
   preprocessor: Preprocessor;
   n_train: number;
   family: ModelFamilyName;
-  /** The family's fitted part (its `ModelFamily.fit` result). */
   state: object;
 }
 
 /**
- * Fits preprocessing and the family's classifier on inputs `X` (rows from `toModelInput`, NaN =
- * missing) and labels `y` (0 home, 1 draw, 2 away). `weights` (optional, one per row) weight the
- * likelihood; see {@link recencyWeights}. `warmStart` (optional) starts the optimiser from another
- * model of the same family — same optimum, fewer iterations. Deterministic: same inputs, same model.
+ * Fits preprocessing and the family's classifier on inputs `X` (NaN = missing) and labels `y`.
+ * `warmStart`, a model of the same family, only saves iterations. Deterministic: same inputs, same model.
  */
 export function trainModel(
   X: readonly Float64Array[],
@@ -82,7 +72,7 @@ export function trainModel(
   if (X.length !== y.length) throw new MatchcastError('MC_ERR_VALIDATION', 'X and y differ in length');
   const p = resolveParams(params);
   const family = modelFamily(p.family);
-  const pre = fitPreprocessor(X, { missingIndicators: p.missingIndicators });
+  const pre = fitPreprocessor(X, p.missingIndicators);
   const d = preprocessedWidth(pre);
   const z = new Float64Array(X.length * d);
   for (let i = 0; i < X.length; i++) transform(pre, X[i], z.subarray(i * d, (i + 1) * d));
@@ -151,6 +141,6 @@ export function recencyWeights(startTimesMs: readonly number[], halfLifeDays: nu
   if (!(halfLifeDays > 0) || startTimesMs.length === 0) return undefined;
   let newest = Number.NEGATIVE_INFINITY;
   for (const t of startTimesMs) newest = Math.max(newest, t);
-  const scale = 1 / (halfLifeDays * 86_400_000);
+  const scale = 1 / (halfLifeDays * DAY_MS);
   return startTimesMs.map((t) => 0.5 ** ((newest - t) * scale));
 }

@@ -15,10 +15,7 @@ export function preprocessedWidth(p: Preprocessor): number {
 }
 
 /** Fits the preprocessor on training inputs (rows of equal length, NaN = missing). */
-export function fitPreprocessor(
-  X: readonly Float64Array[],
-  options: { missingIndicators?: boolean } = {},
-): Preprocessor {
+export function fitPreprocessor(X: readonly Float64Array[], missingIndicators: boolean): Preprocessor {
   const n = X.length;
   const d = n > 0 ? X[0].length : 0;
   const medians: number[] = [];
@@ -37,7 +34,7 @@ export function fitPreprocessor(
     const mid = cnt >> 1;
     medians.push(cnt === 0 ? 0 : cnt % 2 ? vals[mid] : (vals[mid - 1] + vals[mid]) / 2);
     const missing = n - cnt;
-    if ((options.missingIndicators ?? true) && missing > 0 && missing < n) {
+    if (missingIndicators && missing > 0 && missing < n) {
       // Features missing together (all form columns of a team's first match) share one indicator.
       if (!masks.some((m) => sameMask(m, mask))) {
         masks.push(mask);

@@ -1,10 +1,8 @@
-import type { Probabilities } from '../domain/index.js';
+import { DAY_MS, type Probabilities } from '../domain/index.js';
 import { type FeatureRow, labelKnownBy, predictionTimeOf, toModelInput } from '../features/index.js';
 import { baselineMetrics, type FitOptions, fitRows, fitSetup, paramStrings, putMetrics } from './evaluate.js';
 import { computeMetrics } from './metrics.js';
 import { type Model, predictProba } from './model.js';
-
-const DAY_MS = 86_400_000;
 
 interface TrainAndValidateOptions extends FitOptions {
   /** "Now": only results known by then (kick-off + RESULT_LAG_MS at or before it) are used. */

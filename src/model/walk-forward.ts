@@ -1,10 +1,8 @@
-import type { Probabilities } from '../domain/index.js';
+import { DAY_MS, type Probabilities } from '../domain/index.js';
 import { type FeatureRow, labelKnownBy, predictionTimeOf, toModelInput } from '../features/index.js';
 import { baselineMetrics, type FitOptions, fitRows, fitSetup, paramStrings, putMetrics } from './evaluate.js';
 import { computeMetrics } from './metrics.js';
 import { type Model, predictProba } from './model.js';
-
-const DAY_MS = 86_400_000;
 
 interface WalkForwardOptions extends FitOptions {
   /** First refit date; matches predicted from here on (by prediction time) are predicted. */
@@ -15,7 +13,6 @@ interface WalkForwardOptions extends FitOptions {
   refitDays?: number;
 }
 
-/** One out-of-sample prediction. */
 export interface BacktestPrediction {
   match_id: number;
   proba_home: number;
@@ -33,7 +30,6 @@ interface BacktestFold {
   until: Date;
   n_train: number;
   n_predicted: number;
-  /** The fold's fitted model: what its predictions came from. */
   model: Model;
 }
 
@@ -118,14 +114,8 @@ export function walkForwardBacktest(
     const out: Record<string, number> = {};
     const lab = idx.filter((i) => predictedRows[i].label !== null);
     const labels = lab.map((i) => predictedRows[i].label as number);
-    putMetrics(
-      out,
-      'model_',
-      computeMetrics(
-        lab.map((i) => probs[i]),
-        labels,
-      ),
-    );
+    const labelled = lab.map((i) => probs[i]);
+    putMetrics(out, 'model_', computeMetrics(labelled, labels));
     // Opening vs closing vs model on exactly the matches that have both.
     const both = idx.filter(
       (i) => predictedRows[i].odds_open_home !== null && predictedRows[i].odds_close_home !== null,

@@ -4,9 +4,8 @@ import { MatchcastError, OPENING_LEAD_MS, parseInstant, RESULT_LAG_MS } from '..
 
 /** What one {@link ReplayFeed.advance} released. */
 export interface FeedDelta {
-  /** The changed rows as one CSV text in the shared football layout (header included). */
+  /** The changed rows as one CSV text in the shared football layout, and split into ingest's files. */
   csv: string;
-  /** The same rows split into CSV texts of at most {@link FEED_FILE_ROWS} rows (what ingest reads, one file each). */
   files: string[];
   rows: number;
   /** Kick-off instants (ms) of the changed rows: the matches to re-predict. */
@@ -23,13 +22,12 @@ const FIXTURE_LEAD_MS = 7 * 86_400_000;
 /** Rows per feed file: ingest applies a file in one transaction, so a first release of a whole data set is split. */
 const FEED_FILE_ROWS = 2000;
 
-/** Stages of a match in the replay, in release order. */
 const HIDDEN = 0;
 const FIXTURE = 1;
 const OPENING = 2;
 const CLOSING = 3;
 const RESULT = 4;
-/** Offset from kick-off at which each stage is released (index = stage); the result at full time. */
+/** Offset from kick-off at which each stage (the index) is released. */
 const STAGE_OFFSETS = [Number.NEGATIVE_INFINITY, -FIXTURE_LEAD_MS, -OPENING_LEAD_MS, 0, RESULT_LAG_MS];
 
 const REQUIRED = ['Date', 'country', 'league', 'HomeTeam', 'AwayTeam', 'FTHG', 'FTAG'];
@@ -98,7 +96,6 @@ export class ReplayFeed {
     return this.rows.length;
   }
 
-  /** First and last kick-off of the data. */
   span(): { first: Date; last: Date } | null {
     if (this.rows.length === 0) return null;
     return { first: new Date(this.kickoff[0]!), last: new Date(this.kickoff[this.rows.length - 1]!) };

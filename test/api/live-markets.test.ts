@@ -8,7 +8,7 @@ import { type OddsObservation, OddsTimeline } from '../../src/domain/index.js';
 import { mergeOddsObservations } from '../../src/ingest/observations-file.js';
 import { createLogger } from '../../src/logger.js';
 import { predictionRequestsTotal } from '../../src/metrics.js';
-import * as goals from '../../src/model/goals/index.js';
+import * as goals from '../../src/model/index.js';
 import { createRegistry } from '../../src/registry/index.js';
 import { oddsRecordAt } from '../../src/worker/goals-table.js';
 import { createDefaultWorkerDeps, createWorkerRuntime } from '../../src/worker/index.js';

@@ -5,7 +5,7 @@ import type { AppContext } from '../../src/api/context.js';
 import { registerAuth } from '../../src/api/plugins/auth.js';
 import { registerErrorHandling } from '../../src/api/plugins/errors.js';
 import { marketsRoutes } from '../../src/api/routes/markets.js';
-import * as goals from '../../src/model/goals/index.js';
+import * as goals from '../../src/model/index.js';
 import { readPublished } from '../../src/runs/index.js';
 import { writeParquet } from '../../src/storage/index.js';
 import { publishArtifacts } from '../helpers/served.js';

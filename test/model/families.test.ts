@@ -20,7 +20,7 @@ import {
   predictGoals,
   serializeGoalsModel,
   trainGoalsModel,
-} from '../../src/model/goals/index.js';
+} from '../../src/model/index.js';
 import { rng } from '../features/league-fixture.js';
 import { goalsLeague } from './goals-fixture.js';
 

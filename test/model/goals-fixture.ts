@@ -1,5 +1,5 @@
 import type { Match, OddsRecord } from '../../src/domain/index.js';
-import { marketsFromMatrix, scoreMatrix } from '../../src/model/goals/index.js';
+import { marketsFromMatrix, scoreMatrix } from '../../src/model/index.js';
 
 /** Deterministic PRNG (mulberry32). */
 export function prng(seed: number): () => number {

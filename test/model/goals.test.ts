@@ -3,6 +3,9 @@ import { test } from 'node:test';
 import type { OddsRecord } from '../../src/domain/index.js';
 import { impliedMeans } from '../../src/features/index.js';
 import type { DixonColesMarketState } from '../../src/model/families/dixon-coles-market.js';
+import { TOTAL_LINES } from '../../src/model/goals/markets.js';
+import { regionRhos } from '../../src/model/goals/region-rho.js';
+import { goalsMetrics } from '../../src/model/goals/walk-forward.js';
 import {
   buildGoalInputs,
   deserializeGoalsModel,
@@ -14,10 +17,7 @@ import {
   scoreMatrix,
   serializeGoalsModel,
   trainGoalsModel,
-} from '../../src/model/goals/index.js';
-import { TOTAL_LINES } from '../../src/model/goals/markets.js';
-import { regionRhos } from '../../src/model/goals/region-rho.js';
-import { goalsMetrics } from '../../src/model/goals/walk-forward.js';
+} from '../../src/model/index.js';
 import { goalsLeague } from './goals-fixture.js';
 
 const close = (a: number, b: number, tol = 1e-12) => assert.ok(Math.abs(a - b) <= tol, `${a} vs ${b}`);

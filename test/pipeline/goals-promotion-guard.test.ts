@@ -21,7 +21,7 @@ import {
   ou25Figures,
   serializeGoalsModel,
   trainGoalsModel,
-} from '../../src/model/goals/index.js';
+} from '../../src/model/index.js';
 import { goalsFingerprint, goalsModelName } from '../../src/pipeline/stage-goals.js';
 import { goalsGuardMetrics, promoteGoalsVersion } from '../../src/pipeline/stage-promote.js';
 import { ModelRegistry } from '../../src/registry/index.js';

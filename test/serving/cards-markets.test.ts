@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { predictionRows, putPredictions } from '../../bench/precomputed-fixtures.js';
-import * as goals from '../../src/model/goals/index.js';
+import * as goals from '../../src/model/index.js';
 import { identityOf } from '../../src/serving/encoded-body.js';
 import { writeParquet } from '../../src/storage/index.js';
 import { publishArtifacts } from '../helpers/served.js';

@@ -11,7 +11,7 @@ import { type Config, parseConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/index.js';
 import { ingestSynthetic } from '../../src/ingest/index.js';
 import { createLogger } from '../../src/logger.js';
-import type * as goals from '../../src/model/goals/index.js';
+import type * as goals from '../../src/model/index.js';
 import { bootstrapFirstRun } from '../../src/pipeline/index.js';
 import { silentProgress } from '../../src/pipeline/progress.js';
 import { goalsModelName } from '../../src/pipeline/stage-goals.js';

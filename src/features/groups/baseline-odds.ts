@@ -2,7 +2,7 @@ import { featureGroup } from '../feature-group.js';
 
 /**
  * De-margined opening, closing and pre-match odds: evaluation baselines only, never model inputs
- * (closing odds are not known when a match is first predicted); see `BASELINE_FEATURE_NAMES`.
+ * (closing odds are not known when a match is first predicted; `MODEL_FEATURE_NAMES` leaves them out).
  */
 export const baselineOddsGroup = featureGroup({
   name: 'baseline_odds',

@@ -18,7 +18,6 @@ export const eloGroup = featureGroup({
     out.elo_expected_home = eloExpectedHome(h.elo, a.elo, settings.elo.homeAdvantage);
   },
   update({ home: h, away: a, result, settings }) {
-    if (!result) return;
     const d = eloDelta(h.elo, a.elo, result.home - result.away, settings.elo);
     h.elo += d;
     a.elo -= d;

@@ -42,7 +42,6 @@ export const formGroup = featureGroup({
     out.form_venue_gd_away = av ? av.gf - av.ga : null;
   },
   update({ home: h, away: a, result }) {
-    if (!result) return;
     const gd = result.home - result.away;
     const hp = gd > 0 ? 3 : gd === 0 ? 1 : 0;
     const ap = gd < 0 ? 3 : gd === 0 ? 1 : 0;

@@ -1,5 +1,5 @@
 import { featureGroup } from '../feature-group.js';
-import { marketRatingError } from '../market-ratings.js';
+import { supremacy } from '../market-ratings.js';
 
 /**
  * Market-implied supremacy ŝ = h_region + R_home − R_away, moved by the CLOSING odds of earlier,
@@ -21,11 +21,11 @@ export const marketRatingGroup = featureGroup({
     out.mr_sup_gap = mkt === null || mkt === undefined ? null : sup - mkt;
   },
   // Closing odds of a kicked-off match move the ratings (missing → no update); the row holds them de-margined.
-  update({ home: h, away: a, region, result, row, settings }) {
-    if (!result) return;
+  update({ home: h, away: a, region, row, settings }) {
     const { odds_close_home: ch, odds_close_draw: cd, odds_close_away: ca } = row;
     if (ch === null || cd === null || ca === null) return;
-    const e = marketRatingError(region.mrHome + h.mr - a.mr, [ch, cd, ca]);
+    // The error e = s − ŝ of the rating's prediction against the closing line.
+    const e = supremacy([ch, cd, ca]) - (region.mrHome + h.mr - a.mr);
     h.mr += settings.marketRating.eta * e;
     a.mr -= settings.marketRating.eta * e;
     region.mrHome += settings.marketRating.etaRegion * e;

@@ -18,6 +18,6 @@ export const piGroup = featureGroup({
     out.pi_expected_gd = piExpectedGoals(h.home, settings.pi.c) - piExpectedGoals(a.away, settings.pi.c);
   },
   update({ home: h, away: a, result, settings }) {
-    if (result) piUpdate(h, a, result.home - result.away, settings.pi);
+    piUpdate(h, a, result.home - result.away, settings.pi);
   },
 });

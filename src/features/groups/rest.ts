@@ -1,6 +1,5 @@
+import { DAY_MS } from '../../domain/index.js';
 import { featureGroup } from '../feature-group.js';
-
-const DAY_MS = 86_400_000;
 
 /** Days since each team's previous fixture on the schedule, capped at `restCapDays`. */
 export const restGroup = featureGroup({

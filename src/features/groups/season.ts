@@ -14,8 +14,7 @@ export const seasonGroup = featureGroup({
     out.new_team_home = homeNew ? 1 : 0;
     out.new_team_away = awayNew ? 1 : 0;
   },
-  update({ home: h, away: a, result }) {
-    if (!result) return;
+  update({ home: h, away: a }) {
     h.played++;
     a.played++;
   },

@@ -11,7 +11,7 @@ export interface DixonColesMarketState {
   away: PoissonGlm;
   /** Global ρ, fitted on the training scores; the ρ of regions absent from `rho_by_region`. */
   rho: number;
-  /** ρ per region id from recent closing BTTS prices (`regionRhos`); `{}` in artifacts written before it. */
+  /** ρ per region id from recent closing BTTS prices (`regionRhos`); absent in artifacts written before it. */
   rho_by_region: Record<string, number>;
 }
 
@@ -94,15 +94,12 @@ export const dixonColesMarket: GoalsFamily<DixonColesMarketState, 'dixon_coles_m
       yh[i] = rows[i].home_goals!;
       ya[i] = rows[i].away_goals!;
     }
-    const home = fitPoissonGlm(xh, SIDE_INPUTS, yh, null, { l2 });
-    const away = fitPoissonGlm(xa, SIDE_INPUTS, ya, null, { l2 });
-    const lam = rows.map(
-      (_, i) =>
-        [predictPoissonGlm(home, xh, i * SIDE_INPUTS), predictPoissonGlm(away, xa, i * SIDE_INPUTS)] as [
-          number,
-          number,
-        ],
-    );
+    const home = fitPoissonGlm(xh, SIDE_INPUTS, yh, l2);
+    const away = fitPoissonGlm(xa, SIDE_INPUTS, ya, l2);
+    const lam = rows.map((_, i): [number, number] => [
+      predictPoissonGlm(home, xh, i * SIDE_INPUTS),
+      predictPoissonGlm(away, xa, i * SIDE_INPUTS),
+    ]);
     const rho_by_region = regionRhos(
       rows.map((r, i) => ({
         region_id: r.region_id,

@@ -1,6 +1,13 @@
 import { MatchcastError } from '../../domain/index.js';
-import { type Design, type FitData, type ModelFamily, type ScoreTerms, sampleWeights } from '../family.js';
-import { type LbfgsOptions, minimizeLbfgs } from '../lbfgs.js';
+import {
+  type Design,
+  type FitData,
+  type FitParams,
+  type ModelFamily,
+  type ScoreTerms,
+  sampleWeights,
+} from '../family.js';
+import { minimizeLbfgs } from '../lbfgs.js';
 
 /** Fitted multinomial logit: coefficients `[class][0 = intercept, 1..d]` and the optional market offset. */
 export interface MultinomialState {
@@ -26,13 +33,19 @@ export const multinomialLogit: ModelFamily<MultinomialState, 'multinomial_logit'
       offsets = new Float64Array(3 * inputs.length);
       for (let i = 0; i < inputs.length; i++) offsets.set(offsetOf(inputs[i], offsetInputs), 3 * i);
     }
-    const opt = { maxIter: params.maxIter, gradTol: params.gradTol };
-    const coef = fitMultinomial(data.design, data.y, params.l2, opt, data.weights, offsets, warm?.coef);
+    const coef = fitMultinomial(data.design, data.y, params, data.weights, offsets, warm?.coef);
     return { coef, offset_inputs: offsetInputs };
   },
   predict(state: MultinomialState, z: Float64Array, input: ArrayLike<number>): [number, number, number] {
-    const off = state.offset_inputs ? offsetOf(input, state.offset_inputs) : undefined;
-    return predictMultinomial(state.coef, z, off);
+    const offset = state.offset_inputs ? offsetOf(input, state.offset_inputs) : undefined;
+    const s = [0, 0, 0];
+    for (let k = 0; k < 3; k++) {
+      const c = state.coef[k];
+      let acc = c[0] + (offset ? offset[k] : 0);
+      for (let j = 0; j < z.length; j++) acc += c[j + 1] * z[j];
+      s[k] = acc;
+    }
+    return softmax3(s);
   },
   explain(state: MultinomialState, z: Float64Array, input: ArrayLike<number>): ScoreTerms {
     const terms: [Float64Array, Float64Array, Float64Array] = [0, 1, 2].map((k) => {
@@ -70,8 +83,7 @@ function offsetOf(x: ArrayLike<number>, idx: readonly [number, number]): [number
 function fitMultinomial(
   X: Design,
   y: ArrayLike<number>,
-  l2: number,
-  opt: LbfgsOptions,
+  { l2, maxIter, gradTol }: FitParams,
   weights?: ArrayLike<number>,
   offsets?: Float64Array,
   init?: readonly (readonly number[])[],
@@ -153,23 +165,8 @@ function fitMultinomial(
   if (init && init.length === 3 && init.every((c) => c.length === w)) {
     for (let k = 0; k < 3; k++) x0.set(init[k], k * w);
   }
-  const { x } = minimizeLbfgs(f, x0, opt);
+  const x = minimizeLbfgs(f, x0, maxIter, gradTol);
   return [0, 1, 2].map((k) => Array.from(x.subarray(k * w, (k + 1) * w)));
-}
-
-function predictMultinomial(
-  coef: readonly (readonly number[])[],
-  z: Float64Array,
-  offset?: readonly [number, number, number],
-): [number, number, number] {
-  const s = [0, 0, 0];
-  for (let k = 0; k < 3; k++) {
-    const c = coef[k];
-    let acc = c[0] + (offset ? offset[k] : 0);
-    for (let j = 0; j < z.length; j++) acc += c[j + 1] * z[j];
-    s[k] = acc;
-  }
-  return softmax3(s);
 }
 
 /** Softmax of three scores, shifted by their maximum. */

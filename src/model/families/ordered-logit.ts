@@ -1,6 +1,12 @@
 import { MatchcastError } from '../../domain/index.js';
-import { type Design, type FitData, type ModelFamily, type ScoreTerms, sampleWeights } from '../family.js';
-import type { LbfgsOptions } from '../lbfgs.js';
+import {
+  type Design,
+  type FitData,
+  type FitParams,
+  type ModelFamily,
+  type ScoreTerms,
+  sampleWeights,
+} from '../family.js';
 import { minimizeLbfgs } from '../lbfgs.js';
 
 /** Fitted ordered logit: latent η = β·z; P(away) = σ(θ₁ − η), P(away or draw) = σ(θ₂ − η). */
@@ -26,8 +32,7 @@ export function orderedProbabilities(eta: number, cuts: readonly [number, number
 function fitOrdered(
   X: Design,
   y: ArrayLike<number>,
-  l2: number,
-  opt: LbfgsOptions,
+  { l2, maxIter, gradTol }: FitParams,
   weights?: ArrayLike<number>,
 ): OrderedCoef {
   const { z, n, d } = X;
@@ -81,14 +86,8 @@ function fitOrdered(
   const x0 = new Float64Array(d + 2);
   x0[d] = -0.9;
   x0[d + 1] = Math.log(1.1);
-  const { x } = minimizeLbfgs(f, x0, opt);
+  const x = minimizeLbfgs(f, x0, maxIter, gradTol);
   return { beta: Array.from(x.subarray(0, d)), theta1: x[d], theta2: x[d] + Math.exp(x[d + 1]) };
-}
-
-function predictOrdered(c: OrderedCoef, z: Float64Array): [number, number, number] {
-  let eta = 0;
-  for (let j = 0; j < z.length; j++) eta += c.beta[j] * z[j];
-  return orderedProbabilities(eta, [c.theta1, c.theta2]);
 }
 
 /** The challenger family: ordered logit over away < draw < home (goal-difference order). */
@@ -96,12 +95,13 @@ export const orderedLogit: ModelFamily<{ ordered: OrderedCoef }, 'ordered_logit'
   kind: '1x2',
   name: 'ordered_logit',
   fit(data: FitData): { ordered: OrderedCoef } {
-    const { params } = data;
-    const opt = { maxIter: params.maxIter, gradTol: params.gradTol };
-    return { ordered: fitOrdered(data.design, data.y, params.l2, opt, data.weights) };
+    return { ordered: fitOrdered(data.design, data.y, data.params, data.weights) };
   },
   predict(state: { ordered: OrderedCoef }, z: Float64Array): [number, number, number] {
-    return predictOrdered(state.ordered, z);
+    const c = state.ordered;
+    let eta = 0;
+    for (let j = 0; j < z.length; j++) eta += c.beta[j] * z[j];
+    return orderedProbabilities(eta, [c.theta1, c.theta2]);
   },
   explain(state: { ordered: OrderedCoef }, z: Float64Array): ScoreTerms {
     const { beta, theta1, theta2 } = state.ordered;

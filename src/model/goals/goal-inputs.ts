@@ -9,13 +9,11 @@ import { earlyPredictionTime, impliedMeans, twoWay } from '../../features/index.
 export interface GoalInput {
   match_id: number;
   region_id: number;
-  /** Kick-off, ms since epoch. */
+  /** Kick-off and prediction time, ms since epoch. */
   t: number;
-  /** Prediction time, ms since epoch: the inputs use only prices that existed then. */
   pt: number;
-  /** Means implied by the opening 1X2 + O/U 2.5 prices (home, away); null when either market is missing. */
+  /** (home, away) means of the opening prices, and of the goal ratings. */
   open: [number, number] | null;
-  /** Means the goal ratings predict from earlier matches' closing lines (home, away). */
   rated: [number, number];
   /** De-margined opening P(over 2.5), P(BTTS yes), closing likewise — the lines we are judged against. */
   line: {
@@ -67,36 +65,25 @@ function oneXTwo(
 }
 
 /**
- * The prices a user could see at the early horizon: the opening ones, or the source's latest
- * (`odd_*`) only when the source has no closing price (so `odd_*` is not the closing line).
+ * The means implied by the prices of `o` a user could see at the early horizon (the live worker shares
+ * the rule); null when either market is missing. Those prices are the opening ones, or the source's
+ * latest (`odd_*`) only when it has no closing price (so `odd_*` is not the closing line).
  */
-function earlyPrices(o: OddsRecord | undefined): { x12: [number, number] | null; over: number | null } {
-  if (!o) return { x12: null, over: null };
+export function openingMeans(o: OddsRecord | undefined): [number, number] | null {
+  if (!o) return null;
   const x12 =
     oneXTwo(o.open_home, o.open_draw, o.open_away) ??
     (o.close_home == null ? oneXTwo(o.odd_home, o.odd_draw, o.odd_away) : null);
   const over =
     twoWay(o.open_over25, o.open_under25) ??
     (o.close_over25 == null ? twoWay(o.odd_over25, o.odd_under25) : null);
-  return { x12, over };
+  return x12 && over !== null ? impliedMeans(x12[0], x12[1], over) : null;
 }
 
 /**
- * The means implied by the prices of `o` a user could see at the early horizon (opening 1X2 + O/U 2.5,
- * see `earlyPrices`); null when either market is missing. The live worker calls it on the record of
- * the observations made by the prediction time, so both paths share the rule.
- */
-export function openingMeans(o: OddsRecord | undefined): [number, number] | null {
-  const early = earlyPrices(o);
-  return early.x12 && early.over !== null ? impliedMeans(early.x12[0], early.x12[1], early.over) : null;
-}
-
-/**
- * One {@link GoalInput} per match, in kick-off order (ties by id), predicted at the early horizon
- * (`earlyPredictionTime`: kick-off − 48 h, or as-of for a fixture already inside that window).
- * Matches are processed in kick-off order and all matches of one kick-off instant see the ratings
- * before any of them; a match's closing lines (which exist from its kick-off) update the ratings of
- * the matches predicted at or after its kick-off only, and only when it kicked off before `asOf`.
+ * One {@link GoalInput} per match in kick-off order (ties by id), predicted at the early horizon. All
+ * matches of one kick-off see the ratings before any of them; a match kicked off before `asOf` moves
+ * them by its closing lines for the matches predicted at or after its kick-off only.
  */
 export function buildGoalInputs(
   matches: readonly Match[],

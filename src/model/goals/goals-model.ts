@@ -8,10 +8,7 @@ import {
   type GoalRatingParams,
 } from './goal-inputs.js';
 
-/**
- * Version of the goals artifact layout; bump on any incompatible change. Additive fields keep it:
- * `params` was added within version 1 (artifacts without it were fitted with the defaults).
- */
+/** Version of the goals artifact layout; bump on any incompatible change (additive fields keep it). */
 const GOALS_FORMAT_VERSION = 1;
 
 /** A trained goals model: plain JSON data (the common fields, the family's fitted state under `state`). */
@@ -36,7 +33,6 @@ export interface TrainGoalsOptions extends Partial<GoalsFitParams> {
   rating?: GoalRatingParams;
 }
 
-/** Fit parameters with their defaults. */
 function resolveGoalsParams(options: Partial<GoalsFitParams> = {}): GoalsFitParams {
   return { l2: options.l2 ?? 1e-3 };
 }

@@ -1,4 +1,4 @@
-import { MATRIX_SIZE } from './score-matrix.js';
+import { MATRIX_SIZE } from '../../features/index.js';
 
 /** Over/under total-goals lines every market view carries. */
 export const TOTAL_LINES = [0.5, 1.5, 2.5, 3.5, 4.5] as const;

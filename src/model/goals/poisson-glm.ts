@@ -7,40 +7,25 @@ export interface PoissonGlm {
   coef: number[];
 }
 
-interface PoissonGlmOptions {
-  /** L2 penalty on the standardised slopes (objective = weighted mean NLL + l2/2·‖w‖²). Default `1e-3`. */
-  l2?: number;
-  /** Newton iterations cap. Default `30`. */
-  maxIter?: number;
-}
+/** Newton iterations cap. */
+const MAX_ITER = 30;
 
 /**
- * Fits log E[y] = b0 + Σ w_j z_j (z = standardised x) by Newton–Raphson with an L2 penalty. `x` is
- * row-major n×p and must be finite (impute before). `weights` default to 1. Deterministic: same data,
- * same bits.
+ * Fits log E[y] = b0 + Σ w_j z_j (z = standardised x) by Newton–Raphson, objective = mean NLL +
+ * l2/2·‖w‖² on the standardised slopes. `x` is row-major n×p and must be finite (impute before).
+ * Deterministic: same data, same bits.
  */
-export function fitPoissonGlm(
-  x: Float64Array,
-  p: number,
-  y: ArrayLike<number>,
-  weights: ArrayLike<number> | null = null,
-  options: PoissonGlmOptions = {},
-): PoissonGlm {
-  const l2 = options.l2 ?? 1e-3;
-  const maxIter = options.maxIter ?? 30;
+export function fitPoissonGlm(x: Float64Array, p: number, y: ArrayLike<number>, l2: number): PoissonGlm {
   const n = y.length;
-  const wt = (i: number) => (weights ? weights[i] : 1);
   const mean = new Array<number>(p).fill(0);
   const std = new Array<number>(p).fill(0);
-  let wsum = 0;
-  for (let i = 0; i < n; i++) wsum += wt(i);
   for (let j = 0; j < p; j++) {
     let s = 0;
-    for (let i = 0; i < n; i++) s += wt(i) * x[i * p + j];
-    mean[j] = s / wsum;
+    for (let i = 0; i < n; i++) s += x[i * p + j];
+    mean[j] = s / n;
     let v = 0;
-    for (let i = 0; i < n; i++) v += wt(i) * (x[i * p + j] - mean[j]) ** 2;
-    std[j] = Math.sqrt(v / wsum) || 1;
+    for (let i = 0; i < n; i++) v += (x[i * p + j] - mean[j]) ** 2;
+    std[j] = Math.sqrt(v / n) || 1;
   }
   const d = p + 1;
   const z = new Float64Array(n * d);
@@ -49,12 +34,12 @@ export function fitPoissonGlm(
     for (let j = 0; j < p; j++) z[i * d + j + 1] = (x[i * p + j] - mean[j]) / std[j];
   }
   let ybar = 0;
-  for (let i = 0; i < n; i++) ybar += wt(i) * y[i];
+  for (let i = 0; i < n; i++) ybar += y[i];
   const beta = new Float64Array(d);
-  beta[0] = Math.log(Math.max(ybar / wsum, 1e-6));
+  beta[0] = Math.log(Math.max(ybar / n, 1e-6));
   const g = new Float64Array(d);
   const hmat = new Float64Array(d * d);
-  for (let it = 0; it < maxIter; it++) {
+  for (let it = 0; it < MAX_ITER; it++) {
     g.fill(0);
     hmat.fill(0);
     for (let i = 0; i < n; i++) {
@@ -62,7 +47,7 @@ export function fitPoissonGlm(
       let eta = 0;
       for (let j = 0; j < d; j++) eta += beta[j] * z[o + j];
       const mu = Math.exp(eta);
-      const w = wt(i) / wsum;
+      const w = 1 / n;
       const r = w * (mu - y[i]);
       const wm = w * mu;
       for (let j = 0; j < d; j++) {

@@ -1,3 +1,4 @@
+import { DAY_MS } from '../../domain/index.js';
 import { rhoBounds } from './score-matrix.js';
 
 /** Days of training matches, back from the latest one, whose closing BTTS prices set a region's ρ. */
@@ -36,7 +37,7 @@ const logit = (p: number) => Math.log(p / (1 - p));
 export function regionRhos(rows: readonly RegionRhoRow[]): Record<string, number> {
   let last = Number.NEGATIVE_INFINITY;
   for (const r of rows) last = Math.max(last, r.t);
-  const from = last - REGION_RHO_DAYS * 86_400_000;
+  const from = last - REGION_RHO_DAYS * DAY_MS;
   const byRegion = new Map<number, RegionRhoRow[]>();
   for (const r of rows) {
     if (r.t < from || r.btts_close === null || !(r.btts_close > 0 && r.btts_close < 1)) continue;

@@ -1,8 +1,5 @@
 import { MATRIX_SIZE, poissonPmf } from '../../features/index.js';
 
-// The Poisson pieces live with the implied-means solver in features (the goal-rating features use it).
-export { MATRIX_SIZE };
-
 /**
  * Dixon–Coles low-score factor τ(h, a) for home mean `lh`, away mean `la`, dependence `rho`: it moves
  * mass between 0-0/1-1 and 1-0/0-1 and leaves the total unchanged (ρ < 0 → more 0-0 and 1-1).

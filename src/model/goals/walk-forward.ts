@@ -1,4 +1,4 @@
-import { RESULT_LAG_MS } from '../../domain/index.js';
+import { DAY_MS, RESULT_LAG_MS } from '../../domain/index.js';
 import { bootstrapInterval } from '../bootstrap.js';
 import { MIN_TRAIN_MATCHES } from '../families/dixon-coles-market.js';
 import type { GoalsPrediction } from '../family.js';
@@ -7,9 +7,6 @@ import { predictGoals, type TrainGoalsOptions, trainGoalsModel } from './goals-m
 import { marketsFromMatrix } from './markets.js';
 import { scoreMatrix } from './score-matrix.js';
 
-const DAY_MS = 86_400_000;
-
-/** One out-of-sample goals prediction of the walk-forward. */
 export interface GoalsBacktestRow extends GoalsPrediction {
   match_id: number;
   fold_id: number;
@@ -40,9 +37,8 @@ export interface GoalsMetrics {
 }
 
 /**
- * Walk-forward: a refit every `refitDays` from `from`, each fold trained on the results known at its
- * cutoff, predicting the finished matches whose prediction time is in [cutoff, cutoff + refitDays) ∩
- * [from, to).
+ * Walk-forward: a refit every `refitDays` from `from` on the results known at its cutoff, predicting
+ * the finished matches whose prediction time is in [cutoff, cutoff + refitDays) ∩ [from, to).
  */
 export function goalsWalkForward(
   inputs: readonly GoalInput[],
@@ -82,7 +78,7 @@ export function goalsWalkForward(
 
 const ll = (p: number, y: boolean) => -Math.log(Math.min(1 - 1e-12, Math.max(1e-12, y ? p : 1 - p)));
 
-/** Paired bootstrap 95 % interval of the mean of `d` (fixed seed: reproducible). */
+/** Paired bootstrap 95 % interval of the mean of `d` (fixed seed). */
 const pairedBootstrap = (d: readonly number[]) =>
   bootstrapInterval(d, { resamples: 1000, level: 0.95, seed: 20260101 });
 
@@ -145,20 +141,17 @@ interface LineFigures {
 
 /** What the goals promotion guard reads: O/U 2.5 log loss of out-of-sample rows and the lines beside it. */
 export interface Ou25Figures {
-  /** Finished matches among `rows`. */
+  /** Finished matches among `rows`, and their log loss (NaN when none). */
   n: number;
-  /** O/U 2.5 log loss on all of them (NaN when none). */
   log_loss: number;
-  /** The model and the de-margined opening O/U 2.5 line on the matches with opening O/U prices. */
+  /** The model beside the opening (closing) line, on the matches with that line. */
   open: LineFigures | null;
-  /** Likewise for the closing line. */
   close: LineFigures | null;
 }
 
 /**
- * O/U 2.5 log loss of `rows` (out-of-sample predictions) on their finished matches, and on the matches
- * with each line beside that line. Unlike {@link goalsMetrics} (matches with both lines), each line
- * counts every match that has it: the opening check is the one the promotion guard demands.
+ * O/U 2.5 log loss of out-of-sample `rows` on their finished matches. Unlike {@link goalsMetrics}
+ * (matches with both lines), each line counts every match that has it, as the promotion guard asks.
  */
 export function ou25Figures(
   inputs: readonly GoalInput[],
