@@ -6,11 +6,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { PGLITE_START_PARAMS } from './pglite-database.js';
 
-// After PGlite's own settings: the default 128 MB of shared buffers are touched at start and stay
-// resident; the data of a start (tens of MB) needs a fraction of them: 32 MB hold ~100 MB less.
-const open = (dataDir: string) =>
-  PGlite.create(dataDir, { startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'] });
+const open = (dataDir: string) => PGlite.create(dataDir, { startParams: PGLITE_START_PARAMS });
 
 const port = parentPort;
 if (!port) {
