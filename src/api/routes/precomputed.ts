@@ -18,13 +18,7 @@ import {
   RegionRoi,
   respond,
 } from '../../schemas/index.js';
-import {
-  asViews,
-  type EncodedBody,
-  identityStream,
-  negotiateEncoding,
-  notModified,
-} from '../../serving/index.js';
+import { type EncodedBody, identityStream, negotiateEncoding, notModified } from '../../serving/index.js';
 import type { AppContext } from '../context.js';
 import { holdUntilTurnEnd } from '../plugins/turn-writes.js';
 
@@ -66,7 +60,7 @@ function sendEncoded(request: FastifyRequest, reply: FastifyReply, body: Encoded
  */
 export async function precomputedRoutes(root: FastifyInstance, ctx: AppContext): Promise<void> {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
-  const views = asViews(ctx.views);
+  const { views } = ctx;
 
   /** A bulk read: the whole pre-encoded body of a loaded file, with conditional requests. */
   const bulk = <T extends TSchema>(
