@@ -1,5 +1,4 @@
 import type { PublishedRun } from '../runs/index.js';
-import type { OddsRecord } from '../schemas/index.js';
 
 /** A JSON body serialised once per load, with its compressed variants and validators. */
 export interface EncodedBody {
@@ -16,9 +15,6 @@ export interface EncodedBody {
   /** Strong ETag of each representation (they differ only by a suffix: one content, three codings). */
   etags: { identity: string; gzip: string; br: string };
 }
-
-/** Spec §2.5 plus the opening/closing/goals-market columns of `raw-data/odds.parquet`. */
-export type OddsRow = OddsRecord;
 
 /** The published run the views serve. */
 export type ServedRun = Pick<PublishedRun, 'run_id' | 'features_fingerprint' | 'published_at'>;

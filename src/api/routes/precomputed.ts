@@ -32,7 +32,7 @@ const RAW_NOTE =
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Sends JSON bytes serialised ahead of time (the route's schema describes them, no serializer runs). */
-function sendBytes(reply: FastifyReply, json: Buffer): void {
+export function sendBytes(reply: FastifyReply, json: Buffer): void {
   reply.header('content-type', JSON_TYPE).send(json);
 }
 
