@@ -2,7 +2,6 @@ import { type Static, Type } from 'typebox';
 import { DateTime, Nullable, NullableInteger, NullableNumber, NullableString } from './common.js';
 
 const Proba = (what: string) => Type.Number({ minimum: 0, maximum: 1, description: `${what} probability` });
-/** 0 = home win, 1 = draw, 2 = away win. */
 const OutcomeClass = Type.Enum([0, 1, 2], {
   description: '0 = home win, 1 = draw, 2 = away win',
 });

@@ -149,7 +149,7 @@ export class Views {
   /** Pointer sequence number last acted on (`undefined`: never polled; null: no run published). */
   private pointerSeq: number | null | undefined = undefined;
   private pointer: PublishedRun | null = null;
-  /** The run the current snapshot was built from (null: legacy keys or nothing). */
+  /** The run the current snapshot was built from (null: none published). */
   private served: ServedRun | null = null;
   private chain: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | null = null;
@@ -635,8 +635,8 @@ export class Views {
     if (this.roiInflight) return this.roiInflight;
     this.roiCheckedAt = Date.now();
     this.roiInflight = (async () => {
-      // With a published run the ROI moves with the pointer (pollOnce); this re-check then only
-      // confirms the run's immutable copy. Without one, the legacy key is re-read here.
+      // The ROI moves with the pointer (pollOnce): this re-check confirms the run's immutable copy,
+      // or retries a read the store failed. Without a published run there is no ROI file.
       if (await this.syncRoi()) this.setRoiRows();
     })().finally(() => {
       this.roiInflight = null;
