@@ -1,4 +1,4 @@
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
 
 /** Path of `GET /predict/export/{dataset}`. */
 export const ExportParams = Type.Object(
@@ -10,7 +10,6 @@ export const ExportParams = Type.Object(
   },
   { additionalProperties: false },
 );
-export type ExportParams = Static<typeof ExportParams>;
 
 const Day = (description: string) =>
   Type.String({
@@ -32,7 +31,6 @@ export const ExportQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-export type ExportQuery = Static<typeof ExportQuery>;
 
 /** The 200 of an export: a CSV or Parquet file, streamed (documented as a string). */
 export const ExportFile = Type.String({

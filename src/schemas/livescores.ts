@@ -31,7 +31,6 @@ export const LivescoresQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-export type LivescoresQuery = Static<typeof LivescoresQuery>;
 
 /** Spec §2.12: a match row from the relational database. */
 export const Livescore = Type.Object({

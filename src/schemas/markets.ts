@@ -113,7 +113,6 @@ export const MarketsQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-export type MarketsQuery = Static<typeof MarketsQuery>;
 
 export const EXAMPLE_MATCH_MARKETS: MatchMarkets = {
   match_id: 35001,
@@ -166,7 +165,6 @@ export const MarketRoiQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-export type MarketRoiQuery = Static<typeof MarketRoiQuery>;
 
 /** One region's flat-stake ROI in a goals market (the spec's §2.6 row plus `market`, `strategy`, `profit`). */
 export const MarketRoiRow = Type.Object(

@@ -6,7 +6,6 @@ export const TaskIdParams = Type.Object(
   { task_id: Type.String({ minLength: 1, maxLength: 200, description: 'a task id (any string)' }) },
   { additionalProperties: false },
 );
-export type TaskIdParams = Static<typeof TaskIdParams>;
 
 /** Spec §2.8. */
 export const TaskStatus = Type.Object({
@@ -132,7 +131,6 @@ export const FilenameParams = Type.Object(
   { filename: Type.String({ description: 'a filename that GET /monitoring/reports lists' }) },
   { additionalProperties: false },
 );
-export type FilenameParams = Static<typeof FilenameParams>;
 
 export const EXAMPLE_TASK_STATUS: TaskStatus = {
   task_id: '5b0e7c1d-2f44-4f3e-8f1a-0c9d7e6b5a42',

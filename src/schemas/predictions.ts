@@ -2,7 +2,6 @@ import { type Static, Type } from 'typebox';
 import { DateTime, Nullable, NullableInteger, NullableNumber, NullableString } from './common.js';
 
 const Proba = (what: string) => Type.Number({ minimum: 0, maximum: 1, description: `${what} probability` });
-/** 0 = home win, 1 = draw, 2 = away win. */
 const OutcomeClass = Type.Enum([0, 1, 2], {
   description: '0 = home win, 1 = draw, 2 = away win',
 });
@@ -35,7 +34,6 @@ export const MatchIdParams = Type.Object(
   { match_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'match id' }) },
   { additionalProperties: false },
 );
-export type MatchIdParams = Static<typeof MatchIdParams>;
 
 /** Query `?stage=` of the live routes (spec §4.8, §4.9). */
 export const StageQuery = Type.Object(
@@ -46,7 +44,6 @@ export const StageQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-export type StageQuery = Static<typeof StageQuery>;
 
 /** Spec §2.1: a row of the bulk read, camelCase display columns; nullability as the spec states it. */
 export const PredictionRow = Type.Object(
@@ -213,7 +210,6 @@ export const AsyncRequest = Type.Object(
   { ...MatchIdParams.properties, ...StageQuery.properties },
   { additionalProperties: false },
 );
-export type AsyncRequest = Static<typeof AsyncRequest>;
 
 /** `202` of `POST /predict/async/`. */
 export const AsyncAccepted = Type.Object({

@@ -1,9 +1,9 @@
 import { OUTCOME_LABELS, outcomeFromScore } from '../domain/index.js';
-import type { MatchCard } from '../schemas/index.js';
+import type { MatchCard, OddsRecord } from '../schemas/index.js';
 import { BodyEncoder } from './body-encoder.js';
 import type { CardMarketsSummary } from './markets-view.js';
 import type { PredictionRow } from './predictions.js';
-import type { EncodedBody, OddsRow } from './types.js';
+import type { EncodedBody } from './types.js';
 
 /**
  * Fills `{match_id}`, `{home}` and `{away}` of the configured template, each URL-encoded so that a
@@ -36,7 +36,7 @@ const PRICE_SETS = [
  * time is the prediction's `odds_observed_at` (1X2, and O/U 2.5 and BTTS observed with them). Null
  * when none matches: a price observed at another time was never seen by the model.
  */
-function usedPrices(p: Pick<PredictionRow, 'odds_observed_at'>, o: OddsRow | undefined) {
+function usedPrices(p: Pick<PredictionRow, 'odds_observed_at'>, o: OddsRecord | undefined) {
   const at = p.odds_observed_at?.getTime();
   if (!o || at === undefined) return null;
   for (const [set, observedAt] of PRICE_SETS) {
@@ -57,7 +57,7 @@ function usedPrices(p: Pick<PredictionRow, 'odds_observed_at'>, o: OddsRow | und
  */
 export function buildCard(
   p: PredictionRow,
-  odds: OddsRow | undefined,
+  odds: OddsRecord | undefined,
   template: string,
   markets?: CardMarketsSummary,
 ): MatchCard {
@@ -132,7 +132,7 @@ export function buildCard(
  */
 export async function buildCardsBody(
   rows: readonly PredictionRow[],
-  odds: ReadonlyMap<number, OddsRow>,
+  odds: ReadonlyMap<number, OddsRecord>,
   template: string,
   identityMaxBytes?: number,
   markets?: ReadonlyMap<number, CardMarketsSummary>,

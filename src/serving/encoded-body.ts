@@ -1,19 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { promisify } from 'node:util';
-import {
-  brotliCompress,
-  brotliCompressSync,
-  createGunzip,
-  gunzipSync,
-  gzip,
-  gzipSync,
-  constants as zlibConstants,
-} from 'node:zlib';
+import { brotliCompressSync, createGunzip, gunzipSync, gzipSync } from 'node:zlib';
 import type { EncodedBody } from './types.js';
-
-const gzipAsync = promisify(gzip);
-const brotliAsync = promisify(brotliCompress);
 
 /**
  * Brotli quality for reload-time compression. 11 (the default) takes many seconds on the ~30 MB of
@@ -28,31 +16,6 @@ export const BROTLI_QUALITY = 5;
  * compressed copies saves ~45 MB of resident memory for a rare kind of client.
  */
 export const IDENTITY_MAX_BYTES = 8 * 1024 * 1024;
-
-/** Serialises once: identity, gzip and brotli variants with strong ETags derived from the content hash. */
-export async function encodeBody(
-  json: string | Buffer,
-  identityMaxBytes = IDENTITY_MAX_BYTES,
-): Promise<EncodedBody> {
-  const identity = typeof json === 'string' ? Buffer.from(json, 'utf8') : json;
-  const [gz, br] = await Promise.all([
-    gzipAsync(identity, { level: 6 }),
-    brotliAsync(identity, {
-      params: {
-        [zlibConstants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
-        [zlibConstants.BROTLI_PARAM_MODE]: zlibConstants.BROTLI_MODE_TEXT,
-        [zlibConstants.BROTLI_PARAM_SIZE_HINT]: identity.length,
-      },
-    }),
-  ]);
-  return {
-    identity: identity.length <= identityMaxBytes ? identity : null,
-    size: identity.length,
-    gzip: gz,
-    br,
-    etags: etagsOf(identity),
-  };
-}
 
 /** The identity bytes, decompressed from gzip when they are not held (tools and tests; blocks). */
 export function identityOf(body: EncodedBody): Buffer {
@@ -77,7 +40,7 @@ export function etagsFromDigest(digest: Buffer): EncodedBody['etags'] {
   return { identity: `"${hash}"`, gzip: `"${hash}-gz"`, br: `"${hash}-br"` };
 }
 
-/** Synchronous {@link encodeBody} for tiny constant bodies (e.g. `[]`). */
+/** Identity, gzip and brotli variants of a tiny constant body (e.g. `[]`) with their strong ETags. */
 export function encodeBodySync(json: string): EncodedBody {
   const identity = Buffer.from(json, 'utf8');
   return {

@@ -3,5 +3,5 @@
 // encoding helpers below; parsers and card builders stay internal (tests import their files).
 export { identityStream, negotiateEncoding, notModified } from './encoded-body.js';
 export { matchMarkets, parseMarketsRows, scoreMatrixRows } from './markets-view.js';
-export type { EncodedBody, Views } from './types.js';
-export { asViews, createServingViews, type ServingViewsOptions } from './views.js';
+export type { EncodedBody } from './types.js';
+export { createServingViews, type ServingViewsOptions, type Views } from './views.js';

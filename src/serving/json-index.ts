@@ -1,5 +1,3 @@
-import { ByteBuilder } from './byte-builder.js';
-
 /**
  * Pre-serialised JSON bodies by match id, kept off the JS heap: every body in one Buffer (`slab`) and
  * three typed arrays (ids ascending, start and end of each body), looked up by binary search. Built
@@ -39,21 +37,32 @@ export class JsonIndex {
   }
 }
 
-/** Collects bodies in any order; a later body for the same id replaces the earlier one. */
+/**
+ * Collects bodies in any order; a later body for the same id replaces the earlier one. The bodies are
+ * appended as UTF-8 to one growing Buffer: a 30 MB slab built this way never holds the row strings,
+ * their joined string and the final Buffer at the same time (three copies).
+ */
 export class JsonIndexBuilder {
-  private readonly bytes: ByteBuilder;
+  private slab: Buffer;
   private ids: number[] = [];
   private offsets: number[] = [0];
 
-  /** @param capacity expected slab bytes (grows as needed) */
+  /** @param capacity expected slab bytes (grows by doubling) */
   constructor(capacity = 4096) {
-    this.bytes = new ByteBuilder(capacity);
+    this.slab = Buffer.allocUnsafe(Math.max(64, capacity));
   }
 
   push(id: number, json: string): void {
+    const len = this.offsets[this.offsets.length - 1];
+    // A UTF-16 code unit becomes at most 3 UTF-8 bytes.
+    const worst = json.length * 3;
+    if (len + worst > this.slab.length) {
+      const next = Buffer.allocUnsafe(Math.max(this.slab.length * 2, len + worst));
+      this.slab.copy(next, 0, 0, len);
+      this.slab = next;
+    }
     this.ids.push(id);
-    this.bytes.push(json);
-    this.offsets.push(this.bytes.length);
+    this.offsets.push(len + this.slab.write(json, len, 'utf8'));
   }
 
   finish(): JsonIndex {
@@ -74,8 +83,16 @@ export class JsonIndexBuilder {
       starts[k] = this.offsets[i];
       ends[k] = this.offsets[i + 1];
     });
+    // A nearly full slab is kept as is (a view), avoiding a second full-size copy at load time;
+    // otherwise an exact-size copy frees the slack.
+    const len = this.offsets[n];
+    let slab = this.slab.subarray(0, len);
+    if (len < this.slab.length * 0.85) {
+      slab = Buffer.allocUnsafeSlow(len);
+      this.slab.copy(slab, 0, 0, len);
+    }
     this.ids = [];
     this.offsets = [0];
-    return new JsonIndex(ids, starts, ends, this.bytes.toBuffer());
+    return new JsonIndex(ids, starts, ends, slab);
   }
 }

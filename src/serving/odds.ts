@@ -1,6 +1,6 @@
 import { ODDS_PRICE_FIELDS, ODDS_TIME_FIELDS } from '../domain/index.js';
+import type { OddsRecord } from '../schemas/index.js';
 import { readParquetColumns } from '../storage/index.js';
-import type { OddsRow } from './types.js';
 import { ArtifactInvalidError, cell, requireColumns } from './validate.js';
 
 const ODDS_REQUIRED_COLUMNS = ['match_id', 'odd_home', 'odd_draw', 'odd_away'] as const;
@@ -22,7 +22,7 @@ function price(v: unknown, i: number, column: string): number | null {
 }
 
 /** One validated odds row from its cells; `get` answers undefined for a column the file lacks. */
-function oddsRow(get: (column: string) => unknown, i: number): OddsRow {
+function oddsRow(get: (column: string) => unknown, i: number): OddsRecord {
   const row: Record<string, number | string | null> = {
     match_id: cell.int({ match_id: get('match_id') }, i, 'match_id', false) as number,
   };
@@ -31,14 +31,14 @@ function oddsRow(get: (column: string) => unknown, i: number): OddsRow {
   const source = get('source');
   row.source = source === undefined ? null : cell.str({ source }, i, 'source', true);
   for (const c of ODDS_TIME_FIELDS) row[c] = time(get(c), i, c);
-  return row as unknown as OddsRow;
+  return row as unknown as OddsRecord;
 }
 
 /** Validates `raw-data/odds.parquet` (docs/pipeline.md, "Artifact columns"); opening/closing columns and source are optional. */
-export function parseOddsRows(raw: Record<string, unknown>[]): OddsRow[] {
+export function parseOddsRows(raw: Record<string, unknown>[]): OddsRecord[] {
   requireColumns(raw, ODDS_REQUIRED_COLUMNS, 'odds.parquet');
   const seen = new Set<number>();
-  const out: OddsRow[] = new Array(raw.length);
+  const out: OddsRecord[] = new Array(raw.length);
   for (let i = 0; i < raw.length; i++) {
     const r = raw[i];
     const row = oddsRow((c) => r[c], i);
@@ -122,18 +122,18 @@ export class OddsTable {
   }
 
   /** The row of a match, or undefined. */
-  get(matchId: number): OddsRow | undefined {
+  get(matchId: number): OddsRecord | undefined {
     const i = this.index.get(matchId);
     return i === undefined ? undefined : this.rowAt(i);
   }
 
   /** The rows in match-id order, made as they are visited. */
-  *rows(): Generator<OddsRow> {
+  *rows(): Generator<OddsRecord> {
     for (let k = 0; k < this.order.length; k++) yield this.rowAt(this.order[k]);
   }
 
   /** Row `i` as {@link oddsRow} made it from the file's cells: the same fields in the same order. */
-  private rowAt(i: number): OddsRow {
+  private rowAt(i: number): OddsRecord {
     const row: Record<string, number | string | null> = { match_id: this.ids[i] };
     ODDS_PRICE_FIELDS.forEach((c, k) => {
       const v = this.prices[k][i];
@@ -145,6 +145,6 @@ export class OddsTable {
       const t = this.times[k][i];
       row[c] = Number.isNaN(t) ? null : new Date(t).toISOString();
     });
-    return row as unknown as OddsRow;
+    return row as unknown as OddsRecord;
   }
 }

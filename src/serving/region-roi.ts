@@ -3,7 +3,6 @@ import { type RegionRoi, ROI_BY_REGION_COLUMNS as ROI_COLUMNS } from '../schemas
 import { ArtifactInvalidError } from './validate.js';
 
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
-const INTEGER = /^[+-]?\d+$/;
 /** Spellings of "no value" that CSV writers (pandas, R, ours) use; anything else must parse. */
 const NULLS = new Set(['', 'nan', 'NaN', 'NA', 'null', 'None']);
 
@@ -19,7 +18,7 @@ function integer(v: string, line: number, column: string, nullable: boolean): nu
   const t = v.trim();
   if (nullable && NULLS.has(t)) return null;
   // pandas writes an integer column holding nulls as floats ("3.0"); accept only whole values.
-  const n = INTEGER.test(t) ? Number(t) : NUMBER.test(t) ? Number(t) : Number.NaN;
+  const n = NUMBER.test(t) ? Number(t) : Number.NaN;
   if (!Number.isSafeInteger(n)) {
     throw new ArtifactInvalidError(`line ${line}: ${column} is not an integer: ${JSON.stringify(v)}`);
   }

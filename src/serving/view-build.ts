@@ -1,3 +1,4 @@
+import type { OddsRecord } from '../schemas/index.js';
 import { readParquet } from '../storage/index.js';
 import { BodyEncoder } from './body-encoder.js';
 import { buildCardsBody } from './cards.js';
@@ -5,7 +6,7 @@ import type { JsonIndex } from './json-index.js';
 import { type MarketsTable, readMarketsFile } from './markets-view.js';
 import { OddsTable } from './odds.js';
 import { byKickOff, type PredictionRow, PredictionsView, parsePredictionRows } from './predictions.js';
-import type { EncodedBody, OddsRow } from './types.js';
+import type { EncodedBody } from './types.js';
 import { describe } from './validate.js';
 
 /** The artifacts built on the view-builder thread. */
@@ -111,7 +112,7 @@ export async function buildViews(job: BuildJob): Promise<BuiltViews> {
   if (markets.changed) out.markets = table?.json ?? null;
   if (predRows) {
     // Only the predicted matches' rows are made, for their cards.
-    const byId = new Map<number, OddsRow>();
+    const byId = new Map<number, OddsRecord>();
     for (const p of predRows) {
       const r = oddsRows?.get(p.match_id);
       if (r) byId.set(p.match_id, r);

@@ -17,7 +17,7 @@ import { encodeBodySync } from './encoded-body.js';
 import type { JsonIndex } from './json-index.js';
 import type { PredictionsView } from './predictions.js';
 import { parseRegionRoiCsv } from './region-roi.js';
-import type { EncodedBody, ServedRun, ViewStatus, Views } from './types.js';
+import type { EncodedBody, ServedRun, ViewStatus } from './types.js';
 import { describe } from './validate.js';
 import type { ArtifactInput, BuildJob, BuiltArtifact, BuiltViews, Verdict } from './view-build.js';
 import { ViewBuilder } from './view-builder.js';
@@ -56,6 +56,8 @@ const ROI_REQUEST_WAIT_MS = 1000;
 const PREDICTIONS_REF = `${KEYS.predictions.bucket}/${KEYS.predictions.key}`;
 
 const BUILT: readonly BuiltArtifact[] = ['predictions', 'odds', 'markets'];
+
+const EMPTY_LIST = encodeBodySync('[]');
 
 interface Loaded<T> {
   data: T;
@@ -112,7 +114,11 @@ interface Snapshot {
   markets: JsonIndex | null;
 }
 
-class PrecomputedViews implements Views {
+/**
+ * The precomputed views the routes read. Every accessor is a memory read: no object-store call
+ * happens at request time, except the bounded ROI re-check.
+ */
+export class Views {
   private snapshot: Snapshot;
   private readonly predictions = slot<Raw>();
   private readonly odds = slot<Raw>();
@@ -143,7 +149,7 @@ class PrecomputedViews implements Views {
   /** Pointer sequence number last acted on (`undefined`: never polled; null: no run published). */
   private pointerSeq: number | null | undefined = undefined;
   private pointer: PublishedRun | null = null;
-  /** The run the current snapshot was built from (null: legacy keys or nothing). */
+  /** The run the current snapshot was built from (null: none published). */
   private served: ServedRun | null = null;
   private chain: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | null = null;
@@ -155,14 +161,14 @@ class PrecomputedViews implements Views {
     private readonly store: ObjectStore,
     private readonly config: Config,
     private readonly log: Logger,
-    private readonly emptyList: EncodedBody,
     private readonly options: ServingViewsOptions,
   ) {
-    this.snapshot = { predictions: null, cards: null, odds: emptyList, markets: null };
+    this.snapshot = { predictions: null, cards: null, odds: EMPTY_LIST, markets: null };
     this.builder = new ViewBuilder(options.builderEntry);
     this.cache = options.cacheDir ? new ViewsCache(options.cacheDir, log) : null;
   }
 
+  /** Loads every view once, then polls the store for changes. */
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
@@ -183,35 +189,42 @@ class PrecomputedViews implements Views {
     await Promise.allSettled([this.chain, this.roiInflight]);
   }
 
+  /** Polls the store now and waits for any reload; for tests and admin tooling. */
   refresh(): Promise<void> {
     this.chain = this.chain.then(() => this.pollOnce());
     return this.chain;
   }
 
+  /** Bulk body of spec §2.1; like every predictions read, MC_ERR_PREDICTIONS_UNAVAILABLE without a file. */
   predictionsBody(): EncodedBody {
     return this.requirePredictions().bulk;
   }
 
+  /** Pre-serialised spec §2.2 JSON of one match; `undefined` when the match is not in the file. */
   precomputedJson(matchId: number): Buffer | undefined {
     return this.requirePredictions().get(matchId);
   }
 
+  /** Match cards (fields in docs/serving-precomputed.md). */
   cardsBody(): EncodedBody {
     const { cards } = this.snapshot;
     if (!cards) throw this.unavailable();
     return cards;
   }
 
+  /** Spec §2.5 records; `[]` when the odds file does not exist. */
   oddsBody(): EncodedBody {
     // A copy that failed validation is not a store outage: it keeps the documented `[]`.
     if (!this.oddsReady && this.odds.rejectedEtag === null) throw this.storeUnavailable('odds', this.odds);
     return this.snapshot.odds;
   }
 
+  /** The published run the views serve (null: none yet); live answers are cached per served run. */
   servedRun(): ServedRun | null {
     return this.served;
   }
 
+  /** Spec §2.6 records, re-checked at most every `config.roiRecheckMs`; `[]` when absent. */
   async regionRoi(): Promise<readonly RegionRoi[]> {
     if (!this.closed && Date.now() - this.roiCheckedAt >= this.config.roiRecheckMs) {
       const check = this.checkRoi();
@@ -226,6 +239,7 @@ class PrecomputedViews implements Views {
     return this.roiRows;
   }
 
+  /** Pre-serialised goals markets of one match (matrix left out); `undefined` without a row for it. */
   marketsJson(matchId: number): Buffer | undefined {
     return this.snapshot.markets?.get(matchId);
   }
@@ -403,7 +417,7 @@ class PrecomputedViews implements Views {
       this.snapshot = {
         predictions: built.predictions === undefined ? keep.predictions : built.predictions,
         cards: built.cards === undefined ? keep.cards : built.cards,
-        odds: built.odds === undefined ? keep.odds : (built.odds ?? this.emptyList),
+        odds: built.odds === undefined ? keep.odds : (built.odds ?? EMPTY_LIST),
         markets: built.markets === undefined ? keep.markets : built.markets,
       };
       if (oddsChanged) this.oddsReady = true;
@@ -621,23 +635,14 @@ class PrecomputedViews implements Views {
     if (this.roiInflight) return this.roiInflight;
     this.roiCheckedAt = Date.now();
     this.roiInflight = (async () => {
-      // With a published run the ROI moves with the pointer (pollOnce); this re-check then only
-      // confirms the run's immutable copy. Without one, the legacy key is re-read here.
+      // The ROI moves with the pointer (pollOnce): this re-check confirms the run's immutable copy,
+      // or retries a read the store failed. Without a published run there is no ROI file.
       if (await this.syncRoi()) this.setRoiRows();
     })().finally(() => {
       this.roiInflight = null;
     });
     return this.roiInflight;
   }
-}
-
-/** The serving views of the context, checked once at route registration. */
-export function asViews(v: Views): Views {
-  const candidate = v as Partial<Views>;
-  if (typeof candidate.precomputedJson !== 'function' || typeof candidate.predictionsBody !== 'function') {
-    throw new Error('ctx.views must come from createServingViews (src/serving)');
-  }
-  return v as Views;
 }
 
 /**
@@ -651,5 +656,5 @@ export function createServingViews(
   log: Logger,
   options: ServingViewsOptions = {},
 ): Views {
-  return new PrecomputedViews(backends.db, backends.store, config, log, encodeBodySync('[]'), options);
+  return new Views(backends.db, backends.store, config, log, options);
 }

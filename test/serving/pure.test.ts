@@ -4,7 +4,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { ODDS_COLUMNS, oddsRows, predictionRows } from '../../bench/precomputed-fixtures.js';
 import { BodyEncoder } from '../../src/serving/body-encoder.js';
 import { bookmakerUrl, buildCard } from '../../src/serving/cards.js';
-import { encodeBody, identityOf } from '../../src/serving/encoded-body.js';
+import { encodeBodySync, identityOf } from '../../src/serving/encoded-body.js';
 import { identityStream, negotiateEncoding, notModified } from '../../src/serving/index.js';
 import { OddsTable, parseOddsRows } from '../../src/serving/odds.js';
 import { byKickOff, PredictionsView, parsePredictionRows } from '../../src/serving/predictions.js';
@@ -27,7 +27,7 @@ describe('content negotiation', () => {
   });
 
   test('encoded variants decode to the identity body; ETags are strong and distinct per coding', async () => {
-    const body = await encodeBody(JSON.stringify([{ a: 1, b: 'x'.repeat(1000) }]));
+    const body = encodeBodySync(JSON.stringify([{ a: 1, b: 'x'.repeat(1000) }]));
     assert.deepEqual(gunzipSync(body.gzip), body.identity);
     assert.deepEqual(brotliDecompressSync(body.br), body.identity);
     const tags = Object.values(body.etags);
@@ -37,8 +37,10 @@ describe('content negotiation', () => {
 
   test('above the identity threshold only compressed copies are held; identity decompresses equal', async () => {
     const text = JSON.stringify([{ a: 1, b: 'y'.repeat(5000) }]);
-    const small = await encodeBody(text);
-    const big = await encodeBody(text, 100);
+    const small = encodeBodySync(text);
+    const encoder = new BodyEncoder(100);
+    await encoder.push(text);
+    const big = await encoder.finish();
     assert.equal(big.identity, null);
     assert.equal(big.size, Buffer.byteLength(text));
     assert.equal(identityOf(big).toString(), text);
@@ -48,7 +50,7 @@ describe('content negotiation', () => {
     assert.equal(Buffer.concat(chunks).toString(), text);
   });
 
-  test('the streaming encoder matches encodeBody (ETags, bytes) with and without the identity copy', async () => {
+  test('the streaming encoder matches the whole-body encoding (ETags, bytes) with and without the identity copy', async () => {
     // ~6 MB: many chunks, so both compressors push back (the path where a missed 'drain' hangs).
     const parts = Array.from({ length: 60_000 }, (_, i) =>
       JSON.stringify({ i, s: `row ${i} ü € ${'x'.repeat(i % 90)}` }),
@@ -61,7 +63,7 @@ describe('content negotiation', () => {
       for (let i = 0; i < parts.length; i++) await enc.push(i === 0 ? parts[i] : `,${parts[i]}`);
       await enc.push(']');
       const streamed = await enc.finish();
-      const whole = await encodeBody(text);
+      const whole = encodeBodySync(text);
       assert.deepEqual(streamed.etags, whole.etags);
       assert.equal(streamed.size, Buffer.byteLength(text));
       assert.equal(streamed.identity === null, max === 1000);
@@ -72,8 +74,8 @@ describe('content negotiation', () => {
   });
 
   test('If-None-Match: list, weak form, * and mismatch', async () => {
-    const body = await encodeBody('[1]');
-    const other = await encodeBody('[2]');
+    const body = encodeBodySync('[1]');
+    const other = encodeBodySync('[2]');
     assert.equal(notModified(undefined, body), false);
     assert.equal(notModified(body.etags.identity, body), true);
     assert.equal(notModified(`"x", W/${body.etags.br}`, body), true);

@@ -13,12 +13,9 @@ interface AuthOptions {
 
 /**
  * SHA-256 of a key: both sides of the comparison have 32 bytes whatever the keys' lengths. The
- * one-shot `crypto.hash` (Node ≥ 20.12) costs about half of `createHash`; older Node falls back.
+ * one-shot `crypto.hash` costs about half of `createHash`.
  */
-const digest: (key: string) => Buffer =
-  typeof crypto.hash === 'function'
-    ? (key) => crypto.hash('sha256', key, 'buffer') as Buffer
-    : (key) => crypto.createHash('sha256').update(key).digest();
+const digest = (key: string) => crypto.hash('sha256', key, 'buffer');
 
 /**
  * A constant-time check of supplied keys against `expected` (its digest computed once):

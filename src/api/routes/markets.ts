@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { parse as parseCsv } from 'csv-parse/sync';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { predictionCacheKey } from '../../cache/index.js';
 import { isMatchcastError, KEYS, MatchcastError } from '../../domain/index.js';
@@ -23,6 +23,7 @@ import {
 import { scoreMatrixRows } from '../../serving/index.js';
 import type { AppContext } from '../context.js';
 import { AliasCache, waitCounted } from './live.js';
+import { sendBytes } from './precomputed.js';
 
 const FILE = `${KEYS.markets.bucket}/${KEYS.markets.key}`;
 
@@ -179,11 +180,6 @@ function liveMarkets(ctx: AppContext): (matchId: number) => Promise<MatchMarkets
     predictionDuration.observe((performance.now() - started) / 1000);
     return { ...body, cached: false };
   };
-}
-
-/** Sends JSON bytes serialised ahead of time (the route's schema describes them, no serializer runs). */
-function sendBytes(reply: FastifyReply, json: Buffer): void {
-  reply.header('content-type', 'application/json; charset=utf-8').send(json);
 }
 
 /** Parses `reports/roi_by_region_markets.csv` (written by analytics' goals simulation). */

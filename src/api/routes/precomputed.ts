@@ -18,13 +18,7 @@ import {
   RegionRoi,
   respond,
 } from '../../schemas/index.js';
-import {
-  asViews,
-  type EncodedBody,
-  identityStream,
-  negotiateEncoding,
-  notModified,
-} from '../../serving/index.js';
+import { type EncodedBody, identityStream, negotiateEncoding, notModified } from '../../serving/index.js';
 import type { AppContext } from '../context.js';
 import { holdUntilTurnEnd } from '../plugins/turn-writes.js';
 
@@ -38,7 +32,7 @@ const RAW_NOTE =
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Sends JSON bytes serialised ahead of time (the route's schema describes them, no serializer runs). */
-function sendBytes(reply: FastifyReply, json: Buffer): void {
+export function sendBytes(reply: FastifyReply, json: Buffer): void {
   reply.header('content-type', JSON_TYPE).send(json);
 }
 
@@ -66,7 +60,7 @@ function sendEncoded(request: FastifyRequest, reply: FastifyReply, body: Encoded
  */
 export async function precomputedRoutes(root: FastifyInstance, ctx: AppContext): Promise<void> {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
-  const views = asViews(ctx.views);
+  const { views } = ctx;
 
   /** A bulk read: the whole pre-encoded body of a loaded file, with conditional requests. */
   const bulk = <T extends TSchema>(

@@ -8,7 +8,7 @@ import { MatchcastError } from '../../domain/index.js';
 import { readArtifact } from '../../runs/index.js';
 import type { RoiBaseline } from '../../schemas/index.js';
 import type { AppContext } from '../context.js';
-import { keysMatch } from '../plugins/auth.js';
+import { hasValidKey } from '../plugins/auth.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
@@ -120,11 +120,7 @@ export async function uiRoutes(
       { schema: { hide: true } },
       async (request, reply: FastifyReply) => {
         // The model's ROI lives behind the key (/predict/region-roi/); its baselines do too.
-        const header = request.headers['x-api-key'];
-        const supplied = typeof header === 'string' ? header : undefined;
-        if (!ctx.config.apiKey || supplied === undefined || !keysMatch(supplied, ctx.config.apiKey)) {
-          throw new MatchcastError('MC_ERR_UNAUTHORIZED');
-        }
+        if (!hasValidKey(request, ctx.config.apiKey)) throw new MatchcastError('MC_ERR_UNAUTHORIZED');
         reply.header('cache-control', 'no-cache');
         const obj = await readArtifact(ctx, 'roiBaselines'); // the published run's
         if (!obj)
