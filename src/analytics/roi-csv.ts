@@ -1,17 +1,14 @@
 import { ROI_BY_REGION_COLUMNS } from '../schemas/index.js';
+import { csvCell } from './export-encode.js';
 import type { RegionRoi, RegionSeasonRoi, SimulationResult, StrategyResult } from './simulation.js';
 
-function cell(v: string | number | null | undefined): string {
-  if (v === null || v === undefined) return '';
-  if (typeof v === 'number') return Number.isFinite(v) ? String(Number(v.toFixed(6))) : '';
-  return /[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
-}
-
+/** A report CSV: the export's cells, numbers rounded to 6 decimals. */
 export function toCsv(
   header: readonly string[],
   rows: ReadonlyArray<ReadonlyArray<string | number | null>>,
 ): string {
-  return [header.join(','), ...rows.map((r) => r.map(cell).join(','))].join('\n') + '\n';
+  const cell = (v: string | number | null) => csvCell(typeof v === 'number' ? Number(v.toFixed(6)) : v);
+  return `${[header.join(','), ...rows.map((r) => r.map(cell).join(','))].join('\n')}\n`;
 }
 
 /** `roi_by_region.csv`: one row per region; a region without a bet has n_bets 0 and empty roi_pct/hit_rate. */
