@@ -1,6 +1,6 @@
 import { ROI_BY_REGION_COLUMNS } from '../schemas/index.js';
 import { csvCell } from './export-encode.js';
-import type { RegionRoi, RegionSeasonRoi, SimulationResult, StrategyResult } from './simulation.js';
+import type { SimulationResult, StrategyResult } from './simulation.js';
 
 /** A report CSV: the export's cells, numbers rounded to 6 decimals. */
 export function toCsv(
@@ -12,7 +12,7 @@ export function toCsv(
 }
 
 /** `roi_by_region.csv`: one row per region; a region without a bet has n_bets 0 and empty roi_pct/hit_rate. */
-export function roiByRegionCsv(rows: readonly RegionRoi[]): string {
+export function roiByRegionCsv(rows: StrategyResult['by_region']): string {
   return toCsv(
     ROI_BY_REGION_COLUMNS,
     rows.map((r) => [r.region_name, r.roi_pct, r.n_bets, r.hit_rate, r.region_id]),
@@ -20,7 +20,7 @@ export function roiByRegionCsv(rows: readonly RegionRoi[]): string {
 }
 
 /** `roi_by_region_season.csv`: the model's figures per region and season. */
-export function roiByRegionSeasonCsv(rows: readonly RegionSeasonRoi[]): string {
+export function roiByRegionSeasonCsv(rows: StrategyResult['by_region_season']): string {
   return toCsv(
     ['region_name', 'season', 'roi_pct', 'n_bets', 'hit_rate', 'profit', 'region_id'],
     rows.map((r) => [r.region_name, r.season, r.roi_pct, r.n_bets, r.hit_rate, r.profit, r.region_id]),

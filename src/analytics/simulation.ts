@@ -167,15 +167,6 @@ export function placeBet(
   return { k, price, stake, won, profit: won ? stake * (price - 1) : -stake };
 }
 
-interface PlacedBet extends Pick<BetCandidate, 'match_id' | 'region_id' | 'region_name' | 'season'> {
-  pick: Outcome;
-  odd: number;
-  stake: number;
-  won: boolean;
-  /** Net result: odd − 1 when won, −1 when lost (flat 1-unit stakes). */
-  profit: number;
-}
-
 /** Aggregate of a group of bets. `roi_pct` and `hit_rate` are null when no bet was placed. */
 export function summarise(bets: readonly { stake: number; won: boolean; profit: number }[]) {
   let staked = 0;
@@ -195,32 +186,6 @@ export function summarise(bets: readonly { stake: number; won: boolean; profit: 
     hit_rate: bets.length > 0 ? won / bets.length : null,
   };
 }
-type BetSummary = ReturnType<typeof summarise>;
-
-export interface RegionRoi extends BetSummary {
-  region_id: number;
-  region_name: string;
-}
-
-export interface RegionSeasonRoi extends RegionRoi {
-  season: string;
-}
-
-export interface StrategyResult {
-  strategy: string;
-  total: BetSummary;
-  by_region: RegionRoi[];
-  by_region_season: RegionSeasonRoi[];
-  bets: PlacedBet[];
-}
-
-export interface SimulationResult {
-  /** The model's edge strategy. */
-  model: StrategyResult;
-  /** Always back the favourite / always back home, on the same candidate matches. */
-  baselines: { favourite: StrategyResult; home: StrategyResult };
-  n_candidates: number;
-}
 
 interface SimulateOptions {
   /** Minimum edge `p × odd − 1` to bet; strictly greater than. Default `0.05` (EDGE_THRESHOLD). */
@@ -232,13 +197,13 @@ interface SimulateOptions {
   regions?: ReadonlyArray<{ region_id: number; region_name: string }>;
 }
 
-/** Bets grouped by `key`, each group in bet order. */
-function groupBy(bets: readonly PlacedBet[], key: (b: PlacedBet) => string | number) {
-  const groups = new Map<string | number, PlacedBet[]>();
-  for (const b of bets) {
-    const list = groups.get(key(b));
-    if (list) list.push(b);
-    else groups.set(key(b), [b]);
+/** Items grouped by `key`, each group in input order. */
+function groupBy<T>(xs: readonly T[], key: (x: T) => string | number) {
+  const groups = new Map<string | number, T[]>();
+  for (const x of xs) {
+    const list = groups.get(key(x));
+    if (list) list.push(x);
+    else groups.set(key(x), [x]);
   }
   return groups;
 }
@@ -248,36 +213,19 @@ function runStrategy(
   candidates: readonly BetCandidate[],
   regions: ReadonlyArray<{ region_id: number; region_name: string }>,
   threshold: number,
-): StrategyResult {
-  const bets: PlacedBet[] = [];
-  for (const c of candidates) {
-    const b = placeBet(
-      name === 'home' ? 'always_first' : name,
-      'flat',
-      c.proba,
-      c.odds,
-      c.outcome,
-      threshold,
-    );
-    if (!b) continue;
+) {
+  const rule = name === 'home' ? 'always_first' : name;
+  const bets = candidates.flatMap((c) => {
+    const b = placeBet(rule, 'flat', c.proba, c.odds, c.outcome, threshold);
+    if (!b) return [];
     const { match_id, region_id, region_name, season } = c;
-    const { stake, won, profit } = b;
-    bets.push({
-      match_id,
-      region_id,
-      region_name,
-      season,
-      pick: b.k as Outcome,
-      odd: b.price,
-      stake,
-      won,
-      profit,
-    });
-  }
+    const { k: pick, price: odd, stake, won, profit } = b;
+    return [{ match_id, region_id, region_name, season, pick, odd, stake, won, profit }];
+  });
   const regionList = new Map(regions.map((r) => [r.region_id, r.region_name]));
   for (const c of candidates) if (!regionList.has(c.region_id)) regionList.set(c.region_id, c.region_name);
   const byRegion = groupBy(bets, (b) => b.region_id);
-  const by_region: RegionRoi[] = [...regionList]
+  const by_region = [...regionList]
     .map(([region_id, region_name]) => ({
       region_id,
       region_name,
@@ -294,7 +242,7 @@ function runStrategy(
     ]),
   );
   const bySeason = groupBy(bets, seasonOf);
-  const by_region_season: RegionSeasonRoi[] = [...seasons]
+  const by_region_season = [...seasons]
     .map(([k, v]) => ({ ...v, ...summarise(bySeason.get(k) ?? []) }))
     .sort(
       (a, b) =>
@@ -304,16 +252,14 @@ function runStrategy(
     );
   return { strategy: name, total: summarise(bets), by_region, by_region_season, bets };
 }
+export type StrategyResult = ReturnType<typeof runStrategy>;
 
 /**
  * The betting simulation over already-selected candidates (pure). Flat 1-unit stakes;
  * ROI = profit / staked × 100. The model bets when its best edge exceeds the threshold; the two
  * baselines bet every candidate, so all three are measured on the same matches.
  */
-export function simulateBets(
-  candidates: readonly BetCandidate[],
-  options: SimulateOptions = {},
-): SimulationResult {
+export function simulateBets(candidates: readonly BetCandidate[], options: SimulateOptions = {}) {
   const threshold = options.edgeThreshold ?? 0.05;
   const regions = options.regions ?? [];
   return {
@@ -325,3 +271,4 @@ export function simulateBets(
     n_candidates: candidates.length,
   };
 }
+export type SimulationResult = ReturnType<typeof simulateBets>;
