@@ -10,7 +10,7 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 export const EXPORT_CHUNK_ROWS = 5_000;
 
 /** A CSV cell: ISO 8601 times, numbers in full (round-trip) precision, empty for null. */
-function csvCell(v: AnalystRow[string] | undefined): string {
+export function csvCell(v: AnalystRow[string] | undefined): string {
   if (v === null || v === undefined) return '';
   if (v instanceof Date) return v.toISOString();
   if (typeof v === 'number') return Number.isFinite(v) ? String(v) : '';

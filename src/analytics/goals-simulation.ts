@@ -25,23 +25,14 @@ export function pickGoalsOdds(
   return pickPrices(rec, sides, source) as [number, number] | null;
 }
 
-/**
- * A two-way market as a 1X2-shaped candidate so that the 1X2 simulation (same edge rule, same
- * baselines) runs unchanged: outcome 0 = over/yes, 1 = under/no; the third outcome has probability 0
- * and an infinite price, so no strategy ever picks it. The `home` baseline becomes "always over/yes".
- */
+/** A two-way market as a candidate: outcome 0 = over/yes, 1 = under/no (`home` = always over/yes). */
 export function twoWayCandidate(
   base: Omit<BetCandidate, 'proba' | 'odds' | 'outcome'>,
   pFirst: number,
   odds: [number, number],
   firstWon: boolean,
 ): BetCandidate {
-  return {
-    ...base,
-    outcome: firstWon ? 0 : 1,
-    proba: [pFirst, 1 - pFirst, 0],
-    odds: [odds[0], odds[1], Number.POSITIVE_INFINITY],
-  };
+  return { ...base, outcome: firstWon ? 0 : 1, proba: [pFirst, 1 - pFirst], odds };
 }
 
 interface GoalsSimulationResult {

@@ -1,21 +1,18 @@
 import { ROI_BY_REGION_COLUMNS } from '../schemas/index.js';
-import type { RegionRoi, RegionSeasonRoi, SimulationResult, StrategyResult } from './simulation.js';
+import { csvCell } from './export-encode.js';
+import type { SimulationResult, StrategyResult } from './simulation.js';
 
-function cell(v: string | number | null | undefined): string {
-  if (v === null || v === undefined) return '';
-  if (typeof v === 'number') return Number.isFinite(v) ? String(Number(v.toFixed(6))) : '';
-  return /[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
-}
-
+/** A report CSV: the export's cells, numbers rounded to 6 decimals. */
 export function toCsv(
   header: readonly string[],
   rows: ReadonlyArray<ReadonlyArray<string | number | null>>,
 ): string {
-  return [header.join(','), ...rows.map((r) => r.map(cell).join(','))].join('\n') + '\n';
+  const cell = (v: string | number | null) => csvCell(typeof v === 'number' ? Number(v.toFixed(6)) : v);
+  return `${[header.join(','), ...rows.map((r) => r.map(cell).join(','))].join('\n')}\n`;
 }
 
 /** `roi_by_region.csv`: one row per region; a region without a bet has n_bets 0 and empty roi_pct/hit_rate. */
-export function roiByRegionCsv(rows: readonly RegionRoi[]): string {
+export function roiByRegionCsv(rows: StrategyResult['by_region']): string {
   return toCsv(
     ROI_BY_REGION_COLUMNS,
     rows.map((r) => [r.region_name, r.roi_pct, r.n_bets, r.hit_rate, r.region_id]),
@@ -23,7 +20,7 @@ export function roiByRegionCsv(rows: readonly RegionRoi[]): string {
 }
 
 /** `roi_by_region_season.csv`: the model's figures per region and season. */
-export function roiByRegionSeasonCsv(rows: readonly RegionSeasonRoi[]): string {
+export function roiByRegionSeasonCsv(rows: StrategyResult['by_region_season']): string {
   return toCsv(
     ['region_name', 'season', 'roi_pct', 'n_bets', 'hit_rate', 'profit', 'region_id'],
     rows.map((r) => [r.region_name, r.season, r.roi_pct, r.n_bets, r.hit_rate, r.profit, r.region_id]),

@@ -1,4 +1,4 @@
-import { KEYS, MatchcastError, type OddsRecord } from '../domain/index.js';
+import { KEYS, MatchcastError } from '../domain/index.js';
 import { readOddsFile } from '../ingest/index.js';
 import {
   type AnalyticsDeps,
@@ -56,8 +56,7 @@ export async function runSimulateStage(deps: AnalyticsDeps, opts: SimulateStageO
     );
   }
   const matches = await matchesOf(deps);
-  const oddsList = await readOddsFile(store);
-  const odds = new Map<number, OddsRecord>(oddsList.map((o) => [o.match_id, o]));
+  const odds = new Map((await readOddsFile(store)).map((o) => [o.match_id, o]));
 
   const kickoff = new Map<number, Date>();
   const results = new Map<number, ResultInput>();

@@ -25,15 +25,15 @@ export interface ResultInput {
   outcome: Outcome | null;
 }
 
-/** One match the simulation may bet on: prediction, result and a full set of usable odds. */
+/** One match (1X2) or two-way market the simulation may bet on: prediction, result and usable odds. */
 export interface BetCandidate {
   match_id: number;
   region_id: number;
   region_name: string;
   season: string;
   outcome: Outcome;
-  proba: readonly [number, number, number];
-  odds: readonly [number, number, number];
+  proba: readonly number[];
+  odds: readonly number[];
 }
 
 type PriceSide = 'home' | 'draw' | 'away' | 'over25' | 'under25' | 'btts_yes' | 'btts_no';
@@ -111,16 +111,32 @@ export function selectCandidates(
   return { candidates, excluded };
 }
 
-/** A betting strategy: the outcome to back on a match, or null to pass. */
-type Strategy = (c: BetCandidate) => Outcome | null;
+/** The rules a strategy bets by, shared by the simulation reports and the analyst bets. */
+export type BetStrategy = 'model' | 'favourite' | 'always_first';
+export type StakingPlan = 'flat' | 'kelly';
 
-/** The selection with the largest edge `p × price − 1`, if that edge exceeds the threshold. */
-export function edgePick(
+/**
+ * Fractional Kelly: stake = min(cap, fraction × (p·o − 1)/(o − 1)) × bankroll, on a fixed notional
+ * bankroll (no compounding, so every stake depends on its own bet only and can be recomputed row by row).
+ */
+const KELLY = { fraction: 0.25, cap: 0.05, bankroll: 100 } as const;
+
+/**
+ * The selection `strategy` backs, or null to pass. `model`: the largest edge `p × price − 1`, if it
+ * exceeds the threshold (strictly); `favourite`: the lowest price (ties go to the first).
+ */
+export function pickFor(
+  strategy: BetStrategy,
   proba: readonly number[],
   prices: readonly number[],
   threshold: number,
 ): number | null {
+  if (strategy === 'always_first') return 0;
   let best = 0;
+  if (strategy === 'favourite') {
+    for (let k = 1; k < prices.length; k++) if (prices[k] < prices[best]) best = k;
+    return best;
+  }
   let bestEdge = Number.NEGATIVE_INFINITY;
   for (let k = 0; k < prices.length; k++) {
     const e = proba[k] * prices[k] - 1;
@@ -132,65 +148,43 @@ export function edgePick(
   return bestEdge > threshold ? best : null;
 }
 
-/** The bookmaker's favourite: the lowest price (ties go to the first). */
-export function favouritePick(prices: readonly number[]): number {
-  let best = 0;
-  for (let k = 1; k < prices.length; k++) if (prices[k] < prices[best]) best = k;
-  return best;
+/** The bet `strategy` places under `staking`, settled against `winner`; null = no bet (Kelly with no edge). */
+export function placeBet(
+  strategy: BetStrategy,
+  staking: StakingPlan,
+  proba: readonly number[],
+  prices: readonly number[],
+  winner: number,
+  threshold: number,
+) {
+  const k = pickFor(strategy, proba, prices, threshold);
+  if (k === null) return null;
+  const price = prices[k];
+  const kelly = (proba[k] * price - 1) / (price - 1);
+  const stake = staking === 'flat' ? 1 : Math.min(KELLY.cap, KELLY.fraction * kelly) * KELLY.bankroll;
+  if (!(stake > 0)) return null;
+  const won = k === winner;
+  return { k, price, stake, won, profit: won ? stake * (price - 1) : -stake };
 }
 
-/** The model: back the outcome with the largest edge, if that edge exceeds the threshold. */
-export function edgeStrategy(edgeThreshold: number): Strategy {
-  return (c) => edgePick(c.proba, c.odds, edgeThreshold) as Outcome | null;
-}
-
-/** Baseline: always back the bookmaker's favourite. */
-const favouriteStrategy: Strategy = (c) => favouritePick(c.odds) as Outcome;
-
-/** Baseline: always back the home side. */
-const homeStrategy: Strategy = () => 0;
-
-interface PlacedBet extends Pick<BetCandidate, 'match_id' | 'region_id' | 'region_name' | 'season'> {
-  pick: Outcome;
-  odd: number;
-  won: boolean;
-  /** Net result of a 1-unit stake: odd − 1 when won, −1 when lost. */
-  profit: number;
-}
-
-/** Aggregate of flat 1-unit bets. `roi_pct` and `hit_rate` are null when no bet was placed. */
-interface BetSummary {
-  n_bets: number;
-  n_won: number;
-  staked: number;
-  profit: number;
-  roi_pct: number | null;
-  hit_rate: number | null;
-}
-
-export interface RegionRoi extends BetSummary {
-  region_id: number;
-  region_name: string;
-}
-
-export interface RegionSeasonRoi extends RegionRoi {
-  season: string;
-}
-
-export interface StrategyResult {
-  strategy: string;
-  total: BetSummary;
-  by_region: RegionRoi[];
-  by_region_season: RegionSeasonRoi[];
-  bets: PlacedBet[];
-}
-
-export interface SimulationResult {
-  /** The model's edge strategy. */
-  model: StrategyResult;
-  /** Always back the favourite / always back home, on the same candidate matches. */
-  baselines: { favourite: StrategyResult; home: StrategyResult };
-  n_candidates: number;
+/** Aggregate of a group of bets. `roi_pct` and `hit_rate` are null when no bet was placed. */
+export function summarise(bets: readonly { stake: number; won: boolean; profit: number }[]) {
+  let staked = 0;
+  let profit = 0;
+  let won = 0;
+  for (const b of bets) {
+    staked += b.stake;
+    profit += b.profit;
+    if (b.won) won++;
+  }
+  return {
+    n_bets: bets.length,
+    n_won: won,
+    staked,
+    profit,
+    roi_pct: staked > 0 ? (profit / staked) * 100 : null,
+    hit_rate: bets.length > 0 ? won / bets.length : null,
+  };
 }
 
 interface SimulateOptions {
@@ -203,72 +197,53 @@ interface SimulateOptions {
   regions?: ReadonlyArray<{ region_id: number; region_name: string }>;
 }
 
-function summarise(bets: readonly PlacedBet[]): BetSummary {
-  const n = bets.length;
-  const won = bets.filter((b) => b.won).length;
-  const profit = bets.reduce((s, b) => s + b.profit, 0);
-  return {
-    n_bets: n,
-    n_won: won,
-    staked: n,
-    profit,
-    roi_pct: n > 0 ? (profit / n) * 100 : null,
-    hit_rate: n > 0 ? won / n : null,
-  };
+/** Items grouped by `key`, each group in input order. */
+function groupBy<T>(xs: readonly T[], key: (x: T) => string | number) {
+  const groups = new Map<string | number, T[]>();
+  for (const x of xs) {
+    const list = groups.get(key(x));
+    if (list) list.push(x);
+    else groups.set(key(x), [x]);
+  }
+  return groups;
 }
 
 function runStrategy(
-  name: string,
-  strategy: Strategy,
+  name: 'model' | 'favourite' | 'home',
   candidates: readonly BetCandidate[],
   regions: ReadonlyArray<{ region_id: number; region_name: string }>,
-): StrategyResult {
-  const bets: PlacedBet[] = [];
-  for (const c of candidates) {
-    const pick = strategy(c);
-    if (pick === null) continue;
-    const won = pick === c.outcome;
-    const odd = c.odds[pick];
-    bets.push({
-      match_id: c.match_id,
-      region_id: c.region_id,
-      region_name: c.region_name,
-      season: c.season,
-      pick,
-      odd,
-      won,
-      profit: won ? odd - 1 : -1,
-    });
-  }
-  const regionList = new Map<number, string>();
-  for (const r of regions) regionList.set(r.region_id, r.region_name);
+  threshold: number,
+) {
+  const rule = name === 'home' ? 'always_first' : name;
+  const bets = candidates.flatMap((c) => {
+    const b = placeBet(rule, 'flat', c.proba, c.odds, c.outcome, threshold);
+    if (!b) return [];
+    const { match_id, region_id, region_name, season } = c;
+    const { k: pick, price: odd, stake, won, profit } = b;
+    return [{ match_id, region_id, region_name, season, pick, odd, stake, won, profit }];
+  });
+  const regionList = new Map(regions.map((r) => [r.region_id, r.region_name]));
   for (const c of candidates) if (!regionList.has(c.region_id)) regionList.set(c.region_id, c.region_name);
-  const by_region: RegionRoi[] = [...regionList]
+  const byRegion = groupBy(bets, (b) => b.region_id);
+  const by_region = [...regionList]
     .map(([region_id, region_name]) => ({
       region_id,
       region_name,
-      ...summarise(bets.filter((b) => b.region_id === region_id)),
+      ...summarise(byRegion.get(region_id) ?? []),
     }))
     .sort((a, b) => a.region_name.localeCompare(b.region_name) || a.region_id - b.region_id);
 
   // Seasons per region come from the candidates: a season with matches but no bet is listed with 0.
-  const seasonKeys = new Map<string, { region_id: number; region_name: string; season: string }>();
-  for (const c of candidates) {
-    seasonKeys.set(`${c.region_id}\u0000${c.season}`, {
-      region_id: c.region_id,
-      region_name: c.region_name,
-      season: c.season,
-    });
-  }
-  const grouped = new Map<string, PlacedBet[]>();
-  for (const b of bets) {
-    const k = `${b.region_id}\u0000${b.season}`;
-    const list = grouped.get(k) ?? [];
-    list.push(b);
-    grouped.set(k, list);
-  }
-  const by_region_season: RegionSeasonRoi[] = [...seasonKeys]
-    .map(([k, v]) => ({ ...v, ...summarise(grouped.get(k) ?? []) }))
+  const seasonOf = (x: { region_id: number; season: string }) => `${x.region_id}\u0000${x.season}`;
+  const seasons = new Map(
+    candidates.map((c) => [
+      seasonOf(c),
+      { region_id: c.region_id, region_name: c.region_name, season: c.season },
+    ]),
+  );
+  const bySeason = groupBy(bets, seasonOf);
+  const by_region_season = [...seasons]
+    .map(([k, v]) => ({ ...v, ...summarise(bySeason.get(k) ?? []) }))
     .sort(
       (a, b) =>
         a.region_name.localeCompare(b.region_name) ||
@@ -277,24 +252,23 @@ function runStrategy(
     );
   return { strategy: name, total: summarise(bets), by_region, by_region_season, bets };
 }
+export type StrategyResult = ReturnType<typeof runStrategy>;
 
 /**
  * The betting simulation over already-selected candidates (pure). Flat 1-unit stakes;
  * ROI = profit / staked × 100. The model bets when its best edge exceeds the threshold; the two
  * baselines bet every candidate, so all three are measured on the same matches.
  */
-export function simulateBets(
-  candidates: readonly BetCandidate[],
-  options: SimulateOptions = {},
-): SimulationResult {
+export function simulateBets(candidates: readonly BetCandidate[], options: SimulateOptions = {}) {
   const threshold = options.edgeThreshold ?? 0.05;
   const regions = options.regions ?? [];
   return {
-    model: runStrategy('model', edgeStrategy(threshold), candidates, regions),
+    model: runStrategy('model', candidates, regions, threshold),
     baselines: {
-      favourite: runStrategy('favourite', favouriteStrategy, candidates, regions),
-      home: runStrategy('home', homeStrategy, candidates, regions),
+      favourite: runStrategy('favourite', candidates, regions, threshold),
+      home: runStrategy('home', candidates, regions, threshold),
     },
     n_candidates: candidates.length,
   };
 }
+export type SimulationResult = ReturnType<typeof simulateBets>;

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { roiBaselinesCsv, roiByRegionCsv } from '../../src/analytics/roi-csv.js';
 import {
   type BetCandidate,
-  edgeStrategy,
+  pickFor,
   pickOdds,
   selectCandidates,
   simulateBets,
@@ -39,6 +39,8 @@ function odds(id: number, partial: Partial<OddsRecord>): OddsRecord {
 }
 
 test('edge rule: bets the largest edge only when it is strictly above the threshold', () => {
+  const edgeStrategy = (threshold: number) => (c: BetCandidate) =>
+    pickFor('model', c.proba, c.odds, threshold);
   const s = edgeStrategy(0.05);
   // edges: 0.5*2.2-1 = 0.10, 0.3*3-1 = -0.1, 0.2*4-1 = -0.2 → home
   assert.equal(s(cand(1, [0.5, 0.3, 0.2], [2.2, 3, 4], 0)), 0);
