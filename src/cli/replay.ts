@@ -18,11 +18,11 @@ const REPLAY_DEFAULT_SCHEDULE = '30 4 * * *';
 /** The replay's feed as a source of its own database. */
 export const REPLAY_SOURCE = 'replay';
 
-/** Options of {@link replayCommand} (the raw `start` arguments). */
+/** Options of {@link replayCommand}: those of `start`, as {@link replayOptions} checked them. */
 export interface ReplayArgs {
-  data: string | undefined;
-  asOf: string | undefined;
-  speed: string | undefined;
+  data: string;
+  asOf: Date;
+  speed: number;
   /** Wall-clock interval between feed ticks, ms. Default `1000`. */
   tickMs?: number;
   /** Resolves when the server should stop (tests). Default SIGTERM/SIGINT. */
@@ -57,11 +57,11 @@ export const REPLAY_MAX_SPEED = 1_000_000;
  * The replay options of `start`, checked before any work: bad ones are usage errors (one line, the
  * usage, exit 2). A speed beyond {@link REPLAY_MAX_SPEED} would run the clock out of `Date`'s range.
  */
-export function replayOptions(args: Pick<ReplayArgs, 'data' | 'asOf' | 'speed'>): {
-  data: string;
-  asOf: Date;
-  speed: number;
-} {
+export function replayOptions(args: {
+  data: string | undefined;
+  asOf: string | undefined;
+  speed: string | undefined;
+}): Pick<ReplayArgs, 'data' | 'asOf' | 'speed'> {
   if (args.asOf === undefined) throw new UsageError('--speed goes with --as-of <date>');
   if (args.data === undefined) throw new UsageError('--as-of needs --data <csv folder>');
   const asOf = dateOption('as-of', args.asOf) as Date;
@@ -78,7 +78,7 @@ export function replayOptions(args: Pick<ReplayArgs, 'data' | 'asOf' | 'speed'>)
  */
 export async function replayCommand(config: Config, log: Logger, args: ReplayArgs): Promise<number> {
   let files: string[];
-  const { data, asOf, speed } = replayOptions(args);
+  const { data, asOf, speed } = args;
   try {
     if (config.databaseUrl !== undefined || config.s3Endpoint !== undefined)
       throw new MatchcastError(

@@ -161,8 +161,10 @@ export async function startCommand(argv: string[]): Promise<number> {
   }
   // Every option and setting is checked, and the port tried, before any work (a first start runs
   // minutes of ingest and pipeline that a bad option or a busy port would only waste).
-  const replay = values['as-of'] !== undefined || values.speed !== undefined;
-  if (replay) replayOptions({ data: values.data, asOf: values['as-of'], speed: values.speed });
+  const replay =
+    values['as-of'] !== undefined || values.speed !== undefined
+      ? replayOptions({ data: values.data, asOf: values['as-of'], speed: values.speed })
+      : null;
   const env = loadEnv();
   const base = parseConfig({
     ...env,
@@ -184,13 +186,7 @@ export async function startCommand(argv: string[]): Promise<number> {
   if (values.reset && !firstStartChild) {
     for (const removed of resetEmbeddedState(config)) log.info({ removed }, '--reset: removed');
   }
-  if (replay) {
-    return replayCommand(config, log, {
-      data: values.data,
-      asOf: values['as-of'],
-      speed: values.speed,
-    });
-  }
+  if (replay) return replayCommand(config, log, replay);
   if (!firstStartChild && !firstStartDone(config.dataDir)) {
     const code = await runFirstStartChild(argv);
     if (code !== 0) return code;

@@ -178,7 +178,7 @@ export function earlyPredictionTime(kickoffMs: number, asOfMs: number): number {
  */
 export function buildFeatureRows(
   matches: readonly Match[],
-  odds: ReadonlyMap<number, OddsRecord>,
+  odds: Pick<ReadonlyMap<number, OddsRecord>, 'get' | 'values'>,
   asOf: Date,
   options: FeatureOptions = {},
   resume?: FeatureResume,

@@ -114,14 +114,19 @@ function sameMatch(a: ParsedMatch, b: ParsedMatch): boolean {
   );
 }
 
+/** A CSV body's lines (byte-order mark dropped) and its header's index: the first non-blank line, -1 if none. */
+export function csvLines(text: string): { lines: string[]; headerAt: number } {
+  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
+  return { lines, headerAt: lines.findIndex((l) => l.trim() !== '') };
+}
+
 export function parseCsvText(text: string, file: string, options: ParseOptions = {}): ParsedFile {
   const out = emptyParsedFile(file);
   const { skipped, oddsRejected } = out;
   const skip = (line: number, reason: string, code: SkippedRow['code'] = 'MC_ERR_INVALID_ROW') => {
     skipped.push({ file, code, line, reason });
   };
-  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
-  const headerAt = lines.findIndex((l) => l.trim() !== '');
+  const { lines, headerAt } = csvLines(text);
   if (headerAt < 0) {
     skip(1, 'empty file: no header');
     return out;

@@ -1,6 +1,6 @@
 // CSV and synthetic data in: matches to the DB, odds and observations to the store. Only what other
 // folders use is exported; parsers, decoders and name rules stay inside (their tests import the files).
-export { emptyParsedFile, type ParsedFile, parseCsvText } from './csv-file.js';
+export { csvLines, emptyParsedFile, type ParsedFile, parseCsvText } from './csv-file.js';
 export { decodeText } from './decode.js';
 export { ingestParsed, ingestPath, listCsvFiles } from './ingest-path.js';
 export { ingestSynthetic } from './ingest-synthetic.js';

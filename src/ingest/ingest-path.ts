@@ -325,16 +325,13 @@ export async function storeObservations(deps: IngestDeps, run: IngestRun): Promi
 }
 
 function logSkipped(deps: IngestDeps, report: IngestReport): void {
-  const { skipped, conflicts, oddsRejected } = report;
-  if (skipped.length > 0)
-    deps.log?.warn({ skipped: skipped.length, first: skipped.slice(0, 5) }, 'ingest: rows skipped');
-  if (conflicts.length > 0)
-    deps.log?.warn({ conflicts: conflicts.length, first: conflicts.slice(0, 5) }, 'ingest: result conflicts');
-  if (oddsRejected.length > 0)
-    deps.log?.warn(
-      { rejected: oddsRejected.length, first: oddsRejected.slice(0, 5) },
-      'ingest: odds rejected',
-    );
+  const lists = [
+    ['skipped', report.skipped, 'ingest: rows skipped'],
+    ['conflicts', report.conflicts, 'ingest: result conflicts'],
+    ['rejected', report.oddsRejected, 'ingest: odds rejected'],
+  ] as const;
+  for (const [name, list, msg] of lists)
+    if (list.length > 0) deps.log?.warn({ [name]: list.length, first: list.slice(0, 5) }, msg);
 }
 
 /** `push(...items)` passes every item as an argument: a file of ~35k rows (100k observations) overflows the stack. */

@@ -53,7 +53,7 @@ const cell = (col: Column, i: number): number => (col ? col[i] : Number.NaN);
  * A record decoded from Parquet is a ~2 KB object (83 MB at 37k matches); a row here at most ~0.2
  * KB. `get` rebuilds the record; rows keep the order they were added or read in. Read-only once built.
  */
-export class OddsColumns implements ReadonlyMap<number, OddsRecord> {
+export class OddsColumns {
   /** Made by {@link OddsColumnsBuilder}, {@link OddsColumns.from} or {@link OddsColumns.fromParquet}. */
   constructor(
     /** Match id of each row. */
@@ -127,24 +127,8 @@ export class OddsColumns implements ReadonlyMap<number, OddsRecord> {
     return this.index.has(matchId);
   }
 
-  *keys(): MapIterator<number> {
-    yield* this.index.keys();
-  }
-
-  *values(): MapIterator<OddsRecord> {
+  *values(): Generator<OddsRecord> {
     for (const i of this.index.values()) yield this.record(i);
-  }
-
-  *entries(): MapIterator<[number, OddsRecord]> {
-    for (const [id, i] of this.index) yield [id, this.record(i)];
-  }
-
-  [Symbol.iterator](): MapIterator<[number, OddsRecord]> {
-    return this.entries();
-  }
-
-  forEach(fn: (value: OddsRecord, key: number, map: ReadonlyMap<number, OddsRecord>) => void): void {
-    for (const [id, rec] of this.entries()) fn(rec, id, this);
   }
 
   get(matchId: number): OddsRecord | undefined {

@@ -89,7 +89,7 @@ export async function readOddsFile(store: ObjectStore): Promise<OddsRecord[]> {
 export interface OddsSet {
   /** Made afresh on every read: a run's gates read them once. */
   readonly records: readonly OddsRecord[];
-  readonly byId: ReadonlyMap<number, OddsRecord>;
+  readonly byId: Pick<ReadonlyMap<number, OddsRecord>, 'get' | 'values'>;
 }
 
 const ODDS_DECODER = 'odds-set';

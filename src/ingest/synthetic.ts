@@ -34,12 +34,6 @@ interface SyntheticMatch {
   trueProbabilities: [number, number, number];
 }
 
-interface SyntheticLeague {
-  regions: { name: string; tournament: string; teams: string[] }[];
-  /** Ordered by kick-off, then region, then home team. */
-  matches: SyntheticMatch[];
-}
-
 const SYNTHETIC_SOURCE = 'synthetic';
 
 const REGION_NAMES =
@@ -145,21 +139,12 @@ function weekStart(t: Date): number {
  * A deterministic multi-region league: double round robins in weekly rounds, team strengths that drift
  * between and within seasons, Poisson goals with home advantage, and bookmaker 1X2 odds priced from
  * the true probabilities (opening noisier than closing) with a 5–6 % margin.
- */
-export function generateSyntheticLeague(options: SyntheticOptions = {}): SyntheticLeague {
-  const league = streamSyntheticLeague(options);
-  const matches: SyntheticMatch[] = [];
-  for (const season of league.seasons) for (const m of season) matches.push(m);
-  return { regions: league.regions, matches };
-}
-
-/**
- * {@link generateSyntheticLeague} one season at a time (each ordered as the whole league is: seasons
- * never overlap), so that a large league is never held whole. The seasons are generated as they are
- * iterated, once.
+ * The league comes one season at a time (seasons never overlap; each is ordered by kick-off, then
+ * region, then home team), so that a large league is never held whole; they are generated as they
+ * are iterated, once.
  */
 export function streamSyntheticLeague(options: SyntheticOptions = {}): {
-  regions: SyntheticLeague['regions'];
+  regions: { name: string; tournament: string; teams: string[] }[];
   seasons: Iterable<SyntheticMatch[]>;
 } {
   const rng = new Prng(options.seed ?? 42);

@@ -1,4 +1,4 @@
-import { KEYS, MatchcastError } from '../domain/index.js';
+import { type Bucket, KEYS, MatchcastError } from '../domain/index.js';
 import { type FeatureRow, featureRowsFromParquet } from '../features/index.js';
 import { type ArtifactName, type ArtifactSource, readCurrentArtifact } from '../runs/index.js';
 import { type ObjectStore, readParquet, writeParquet } from '../storage/index.js';
@@ -14,6 +14,17 @@ export async function readFeatureRows(src: ArtifactSource): Promise<FeatureRow[]
     );
   }
   return featureRowsFromParquet(obj.body);
+}
+
+/** A JSON file of the store, or null when it is absent or does not parse. */
+export async function readJson<T>(store: ObjectStore, bucket: Bucket, key: string): Promise<T | null> {
+  const obj = await store.get(bucket, key);
+  if (!obj) return null;
+  try {
+    return JSON.parse(obj.body.toString('utf8')) as T;
+  } catch {
+    return null;
+  }
 }
 
 /** Writes artifact `name` at its `KEYS` place (the run's copy when `store` is `run.store`); returns `bucket/key`. */

@@ -9,6 +9,7 @@ import {
   runFileKey,
 } from '../runs/index.js';
 import { readParquet } from '../storage/index.js';
+import { readJson } from './artifacts.js';
 import type { BacktestRow, PredictionRow } from './predictions-file.js';
 
 /**
@@ -83,17 +84,6 @@ interface ResultsFile {
   ids: number[];
   labels: number[];
   starts: number[];
-}
-
-/** The results summary written beside the features of `writerRunId`, or null. */
-async function readResults(run: RunWriter, writerRunId: string): Promise<ResultsFile | null> {
-  const obj = await run.base.get(KEYS.features.bucket, runFileKey(writerRunId, RESULTS_FILE));
-  if (!obj) return null;
-  try {
-    return JSON.parse(obj.body.toString('utf8')) as ResultsFile;
-  } catch {
-    return null;
-  }
 }
 
 function time(v: unknown): number {
@@ -191,7 +181,10 @@ export async function evaluateGates(
   let afterAsOf = 0;
   const examples: number[] = [];
   const prevWriter = previous?.artifacts.features?.run_id;
-  const prevResults = !inherited && prevWriter ? await readResults(run, prevWriter) : null;
+  const prevResults =
+    !inherited && prevWriter
+      ? await readJson<ResultsFile>(run.base, KEYS.features.bucket, runFileKey(prevWriter, RESULTS_FILE))
+      : null;
   if (prevResults) {
     const labelled = new Map<number, number>();
     for (const r of features)

@@ -4,6 +4,7 @@ import type { Logger } from '../logger.js';
 import type { AliasEvent, ModelVersion } from '../registry/index.js';
 import type { RunEvent, RunRecord } from '../runs/index.js';
 import type { ObjectStore } from '../storage/index.js';
+import { readJson } from './artifacts.js';
 
 /** What an import brought over. */
 interface LegacyImportReport {
@@ -15,16 +16,6 @@ interface LegacyImportReport {
 }
 
 const BUCKET = 'models' as const;
-
-async function readJson<T>(store: ObjectStore, key: string): Promise<T | null> {
-  const obj = await store.get(BUCKET, key);
-  if (!obj) return null;
-  try {
-    return JSON.parse(obj.body.toString('utf8')) as T;
-  } catch {
-    return null;
-  }
-}
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -43,7 +34,7 @@ async function importRegistry(store: ObjectStore, tx: Queryable, report: LegacyI
       (a, b) => Number(/(\d+)\.json$/.exec(a)?.[1]) - Number(/(\d+)\.json$/.exec(b)?.[1]),
     );
     for (const key of versionKeys) {
-      const v = await readJson<ModelVersion>(store, key);
+      const v = await readJson<ModelVersion>(store, BUCKET, key);
       if (!isObject(v) || !/^[1-9]\d*$/.test(String(v.version)) || typeof v.run_id !== 'string') continue;
       const artifactKey = String(v.artifact_uri ?? '').replace(/^models\//, '');
       const file = artifactKey ? await store.get(BUCKET, artifactKey) : null;
@@ -72,11 +63,12 @@ async function importRegistry(store: ObjectStore, tx: Queryable, report: LegacyI
     }
     const doc = await readJson<{ aliases?: Record<string, string>; last_events?: AliasEvent[] }>(
       store,
+      BUCKET,
       `registry/${model}/aliases.json`,
     );
     const events = new Map<number, AliasEvent>();
     for (const key of keys.filter((k) => k.startsWith(`registry/${model}/history/`))) {
-      const e = await readJson<AliasEvent>(store, key);
+      const e = await readJson<AliasEvent>(store, BUCKET, key);
       if (isObject(e) && Number.isInteger(e.seq)) events.set(e.seq, e);
     }
     // Events committed by the aliases document whose history object was never written.
@@ -103,7 +95,7 @@ async function importRegistry(store: ObjectStore, tx: Queryable, report: LegacyI
       );
     }
     for (const key of jsonUnder('runs')) {
-      const r = await readJson<{ run_id?: string }>(store, key);
+      const r = await readJson<{ run_id?: string }>(store, BUCKET, key);
       if (isObject(r) && typeof r.run_id === 'string') {
         await tx.query(
           'INSERT INTO model_runs (model_name, run_id, doc) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
@@ -112,7 +104,7 @@ async function importRegistry(store: ObjectStore, tx: Queryable, report: LegacyI
       }
     }
     for (const key of jsonUnder('comparisons')) {
-      const c = await readJson<{ version?: string }>(store, key);
+      const c = await readJson<{ version?: string }>(store, BUCKET, key);
       if (isObject(c) && /^[1-9]\d*$/.test(String(c.version))) {
         await tx.query(
           'INSERT INTO model_comparisons (model_name, version, doc) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
@@ -133,7 +125,7 @@ async function importRuns(store: ObjectStore, tx: Queryable, report: LegacyImpor
   const known = new Set<string>();
   for (const key of keys) {
     if (!/^runs\/[^/]+\/run\.json$/.test(key)) continue;
-    const r = await readJson<RunRecord>(store, key);
+    const r = await readJson<RunRecord>(store, BUCKET, key);
     if (!isObject(r) || typeof r.run_id !== 'string' || !isObject(r.artifacts)) continue;
     await tx.query(
       `INSERT INTO pipeline_runs (run_id, kind, status, parent_run_id, created_at, record)
@@ -148,10 +140,10 @@ async function importRuns(store: ObjectStore, tx: Queryable, report: LegacyImpor
     seq?: number;
     published_at?: string;
     last_event?: RunEvent;
-  }>(store, 'runs/published.json');
+  }>(store, BUCKET, 'runs/published.json');
   const events = new Map<number, RunEvent>();
   for (const key of keys.filter((k) => k.startsWith('runs/history/'))) {
-    const e = await readJson<RunEvent>(store, key);
+    const e = await readJson<RunEvent>(store, BUCKET, key);
     if (isObject(e) && Number.isInteger(e.seq)) events.set(e.seq, e);
   }
   const last = isObject(pointer) ? pointer.last_event : undefined;

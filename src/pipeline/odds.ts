@@ -40,7 +40,7 @@ export async function readOddsTimeline(
  */
 export function timelineOfMatches(
   observed: ObservationSet | null,
-  odds: ReadonlyMap<number, OddsRecord>,
+  odds: Pick<ReadonlyMap<number, OddsRecord>, 'get' | 'values'>,
   matches: readonly Match[],
 ): OddsTimeline {
   const picked: OddsObservation[] = [];

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { MatchesRepository, PendingRepredictions } from '../db/index.js';
-import { isMatchcastError, type Match, type OddsRecord } from '../domain/index.js';
+import { DAY_MS, isMatchcastError, type Match, type OddsRecord } from '../domain/index.js';
 import {
   buildFeatureRows,
   type FeatureCheckpoint,
@@ -83,7 +83,7 @@ async function loadRegionMatches(
  * within hours of kick-off, so matches older than this rarely change (when one does, the region is
  * rebuilt from its first match, as a full run would).
  */
-const CHECKPOINT_LAG_MS = 3 * 86_400_000;
+const CHECKPOINT_LAG_MS = 3 * DAY_MS;
 
 interface RepredictOptions {
   /** "Now": the features' as-of and the run's. */

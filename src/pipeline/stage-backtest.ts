@@ -1,4 +1,4 @@
-import { MatchcastError } from '../domain/index.js';
+import { DAY_MS, MatchcastError } from '../domain/index.js';
 import type { FeatureRow } from '../features/index.js';
 import {
   DEFAULT_FAMILY,
@@ -13,7 +13,7 @@ import { backtestToParquet, putArtifact, readFeatureRows } from './artifacts.js'
 import { type PipelineDeps, progressOf } from './deps.js';
 import { type HorizonReport, horizonReport } from './horizons.js';
 import type { BacktestRow } from './predictions-file.js';
-import { DAY_MS, resultsEnd, walkForwardWindow } from './windows.js';
+import { resultsEnd, walkForwardWindow } from './windows.js';
 
 interface BacktestOptions {
   /**

@@ -1,4 +1,4 @@
-import { isMatchcastError, type Probabilities } from '../domain/index.js';
+import { DAY_MS, isMatchcastError, type Probabilities } from '../domain/index.js';
 import { type FeatureRow, labelKnownBy, predictionTimeOf, toModelInput } from '../features/index.js';
 import {
   deserializeGoalsModel,
@@ -120,7 +120,7 @@ async function championOnWindow(
       method: 'rescored-artifact',
     };
   }
-  const days = (window.to.getTime() - window.from.getTime()) / 86_400_000;
+  const days = (window.to.getTime() - window.from.getTime()) / DAY_MS;
   const refit = trainAndValidate(rows, { asOf: window.to, validationDays: days, ...recipeOf(champion) });
   return { logLoss: refit.metrics.log_loss ?? null, method: 'refit-champion-recipe' };
 }

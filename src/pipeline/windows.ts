@@ -1,4 +1,4 @@
-import { RESULT_LAG_MS } from '../domain/index.js';
+import { DAY_MS, RESULT_LAG_MS } from '../domain/index.js';
 import type { FeatureRow } from '../features/index.js';
 
 /**
@@ -15,8 +15,6 @@ export function resultsEnd(rows: readonly FeatureRow[], asOf: Date): Date {
   }
   return Number.isFinite(last) ? new Date(Math.min(asOfMs, last + RESULT_LAG_MS)) : asOf;
 }
-
-export const DAY_MS = 86_400_000;
 
 /** Where a walk-forward runs unless told: the two years before `end` up to `asOf`, a refit every 90 days. */
 export function walkForwardWindow(

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isMatchcastError, MatchcastError } from '../domain/index.js';
-import { decodeText, type IngestReport, ingestParsed, type ParsedFile } from '../ingest/index.js';
+import { csvLines, decodeText, type IngestReport, ingestParsed, type ParsedFile } from '../ingest/index.js';
 import {
   sourceErrorsTotal,
   sourceLastSuccess,
@@ -64,14 +64,6 @@ function fieldCount(line: string): number {
   return n;
 }
 
-function headerOf(text: string): string | null {
-  const first = text
-    .replace(/^\uFEFF/, '')
-    .split(/\r?\n/)
-    .find((l) => l.trim() !== '');
-  return first === undefined ? null : first.trim();
-}
-
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
 /**
@@ -85,15 +77,15 @@ function checkCsv(
   bytes: number,
   accept: boolean,
 ): string {
-  const header = headerOf(text);
-  if (header === null) throw new MatchcastError('MC_ERR_SOURCE_EMPTY', `${source.name}: the body is empty`);
+  const { lines, headerAt } = csvLines(text);
+  if (headerAt < 0) throw new MatchcastError('MC_ERR_SOURCE_EMPTY', `${source.name}: the body is empty`);
+  const header = lines[headerAt].trim();
   if (!accept && source.header !== null && header !== source.header)
     throw new MatchcastError(
       'MC_ERR_SOURCE_LAYOUT_CHANGED',
       `${source.name}: the header changed (was ${source.header.length} characters, ${fieldCount(source.header)} columns; now ${header.length}, ${fieldCount(header)}); \`sources poll ${source.name} --accept\` takes it`,
     );
   if (!/\n\s*$/.test(text)) {
-    const lines = text.split(/\r?\n/);
     const last = lines[lines.length - 1];
     if (lines.length > 1 && fieldCount(last) < fieldCount(header))
       throw new MatchcastError(

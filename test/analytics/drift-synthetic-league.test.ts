@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { runDriftStage } from '../../src/analytics/index.js';
 import { MatchesRepository } from '../../src/db/index.js';
-import { generateSyntheticLeague } from '../../src/ingest/synthetic.js';
+import { streamSyntheticLeague } from '../../src/ingest/synthetic.js';
 import { readFeatureRows } from '../../src/pipeline/artifacts.js';
 import { type Env, fromSyntheticLeague, setupEnv } from './synthetic.js';
 
@@ -12,9 +12,9 @@ import { type Env, fromSyntheticLeague, setupEnv } from './synthetic.js';
 const AS_OF = new Date('2022-03-01T00:00:00Z');
 const OPTIONS = { seed: 42, now: AS_OF, regions: 2, teamsPerRegion: 16, seasons: 6 } as const;
 
-const probe = generateSyntheticLeague(OPTIONS);
-const seasons = [...new Set(probe.matches.map((m) => m.match.season))].sort();
-const startOf = (s: string) => probe.matches.find((m) => m.match.season === s)!.match.startTimeUtc;
+const probe = [...streamSyntheticLeague(OPTIONS).seasons].flat();
+const seasons = [...new Set(probe.map((m) => m.match.season))].sort();
+const startOf = (s: string) => probe.find((m) => m.match.season === s)!.match.startTimeUtc;
 const CURRENT = startOf(seasons[5]);
 const CUTOFF = new Date(CURRENT.getTime() - 86_400_000);
 // Window = the current season's played part plus its fixtures (phase-matched to whole-season rows
@@ -25,17 +25,19 @@ const OPTS = { asOf: AS_OF, windowDays: WINDOW_DAYS, referenceFrom: startOf(seas
 /** Cannot move with a home-advantage change: team ratings (venue-free Elo, pi), rest, promotion. */
 const UNAFFECTED = /^(elo_|rest_days_|new_team_|mkt_missing)/;
 
-describe('drift stage on generateSyntheticLeague with homeAdvantageShift', () => {
+describe('drift stage on the synthetic league with homeAdvantageShift', () => {
   let shifted: Env;
   let stable: Env;
   before(async () => {
     const league = (delta?: number) =>
-      fromSyntheticLeague(
-        generateSyntheticLeague({
-          ...OPTIONS,
-          homeAdvantageShift: delta === undefined ? undefined : { from: CURRENT, delta },
-        }),
-      );
+      fromSyntheticLeague({
+        matches: [
+          ...streamSyntheticLeague({
+            ...OPTIONS,
+            homeAdvantageShift: delta === undefined ? undefined : { from: CURRENT, delta },
+          }).seasons,
+        ].flat(),
+      });
     shifted = await setupEnv(league(-0.3), AS_OF, CUTOFF, startOf(seasons[4]));
     stable = await setupEnv(league(), AS_OF, CUTOFF, startOf(seasons[4]));
   });

@@ -3,17 +3,23 @@ import { after, before, describe, test } from 'node:test';
 import { MatchesRepository } from '../../src/db/index.js';
 import { KEYS } from '../../src/domain/index.js';
 import { ingestSynthetic, readOddsFile } from '../../src/ingest/index.js';
-import { generateSyntheticLeague } from '../../src/ingest/synthetic.js';
+import { type SyntheticOptions, streamSyntheticLeague } from '../../src/ingest/synthetic.js';
 import { type IngestEnv, ingestEnv } from './helpers.js';
 
 const NOW = new Date('2026-11-18T10:00:00Z');
 
-describe('generateSyntheticLeague', () => {
+/** The whole league at once: its regions and every match, season after season. */
+function wholeLeague(options: SyntheticOptions) {
+  const { regions, seasons } = streamSyntheticLeague(options);
+  return { regions, matches: [...seasons].flat() };
+}
+
+describe('streamSyntheticLeague', () => {
   test('is deterministic: same seed and now → same data; another seed → other data', () => {
-    const a = generateSyntheticLeague({ seed: 7, now: NOW });
-    const b = generateSyntheticLeague({ seed: 7, now: NOW });
+    const a = wholeLeague({ seed: 7, now: NOW });
+    const b = wholeLeague({ seed: 7, now: NOW });
     assert.deepEqual(a, b);
-    const c = generateSyntheticLeague({ seed: 8, now: NOW });
+    const c = wholeLeague({ seed: 8, now: NOW });
     assert.notDeepEqual(
       c.matches.map((m) => [m.match.homeScore, m.match.awayScore]),
       a.matches.map((m) => [m.match.homeScore, m.match.awayScore]),
@@ -21,7 +27,7 @@ describe('generateSyntheticLeague', () => {
   });
 
   test('regions × teams × seasons of double round robins in weekly rounds', () => {
-    const league = generateSyntheticLeague({ seed: 1, now: NOW, regions: 3, teamsPerRegion: 12, seasons: 2 });
+    const league = wholeLeague({ seed: 1, now: NOW, regions: 3, teamsPerRegion: 12, seasons: 2 });
     assert.equal(league.regions.length, 3);
     assert.equal(league.matches.length, 3 * 2 * 12 * 11);
     for (const region of league.regions) {
@@ -41,14 +47,14 @@ describe('generateSyntheticLeague', () => {
       'ordered by kick-off',
     );
     // Defaults: 4 regions of 12–16 teams, 4 seasons.
-    const dflt = generateSyntheticLeague({ seed: 1, now: NOW });
+    const dflt = wholeLeague({ seed: 1, now: NOW });
     assert.equal(dflt.regions.length, 4);
     assert.ok(dflt.regions.every((r) => r.teams.length >= 12 && r.teams.length <= 16));
     assert.equal(new Set(dflt.matches.map((m) => m.match.season)).size, 4);
   });
 
   test('the current season straddles now: played matches have scores and closing odds, fixtures odds and no score', () => {
-    const { matches } = generateSyntheticLeague({ seed: 3, now: NOW });
+    const { matches } = wholeLeague({ seed: 3, now: NOW });
     const past = matches.filter((m) => m.match.startTimeUtc < NOW);
     const future = matches.filter((m) => m.match.startTimeUtc >= NOW);
     assert.ok(future.length > 50, `${future.length} fixtures`);
@@ -82,8 +88,8 @@ describe('generateSyntheticLeague', () => {
 
   test('homeAdvantageShift changes matches from its date on, and only those', () => {
     const from = new Date('2026-01-01T00:00:00Z');
-    const base = generateSyntheticLeague({ seed: 5, now: NOW });
-    const shifted = generateSyntheticLeague({ seed: 5, now: NOW, homeAdvantageShift: { from, delta: 0.5 } });
+    const base = wholeLeague({ seed: 5, now: NOW });
+    const shifted = wholeLeague({ seed: 5, now: NOW, homeAdvantageShift: { from, delta: 0.5 } });
     const p = (l: typeof base, after: boolean) =>
       l.matches.filter((m) => m.match.startTimeUtc >= from === after).map((m) => m.trueProbabilities[0]);
     assert.deepEqual(p(shifted, false), p(base, false));

@@ -16,7 +16,7 @@ import { servedStoreView } from '../helpers/served.js';
 
 // The whole `pipeline run`, analytics stages included, on the ingest engineer's synthetic league —
 // what `matchcast start` does on a first start.
-test('first start then pipeline run on generateSyntheticLeague data, simulate and drift included', async () => {
+test('first start then pipeline run on synthetic league data, simulate and drift included', async () => {
   const dir = await mkdtemp(path.join(tmpdir(), 'mc-pipeline-synth-'));
   const config = parseConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent' });
   const db = await openDatabase(config, { memory: true });

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { REPLAY_SOURCE, type ReplayState, replayCommand } from '../../src/cli/replay.js';
+import { REPLAY_SOURCE, type ReplayState, replayCommand, replayOptions } from '../../src/cli/replay.js';
 import { parseConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { readPublished } from '../../src/runs/index.js';
@@ -54,9 +54,7 @@ test('replay on real data: fixtures get odds and results as the clock moves', {
   });
   let state: ReplayState | undefined;
   const serving = replayCommand(config, createLogger('silent'), {
-    data: path.join(dir, 'data'),
-    asOf: '2022-09-01',
-    speed: String(10 * 3600),
+    ...replayOptions({ data: path.join(dir, 'data'), asOf: '2022-09-01', speed: String(10 * 3600) }),
     tickMs: 250,
     until,
     onServing: (s) => {

@@ -87,7 +87,7 @@ export function openingMeans(o: OddsRecord | undefined): [number, number] | null
  */
 export function buildGoalInputs(
   matches: readonly Match[],
-  odds: ReadonlyMap<number, OddsRecord>,
+  odds: Pick<ReadonlyMap<number, OddsRecord>, 'get'>,
   asOf: Date,
   params: Partial<GoalRatingParams> = {},
   /** The prediction time of a kick-off (non-decreasing in it). Default the early horizon's. */
