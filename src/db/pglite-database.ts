@@ -1,7 +1,8 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { answers, type Database, type Queryable, type QueryOptions } from './database.js';
+import { createEmbeddedDatabase } from './embedded-host.js';
 import { acquireLock } from './embedded-lock.js';
 import { mapDatabaseError, withDatabaseTimeout } from './errors.js';
 import { applyMigrations } from './migrations.js';
@@ -70,6 +71,10 @@ export async function openPgliteDatabase(dataDir: string | undefined, schema: st
   }
   let pg: PGlite | undefined;
   try {
+    // initdb in a child process, as for start's host: the ~450 MB it touches leave with that process.
+    if (dataDir !== undefined && !existsSync(path.join(dataDir, 'PG_VERSION'))) {
+      await createEmbeddedDatabase(dataDir);
+    }
     pg = await PGlite.create(dataDir, { startParams: PGLITE_START_PARAMS });
     if (schema !== 'public') {
       await pg.exec(`CREATE SCHEMA IF NOT EXISTS "${schema}"; SET search_path TO "${schema}"`);
