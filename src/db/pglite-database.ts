@@ -71,7 +71,7 @@ export async function openPgliteDatabase(dataDir: string | undefined, schema: st
   }
   let pg: PGlite | undefined;
   try {
-    // initdb in a child process, as for start's host: the ~450 MB it touches leave with that process.
+    // initdb in a child process, as for start's host: the memory it touches leaves with that process.
     if (dataDir !== undefined && !existsSync(path.join(dataDir, 'PG_VERSION'))) {
       await createEmbeddedDatabase(dataDir);
     }
