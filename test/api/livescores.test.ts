@@ -17,9 +17,14 @@ import { createServingViews } from '../../src/serving/index.js';
 import { createObjectStore } from '../../src/storage/index.js';
 import { BACKENDS } from '../db/helpers.js';
 
+// Removed at the end of the file: an onClose hook ran before the app's last write there (its URL secret).
+const dataDirs: string[] = [];
+after(() => Promise.all(dataDirs.map((d) => rm(d, { recursive: true, force: true }))));
+
 // The whole app over real adapters; the route under test reads only ctx.db and ctx.config.
 async function livescoresApp(db: Database, base: Config): Promise<FastifyInstance> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'mc-livescores-'));
+  dataDirs.push(dataDir);
   const config: Config = {
     ...base,
     dataDir,
@@ -42,7 +47,6 @@ async function livescoresApp(db: Database, base: Config): Promise<FastifyInstanc
   const app = await buildApp(ctx, { logRequests: false });
   app.addHook('onClose', async () => {
     await Promise.allSettled([ctx.queue.close(), ctx.cache.close(), ctx.views.close(), store.close()]);
-    await rm(dataDir, { recursive: true, force: true });
   });
   await app.ready();
   return app;
