@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { isMainThread } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { answers, type Database, type Queryable, type QueryOptions } from './database.js';
 import { createEmbeddedDatabase } from './embedded-host.js';
@@ -72,7 +73,8 @@ export async function openPgliteDatabase(dataDir: string | undefined, schema: st
   let pg: PGlite | undefined;
   try {
     // initdb in a child process, as for start's host: the memory it touches leaves with that process.
-    if (dataDir !== undefined && !existsSync(path.join(dataDir, 'PG_VERSION'))) {
+    // Not from a worker thread: terminating the thread would leave that child writing the folder.
+    if (dataDir !== undefined && isMainThread && !existsSync(path.join(dataDir, 'PG_VERSION'))) {
       await createEmbeddedDatabase(dataDir);
     }
     pg = await PGlite.create(dataDir, { startParams: PGLITE_START_PARAMS });
