@@ -97,15 +97,19 @@ export function logProgress(log: Logger): Progress {
   return {
     step(stage, name, total) {
       const started = performance.now();
+      let value = 0;
       return {
-        tick() {},
+        tick(n = 1) {
+          value += n;
+        },
         done(fields = {}) {
           log.info(
             {
               stage,
               step: name,
               total,
-              done: total,
+              // A step's total can be an estimate (the backtest's folds): the line says what was done.
+              done: Math.max(value, total),
               duration_ms: Math.round(performance.now() - started),
               ...fields,
             },
