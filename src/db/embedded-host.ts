@@ -57,10 +57,11 @@ function ready(thread: Worker): Promise<void> {
 }
 
 /**
- * Creates the database in `dbDir` (initdb) in a child process: the ~350 MB of WebAssembly memory
- * that initdb touches leave with that process instead of lingering in the server's.
+ * Creates the database in `dbDir` (initdb) unless it exists, in a child process: the ~350 MB of
+ * WebAssembly memory that initdb touches leave with that process instead of lingering in the server's.
  */
-export function createEmbeddedDatabase(dbDir: string): Promise<void> {
+export async function createEmbeddedDatabase(dbDir: string): Promise<void> {
+  if (existsSync(path.join(dbDir, 'PG_VERSION'))) return;
   const child = forkModule(siblingModule(import.meta.url, './embedded-host-thread'), {
     args: [dbDir],
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
@@ -107,7 +108,7 @@ export async function hostEmbeddedDatabase(dbDir: string): Promise<EmbeddedHost>
   }
   let thread: Worker | undefined;
   try {
-    if (!existsSync(path.join(dbDir, 'PG_VERSION'))) await createEmbeddedDatabase(dbDir);
+    await createEmbeddedDatabase(dbDir);
     thread = startModuleThread(siblingModule(import.meta.url, './embedded-host-thread'), {
       dataDir: dbDir,
       socketPath,

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { isMainThread } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
@@ -74,9 +74,7 @@ export async function openPgliteDatabase(dataDir: string | undefined, schema: st
   try {
     // initdb in a child process, as for start's host: the memory it touches leaves with that process.
     // Not from a worker thread: terminating the thread would leave that child writing the folder.
-    if (dataDir !== undefined && isMainThread && !existsSync(path.join(dataDir, 'PG_VERSION'))) {
-      await createEmbeddedDatabase(dataDir);
-    }
+    if (dataDir !== undefined && isMainThread) await createEmbeddedDatabase(dataDir);
     pg = await PGlite.create(dataDir, { startParams: PGLITE_START_PARAMS });
     if (schema !== 'public') {
       await pg.exec(`CREATE SCHEMA IF NOT EXISTS "${schema}"; SET search_path TO "${schema}"`);

@@ -1,18 +1,17 @@
 import { DAY_MS, MatchcastError } from '../domain/index.js';
 import type { FeatureRow } from '../features/index.js';
 import {
-  DEFAULT_FAMILY,
   type ModelFamilyName,
   serializeModel,
-  type TrainParams,
   type WalkForwardResult,
   walkForwardBacktest,
 } from '../model/index.js';
-import { type ModelRegistry, type ModelVersion, newRunId } from '../registry/index.js';
+import { type ModelRegistry, newRunId } from '../registry/index.js';
 import { backtestToParquet, putArtifact, readFeatureRows } from './artifacts.js';
 import { type PipelineDeps, progressOf } from './deps.js';
 import { type HorizonReport, horizonReport } from './horizons.js';
 import type { BacktestRow } from './predictions-file.js';
+import { recipeOf } from './stage-train.js';
 import { resultsEnd, walkForwardWindow } from './windows.js';
 
 interface BacktestOptions {
@@ -33,31 +32,6 @@ interface BacktestOptions {
    * gains `horizons.kickoff` (against the closing line) beside `horizons.early` (against the opening).
    */
   kickoffFeatureRows?: FeatureRow[];
-}
-
-/** The training recipe of a version: family, parameters (from their stored strings), inputs. */
-export function recipeOf(version: ModelVersion): {
-  family: ModelFamilyName;
-  params: TrainParams;
-  featureNames: string[];
-} {
-  const p = version.params;
-  const numOf = (k: string) => (p[k] === undefined || p[k] === '' ? undefined : Number(p[k]));
-  const boolOf = (k: string) => (p[k] === undefined ? undefined : p[k] === 'true');
-  const params: TrainParams = {
-    l2: numOf('l2'),
-    missingIndicators: boolOf('missingIndicators'),
-    halfLifeDays: numOf('halfLifeDays'),
-    marketOffset: boolOf('marketOffset'),
-    maxIter: numOf('maxIter'),
-    gradTol: numOf('gradTol'),
-  };
-  for (const k of Object.keys(params) as (keyof TrainParams)[]) if (params[k] === undefined) delete params[k];
-  return {
-    family: (p.family as ModelFamilyName | undefined) ?? DEFAULT_FAMILY,
-    params,
-    featureNames: [...version.feature_names],
-  };
 }
 
 /**

@@ -29,7 +29,7 @@ import {
 } from '../registry/index.js';
 import { readFeatureRows } from './artifacts.js';
 import { type PipelineDeps, progressOf } from './deps.js';
-import { recipeOf } from './stage-backtest.js';
+import { recipeOf } from './stage-train.js';
 
 /** Who the automated stage acts as in the alias history. */
 const PROMOTION_ACTOR = 'pipeline-promote';

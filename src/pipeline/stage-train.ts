@@ -5,6 +5,7 @@ import {
   type ModelFamilyName,
   serializeModel,
   type TrainAndValidateResult,
+  type TrainParams,
   trainAndValidate,
 } from '../model/index.js';
 import type { FeaturesArtifactRef, ModelVersion, NewVersion } from '../registry/index.js';
@@ -128,5 +129,30 @@ export function newVersionOf(
     feature_fingerprint: deps.run?.record.features_fingerprint ?? featureFingerprint(),
     features_artifact: featuresArtifactOf(deps),
     pipeline_run_id: deps.run?.runId,
+  };
+}
+
+/** The training recipe of a version, read back from what {@link newVersionOf} stored as strings. */
+export function recipeOf(version: ModelVersion): {
+  family: ModelFamilyName;
+  params: TrainParams;
+  featureNames: string[];
+} {
+  const p = version.params;
+  const numOf = (k: string) => (p[k] === undefined || p[k] === '' ? undefined : Number(p[k]));
+  const boolOf = (k: string) => (p[k] === undefined ? undefined : p[k] === 'true');
+  const params: TrainParams = {
+    l2: numOf('l2'),
+    missingIndicators: boolOf('missingIndicators'),
+    halfLifeDays: numOf('halfLifeDays'),
+    marketOffset: boolOf('marketOffset'),
+    maxIter: numOf('maxIter'),
+    gradTol: numOf('gradTol'),
+  };
+  for (const k of Object.keys(params) as (keyof TrainParams)[]) if (params[k] === undefined) delete params[k];
+  return {
+    family: (p.family as ModelFamilyName | undefined) ?? DEFAULT_FAMILY,
+    params,
+    featureNames: [...version.feature_names],
   };
 }
