@@ -7,8 +7,9 @@ import { after, before, describe, test } from 'node:test';
 import { ingestPath } from '../../src/ingest/index.js';
 import { type IngestEnv, ingestEnv } from './helpers.js';
 
-const DATA = '/work/shared/data/football';
-const skip = !existsSync(DATA) && `the shared real data (${DATA}) is not on this machine`;
+// The real data set: FOOTBALL_DATA_DIR, as for the benchmarks (bench/football-data.ts).
+const DATA = process.env.FOOTBALL_DATA_DIR ?? '/work/shared/data/football';
+const skip = !existsSync(DATA) && `the real data (FOOTBALL_DATA_DIR=${DATA}) is not on this machine`;
 
 describe('ingest of one very large file', { skip }, () => {
   let env: IngestEnv;

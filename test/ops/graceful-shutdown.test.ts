@@ -4,7 +4,7 @@
 // SIGINT leaves its run failed and publishes nothing; `start` during a replay stops within 10 s.
 // Heavy: ~2 min.
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -312,11 +312,11 @@ test('start during a replay stops within 10 s of SIGTERM and starts nothing afte
   // Three seasons of one real league, replayed from 2022-09-01 at 10 simulated hours per second with a
   // daily pipeline run on the replay clock: releases and child pipeline runs keep the server busy.
   const dir = await mkdtemp(path.join(tmpdir(), 'mc-replay-stop-'));
-  const text = await readFile('/work/shared/data/football/england.csv', 'utf8');
-  const [header, ...rows] = text.trim().split('\n');
-  const keep = rows.filter((r) => /,(2020-2021|2021-2022|2022-2023),/.test(r));
   await mkdir(path.join(dir, 'data'));
-  await writeFile(path.join(dir, 'data', 'england.csv'), `${header}\n${keep.join('\n')}\n`);
+  await copyFile(
+    new URL('../fixtures/football/england.csv', import.meta.url),
+    path.join(dir, 'data', 'england.csv'),
+  );
   const start = spawnProc(
     'start (replay)',
     process.execPath,
