@@ -1,9 +1,10 @@
-import { bootstrapInterval } from '../model/index.js';
+import type { Probabilities } from '../domain/index.js';
+import { bootstrapInterval, logLoss, rps } from '../model/index.js';
 import type { BacktestSummary } from '../schemas/index.js';
 import type { AnalystRow } from './analyst-columns.js';
 import { type AnalystData, analystBets } from './analyst-data.js';
-import { type Bet, summariseBets } from './bets.js';
-import { threeWay } from './io.js';
+import { summariseBets } from './bets.js';
+import { groupBy, threeWay } from './io.js';
 import { reliabilityTable, weekStart } from './performance.js';
 
 /** Paired bootstrap: resamples of the matches, percentile interval, fixed seed (reproducible). */
@@ -22,16 +23,6 @@ type ProfitSeries = BacktestSummary['profit'][number];
 /** Mean of `d` and the percentile interval of its mean over paired resamples of the matches. */
 function pairedBootstrap(d: readonly number[]): [number, number, number] {
   return [d.reduce((a, b) => a + b, 0) / d.length, ...bootstrapInterval(d, BOOTSTRAP)];
-}
-
-function logLossOf(p: readonly number[], y: number): number {
-  return -Math.log(Math.max(1e-15, p[y]));
-}
-
-function rpsOf(p: readonly number[], y: number): number {
-  const c0 = p[0] - (y === 0 ? 1 : 0);
-  const c1 = p[0] + p[1] - (y <= 1 ? 1 : 0);
-  return (c0 * c0 + c1 * c1) / 2;
 }
 
 const iso = (v: AnalystRow[string] | undefined) => (v instanceof Date ? v.toISOString() : null);
@@ -111,10 +102,8 @@ function groupsOf<T>(
 }
 
 /**
- * `GET /monitoring/backtest`: every figure from the walk-forward rows of the `backtest` export and the
- * bets of the `bets` export, so each one can be recomputed from those files: log loss and RPS of each
- * horizon against the opening and closing lines per season and region with paired bootstrap
- * intervals, the reliability of the early horizon, and per strategy the bets' CLV, ROI and drawdown.
+ * `GET /monitoring/backtest`: every figure is computed from the rows of the `backtest` and `bets`
+ * exports only, so that each one can be recomputed from those files.
  */
 export function backtestSummary(data: AnalystData): BacktestSummary {
   const rows = data.backtest.filter((r) => r.outcome !== null);
@@ -122,14 +111,14 @@ export function backtestSummary(data: AnalystData): BacktestSummary {
   for (const { horizon, line } of HORIZON_LINES) {
     const scored: Scored[] = [];
     for (const r of rows) {
-      const p = threeWay(r, `${horizon}_proba`);
-      const q = threeWay(r, line === 'opening' ? 'open_fair' : 'close_fair');
+      const p = threeWay(r, `${horizon}_proba`) as Probabilities | null;
+      const q = threeWay(r, line === 'opening' ? 'open_fair' : 'close_fair') as Probabilities | null;
       if (!p || !q) continue;
-      const y = r.outcome as number;
-      const mLog = logLossOf(p, y);
-      const lLog = logLossOf(q, y);
-      const mRps = rpsOf(p, y);
-      const lRps = rpsOf(q, y);
+      const y = [r.outcome as number];
+      const mLog = logLoss([p], y);
+      const lLog = logLoss([q], y);
+      const mRps = rps([p], y);
+      const lRps = rps([q], y);
       scored.push({ row: r, mLog, lLog, mRps, lRps, dLog: mLog - lLog, dRps: mRps - lRps });
     }
     for (const g of groupsOf(scored, (s) => ({
@@ -145,13 +134,7 @@ export function backtestSummary(data: AnalystData): BacktestSummary {
     return p ? [{ proba: p, label: r.outcome as number }] : [];
   });
 
-  const betGroups = new Map<string, Bet[]>();
-  for (const b of analystBets(data)) {
-    const k = `${b.strategy}|${b.staking}|${b.market}`;
-    const list = betGroups.get(k);
-    if (list) list.push(b);
-    else betGroups.set(k, [b]);
-  }
+  const betGroups = groupBy(analystBets(data), (b) => `${b.strategy}|${b.staking}|${b.market}`);
   const bets: BetSummaryRow[] = [];
   const profit: ProfitSeries[] = [];
   for (const list of betGroups.values()) {

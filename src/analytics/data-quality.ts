@@ -3,23 +3,14 @@ import {
   type CheckStatus,
   type DataQualityInput,
   type DataQualityReport,
+  DEFAULT_QUALITY_LIMITS,
   isNum,
   iso,
   type MissingColumn,
   type QualityCheck,
-  type QualityLimits,
 } from './quality-checks/types.js';
 
 export type { DataQualityReport } from './quality-checks/types.js';
-
-const DEFAULT_QUALITY_LIMITS: QualityLimits = {
-  minOdd: 1.01,
-  overround: [0, 0.3],
-  staleAfterDays: 21,
-  maxMissingShare: 0.2,
-  maxGoals: 20,
-  maxExamples: 20,
-};
 
 /** Per-column missing-value shares: feature columns, odds columns and matches without an odds record. */
 function missingColumns({ featureNames, featureRows, odds, matches }: DataQualityInput): MissingColumn[] {

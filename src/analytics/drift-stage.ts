@@ -59,10 +59,8 @@ function byMatchId(rows: readonly ParquetRow[]): Map<number, ParquetRow> {
 }
 
 /**
- * `pipeline drift`: feature drift of the current window against the model's training rows, prediction
- * drift, the model's log loss in the window, and the data-quality checks. Writes
- * `reports/drift_report_<ts>.html`, `reports/data_quality_<ts>.html` and, last,
- * `reports/drift_latest.json`. Throws MC_ERR_NOT_FOUND when there is no features file.
+ * `pipeline drift`: feature and prediction drift against the model's training rows, the window's log
+ * loss, and the data-quality checks. Throws MC_ERR_NOT_FOUND when there is no features file.
  */
 export async function runDriftStage(deps: AnalyticsDeps, opts: DriftStageOptions = {}) {
   const { store, log } = deps;

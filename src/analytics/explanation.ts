@@ -16,9 +16,8 @@ export interface ServedModel {
 }
 
 /**
- * Finds the model behind a served row: `stage` and `runId` are the row's `model_stage` and
- * `model_run_id`. Null when no registry knows the run; throws `MC_ERR_NO_EXPLANATION` when it is
- * known but its model was not kept.
+ * The model behind a served row's `model_stage` and `model_run_id`: null when no registry knows the run;
+ * throws `MC_ERR_NO_EXPLANATION` when it is known but its model was not kept.
  */
 type ServedModelLookup = (stage: string, runId: string) => Promise<ServedModel | null>;
 

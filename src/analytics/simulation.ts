@@ -1,10 +1,7 @@
 import type { OddsRecord, Outcome } from '../domain/index.js';
+import { groupBy } from './io.js';
 
-/**
- * Which pre-match odds a simulated bettor takes. `closing` (default) is the conservative convention:
- * the closing line is the sharpest price, so an edge against it is the hardest to claim; `opening`
- * prices are softer and flatter a model.
- */
+/** Odds taken: `closing` (default: the sharpest line, so the hardest edge to claim) or `opening`. */
 export type OddsSource = 'closing' | 'opening';
 
 /** An out-of-sample prediction (a walk-forward backtest row). */
@@ -39,8 +36,7 @@ export interface BetCandidate {
 type PriceSide = 'home' | 'draw' | 'away' | 'over25' | 'under25' | 'btts_yes' | 'btts_no';
 
 /**
- * The prices a bettor would have taken. Closing: `close_*`, falling back to `odd_*` (which the
- * ingest fills with the closing odd when known, else the opening one). Opening: `open_*` only.
+ * The prices taken: `close_*`, else `odd_*` (ingest's closing-or-opening odd); opening: `open_*` only.
  * Null unless all are usable (> 1), so that every strategy bets on the same matches.
  */
 export function pickPrices(
@@ -197,17 +193,6 @@ interface SimulateOptions {
   regions?: ReadonlyArray<{ region_id: number; region_name: string }>;
 }
 
-/** Items grouped by `key`, each group in input order. */
-function groupBy<T>(xs: readonly T[], key: (x: T) => string | number) {
-  const groups = new Map<string | number, T[]>();
-  for (const x of xs) {
-    const list = groups.get(key(x));
-    if (list) list.push(x);
-    else groups.set(key(x), [x]);
-  }
-  return groups;
-}
-
 function runStrategy(
   name: 'model' | 'favourite' | 'home',
   candidates: readonly BetCandidate[],
@@ -255,9 +240,8 @@ function runStrategy(
 export type StrategyResult = ReturnType<typeof runStrategy>;
 
 /**
- * The betting simulation over already-selected candidates (pure). Flat 1-unit stakes;
- * ROI = profit / staked × 100. The model bets when its best edge exceeds the threshold; the two
- * baselines bet every candidate, so all three are measured on the same matches.
+ * The flat-stake betting simulation over already-selected candidates (pure); the two baselines bet
+ * every candidate, so all three strategies are measured on the same matches.
  */
 export function simulateBets(candidates: readonly BetCandidate[], options: SimulateOptions = {}) {
   const threshold = options.edgeThreshold ?? 0.05;
