@@ -80,12 +80,8 @@ export function exportRows(
   let regionId: number | null = null;
   if (filter.region !== undefined && filter.region !== '') {
     const want = filter.region.trim().toLowerCase();
-    for (const [id, name] of data.regions) {
-      if (String(id) === want || name.toLowerCase() === want) {
-        regionId = id;
-        break;
-      }
-    }
+    const found = [...data.regions].find(([id, name]) => String(id) === want || name.toLowerCase() === want);
+    regionId = found ? found[0] : null;
     if (regionId === null) {
       throw new MatchcastError(
         'MC_ERR_VALIDATION',

@@ -29,8 +29,6 @@ const iso = (v: AnalystRow[string] | undefined) => (v instanceof Date ? v.toISOS
 
 interface Scored {
   row: AnalystRow;
-  dLog: number;
-  dRps: number;
   mLog: number;
   lLog: number;
   mRps: number;
@@ -46,8 +44,8 @@ function compare(
 ): LineComparisonRow {
   const n = xs.length;
   const avg = (f: (s: Scored) => number) => xs.reduce((a, s) => a + f(s), 0) / n;
-  const [dl, dlLo, dlHi] = pairedBootstrap(xs.map((s) => s.dLog));
-  const [dr, drLo, drHi] = pairedBootstrap(xs.map((s) => s.dRps));
+  const [dl, dlLo, dlHi] = pairedBootstrap(xs.map((s) => s.mLog - s.lLog));
+  const [dr, drLo, drHi] = pairedBootstrap(xs.map((s) => s.mRps - s.lRps));
   return {
     horizon,
     line,
@@ -115,11 +113,13 @@ export function backtestSummary(data: AnalystData): BacktestSummary {
       const q = threeWay(r, line === 'opening' ? 'open_fair' : 'close_fair') as Probabilities | null;
       if (!p || !q) continue;
       const y = [r.outcome as number];
-      const mLog = logLoss([p], y);
-      const lLog = logLoss([q], y);
-      const mRps = rps([p], y);
-      const lRps = rps([q], y);
-      scored.push({ row: r, mLog, lLog, mRps, lRps, dLog: mLog - lLog, dRps: mRps - lRps });
+      scored.push({
+        row: r,
+        mLog: logLoss([p], y),
+        lLog: logLoss([q], y),
+        mRps: rps([p], y),
+        lRps: rps([q], y),
+      });
     }
     for (const g of groupsOf(scored, (s) => ({
       season: String(s.row.season),

@@ -110,17 +110,11 @@ export async function runDriftStage(deps: AnalyticsDeps, opts: DriftStageOptions
   const backtest = byMatchId((await readParquetObject(deps, 'backtest')) ?? []);
   const predictionRows = (await readParquetObject(deps, 'predictions')) ?? [];
   const predictions = byMatchId(predictionRows);
-  const refPreds: ParquetRow[] = [];
-  for (const r of reference) {
+  const refPreds = reference.flatMap<ParquetRow>((r) => {
     const id = numOrNull(r.match_id)!;
-    const p = backtest.get(id) ?? predictions.get(id);
-    if (p) refPreds.push(p);
-  }
-  const curPreds: ParquetRow[] = [];
-  for (const r of current) {
-    const p = predictions.get(numOrNull(r.match_id)!);
-    if (p) curPreds.push(p);
-  }
+    return backtest.get(id) ?? predictions.get(id) ?? [];
+  });
+  const curPreds = current.flatMap<ParquetRow>((r) => predictions.get(numOrNull(r.match_id)!) ?? []);
   const predictionDrift =
     refPreds.length || curPreds.length ? computeDrift(refPreds, curPreds, PROBA_COLUMNS, thresholds) : null;
 

@@ -100,7 +100,7 @@ export async function runGoalsSimulateStage(
     }
     const sim = simulateBets(candidates, {
       edgeThreshold: deps.config.edgeThreshold,
-      regions: [...regions].map(([region_id, region_name]) => ({ region_id, region_name })),
+      regions,
     });
     results.push({ market, sim });
   }

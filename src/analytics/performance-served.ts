@@ -203,10 +203,6 @@ export async function recordServedFromPublished(
   const { store } = src;
   const obj = await readArtifact(src, 'predictions');
   if (!obj) return { rows: 0, key: null };
-  const rows: PublishedPrediction[] = [];
-  for (const r of await readParquet(obj.body)) {
-    const row = toPublishedPrediction(r);
-    if (row) rows.push(row);
-  }
+  const rows = (await readParquet(obj.body)).flatMap((r) => toPublishedPrediction(r) ?? []);
   return recordServedPredictions(store, rows, options);
 }

@@ -95,7 +95,7 @@ export async function runSimulateStage(deps: AnalyticsDeps, opts: SimulateStageO
   const selection = selectCandidates(predictions, results, odds, oddsSource);
   const sim = simulateBets(selection.candidates, {
     edgeThreshold: threshold,
-    regions: [...regions].map(([region_id, region_name]) => ({ region_id, region_name })),
+    regions,
   });
 
   const starts = selection.candidates

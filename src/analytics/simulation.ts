@@ -23,11 +23,7 @@ export interface ResultInput {
 }
 
 /** One match (1X2) or two-way market the simulation may bet on: prediction, result and usable odds. */
-export interface BetCandidate {
-  match_id: number;
-  region_id: number;
-  region_name: string;
-  season: string;
+export interface BetCandidate extends Omit<ResultInput, 'outcome'> {
   outcome: Outcome;
   proba: readonly number[];
   odds: readonly number[];
@@ -94,15 +90,7 @@ export function selectCandidates(
       excluded.no_odds++;
       continue;
     }
-    candidates.push({
-      match_id: p.match_id,
-      region_id: r.region_id,
-      region_name: r.region_name,
-      season: r.season,
-      outcome: r.outcome,
-      proba,
-      odds: o,
-    });
+    candidates.push({ ...r, outcome: r.outcome, proba, odds: o });
   }
   return { candidates, excluded };
 }
@@ -190,13 +178,13 @@ interface SimulateOptions {
    * Every region present in the data, so that regions without a bet still get a row (n_bets 0).
    * Default: the regions of the candidates only.
    */
-  regions?: ReadonlyArray<{ region_id: number; region_name: string }>;
+  regions?: ReadonlyMap<number, string>;
 }
 
 function runStrategy(
   name: 'model' | 'favourite' | 'home',
   candidates: readonly BetCandidate[],
-  regions: ReadonlyArray<{ region_id: number; region_name: string }>,
+  regions: ReadonlyMap<number, string>,
   threshold: number,
 ) {
   const rule = name === 'home' ? 'always_first' : name;
@@ -207,7 +195,7 @@ function runStrategy(
     const { k: pick, price: odd, stake, won, profit } = b;
     return [{ match_id, region_id, region_name, season, pick, odd, stake, won, profit }];
   });
-  const regionList = new Map(regions.map((r) => [r.region_id, r.region_name]));
+  const regionList = new Map(regions);
   for (const c of candidates) if (!regionList.has(c.region_id)) regionList.set(c.region_id, c.region_name);
   const byRegion = groupBy(bets, (b) => b.region_id);
   const by_region = [...regionList]
@@ -245,7 +233,7 @@ export type StrategyResult = ReturnType<typeof runStrategy>;
  */
 export function simulateBets(candidates: readonly BetCandidate[], options: SimulateOptions = {}) {
   const threshold = options.edgeThreshold ?? 0.05;
-  const regions = options.regions ?? [];
+  const regions = options.regions ?? new Map<number, string>();
   return {
     model: runStrategy('model', candidates, regions, threshold),
     baselines: {
