@@ -68,12 +68,11 @@ function compare(
   };
 }
 
+type Group<T> = { season: string; region: { id: number | null; name: string }; items: T[] };
+
 /** Rows grouped as: all; each season; each region; each season × region (only non-empty groups). */
-function groupsOf<T>(
-  xs: readonly T[],
-  key: (x: T) => { season: string; regionId: number; regionName: string },
-): { season: string; region: { id: number | null; name: string }; items: T[] }[] {
-  const map = new Map<string, { season: string; region: { id: number | null; name: string }; items: T[] }>();
+function groupsOf<T>(xs: readonly T[], rowOf: (x: T) => Readonly<Record<string, unknown>>) {
+  const map = new Map<string, Group<T>>();
   const add = (season: string, id: number | null, name: string, x: T) => {
     const k = `${season}\u0000${id}`;
     let g = map.get(k);
@@ -84,11 +83,12 @@ function groupsOf<T>(
     g.items.push(x);
   };
   for (const x of xs) {
-    const k = key(x);
+    const r = rowOf(x);
+    const [season, id, name] = [String(r.season), Number(r.region_id), String(r.region_name)];
     add('all', null, 'all', x);
-    add(k.season, null, 'all', x);
-    add('all', k.regionId, k.regionName, x);
-    add(k.season, k.regionId, k.regionName, x);
+    add(season, null, 'all', x);
+    add('all', id, name, x);
+    add(season, id, name, x);
   }
   return [...map.values()].sort(
     (a, b) =>
@@ -121,11 +121,7 @@ export function backtestSummary(data: AnalystData): BacktestSummary {
         lRps: rps([q], y),
       });
     }
-    for (const g of groupsOf(scored, (s) => ({
-      season: String(s.row.season),
-      regionId: Number(s.row.region_id),
-      regionName: String(s.row.region_name),
-    })))
+    for (const g of groupsOf(scored, (s) => s.row))
       comparisons.push(compare(horizon, line, g.season, g.region, g.items));
   }
 
@@ -139,11 +135,7 @@ export function backtestSummary(data: AnalystData): BacktestSummary {
   const profit: ProfitSeries[] = [];
   for (const list of betGroups.values()) {
     const { strategy, staking, market } = list[0];
-    for (const g of groupsOf(list, (b) => ({
-      season: String(b.season),
-      regionId: Number(b.region_id),
-      regionName: String(b.region_name),
-    })))
+    for (const g of groupsOf(list, (b) => b))
       bets.push({
         strategy,
         staking,

@@ -39,11 +39,8 @@ export function assessDataQuality(input: DataQualityInput): DataQualityReport {
   const missing = missingColumns(input);
   const ctx = { ...input, limits, missing };
   const checks: QualityCheck[] = QUALITY_CHECKS.map((c) => ({ id: c.id, title: c.title, ...c.run(ctx) }));
-  const status: CheckStatus = checks.some((c) => c.status === 'fail')
-    ? 'fail'
-    : checks.some((c) => c.status === 'warn')
-      ? 'warn'
-      : 'ok';
+  const worst = (['fail', 'warn'] as const).find((s) => checks.some((c) => c.status === s));
+  const status: CheckStatus = worst ?? 'ok';
   return {
     generated_at: iso(input.now ?? new Date()),
     as_of: iso(input.asOf),

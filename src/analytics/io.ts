@@ -45,12 +45,8 @@ export function threeWay(r: Readonly<Record<string, unknown>> | undefined, prefi
 }
 
 export function asDate(v: unknown): Date | null {
-  if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : v;
-  if (typeof v === 'number' || typeof v === 'string') {
-    const d = new Date(v);
-    return Number.isNaN(d.getTime()) ? null : d;
-  }
-  return null;
+  const d = v instanceof Date ? v : typeof v === 'number' || typeof v === 'string' ? new Date(v) : null;
+  return d && !Number.isNaN(d.getTime()) ? d : null;
 }
 
 /** A parquet artifact's rows from a run's view or the published run (never a stale top-level copy). */

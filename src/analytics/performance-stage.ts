@@ -100,12 +100,8 @@ export async function runPerformanceStage(
   }
   const prevN = prev?.results?.n_finished;
   const grew = typeof prevN !== 'number' || nFinished !== prevN;
-  const lastNewResultAt =
-    nFinished === 0
-      ? null
-      : grew
-        ? now.toISOString()
-        : (prev?.results?.last_new_result_at ?? now.toISOString());
+  const kept = grew ? null : prev?.results?.last_new_result_at;
+  const lastNewResultAt = nFinished === 0 ? null : (kept ?? now.toISOString());
 
   const reportName = reportFilename('performance_report', now);
   const summary: PerformanceSummary = {
