@@ -1,6 +1,5 @@
 // The child process that computes the analyst rows (analyst-off-thread.ts forks it): the sources it
-// reads (a few hundred MB at tens of thousands of matches) live and die with this process, so the
-// server only ever holds the rows, and its resident memory never counts the sources.
+// reads live and die with this process, so the server only ever holds the rows.
 import type { Config } from '../config.js';
 import { openDatabase } from '../db/index.js';
 import { createLogger } from '../logger.js';

@@ -23,10 +23,7 @@ export const EXPORT_COLUMNS: Record<ExportDataset, readonly AnalystColumn[]> = {
 /** The rows every analyst figure, chart and export is computed from (one published run). */
 export interface AnalystData {
   runId: string | null;
-  /**
-   * Region id → name of the ingested matches (the `region` filter). The sources themselves are not
-   * kept: they are a few hundred MB at tens of thousands of matches, the rows below a tenth of that.
-   */
+  /** Region id → name of the ingested matches (the `region` filter); the far larger sources are not kept. */
   regions: ReadonlyMap<number, string>;
   predictions: AnalystRow[];
   backtest: AnalystRow[];
@@ -38,9 +35,8 @@ export interface AnalystData {
 const simulated = new WeakMap<AnalystData, WeakRef<Bet[]>>();
 
 /**
- * The simulated bets of the backtest (40–110 ms at 37k matches), shared by the readers that hold them
- * at once (exports being streamed) and simulated again once collected: kept, the ~35k rows would
- * hold ~23 MB of the server's memory at rest.
+ * The simulated bets of the backtest, shared by the readers that hold them at once (streamed exports)
+ * and simulated again once collected, so that they never stay in the server's memory at rest.
  */
 export function analystBets(data: AnalystData): Bet[] {
   const known = simulated.get(data)?.deref();
@@ -84,12 +80,8 @@ export function exportRows(
   let regionId: number | null = null;
   if (filter.region !== undefined && filter.region !== '') {
     const want = filter.region.trim().toLowerCase();
-    for (const [id, name] of data.regions) {
-      if (String(id) === want || name.toLowerCase() === want) {
-        regionId = id;
-        break;
-      }
-    }
+    const found = [...data.regions].find(([id, name]) => String(id) === want || name.toLowerCase() === want);
+    regionId = found ? found[0] : null;
     if (regionId === null) {
       throw new MatchcastError(
         'MC_ERR_VALIDATION',

@@ -5,10 +5,8 @@ import type { AnalystData } from './analyst-data.js';
 const CHILD = siblingModule(import.meta.url, './analyst-child');
 
 /**
- * Computes the analyst rows of the published run `runId` in a child process, reading the database
- * and the object store that `config` names (`schema`: the caller's PostgreSQL schema): the ~300 MB
- * heap of the sources leave with it, never counted in the server's memory. Rejects when the child
- * fails or reads another published run than `runId`: the caller then computes them itself.
+ * The analyst rows of the published run `runId`, computed in a child process so the sources' heap never
+ * counts in the server's memory. Rejects when the child fails or reads another run than `runId`.
  */
 export async function computeAnalystDataOffThread(
   config: Config,
@@ -48,10 +46,8 @@ export type AnalystMessage =
   | { t: 'error'; message: string };
 
 /**
- * Rows as the structured clone delivers them hold a copy of every string ("flat" 33k times at 37k
- * matches) and Date (~6k distinct instants in ~120k) and their values out of object: rebuilt with one
- * shape per key list, shared strings and shared Dates (no reader mutates one), the rows of 37k
- * matches hold 8.9 MB.
+ * Structured-clone rows hold a copy of every string and Date: rebuilt with one shape per key list and
+ * shared strings and Dates (no reader mutates one), they take a fraction of the memory.
  */
 function rowCompactor(): (row: object) => object {
   const strings = new Map<string, string>();

@@ -66,10 +66,8 @@ function pricesAt(src: AnalystSources, id: number, at: Date | null): readonly nu
 }
 
 /**
- * The `backtest` dataset: per match of the walk-forward window, the early and kick-off horizon
- * predictions, the fallback's and the goals model's, each with its fold run, cut-off and prediction
- * time, beside the raw and de-margined opening and closing lines of 1X2, O/U 2.5 and BTTS. Sorted by
- * kick-off then match id.
+ * The `backtest` dataset: per walk-forward match, every model's out-of-sample prediction with its fold,
+ * beside the raw and de-margined lines of 1X2, O/U 2.5 and BTTS. Sorted by kick-off then match id.
  */
 export function backtestExportRows(src: AnalystSources): AnalystRow[] {
   const fallback = new Map(src.fallbackBacktest.map((r) => [Number(r.match_id), r]));
@@ -149,9 +147,8 @@ function sortByKickoff(rows: AnalystRow[]): AnalystRow[] {
 }
 
 /**
- * The `predictions` dataset: each served prediction with the 1X2 prices it used (the observation at
- * its `odds_observed_at`), their de-margined view and the edge against them; the opening and closing
- * lines apart. A used price is null when no observation has that exact time.
+ * The `predictions` dataset: each served prediction with the 1X2 prices it used (null when no
+ * observation has exactly its `odds_observed_at`), their de-margined view and edge, and the lines.
  */
 export function predictionExportRows(src: AnalystSources): AnalystRow[] {
   const out: AnalystRow[] = [];

@@ -7,9 +7,8 @@ import { type ArtifactName, publishedSeq, readArtifact, readPublished } from '..
 import { type ObjectStore, type ParquetRow, readParquet } from '../storage/index.js';
 
 /**
- * Everything the analyst views are computed from, read once from ONE published run (so the figures,
- * the exports and the explanations always describe the same set of artifacts), plus the results from
- * the database and the odds observations (the ingest input, not run-scoped).
+ * Everything the analyst views are computed from: ONE published run's artifacts (so every figure, export
+ * and explanation describes the same run), the results and the odds observations (not run-scoped).
  */
 export interface AnalystSources {
   /** The published run the artifacts come from; null for a store that never published one. */
@@ -79,10 +78,7 @@ export async function loadAnalystSources(store: ObjectStore, db: Database): Prom
   };
 }
 
-/**
- * A per-process cache of values derived from the published run: recomputed when the published
- * pointer's sequence number moves (one small query per call), shared by concurrent callers while it loads.
- */
+/** A value derived from the published run, recomputed when its sequence number moves; loads are shared. */
 export class PublishedCache<T> {
   private current: { etag: number | null; value: Promise<T> } | null = null;
 

@@ -1,9 +1,10 @@
-import { bootstrapInterval } from '../model/index.js';
+import type { Probabilities } from '../domain/index.js';
+import { bootstrapInterval, logLoss, rps } from '../model/index.js';
 import type { BacktestSummary } from '../schemas/index.js';
 import type { AnalystRow } from './analyst-columns.js';
 import { type AnalystData, analystBets } from './analyst-data.js';
-import { type Bet, summariseBets } from './bets.js';
-import { threeWay } from './io.js';
+import { summariseBets } from './bets.js';
+import { groupBy, threeWay } from './io.js';
 import { reliabilityTable, weekStart } from './performance.js';
 
 /** Paired bootstrap: resamples of the matches, percentile interval, fixed seed (reproducible). */
@@ -24,22 +25,10 @@ function pairedBootstrap(d: readonly number[]): [number, number, number] {
   return [d.reduce((a, b) => a + b, 0) / d.length, ...bootstrapInterval(d, BOOTSTRAP)];
 }
 
-function logLossOf(p: readonly number[], y: number): number {
-  return -Math.log(Math.max(1e-15, p[y]));
-}
-
-function rpsOf(p: readonly number[], y: number): number {
-  const c0 = p[0] - (y === 0 ? 1 : 0);
-  const c1 = p[0] + p[1] - (y <= 1 ? 1 : 0);
-  return (c0 * c0 + c1 * c1) / 2;
-}
-
 const iso = (v: AnalystRow[string] | undefined) => (v instanceof Date ? v.toISOString() : null);
 
 interface Scored {
   row: AnalystRow;
-  dLog: number;
-  dRps: number;
   mLog: number;
   lLog: number;
   mRps: number;
@@ -55,8 +44,8 @@ function compare(
 ): LineComparisonRow {
   const n = xs.length;
   const avg = (f: (s: Scored) => number) => xs.reduce((a, s) => a + f(s), 0) / n;
-  const [dl, dlLo, dlHi] = pairedBootstrap(xs.map((s) => s.dLog));
-  const [dr, drLo, drHi] = pairedBootstrap(xs.map((s) => s.dRps));
+  const [dl, dlLo, dlHi] = pairedBootstrap(xs.map((s) => s.mLog - s.lLog));
+  const [dr, drLo, drHi] = pairedBootstrap(xs.map((s) => s.mRps - s.lRps));
   return {
     horizon,
     line,
@@ -79,12 +68,11 @@ function compare(
   };
 }
 
+type Group<T> = { season: string; region: { id: number | null; name: string }; items: T[] };
+
 /** Rows grouped as: all; each season; each region; each season × region (only non-empty groups). */
-function groupsOf<T>(
-  xs: readonly T[],
-  key: (x: T) => { season: string; regionId: number; regionName: string },
-): { season: string; region: { id: number | null; name: string }; items: T[] }[] {
-  const map = new Map<string, { season: string; region: { id: number | null; name: string }; items: T[] }>();
+function groupsOf<T>(xs: readonly T[], rowOf: (x: T) => Readonly<Record<string, unknown>>) {
+  const map = new Map<string, Group<T>>();
   const add = (season: string, id: number | null, name: string, x: T) => {
     const k = `${season}\u0000${id}`;
     let g = map.get(k);
@@ -95,11 +83,12 @@ function groupsOf<T>(
     g.items.push(x);
   };
   for (const x of xs) {
-    const k = key(x);
+    const r = rowOf(x);
+    const [season, id, name] = [String(r.season), Number(r.region_id), String(r.region_name)];
     add('all', null, 'all', x);
-    add(k.season, null, 'all', x);
-    add('all', k.regionId, k.regionName, x);
-    add(k.season, k.regionId, k.regionName, x);
+    add(season, null, 'all', x);
+    add('all', id, name, x);
+    add(season, id, name, x);
   }
   return [...map.values()].sort(
     (a, b) =>
@@ -111,10 +100,8 @@ function groupsOf<T>(
 }
 
 /**
- * `GET /monitoring/backtest`: every figure from the walk-forward rows of the `backtest` export and the
- * bets of the `bets` export, so each one can be recomputed from those files: log loss and RPS of each
- * horizon against the opening and closing lines per season and region with paired bootstrap
- * intervals, the reliability of the early horizon, and per strategy the bets' CLV, ROI and drawdown.
+ * `GET /monitoring/backtest`: every figure is computed from the rows of the `backtest` and `bets`
+ * exports only, so that each one can be recomputed from those files.
  */
 export function backtestSummary(data: AnalystData): BacktestSummary {
   const rows = data.backtest.filter((r) => r.outcome !== null);
@@ -122,21 +109,19 @@ export function backtestSummary(data: AnalystData): BacktestSummary {
   for (const { horizon, line } of HORIZON_LINES) {
     const scored: Scored[] = [];
     for (const r of rows) {
-      const p = threeWay(r, `${horizon}_proba`);
-      const q = threeWay(r, line === 'opening' ? 'open_fair' : 'close_fair');
+      const p = threeWay(r, `${horizon}_proba`) as Probabilities | null;
+      const q = threeWay(r, line === 'opening' ? 'open_fair' : 'close_fair') as Probabilities | null;
       if (!p || !q) continue;
-      const y = r.outcome as number;
-      const mLog = logLossOf(p, y);
-      const lLog = logLossOf(q, y);
-      const mRps = rpsOf(p, y);
-      const lRps = rpsOf(q, y);
-      scored.push({ row: r, mLog, lLog, mRps, lRps, dLog: mLog - lLog, dRps: mRps - lRps });
+      const y = [r.outcome as number];
+      scored.push({
+        row: r,
+        mLog: logLoss([p], y),
+        lLog: logLoss([q], y),
+        mRps: rps([p], y),
+        lRps: rps([q], y),
+      });
     }
-    for (const g of groupsOf(scored, (s) => ({
-      season: String(s.row.season),
-      regionId: Number(s.row.region_id),
-      regionName: String(s.row.region_name),
-    })))
+    for (const g of groupsOf(scored, (s) => s.row))
       comparisons.push(compare(horizon, line, g.season, g.region, g.items));
   }
 
@@ -145,22 +130,12 @@ export function backtestSummary(data: AnalystData): BacktestSummary {
     return p ? [{ proba: p, label: r.outcome as number }] : [];
   });
 
-  const betGroups = new Map<string, Bet[]>();
-  for (const b of analystBets(data)) {
-    const k = `${b.strategy}|${b.staking}|${b.market}`;
-    const list = betGroups.get(k);
-    if (list) list.push(b);
-    else betGroups.set(k, [b]);
-  }
+  const betGroups = groupBy(analystBets(data), (b) => `${b.strategy}|${b.staking}|${b.market}`);
   const bets: BetSummaryRow[] = [];
   const profit: ProfitSeries[] = [];
   for (const list of betGroups.values()) {
     const { strategy, staking, market } = list[0];
-    for (const g of groupsOf(list, (b) => ({
-      season: String(b.season),
-      regionId: Number(b.region_id),
-      regionName: String(b.region_name),
-    })))
+    for (const g of groupsOf(list, (b) => b))
       bets.push({
         strategy,
         staking,

@@ -9,8 +9,19 @@ type BetMarket = (typeof BET_MARKETS)[number];
 const BET_STRATEGIES: readonly BetStrategy[] = ['model', 'favourite', 'always_first'];
 const STAKING_PLANS: readonly StakingPlan[] = ['flat', 'kelly'];
 
+/** A two-way goals market's columns: `a` and `b` name the first (over/yes) and second prices. */
+const twoWay = (market: string, a: string, b: string, selections: readonly string[]) => ({
+  selections,
+  proba: [`goals_proba_${a}`],
+  prices: [`early_${a}`, `early_${b}`],
+  close: [`close_${a}`, `close_${b}`],
+  closeFair: [`close_fair_${a}`],
+  observedAt: `early_${market}_observed_at`,
+  model: { runId: 'goals_model_run_id', time: 'goals_prediction_time' },
+});
+
 /** Per market: the selections' names and the analyst columns an offer is read from. */
-const MARKETS = {
+const MARKETS: Record<BetMarket, ReturnType<typeof twoWay>> = {
   '1x2': {
     selections: ['home', 'draw', 'away'],
     proba: ['early_proba_home', 'early_proba_draw', 'early_proba_away'],
@@ -20,25 +31,9 @@ const MARKETS = {
     observedAt: 'early_odds_observed_at',
     model: { runId: 'early_model_run_id', time: 'early_prediction_time' },
   },
-  ou25: {
-    selections: ['over', 'under'],
-    proba: ['goals_proba_over25'],
-    prices: ['early_over25', 'early_under25'],
-    close: ['close_over25', 'close_under25'],
-    closeFair: ['close_fair_over25'],
-    observedAt: 'early_ou25_observed_at',
-    model: { runId: 'goals_model_run_id', time: 'goals_prediction_time' },
-  },
-  btts: {
-    selections: ['yes', 'no'],
-    proba: ['goals_proba_btts_yes'],
-    prices: ['early_btts_yes', 'early_btts_no'],
-    close: ['close_btts_yes', 'close_btts_no'],
-    closeFair: ['close_fair_btts_yes'],
-    observedAt: 'early_btts_observed_at',
-    model: { runId: 'goals_model_run_id', time: 'goals_prediction_time' },
-  },
-} as const;
+  ou25: twoWay('ou25', 'over25', 'under25', ['over', 'under']),
+  btts: twoWay('btts', 'btts_yes', 'btts_no', ['yes', 'no']),
+};
 
 const date = (v: AnalystRow[string] | undefined): Date | null => (v instanceof Date ? v : null);
 const usable = (xs: (number | null)[]): xs is number[] => xs.every((x) => x !== null && x > 1);
@@ -107,9 +102,8 @@ function betOf(
 export type Bet = ReturnType<typeof betOf>;
 
 /**
- * Every simulated bet on the walk-forward rows (finished matches): per market, strategy and staking
- * plan, the price taken is the latest observed by the prediction time (never a later one), and the
- * closing-line value compares it with the de-margined closing line. Kick-off order.
+ * Every simulated bet on the finished walk-forward rows, per market, strategy and staking plan, at the
+ * latest price observed by the prediction time (never a later one). Kick-off order.
  */
 export function simulateAnalystBets(rows: readonly AnalystRow[], edgeThreshold: number): Bet[] {
   const out: Bet[] = [];

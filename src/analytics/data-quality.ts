@@ -3,23 +3,14 @@ import {
   type CheckStatus,
   type DataQualityInput,
   type DataQualityReport,
+  DEFAULT_QUALITY_LIMITS,
   isNum,
   iso,
   type MissingColumn,
   type QualityCheck,
-  type QualityLimits,
 } from './quality-checks/types.js';
 
 export type { DataQualityReport } from './quality-checks/types.js';
-
-const DEFAULT_QUALITY_LIMITS: QualityLimits = {
-  minOdd: 1.01,
-  overround: [0, 0.3],
-  staleAfterDays: 21,
-  maxMissingShare: 0.2,
-  maxGoals: 20,
-  maxExamples: 20,
-};
 
 /** Per-column missing-value shares: feature columns, odds columns and matches without an odds record. */
 function missingColumns({ featureNames, featureRows, odds, matches }: DataQualityInput): MissingColumn[] {
@@ -48,11 +39,8 @@ export function assessDataQuality(input: DataQualityInput): DataQualityReport {
   const missing = missingColumns(input);
   const ctx = { ...input, limits, missing };
   const checks: QualityCheck[] = QUALITY_CHECKS.map((c) => ({ id: c.id, title: c.title, ...c.run(ctx) }));
-  const status: CheckStatus = checks.some((c) => c.status === 'fail')
-    ? 'fail'
-    : checks.some((c) => c.status === 'warn')
-      ? 'warn'
-      : 'ok';
+  const worst = (['fail', 'warn'] as const).find((s) => checks.some((c) => c.status === s));
+  const status: CheckStatus = worst ?? 'ok';
   return {
     generated_at: iso(input.now ?? new Date()),
     as_of: iso(input.asOf),

@@ -59,10 +59,8 @@ function byMatchId(rows: readonly ParquetRow[]): Map<number, ParquetRow> {
 }
 
 /**
- * `pipeline drift`: feature drift of the current window against the model's training rows, prediction
- * drift, the model's log loss in the window, and the data-quality checks. Writes
- * `reports/drift_report_<ts>.html`, `reports/data_quality_<ts>.html` and, last,
- * `reports/drift_latest.json`. Throws MC_ERR_NOT_FOUND when there is no features file.
+ * `pipeline drift`: feature and prediction drift against the model's training rows, the window's log
+ * loss, and the data-quality checks. Throws MC_ERR_NOT_FOUND when there is no features file.
  */
 export async function runDriftStage(deps: AnalyticsDeps, opts: DriftStageOptions = {}) {
   const { store, log } = deps;
@@ -112,17 +110,11 @@ export async function runDriftStage(deps: AnalyticsDeps, opts: DriftStageOptions
   const backtest = byMatchId((await readParquetObject(deps, 'backtest')) ?? []);
   const predictionRows = (await readParquetObject(deps, 'predictions')) ?? [];
   const predictions = byMatchId(predictionRows);
-  const refPreds: ParquetRow[] = [];
-  for (const r of reference) {
+  const refPreds = reference.flatMap<ParquetRow>((r) => {
     const id = numOrNull(r.match_id)!;
-    const p = backtest.get(id) ?? predictions.get(id);
-    if (p) refPreds.push(p);
-  }
-  const curPreds: ParquetRow[] = [];
-  for (const r of current) {
-    const p = predictions.get(numOrNull(r.match_id)!);
-    if (p) curPreds.push(p);
-  }
+    return backtest.get(id) ?? predictions.get(id) ?? [];
+  });
+  const curPreds = current.flatMap<ParquetRow>((r) => predictions.get(numOrNull(r.match_id)!) ?? []);
   const predictionDrift =
     refPreds.length || curPreds.length ? computeDrift(refPreds, curPreds, PROBA_COLUMNS, thresholds) : null;
 

@@ -14,26 +14,19 @@ import {
 export type ValueRow = Readonly<Record<string, unknown>>;
 
 /** Thresholds of the drift tests; see docs/analytics.md for why these values. */
-export interface DriftThresholds {
-  /** Numeric: Wasserstein-1 distance divided by the reference std above which a feature may drift. Default `0.25`. */
-  wassersteinNorm: number;
-  /** Categorical/binary: Jensen–Shannon distance (log 2) above which a feature may drift. Default `0.1`. */
-  jensenShannon: number;
-  /** The difference must also be significant (KS or chi-squared p-value below this). Default `0.01`. */
-  pValue: number;
-  /** Fewer non-missing values than this on either side: the feature is not tested. Default `30`. */
-  minSamples: number;
-  /** Integer-valued features with at most this many levels are treated as categorical. Default `10`. */
-  maxCategoricalLevels: number;
-}
-
-export const DEFAULT_DRIFT_THRESHOLDS: DriftThresholds = {
+export const DEFAULT_DRIFT_THRESHOLDS = {
+  /** Numeric: Wasserstein-1 distance divided by the reference std above which a feature may drift. */
   wassersteinNorm: 0.25,
+  /** Categorical/binary: Jensen–Shannon distance (log 2) above which a feature may drift. */
   jensenShannon: 0.1,
+  /** The difference must also be significant (KS or chi-squared p-value below this). */
   pValue: 0.01,
+  /** Fewer non-missing values than this on either side: the feature is not tested. */
   minSamples: 30,
+  /** Integer-valued features with at most this many levels are treated as categorical. */
   maxCategoricalLevels: 10,
 };
+export type DriftThresholds = typeof DEFAULT_DRIFT_THRESHOLDS;
 
 /** Reference-vs-current histogram, as shares of each side's non-missing values. */
 export interface Histogram {
@@ -177,31 +170,24 @@ function featureDrift(
     histogram = { labels: [], edges: [], reference: [], current: [] };
   }
 
+  // Key order is the order of drift_latest.json's per-feature entries.
+  const verdict = (
+    test: FeatureDrift['test'],
+    score: number | null,
+    p_value: number | null,
+    ks_statistic: number | null,
+    drifted: boolean,
+    skipped: string | null,
+  ): FeatureDrift => ({ ...base, test, score, p_value, ks_statistic, drifted, skipped, histogram });
   if (r.xs.length < thresholds.minSamples || c.xs.length < thresholds.minSamples) {
-    return {
-      ...base,
-      test: 'none',
-      score: null,
-      p_value: null,
-      ks_statistic: null,
-      drifted: false,
-      skipped: `fewer than ${thresholds.minSamples} non-missing values (reference ${r.xs.length}, current ${c.xs.length})`,
-      histogram,
-    };
+    const skipped = `fewer than ${thresholds.minSamples} non-missing values (reference ${r.xs.length}, current ${c.xs.length})`;
+    return verdict('none', null, null, null, false, skipped);
   }
   if (counts) {
     const js = jensenShannonDistance(counts.ref, counts.cur);
     const chi = chiSquaredHomogeneity(counts.ref, counts.cur);
-    return {
-      ...base,
-      test: 'jensen_shannon_chi2',
-      score: js,
-      p_value: chi.pValue,
-      ks_statistic: null,
-      drifted: js > thresholds.jensenShannon && chi.pValue < thresholds.pValue,
-      skipped: null,
-      histogram,
-    };
+    const drifted = js > thresholds.jensenShannon && chi.pValue < thresholds.pValue;
+    return verdict('jensen_shannon_chi2', js, chi.pValue, null, drifted, null);
   }
   const sd = std(r.xs);
   const w = wasserstein1(r.xs, c.xs);
@@ -209,16 +195,7 @@ function featureDrift(
   const wn = sd > 1e-12 ? w / sd : w;
   const d = ksStatistic(r.xs, c.xs);
   const p = ksPValue(d, r.xs.length, c.xs.length);
-  return {
-    ...base,
-    test: 'wasserstein_ks',
-    score: wn,
-    p_value: p,
-    ks_statistic: d,
-    drifted: wn > thresholds.wassersteinNorm && p < thresholds.pValue,
-    skipped: null,
-    histogram,
-  };
+  return verdict('wasserstein_ks', wn, p, d, wn > thresholds.wassersteinNorm && p < thresholds.pValue, null);
 }
 
 /**

@@ -16,9 +16,8 @@ export interface ServedModel {
 }
 
 /**
- * Finds the model behind a served row: `stage` and `runId` are the row's `model_stage` and
- * `model_run_id`. Null when no registry knows the run; throws `MC_ERR_NO_EXPLANATION` when it is
- * known but its model was not kept.
+ * The model behind a served row's `model_stage` and `model_run_id`: null when no registry knows the run;
+ * throws `MC_ERR_NO_EXPLANATION` when it is known but its model was not kept.
  */
 type ServedModelLookup = (stage: string, runId: string) => Promise<ServedModel | null>;
 
@@ -61,39 +60,27 @@ export async function explainServed(
   matchId: number,
   lookup: ServedModelLookup,
 ): Promise<Explanation> {
+  const none = (why: string) => new MatchcastError('MC_ERR_NO_EXPLANATION', `Match ${matchId}${why}`);
   const row = servedRow(data, matchId);
   if (!row) {
     if (!(await inputs.knownMatch(matchId))) {
       throw new MatchcastError('MC_ERR_MATCH_NOT_FOUND', `Match ${matchId} is not known`);
     }
-    throw new MatchcastError(
-      'MC_ERR_NO_EXPLANATION',
-      `Match ${matchId} has no row in the published predictions file (no model scored it)`,
-    );
+    throw none(' has no row in the published predictions file (no model scored it)');
   }
   const stage = String(row.model_stage) as Explanation['model_stage'];
   const runId = String(row.model_run_id);
   const served = triple(row, 'proba');
   const features = await inputs.features(matchId);
-  if (!served || !features) {
-    throw new MatchcastError(
-      'MC_ERR_NO_EXPLANATION',
-      `Match ${matchId}: the published run has no features row behind its prediction`,
-    );
-  }
+  if (!served || !features) throw none(': the published run has no features row behind its prediction');
   const found = await lookup(stage, runId);
-  if (!found) {
-    throw new MatchcastError(
-      'MC_ERR_NO_EXPLANATION',
-      `Match ${matchId}: model run ${runId} (${stage}) is not in the registry`,
-    );
-  }
+  if (!found) throw none(`: model run ${runId} (${stage}) is not in the registry`);
   let ex: ReturnType<typeof explainModel>;
   try {
     ex = explainModel(found.model, toModelInput(features, found.model.feature_names));
   } catch (err) {
     if (err instanceof MatchcastError && err.code === 'MC_ERR_MODEL_UNAVAILABLE') {
-      throw new MatchcastError('MC_ERR_NO_EXPLANATION', `Match ${matchId}: ${err.message}`);
+      throw none(`: ${err.message}`);
     }
     throw err;
   }

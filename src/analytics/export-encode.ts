@@ -70,9 +70,8 @@ class DrainingWriter extends ByteWriter {
 }
 
 /**
- * The Parquet file of `rows`, written one row group of {@link EXPORT_CHUNK_ROWS} rows at a time: each
- * group's bytes are yielded as soon as it is encoded, then the footer. Same columns and values as
- * {@link csvChunks}.
+ * The Parquet file of `rows`, one row group of {@link EXPORT_CHUNK_ROWS} rows at a time, each yielded as
+ * soon as it is encoded, then the footer. Same columns and values as {@link csvChunks}.
  */
 export async function* parquetChunks(
   columns: readonly AnalystColumn[],

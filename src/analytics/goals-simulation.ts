@@ -56,10 +56,8 @@ export function roiMarketsCsv(results: readonly GoalsSimulationResult[]): string
 }
 
 /**
- * Flat-stake simulation of O/U 2.5 and BTTS on the goals model's OUT-OF-SAMPLE rows (markets file rows
- * of stage `backtest` whose match kicked off at or after the fold's cutoff), finished before `asOf`,
- * same edge threshold and odds convention (closing) as the 1X2 simulation. Writes
- * `reports/roi_by_region_markets.csv`; returns the results (null when there is no markets file).
+ * Flat-stake simulation of O/U 2.5 and BTTS on the goals model's out-of-sample rows, with the 1X2
+ * simulation's threshold and odds (closing). Null when there is no markets file.
  */
 export async function runGoalsSimulateStage(
   deps: AnalyticsDeps,
@@ -102,7 +100,7 @@ export async function runGoalsSimulateStage(
     }
     const sim = simulateBets(candidates, {
       edgeThreshold: deps.config.edgeThreshold,
-      regions: [...regions].map(([region_id, region_name]) => ({ region_id, region_name })),
+      regions,
     });
     results.push({ market, sim });
   }

@@ -14,10 +14,7 @@ export interface AnalyticsDeps {
   store: ObjectStore;
   registry: Registry;
   log: Logger;
-  /**
-   * What a pipeline run already holds, so that its analysis stages read these instead of loading a
-   * second copy of every match and feature row beside the run's own. Default: loaded by each stage.
-   */
+  /** What a pipeline run already holds, so its stages need no second copy. Default: loaded by each stage. */
   loaded?: { matches: readonly Match[]; featureRows: readonly FeatureRow[] };
 }
 
@@ -48,12 +45,8 @@ export function threeWay(r: Readonly<Record<string, unknown>> | undefined, prefi
 }
 
 export function asDate(v: unknown): Date | null {
-  if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : v;
-  if (typeof v === 'number' || typeof v === 'string') {
-    const d = new Date(v);
-    return Number.isNaN(d.getTime()) ? null : d;
-  }
-  return null;
+  const d = v instanceof Date ? v : typeof v === 'number' || typeof v === 'string' ? new Date(v) : null;
+  return d && !Number.isNaN(d.getTime()) ? d : null;
 }
 
 /** A parquet artifact's rows from a run's view or the published run (never a stale top-level copy). */
@@ -63,6 +56,17 @@ export async function readParquetObject(
 ): Promise<ParquetRow[] | null> {
   const obj = await readCurrentArtifact(src, name);
   return obj ? readParquet(obj.body) : null;
+}
+
+/** Items grouped by `key`, each group in input order. */
+export function groupBy<T, K>(xs: readonly T[], key: (x: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const x of xs) {
+    const list = groups.get(key(x));
+    if (list) list.push(x);
+    else groups.set(key(x), [x]);
+  }
+  return groups;
 }
 
 /** Puts a text file in the `reports` bucket, its content type from its extension. */

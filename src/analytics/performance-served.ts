@@ -22,9 +22,8 @@ interface PublishedPrediction {
 }
 
 /**
- * One prediction as it was served before kick-off: the served log's row. A publication appends one
- * file of these; nothing rewrites or prunes them, so the realised figures of a match never change
- * when later runs (or a rollback) replace the predictions file.
+ * One prediction as served before kick-off: a row of the served log, which is append-only so that the
+ * realised figures of a match never change when later runs (or a rollback) replace the predictions file.
  */
 export interface ServedRow extends PublishedPrediction {
   /** The pipeline run (or re-prediction) that published it; null when the publisher has none. */
@@ -82,8 +81,7 @@ function servedLogKey(servedAt: Date, publicationId: string | undefined, now: Da
 }
 
 /**
- * Appends the rows being published whose kick-off is after `servedAt` (only those can be "served
- * before kick-off") and that a model produced live (`champion`/`challenger`; never `backtest` rows).
+ * Appends the published rows kicking off after `servedAt` that a model produced live (never `backtest`).
  * Idempotent per (servedAt, publicationId): the same publication writes the same key.
  */
 export async function recordServedPredictions(
@@ -177,10 +175,8 @@ export async function readServedLog(store: ObjectStore): Promise<ServedRow[]> {
 }
 
 /**
- * The prediction served before each match's kick-off: the row with the latest `served_at` strictly
- * before the kick-off (ties: the later file wins, i.e. the later publication at the same instant).
- * `kickoffOf` gives the kick-off to judge by (the database's, so a rescheduled match is judged by
- * when it was actually played); default the row's own.
+ * Per match, the row with the latest `served_at` strictly before the kick-off (ties: the later file).
+ * `kickoffOf`: the kick-off to judge by (the database's, for rescheduled matches); default the row's own.
  */
 export function servedBeforeKickoff(
   rows: readonly ServedRow[],
@@ -197,9 +193,8 @@ export function servedBeforeKickoff(
 }
 
 /**
- * Appends what the API serves NOW (the published run's predictions file) to the served log: for a
- * publication that did not come from `pipeline run` — `matchcast runs publish` of a draft, `runs
- * rollback`. `servedAt` is the publication instant (the wall clock, or the replay clock's now).
+ * Appends the published run's predictions to the served log, for a publication not made by `pipeline
+ * run` (`runs publish`, `runs rollback`). `servedAt`: the publication instant (wall or replay clock).
  */
 export async function recordServedFromPublished(
   src: ArtifactSource,
@@ -208,10 +203,6 @@ export async function recordServedFromPublished(
   const { store } = src;
   const obj = await readArtifact(src, 'predictions');
   if (!obj) return { rows: 0, key: null };
-  const rows: PublishedPrediction[] = [];
-  for (const r of await readParquet(obj.body)) {
-    const row = toPublishedPrediction(r);
-    if (row) rows.push(row);
-  }
+  const rows = (await readParquet(obj.body)).flatMap((r) => toPublishedPrediction(r) ?? []);
   return recordServedPredictions(store, rows, options);
 }

@@ -67,9 +67,8 @@ async function backtestRows(
 }
 
 /**
- * `pipeline performance`: the predictions served before kick-off (the served log) joined to the
- * results known at `asOf`, with the opening and closing lines on the same matches; writes
- * `reports/performance_report_<ts>.html` and, last, `reports/performance_latest.json`.
+ * `pipeline performance`: the predictions served before kick-off joined to the results known at `asOf`
+ * and to the opening and closing lines; writes the HTML report and, last, `performance_latest.json`.
  */
 export async function runPerformanceStage(
   deps: Pick<AnalyticsDeps, 'config' | 'db' | 'store' | 'log'>,
@@ -101,12 +100,8 @@ export async function runPerformanceStage(
   }
   const prevN = prev?.results?.n_finished;
   const grew = typeof prevN !== 'number' || nFinished !== prevN;
-  const lastNewResultAt =
-    nFinished === 0
-      ? null
-      : grew
-        ? now.toISOString()
-        : (prev?.results?.last_new_result_at ?? now.toISOString());
+  const kept = grew ? null : prev?.results?.last_new_result_at;
+  const lastNewResultAt = nFinished === 0 ? null : (kept ?? now.toISOString());
 
   const reportName = reportFilename('performance_report', now);
   const summary: PerformanceSummary = {

@@ -1,11 +1,9 @@
-import { type Match, type OddsRecord, type Probabilities, predictedClass } from '../domain/index.js';
+import { DAY_MS, type Match, type OddsRecord, type Probabilities, predictedClass } from '../domain/index.js';
 import { demargin } from '../features/index.js';
 import { brier, logLoss, rps } from '../model/index.js';
 import type { PerformanceSummary } from '../schemas/index.js';
-import { outcomeOf } from './io.js';
+import { groupBy, outcomeOf } from './io.js';
 import { type ServedRow, servedBeforeKickoff } from './performance-served.js';
-
-const DAY_MS = 86_400_000;
 
 /** One finished match joined to the prediction it was given and to both market lines. */
 export interface JoinedMatch {
@@ -35,10 +33,8 @@ export interface PerformanceWindow {
 }
 
 /**
- * Every match finished before `asOf` (the replay clock's now) that was served a prediction before its
- * kick-off, joined to that prediction and to the opening and closing odds de-margined by `power` (as
- * the features do); sorted by kick-off then id. Also counts the finished matches nothing was served
- * for (before monitoring began, or never published).
+ * Every match finished before `asOf` that was served a prediction before kick-off, joined to it and to
+ * both lines (de-margined as the features do), by kick-off; counts the finished matches never served.
  */
 export function joinServedResults(
   served: readonly ServedRow[],
@@ -178,14 +174,7 @@ export function weekStart(d: Date): number {
 
 /** Model and both lines per calendar week (rows sorted by kick-off). */
 function weeklySeries(rows: readonly JoinedMatch[]): PeriodPoint[] {
-  const groups = new Map<number, JoinedMatch[]>();
-  for (const r of rows) {
-    const w = weekStart(r.start_time_utc);
-    const g = groups.get(w);
-    if (g) g.push(r);
-    else groups.set(w, [r]);
-  }
-  return [...groups.entries()]
+  return [...groupBy(rows, (r) => weekStart(r.start_time_utc)).entries()]
     .sort((a, b) => a[0] - b[0])
     .map(([w, g]) => {
       const open = compareLine(g, 'opening');
@@ -216,12 +205,7 @@ export function performanceGroups(
   window: PerformanceWindow,
   asOf: Date,
 ): PerformanceGroup[] {
-  const regions = new Map<number, JoinedMatch[]>();
-  for (const r of rows) {
-    const g = regions.get(r.region_id);
-    if (g) g.push(r);
-    else regions.set(r.region_id, [r]);
-  }
+  const regions = groupBy(rows, (r) => r.region_id);
   const group = (regionId: number | null, name: string, all: readonly JoinedMatch[]): PerformanceGroup => ({
     region_id: regionId,
     region_name: name,

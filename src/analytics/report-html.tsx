@@ -1,6 +1,5 @@
 // Building blocks of the self-contained HTML reports (inline CSS, no script, no external resource).
-// Rendered with preact-render-to-string: every string reaches the page as a text node or an attribute
-// value, so it is escaped by construction; cells, badges and charts are components, never HTML strings.
+// Every string reaches the page as a text node or an attribute, so it is escaped by construction.
 import type { ComponentChildren } from 'preact';
 import { render } from 'preact-render-to-string';
 

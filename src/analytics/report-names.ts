@@ -1,7 +1,8 @@
 import type { ObjectStore } from '../storage/index.js';
 
+const REPORT_KINDS = ['drift_report', 'data_quality', 'performance_report'] as const;
 /** Names of the HTML reports in the `reports` bucket; the monitoring routes serve nothing else. */
-const REPORT_FILENAME_PATTERN = /^(drift_report|data_quality|performance_report)_[0-9TZ]+\.html$/;
+const REPORT_FILENAME_PATTERN = new RegExp(`^(${REPORT_KINDS.join('|')})_[0-9TZ]+\\.html$`);
 
 export function isReportFilename(name: string): boolean {
   return REPORT_FILENAME_PATTERN.test(name);
@@ -15,10 +16,8 @@ export function compactTimestamp(d: Date): string {
     .replace(/[-:]/g, '');
 }
 
-type ReportKind = 'drift_report' | 'data_quality' | 'performance_report';
-
 /** `<kind>_<compact timestamp>.html`, e.g. `drift_report_20261122T041530Z.html`. */
-export function reportFilename(kind: ReportKind, d: Date): string {
+export function reportFilename(kind: (typeof REPORT_KINDS)[number], d: Date): string {
   return `${kind}_${compactTimestamp(d)}.html`;
 }
 

@@ -19,10 +19,13 @@ export function roiByRegionCsv(rows: StrategyResult['by_region']): string {
   );
 }
 
+/** The figures of a region's row, after its name (and season). */
+const FIGURE_COLUMNS = ['roi_pct', 'n_bets', 'hit_rate', 'profit', 'region_id'];
+
 /** `roi_by_region_season.csv`: the model's figures per region and season. */
 export function roiByRegionSeasonCsv(rows: StrategyResult['by_region_season']): string {
   return toCsv(
-    ['region_name', 'season', 'roi_pct', 'n_bets', 'hit_rate', 'profit', 'region_id'],
+    ['region_name', 'season', ...FIGURE_COLUMNS],
     rows.map((r) => [r.region_name, r.season, r.roi_pct, r.n_bets, r.hit_rate, r.profit, r.region_id]),
   );
 }
@@ -33,15 +36,7 @@ export function strategiesOf(sim: SimulationResult): StrategyResult[] {
 }
 
 /** Header of a strategy's rows (see {@link strategyRows}). */
-export const STRATEGY_COLUMNS = [
-  'strategy',
-  'region_name',
-  'roi_pct',
-  'n_bets',
-  'hit_rate',
-  'profit',
-  'region_id',
-];
+export const STRATEGY_COLUMNS = ['strategy', 'region_name', ...FIGURE_COLUMNS];
 
 /** `lead` columns, then a strategy's figures in total (region `ALL`, empty region_id) and per region. */
 export function strategyRows(s: StrategyResult, lead: readonly string[]): (string | number | null)[][] {

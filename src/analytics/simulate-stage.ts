@@ -36,10 +36,8 @@ interface SimulateStageOptions {
 }
 
 /**
- * `pipeline simulate`: flat 1-unit bets on the walk-forward backtest's out-of-sample predictions
- * (`predictions/backtest.parquet`) for finished matches with odds; writes `reports/roi_by_region.csv`
- * (spec §2.6), `roi_by_region_season.csv`, `roi_baselines.csv` and `roi_summary.json`.
- * Throws MC_ERR_PREDICTIONS_UNAVAILABLE when there is no backtest yet.
+ * `pipeline simulate`: flat bets on the backtest's out-of-sample predictions; writes `roi_by_region.csv`
+ * (spec §2.6) and its companions. Throws MC_ERR_PREDICTIONS_UNAVAILABLE when there is no backtest yet.
  */
 export async function runSimulateStage(deps: AnalyticsDeps, opts: SimulateStageOptions = {}) {
   const { store, log } = deps;
@@ -97,7 +95,7 @@ export async function runSimulateStage(deps: AnalyticsDeps, opts: SimulateStageO
   const selection = selectCandidates(predictions, results, odds, oddsSource);
   const sim = simulateBets(selection.candidates, {
     edgeThreshold: threshold,
-    regions: [...regions].map(([region_id, region_name]) => ({ region_id, region_name })),
+    regions,
   });
 
   const starts = selection.candidates

@@ -1,10 +1,7 @@
 import type { OddsRecord, Outcome } from '../domain/index.js';
+import { groupBy } from './io.js';
 
-/**
- * Which pre-match odds a simulated bettor takes. `closing` (default) is the conservative convention:
- * the closing line is the sharpest price, so an edge against it is the hardest to claim; `opening`
- * prices are softer and flatter a model.
- */
+/** Odds taken: `closing` (default: the sharpest line, so the hardest edge to claim) or `opening`. */
 export type OddsSource = 'closing' | 'opening';
 
 /** An out-of-sample prediction (a walk-forward backtest row). */
@@ -26,11 +23,7 @@ export interface ResultInput {
 }
 
 /** One match (1X2) or two-way market the simulation may bet on: prediction, result and usable odds. */
-export interface BetCandidate {
-  match_id: number;
-  region_id: number;
-  region_name: string;
-  season: string;
+export interface BetCandidate extends Omit<ResultInput, 'outcome'> {
   outcome: Outcome;
   proba: readonly number[];
   odds: readonly number[];
@@ -39,8 +32,7 @@ export interface BetCandidate {
 type PriceSide = 'home' | 'draw' | 'away' | 'over25' | 'under25' | 'btts_yes' | 'btts_no';
 
 /**
- * The prices a bettor would have taken. Closing: `close_*`, falling back to `odd_*` (which the
- * ingest fills with the closing odd when known, else the opening one). Opening: `open_*` only.
+ * The prices taken: `close_*`, else `odd_*` (ingest's closing-or-opening odd); opening: `open_*` only.
  * Null unless all are usable (> 1), so that every strategy bets on the same matches.
  */
 export function pickPrices(
@@ -98,15 +90,7 @@ export function selectCandidates(
       excluded.no_odds++;
       continue;
     }
-    candidates.push({
-      match_id: p.match_id,
-      region_id: r.region_id,
-      region_name: r.region_name,
-      season: r.season,
-      outcome: r.outcome,
-      proba,
-      odds: o,
-    });
+    candidates.push({ ...r, outcome: r.outcome, proba, odds: o });
   }
   return { candidates, excluded };
 }
@@ -194,24 +178,13 @@ interface SimulateOptions {
    * Every region present in the data, so that regions without a bet still get a row (n_bets 0).
    * Default: the regions of the candidates only.
    */
-  regions?: ReadonlyArray<{ region_id: number; region_name: string }>;
-}
-
-/** Items grouped by `key`, each group in input order. */
-function groupBy<T>(xs: readonly T[], key: (x: T) => string | number) {
-  const groups = new Map<string | number, T[]>();
-  for (const x of xs) {
-    const list = groups.get(key(x));
-    if (list) list.push(x);
-    else groups.set(key(x), [x]);
-  }
-  return groups;
+  regions?: ReadonlyMap<number, string>;
 }
 
 function runStrategy(
   name: 'model' | 'favourite' | 'home',
   candidates: readonly BetCandidate[],
-  regions: ReadonlyArray<{ region_id: number; region_name: string }>,
+  regions: ReadonlyMap<number, string>,
   threshold: number,
 ) {
   const rule = name === 'home' ? 'always_first' : name;
@@ -222,7 +195,7 @@ function runStrategy(
     const { k: pick, price: odd, stake, won, profit } = b;
     return [{ match_id, region_id, region_name, season, pick, odd, stake, won, profit }];
   });
-  const regionList = new Map(regions.map((r) => [r.region_id, r.region_name]));
+  const regionList = new Map(regions);
   for (const c of candidates) if (!regionList.has(c.region_id)) regionList.set(c.region_id, c.region_name);
   const byRegion = groupBy(bets, (b) => b.region_id);
   const by_region = [...regionList]
@@ -255,13 +228,12 @@ function runStrategy(
 export type StrategyResult = ReturnType<typeof runStrategy>;
 
 /**
- * The betting simulation over already-selected candidates (pure). Flat 1-unit stakes;
- * ROI = profit / staked × 100. The model bets when its best edge exceeds the threshold; the two
- * baselines bet every candidate, so all three are measured on the same matches.
+ * The flat-stake betting simulation over already-selected candidates (pure); the two baselines bet
+ * every candidate, so all three strategies are measured on the same matches.
  */
 export function simulateBets(candidates: readonly BetCandidate[], options: SimulateOptions = {}) {
   const threshold = options.edgeThreshold ?? 0.05;
-  const regions = options.regions ?? [];
+  const regions = options.regions ?? new Map<number, string>();
   return {
     model: runStrategy('model', candidates, regions, threshold),
     baselines: {

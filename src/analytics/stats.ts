@@ -1,7 +1,4 @@
-/**
- * Small, dependency-free statistics for drift detection. Inputs are plain arrays of finite numbers;
- * callers drop nulls first (missingness is reported separately by the data-quality report).
- */
+/** Statistics for drift detection. Inputs are arrays of finite numbers: callers drop nulls first. */
 
 /** Arithmetic mean; null for no values. */
 export function mean(xs: readonly number[]): number | null {

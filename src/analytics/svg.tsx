@@ -7,18 +7,11 @@ const CURRENT_COLOUR = '#f58518';
 /** One decimal, for SVG coordinates. */
 export const f1 = (x: number) => x.toFixed(1);
 
+/** A chart's size and accessible title. */
+type Frame = { width: number; height: number; title: string };
+
 /** The frame of every report chart: an accessible inline SVG (no script, no font, no network). */
-export function Chart({
-  width,
-  height,
-  title,
-  children,
-}: {
-  width: number;
-  height: number;
-  title: string;
-  children: ComponentChildren;
-}) {
+export function Chart({ width, height, title, children }: Frame & { children: ComponentChildren }) {
   return (
     <svg
       class="chart"
@@ -36,17 +29,7 @@ export function Chart({
 }
 
 /** A chart frame saying there is nothing to draw. */
-export function EmptyChart({
-  width,
-  height,
-  title,
-  message,
-}: {
-  width: number;
-  height: number;
-  title: string;
-  message: string;
-}) {
+export function EmptyChart({ width, height, title, message }: Frame & { message: string }) {
   return (
     <Chart width={width} height={height} title={title}>
       <text x={width / 2} y={height / 2} text-anchor="middle" class="muted">

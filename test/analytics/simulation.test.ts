@@ -62,11 +62,11 @@ test('ROI, hit rate and per-region rows; regions with no bet get n_bets 0 and nu
   ];
   const sim = simulateBets(cs, {
     edgeThreshold: 0.05,
-    regions: [
-      { region_id: 1, region_name: 'R1' },
-      { region_id: 2, region_name: 'R2' },
-      { region_id: 3, region_name: 'R3' },
-    ],
+    regions: new Map([
+      [1, 'R1'],
+      [2, 'R2'],
+      [3, 'R3'],
+    ]),
   });
   const r1 = sim.model.by_region.find((r) => r.region_id === 1)!;
   assert.equal(r1.n_bets, 3);

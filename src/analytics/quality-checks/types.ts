@@ -2,20 +2,21 @@ import type { Match, OddsRecord } from '../../domain/index.js';
 import type { ValueRow } from '../drift.js';
 
 /** Limits of the data-quality checks; see docs/analytics.md. */
-export interface QualityLimits {
-  /** A decimal odd below this is impossible (a bet returning less than 1 % profit at best). Default `1.01`. */
-  minOdd: number;
-  /** Plausible range of the 1X2 overround `Σ 1/odd − 1`. Default `[0, 0.3]`. */
-  overround: readonly [number, number];
-  /** Newest finished match older than this many days before as-of = stale data. Default `21`. */
-  staleAfterDays: number;
-  /** A share of missing values above this in a column is a warning. Default `0.2`. */
-  maxMissingShare: number;
-  /** Goals outside 0 … this are out of range. Default `20`. */
-  maxGoals: number;
-  /** Examples listed per check. Default `20`. */
-  maxExamples: number;
-}
+export const DEFAULT_QUALITY_LIMITS = {
+  /** A decimal odd below this is impossible (a bet returning less than 1 % profit at best). */
+  minOdd: 1.01,
+  /** Plausible range of the 1X2 overround `Σ 1/odd − 1`. */
+  overround: [0, 0.3] as readonly [number, number],
+  /** Newest finished match older than this many days before as-of = stale data. */
+  staleAfterDays: 21,
+  /** A share of missing values above this in a column is a warning. */
+  maxMissingShare: 0.2,
+  /** Goals outside 0 … this are out of range. */
+  maxGoals: 20,
+  /** Examples listed per check. */
+  maxExamples: 20,
+};
+type QualityLimits = typeof DEFAULT_QUALITY_LIMITS;
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
