@@ -43,17 +43,6 @@ export interface ChildPollResult {
 type Request = { poll: ChildPoll } | { bootstrap: ChildBootstrap };
 type Reply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string };
 
-/** The ingest work of the embedded server, in a child process. */
-export interface WorkChild {
-  poll(request: ChildPoll): Promise<ChildPollResult>;
-  /** Ingests a folder (when given) and runs the first-start pipeline; resolves with the rows inserted. */
-  bootstrap(request: ChildBootstrap): Promise<{ inserted: number }>;
-  /** The child's process id while it runs. */
-  pid(): number | undefined;
-  /** Stops the child (SIGTERM, SIGKILL after the grace); a poll in flight is rejected. */
-  close(): Promise<void>;
-}
-
 /**
  * Source polls and replay releases (ingest, re-prediction, publication) run in one long-lived child
  * process, started on first use: their parsing and model work never blocks the serving event loop,
@@ -65,7 +54,7 @@ export function createWorkChild(
   config: Config,
   log: Logger,
   options: { stopGraceMs?: number; logLevel?: string } = {},
-): WorkChild {
+) {
   let child: ChildProcess | null = null;
   let nextId = 1;
   let closed = false;
@@ -117,9 +106,12 @@ export function createWorkChild(
   }
 
   return {
-    poll: (request) => ask<ChildPollResult>({ poll: request }),
-    bootstrap: (request) => ask<{ inserted: number }>({ bootstrap: request }),
+    poll: (request: ChildPoll) => ask<ChildPollResult>({ poll: request }),
+    /** Ingests a folder (when given) and runs the first-start pipeline; resolves with the rows inserted. */
+    bootstrap: (request: ChildBootstrap) => ask<{ inserted: number }>({ bootstrap: request }),
+    /** The child's process id while it runs. */
     pid: () => (child?.exitCode === null ? child.pid : undefined),
+    /** Stops the child (SIGTERM, SIGKILL after the grace); a poll in flight is rejected. */
     async close() {
       closed = true;
       if (child) await stopChild(child, options.stopGraceMs ?? 8000);
