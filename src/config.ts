@@ -250,8 +250,8 @@ function readSettings(env: Env) {
     /** Timeout of a task-broker call made by a request (enqueue, status), ms. Default `2000`. */
     brokerTimeoutMs: int(env, 'BROKER_TIMEOUT_MS', 2000, 50, 60_000),
     /**
-     * When `pipeline run` runs: a cron pattern (`30 4 * * *`, UTC, on the service clock) or `every <n><s|m|h|d>`;
-     * in `start`'s process, or a BullMQ job scheduler of `worker`. Default unset = no schedule.
+     * When `pipeline run` runs: a cron pattern (`30 4 * * *`, UTC, on the service clock) or
+     * `every <n><s|m|h|d>`; in `start`'s process, or a BullMQ job scheduler of `worker`. Default unset.
      */
     pipelineSchedule: schedule(env, 'PIPELINE_SCHEDULE'),
     /** CSV file or folder ingested before each scheduled run (`pipeline run --source`). Default unset. */

@@ -53,7 +53,7 @@ export function createServerJobs(ctx: RuntimeContext, clock: Clock) {
   }
 
   return {
-    /** `pipeline run [--source]` in a child; resolves with its exit code once the views show what it published. */
+    /** `pipeline run [--source]` in a child; resolves with its code once the views show what it published. */
     runPipeline: (source?: string) => enqueue(() => pipelineChild(source)),
     /** A source poll or replay release in the work child; resolves once the views show what it published. */
     poll: (request: ChildPoll) =>

@@ -58,7 +58,7 @@ export function portOption(option: string, raw: string): string {
 /** Years a date option accepts (the strict instant parser's range). */
 export const DATE_OPTION_YEARS = [1900, 2100] as const;
 
-/** `--<option>` read by the data's strict `parseInstant`, or a {@link UsageError}; undefined when not given. */
+/** `--<option>` read by the strict `parseInstant`, or a {@link UsageError}; undefined when not given. */
 export function dateOption(option: string, raw: string | undefined): Date | undefined {
   if (raw === undefined) return undefined;
   const d = parseInstant(raw);

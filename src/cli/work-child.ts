@@ -20,10 +20,7 @@ export interface ChildPoll {
   name: string;
   /** The poll's "now" (ISO); default the child's wall clock. */
   now?: string;
-  /**
-   * The body to ingest instead of fetching the source's URL (a replay release). Its matches are all
-   * re-predicted (`actor: 'replay'`); a fetched poll re-predicts as `sources poll` does.
-   */
+  /** A replay release to ingest instead of fetching the URL: its matches are all re-predicted. */
   body?: string;
 }
 
@@ -44,11 +41,9 @@ type Request = { poll: ChildPoll } | { bootstrap: ChildBootstrap };
 type Reply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string };
 
 /**
- * Source polls and replay releases (ingest, re-prediction, publication) run in one long-lived child
- * process, started on first use: their parsing and model work never blocks the serving event loop,
- * and their garbage is not the server's. The child talks to the same embedded database (through the
- * server's socket) and store; it keeps its re-prediction cache between polls. A child that dies is
- * started again by the next poll; what it left half done is finished from `pending_repredictions`.
+ * Source polls and replay releases run in one long-lived child process, started on first use, so their
+ * work never blocks the serving event loop. One that dies is started again by the next poll; what it
+ * left half done is finished from `pending_repredictions`.
  */
 export function createWorkChild(
   config: Config,
@@ -120,9 +115,8 @@ export function createWorkChild(
 }
 
 /**
- * The child side: answers polls one at a time until the server goes away (its IPC channel closes,
- * also when the server is killed). SIGTERM keeps the default disposition: a poll stops at once, its
- * open transaction rolls back, and the next start or ingest finishes its recorded re-predictions.
+ * The child side: answers polls one at a time until its IPC channel closes. SIGTERM keeps the default
+ * disposition: a poll stops at once and its open transaction rolls back.
  */
 export async function workChildCommand(): Promise<number> {
   if (!process.send) {
