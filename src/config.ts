@@ -4,11 +4,7 @@ import { CronExpressionParser } from 'cron-parser';
 import { parse as parseDotenv } from 'dotenv';
 import { MatchcastError } from './domain/index.js';
 
-/**
- * Every setting of matchcast, read once from the environment (and an optional `.env`) and
- * validated. An invalid value stops start-up with a message naming the setting. Each setting is
- * one documented entry of {@link readSettings}.
- */
+/** Every setting, read from the environment (and `.env`) and validated: one entry of {@link readSettings}. */
 export type Config = ReturnType<typeof readSettings>;
 
 type Env = Record<string, string | undefined>;
@@ -72,21 +68,14 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return raw;
 }
 
-/** Bounds of a `PIPELINE_SCHEDULE` interval (`every <n><s|m|h|d>`): 1 s to 366 days. */
-const SCHEDULE_EVERY_MIN_MS = 1000;
-const SCHEDULE_EVERY_MAX_MS = 366 * 86_400_000;
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
-/**
- * The interval of `every <n><s|m|h|d>` in ms; null when `spec` is not of that form, a string
- * naming the problem when the interval is out of bounds.
- */
+/** `every <n><s|m|h|d>` in ms; null when `spec` is not of that form, the problem when outside 1s..366d. */
 export function everyIntervalMs(spec: string): number | string | null {
   const every = /^every\s+(\d+)\s*([smhd])$/i.exec(spec.trim());
   if (!every) return null;
   const ms = Number(every[1]) * UNIT_MS[every[2]!.toLowerCase() as keyof typeof UNIT_MS];
-  if (ms < SCHEDULE_EVERY_MIN_MS || ms > SCHEDULE_EVERY_MAX_MS)
-    return `an interval of "${spec.trim()}" is outside 1s..366d`;
+  if (ms < UNIT_MS.s || ms > 366 * UNIT_MS.d) return `an interval of "${spec.trim()}" is outside 1s..366d`;
   return ms;
 }
 
@@ -261,18 +250,15 @@ function readSettings(env: Env) {
     /** Timeout of a task-broker call made by a request (enqueue, status), ms. Default `2000`. */
     brokerTimeoutMs: int(env, 'BROKER_TIMEOUT_MS', 2000, 50, 60_000),
     /**
-     * When the service refreshes itself: a cron pattern (`30 4 * * *`, UTC, on the service clock) or
-     * `every <n><s|m|h|d>`. `matchcast start` runs `pipeline run` on it in-process; `matchcast worker`
-     * registers it as a BullMQ job scheduler (one run at a time across the cluster). Default unset = no
-     * schedule (use the Kubernetes CronJob or run `matchcast pipeline run`).
+     * When `pipeline run` runs: a cron pattern (`30 4 * * *`, UTC, on the service clock) or
+     * `every <n><s|m|h|d>`; in `start`'s process, or a BullMQ job scheduler of `worker`. Default unset.
      */
     pipelineSchedule: schedule(env, 'PIPELINE_SCHEDULE'),
     /** CSV file or folder ingested before each scheduled run (`pipeline run --source`). Default unset. */
     pipelineSource: str(env, 'PIPELINE_SOURCE'),
     /**
-     * Whether this process polls the configured sources (`matchcast sources`) on their periods:
-     * `matchcast start` in-process, `matchcast worker` through a BullMQ job scheduler per source.
-     * Default `true` for `start`; a worker polls only when it is set (it then needs the database).
+     * Whether this process polls the configured sources on their periods (`start` in-process, `worker`
+     * through BullMQ). Default `true` for `start`; a worker polls only when set (it then needs the database).
      */
     sourcePolling: str(env, 'SOURCE_POLLING') === undefined ? undefined : bool(env, 'SOURCE_POLLING', false),
     /** How long a finished task's result stays readable by `task_status`, seconds (by age, like Celery's result backend). Default `86400`. */

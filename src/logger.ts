@@ -15,17 +15,11 @@ export const REDACT_PATHS = [
 
 let stdoutDestination: DestinationStream | undefined;
 
-/** Longest a line waits in the buffer: it is then written even when no other line follows. */
-const FLUSH_MS = 100;
-
 /**
- * The main thread's stdout destination, shared by every logger so that their lines keep their order:
- * pino's destination, buffering lines up to ~4 KB and writing them with one synchronous `write(2)`
- * (at most 4096 bytes, PIPE_BUF: a pipe never interleaves them with another writer's), every
- * {@link FLUSH_MS} whatever the buffer holds, and at process exit. Its asynchronous mode hands each chunk to
- * libuv's thread pool and back, one chunk per event-loop turn: under load that cost the precomputed
- * route ~10 % of its throughput and tripled its p99 (docs/benchmarks.md). Worker threads keep pino's
- * default synchronous stdout: a terminated worker gets no `exit` event to flush in.
+ * The main thread's stdout, shared by every logger so that lines keep their order: buffered up to
+ * ~4 KB and written with one synchronous write(2) of at most PIPE_BUF (a pipe never interleaves it);
+ * pino's asynchronous mode costs throughput (docs/benchmarks.md). Worker threads keep pino's
+ * synchronous default: a terminated worker gets no `exit` event to flush in.
  */
 function stdout(): DestinationStream | undefined {
   if (!isMainThread) return undefined;
@@ -35,7 +29,7 @@ function stdout(): DestinationStream | undefined {
       sync: true,
       minLength: 4000,
       maxWrite: 4096,
-      periodicFlush: FLUSH_MS,
+      periodicFlush: 100, // ms a line may wait for others
     });
     process.on('exit', () => {
       try {
@@ -49,10 +43,7 @@ function stdout(): DestinationStream | undefined {
   return stdoutDestination;
 }
 
-/**
- * Creates the process logger: JSON lines on stdout (pino).
- * @param level default `info`
- */
+/** Creates the process logger: JSON lines on stdout (pino). */
 export function createLogger(level: string = 'info', name = 'matchcast'): Logger {
   const options = { name, level, redact: { paths: REDACT_PATHS, censor: '[redacted]' } };
   const destination = stdout();

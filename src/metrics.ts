@@ -1,12 +1,12 @@
 import client from 'prom-client';
 
 /**
- * The Prometheus registry and every metric of spec §4.2. Default Node metrics are registered too,
+ * prom-client's default registry holds every metric of spec §4.2 and the default Node metrics,
  * except the `nodejs_active_*_total` gauges that promtool rejects (gauges named like counters).
  */
-export const registry = new client.Registry();
+export const registry = client.register;
 
-client.collectDefaultMetrics({ register: registry });
+client.collectDefaultMetrics();
 for (const name of [
   'nodejs_active_handles_total',
   'nodejs_active_requests_total',
@@ -15,39 +15,36 @@ for (const name of [
   registry.removeSingleMetric(name);
 }
 
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
 export const httpRequestsTotal = new client.Counter({
   name: 'http_requests_total',
   help: 'HTTP requests by method, route template and status code',
   labelNames: ['method', 'path', 'status_code'] as const,
-  registers: [registry],
 });
 
 export const httpRequestDuration = new client.Histogram({
   name: 'http_request_duration_seconds',
   help: 'HTTP request latency in seconds',
-  buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-  registers: [registry],
+  buckets: LATENCY_BUCKETS,
 });
 
 export const predictionRequestsTotal = new client.Counter({
   name: 'prediction_requests_total',
   help: 'Prediction tasks dispatched to the ml queue, by source (sync or async)',
   labelNames: ['source'] as const,
-  registers: [registry],
 });
 
 export const predictionDuration = new client.Histogram({
   name: 'prediction_duration_seconds',
   help: 'Live prediction latency including the queue round trip, in seconds',
-  buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-  registers: [registry],
+  buckets: LATENCY_BUCKETS,
 });
 
 export const inferenceDuration = new client.Histogram({
   name: 'inference_duration_seconds',
   help: 'Model inference time inside the worker, in seconds',
   buckets: [0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1],
-  registers: [registry],
 });
 
 export const predictionConfidence = new client.Histogram({
@@ -55,39 +52,31 @@ export const predictionConfidence = new client.Histogram({
   help: 'Predicted probability per outcome class',
   labelNames: ['outcome'] as const,
   buckets: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1],
-  registers: [registry],
 });
 
 export const modelInfo = new client.Gauge({
   name: 'model_info',
   help: '1 when a worker has this model loaded; 0 means workers run with no model',
   labelNames: ['model_name', 'version', 'stage'] as const,
-  registers: [registry],
 });
 
 export const modelRegisteredAt = new client.Gauge({
   name: 'model_registered_at_seconds',
   help: 'Unix time the worker last loaded the model version',
   labelNames: ['model_name'] as const,
-  registers: [registry],
 });
 
-/**
- * File-backed gauges (drift, realised performance) are refreshed from their report when scraped, by a
- * loader the owning route module registers (memoised there), so a scrape never shows a stale or
- * made-up value before anyone called the route.
- */
-const scrapeRefreshers = new Map<string, () => Promise<void>>();
+// File-backed gauges are refreshed on scrape by a loader their route module registers, so a scrape
+// never shows a stale or made-up value before anyone called the route.
+type Refreshed = 'drift' | 'performance' | 'sources';
+const scrapeRefreshers = new Map<Refreshed, () => Promise<void>>();
 
 /** Registers (or replaces) the loader that refreshes the gauges of `name` before a scrape. */
-export function registerScrapeRefresher(
-  name: 'drift' | 'performance' | 'sources',
-  fn: () => Promise<void>,
-): void {
+export function registerScrapeRefresher(name: Refreshed, fn: () => Promise<void>): void {
   scrapeRefreshers.set(name, fn);
 }
 
-async function refreshForScrape(name: 'drift' | 'performance' | 'sources'): Promise<void> {
+async function refreshForScrape(name: Refreshed): Promise<void> {
   // A failing store must not fail the whole exposition: the gauges keep their last values.
   await scrapeRefreshers
     .get(name)?.()
@@ -97,7 +86,6 @@ async function refreshForScrape(name: 'drift' | 'performance' | 'sources'): Prom
 export const modelFeatureDriftScore = new client.Gauge({
   name: 'model_feature_drift_score',
   help: 'Share of drifted features in the latest drift report (NaN when no report exists); refreshed by GET /monitoring/drift and on scrape',
-  registers: [registry],
   collect: () => refreshForScrape('drift'),
 });
 // NaN, not 0, until a drift report says otherwise: `/monitoring/drift` answers null then.
@@ -108,7 +96,6 @@ const realised = (name: string, help: string, labelNames: readonly string[]) =>
     name,
     help,
     labelNames,
-    registers: [registry],
     collect: () => refreshForScrape('performance'),
   });
 
@@ -162,14 +149,12 @@ export const resultsLastNewAt = realised(
 export const predictionTimeoutsTotal = new client.Counter({
   name: 'prediction_timeouts_total',
   help: 'Synchronous predictions that timed out (504 responses)',
-  registers: [registry],
 });
 
 export const artifactLoadFailuresTotal = new client.Counter({
   name: 'matchcast_artifact_load_failures_total',
   help: 'Artifacts (predictions, odds, ROI, features) that failed to load and were not swapped in',
   labelNames: ['artifact'] as const,
-  registers: [registry],
 });
 
 /** Per configured source (docs/sources.md): set by every poll, in whichever process polls it. */
@@ -177,7 +162,6 @@ export const sourceLastSuccess = new client.Gauge({
   name: 'matchcast_source_last_success_timestamp_seconds',
   help: 'Unix time of the last successful poll of a source (a 304 or an unchanged body counts; its creation until one succeeds)',
   labelNames: ['source'] as const,
-  registers: [registry],
   // An API process reads them from the sources table, whichever process polled.
   collect: () => refreshForScrape('sources'),
 });
@@ -185,26 +169,22 @@ export const sourcePeriod = new client.Gauge({
   name: 'matchcast_source_period_seconds',
   help: 'Polling period of a source, in seconds',
   labelNames: ['source'] as const,
-  registers: [registry],
   collect: () => refreshForScrape('sources'),
 });
 export const sourcePollsTotal = new client.Counter({
   name: 'matchcast_source_polls_total',
   help: 'Polls of a source by outcome (ok, not_modified, failed)',
   labelNames: ['source', 'outcome'] as const,
-  registers: [registry],
 });
 export const sourceErrorsTotal = new client.Counter({
   name: 'matchcast_source_errors_total',
   help: 'Coded errors recorded on a source (a failed poll, or rows skipped / unknown teams of a good one)',
   labelNames: ['source', 'code'] as const,
-  registers: [registry],
 });
 export const sourceRowsTotal = new client.Counter({
   name: 'matchcast_source_rows_added_total',
   help: 'Matches inserted or updated and odds observations added by the polls of a source',
   labelNames: ['source'] as const,
-  registers: [registry],
 });
 
 /** Freshness of each source polled by this process, from the gauges its polls set (empty when none). */

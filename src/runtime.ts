@@ -30,14 +30,9 @@ export interface RuntimeContext extends AppContext {
   close(): Promise<void>;
 }
 
-/** Connection attempts to the database this process hosts before it serves without one. */
-const HOSTED_OPEN_ATTEMPTS = 4;
-
 /**
- * The composition root: picks each adapter from configuration — PostgreSQL or
- * PGlite, S3 or the folder store, BullMQ or the in-process queue, Redis or the memory cache.
- * In the `embedded` role with Redis configured, an ml worker also runs in this process, so that
- * `matchcast start` works against the distributed services too.
+ * The composition root: picks each adapter from configuration. In the `embedded` role with Redis, an
+ * ml worker also runs in this process, so that `matchcast start` works against the distributed services.
  */
 export async function openRuntime(
   config: Config,
@@ -45,16 +40,13 @@ export async function openRuntime(
   options: { role: Role },
 ): Promise<RuntimeContext> {
   const store = createObjectStore(config, log);
-  // Neither an object-store nor a database outage stops the API from starting: the
-  // buckets are also created on first write, views poll until the store answers, and the database
-  // is opened (and migrated) as soon as it can be reached, without a restart.
+  // No store or database outage stops the API from starting: buckets are also created on first
+  // write, views poll until the store answers, and the database is opened once it can be reached.
   await store.ensureBuckets?.().catch((err: unknown) => {
     log.warn({ err: err instanceof Error ? err.message : String(err) }, 'object store unreachable at start');
   });
-  // Embedded: this process owns the database and serves it on a socket, so that its worker threads
-  // and commands run beside it (`matchcast ingest`, `pipeline run`, `runs`, `registry`) share it.
-  // `serve` on an embedded folder does the same unless a `start` already serves it: its ml worker
-  // thread would otherwise open a second PGlite on the same folder.
+  // Embedded: this process serves its database on a socket, shared by its worker threads and the
+  // commands run beside it; `serve` too unless a `start` serves it (else two PGlites on one folder).
   let host: EmbeddedHost | undefined;
   if (
     config.databaseUrl === undefined &&
@@ -62,17 +54,15 @@ export async function openRuntime(
   ) {
     host = await hostEmbeddedDatabase(embeddedDbDir(config));
   }
-  // A database this process hosts has just started on a thread of its own: on a loaded machine its
-  // first connection can outlast DB_TIMEOUT_MS without anything being down. A few attempts (about
-  // 10 s in all) before serving without it.
+  // A database this process just started hosting can outlast DB_TIMEOUT_MS on a loaded machine
+  // without anything being down: 4 attempts (about 10 s in all) before serving without it.
   const open = () => openDatabase(config);
   const openHosted = async (): Promise<Database> => {
     for (let attempt = 1; ; attempt++) {
       try {
         return await open();
       } catch (err) {
-        if (attempt >= HOSTED_OPEN_ATTEMPTS || !isMatchcastError(err, 'MC_ERR_DATABASE_UNAVAILABLE'))
-          throw err;
+        if (attempt >= 4 || !isMatchcastError(err, 'MC_ERR_DATABASE_UNAVAILABLE')) throw err;
         await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
       }
     }

@@ -7,29 +7,18 @@ import v8 from 'node:v8';
 /** The command-line entry point that child processes run. */
 export const CLI = fileURLToPath(new URL('../../bin/matchcast.js', import.meta.url));
 
-/**
- * Node flags of the child processes that do batch work (pipeline runs, the first start, `start`'s
- * polls and scheduled runs). By default V8 lets the heap grow to about
- * 2.5× its live set before a full collection; at 1.25× a run over 131k matches peaks at 1.2 GB RSS
- * instead of 2.2 GB, in the same time (docs/benchmarks.md).
- */
+// Batch children's heap grows 1.25× (not V8's 2.5×) before a full collection: a far lower peak in
+// the same time (docs/benchmarks.md).
 const BATCH_NODE_FLAGS: readonly string[] = ['--heap-growing-percent=25'];
 
-/**
- * Gives a process started without them the heap policy of {@link BATCH_NODE_FLAGS} (V8 reads it at
- * each collection, so setting it at run time works): `matchcast ingest`, and the server, whose
- * threads build views, features and goals inputs in bursts (real data: 446 instead of 483–499 MB
- * during an ingest beside it, docs/benchmarks.md).
- */
+// The batch heap policy for a process started without it (`ingest`, the server): V8 reads it at each
+// collection, so setting it at run time works.
 export function useLeanHeap(): void {
   for (const flag of BATCH_NODE_FLAGS) v8.setFlagsFromString(flag);
 }
 
-/**
- * glibc's allocator settings of the shipped service (`npm start`, deploy/Dockerfile): memory freed by
- * parsers and buffers goes back to the system instead of staying in per-thread arenas (~80 MB less at
- * the peak of a 131k-match run).
- */
+// glibc's allocator settings of the shipped service (`npm start`, deploy/Dockerfile): freed memory
+// goes back to the system instead of staying in per-thread arenas.
 const MALLOC_TUNABLES =
   'glibc.malloc.trim_threshold=131072:glibc.malloc.mmap_threshold=131072:glibc.malloc.arena_max=2';
 
@@ -72,11 +61,7 @@ export async function stopChild(child: ChildProcess, graceMs: number): Promise<v
 /** Nice value of the server's background children: the serving process wins the CPU from them. */
 export const BACKGROUND_NICE = 10;
 
-/**
- * Lowers the scheduling priority of a background child (pipeline run, work child) and so of what it
- * starts. On a laptop's few cores a pipeline run would otherwise take CPU from the requests being
- * served; a system that refuses the change leaves the child as it is.
- */
+/** Lowers the priority of a background child (and what it starts), so it never takes CPU from requests. */
 export function lowerPriority(pid: number | undefined): void {
   if (pid === undefined) return;
   try {

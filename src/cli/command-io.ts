@@ -7,9 +7,8 @@ import { createObjectStore, type ObjectStore } from '../storage/index.js';
 import { parseCliArgs, parseOrUsage } from './usage-error.js';
 
 /**
- * What a command writes to and reads its settings from; tests replace them. Defaults: stdout, stderr
- * and `parseConfig(loadEnv())`. A database or store handed to a command is left open; one it opens
- * itself is closed at its end.
+ * What a command writes to and its settings (default stdout, stderr, the environment); tests replace
+ * them. A database or store handed to a command is left open; one it opens itself is closed.
  */
 export interface CommandIo {
   out?: (text: string) => void;
@@ -47,9 +46,8 @@ export interface StoreCommandIo extends CommandIo {
 }
 
 /**
- * Runs `fn` on the store and database of `io` (else of `config`, closed at the end), with the
- * metadata of an older layout imported first. A coded error is one line on `err` after `label`;
- * exit code 3 for a failed gate, 2 for a validation error, else 1.
+ * Runs `fn` on the store and database of `io` (else of `config`), the metadata of an older layout
+ * imported first. A coded error is one line on `err`: exit 3 for a failed gate, 2 invalid, else 1.
  */
 export async function runOnStore(
   io: StoreCommandIo,

@@ -50,9 +50,8 @@ export function checkDataset(config: Config, data: string | undefined, matchCoun
 }
 
 /**
- * `start --reset`: deletes the embedded state of DATA_DIR (database, object store, dataset record,
- * replay state); the API key and URL-signing secret stay. Refused with PostgreSQL or S3 (their data is
- * not this folder's to delete) and while a server runs on the folder.
+ * `start --reset`: deletes the embedded state of DATA_DIR but the API key and URL-signing secret.
+ * Refused with PostgreSQL or S3 (not this folder's data) and while a server runs on the folder.
  */
 export function resetEmbeddedState(config: Config): string[] {
   if (config.databaseUrl !== undefined || config.s3Endpoint !== undefined) {

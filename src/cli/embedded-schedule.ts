@@ -4,10 +4,8 @@ import { nextRun, type PipelineSchedule } from '../pipeline/index.js';
 import type { ServerJobs } from './server-jobs.js';
 
 /**
- * `PIPELINE_SCHEDULE` in `matchcast start`: at each firing of the schedule on the service clock (a
- * replay clock fires on simulated time), a `pipeline run` in a child process, ingesting `source`
- * first when set (the server's lane runs one at a time). A firing while the previous scheduled run
- * is still going is skipped (logged), so runs never pile up.
+ * `PIPELINE_SCHEDULE` in `matchcast start`: a `pipeline run` (of `source` when set) at each firing on
+ * the service clock; a firing while the previous run is still going is skipped, so runs never pile up.
  */
 export function startEmbeddedSchedule(
   jobs: ServerJobs,

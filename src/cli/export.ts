@@ -13,7 +13,7 @@ import {
   loadAnalystSources,
   parquetChunks,
 } from '../analytics/index.js';
-import { type Config, loadEnv, parseConfig } from '../config.js';
+import { loadEnv, parseConfig } from '../config.js';
 import { openDatabase } from '../db/index.js';
 import { MatchcastError } from '../domain/index.js';
 import { createLogger } from '../logger.js';
@@ -35,11 +35,6 @@ Options:
 While \`matchcast start\` runs on the same DATA_DIR (its database admits one process), the file is
 fetched from that server; otherwise it is computed from the database and the object store.`;
 
-export interface ExportCommandIo {
-  config?: Config;
-  stdout?: Writable;
-}
-
 function instant(name: string, v: string | undefined): Date | undefined {
   if (v === undefined) return undefined;
   const d = new Date(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v);
@@ -48,7 +43,7 @@ function instant(name: string, v: string | undefined): Date | undefined {
 }
 
 /** `matchcast export` — exit code 0 ok, 1 failure, 2 usage error. */
-export async function exportCommand(argv: string[], io: ExportCommandIo = {}): Promise<number> {
+export async function exportCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCliArgs({
     args: argv,
     allowPositionals: true,
@@ -74,8 +69,8 @@ export async function exportCommand(argv: string[], io: ExportCommandIo = {}): P
     throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(', ')}`);
   }
   const filter = { from: instant('from', values.from), to: instant('to', values.to), region: values.region };
-  const config = io.config ?? parseConfig(loadEnv());
-  const sink: Writable = values.out ? createWriteStream(values.out) : (io.stdout ?? process.stdout);
+  const config = parseConfig(loadEnv());
+  const sink: Writable = values.out ? createWriteStream(values.out) : process.stdout;
 
   const server = readLiveServer(config.dataDir);
   if (server) {

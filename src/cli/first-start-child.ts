@@ -9,12 +9,8 @@ export function isFirstStartChild(): boolean {
 }
 
 /**
- * Runs `matchcast start <argv>` as a child that ingests and bootstraps, then exits: the hundreds of
- * MB that ingest, training and the backtest allocate (and that V8 and the embedded database keep once
- * grown) die with the child instead of staying in the serving process. The child shares the
- * terminal (its progress bars and log lines are the start's) and the process group (Ctrl-C reaches
- * both); a SIGTERM to this process is passed on, and the child exits when this process is gone (its
- * IPC channel closes). Resolves with the child's exit code (128 + signal number when killed).
+ * Runs `matchcast start <argv>` as a child that ingests and bootstraps, then exits: the memory that
+ * work allocates dies with it instead of staying in the serving process. Signals are passed on.
  */
 export async function runFirstStartChild(argv: string[]): Promise<number> {
   const child = spawnBatch(

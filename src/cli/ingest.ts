@@ -8,13 +8,13 @@ import {
   ingestSynthetic,
   listCsvFiles,
 } from '../ingest/index.js';
-import { type RepredictCache, repredictMatches } from '../pipeline/index.js';
+import { repredictMatches } from '../pipeline/index.js';
 import { createRegistry, type ModelRegistry } from '../registry/index.js';
 import { createObjectStore } from '../storage/index.js';
 import { useLeanHeap } from './batch-process.js';
 import { type CommandIo, configOf, failureText, writersOf } from './command-io.js';
 import { commandOutput } from './terminal.js';
-import { dateOption, intOption, parseCliArgs, UsageError } from './usage-error.js';
+import { dateOption, intOption, parseCliArgs, parseOrUsage, UsageError } from './usage-error.js';
 
 /** Bounds of the synthetic league's options. */
 const SYNTHETIC = { regions: [1, 100], teams: [2, 40], seasons: [1, 20] } as const;
@@ -57,8 +57,6 @@ export interface IngestCommandIo extends CommandIo {
     /** Default: the registry of `config.modelName` on `store`. */
     registry?: ModelRegistry;
   };
-  /** Kept between ingests of one process (the server's job lane): the re-prediction's warm state. */
-  repredictCache?: RepredictCache;
 }
 
 /**
@@ -109,70 +107,72 @@ export function formatReport(report: IngestReport, maxSkipped = 200): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** What to ingest and how to report it, or null for --help; throws on a bad command line. */
+function parseIngestArgs(argv: string[]) {
+  const { values } = parseCliArgs({
+    args: argv,
+    options: {
+      source: { type: 'string' },
+      synthetic: { type: 'boolean' },
+      seed: { type: 'string' },
+      now: { type: 'string' },
+      regions: { type: 'string' },
+      teams: { type: 'string' },
+      seasons: { type: 'string' },
+      json: { type: 'boolean' },
+      force: { type: 'boolean' },
+      encoding: { type: 'string' },
+      'max-skipped': { type: 'string' },
+      'no-repredict': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) return null;
+  if ((values.source === undefined) === !values.synthetic) {
+    throw new UsageError('give exactly one of --source <path> or --synthetic');
+  }
+  let synthetic: Parameters<typeof ingestSynthetic>[0] | undefined;
+  let sourceOptions: IngestOptions = {};
+  if (values.synthetic) {
+    const int = (name: 'seed' | 'regions' | 'teams' | 'seasons', [min, max]: readonly [number, number]) =>
+      intOption(name, values[name], min, max);
+    synthetic = {
+      seed: int('seed', [-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER]),
+      now: dateOption('now', values.now),
+      regions: int('regions', SYNTHETIC.regions),
+      teamsPerRegion: int('teams', SYNTHETIC.teams),
+      seasons: int('seasons', SYNTHETIC.seasons),
+    };
+  } else if ([values.seed, values.regions, values.teams, values.seasons].some((v) => v !== undefined)) {
+    throw new UsageError('--seed, --regions, --teams and --seasons go with --synthetic');
+  } else {
+    const { encoding } = values;
+    if (encoding !== undefined && !(INGEST_ENCODINGS as readonly string[]).includes(encoding))
+      throw new UsageError(`--encoding expects one of ${INGEST_ENCODINGS.join(', ')}, got "${encoding}"`);
+    sourceOptions = {
+      force: values.force === true,
+      encoding: encoding as IngestEncoding | undefined,
+      now: dateOption('now', values.now),
+    };
+  }
+  if (values.synthetic && (values.force || values.encoding !== undefined))
+    throw new UsageError('--force and --encoding go with --source');
+  const maxSkipped = intOption('max-skipped', values['max-skipped'], 0, 1_000_000) ?? 200;
+  return { values, synthetic, sourceOptions, maxSkipped };
+}
+
 /** `matchcast ingest`: loads CSVs or the synthetic league into the DB and `raw-data/odds.parquet`. */
 export async function ingestCommand(argv: string[], io: IngestCommandIo = {}): Promise<number> {
   const { out, err } = writersOf(io);
-  let values: Record<string, string | boolean | undefined>;
-  let synthetic: Parameters<typeof ingestSynthetic>[0] | undefined;
-  let maxSkipped: number;
-  let sourceOptions: IngestOptions = {};
-  try {
-    ({ values } = parseCliArgs({
-      args: argv,
-      options: {
-        source: { type: 'string' },
-        synthetic: { type: 'boolean' },
-        seed: { type: 'string' },
-        now: { type: 'string' },
-        regions: { type: 'string' },
-        teams: { type: 'string' },
-        seasons: { type: 'string' },
-        json: { type: 'boolean' },
-        force: { type: 'boolean' },
-        encoding: { type: 'string' },
-        'max-skipped': { type: 'string' },
-        'no-repredict': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-    if (values.help) {
-      out(`${USAGE}\n`);
-      return 0;
-    }
-    if ((values.source === undefined) === !values.synthetic) {
-      throw new UsageError('give exactly one of --source <path> or --synthetic');
-    }
-    if (values.synthetic) {
-      const int = (name: string, [min, max]: readonly [number, number]) =>
-        intOption(name, values[name] as string | undefined, min, max);
-      synthetic = {
-        seed: int('seed', [-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER]),
-        now: dateOption('now', values.now as string | undefined),
-        regions: int('regions', SYNTHETIC.regions),
-        teamsPerRegion: int('teams', SYNTHETIC.teams),
-        seasons: int('seasons', SYNTHETIC.seasons),
-      };
-    } else if (['seed', 'regions', 'teams', 'seasons'].some((k) => values[k] !== undefined)) {
-      throw new UsageError('--seed, --regions, --teams and --seasons go with --synthetic');
-    } else {
-      const encoding = values.encoding as string | undefined;
-      if (encoding !== undefined && !(INGEST_ENCODINGS as readonly string[]).includes(encoding))
-        throw new UsageError(`--encoding expects one of ${INGEST_ENCODINGS.join(', ')}, got "${encoding}"`);
-      sourceOptions = {
-        force: values.force === true,
-        encoding: encoding as IngestEncoding | undefined,
-        now: dateOption('now', values.now as string | undefined),
-      };
-    }
-    if (values.synthetic && (values.force || values.encoding !== undefined))
-      throw new UsageError('--force and --encoding go with --source');
-    maxSkipped = intOption('max-skipped', values['max-skipped'] as string | undefined, 0, 1_000_000) ?? 200;
-  } catch (e) {
-    err(`${(e as Error).message}\n\n${USAGE}\n`);
-    return 2;
+  const parsed = parseOrUsage(() => parseIngestArgs(argv), err, USAGE);
+  if (parsed === undefined) return 2;
+  if (parsed === null) {
+    out(`${USAGE}\n`);
+    return 0;
   }
+  const { values, synthetic, sourceOptions, maxSkipped } = parsed;
 
   const config = configOf(io, err);
   if (!config) return 1;
@@ -190,12 +190,12 @@ export async function ingestCommand(argv: string[], io: IngestCommandIo = {}): P
   let db: Awaited<ReturnType<typeof openDatabase>> | undefined;
   try {
     // A wrong path is reported before the database is opened (creating an embedded one takes seconds).
-    if (!synthetic) await listCsvFiles(values.source as string);
+    if (!synthetic) await listCsvFiles(values.source!);
     db = io.deps?.db ?? (await openDatabase(config));
     const deps = { db, store, log };
     const report = synthetic
       ? await ingestSynthetic(synthetic, deps)
-      : await ingestPath(values.source as string, deps, sourceOptions);
+      : await ingestPath(values.source!, deps, sourceOptions);
     const { changedMatchIds, ...printed } = report;
     out(
       values.json
@@ -223,7 +223,6 @@ export async function ingestCommand(argv: string[], io: IngestCommandIo = {}): P
         try {
           const re = await repredictMatches({ config, db, store, registry, log }, waiting, {
             asOf,
-            cache: io.repredictCache,
             actor: 'ingest',
           });
           say(

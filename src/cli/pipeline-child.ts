@@ -7,13 +7,9 @@ import { childExit, signalExitCode, spawnBatch } from './batch-process.js';
 export const PIPELINE_CHILD_ENV = 'MATCHCAST_PIPELINE_CHILD';
 
 /**
- * Runs `matchcast <argv>` (a `pipeline run`) in a child process and stops it at once on SIGINT or
- * SIGTERM. Training blocks the event loop for seconds at a time, so a run in this process could not
- * even see a signal in time; the child keeps the default disposition and dies on the signal: its
- * open transaction rolls back (a publication is one transaction) and what it wrote lies under its
- * own run prefix, unreferenced. Once the child is gone its run record (still `running`) and the
- * versions it registered are marked failed here. Returns the child's exit code, or 128 + the
- * signal's number when it was stopped.
+ * Runs `matchcast <argv>` (a `pipeline run`) in a child that a signal stops at once: training blocks
+ * the event loop for seconds, so this process could not see the signal in time. The child dies with
+ * its transaction rolled back; its run and versions are then marked failed here.
  */
 export async function superviseRun(
   argv: string[],

@@ -186,52 +186,37 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
       draft = await openDraftRun(deps, { runId: v.run, asOf, log: deps.log });
       deps = { ...deps, store: draft.store, run: draft };
     }
-    let result: unknown;
     const analytics = async () => io.analytics ?? (await defaultAnalyticsStages());
-    switch (stage) {
-      case 'features':
-        result = await runFeaturesStage(deps, asOf);
-        break;
-      case 'train':
-        result = await runTrainStage(deps, asOf, { family, validationDays });
-        break;
-      case 'promote':
-        result = await runPromoteStage(deps);
-        break;
-      case 'backtest':
-        result = await runBacktestStage(deps, asOf, { ...window, family });
-        break;
-      case 'fallback': {
+    const analyticsStage = async (name: 'simulate' | 'drift' | 'performance') => {
+      const fn = (await analytics())[name];
+      if (!fn) throw new MatchcastError('MC_ERR_INTERNAL', `pipeline ${name} is not available in this build`);
+      return fn(deps, asOf);
+    };
+    const stages: Record<string, () => Promise<unknown>> = {
+      features: () => runFeaturesStage(deps, asOf),
+      train: () => runTrainStage(deps, asOf, { family, validationDays }),
+      promote: () => runPromoteStage(deps),
+      backtest: () => runBacktestStage(deps, asOf, { ...window, family }),
+      fallback: async () => {
         const r = await runFallbackStage(deps, asOf, await readFeatureRows(deps), {
           ...window,
           validationDays,
         });
-        result = {
+        return {
           version: r.version.version,
           log_loss: r.log_loss,
           folds: r.folds,
           rows: r.backtestRows.length,
         };
-        break;
-      }
-      case 'goals':
-        // Walk-forward, `<MODEL_NAME>-goals` version, markets file; null: too few results.
-        result = await runGoalsStage(deps, asOf, window);
-        break;
-      case 'predict':
-        result = await runPredictStage(deps, asOf);
-        break;
-      case 'simulate':
-      case 'drift':
-      case 'performance': {
-        const fn = (await analytics())[stage];
-        if (!fn)
-          throw new MatchcastError('MC_ERR_INTERNAL', `pipeline ${stage} is not available in this build`);
-        result = await fn(deps, asOf);
-        break;
-      }
-      case 'run':
-        result = await runPipeline(deps, asOf, {
+      },
+      // Walk-forward, `<MODEL_NAME>-goals` version, markets file; null: too few results.
+      goals: () => runGoalsStage(deps, asOf, window),
+      predict: () => runPredictStage(deps, asOf),
+      simulate: () => analyticsStage('simulate'),
+      drift: () => analyticsStage('drift'),
+      performance: () => analyticsStage('performance'),
+      run: async () =>
+        runPipeline(deps, asOf, {
           force: v.force === true,
           family,
           backtestFrom: window.from,
@@ -239,9 +224,9 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
           refitDays: window.refitDays,
           analytics: await analytics(),
           ingest: v.source ? () => ingestPath(v.source!, deps) : undefined,
-        });
-        break;
-    }
+        }),
+    };
+    const result = await stages[stage]!();
     const empty = standalone ? nothingProduced(stage, result) : null;
     if (empty) throw new MatchcastError('MC_ERR_VALIDATION', `produced nothing: ${empty}`);
     const seconds = (performance.now() - started) / 1000;

@@ -10,7 +10,6 @@ import {
   lineCheckOf,
   type ModelRegistry,
   type ModelVersion,
-  type PromotionDecision,
 } from '../registry/index.js';
 import { readPublished } from '../runs/index.js';
 import { parseStoreArgs, runOnStore, type StoreCommandIo } from './command-io.js';
@@ -125,29 +124,12 @@ function parseStage(value: string | undefined): Stage {
 }
 
 /** The promotion guard applied to the current candidate against the current champion. */
-export interface CandidateComparison {
-  candidate: string;
-  champion: string | null;
-  /** How the champion's figure was obtained: the promote stage's stored comparison, or the stored metric. */
-  source: 'promote-stage' | 'same-window-metric' | 'not-comparable' | 'no-champion';
-  candidate_log_loss: number | null;
-  champion_log_loss: number | null;
-  tolerance: number;
-  opening_margin: number;
-  opening: LineCheck | null;
-  closing: LineCheck | null;
-  decision: PromotionDecision;
-}
-
-async function compareCandidate(
-  reg: ModelRegistry,
-  config: Config,
-  candidate: ModelVersion,
-): Promise<CandidateComparison> {
+async function compareCandidate(reg: ModelRegistry, config: Config, candidate: ModelVersion) {
   const championVersion = (await reg.aliases()).champion ?? null;
   const champion = championVersion ? await reg.getVersion(championVersion) : null;
   const stored = await reg.readComparison(candidate.version);
-  let source: CandidateComparison['source'] = 'no-champion';
+  // How the champion's figure was obtained: the promote stage's stored comparison, or the stored metric.
+  let source: 'promote-stage' | 'same-window-metric' | 'not-comparable' | 'no-champion' = 'no-champion';
   let championLogLoss: number | null = null;
   if (champion) {
     const sameWindow =
@@ -193,7 +175,7 @@ async function compareCandidate(
   };
 }
 
-function comparisonText(c: CandidateComparison): string {
+function comparisonText(c: Awaited<ReturnType<typeof compareCandidate>>): string {
   const f = (x: number | null | undefined) => (x === null || x === undefined ? '-' : x.toFixed(5));
   const line = (name: string, l: LineCheck | null) =>
     l
@@ -321,9 +303,8 @@ async function run(
 }
 
 /**
- * A version is served only with features of the definition it was trained on. Refuses
- * (MC_ERR_FEATURES_MISMATCH) a version whose fingerprint differs from the published run's features,
- * unless `force` (then the workers answer 503 for it until a matching run is published).
+ * A version is served only with features of the definition it was trained on: refuses one whose
+ * fingerprint differs from the published run's, unless `force` (its live answers are then 503).
  */
 async function assertServedFeatures(db: Database, v: ModelVersion, force: boolean): Promise<void> {
   // A goals version's fingerprint names its goal-input definition, not a features file: it is checked

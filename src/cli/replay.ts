@@ -50,13 +50,10 @@ async function writeDelta(dir: string, seq: number, delta: FeedDelta): Promise<s
   return folder;
 }
 
-/** Largest `--speed`: a million simulated seconds (11.6 days) per real second. */
+/** Largest `--speed`, in simulated seconds per real second: faster runs the clock out of `Date`'s range. */
 export const REPLAY_MAX_SPEED = 1_000_000;
 
-/**
- * The replay options of `start`, checked before any work: bad ones are usage errors (one line, the
- * usage, exit 2). A speed beyond {@link REPLAY_MAX_SPEED} would run the clock out of `Date`'s range.
- */
+/** The replay options of `start`, checked before any work. */
 export function replayOptions(args: {
   data: string | undefined;
   asOf: string | undefined;
@@ -70,11 +67,8 @@ export function replayOptions(args: {
 }
 
 /**
- * `matchcast start --data <csv folder> --as-of <date> [--speed N]`: the service as if "now" were
- * `date`. The replay's state lives in `<DATA_DIR>/replay` (recreated at each replay start); the data
- * is released by a {@link ReplayFeed} as the clock passes it and read by the ordinary ingest, the
- * full pipeline runs on PIPELINE_SCHEDULE (default daily at 04:30 on the replay clock) and every run
- * goes through the gated publish; the server serves each published run at once.
+ * `matchcast start --data <csv folder> --as-of <date> [--speed N]`: the service as if "now" were `date`,
+ * its state in `<DATA_DIR>/replay` (recreated at each start), the data released as the clock passes it.
  */
 export async function replayCommand(config: Config, log: Logger, args: ReplayArgs): Promise<number> {
   let files: string[];
@@ -108,8 +102,7 @@ export async function replayCommand(config: Config, log: Logger, args: ReplayArg
   };
   const ctx = await openRuntime(replayConfig, log, { role: 'embedded' });
   const first = feed.advance(asOf);
-  // The first load and the first pipeline run go to a child process: their memory is returned to
-  // the system when it exits instead of staying in the serving process's heap.
+  // The first load and pipeline run go to a child process: their memory leaves with it.
   const boot = createWorkChild(replayConfig, log, { logLevel: config.logLevel });
   try {
     const folder = first ? await writeDelta(feedDir, 0, first) : undefined;
@@ -127,9 +120,8 @@ export async function replayCommand(config: Config, log: Logger, args: ReplayArg
 
   const clock = replayClock({ start: asOf, speed });
   let ticks = 0;
-  // The feed is a source like any other (docs/sources.md): each release is polled through the same
-  // path — checks, team names, ingest, observations, re-prediction — with the release as its body,
-  // in the server's work child (off the serving event loop).
+  // The feed is a source like any other (docs/sources.md): each release is polled in the work child
+  // with the release as its body.
   await new SourcesRepository(ctx.db).add({
     name: REPLAY_SOURCE,
     url: `replay:${args.data}`,

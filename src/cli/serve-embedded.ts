@@ -7,10 +7,8 @@ import { runServer } from './server.js';
 import { removeServerFile, type ServerRecord, writeServerFile } from './server-file.js';
 import { createServerJobs, type ServerJobs } from './server-jobs.js';
 
-/**
- * Resolves once every embedded worker thread answers (at most `timeoutMs`), so that their start-up
- * lines come before the banner rather than scroll it away. Other queues resolve at once.
- */
+// Resolves once every embedded worker thread answers (at most `timeoutMs`): their start-up lines then
+// come before the banner rather than scroll it away.
 async function workerThreadsReady(ctx: RuntimeContext, timeoutMs = 20_000): Promise<void> {
   if (ctx.queue.kind !== 'in-process') return;
   const deadline = Date.now() + timeoutMs;
@@ -39,9 +37,8 @@ export interface ServeEmbeddedOptions {
 }
 
 /**
- * `matchcast start` after its first-run bootstrap: serves, runs `PIPELINE_SCHEDULE` runs and source
- * polls one at a time in child processes, and records itself in `server.json` (read by `export` and
- * `start --reset`). Each job's published run serves as soon as it finishes.
+ * `matchcast start` after its first-run bootstrap: serves, runs scheduled runs and source polls one at
+ * a time in child processes, and records itself in `server.json` (read by `export` and `start --reset`).
  */
 export async function serveEmbedded(
   ctx: RuntimeContext,

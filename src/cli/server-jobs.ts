@@ -8,28 +8,13 @@ import { type ChildPoll, type ChildPollResult, createWorkChild } from './work-ch
 const STOP_GRACE_MS = 8000;
 
 /** The serving process's one-at-a-time lane for background work. */
-export interface ServerJobs {
-  /**
-   * Runs `matchcast pipeline run` (with `--source` when given) in a child process (its work never
-   * blocks serving), in the lane; resolves with its exit code once the views show what it published.
-   */
-  runPipeline(source?: string): Promise<number>;
-  /**
-   * Polls a source, or ingests a replay release, in the work child process (in the lane); resolves
-   * once the views show what it published.
-   */
-  poll(request: ChildPoll): Promise<ChildPollResult>;
-  /** Resolves once everything queued has finished. */
-  idle(): Promise<void>;
-  /** Refuses new work, stops a running child (SIGTERM, then SIGKILL after the grace) and waits. */
-  close(): Promise<void>;
-}
+export type ServerJobs = ReturnType<typeof createServerJobs>;
 
 /**
  * The background work of `matchcast start`: its lane, and pipeline runs as child processes. A
  * scheduled run is as of `clock` ("now" of the service).
  */
-export function createServerJobs(ctx: RuntimeContext, clock: Clock): ServerJobs {
+export function createServerJobs(ctx: RuntimeContext, clock: Clock) {
   let lane: Promise<unknown> = Promise.resolve();
   let closed = false;
   let child: ReturnType<typeof spawn> | null = null;
@@ -68,16 +53,20 @@ export function createServerJobs(ctx: RuntimeContext, clock: Clock): ServerJobs 
   }
 
   return {
-    runPipeline: (source) => enqueue(() => pipelineChild(source)),
-    poll: (request) =>
-      enqueue(async () => {
+    /** `pipeline run [--source]` in a child; resolves with its code once the views show what it published. */
+    runPipeline: (source?: string) => enqueue(() => pipelineChild(source)),
+    /** A source poll or replay release in the work child; resolves once the views show what it published. */
+    poll: (request: ChildPoll) =>
+      enqueue(async (): Promise<ChildPollResult> => {
         const result = await work.poll(request);
         if (result.published) await ctx.views.refresh().catch(() => undefined);
         return result;
       }),
+    /** Resolves once everything queued has finished. */
     idle: async () => {
       await lane;
     },
+    /** Refuses new work, stops a running child (SIGTERM, then SIGKILL after the grace) and waits. */
     async close() {
       closed = true;
       await Promise.all([child && stopChild(child, STOP_GRACE_MS), lane, work.close()]);

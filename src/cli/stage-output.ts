@@ -177,8 +177,7 @@ const MAX_FIGURE = 160;
 const MAX_RECORD = 1500;
 
 /**
- * The figures as one flat record for a log line (`backtest.model_log_loss` style keys, numbers to 5
- * significant digits, long strings cut, at most {@link MAX_RECORD} bytes, then `truncated: true`): a
+ * The figures as one flat, bounded record for a log line (`backtest.model_log_loss` style keys): a
  * run's whole result is ~100 KB, which belongs in the run record and `--json`, not in a log line.
  */
 export function stageLogFigures(stage: string, result: unknown): Record<string, Figure> {
@@ -203,9 +202,8 @@ export function stageLogFigures(stage: string, result: unknown): Record<string, 
 }
 
 /**
- * Why a stand-alone stage's result is empty (it then exits non-zero, like `pipeline run` whose rows
- * gate refuses an empty input), or null when it produced something. `promote` and `performance`
- * have no empty result: "nothing to promote" and "nothing served has finished yet" are answers.
+ * Why a stand-alone stage's result is empty (it then fails, as the rows gate of `pipeline run` does),
+ * or null. `promote` and `performance` have no empty result: "nothing to do" is their answer.
  */
 export function nothingProduced(stage: string, result: unknown): string | null {
   const r = obj(result);

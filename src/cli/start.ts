@@ -5,7 +5,6 @@ import { type Config, loadEnv, parseConfig } from '../config.js';
 import { MatchesRepository, PendingRepredictions } from '../db/index.js';
 import { isMatchcastError } from '../domain/index.js';
 import { ingestPath, ingestSynthetic } from '../ingest/index.js';
-import type { Logger } from '../logger.js';
 import { bootstrapFirstRun, firstStartDone, type Progress, repredictMatches } from '../pipeline/index.js';
 import { markAbandonedRuns } from '../runs/index.js';
 import { openRuntime, type RuntimeContext } from '../runtime.js';
@@ -65,7 +64,8 @@ async function embeddedApiKey(config: Config): Promise<string> {
  * Re-predicts the matches whose data moved while no re-prediction finished (an ingest killed
  * mid-way): what serves catches up before the server answers. A failure is logged, not fatal.
  */
-async function catchUpPending(ctx: RuntimeContext, log: Logger): Promise<void> {
+async function catchUpPending(ctx: RuntimeContext): Promise<void> {
+  const { log } = ctx;
   try {
     const waiting = await new PendingRepredictions(ctx.db).ids();
     if (waiting.length === 0 || waiting.length > INGEST_REPREDICT_MAX) return;
@@ -83,19 +83,16 @@ async function catchUpPending(ctx: RuntimeContext, log: Logger): Promise<void> {
 }
 
 /**
- * The first start's work on an open runtime: ingest when the database is empty (or the first ingest
- * was interrupted), then the bootstrap run when it has not finished. Returns 2 when DATA_DIR holds
- * another data set (the message is on stderr), else 0.
+ * The first start's work: ingest when the database is empty (or that ingest was interrupted), then the
+ * bootstrap run when unfinished. Returns 2 when DATA_DIR holds another data set (said on stderr), else 0.
  */
 async function prepareData(
   ctx: RuntimeContext,
-  config: Config,
   data: string | undefined,
-  log: Logger,
   progress: Progress,
 ): Promise<number> {
-  const matches = new MatchesRepository(ctx.db);
-  const count = await matches.count();
+  const { config, log } = ctx;
+  const count = await new MatchesRepository(ctx.db).count();
   // A first start killed during ingest leaves rows but no dataset record and no champion: the
   // (upserting, idempotent) ingest runs again instead of being skipped for good.
   const ingestInterrupted =
@@ -128,14 +125,7 @@ async function prepareData(
     log.info(
       'first start: running the pipeline (features, train, promote, backtest, predict, simulate, drift)',
     );
-    await bootstrapFirstRun({
-      config,
-      db: ctx.db,
-      store: ctx.store,
-      registry: ctx.registry,
-      log,
-      progress,
-    });
+    await bootstrapFirstRun({ ...ctx, progress });
   }
   return 0;
 }
@@ -172,8 +162,7 @@ export async function startCommand(argv: string[]): Promise<number> {
     // Without --host or HOST, this machine only (`serve`, in containers, keeps HOST's default 0.0.0.0).
     HOST: values.host ?? env.HOST ?? '127.0.0.1',
   });
-  // The first-start child does the first start's work only: its parent has checked the port, reset
-  // DATA_DIR and will serve.
+  // The first-start child only does that work: its parent has checked the port, reset DATA_DIR and serves.
   const firstStartChild = isFirstStartChild();
   if (firstStartChild) followParent();
   else await assertPortFree(base.port, base.host);
@@ -198,7 +187,7 @@ export async function startCommand(argv: string[]): Promise<number> {
     log.warn({ err: (err as Error).message }, 'runs: could not check for abandoned runs'),
   );
 
-  const prepared = await prepareData(ctx, config, values.data, log, output.progress).catch(async (err) => {
+  const prepared = await prepareData(ctx, values.data, output.progress).catch(async (err) => {
     await ctx.close();
     throw err;
   });
@@ -206,7 +195,7 @@ export async function startCommand(argv: string[]): Promise<number> {
     await ctx.close();
     return prepared;
   }
-  await catchUpPending(ctx, log);
+  await catchUpPending(ctx);
   await ctx.startEmbeddedWorker?.();
   return serveEmbedded(ctx, {
     // On a terminal the access lines go through the human log lines (a thread would write JSON).

@@ -1,18 +1,14 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { INSTANT_FORMAT, parseInstant } from '../domain/index.js';
 
-/**
- * A bad option or argument on the command line. `src/cli.ts` answers it with one line and the
- * command's usage, exit code 2, like Node's own `ERR_PARSE_ARGS_*` errors.
- */
+/** A bad option or argument: `src/cli.ts` answers it like Node's `ERR_PARSE_ARGS_*` (usage, exit 2). */
 export class UsageError extends Error {
   override name = 'UsageError';
 }
 
 /**
- * `parseArgs` that takes a negative number as the value of a string option (`--concurrency -3`):
- * Node's parser reads `-3` as an option and answers "argument is ambiguous", whereas the range
- * check of the option names the accepted values.
+ * `parseArgs` taking a negative number as a string option's value (`--concurrency -3`), which Node
+ * finds "ambiguous", so that the option's range check names the accepted values.
  */
 export function parseCliArgs<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
   const options = config.options ?? {};
@@ -62,11 +58,7 @@ export function portOption(option: string, raw: string): string {
 /** Years a date option accepts (the strict instant parser's range). */
 export const DATE_OPTION_YEARS = [1900, 2100] as const;
 
-/**
- * `--<option>` as an instant, or a {@link UsageError}; undefined when not given. Read by the one strict
- * parser of the data (`parseInstant`): a bare date is midnight UTC, a date-time without a zone is UTC,
- * and a date that rolls over (`2023-02-30`, `24:00`) or a year outside 1900–2100 is refused.
- */
+/** `--<option>` read by the strict `parseInstant`, or a {@link UsageError}; undefined when not given. */
 export function dateOption(option: string, raw: string | undefined): Date | undefined {
   if (raw === undefined) return undefined;
   const d = parseInstant(raw);
@@ -78,8 +70,8 @@ export function dateOption(option: string, raw: string | undefined): Date | unde
 }
 
 /**
- * `parse()`, or undefined when it throws (a bad command line): the message and `usage` are written to
- * `err`, and the command returns exit code 2 itself (its callers, tests included, read the code).
+ * `parse()`, or undefined when it throws: the message and `usage` go to `err`, and the command returns
+ * exit code 2 itself (its callers, tests included, read the code).
  */
 export function parseOrUsage<T>(parse: () => T, err: (text: string) => void, usage: string): T | undefined {
   try {

@@ -20,10 +20,7 @@ export interface ChildPoll {
   name: string;
   /** The poll's "now" (ISO); default the child's wall clock. */
   now?: string;
-  /**
-   * The body to ingest instead of fetching the source's URL (a replay release). Its matches are all
-   * re-predicted (`actor: 'replay'`); a fetched poll re-predicts as `sources poll` does.
-   */
+  /** A replay release to ingest instead of fetching the URL: its matches are all re-predicted. */
   body?: string;
 }
 
@@ -43,29 +40,16 @@ export interface ChildPollResult {
 type Request = { poll: ChildPoll } | { bootstrap: ChildBootstrap };
 type Reply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string };
 
-/** The ingest work of the embedded server, in a child process. */
-export interface WorkChild {
-  poll(request: ChildPoll): Promise<ChildPollResult>;
-  /** Ingests a folder (when given) and runs the first-start pipeline; resolves with the rows inserted. */
-  bootstrap(request: ChildBootstrap): Promise<{ inserted: number }>;
-  /** The child's process id while it runs. */
-  pid(): number | undefined;
-  /** Stops the child (SIGTERM, SIGKILL after the grace); a poll in flight is rejected. */
-  close(): Promise<void>;
-}
-
 /**
- * Source polls and replay releases (ingest, re-prediction, publication) run in one long-lived child
- * process, started on first use: their parsing and model work never blocks the serving event loop,
- * and their garbage is not the server's. The child talks to the same embedded database (through the
- * server's socket) and store; it keeps its re-prediction cache between polls. A child that dies is
- * started again by the next poll; what it left half done is finished from `pending_repredictions`.
+ * Source polls and replay releases run in one long-lived child process, started on first use, so their
+ * work never blocks the serving event loop. One that dies is started again by the next poll; what it
+ * left half done is finished from `pending_repredictions`.
  */
 export function createWorkChild(
   config: Config,
   log: Logger,
   options: { stopGraceMs?: number; logLevel?: string } = {},
-): WorkChild {
+) {
   let child: ChildProcess | null = null;
   let nextId = 1;
   let closed = false;
@@ -117,9 +101,12 @@ export function createWorkChild(
   }
 
   return {
-    poll: (request) => ask<ChildPollResult>({ poll: request }),
-    bootstrap: (request) => ask<{ inserted: number }>({ bootstrap: request }),
+    poll: (request: ChildPoll) => ask<ChildPollResult>({ poll: request }),
+    /** Ingests a folder (when given) and runs the first-start pipeline; resolves with the rows inserted. */
+    bootstrap: (request: ChildBootstrap) => ask<{ inserted: number }>({ bootstrap: request }),
+    /** The child's process id while it runs. */
     pid: () => (child?.exitCode === null ? child.pid : undefined),
+    /** Stops the child (SIGTERM, SIGKILL after the grace); a poll in flight is rejected. */
     async close() {
       closed = true;
       if (child) await stopChild(child, options.stopGraceMs ?? 8000);
@@ -128,9 +115,8 @@ export function createWorkChild(
 }
 
 /**
- * The child side: answers polls one at a time until the server goes away (its IPC channel closes,
- * also when the server is killed). SIGTERM keeps the default disposition: a poll stops at once, its
- * open transaction rolls back, and the next start or ingest finishes its recorded re-predictions.
+ * The child side: answers polls one at a time until its IPC channel closes. SIGTERM keeps the default
+ * disposition: a poll stops at once and its open transaction rolls back.
  */
 export async function workChildCommand(): Promise<number> {
   if (!process.send) {

@@ -8,6 +8,5 @@ export {
   lineCheckOf,
   type OpeningVerdict,
   type PromotionComparison,
-  type PromotionDecision,
 } from './promotion.js';
 export type { AliasEvent, FeaturesArtifactRef, ModelVersion } from './types.js';
