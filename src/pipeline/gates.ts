@@ -12,10 +12,7 @@ import { readParquet } from '../storage/index.js';
 import { readJson } from './artifacts.js';
 import type { BacktestRow, PredictionRow } from './predictions-file.js';
 
-/**
- * The input gate of `pipeline run`, right after features: the `rows` gate fails when no match finished
- * before as-of (empty or wrong database), so the run is refused by name instead of failing in `train`.
- */
+/** The input gate of `pipeline run`: an empty or wrong database is refused by name, not failed in `train`. */
 export function evaluateInputGate(
   featureRows: readonly FeatureRow[],
   asOf: Date,

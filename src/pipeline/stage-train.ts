@@ -40,9 +40,8 @@ export interface TrainResult {
 }
 
 /**
- * `pipeline train`: validates on the window of `validationDays` ending at {@link resultsEnd} (also the
- * training cut-off), refits on every result known then and registers the version; its params record
- * the validation window so that promotion can compare like with like.
+ * `pipeline train`: validates on `validationDays` ending at {@link resultsEnd}, refits and registers; the
+ * params record the validation window so that promotion can compare like with like.
  */
 export async function runTrainStage(
   deps: Pick<PipelineDeps, 'db' | 'store' | 'registry' | 'log' | 'progress' | 'run'>,
