@@ -93,8 +93,6 @@ export class ModelRegistry {
     return rows[0]!;
   }
 
-  // ---- versions -------------------------------------------------------------------------------
-
   /** Writes the artifact, then registers the next version number (the model's row locked meanwhile). */
   async registerVersion(input: NewVersion): Promise<ModelVersion> {
     const runId = input.run_id ?? newRunId();
@@ -193,7 +191,6 @@ export class ModelRegistry {
     );
   }
 
-  /** A recorded run, or null. */
   async getRun(runId: string): Promise<RegistryRun | null> {
     if (!isRunId(runId)) return null;
     const rows = await this.db.query<{ doc: RegistryRun }>(
@@ -230,8 +227,6 @@ export class ModelRegistry {
     return obj.body;
   }
 
-  // ---- promotion comparisons -------------------------------------------------------------------
-
   /** Records what the promotion guard looked at for a version (replacing an earlier decision). */
   async writeComparison(c: PromotionComparison): Promise<void> {
     await this.db.query(
@@ -250,8 +245,6 @@ export class ModelRegistry {
     );
     return rows[0]?.doc ?? null;
   }
-
-  // ---- aliases --------------------------------------------------------------------------------
 
   async aliases(): Promise<Partial<Record<Stage, string>>> {
     const rows = await this.db.query<{ alias: string; version: number }>(

@@ -20,7 +20,6 @@ interface BeginRunOptions {
   kind?: string;
   /** Who started the run, written to the record and the history. Default `<user>@<host>`. */
   actor?: string;
-  /** The run's as-of. Default null. */
   asOf?: Date | null;
   /** `running` (default) or `draft` (stand-alone stages: never published without `runs publish`). */
   status?: 'running' | 'draft';
