@@ -248,24 +248,17 @@ interface GoalsPromoteInput {
   rebuildInputs: (rating: GoalRatingParams) => GoalInput[];
 }
 
-export interface GoalsPromoteResult {
-  version: string;
+export type GoalsPromoteResult = Omit<
+  PromotionComparison,
+  'method' | 'promote' | 'validation_from' | 'validation_to' | 'tolerance' | 'opening_margin' | 'decided_at'
+> & {
   promoted: boolean;
   /** `MC_ERR_PROMOTION_REFUSED` when the guard refused the version (like `registry promote`). */
   code: 'MC_ERR_PROMOTION_REFUSED' | null;
-  reason: string;
   method: GoalsComparisonMethod;
-  new_log_loss: number | null;
-  champion_version: string | null;
-  champion_log_loss: number | null;
-  /** The new version against the de-margined opening O/U 2.5 line (required) and the closing one (shown). */
-  opening: LineCheck | null;
-  closing: LineCheck | null;
-  champion_verdict: ChampionVerdict;
-  opening_verdict: OpeningVerdict;
   /** The model that serves after the decision (new, kept champion, or null: none can), with its inputs. */
   serving: GoalsServing | null;
-}
+};
 
 /** A goals version and the inputs built with its rating parameters. */
 interface GoalsServing {
