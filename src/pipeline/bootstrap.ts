@@ -114,8 +114,7 @@ export async function bootstrapFirstRun(
         );
         champion = moved.to;
       } else if (promote.version !== null && !(await deps.registry.resolve('champion'))) {
-        // Too little data for a validation window (no log loss to compare): a first start still needs
-        // a model to serve, so the version is signed off directly and the history says why.
+        // Too little data to validate: a first start still needs a model to serve (the history says why).
         await deps.registry.setAlias(
           'champion',
           promote.version,

@@ -221,8 +221,7 @@ async function repredictOnce(
   const regionMatches = inRegions.filter((m) => regions.has(m.regionId));
   const timeline = timelineOfMatches(observed?.value ?? null, odds.byId, regionMatches);
   lap('observations');
-  // Odds over time: each match's market columns use the latest observation made by `asOf`. A
-  // region's rows depend on its own matches alone, so each region resumes from its own checkpoint.
+  // A region's rows depend on its own matches alone, so each region resumes from its own checkpoint.
   const features = new Map<number, FeatureRow>();
   cache.features ??= new Map();
   const checkpoints = cache.features;
@@ -313,8 +312,7 @@ async function repredictOnce(
       'predictions',
       writeParquet(PREDICTION_COLUMNS, rows as unknown as Record<string, unknown>[]),
     );
-    // The cards show the odds of the run's snapshot: the odds the new rows were computed from. When
-    // the inherited snapshot is already those bytes (same SHA-256), it stays inherited.
+    // The cards show the run's odds snapshot: the odds the new rows came from (inherited if the same bytes).
     if (
       oddsEntry?.body &&
       run.ref('odds')?.sha256 !== createHash('sha256').update(oddsEntry.body).digest('hex')

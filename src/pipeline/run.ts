@@ -118,8 +118,7 @@ export async function runPipeline(deps: PipelineDeps, asOf: Date, options: RunOp
       }),
     );
     const featureRows = features.featureRows;
-    // Input gate: an empty or wrong database (no match, or none finished before as-of) is refused
-    // by name here (exit 3, run failed, nothing served changes) instead of failing inside train.
+    // Input gate: an empty or wrong database is refused by name here (exit 3), not failed inside train.
     const input = evaluateInputGate(featureRows, asOf, await deps.registry.resolve('champion'));
     if (!input.passed) {
       if (!options.force) await run.refuse([input], 'train');
@@ -167,7 +166,6 @@ export async function runPipeline(deps: PipelineDeps, asOf: Date, options: RunOp
         kickoff_gap: r.horizons.kickoff?.overall.log_loss_gap ?? null,
       }),
     );
-    // Market-free fallback: scores matches with no odds; its own walk-forward rows.
     const fallback = await recorded(
       'fallback',
       () => runFallbackStage(deps, asOf, featureRows, window),
@@ -178,7 +176,6 @@ export async function runPipeline(deps: PipelineDeps, asOf: Date, options: RunOp
         rows: r.backtestRows.length,
       }),
     );
-    // Goals model: its own walk-forward over the same window, version and markets file.
     const goals = await recorded(
       'goals',
       () => runGoalsStage(deps, asOf, { ...window, matches: features.matches }),

@@ -43,8 +43,7 @@ export async function runBacktestStage(
   }
   const nFolds = Math.ceil((to.getTime() - from.getTime()) / (refitDays * DAY_MS));
   const fit = progressOf(deps).step('backtest', 'walk-forward', nFolds);
-  // The folds refit the champion's recipe (family, every training parameter, feature names), so the
-  // rows served before its cut-off come from it; without a champion, `family` with default parameters.
+  // The folds refit the champion's recipe, so the rows served before its cut-off come from it.
   const champion = await deps.registry.resolve('champion');
   const recipe = champion ? recipeOf(champion) : null;
   const walkOptions = {

@@ -111,8 +111,7 @@ export async function runGoalsStage(
     { db: deps.db, store: deps.run?.base ?? deps.store },
     goalsModelName(deps.config.modelName),
   );
-  // The guard's keys (`log_loss`, `model_on_open_log_loss`, `market_open_log_loss`, … : O/U 2.5 on
-  // every walk-forward match / on those with each line) are the ones `registry promote` reads.
+  // The guard's keys (`log_loss`, `model_on_open_log_loss`, …: O/U 2.5) are those `registry promote` reads.
   const flat: Record<string, number> = goalsGuardMetrics(ou25Figures(inputs, bt.rows));
   for (const market of ['ou25', 'btts'] as const) {
     const m = bt.metrics.overall[market];

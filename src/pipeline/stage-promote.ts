@@ -373,8 +373,7 @@ export async function promoteGoalsVersion(
     opening,
     deps.config.promotionOpeningMargin,
   );
-  // No walk-forward match at all (history too short for a fold) and nothing serving: the version is
-  // signed off without validation, as the 1X2 first start does, so that coming matches get markets.
+  // No walk-forward match and nothing serving: signed off without validation, so coming matches get markets.
   const unvalidated = newFigures.n === 0 && !champion;
   const promote = unvalidated || (decision.promote && !(champion && championLogLoss === null));
   const against = champion

@@ -60,8 +60,7 @@ export async function runTrainStage(
   }
 
   const validationDays = options.validationDays ?? 365;
-  // Same training data as `asOf` (nothing labelled lies between the two), but the validation window
-  // covers the last year of results even when the data stops before as-of.
+  // Same training data as `asOf`, but the validation window covers the last year of results.
   const end = resultsEnd(rows, asOf);
   const runKey = trainingRunKey({
     rows,
