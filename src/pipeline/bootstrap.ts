@@ -28,10 +28,7 @@ export interface BootstrapResult {
   challenger: TrainResult | null;
 }
 
-/**
- * The first start's two models trained on the same window: the one with the lower validation log
- * loss serves as champion, the other stands beside it as challenger.
- */
+/** Of the first start's two models, the one with the lower validation log loss serves as champion. */
 async function keepBetterAsChampion(deps: PipelineDeps, challenger: TrainResult): Promise<void> {
   const champion = await deps.registry.resolve('champion');
   const a = champion?.metrics.log_loss;
@@ -56,10 +53,8 @@ async function trainChallenger(
 }
 
 /**
- * First start (`matchcast start`): the whole pipeline, with the first candidate signed off as champion
- * after promote (so predictions are written) and a model of the other family as `challenger`, so a new
- * user sees both stages working. Resumable: the marker `DATA_DIR/first-start.json` is written only at
- * the end, and a start killed midway does what is missing on the next start.
+ * First start (`matchcast start`): the pipeline, signing off the first candidate (so predictions are written)
+ * and training the other family as `challenger`. Resumable: the marker is written only at the end.
  */
 export async function bootstrapFirstRun(
   deps: PipelineDeps,
@@ -119,8 +114,7 @@ export async function bootstrapFirstRun(
         );
         champion = moved.to;
       } else if (promote.version !== null && !(await deps.registry.resolve('champion'))) {
-        // Too little data for a validation window (no log loss to compare): a first start still needs
-        // a model to serve, so the version is signed off directly and the history says why.
+        // Too little data to validate: a first start still needs a model to serve (the history says why).
         await deps.registry.setAlias(
           'champion',
           promote.version,

@@ -17,10 +17,7 @@ export interface PipelineDeps {
   log: Logger;
   /** Default {@link autoProgress}: bars on a terminal, one JSON log line per step otherwise. */
   progress?: Progress;
-  /**
-   * The run being written. When set, `store` is the run's view (`run.store`): `KEYS` artifacts read
-   * and write the run's copies; `run.base` is the real store (ingest inputs, registry).
-   */
+  /** The run being written: `store` is then its view (`run.store`), `run.base` the real store. */
   run?: RunWriter;
   /** What the run already holds in memory, for its analysis stages (see `AnalyticsDeps.loaded`). */
   loaded?: { matches: readonly Match[]; featureRows: readonly FeatureRow[] };

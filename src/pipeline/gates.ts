@@ -12,10 +12,7 @@ import { readParquet } from '../storage/index.js';
 import { readJson } from './artifacts.js';
 import type { BacktestRow, PredictionRow } from './predictions-file.js';
 
-/**
- * The input gate of `pipeline run`, right after features: the `rows` gate fails when no match finished
- * before as-of (empty or wrong database), so the run is refused by name instead of failing in `train`.
- */
+/** The input gate of `pipeline run`: an empty or wrong database is refused by name, not failed in `train`. */
 export function evaluateInputGate(
   featureRows: readonly FeatureRow[],
   asOf: Date,
@@ -176,8 +173,7 @@ export async function evaluateGates(
   // results_kept: against the results summary written with the published run's features.
   let lost = 0;
   let checked = 0;
-  // Finished matches of the published run that kick off at or after this run's as-of: a run that goes
-  // back in time would serve them as fixtures, without their results (lost too; named in the message).
+  // A run going back in time would serve finished matches after its as-of as fixtures: lost too.
   let afterAsOf = 0;
   const examples: number[] = [];
   const prevWriter = previous?.artifacts.features?.run_id;
@@ -265,8 +261,7 @@ export async function evaluateGates(
     figures: { checked: n, invalid: bad },
   });
 
-  // odds_plausible: the run's snapshot (its own or inherited), decoded again here rather than held
-  // in memory through every stage since the features were built.
+  // odds_plausible: the run's snapshot, decoded again rather than held in memory through every stage.
   let odds = inputs.odds ?? null;
   if (!odds) {
     const obj = await run.get('odds');

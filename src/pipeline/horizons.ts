@@ -5,10 +5,7 @@ import type { WalkForwardResult } from '../model/index.js';
 import type { ObjectStore } from '../storage/index.js';
 import { readOddsMap, readOddsTimeline } from './odds.js';
 
-/**
- * The feature rows of every match at kick-off (market columns from the latest observation by then, the
- * closing line on real data). Never served: only the backtest measures a walk-forward on them.
- */
+/** The feature rows of every match at kick-off (latest odds by then). Never served: only backtested. */
 export async function kickoffFeatureRows(
   src: { db: Queryable; store: ObjectStore },
   matches: readonly Match[],
@@ -52,10 +49,7 @@ function quality(m: Record<string, number>, line: 'opening' | 'closing'): Horizo
   };
 }
 
-/**
- * `horizons` of backtest_metrics.json: the early walk-forward (opening odds only) against the opening
- * line, the kick-off walk-forward against the closing line, each overall and per region.
- */
+/** One horizon of `horizons` in backtest_metrics.json against its line, overall and per region. */
 export function horizonReport(
   metrics: WalkForwardResult['metrics'],
   line: 'opening' | 'closing',

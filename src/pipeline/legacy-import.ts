@@ -165,10 +165,8 @@ async function importRuns(store: ObjectStore, tx: Queryable, report: LegacyImpor
 }
 
 /**
- * Brings the registry, run records and published-run pointer of a data folder or bucket written by
- * the object-store layout into the database, once: only into empty tables, in one transaction (a
- * crash leaves nothing imported, and the next start imports again). The documents stay where they
- * are; nothing reads them afterwards.
+ * Imports the registry, run records and pointer of the object-store layout into the database, once: only
+ * into empty tables, in one transaction (a crash leaves nothing imported; the next start imports again).
  */
 export async function importLegacyMetadata(
   backends: { db: Database; store: ObjectStore },

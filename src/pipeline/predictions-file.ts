@@ -43,10 +43,7 @@ export interface PredictionRow {
   predicted_class: number;
   predicted_label: string;
   is_future: boolean;
-  /**
-   * `champion` for rows the champion produced, `backtest` for rows of a walk-forward fold, `fallback`
-   * when the market-free model scored a match that had no odds by its prediction time.
-   */
+  /** `fallback`: the market-free model scored a match that had no odds by its prediction time. */
   model_stage: 'champion' | 'backtest' | 'fallback';
   model_run_id: string;
   predictions_computed_at: Date;
@@ -94,10 +91,7 @@ export interface BacktestRow {
   kickoff_odds_observed_at?: Date | null;
 }
 
-/**
- * The prediction row of match `m`: the one place (predict and re-predict) that decides what a row says
- * besides its numbers — the result only for a match finished before as-of, `is_future` from its kick-off.
- */
+/** The prediction row of match `m`, for predict and re-predict: the result only if finished before as-of. */
 export function predictionRowOf(
   m: Match,
   proba: readonly [number, number, number],

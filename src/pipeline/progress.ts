@@ -16,9 +16,8 @@ export interface Progress {
 }
 
 /**
- * A command's terminal (stderr): progress bars and human-readable lines, never interleaved. A line
- * written while a bar runs is printed above it (cli-progress `MultiBar.log`, flushed at the bar's
- * next redraw); once no bar runs, lines are written at once.
+ * A command's terminal (stderr): bars and lines, never interleaved. A line written while a bar runs goes
+ * above it (`MultiBar.log`, flushed at the next redraw); once no bar runs, lines are written at once.
  */
 export class TerminalOutput {
   private bars: cliProgress.MultiBar | null = null;

@@ -21,28 +21,21 @@ import { type AnalyticsStages, defaultAnalyticsStages } from './run.js';
 import { fallbackChampion } from './stage-fallback.js';
 import type { PredictResult } from './stage-predict.js';
 
-/**
- * What a re-prediction keeps between calls (one per serving process), so that a call pays only for
- * the matches it touches and the one file it writes.
- */
+/** What a re-prediction keeps between calls, so that a call pays only for the matches it touches. */
 export interface RepredictCache {
   model?: { version: string; model: Model };
   /** The market-free fallback's parsed model (matches without odds), by version. */
   fallback?: { version: string; model: Model };
   predictions?: { key: string; rows: PredictionRow[] };
-  /**
-   * Per region, the feature state a few days before the last call's "now": the next call starts
-   * there when nothing before it changed (else it rebuilds the region and takes a new one).
-   */
+  /** Per region, the feature state a few days before the last call's "now", where the next call starts. */
   features?: Map<number, FeatureCheckpoint>;
   /** Per region, its matches by id and the database mark they are current to (see loadRegionMatches). */
   matches?: Map<number, { mark: string; byId: Map<number, Match> }>;
 }
 
 /**
- * Every match of `regionIds`, kept in the cache and refreshed with only the rows written since the
- * region was last read (a region of ~5k matches is read whole once). A region whose count no longer
- * matches what the cache holds (a row deleted) is read whole again.
+ * Every match of `regionIds`, cached and refreshed with the rows written since the region was last read;
+ * a region whose count no longer matches the cache (a row deleted) is read whole again.
  */
 async function loadRegionMatches(
   deps: Pick<PipelineDeps, 'db'>,
@@ -78,11 +71,7 @@ async function loadRegionMatches(
   return out;
 }
 
-/**
- * How far before "now" a region's feature checkpoint is taken: results and closing odds arrive
- * within hours of kick-off, so matches older than this rarely change (when one does, the region is
- * rebuilt from its first match, as a full run would).
- */
+/** Results and closing odds arrive within hours of kick-off: matches older than this rarely change. */
 const CHECKPOINT_LAG_MS = 3 * DAY_MS;
 
 interface RepredictOptions {
@@ -92,10 +81,7 @@ interface RepredictOptions {
   cache?: RepredictCache;
   /** Actor of the run record and the history. Default `repredict`. */
   actor?: string;
-  /**
-   * `predictions_computed_at` of the new rows. Default the wall clock, as a full run's rows (a replay's
-   * `asOf` is its simulated clock; the row says when it was actually computed).
-   */
+  /** `predictions_computed_at` of the new rows. Default the wall clock (a replay's `asOf` is simulated). */
   computedAt?: Date;
   /** Where the re-predicted rows are logged as served. Default {@link defaultAnalyticsStages}. */
   analytics?: AnalyticsStages;
@@ -122,10 +108,7 @@ export interface RepredictResult {
   resumed_regions: number;
 }
 
-/**
- * Decodes the predictions file (the pipeline's own column contract, which `readParquet` already types:
- * int64 as numbers, timestamps as dates); `odds_observed_at` is null in files from before that column.
- */
+/** Decodes the predictions file; `odds_observed_at` is null in files from before that column. */
 export async function decodePredictionRows(body: Buffer): Promise<PredictionRow[]> {
   return (await readParquet(body)).map((r) => ({
     ...(r as unknown as PredictionRow),
@@ -150,10 +133,8 @@ async function publishedRows(
 }
 
 /**
- * Incremental re-prediction after new odds or results for `matchIds`: the champion rescores them on
- * features rebuilt for their regions only (a region's rows depend on its own matches alone), published
- * as a gated run that writes the predictions and odds snapshot and inherits everything else. A match
- * before the champion's cut-off keeps its backtest probabilities; only its result fields change.
+ * Re-prediction of `matchIds` on features rebuilt for their regions only (a region's rows depend on its
+ * own matches alone), published as a gated run; before the champion's cut-off only results change.
  */
 export async function repredictMatches(
   deps: PipelineDeps,
@@ -240,8 +221,7 @@ async function repredictOnce(
   const regionMatches = inRegions.filter((m) => regions.has(m.regionId));
   const timeline = timelineOfMatches(observed?.value ?? null, odds.byId, regionMatches);
   lap('observations');
-  // Odds over time: each match's market columns use the latest observation made by `asOf`. A
-  // region's rows depend on its own matches alone, so each region resumes from its own checkpoint.
+  // A region's rows depend on its own matches alone, so each region resumes from its own checkpoint.
   const features = new Map<number, FeatureRow>();
   cache.features ??= new Map();
   const checkpoints = cache.features;
@@ -332,8 +312,7 @@ async function repredictOnce(
       'predictions',
       writeParquet(PREDICTION_COLUMNS, rows as unknown as Record<string, unknown>[]),
     );
-    // The cards show the odds of the run's snapshot: the odds the new rows were computed from. When
-    // the inherited snapshot is already those bytes (same SHA-256), it stays inherited.
+    // The cards show the run's odds snapshot: the odds the new rows came from (inherited if the same bytes).
     if (
       oddsEntry?.body &&
       run.ref('odds')?.sha256 !== createHash('sha256').update(oddsEntry.body).digest('hex')
@@ -341,9 +320,8 @@ async function repredictOnce(
       await run.put('odds', oddsEntry.body);
     await run.recordStage('repredict', null, { ...counts, regions: regions.size, resumed_regions: resumed });
     lap('write');
-    // Every gate runs, on what this run changes: its predictions and odds snapshot. The features
-    // and backtest artifacts are the published run's, unchanged, and passed its gates when it was
-    // published (the gates carry their figures over instead of re-reading them).
+    // Every gate runs on what this run changes; the inherited features and backtest passed them when
+    // published (their figures carry over instead of being re-read).
     const gates = await evaluateGates(
       run,
       published,

@@ -22,11 +22,7 @@ interface RunKeyInput {
   params?: Record<string, string | number>;
 }
 
-/**
- * The run key of a training: SHA-256 over the training data (every labelled row known at the
- * cut-off, by match id), the parameters, the family, the feature fingerprint and the code version.
- * `pipeline run` reuses a ready version with the same key instead of registering an identical one.
- */
+/** The run key of a training: `pipeline run` reuses a ready version with the same key, not refitting. */
 export function trainingRunKey(input: RunKeyInput): string {
   const hash = createHash('sha256');
   const params = Object.entries(input.params ?? {}).sort(([a], [b]) => a.localeCompare(b));

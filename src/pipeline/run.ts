@@ -71,9 +71,8 @@ export interface RunOptions {
 export type RunResult = Awaited<ReturnType<typeof runPipeline>>;
 
 /**
- * `pipeline run`: (ingest) → the stages in `STAGE_NAMES` order → gates → publish, handing in-memory
- * results on. Everything is written under `runs/<run_id>/`; only the publish (one guarded move of the
- * published-run pointer) changes what is served. A failure marks the run failed, a failed gate rejected.
+ * `pipeline run`: (ingest) → the stages in `STAGE_NAMES` order → gates → publish. Only the publish changes
+ * what is served; a failure marks the run failed, a failed gate rejected.
  */
 export async function runPipeline(deps: PipelineDeps, asOf: Date, options: RunOptions = {}) {
   const seconds: Record<string, number> = {};
@@ -99,6 +98,7 @@ export async function runPipeline(deps: PipelineDeps, asOf: Date, options: RunOp
   }
 
   async function writeRun(deps: PipelineDeps, run: RunWriter) {
+    const window = { from: options.backtestFrom, to: options.backtestTo, refitDays: options.refitDays };
     const recorded = async <T>(
       name: StageName,
       fn: () => Promise<T>,
@@ -118,8 +118,7 @@ export async function runPipeline(deps: PipelineDeps, asOf: Date, options: RunOp
       }),
     );
     const featureRows = features.featureRows;
-    // Input gate: an empty or wrong database (no match, or none finished before as-of) is refused
-    // by name here (exit 3, run failed, nothing served changes) instead of failing inside train.
+    // Input gate: an empty or wrong database is refused by name here (exit 3), not failed inside train.
     const input = evaluateInputGate(featureRows, asOf, await deps.registry.resolve('champion'));
     if (!input.passed) {
       if (!options.force) await run.refuse([input], 'train');
@@ -147,9 +146,7 @@ export async function runPipeline(deps: PipelineDeps, asOf: Date, options: RunOp
       'backtest',
       async () =>
         runBacktestStage(deps, asOf, {
-          from: options.backtestFrom,
-          to: options.backtestTo,
-          refitDays: options.refitDays,
+          ...window,
           family: options.family,
           featureRows,
           // The kick-off horizon, measured beside the early one (never served).
@@ -169,15 +166,9 @@ export async function runPipeline(deps: PipelineDeps, asOf: Date, options: RunOp
         kickoff_gap: r.horizons.kickoff?.overall.log_loss_gap ?? null,
       }),
     );
-    // Market-free fallback: scores matches with no odds; its own walk-forward rows.
     const fallback = await recorded(
       'fallback',
-      () =>
-        runFallbackStage(deps, asOf, featureRows, {
-          from: options.backtestFrom,
-          to: options.backtestTo,
-          refitDays: options.refitDays,
-        }),
+      () => runFallbackStage(deps, asOf, featureRows, window),
       (r) => ({
         version: r.version.version,
         log_loss: r.log_loss,
@@ -185,16 +176,9 @@ export async function runPipeline(deps: PipelineDeps, asOf: Date, options: RunOp
         rows: r.backtestRows.length,
       }),
     );
-    // Goals model: its own walk-forward over the same window, version and markets file.
     const goals = await recorded(
       'goals',
-      () =>
-        runGoalsStage(deps, asOf, {
-          matches: features.matches,
-          from: options.backtestFrom,
-          to: options.backtestTo,
-          refitDays: options.refitDays,
-        }),
+      () => runGoalsStage(deps, asOf, { ...window, matches: features.matches }),
       (r) => (r ? { version: r.version, rows: r.rows, folds: r.folds } : { skipped: true }),
     );
     let predict: PredictResult | null = null;

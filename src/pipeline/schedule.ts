@@ -6,8 +6,8 @@ import { MatchcastError } from '../domain/index.js';
 export type PipelineSchedule = { kind: 'cron'; pattern: string } | { kind: 'every'; ms: number };
 
 /**
- * Parses `PIPELINE_SCHEDULE` (`30 4 * * *` or `every 15m`, 1 s..366 d); throws MC_ERR_CONFIG naming
- * the setting. An unbounded interval would overflow the date of its next firing, which then fires at once.
+ * Parses `PIPELINE_SCHEDULE` (`30 4 * * *` or `every 15m`, 1 s..366 d) or throws MC_ERR_CONFIG. An unbounded
+ * interval would overflow the date of its next firing, which then fires at once.
  */
 export function parseSchedule(spec: string): PipelineSchedule {
   const every = everyIntervalMs(spec);

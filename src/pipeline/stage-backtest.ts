@@ -12,32 +12,17 @@ import { type PipelineDeps, progressOf } from './deps.js';
 import { type HorizonReport, horizonReport } from './horizons.js';
 import type { BacktestRow } from './predictions-file.js';
 import { recipeOf } from './stage-train.js';
-import { resultsEnd, walkForwardWindow } from './windows.js';
+import { resultsEnd, type WalkForwardOptions, walkForwardWindow } from './windows.js';
 
-interface BacktestOptions {
-  /**
-   * First refit date. Default 730 days before the last known result (`resultsEnd`; = as-of on live
-   * data): two seasons, enough folds for the simulation, bounded run time.
-   */
-  from?: Date;
-  /** End (exclusive) of the predicted prediction times. Default `asOf`: only matches predicted by as-of. */
-  to?: Date;
-  /** Days between refits. Default `90`. */
-  refitDays?: number;
+interface BacktestOptions extends WalkForwardOptions {
   /** Classifier family. Default `multinomial_logit`. */
   family?: ModelFamilyName;
   featureRows?: FeatureRow[];
-  /**
-   * The rows at kick-off (`kickoffFeatureRows`): the recipe is walked forward on them too, and the report
-   * gains `horizons.kickoff` (against the closing line) beside `horizons.early` (against the opening).
-   */
+  /** The rows at kick-off: walked forward too, for `horizons.kickoff` (against the closing line). */
   kickoffFeatureRows?: FeatureRow[];
 }
 
-/**
- * `pipeline backtest`: walk-forward from `from` to `to`, a refit every `refitDays` on the results known
- * then, each fold with its own run id; writes `predictions/backtest.parquet` and `backtest_metrics.json`.
- */
+/** `pipeline backtest`: a walk-forward, a run id per fold; writes the backtest file and its report. */
 export async function runBacktestStage(
   deps: Pick<PipelineDeps, 'db' | 'store' | 'log' | 'progress' | 'run' | 'registry'>,
   asOf: Date,
@@ -58,8 +43,7 @@ export async function runBacktestStage(
   }
   const nFolds = Math.ceil((to.getTime() - from.getTime()) / (refitDays * DAY_MS));
   const fit = progressOf(deps).step('backtest', 'walk-forward', nFolds);
-  // The folds refit the champion's recipe (family, every training parameter, feature names), so the
-  // rows served before its cut-off come from it; without a champion, `family` with default parameters.
+  // The folds refit the champion's recipe, so the rows served before its cut-off come from it.
   const champion = await deps.registry.resolve('champion');
   const recipe = champion ? recipeOf(champion) : null;
   const walkOptions = {
@@ -138,11 +122,7 @@ export async function runBacktestStage(
   };
 }
 
-/**
- * Copies the kick-off horizon's out-of-sample prediction of each match onto its (early) backtest row,
- * with its own fold run id, cut-off, prediction time and odds time: additive columns, so that an
- * export carries both horizons per match.
- */
+/** Copies the kick-off horizon's prediction of each match onto its backtest row (additive columns). */
 function attachKickoff(
   rows: BacktestRow[],
   kickoff: WalkForwardResult,
@@ -165,10 +145,7 @@ function attachKickoff(
   }
 }
 
-/**
- * Gives every fold of a walk-forward a run id, recorded in the registry so that a served backtest row
- * names a run it knows; returns the rows of the backtest file and the run id of each fold.
- */
+/** Gives every fold a run id recorded in the registry (so a served row names a known run); the rows. */
 export async function foldRows(
   result: WalkForwardResult,
   registry: ModelRegistry,

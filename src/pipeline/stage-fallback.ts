@@ -12,12 +12,9 @@ import { type PipelineDeps, progressOf } from './deps.js';
 import type { BacktestRow } from './predictions-file.js';
 import { foldRows } from './stage-backtest.js';
 import { newVersionOf } from './stage-train.js';
-import { resultsEnd, walkForwardWindow } from './windows.js';
+import { resultsEnd, type WalkForwardOptions, walkForwardWindow } from './windows.js';
 
-/**
- * The market-free fallback's recipe, fixed on the tuning windows 2017-07..2019-07 and 2019-07..2021-07
- * (docs/model-quality.md): the champion's family on the inputs without the match's own odds, L2 0.003.
- */
+/** The market-free fallback's recipe, fixed on the tuning windows of docs/model-quality.md. */
 export const FALLBACK_PARAMS: TrainParams = { family: 'multinomial_logit', l2: 0.003 };
 
 /** Name of the fallback in the registry: the 1X2 model's name + `-market-free`. */
@@ -33,10 +30,7 @@ function fallbackRegistry(deps: Pick<PipelineDeps, 'db' | 'store' | 'run' | 'con
   );
 }
 
-/**
- * The fallback's champion and its parsed model (`cached` when it holds that version), or null when
- * there is none.
- */
+/** The fallback's champion and its parsed model (`cached` when it holds that version), or null. */
 export async function fallbackChampion(
   deps: Pick<PipelineDeps, 'db' | 'store' | 'run' | 'config'>,
   cached?: { version: string; model: Model },
@@ -48,12 +42,7 @@ export async function fallbackChampion(
   return { version, model: deserializeModel((await registry.loadArtifact(version)).toString('utf8')) };
 }
 
-interface FallbackStageOptions {
-  /** Walk-forward start. Default 730 days before the last known result (as the backtest stage). */
-  from?: Date;
-  /** Walk-forward end (exclusive). Default `asOf`. */
-  to?: Date;
-  refitDays?: number;
+interface FallbackStageOptions extends WalkForwardOptions {
   validationDays?: number;
 }
 
@@ -66,9 +55,8 @@ interface FallbackStageResult {
 }
 
 /**
- * `pipeline fallback` (after backtest): fits the market-free model, registers it as `champion` of
- * `<MODEL_NAME>-market-free` (it serves only matches with no odds, so without an operator's sign-off),
- * and walks it forward over the backtest window so past matches without odds get rows too.
+ * `pipeline fallback`: fits the market-free model as `champion` of `<MODEL_NAME>-market-free` (it serves only
+ * matches with no odds, so without sign-off) and walks it forward so past matches without odds get rows.
  */
 export async function runFallbackStage(
   deps: Pick<PipelineDeps, 'db' | 'store' | 'log' | 'progress' | 'run' | 'config'>,

@@ -5,10 +5,7 @@ import { putArtifact } from './artifacts.js';
 import { type PipelineDeps, progressOf } from './deps.js';
 import { readOddsMap, readOddsTimeline } from './odds.js';
 
-/**
- * `pipeline features`: one point-in-time feature row per match in the DB (past and future relative to
- * `asOf`), written to `features/match_features.parquet` in one atomic put.
- */
+/** `pipeline features`: one point-in-time feature row per match in the DB, written in one atomic put. */
 export async function runFeaturesStage(
   deps: Pick<PipelineDeps, 'db' | 'store' | 'log' | 'progress' | 'run'>,
   asOf: Date,

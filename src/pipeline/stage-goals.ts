@@ -24,17 +24,11 @@ import { putArtifact } from './artifacts.js';
 import { type PipelineDeps, progressOf } from './deps.js';
 import { readOddsMap } from './odds.js';
 import { type GoalsPromoteResult, goalsGuardMetrics, promoteGoalsVersion } from './stage-promote.js';
-import { walkForwardWindow } from './windows.js';
+import { type WalkForwardOptions, walkForwardWindow } from './windows.js';
 
-interface GoalsStageOptions {
+interface GoalsStageOptions extends WalkForwardOptions {
   /** Matches already in memory (from the features stage). Default: read the DB. */
   matches?: Match[];
-  /** Walk-forward start. Default 730 days before the last known result. */
-  from?: Date;
-  /** Walk-forward end (exclusive). Default `asOf`. */
-  to?: Date;
-  /** Days between refits. Default `90`. */
-  refitDays?: number;
 }
 
 interface GoalsStageResult {
@@ -57,9 +51,8 @@ export function goalsModelName(modelName: string): string {
 }
 
 /**
- * `buildGoalInputs`, with each match's opening means from the observations made by its prediction time
- * (`pt`; `oddsRecordAsOf`, the live worker's rule), so a later price reaches neither the walk-forward nor
- * the served rows. A match without observations keeps its odds record; the judged lines stay the record's.
+ * `buildGoalInputs` with opening means from the observations made by each prediction time (the live
+ * worker's rule), so a later price reaches neither the walk-forward nor the served rows.
  */
 function pointInTimeGoalInputs(
   matches: readonly Match[],
@@ -79,11 +72,7 @@ function pointInTimeGoalInputs(
   return inputs;
 }
 
-/**
- * `pipeline goals` (after backtest): walks the goals model forward over the backtest window, fits it on
- * every finished match, registers it under `<MODEL_NAME>-goals` (champion only if `promoteGoalsVersion`
- * passes it), and writes `predictions/markets.parquet` and `predictions/markets_metrics.json`.
- */
+/** `pipeline goals`: walks the goals model forward, fits and registers it, and writes the markets files. */
 export async function runGoalsStage(
   deps: Pick<PipelineDeps, 'db' | 'store' | 'log' | 'progress' | 'run' | 'config'>,
   asOf: Date,
@@ -122,8 +111,7 @@ export async function runGoalsStage(
     { db: deps.db, store: deps.run?.base ?? deps.store },
     goalsModelName(deps.config.modelName),
   );
-  // The guard's keys (`log_loss`, `model_on_open_log_loss`, `market_open_log_loss`, … : O/U 2.5 on
-  // every walk-forward match / on those with each line) are the ones `registry promote` reads.
+  // The guard's keys (`log_loss`, `model_on_open_log_loss`, …: O/U 2.5) are those `registry promote` reads.
   const flat: Record<string, number> = goalsGuardMetrics(ou25Figures(inputs, bt.rows));
   for (const market of ['ou25', 'btts'] as const) {
     const m = bt.metrics.overall[market];
@@ -176,9 +164,8 @@ export async function runGoalsStage(
   const write = progressOf(deps).step('goals', 'write', 2);
   const foldRun = new Map(bt.folds.map((f) => [f.fold_id, newRunId()]));
   const byMatch = new Map(bt.rows.map((r) => [r.match_id, r]));
-  // Like predictions.parquet: walk-forward rows for the backtest window, the serving champion's rows
-  // for the matches predicted from the end of the known results on (none when no version passed the
-  // guard); older matches are left out. The champion's rows use inputs built with its own rating parameters.
+  // Like predictions.parquet: walk-forward rows, then the serving champion's from the end of the known
+  // results on, on inputs built with its own rating parameters.
   const servingInputs = new Map((serving?.inputs ?? []).map((r) => [r.match_id, r]));
   const served = inputs.filter((r) => byMatch.has(r.match_id) || (serving !== null && r.pt >= end));
   const prices = (id: number) => {
@@ -240,10 +227,7 @@ export function goalsFingerprint(model: GoalsModel): string {
   return `goals-v${model.inputs_version}:eta=${model.rating.eta}:etaRegion=${model.rating.etaRegion}`;
 }
 
-/**
- * For a goals fingerprint ({@link goalsFingerprint}), whether this build computes that input definition
- * (the live worker answers 503 for another); null for any other fingerprint (a 1X2 features one).
- */
+/** Whether this build computes a goals fingerprint's inputs (the worker answers 503 if not); null: 1X2. */
 export function goalsFingerprintCurrent(fingerprint: string): boolean | null {
   if (!fingerprint.startsWith('goals-v')) return null;
   return fingerprint.startsWith(`goals-v${GOAL_INPUTS_VERSION}:`);

@@ -36,10 +36,7 @@ interface PredictInputs {
   matches?: Match[];
   /** Clock for `predictions_computed_at`. Default now. */
   now?: Date;
-  /**
-   * The market-free fallback for matches with no odds. Default: the registry's
-   * `<MODEL_NAME>-market-free` champion and the run's fallback walk-forward rows; null = none.
-   */
+  /** The market-free model for matches with no odds. Default: the registry's and the run's; null = none. */
   fallback?: PredictFallback | null;
 }
 
@@ -71,9 +68,8 @@ function checkFeatures(what: string, v: ModelVersion, features: string | null, f
 }
 
 /**
- * `pipeline predict`: the champion predicts every match whose prediction time is at or after its
- * training cut-off. Before it the champion would have seen later results, so the row comes from a
- * walk-forward fold whose cut-off is at or before the prediction time, or the match is left out.
+ * `pipeline predict`: the champion predicts from its training cut-off on. Before it, it would have seen
+ * later results, so the row comes from a walk-forward fold cut off by the prediction time, or is left out.
  */
 export async function runPredictStage(
   deps: Pick<PipelineDeps, 'db' | 'store' | 'registry' | 'log' | 'progress' | 'run' | 'config'>,

@@ -80,13 +80,8 @@ function windowOf(v: ModelVersion): { from: Date; to: Date } | null {
 }
 
 /**
- * The champion's validation log loss on the new version's window.
- * - same window: the stored metric;
- * - the champion never trained on that window (its cut-off is at or before the window's start): its
- *   artifact is re-scored on the window's finished matches from the features file;
- * - otherwise re-scoring would be in-sample and flatter the champion, so the champion's recipe
- *   (family, params, feature names) is refit on the data before the window and scored on it, exactly
- *   as the new version was.
+ * The champion's validation log loss on the new version's window: re-scoring it on matches it trained on
+ * would be in-sample and flatter it, so then its recipe is refit before the window, as the new version was.
  */
 async function championOnWindow(
   deps: Pick<PipelineDeps, 'db' | 'store' | 'registry'>,
@@ -126,8 +121,7 @@ async function championOnWindow(
 }
 
 /**
- * `pipeline promote`: the newest version becomes `candidate` when {@link decidePromotion} passes it
- * against the champion on the same validation matches; the comparison is recorded in the registry.
+ * `pipeline promote`: the newest version becomes `candidate` when {@link decidePromotion} passes it.
  * Never touches `champion`: that is the operator's sign-off (`matchcast registry promote`).
  */
 export async function runPromoteStage(
@@ -199,25 +193,7 @@ export async function runPromoteStage(
   const reason = champion
     ? `version ${newest.version} vs champion ${champion.version} (${method}): ${decision.reason}`
     : `version ${newest.version}: ${decision.reason}`;
-  await recordComparison(deps, deps.registry, {
-    version: newest.version,
-    champion_version: champion?.version ?? null,
-    method,
-    validation_from: newest.params.validation_from ?? null,
-    validation_to: newest.params.validation_to ?? null,
-    new_log_loss: Number.isFinite(newLogLoss) ? newLogLoss : null,
-    champion_log_loss: championLogLoss,
-    opening,
-    closing,
-    champion_verdict: decision.champion,
-    opening_verdict: decision.opening,
-    promote: decision.promote,
-    reason,
-  });
-  if (decision.promote) {
-    await deps.registry.setAlias('candidate', newest.version, PROMOTION_ACTOR, reason);
-  }
-  return finish({
+  const result = {
     version: newest.version,
     promoted: decision.promote,
     reason,
@@ -229,13 +205,21 @@ export async function runPromoteStage(
     closing,
     champion_verdict: decision.champion,
     opening_verdict: decision.opening,
+  };
+  const { promoted: promote, new_log_loss: _, ...seen } = result;
+  await recordComparison(deps, deps.registry, {
+    ...seen,
+    validation_from: newest.params.validation_from ?? null,
+    validation_to: newest.params.validation_to ?? null,
+    new_log_loss: Number.isFinite(newLogLoss) ? newLogLoss : null,
+    promote,
   });
+  if (promote) await deps.registry.setAlias('candidate', newest.version, PROMOTION_ACTOR, reason);
+  return finish(result);
 }
 
-// ---------------------------------------------------------------------------------------------------
-// The goals model's guard (the 1X2 promotion guard applied to the goals model): the same rule, with O/U 2.5
-// as the market. The goals stage has no operator step in between, so a version that passes becomes
-// the goals champion at once; one that does not gets no alias and the champion keeps serving.
+// The goals model's guard: the 1X2 rule on O/U 2.5. With no operator step in between, a version that
+// passes becomes the goals champion at once; one that does not gets no alias.
 
 /** How the goals champion's O/U 2.5 log loss on the new version's walk-forward matches was obtained. */
 type GoalsComparisonMethod =
@@ -264,24 +248,17 @@ interface GoalsPromoteInput {
   rebuildInputs: (rating: GoalRatingParams) => GoalInput[];
 }
 
-export interface GoalsPromoteResult {
-  version: string;
+export type GoalsPromoteResult = Omit<
+  PromotionComparison,
+  'method' | 'promote' | 'validation_from' | 'validation_to' | 'tolerance' | 'opening_margin' | 'decided_at'
+> & {
   promoted: boolean;
   /** `MC_ERR_PROMOTION_REFUSED` when the guard refused the version (like `registry promote`). */
   code: 'MC_ERR_PROMOTION_REFUSED' | null;
-  reason: string;
   method: GoalsComparisonMethod;
-  new_log_loss: number | null;
-  champion_version: string | null;
-  champion_log_loss: number | null;
-  /** The new version against the de-margined opening O/U 2.5 line (required) and the closing one (shown). */
-  opening: LineCheck | null;
-  closing: LineCheck | null;
-  champion_verdict: ChampionVerdict;
-  opening_verdict: OpeningVerdict;
-  /** The model that serves after the decision (the new one, the kept champion, or null when none can), with its inputs. */
+  /** The model that serves after the decision (new, kept champion, or null: none can), with its inputs. */
   serving: GoalsServing | null;
-}
+};
 
 /** A goals version and the inputs built with its rating parameters. */
 interface GoalsServing {
@@ -318,9 +295,8 @@ export function goalsGuardMetrics(figures: Ou25Figures): Record<string, number> 
 }
 
 /**
- * The goals promotion guard: {@link decidePromotion} on the O/U 2.5 log loss of the same walk-forward
- * matches. The comparison is recorded in the goals registry, so `MODEL_NAME=<name>-goals matchcast
- * registry promote --reason …` can override a refusal.
+ * {@link decidePromotion} on the O/U 2.5 log loss of the same walk-forward matches, recorded in the goals
+ * registry so that `MODEL_NAME=<name>-goals matchcast registry promote --reason …` can override a refusal.
  */
 export async function promoteGoalsVersion(
   deps: Pick<PipelineDeps, 'config' | 'db' | 'store' | 'log'>,
@@ -397,8 +373,7 @@ export async function promoteGoalsVersion(
     opening,
     deps.config.promotionOpeningMargin,
   );
-  // No walk-forward match at all (history too short for a fold) and nothing serving: the version is
-  // signed off without validation, as the 1X2 first start does, so that coming matches get markets.
+  // No walk-forward match and nothing serving: signed off without validation, so coming matches get markets.
   const unvalidated = newFigures.n === 0 && !champion;
   const promote = unvalidated || (decision.promote && !(champion && championLogLoss === null));
   const against = champion
@@ -411,39 +386,25 @@ export async function promoteGoalsVersion(
     : champion && championLogLoss === null
       ? `${against}: cannot measure the champion's O/U 2.5 log loss on the same matches`
       : `${against}, O/U 2.5: ${decision.reason}`;
-  await recordComparison(deps, registry, {
-    version: version.version,
-    champion_version: championRef?.version ?? null,
+  const seen = {
+    reason,
     method,
-    validation_from: window.from.toISOString(),
-    validation_to: window.to.toISOString(),
     new_log_loss: Number.isFinite(newLogLoss) ? newLogLoss : null,
+    champion_version: championRef?.version ?? null,
     champion_log_loss: championLogLoss,
     opening,
     closing,
     champion_verdict: decision.champion,
     opening_verdict: decision.opening,
-    promote,
-    reason,
-  });
+  };
+  const validation = { validation_from: window.from.toISOString(), validation_to: window.to.toISOString() };
+  await recordComparison(deps, registry, { version: version.version, ...seen, ...validation, promote });
   if (promote) {
     await registry.setAlias('champion', version.version, PROMOTION_ACTOR, reason);
   } else {
     deps.log.warn({ stage: 'goals', code: 'MC_ERR_PROMOTION_REFUSED', reason }, 'goals version refused');
   }
-  return {
-    version: version.version,
-    promoted: promote,
-    code: promote ? null : 'MC_ERR_PROMOTION_REFUSED',
-    reason,
-    method,
-    new_log_loss: Number.isFinite(newLogLoss) ? newLogLoss : null,
-    champion_version: championRef?.version ?? null,
-    champion_log_loss: championLogLoss,
-    opening,
-    closing,
-    champion_verdict: decision.champion,
-    opening_verdict: decision.opening,
-    serving: promote ? { version, model, inputs } : champion,
-  };
+  const code = promote ? null : 'MC_ERR_PROMOTION_REFUSED';
+  const serving = promote ? { version, model, inputs } : champion;
+  return { version: version.version, promoted: promote, code, ...seen, serving };
 }

@@ -40,9 +40,8 @@ export interface TrainResult {
 }
 
 /**
- * `pipeline train`: validates on the window of `validationDays` ending at {@link resultsEnd} (also the
- * training cut-off), refits on every result known then and registers the version; its params record
- * the validation window so that promotion can compare like with like.
+ * `pipeline train`: validates on `validationDays` ending at {@link resultsEnd}, refits and registers; the
+ * params record the validation window so that promotion can compare like with like.
  */
 export async function runTrainStage(
   deps: Pick<PipelineDeps, 'db' | 'store' | 'registry' | 'log' | 'progress' | 'run'>,
@@ -61,8 +60,7 @@ export async function runTrainStage(
   }
 
   const validationDays = options.validationDays ?? 365;
-  // Same training data as `asOf` (nothing labelled lies between the two), but the validation window
-  // covers the last year of results even when the data stops before as-of.
+  // Same training data as `asOf`, but the validation window covers the last year of results.
   const end = resultsEnd(rows, asOf);
   const runKey = trainingRunKey({
     rows,

@@ -2,9 +2,8 @@ import { DAY_MS, RESULT_LAG_MS } from '../domain/index.js';
 import type { FeatureRow } from '../features/index.js';
 
 /**
- * When the last result before `asOf` became known (kick-off + RESULT_LAG_MS, at most `asOf`), else
- * `asOf`. Windows end here so that a data set that stops in the past (the shared CSVs end in June 2023)
- * still validates on its last year; for live data the two coincide within hours.
+ * When the last result before `asOf` became known (kick-off + RESULT_LAG_MS, at most `asOf`), else `asOf`:
+ * windows end here so that a data set that stops in the past still validates on its last year.
  */
 export function resultsEnd(rows: readonly FeatureRow[], asOf: Date): Date {
   const asOfMs = asOf.getTime();
@@ -16,12 +15,19 @@ export function resultsEnd(rows: readonly FeatureRow[], asOf: Date): Date {
   return Number.isFinite(last) ? new Date(Math.min(asOfMs, last + RESULT_LAG_MS)) : asOf;
 }
 
+/** A walk-forward's first refit, end (exclusive) of its prediction times and days between refits. */
+export interface WalkForwardOptions {
+  from?: Date;
+  to?: Date;
+  refitDays?: number;
+}
+
 /** Where a walk-forward runs unless told: the two years before `end` up to `asOf`, a refit every 90 days. */
 export function walkForwardWindow(
   end: Date | number,
   asOf: Date,
-  options: { from?: Date; to?: Date; refitDays?: number },
-): { from: Date; to: Date; refitDays: number } {
+  options: WalkForwardOptions,
+): Required<WalkForwardOptions> {
   return {
     from: options.from ?? new Date(Number(end) - 730 * DAY_MS),
     to: options.to ?? asOf,

@@ -1,61 +1,37 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { Config } from '../config.js';
 import type { Database, Queryable } from '../db/index.js';
 import { isStage, MatchcastError, modelArtifactKey, STAGES, type Stage } from '../domain/index.js';
 import type { ObjectStore } from '../storage/index.js';
 import { REGISTRY_BUCKET } from './keys.js';
 import type { PromotionComparison } from './promotion.js';
-import type { AliasEvent, FeaturesArtifactRef, ModelVersion, RegistryRun } from './types.js';
+import type { AliasEvent, ModelVersion, RegistryRun } from './types.js';
 
-/** What the trainer hands over to register a new version. */
-export interface NewVersion {
-  /** 32-hex run id; default a new random one. */
+/** What the trainer hands over to register a new version (`run_id`: default a new random one). */
+export type NewVersion = Pick<
+  ModelVersion,
+  'metrics' | 'feature_names' | 'feature_fingerprint' | 'features_artifact'
+> & {
   run_id?: string;
-  metrics: Record<string, number>;
   /** Values are stringified (spec §2.7: object of name to string). */
   params: Record<string, string | number | boolean>;
-  feature_names: string[];
-  /** Instant before which every training match kicked off (Date or ISO 8601). */
   training_cutoff: Date | string;
   /** The serialised model; written once to `models/<run_id>/model.json`. */
   artifact: Buffer | string;
-  /** Fingerprint of the feature definition it was trained on. Default none (legacy). */
-  feature_fingerprint?: string;
-  /** The features artifact it was trained and validated on. Default none. */
-  features_artifact?: FeaturesArtifactRef;
   /** The pipeline run that registered it: a run that dies leaves its versions marked failed. */
   pipeline_run_id?: string;
-}
+};
 
-/** What the registry needs: the database for its rows, the object store for the model files. */
-interface RegistryBackends {
-  db: Database;
-  store: ObjectStore;
-}
+/** The database holds the registry's rows, the object store its model files. */
+type RegistryBackends = { db: Database; store: ObjectStore };
 
-/** An alias change requested in one atomic write. */
-interface AliasChange {
-  alias: Stage;
-  /** Null removes the alias. */
-  to: string | null;
-}
+/** An alias change requested in one atomic write; `to: null` removes the alias. */
+type AliasChange = { alias: Stage; to: string | null };
 
-interface VersionRow {
-  model_name: string;
-  version: number;
-  run_id: string;
-  created_at: string;
-  metrics: Record<string, number>;
-  params: Record<string, string>;
-  feature_names: string[];
-  artifact_uri: string;
-  artifact_sha256: string | null;
-  artifact_size: number | null;
-  training_cutoff: string;
-  feature_fingerprint: string | null;
-  features_artifact: FeaturesArtifactRef | null;
-  status: string;
-}
+type OptionalField = 'feature_fingerprint' | 'features_artifact' | 'artifact_sha256' | 'artifact_size';
+type VersionRow = Omit<ModelVersion, OptionalField | 'version' | 'status'> & {
+  [K in OptionalField]-?: ModelVersion[K] | null;
+} & { version: number; status: string };
 
 const VERSION_COLUMNS = `model_name, version, run_id, created_at, metrics, params, feature_names, artifact_uri,
   artifact_sha256, artifact_size, training_cutoff, feature_fingerprint, features_artifact, status`;
@@ -80,10 +56,6 @@ function toVersion(row: VersionRow): ModelVersion {
   return v;
 }
 
-function sha256(body: Buffer): string {
-  return createHash('sha256').update(body).digest('hex');
-}
-
 const VERSION_NUMBER = /^[1-9]\d{0,8}$/;
 
 /** A new run id: 32 lowercase hex characters, like MLflow's. */
@@ -94,10 +66,8 @@ export function newRunId(): string {
 const isRunId = (value: string): boolean => /^[0-9a-f]{32}$/.test(value);
 
 /**
- * The model registry, as MLflow splits it: versions, aliases, their history and the promotion
- * comparisons are rows of the database (one transaction per change); the model files are written
- * once to the object store under `models/<run_id>/model.json` and checked against the size and
- * SHA-256 recorded with the version whenever they are read.
+ * The model registry, as MLflow splits it: versions, aliases, history and comparisons are database rows
+ * (one transaction per change); model files are written once to the object store, checked on every read.
  */
 export class ModelRegistry {
   readonly db: Database;
@@ -122,8 +92,6 @@ export class ModelRegistry {
     );
     return rows[0]!;
   }
-
-  // ---- versions -------------------------------------------------------------------------------
 
   /** Writes the artifact, then registers the next version number (the model's row locked meanwhile). */
   async registerVersion(input: NewVersion): Promise<ModelVersion> {
@@ -170,7 +138,7 @@ export class ModelRegistry {
           JSON.stringify(params),
           JSON.stringify(input.feature_names),
           `${REGISTRY_BUCKET}/${artifactKey}`,
-          sha256(body),
+          hash('sha256', body),
           body.length,
           cutoff.toISOString(),
           input.feature_fingerprint ?? null,
@@ -223,7 +191,6 @@ export class ModelRegistry {
     );
   }
 
-  /** A recorded run, or null. */
   async getRun(runId: string): Promise<RegistryRun | null> {
     if (!isRunId(runId)) return null;
     const rows = await this.db.query<{ doc: RegistryRun }>(
@@ -233,10 +200,7 @@ export class ModelRegistry {
     return rows[0]?.doc ?? null;
   }
 
-  /**
-   * The serialised model of a version, read from the object store and checked against the size and
-   * SHA-256 recorded at registration: a replaced or truncated file is refused (MC_ERR_MODEL_UNAVAILABLE).
-   */
+  /** The serialised model of a version, refused when its size or SHA-256 differ from the registration's. */
   async loadArtifact(version: string | ModelVersion): Promise<Buffer> {
     const v = typeof version === 'string' ? await this.getVersion(version) : version;
     if (!v) throw new MatchcastError('MC_ERR_NOT_FOUND', `model version ${String(version)} does not exist`);
@@ -253,7 +217,7 @@ export class ModelRegistry {
     }
     if (
       v.artifact_sha256 &&
-      (obj.body.length !== v.artifact_size || sha256(obj.body) !== v.artifact_sha256)
+      (obj.body.length !== v.artifact_size || hash('sha256', obj.body) !== v.artifact_sha256)
     ) {
       throw new MatchcastError(
         'MC_ERR_ARTIFACT_INTEGRITY',
@@ -262,8 +226,6 @@ export class ModelRegistry {
     }
     return obj.body;
   }
-
-  // ---- promotion comparisons -------------------------------------------------------------------
 
   /** Records what the promotion guard looked at for a version (replacing an earlier decision). */
   async writeComparison(c: PromotionComparison): Promise<void> {
@@ -284,8 +246,6 @@ export class ModelRegistry {
     return rows[0]?.doc ?? null;
   }
 
-  // ---- aliases --------------------------------------------------------------------------------
-
   async aliases(): Promise<Partial<Record<Stage, string>>> {
     const rows = await this.db.query<{ alias: string; version: number }>(
       'SELECT alias, version FROM model_aliases WHERE model_name = $1',
@@ -304,10 +264,7 @@ export class ModelRegistry {
     return (await this.selectVersions(where, [stage]))[0] ?? null;
   }
 
-  /**
-   * Applies `plan` to the aliases as read, in one transaction of statements guarded by the values it
-   * saw: when another writer moved an alias in between, nothing is written (MC_ERR_CONFLICT).
-   */
+  /** Applies `plan` in one transaction guarded by the values read (MC_ERR_CONFLICT if one moved meanwhile). */
   private async moveAliases(
     actor: string,
     reason: string | undefined,

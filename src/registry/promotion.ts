@@ -18,12 +18,8 @@ export interface PromotionDecision {
 const fmt = (x: number) => x.toFixed(5);
 
 /**
- * The promotion guard: a new version becomes `candidate` only when, on the same validation matches,
- * (1) it beats the champion or ties it within `tolerance` (log loss ≤ champion's + tolerance; no
- * champion passes), and (2) it beats the opening line: its log loss on the matches with opening odds
- * is below the de-margined opening line's by more than `openingMargin`. Without any opening odds in
- * the window (`opening` null) there is no line to beat and (2) is reported as `no-line`; `undefined`
- * (a caller that has no line figures) skips it as `not-checked`. Pure; the pipeline supplies the numbers.
+ * The promotion guard: on the same validation matches, the new version must tie the champion within
+ * `tolerance` and beat the de-margined opening line by more than `openingMargin` (null: `no-line`, passes).
  */
 export function decidePromotion(
   newLogLoss: number,
@@ -81,10 +77,7 @@ export function lineCheckOf(metrics: Record<string, number>, line: 'open' | 'clo
   return { n, model_log_loss: model, line_log_loss: market };
 }
 
-/**
- * Everything the promotion guard looked at for one version: what `pipeline promote` decided, what
- * `registry promote` shows before the operator signs off, and what the UI's models panel shows.
- */
+/** Everything the promotion guard looked at for one version (`registry promote` and the UI show it). */
 export type PromotionComparison = NonNullable<PromotionStatus['comparison']> & {
   champion_verdict: ChampionVerdict;
   opening_verdict: OpeningVerdict;

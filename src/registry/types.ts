@@ -49,18 +49,15 @@ export interface AliasEvent {
 }
 
 /** A walk-forward fold, served before the champion's cut-off: every served run id is a version's or one. */
-export interface RegistryRun {
-  run_id: string;
+export type RegistryRun = Pick<
+  ModelVersion,
+  'run_id' | 'created_at' | 'training_cutoff' | 'params' | 'feature_names'
+> & {
   kind: 'backtest-fold';
-  created_at: string;
-  /** Matches that kicked off before this instant trained the fold. */
-  training_cutoff: string;
   /** The version whose recipe (family, params, feature names) the fold refit, null when none. */
   recipe_version: string | null;
-  params: Record<string, string>;
-  feature_names: string[];
   /** The pipeline run that computed it. */
   pipeline_run_id: string | null;
   /** The fold's serialised model (`serializeModel`), so its served rows can be explained; absent on older runs. */
   model?: string;
-}
+};

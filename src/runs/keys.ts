@@ -4,9 +4,6 @@ import { type Bucket, KEYS } from '../domain/index.js';
 /** The name of a run-scoped artifact: a key of `KEYS`. */
 export type ArtifactName = keyof typeof KEYS;
 
-/** Every run-scoped artifact name. */
-const ARTIFACT_NAMES = Object.keys(KEYS) as ArtifactName[];
-
 /** Prefix of everything a run owns, in every bucket. */
 export const RUNS_PREFIX = 'runs/';
 
@@ -38,7 +35,7 @@ export function runFileKey(runId: string, file: string): string {
 
 /** The `KEYS` name of a bucket/key pair, or null when it is not a run-scoped artifact. */
 export function artifactNameOf(bucket: Bucket, key: string): ArtifactName | null {
-  for (const name of ARTIFACT_NAMES) {
+  for (const name of Object.keys(KEYS) as ArtifactName[]) {
     if (KEYS[name].bucket === bucket && KEYS[name].key === key) return name;
   }
   return null;

@@ -10,10 +10,8 @@ import { readVerified } from './verify.js';
 type RollbackGates = (record: RunRecord) => Promise<GateResult[]>;
 
 /**
- * `matchcast runs rollback <id>`: points the served set back at an earlier complete run, in one
- * transaction, with an event in the same append-only history as publications. Refuses a run that is
- * not complete, whose artifacts are gone or altered (MC_ERR_VALIDATION / MC_ERR_NOT_FOUND /
- * MC_ERR_ARTIFACT_INTEGRITY) or that fails the publish gates now (MC_ERR_GATE_FAILED).
+ * `matchcast runs rollback <id>`: points the served set back at an earlier complete run whose artifacts
+ * are intact and that passes the publish gates now, with an event in the publications' history.
  */
 export async function rollbackRun(
   backends: RunBackends,
@@ -92,12 +90,9 @@ export async function pruneRuns(backends: RunBackends, keep: number, log?: Logge
   if (published) kept.add(published.run_id);
   for (const r of runs) if (r.status === 'running' || r.status === 'draft') kept.add(r.run_id);
   // Artifacts referenced by a kept run (or the pointer) keep their writer's objects.
-  const referenced = new Set<string>();
   const byId = new Map(runs.map((r) => [r.run_id, r]));
-  const refsOf = (r: Pick<RunRecord, 'artifacts'>) => Object.values(r.artifacts).map((a) => a?.run_id);
-  for (const id of kept)
-    for (const ref of refsOf(byId.get(id) ?? { artifacts: {} })) if (ref) referenced.add(ref);
-  if (published) for (const ref of refsOf(published)) if (ref) referenced.add(ref);
+  const holders = [...[...kept].map((id) => byId.get(id)), published];
+  const referenced = new Set(holders.flatMap((r) => Object.values(r?.artifacts ?? {}).map((a) => a?.run_id)));
   const removed: string[] = [];
   for (const r of runs) {
     if (kept.has(r.run_id) || referenced.has(r.run_id)) continue;

@@ -22,10 +22,7 @@ export interface ArtifactSource {
   store: ObjectStore;
 }
 
-/**
- * The served copy of artifact `name` (through the published-run pointer), verified, or null when
- * there is none. Pass `published` when several artifacts must come from the same run.
- */
+/** The served copy of `name`, verified, or null; pass `published` when several must come from one run. */
 export async function readArtifact(
   backends: ArtifactSource,
   name: ArtifactName,
@@ -36,10 +33,7 @@ export async function readArtifact(
   return ref ? readVerified(backends.store, ref) : null;
 }
 
-/**
- * The copy of `name` that code handed `store` should see: inside a run (`run.store`) the run's own or
- * inherited copy; on the real store the served (published) one.
- */
+/** The copy of `name` `store` should see: the run's own or inherited in `run.store`, else the served one. */
 export async function readCurrentArtifact(
   backends: ArtifactSource,
   name: ArtifactName,

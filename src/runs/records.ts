@@ -88,10 +88,7 @@ export async function listRuns(db: Queryable): Promise<RunRecord[]> {
   return out;
 }
 
-/**
- * Every move of the pointer, oldest first. The run served at instant t is the `to_run` of the last
- * event with `at <= t` (what monitoring uses to know which predictions were live before a kick-off).
- */
+/** Every move of the pointer, oldest first. */
 export async function readRunHistory(db: Queryable): Promise<RunEvent[]> {
   const rows = await db.query<Omit<RunEvent, 'reason'> & { reason: string | null }>(
     'SELECT seq, at, actor, action, from_run, to_run, reason, forced FROM published_run_history ORDER BY seq',
@@ -122,9 +119,8 @@ interface MovePointerOptions {
 }
 
 /**
- * THE commit point of a publication: in one transaction, the pointer moves to `record` (guarded by
- * the expected sequence number), the history gains its event and the record its publication time.
- * Throws MC_ERR_CONFLICT when another publication won the race; then nothing changed.
+ * THE commit point of a publication: pointer, history event and the record's publication time in one
+ * transaction, guarded by the expected seq (MC_ERR_CONFLICT when another publication won; nothing changed).
  */
 export async function movePointer(
   db: Database,

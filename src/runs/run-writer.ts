@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
 import type { Database, Queryable } from '../db/index.js';
 import { type Bucket, isMatchcastError, MatchcastError, processAlive } from '../domain/index.js';
@@ -6,7 +6,7 @@ import type { Logger } from '../logger.js';
 import type { ObjectInfo, ObjectStore, PutOptions, StoredObject } from '../storage/index.js';
 import { type ArtifactName, artifactNameOf, newPipelineRunId, runArtifactRef, runFileKey } from './keys.js';
 import { listRuns, movePointer, readPublished, readRunRecord, writeRunRecord } from './records.js';
-import type { ArtifactRef, GateResult, RunEvent, RunRecord } from './types.js';
+import type { ArtifactRef, GateResult, PublishedRun, RunEvent, RunRecord, RunStatus } from './types.js';
 import { readVerified } from './verify.js';
 
 /** Where runs live: their records in the database, their files in the object store. */
@@ -20,7 +20,6 @@ interface BeginRunOptions {
   kind?: string;
   /** Who started the run, written to the record and the history. Default `<user>@<host>`. */
   actor?: string;
-  /** The run's as-of. Default null. */
   asOf?: Date | null;
   /** `running` (default) or `draft` (stand-alone stages: never published without `runs publish`). */
   status?: 'running' | 'draft';
@@ -56,19 +55,17 @@ function describeFailedGates(gates: readonly GateResult[]): string {
     .join('; ');
 }
 
+/** The pointer's seq while `parentId` is still the published run, else -1 (matches no seq). */
+const parentSeqOf = (published: PublishedRun | null, parentId: string | null) =>
+  (published?.run_id ?? null) === parentId ? (published?.seq ?? null) : -1;
+
 /**
- * Writes one pipeline run: every artifact is a new file under `runs/<run_id>/` (nothing served
- * changes), the run's row in `pipeline_runs` says how far it got, and {@link publish} — after the
- * gates — makes it the served run in ONE transaction that moves the pointer. Artifacts the run does
- * not write are inherited from its parent by reference (cheap incremental runs).
+ * Writes one run under `runs/<run_id>/` (nothing served changes); {@link publish} moves the pointer in
+ * ONE transaction. Artifacts it does not write are inherited from its parent by reference.
  */
 export class RunWriter {
-  /**
-   * The store as the stages see it: a `KEYS` key reads and writes this run's copy (own or inherited),
-   * any other key the real store. `close()` does nothing (the real store is the caller's).
-   */
+  /** The stages' store: a `KEYS` key is this run's copy (own or inherited), any other the real store. */
   readonly store: ObjectStore;
-  private readonly parentSeq: number | null;
   /** The real object store (ingest inputs, reports outside `KEYS`). */
   readonly base: ObjectStore;
   readonly db: Database;
@@ -76,12 +73,11 @@ export class RunWriter {
   private constructor(
     backends: RunBackends,
     private rec: RunRecord,
-    parentSeq: number | null,
+    private readonly parentSeq: number | null,
     private readonly log: Logger | undefined,
   ) {
     this.base = backends.store;
     this.db = backends.db;
-    this.parentSeq = parentSeq;
     this.store = scopedStore(this);
   }
 
@@ -128,10 +124,8 @@ export class RunWriter {
       published_at: [],
     };
     // The pointer may move only from the parent: a run built on another than the published run never
-    // publishes over it without `requireParentCurrent: false` (-1 matches no sequence number).
-    const parentSeq =
-      (published?.run_id ?? null) === (parent?.run_id ?? null) ? (published?.seq ?? null) : -1;
-    const writer = new RunWriter(backends, record, parentSeq, options.log);
+    // publishes over it without `requireParentCurrent: false`.
+    const writer = new RunWriter(backends, record, parentSeqOf(published, record.parent_run_id), options.log);
     await writer.save();
     options.log?.info(
       { run_id: record.run_id, kind: record.kind, parent: record.parent_run_id },
@@ -156,8 +150,7 @@ export class RunWriter {
       );
     }
     const published = await readPublished(backends.db);
-    const parentSeq = (published?.run_id ?? null) === record.parent_run_id ? (published?.seq ?? null) : -1;
-    return new RunWriter(backends, record, parentSeq, options.log);
+    return new RunWriter(backends, record, parentSeqOf(published, record.parent_run_id), options.log);
   }
 
   /** A read-only handle on a finished run (for its gates or its files); nothing it does is saved. */
@@ -175,10 +168,7 @@ export class RunWriter {
     return this.rec.artifacts[name]?.run_id === this.rec.run_id;
   }
 
-  /**
-   * Writes artifact `name` of this run under a key of its own (a draft stage run again replaces its
-   * own file, which nothing serves yet) and records its size and SHA-256 for every later reader.
-   */
+  /** Writes `name` under this run's key (a draft rerun replaces its unserved file), with size and SHA-256. */
   async put(name: ArtifactName, body: Buffer | string, options: PutOptions = {}): Promise<ArtifactRef> {
     const { bucket, key } = runArtifactRef(this.rec.run_id, name);
     const buf = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
@@ -188,7 +178,7 @@ export class RunWriter {
       key,
       etag: info.etag,
       size: info.size,
-      sha256: createHash('sha256').update(buf).digest('hex'),
+      sha256: hash('sha256', buf),
       run_id: this.rec.run_id,
     };
     this.rec.artifacts[name] = ref;
@@ -240,14 +230,19 @@ export class RunWriter {
     await writeRunRecord(this.db, this.rec);
   }
 
+  private settle(status: RunStatus, error: RunRecord['error'], gates?: GateResult[]): void {
+    if (gates) this.rec.gates = gates;
+    this.rec.status = status;
+    this.rec.finished_at = new Date().toISOString();
+    this.rec.error = error;
+  }
+
   /** Marks the run failed (nothing was published). Never throws: the original error matters more. */
   async fail(err: unknown): Promise<void> {
-    this.rec.status = 'failed';
-    this.rec.finished_at = new Date().toISOString();
-    this.rec.error = {
+    this.settle('failed', {
       code: isMatchcastError(err) ? err.code : 'MC_ERR_INTERNAL',
       message: err instanceof Error ? err.message : String(err),
-    };
+    });
     try {
       await this.save();
       await markRunVersionsFailed(this.db, this.rec.run_id);
@@ -259,16 +254,10 @@ export class RunWriter {
     }
   }
 
-  /**
-   * Stops the run at a failed input gate (nothing to train on): `failed`, so not even `runs publish
-   * --force` publishes it, and MC_ERR_GATE_FAILED naming every failed gate.
-   */
+  /** Stops the run at a failed input gate: `failed`, so not even `runs publish --force` publishes it. */
   async refuse(gates: GateResult[], stage: string): Promise<never> {
     const message = describeFailedGates(gates);
-    this.rec.gates = gates;
-    this.rec.status = 'failed';
-    this.rec.finished_at = new Date().toISOString();
-    this.rec.error = { code: 'MC_ERR_GATE_FAILED', message };
+    this.settle('failed', { code: 'MC_ERR_GATE_FAILED', message }, gates);
     await this.save();
     throw new MatchcastError(
       'MC_ERR_GATE_FAILED',
@@ -282,26 +271,23 @@ export class RunWriter {
     await this.save();
   }
 
-  /**
-   * Records the gates and, when they passed (or `force`), publishes with one guarded move of the
-   * pointer; else the run is `rejected` with MC_ERR_GATE_FAILED naming every failed gate.
-   */
+  /** Publishes when the gates passed (or `force`); else the run is `rejected` (MC_ERR_GATE_FAILED). */
   async publish(options: PublishOptions): Promise<RunEvent> {
     const failed = options.gates.filter((g) => !g.passed);
-    this.rec.gates = options.gates;
-    this.rec.finished_at = new Date().toISOString();
     if (failed.length > 0 && !options.force) {
-      this.rec.status = 'rejected';
-      this.rec.error = { code: 'MC_ERR_GATE_FAILED', message: describeFailedGates(options.gates) };
+      this.settle(
+        'rejected',
+        { code: 'MC_ERR_GATE_FAILED', message: describeFailedGates(options.gates) },
+        options.gates,
+      );
       await this.save();
       throw new MatchcastError(
         'MC_ERR_GATE_FAILED',
         `run ${this.rec.run_id} not published, gate(s) failed: ${describeFailedGates(options.gates)} (publish anyway with --force)`,
       );
     }
+    this.settle('complete', null, options.gates);
     this.rec.forced = failed.length > 0;
-    this.rec.status = 'complete';
-    this.rec.error = null;
     await this.save();
     const requireParent = options.requireParentCurrent ?? this.rec.kind !== 'full';
     const reason =

@@ -77,11 +77,8 @@ export interface RunEvent {
 }
 
 /** The served run: the pointer row with the run's artifact map (one read for a reader). */
-export interface PublishedRun {
-  run_id: string;
+export type PublishedRun = Pick<RunRecord, 'run_id' | 'artifacts' | 'features_fingerprint'> & {
   /** Sequence number of the last move of the pointer: what pollers compare. */
   seq: number;
   published_at: string;
-  artifacts: Partial<Record<ArtifactName, ArtifactRef>>;
-  features_fingerprint: string | null;
-}
+};
