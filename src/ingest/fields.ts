@@ -13,7 +13,7 @@ import type { PriceSet, RowRejection } from './types.js';
 /** A field of the current row by header name: trimmed text, or undefined when the file has no such column. */
 export type Field = (name: string) => string | undefined;
 
-/** Thrown while reading one row; becomes a skipped row with this code and reason. */
+/** Thrown while reading one row; the CSV reader turns it into a skipped row with this code and reason. */
 export class RowError extends Error {
   constructor(
     message: string,
@@ -146,18 +146,6 @@ export function teams(home: string, away: string): { homeTeamName: string; awayT
   }
   if (h.toLowerCase() === a.toLowerCase()) throw new RowError(`home and away team are both "${h}"`);
   return { homeTeamName: h, awayTeamName: a };
-}
-
-/** Runs a row reader, turning a {@link RowError} into a skipped row's code and reason. */
-export function readRow<T extends { ok: true }>(
-  fn: () => T,
-): T | { ok: false; code: ErrorCode; reason: string } {
-  try {
-    return fn();
-  } catch (err) {
-    if (err instanceof RowError) return { ok: false, code: err.code, reason: err.message };
-    throw err;
-  }
 }
 
 /** An instant column, read by the one strict parser (`parseInstant`, src/domain/instant.ts). */

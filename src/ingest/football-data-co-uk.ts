@@ -1,18 +1,8 @@
 import { FIELD_LIMITS, type OddsKind, type OddsMarket, utcInstant } from '../domain/index.js';
-import {
-  dateError,
-  type Field,
-  firstOf,
-  marketPrices,
-  RowError,
-  readRow,
-  required,
-  score,
-  teams,
-} from './fields.js';
+import { dateError, type Field, firstOf, marketPrices, RowError, required, score, teams } from './fields.js';
 import { londonToUtc } from './london-time.js';
 import { DIVISIONS, regionName, seasonOf, tournamentName } from './names.js';
-import type { PriceSet, RowRejection, RowResult } from './types.js';
+import type { PriceSet, RowRead, RowRejection } from './types.js';
 
 /** Opening-odds column prefixes in order of preference: market average, Betbrain average, Pinnacle, Bet365. */
 const OPENING_PREFIXES = ['Avg', 'BbAv', 'PS', 'B365'] as const;
@@ -98,49 +88,46 @@ function preferred(
 
 const RESULT_OF = (h: number, a: number) => (h > a ? 'H' : h === a ? 'D' : 'A');
 
-export function readFootballDataRow(get: Field): RowResult {
-  return readRow(() => {
-    const start = kickoff(get);
-    const result = score(get, ['FTHG', 'HG'], ['FTAG', 'AG']);
-    const ftr = firstOf(get, ['FTR', 'Res']);
-    if (ftr !== undefined) {
-      if (!/^[HDA]$/.test(ftr)) throw new RowError(`FTR is not H, D or A: "${ftr}"`);
-      if (result.homeScore === null || result.awayScore === null)
-        throw new RowError(`FTR "${ftr}" without goals`);
-      const expected = RESULT_OF(result.homeScore, result.awayScore);
-      if (ftr !== expected) {
-        throw new RowError(`FTR "${ftr}" contradicts the score ${result.homeScore}-${result.awayScore}`);
-      }
+export function readFootballDataRow(get: Field): RowRead {
+  const start = kickoff(get);
+  const result = score(get, ['FTHG', 'HG'], ['FTAG', 'AG']);
+  const ftr = firstOf(get, ['FTR', 'Res']);
+  if (ftr !== undefined) {
+    if (!/^[HDA]$/.test(ftr)) throw new RowError(`FTR is not H, D or A: "${ftr}"`);
+    if (result.homeScore === null || result.awayScore === null)
+      throw new RowError(`FTR "${ftr}" without goals`);
+    const expected = RESULT_OF(result.homeScore, result.awayScore);
+    if (ftr !== expected) {
+      throw new RowError(`FTR "${ftr}" contradicts the score ${result.homeScore}-${result.awayScore}`);
     }
-    const rawSeason = get('Season');
-    const season = rawSeason ? rawSeason.replace('/', '-') : seasonOf(start);
-    if (!/^\d{4}(-\d{4})?$/.test(season)) throw new RowError(`Season is not YYYY-YYYY: "${rawSeason}"`);
+  }
+  const rawSeason = get('Season');
+  const season = rawSeason ? rawSeason.replace('/', '-') : seasonOf(start);
+  if (!/^\d{4}(-\d{4})?$/.test(season)) throw new RowError(`Season is not YYYY-YYYY: "${rawSeason}"`);
 
-    const prices: PriceSet[] = [];
-    const rejected: RowRejection[] = [];
-    const x12 = (p: string) => [`${p}H`, `${p}D`, `${p}A`];
-    const ou = (p: string) => [`${p}>2.5`, `${p}<2.5`];
-    const open = preferred(get, '1x2', 'opening', OPENING_PREFIXES, x12, prices, rejected);
-    const close = preferred(get, '1x2', 'closing', CLOSING_PREFIXES, x12, prices, rejected);
-    preferred(get, 'ou25', 'opening', OU_OPENING_PREFIXES, ou, prices, rejected);
-    preferred(get, 'ou25', 'closing', OU_CLOSING_PREFIXES, ou, prices, rejected);
-    return {
-      ok: true,
-      match: {
-        ...competition(get),
-        season,
-        startTimeUtc: start,
-        ...teams(
-          required(get, get('HomeTeam') !== undefined ? 'HomeTeam' : 'Home'),
-          required(get, get('AwayTeam') !== undefined ? 'AwayTeam' : 'Away'),
-        ),
-        ...result,
-      },
-      prices,
-      source: oddsSource(open, close),
-      rejected,
-    };
-  });
+  const prices: PriceSet[] = [];
+  const rejected: RowRejection[] = [];
+  const x12 = (p: string) => [`${p}H`, `${p}D`, `${p}A`];
+  const ou = (p: string) => [`${p}>2.5`, `${p}<2.5`];
+  const open = preferred(get, '1x2', 'opening', OPENING_PREFIXES, x12, prices, rejected);
+  const close = preferred(get, '1x2', 'closing', CLOSING_PREFIXES, x12, prices, rejected);
+  preferred(get, 'ou25', 'opening', OU_OPENING_PREFIXES, ou, prices, rejected);
+  preferred(get, 'ou25', 'closing', OU_CLOSING_PREFIXES, ou, prices, rejected);
+  return {
+    match: {
+      ...competition(get),
+      season,
+      startTimeUtc: start,
+      ...teams(
+        required(get, get('HomeTeam') !== undefined ? 'HomeTeam' : 'Home'),
+        required(get, get('AwayTeam') !== undefined ? 'AwayTeam' : 'Away'),
+      ),
+      ...result,
+    },
+    prices,
+    source: oddsSource(open, close),
+    rejected,
+  };
 }
 
 /** `football-data.co.uk:Avg` when opening and closing come from one bookmaker, else both named. */

@@ -1,14 +1,5 @@
 import { FIELD_LIMITS, isOddsKind, type OddsKind } from '../domain/index.js';
-import {
-  cleanName,
-  type Field,
-  firstOf,
-  instant,
-  marketPrices,
-  RowError,
-  readRow,
-  required,
-} from './fields.js';
+import { cleanName, type Field, firstOf, instant, marketPrices, RowError, required } from './fields.js';
 import { regionName, tournamentName } from './names.js';
 import type { PriceSet, RowRejection } from './types.js';
 
@@ -67,54 +58,51 @@ export interface ParsedOddsRow {
   prices: PriceSet[];
 }
 
-export function readOddsOnlyRow(get: Field) {
-  return readRow(() => {
-    const observedAt = instant(required(get, 'observed_at'), 'observed_at');
-    const rawKind = get('kind') || 'intermediate';
-    if (!isOddsKind(rawKind))
-      throw new RowError(`kind is not opening, intermediate or closing: "${rawKind.slice(0, 40)}"`);
-    const source = cleanName(get('source') || ODDS_FILE_SOURCE);
-    if (source.length > FIELD_LIMITS.source)
-      throw new RowError(`source is longer than ${FIELD_LIMITS.source} characters`);
-    let ref: OddsMatchRef;
-    const id = get('match_id');
-    if (id !== undefined && id !== '') {
-      if (!/^\d{1,10}$/.test(id) || !Number.isSafeInteger(Number(id)))
-        throw new RowError(`match_id is not a match id: "${id.slice(0, 40)}"`);
-      ref = { matchId: Number(id) };
-    } else {
-      const col = (alts: readonly string[]) => {
-        const v = firstOf(get, alts);
-        if (v === undefined) throw new RowError(`missing ${alts.join(' or ')}`);
-        return v;
-      };
-      const region = cleanName(col(KEY_COLUMNS.region));
-      const tournament = cleanName(col(KEY_COLUMNS.tournament));
-      const home = cleanName(col(KEY_COLUMNS.home));
-      const away = cleanName(col(KEY_COLUMNS.away));
-      if (
-        region.length > FIELD_LIMITS.regionName ||
-        tournament.length > FIELD_LIMITS.tournamentName ||
-        home.length > FIELD_LIMITS.teamName ||
-        away.length > FIELD_LIMITS.teamName
-      )
-        throw new RowError(`a match-key field is longer than ${FIELD_LIMITS.teamName} characters`);
-      ref = {
-        regionName: regionName(region),
-        tournamentName: tournamentName(tournament),
-        startTimeUtc: instant(col(KEY_COLUMNS.kickoff), 'kickoff'),
-        homeTeamName: home,
-        awayTeamName: away,
-      };
-    }
-    const prices: PriceSet[] = [];
-    const rejected: RowRejection[] = [];
-    for (const m of ODDS_ONLY_MARKETS) {
-      if (marketPrices(get, m.market, rawKind, m.columns, prices, rejected))
-        prices[prices.length - 1].observedAt = observedAt;
-    }
-    if (prices.length === 0 && rejected.length === 0) throw new RowError('no prices in the row');
-    const row: Omit<ParsedOddsRow, 'line'> = { ref, observedAt, kind: rawKind, source, prices };
-    return { ok: true as const, row, rejected };
-  });
+export function readOddsOnlyRow(get: Field): { row: Omit<ParsedOddsRow, 'line'>; rejected: RowRejection[] } {
+  const observedAt = instant(required(get, 'observed_at'), 'observed_at');
+  const rawKind = get('kind') || 'intermediate';
+  if (!isOddsKind(rawKind))
+    throw new RowError(`kind is not opening, intermediate or closing: "${rawKind.slice(0, 40)}"`);
+  const source = cleanName(get('source') || ODDS_FILE_SOURCE);
+  if (source.length > FIELD_LIMITS.source)
+    throw new RowError(`source is longer than ${FIELD_LIMITS.source} characters`);
+  let ref: OddsMatchRef;
+  const id = get('match_id');
+  if (id !== undefined && id !== '') {
+    if (!/^\d{1,10}$/.test(id) || !Number.isSafeInteger(Number(id)))
+      throw new RowError(`match_id is not a match id: "${id.slice(0, 40)}"`);
+    ref = { matchId: Number(id) };
+  } else {
+    const col = (alts: readonly string[]) => {
+      const v = firstOf(get, alts);
+      if (v === undefined) throw new RowError(`missing ${alts.join(' or ')}`);
+      return v;
+    };
+    const region = cleanName(col(KEY_COLUMNS.region));
+    const tournament = cleanName(col(KEY_COLUMNS.tournament));
+    const home = cleanName(col(KEY_COLUMNS.home));
+    const away = cleanName(col(KEY_COLUMNS.away));
+    if (
+      region.length > FIELD_LIMITS.regionName ||
+      tournament.length > FIELD_LIMITS.tournamentName ||
+      home.length > FIELD_LIMITS.teamName ||
+      away.length > FIELD_LIMITS.teamName
+    )
+      throw new RowError(`a match-key field is longer than ${FIELD_LIMITS.teamName} characters`);
+    ref = {
+      regionName: regionName(region),
+      tournamentName: tournamentName(tournament),
+      startTimeUtc: instant(col(KEY_COLUMNS.kickoff), 'kickoff'),
+      homeTeamName: home,
+      awayTeamName: away,
+    };
+  }
+  const prices: PriceSet[] = [];
+  const rejected: RowRejection[] = [];
+  for (const m of ODDS_ONLY_MARKETS) {
+    if (marketPrices(get, m.market, rawKind, m.columns, prices, rejected))
+      prices[prices.length - 1].observedAt = observedAt;
+  }
+  if (prices.length === 0 && rejected.length === 0) throw new RowError('no prices in the row');
+  return { row: { ref, observedAt, kind: rawKind, source, prices }, rejected };
 }

@@ -125,11 +125,7 @@ export interface PriceSet {
 }
 
 /** A market of a row that was not kept, before the file name is known. */
-export interface RowRejection {
-  market: OddsMarket;
-  kind: string;
-  reason: string;
-}
+export type RowRejection = Omit<OddsRejection, 'file' | 'line'>;
 
 /** One valid source row: the match, its prices and where they came from. */
 export interface ParsedMatch {
@@ -140,7 +136,5 @@ export interface ParsedMatch {
   source: string;
 }
 
-/** Outcome of parsing one data row: a match, or the reason it is malformed. */
-export type RowResult =
-  | { ok: true; match: MatchUpsert; prices: PriceSet[]; source: string; rejected: RowRejection[] }
-  | { ok: false; code: ErrorCode; reason: string };
+/** One data row read: the match, its prices and the markets not kept (a malformed row throws `RowError`). */
+export type RowRead = Omit<ParsedMatch, 'line'> & { rejected: RowRejection[] };
