@@ -69,11 +69,8 @@ export function score(
 }
 
 /**
- * One market's prices from `columns` (in MARKET_OUTCOMES order) into `out`, or a rejection into
- * `rejected`: all columns absent or empty = the market is not quoted (nothing); some empty =
- * incomplete; a value that is not a number, or prices outside the plausibility bounds
- * (src/domain/odds-bounds.ts) = rejected. A rejected market never costs the row its match.
- * @returns true when a price set was added.
+ * One market's prices from `columns` (MARKET_OUTCOMES order) into `out`, true when added: none given = not
+ * quoted; some missing, not a number or implausible = a rejection (the row still loads its match).
  */
 export function marketPrices(
   get: Field,

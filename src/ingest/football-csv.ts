@@ -17,9 +17,8 @@ const FOOTBALL_CSV_MARKETS = [
 ] as const;
 
 /**
- * The CSVs of `shared/data/football`: `Date` (`YYYY-MM-DD HH:MM:SS`, UTC unless it names a zone), `country`, `league`,
- * `Season`, `HomeTeam`, `AwayTeam`, `FTHG`, `FTAG`, opening/closing 1X2 odds `home_open` … `away_close`,
- * over/under 2.5 `over_2.5_open` … and both-teams-to-score `bts_yes_open` … (each optional).
+ * The CSVs of `shared/data/football`: `Date` (`YYYY-MM-DD HH:MM:SS`, UTC unless it names a zone), `country`,
+ * `league`, optional `Season`, `HomeTeam`, `AwayTeam`, `FTHG`, `FTAG` and optional FOOTBALL_CSV_MARKETS prices.
  */
 export function isFootballCsvHeader(header: readonly string[]): boolean {
   const has = (c: string) => header.includes(c);

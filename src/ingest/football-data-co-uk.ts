@@ -13,9 +13,8 @@ const OU_OPENING_PREFIXES = ['Avg', 'BbAv', 'P', 'B365'] as const;
 const OU_CLOSING_PREFIXES = ['AvgC', 'PC', 'B365C'] as const;
 
 /**
- * football-data.co.uk files: `Div`, `Date` (dd/mm/yy or dd/mm/yyyy), optional `Time` (UK time),
- * `HomeTeam`, `AwayTeam`, `FTHG`, `FTAG`, `FTR` and bookmaker odds. The "extra leagues" layout
- * (`Country`, `League`, `Season`, `Home`, `Away`, `HG`, `AG`, `Res`) is read too.
+ * football-data.co.uk files (`Div`, `Date` dd/mm/yy[yy], optional `Time` in UK time, `HomeTeam`, `AwayTeam`,
+ * `FTHG`, `FTAG`, `FTR`, odds), and its "extra leagues" layout (`Country`, `League`, `Season`, `Home` …).
  */
 export function isFootballDataHeader(header: readonly string[]): boolean {
   const has = (c: string) => header.includes(c);
@@ -62,9 +61,8 @@ function competition(get: Field): { regionName: string; tournamentName: string }
 }
 
 /**
- * The first bookmaker (by preference) whose prices of `market` are complete and plausible. Every
- * considered bookmaker is checked, so a malformed price never hides behind a preferred one: it is
- * reported in `rejected` (the row still loads).
+ * The first bookmaker by preference whose prices of `market` are complete and plausible; every one is
+ * checked, so a malformed price never hides behind a preferred one (it goes to `rejected`).
  */
 function preferred(
   get: Field,

@@ -14,9 +14,8 @@ function titleCase(slug: string): string {
 }
 
 /**
- * League slugs of the football CSVs whose display name is not their title case. A `Map`, as every
- * table keyed by a name from a file: a plain object would answer `constructor` or `__proto__` with
- * what it inherits.
+ * League slugs whose display name is not their title case. A `Map`, as every table keyed by a name from a
+ * file: a plain object would answer `constructor` or `__proto__` with what it inherits.
  */
 const LEAGUE_NAMES: ReadonlyMap<string, string> = new Map([
   ['jupiler-pro-league', 'Jupiler Pro League'],

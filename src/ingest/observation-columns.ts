@@ -33,9 +33,8 @@ export const OBSERVATION_COLUMNS: readonly ParquetColumn[] = [
 ];
 
 /**
- * Odds observations held as typed columns: about 45 bytes each instead of an object, a `Date` and a
- * prices array (~250 bytes), so that ingest can merge hundreds of thousands of them in little memory.
- * Markets, kinds and sources are small dictionaries; a missing third price is NaN.
+ * Odds observations as typed columns, not an object, a `Date` and an array each, so that ingest merges
+ * hundreds of thousands in little memory. Markets, kinds and sources are dictionaries; no third price = NaN.
  */
 export class ObservationColumns {
   private capacity: number;
@@ -224,11 +223,7 @@ export interface ObservationLookup {
   of(matchId: number, market: OddsMarket): readonly OddsObservation[];
 }
 
-/**
- * {@link ObservationColumns} grouped by match (file order kept within a match). A match's
- * observations are rebuilt as objects when asked for, as an {@link OddsTimeline} of that match alone
- * orders them.
- */
+/** {@link ObservationColumns} grouped by match (file order kept); a match's objects are made when asked for. */
 export class MatchObservations implements ObservationLookup {
   private readonly order: Uint32Array;
   /** Match id → [first, end) in `order`. */

@@ -22,13 +22,8 @@ const KEY_COLUMNS = {
 } as const;
 
 /**
- * Odds-only files: one row = the prices of one match observed at one time. Columns:
- * `observed_at` (ISO 8601; without an offset it is UTC), the match as `match_id` or as its natural key
- * (`region`/`country`, `tournament`/`league`, `kickoff`/`Date`, `home_team`/`HomeTeam`,
- * `away_team`/`AwayTeam`), any of the price groups `odd_home,odd_draw,odd_away`,
- * `odd_over25,odd_under25`, `odd_btts_yes,odd_btts_no`, and optionally `kind` (opening | intermediate |
- * closing; default intermediate) and `source` (default `odds-file`). No goal columns: a file with
- * `FTHG` is a results file.
+ * Odds-only files, a match's prices at one `observed_at` (ISO 8601, UTC without offset) a row: the match by
+ * `match_id` or KEY_COLUMNS, ODDS_ONLY_MARKETS prices, optional `kind` and `source`; `FTHG` = results file.
  */
 export function isOddsOnlyHeader(header: readonly string[]): boolean {
   const has = (c: string) => header.includes(c);

@@ -21,9 +21,8 @@ export interface IngestOptions {
   /** How the files are decoded. Default `utf-8`, strictly: a file with an invalid byte is refused. */
   encoding?: IngestEncoding;
   /**
-   * The instant the prices of a results file are taken as known by: an opening price is stamped
-   * min(kick-off − OPENING_LEAD_MS, now), a closing price of a match not yet kicked off becomes an
-   * `intermediate` observation at `now`. Default: the wall clock.
+   * When a results file's prices are known: opening stamped min(kick-off − OPENING_LEAD_MS, now), a closing
+   * price before kick-off becomes `intermediate` at `now`. Default: the wall clock.
    */
   now?: Date;
 }
