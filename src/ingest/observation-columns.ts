@@ -15,7 +15,7 @@ import {
   readColumnByColumn,
   writeParquetColumns,
 } from '../storage/index.js';
-import { SourceCodes } from './odds-columns.js';
+import { grown, SourceCodes } from './odds-columns.js';
 
 /** A market or kind cell that did not hold a known name. */
 const NONE = 255;
@@ -204,17 +204,13 @@ export class ObservationColumns {
 
   private grow(): void {
     this.capacity *= 2;
-    const grown = <T extends Float64Array | Uint8Array | Uint32Array>(a: T, width = 1): T => {
-      const b = new (a.constructor as new (n: number) => T)(this.capacity * width);
-      b.set(a);
-      return b;
-    };
-    this.matchId = grown(this.matchId);
-    this.at = grown(this.at);
-    this.prices = grown(this.prices, 3);
-    this.market = grown(this.market);
-    this.kind = grown(this.kind);
-    this.source = grown(this.source);
+    const c = this.capacity;
+    this.matchId = grown(this.matchId, c);
+    this.at = grown(this.at, c);
+    this.prices = grown(this.prices, c * 3);
+    this.market = grown(this.market, c);
+    this.kind = grown(this.kind, c);
+    this.source = grown(this.source, c);
   }
 }
 

@@ -120,10 +120,6 @@ export class OddsColumns {
     return this.index.size;
   }
 
-  has(matchId: number): boolean {
-    return this.index.has(matchId);
-  }
-
   *values(): Generator<OddsRecord> {
     for (const i of this.index.values()) yield this.record(i);
   }
@@ -265,16 +261,11 @@ export class OddsColumnsBuilder {
 
   private grow(): void {
     const c = this.ids.length * 2;
-    const grown = <T extends Float64Array | Uint16Array>(a: T): T => {
-      const b = new (a.constructor as new (n: number) => T)(c);
-      b.set(a);
-      return b;
-    };
-    const grownColumn = (a: Column): Column => a && grown(a).fill(Number.NaN, a.length);
-    this.ids = grown(this.ids);
+    const grownColumn = (a: Column): Column => a && grown(a, c).fill(Number.NaN, a.length);
+    this.ids = grown(this.ids, c);
     this.prices = this.prices.map(grownColumn);
     this.times = this.times.map(grownColumn);
-    this.sourceOf = grown(this.sourceOf);
+    this.sourceOf = grown(this.sourceOf, c);
   }
 
   /** The rows added so far (the builder must not be used afterwards). */
@@ -291,6 +282,16 @@ export class OddsColumnsBuilder {
       this.index,
     );
   }
+}
+
+/** A copy of `a` in an array of `length`, the rest zero. */
+export function grown<T extends Float64Array | Uint8Array | Uint16Array | Uint32Array>(
+  a: T,
+  length: number,
+): T {
+  const b = new (a.constructor as new (n: number) => T)(length);
+  b.set(a);
+  return b;
 }
 
 /** `decodeOdds`' time rule as epoch ms: a valid Date, or a string read as a date; else NaN (null). */

@@ -100,10 +100,8 @@ async function attempt(url: string, options: FetchBodyOptions): Promise<FetchedB
 }
 
 /**
- * Fetches a source's body: conditional on the last good body's validators (a 304 reads nothing),
- * bounded by a timeout per attempt, with bounded retries and exponential backoff for what may pass
- * (5xx, 429, network errors, timeouts, a body cut short); a 404 or another 4xx fails at once. A local
- * path is read directly. Failures are `MatchcastError`s with a `MC_ERR_SOURCE_*` code.
+ * A source's body, conditional on the last good one's validators; what may pass (5xx, 429, network, timeout,
+ * a cut body) is retried with backoff, another 4xx fails at once. Failures carry a `MC_ERR_SOURCE_*` code.
  */
 export async function fetchBody(url: string, options: FetchBodyOptions = {}): Promise<FetchedBody> {
   if (!isRemote(url)) return readLocal(url, options);

@@ -128,7 +128,7 @@ export class SourcesRepository {
     );
   }
 
-  /** The next poll of every source (or of `name`) reads the whole body again (a team name was settled). */
+  /** The next poll of every source holding rows back reads the whole body again (a team name was settled). */
   async rereadHeld(): Promise<void> {
     await this.db.query(
       `UPDATE sources SET full_read_next = true, etag = NULL, last_modified = NULL

@@ -29,9 +29,8 @@ export interface SourceParseContext {
 }
 
 /**
- * One kind of source: how its body is read. CSV kinds return a `ParsedFile` of the shared parser
- * (`parseCsvText`), a JSON kind builds one; what follows (team names, transactions, conflicts,
- * observations, re-prediction) is the same for every kind.
+ * How one kind of source's body is read: CSV kinds through `parseCsvText`, a JSON kind builds the
+ * `ParsedFile`; what follows (team names, ingest, re-prediction) is the same for every kind.
  */
 export interface SourceKind {
   readonly name: string;
