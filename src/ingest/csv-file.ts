@@ -1,12 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
-import type { MatchUpsert } from '../db/index.js';
 import { FIELD_LIMITS } from '../domain/index.js';
 import { decodeText } from './decode.js';
 import { type Field, RowError } from './fields.js';
 import { isFootballCsvHeader, readFootballCsvRow } from './football-csv.js';
 import { isFootballDataHeader, readFootballDataRow } from './football-data-co-uk.js';
-import { isOddsOnlyHeader, type ParsedOddsRow, readOddsOnlyRow } from './odds-only.js';
+import { isOddsOnlyHeader, type MatchKey, type ParsedOddsRow, readOddsOnlyRow } from './odds-only.js';
 import type { TeamNames } from './team-names.js';
 import type { IngestEncoding, OddsRejection, ParsedMatch, RowRead, SkippedRow } from './types.js';
 
@@ -32,8 +31,8 @@ export function emptyParsedFile(file: string, format: CsvFormat | null = null): 
   return { file, format, rowsRead: 0, matches: [], oddsRows: [], skipped: [], oddsRejected: [] };
 }
 
-/** What makes two rows one match: region, tournament, kick-off and the teams (case aside). */
-function matchKey(m: Omit<MatchUpsert, 'season' | 'status' | 'homeScore' | 'awayScore'>): string {
+/** Two rows of one match have one key (team names case aside). */
+function matchKey(m: MatchKey): string {
   return [
     m.regionName,
     m.tournamentName,

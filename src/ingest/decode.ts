@@ -26,9 +26,7 @@ function firstInvalidUtf8(buf: Buffer): number {
 }
 
 function lineOf(buf: Uint8Array, offset: number): number {
-  let line = 1;
-  for (let i = 0; i < offset; i++) if (buf[i] === 0x0a) line++;
-  return line;
+  return buf.subarray(0, offset).filter((b) => b === 0x0a).length + 1;
 }
 
 /**

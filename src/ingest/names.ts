@@ -4,7 +4,7 @@
  */
 
 /** `south-korea` → `South Korea`. */
-function titleCase(slug: string): string {
+export function regionName(slug: string): string {
   return slug
     .trim()
     .split(/[-_\s]+/)
@@ -31,13 +31,9 @@ const LEAGUE_NAMES: ReadonlyMap<string, string> = new Map([
   ['laliga2', 'LaLiga2'],
 ]);
 
-export function regionName(country: string): string {
-  return titleCase(country);
-}
-
 export function tournamentName(league: string): string {
   const slug = league.trim().toLowerCase();
-  return LEAGUE_NAMES.get(slug) ?? titleCase(league);
+  return LEAGUE_NAMES.get(slug) ?? regionName(league);
 }
 
 /** football-data.co.uk division codes (`Div`) → region and tournament. */

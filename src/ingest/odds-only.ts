@@ -1,3 +1,4 @@
+import type { MatchUpsert } from '../db/index.js';
 import { FIELD_LIMITS, isOddsKind, type OddsKind } from '../domain/index.js';
 import { cleanName, type Field, firstOf, instant, marketPrices, RowError, required } from './fields.js';
 import { regionName, tournamentName } from './names.js';
@@ -32,16 +33,11 @@ export function isOddsOnlyHeader(header: readonly string[]): boolean {
   return has('match_id') || byKey;
 }
 
+/** What makes two rows one match: region, tournament, kick-off and the teams. */
+export type MatchKey = Omit<MatchUpsert, 'season' | 'status' | 'homeScore' | 'awayScore'>;
+
 /** The match an odds row refers to: its id, or its natural key (resolved against the DB by ingest). */
-type OddsMatchRef =
-  | { matchId: number }
-  | {
-      regionName: string;
-      tournamentName: string;
-      startTimeUtc: Date;
-      homeTeamName: string;
-      awayTeamName: string;
-    };
+type OddsMatchRef = { matchId: number } | MatchKey;
 
 /** One valid odds-only row. */
 export interface ParsedOddsRow {

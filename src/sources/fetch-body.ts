@@ -26,13 +26,9 @@ export function isRemote(url: string): boolean {
   return /^https?:\/\//i.test(url);
 }
 
-function localPath(url: string): string {
-  return url.startsWith('file://') ? fileURLToPath(url) : url;
-}
-
 /** A local file: its size and modification time stand in for an ETag. */
 async function readLocal(url: string, options: FetchBodyOptions): Promise<FetchedBody> {
-  const file = localPath(url);
+  const file = url.startsWith('file://') ? fileURLToPath(url) : url;
   const info = await stat(file).catch(() => null);
   if (!info?.isFile()) throw new MatchcastError('MC_ERR_SOURCE_UNREACHABLE', `${file}: no such file`);
   const etag = `"${info.size}-${Math.round(info.mtimeMs)}"`;
