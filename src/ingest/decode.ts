@@ -10,8 +10,8 @@ interface DecodeFailure {
 }
 
 /**
- * Offset of the first ill-formed UTF-8 byte, or -1: the text before the first U+FFFD the bytes do not
- * spell themselves decodes exactly, so its byte length is that offset. Called once `isUtf8` said no.
+ * Offset of the first ill-formed UTF-8 byte (overlongs, surrogates, > U+10FFFF too), or -1: the text before
+ * the first U+FFFD the bytes do not spell decodes exactly, so its byte length is that offset.
  */
 function firstInvalidUtf8(buf: Buffer): number {
   const text = buf.toString('utf8');
