@@ -241,10 +241,7 @@ export async function ingestPath(
   return finishIngest(deps, run, names);
 }
 
-/**
- * Applies a file already parsed (by {@link parseCsvText}, or built by a source from another layout):
- * the same transaction, conflict rules, odds resolution and observation merge as {@link ingestPath}.
- */
+/** Applies a file already parsed (by {@link parseCsvText}, or built by a source) as {@link ingestPath} would. */
 export async function ingestParsed(
   parsed: ParsedFile,
   deps: IngestDeps,
@@ -292,10 +289,7 @@ async function finishIngest(deps: IngestDeps, run: IngestRun, names: TeamNames):
   return report;
 }
 
-/**
- * Merges the observations of an ingest into the observations file, then rewrites the odds summary of
- * the matches they touched (a pure function of all their observations, whatever the file order).
- */
+/** Merges the run's observations into the file, then rewrites the odds summaries of the matches touched. */
 export async function storeObservations(deps: IngestDeps, run: IngestRun): Promise<void> {
   const { report, observations } = run;
   report.observationsRead += observations.length;

@@ -65,10 +65,7 @@ export class ObservationColumns {
     return c;
   }
 
-  /**
-   * Decodes the observations file straight into columns (no object, Date or array per row); a row
-   * that is not a complete observation is dropped.
-   */
+  /** The observations file straight into columns; a row that is not a complete observation is dropped. */
   static async decode(buf: Buffer): Promise<ObservationColumns> {
     const file = parquetFile(buf);
     const metadata = parquetMetadata(file);
