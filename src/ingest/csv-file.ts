@@ -1,14 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
-import type { MatchUpsert } from '../db/index.js';
 import { FIELD_LIMITS } from '../domain/index.js';
 import { decodeText } from './decode.js';
-import type { Field } from './fields.js';
+import { type Field, RowError } from './fields.js';
 import { isFootballCsvHeader, readFootballCsvRow } from './football-csv.js';
 import { isFootballDataHeader, readFootballDataRow } from './football-data-co-uk.js';
-import { isOddsOnlyHeader, type ParsedOddsRow, readOddsOnlyRow } from './odds-only.js';
+import { isOddsOnlyHeader, type MatchKey, type ParsedOddsRow, readOddsOnlyRow } from './odds-only.js';
 import type { TeamNames } from './team-names.js';
-import type { IngestEncoding, OddsRejection, ParsedMatch, RowResult, SkippedRow } from './types.js';
+import type { IngestEncoding, OddsRejection, ParsedMatch, RowRead, SkippedRow } from './types.js';
 
 /** The CSV layouts ingest understands, detected from the header. */
 type CsvFormat = 'football-csv' | 'football-data.co.uk' | 'odds-only';
@@ -32,8 +31,8 @@ export function emptyParsedFile(file: string, format: CsvFormat | null = null): 
   return { file, format, rowsRead: 0, matches: [], oddsRows: [], skipped: [], oddsRejected: [] };
 }
 
-/** What makes two rows one match: region, tournament, kick-off and the teams (case aside). */
-function matchKey(m: Omit<MatchUpsert, 'season' | 'status' | 'homeScore' | 'awayScore'>): string {
+/** Two rows of one match have one key (team names case aside). */
+function matchKey(m: MatchKey): string {
   return [
     m.regionName,
     m.tournamentName,
@@ -50,7 +49,7 @@ function detectFormat(header: readonly string[]): CsvFormat | null {
   return null;
 }
 
-const READERS: Record<Exclude<CsvFormat, 'odds-only'>, (get: Field) => RowResult> = {
+const READERS: Record<Exclude<CsvFormat, 'odds-only'>, (get: Field) => RowRead> = {
   'football-csv': readFootballCsvRow,
   'football-data.co.uk': readFootballDataRow,
 };
@@ -62,40 +61,31 @@ interface ParseOptions {
   /** Canonical team names (case/spacing variants map to the known spelling). Default: names kept as cleaned. */
   names?: TeamNames;
   /**
-   * "Now" for the file: a row with a score whose kick-off is after it is refused (a result cannot be
-   * known before the match is played: a wrong date or a wrong column), and so is an odds row observed
-   * after it. Default: the wall clock.
+   * "Now" for the file: a score for a kick-off after it (a wrong date or column: a result is not known
+   * before the match) and an odds row observed after it are refused. Default: the wall clock.
    */
   now?: Date;
 }
 
 /**
- * Parses one CSV file. Rows that are malformed (bad quoting, too few fields, invalid values, a field
- * over its length limit, a second row for the same match) are returned in `skipped` with their line;
- * the rest in `matches` (or `oddsRows`). A file that does not decode is refused whole, with the line
- * and byte of the first bad byte.
+ * Parses one CSV file; malformed rows (bad quoting, wrong field count, invalid or over-long values, a
+ * second row of a match) go to `skipped`. A file that does not decode is refused whole (line and byte).
  */
 export async function parseCsvFile(file: string, options: ParseOptions = {}): Promise<ParsedFile> {
-  const buf = await readFile(file);
-  const decoded = decodeText(buf, options.encoding);
-  if (!decoded.ok) {
-    const out = emptyParsedFile(file);
-    out.skipped.push({
-      file,
-      code: 'MC_ERR_INVALID_ROW',
-      line: decoded.line,
-      byte: decoded.byte,
-      reason: `file refused: ${decoded.reason}`,
-    });
-    return out;
-  }
-  return parseCsvText(decoded.text, file, options);
+  const decoded = decodeText(await readFile(file), options.encoding);
+  if (decoded.ok) return parseCsvText(decoded.text, file, options);
+  const { line, byte, reason } = decoded;
+  const refused: SkippedRow = {
+    file,
+    code: 'MC_ERR_INVALID_ROW',
+    line,
+    byte,
+    reason: `file refused: ${reason}`,
+  };
+  return { ...emptyParsedFile(file), skipped: [refused] };
 }
 
-/**
- * Records are read one line at a time (neither layout has multi-line fields), so a broken quote
- * costs its own line rather than swallowing the rest of the file.
- */
+/** One line at a time (neither layout has multi-line fields): a broken quote costs its own line only. */
 function parseLine(line: string): string[] {
   // Fast path: without quotes a record is a plain split (csv-parse per line costs ~50 µs).
   if (!line.includes('"')) return line.split(',');
@@ -122,9 +112,9 @@ export function csvLines(text: string): { lines: string[]; headerAt: number } {
 
 export function parseCsvText(text: string, file: string, options: ParseOptions = {}): ParsedFile {
   const out = emptyParsedFile(file);
-  const { skipped, oddsRejected } = out;
+  const { oddsRejected } = out;
   const skip = (line: number, reason: string, code: SkippedRow['code'] = 'MC_ERR_INVALID_ROW') => {
-    skipped.push({ file, code, line, reason });
+    out.skipped.push({ file, code, line, reason });
   };
   const { lines, headerAt } = csvLines(text);
   if (headerAt < 0) {
@@ -157,97 +147,75 @@ export function parseCsvText(text: string, file: string, options: ParseOptions =
   const seenOdds = new Map<string, number>();
   const now = options.now ?? new Date();
 
-  for (let i = headerAt + 1; i < lines.length; i++) {
-    const text = lines[i];
-    if (text.trim() === '') continue;
-    const line = i + 1;
-    out.rowsRead++;
-    if (text.length > FIELD_LIMITS.line) {
-      skip(line, `line is longer than ${FIELD_LIMITS.line} characters (${text.length})`);
-      continue;
-    }
+  // Every check of a line throws a RowError: the line is skipped with its code and reason.
+  const readLine = (text: string, line: number): void => {
+    if (text.length > FIELD_LIMITS.line)
+      throw new RowError(`line is longer than ${FIELD_LIMITS.line} characters (${text.length})`);
     let record: string[];
     try {
       record = parseLine(text);
     } catch (err) {
-      skip(line, `unparseable CSV: ${(err as Error).message.replace(/ at line \d+/, '')}`);
-      continue;
+      throw new RowError(`unparseable CSV: ${(err as Error).message.replace(/ at line \d+/, '')}`);
     }
-    if (record.length < header.length || record.slice(header.length).some((v) => v.trim() !== '')) {
-      skip(line, `expected ${header.length} fields, got ${record.length}`);
-      continue;
-    }
+    if (record.length < header.length || record.slice(header.length).some((v) => v.trim() !== ''))
+      throw new RowError(`expected ${header.length} fields, got ${record.length}`);
     const long = record.findIndex((v) => v.length > FIELD_LIMITS.field);
-    if (long >= 0) {
-      skip(
-        line,
+    if (long >= 0)
+      throw new RowError(
         `field ${header[long] || long + 1} is longer than ${FIELD_LIMITS.field} characters (${record[long].length})`,
       );
-      continue;
-    }
     const get: Field = (name) => {
       const at = index.get(name);
       return at === undefined ? undefined : record[at].trim();
     };
     if (format === 'odds-only') {
-      const res = readOddsOnlyRow(get);
-      if (!res.ok) {
-        skip(line, res.reason, res.code);
-        continue;
-      }
-      if (res.row.observedAt.getTime() > now.getTime()) {
-        skip(
-          line,
-          `observed_at ${res.row.observedAt.toISOString()} is after now (${now.toISOString()}): prices cannot be observed before they exist`,
+      const { row, rejected } = readOddsOnlyRow(get);
+      if (row.observedAt.getTime() > now.getTime())
+        throw new RowError(
+          `observed_at ${row.observedAt.toISOString()} is after now (${now.toISOString()}): prices cannot be observed before they exist`,
           'MC_ERR_OBSERVED_IN_FUTURE',
         );
-        continue;
-      }
-      for (const r of res.rejected) oddsRejected.push({ file, line, ...r });
-      const ref = res.row.ref;
-      const refKey = 'matchId' in ref ? `#${ref.matchId}` : matchKey(ref);
-      const dupKey = `${refKey}\u0000${res.row.observedAt.getTime()}\u0000${res.row.source}`;
+      for (const r of rejected) oddsRejected.push({ file, line, ...r });
+      const refKey = 'matchId' in row.ref ? `#${row.ref.matchId}` : matchKey(row.ref);
+      const dupKey = `${refKey}\u0000${row.observedAt.getTime()}\u0000${row.source}`;
       const dupOf = seenOdds.get(dupKey);
-      if (dupOf !== undefined) {
-        skip(line, `duplicate of line ${dupOf} (same match, observed_at and source)`);
-        continue;
-      }
+      if (dupOf !== undefined)
+        throw new RowError(`duplicate of line ${dupOf} (same match, observed_at and source)`);
       seenOdds.set(dupKey, line);
-      out.oddsRows.push({ line, ...res.row });
-      continue;
+      out.oddsRows.push({ line, ...row });
+      return;
     }
-    const res = READERS[format](get);
-    if (!res.ok) {
-      skip(line, res.reason, res.code);
-      continue;
-    }
-    const m = res.match;
-    if (m.status === 'finished' && m.startTimeUtc.getTime() > now.getTime()) {
-      skip(
-        line,
+    const { match: m, prices, source, rejected } = READERS[format](get);
+    if (m.status === 'finished' && m.startTimeUtc.getTime() > now.getTime())
+      throw new RowError(
         `a score for a match that has not kicked off: ${m.startTimeUtc.toISOString()} is after now (${now.toISOString()}); fix the date, or leave the score empty for a fixture`,
       );
-      continue;
-    }
     if (options.names) {
       m.homeTeamName = options.names.canonical(m.regionName, m.homeTeamName);
       m.awayTeamName = options.names.canonical(m.regionName, m.awayTeamName);
     }
-    const parsed: ParsedMatch = { line, match: m, prices: res.prices, source: res.source };
+    const parsed: ParsedMatch = { line, match: m, prices, source };
     const key = matchKey(m);
     const dup = seen.get(key);
-    if (dup !== undefined) {
-      skip(
-        line,
+    if (dup !== undefined)
+      throw new RowError(
         sameMatch(dup, parsed)
           ? `duplicate of line ${dup.line} (same region, tournament, kick-off and teams)`
           : `conflicting duplicate of line ${dup.line} (same match, different result or prices); line ${dup.line} kept`,
       );
-      continue;
-    }
-    for (const r of res.rejected) oddsRejected.push({ file, line, ...r });
+    for (const r of rejected) oddsRejected.push({ file, line, ...r });
     seen.set(key, parsed);
     out.matches.push(parsed);
+  };
+  for (let i = headerAt + 1; i < lines.length; i++) {
+    if (lines[i].trim() === '') continue;
+    out.rowsRead++;
+    try {
+      readLine(lines[i], i + 1);
+    } catch (err) {
+      if (!(err instanceof RowError)) throw err;
+      skip(i + 1, err.message, err.code);
+    }
   }
   return out;
 }

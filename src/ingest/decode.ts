@@ -10,9 +10,8 @@ interface DecodeFailure {
 }
 
 /**
- * Offset of the first byte of an ill-formed UTF-8 sequence (overlongs, surrogates and code points above
- * U+10FFFF included), or -1: the text before the first U+FFFD the bytes do not spell themselves decodes
- * exactly, so its byte length is that offset. Only called once `isUtf8` said no.
+ * Offset of the first ill-formed UTF-8 byte (overlongs, surrogates, > U+10FFFF too), or -1: the text before
+ * the first U+FFFD the bytes do not spell decodes exactly, so its byte length is that offset.
  */
 function firstInvalidUtf8(buf: Buffer): number {
   const text = buf.toString('utf8');
@@ -27,16 +26,12 @@ function firstInvalidUtf8(buf: Buffer): number {
 }
 
 function lineOf(buf: Uint8Array, offset: number): number {
-  let line = 1;
-  for (let i = 0; i < offset; i++) if (buf[i] === 0x0a) line++;
-  return line;
+  return buf.subarray(0, offset).filter((b) => b === 0x0a).length + 1;
 }
 
 /**
- * Decodes a source file. `utf-8` is strict: an invalid sequence refuses the whole file with its line
- * and byte (a Latin-1 file read as UTF-8 would otherwise create teams with mangled names), and so does
- * a NUL byte (UTF-16 or a binary file). `latin1` is ISO-8859-1; `windows-1252` is its superset with
- * € and typographic quotes in 0x80–0x9F. A UTF-8 byte-order mark is dropped by the CSV reader.
+ * Strict `utf-8`: an invalid sequence or a NUL byte refuses the file with its line and byte (Latin-1 read
+ * as UTF-8 would create teams with mangled names). `windows-1252` is latin1 with € and quotes in 0x80–0x9F.
  */
 export function decodeText(
   buf: Buffer,

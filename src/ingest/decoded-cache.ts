@@ -9,53 +9,49 @@ export interface DecodedEntry<T> {
   body: Buffer | null;
 }
 
-/** Per store (the real store object, not a run's view): `bucket/key#decoder` → entry. */
-const entries = new WeakMap<ObjectStore, Map<string, DecodedEntry<unknown>>>();
-
 /**
- * An entry neither read nor written for this long is dropped. The decoded odds and observations of a
- * 37k-match history are ~150 MB of heap: worth keeping across the reads of one ingest, re-prediction
- * or pipeline run, not for the life of a serving process that ingested once.
+ * An entry neither read nor written for this long is dropped: worth keeping across one ingest,
+ * re-prediction or pipeline run, not for the life of a serving process that ingested once.
  */
 export const DECODED_IDLE_MS = 60_000;
 
-const usedAt = new WeakMap<DecodedEntry<unknown>, number>();
-const sweepers = new WeakMap<Map<string, DecodedEntry<unknown>>, NodeJS.Timeout>();
+/** One store's entries by `bucket/key#decoder`, with when each was last used, and its idle sweeper. */
+interface Cache {
+  slots: Map<string, { entry: DecodedEntry<unknown>; usedAt: number }>;
+  sweeper: NodeJS.Timeout | null;
+}
 
-/** Marks `entry` as used now and makes sure `cache` is swept of idle entries. */
-function touch(cache: Map<string, DecodedEntry<unknown>>, entry: DecodedEntry<unknown>): void {
-  usedAt.set(entry, Date.now());
-  if (sweepers.has(cache)) return;
+/** Per store (the real store object, not a run's view). */
+const caches = new WeakMap<ObjectStore, Cache>();
+
+function cacheOf(store: ObjectStore): Cache {
+  let cache = caches.get(store);
+  if (!cache) {
+    cache = { slots: new Map(), sweeper: null };
+    caches.set(store, cache);
+  }
+  return cache;
+}
+
+/** Keeps `entry` at `slot`, used now, and makes sure the cache is swept of idle entries. */
+function keep(cache: Cache, slot: string, entry: DecodedEntry<unknown>): void {
+  cache.slots.set(slot, { entry, usedAt: Date.now() });
+  if (cache.sweeper) return;
   const timer = setInterval(() => {
     const now = Date.now();
-    for (const [k, e] of cache) if (now - (usedAt.get(e) ?? 0) >= DECODED_IDLE_MS) cache.delete(k);
-    if (cache.size === 0) {
+    for (const [k, s] of cache.slots) if (now - s.usedAt >= DECODED_IDLE_MS) cache.slots.delete(k);
+    if (cache.slots.size === 0) {
       clearInterval(timer);
-      sweepers.delete(cache);
+      cache.sweeper = null;
     }
   }, DECODED_IDLE_MS / 2);
   timer.unref();
-  sweepers.set(cache, timer);
-}
-
-function slot(bucket: Bucket, key: string, decoder: string): string {
-  return `${bucket}/${key}#${decoder}`;
-}
-
-function cacheOf(store: ObjectStore): Map<string, DecodedEntry<unknown>> {
-  let m = entries.get(store);
-  if (!m) {
-    m = new Map();
-    entries.set(store, m);
-  }
-  return m;
+  cache.sweeper = timer;
 }
 
 /**
- * The decoded object, decoded again only when its etag moved (the raw odds and observation files
- * change only with ingest, yet an incremental re-prediction reads them on every call). One `head`
- * per call; on a miss the `get`'s own etag is remembered, so a write between the two is never
- * masked. The value is shared between callers: treat it as read-only. Null when the object is absent.
+ * Decoded again only when the etag moved (re-predictions read the raw odds files on every call); the
+ * `get`'s own etag is kept, so a write after the `head` is never masked. Shared: treat as read-only.
  */
 export async function readDecoded<T>(
   store: ObjectStore,
@@ -66,29 +62,20 @@ export async function readDecoded<T>(
   options: { keepBody?: boolean } = {},
 ): Promise<DecodedEntry<T> | null> {
   const cache = cacheOf(store);
-  const at = slot(bucket, key, decoder);
+  const at = `${bucket}/${key}#${decoder}`;
   const info = await store.head(bucket, key);
-  if (!info) {
-    cache.delete(at);
-    return null;
+  const hit = cache.slots.get(at);
+  if (info && hit && hit.entry.etag === info.etag && (hit.entry.body !== null || !options.keepBody)) {
+    hit.usedAt = Date.now();
+    return hit.entry as DecodedEntry<T>;
   }
-  const hit = cache.get(at) as DecodedEntry<T> | undefined;
-  if (hit && hit.etag === info.etag && (hit.body !== null || !options.keepBody)) {
-    touch(cache, hit);
-    return hit;
-  }
-  const obj = await store.get(bucket, key);
+  const obj = info && (await store.get(bucket, key));
   if (!obj) {
-    cache.delete(at);
+    cache.slots.delete(at);
     return null;
   }
-  const entry: DecodedEntry<T> = {
-    etag: obj.etag,
-    value: await decode(obj.body),
-    body: options.keepBody ? obj.body : null,
-  };
-  cache.set(at, entry);
-  touch(cache, entry);
+  const entry = { etag: obj.etag, value: await decode(obj.body), body: options.keepBody ? obj.body : null };
+  keep(cache, at, entry);
   return entry;
 }
 
@@ -105,7 +92,6 @@ export function rememberDecoded<T>(
 ): void {
   const cache = cacheOf(store);
   const prefix = `${bucket}/${key}#`;
-  for (const k of cache.keys()) if (k.startsWith(prefix)) cache.delete(k);
-  cache.set(slot(bucket, key, decoder), entry as DecodedEntry<unknown>);
-  touch(cache, entry as DecodedEntry<unknown>);
+  for (const k of cache.slots.keys()) if (k.startsWith(prefix)) cache.slots.delete(k);
+  keep(cache, `${prefix}${decoder}`, entry);
 }

@@ -13,7 +13,7 @@ import type { PriceSet, RowRejection } from './types.js';
 /** A field of the current row by header name: trimmed text, or undefined when the file has no such column. */
 export type Field = (name: string) => string | undefined;
 
-/** Thrown while reading one row; becomes a skipped row with this code and reason. */
+/** Thrown while reading one row; the CSV reader turns it into a skipped row with this code and reason. */
 export class RowError extends Error {
   constructor(
     message: string,
@@ -69,11 +69,8 @@ export function score(
 }
 
 /**
- * One market's prices from `columns` (in MARKET_OUTCOMES order) into `out`, or a rejection into
- * `rejected`: all columns absent or empty = the market is not quoted (nothing); some empty =
- * incomplete; a value that is not a number, or prices outside the plausibility bounds
- * (src/domain/odds-bounds.ts) = rejected. A rejected market never costs the row its match.
- * @returns true when a price set was added.
+ * One market's prices from `columns` (MARKET_OUTCOMES order) into `out`, true when added: none given = not
+ * quoted; some missing, not a number or implausible = a rejection (the row still loads its match).
  */
 export function marketPrices(
   get: Field,
@@ -146,18 +143,6 @@ export function teams(home: string, away: string): { homeTeamName: string; awayT
   }
   if (h.toLowerCase() === a.toLowerCase()) throw new RowError(`home and away team are both "${h}"`);
   return { homeTeamName: h, awayTeamName: a };
-}
-
-/** Runs a row reader, turning a {@link RowError} into a skipped row's code and reason. */
-export function readRow<T extends { ok: true }>(
-  fn: () => T,
-): T | { ok: false; code: ErrorCode; reason: string } {
-  try {
-    return fn();
-  } catch (err) {
-    if (err instanceof RowError) return { ok: false, code: err.code, reason: err.message };
-    throw err;
-  }
 }
 
 /** An instant column, read by the one strict parser (`parseInstant`, src/domain/instant.ts). */

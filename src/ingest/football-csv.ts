@@ -1,17 +1,7 @@
 import { FIELD_LIMITS } from '../domain/index.js';
-import {
-  type Field,
-  instant,
-  marketPrices,
-  name,
-  RowError,
-  readRow,
-  required,
-  score,
-  teams,
-} from './fields.js';
+import { type Field, instant, marketPrices, name, RowError, required, score, teams } from './fields.js';
 import { regionName, seasonOf, tournamentName } from './names.js';
-import type { PriceSet, RowRejection, RowResult } from './types.js';
+import type { PriceSet, RowRead, RowRejection } from './types.js';
 
 /** Source label of odds from the football CSVs (averages over bookmakers). */
 const FOOTBALL_CSV_SOURCE = 'football-csv';
@@ -27,36 +17,32 @@ const FOOTBALL_CSV_MARKETS = [
 ] as const;
 
 /**
- * The CSVs of `shared/data/football`: `Date` (`YYYY-MM-DD HH:MM:SS`, UTC unless it names a zone), `country`, `league`,
- * `Season`, `HomeTeam`, `AwayTeam`, `FTHG`, `FTAG`, opening/closing 1X2 odds `home_open` … `away_close`,
- * over/under 2.5 `over_2.5_open` … and both-teams-to-score `bts_yes_open` … (each optional).
+ * The CSVs of `shared/data/football`: `Date` (`YYYY-MM-DD HH:MM:SS`, UTC unless it names a zone), `country`,
+ * `league`, optional `Season`, `HomeTeam`, `AwayTeam`, `FTHG`, `FTAG` and optional FOOTBALL_CSV_MARKETS prices.
  */
 export function isFootballCsvHeader(header: readonly string[]): boolean {
   const has = (c: string) => header.includes(c);
   return ['Date', 'country', 'league', 'HomeTeam', 'AwayTeam', 'FTHG', 'FTAG'].every(has);
 }
 
-export function readFootballCsvRow(get: Field): RowResult {
-  return readRow(() => {
-    const start = instant(required(get, 'Date'), 'Date');
-    const season = get('Season') || seasonOf(start);
-    if (!/^\d{4}(-\d{4})?$/.test(season)) throw new RowError(`Season is not YYYY-YYYY: "${season}"`);
-    const prices: PriceSet[] = [];
-    const rejected: RowRejection[] = [];
-    for (const m of FOOTBALL_CSV_MARKETS) marketPrices(get, m.market, m.kind, m.columns, prices, rejected);
-    return {
-      ok: true,
-      match: {
-        regionName: regionName(name(get, 'country', FIELD_LIMITS.regionName)),
-        tournamentName: tournamentName(name(get, 'league', FIELD_LIMITS.tournamentName)),
-        season,
-        startTimeUtc: start,
-        ...teams(required(get, 'HomeTeam'), required(get, 'AwayTeam')),
-        ...score(get, ['FTHG'], ['FTAG']),
-      },
-      prices,
-      source: FOOTBALL_CSV_SOURCE,
-      rejected,
-    };
-  });
+export function readFootballCsvRow(get: Field): RowRead {
+  const start = instant(required(get, 'Date'), 'Date');
+  const season = get('Season') || seasonOf(start);
+  if (!/^\d{4}(-\d{4})?$/.test(season)) throw new RowError(`Season is not YYYY-YYYY: "${season}"`);
+  const prices: PriceSet[] = [];
+  const rejected: RowRejection[] = [];
+  for (const m of FOOTBALL_CSV_MARKETS) marketPrices(get, m.market, m.kind, m.columns, prices, rejected);
+  return {
+    match: {
+      regionName: regionName(name(get, 'country', FIELD_LIMITS.regionName)),
+      tournamentName: tournamentName(name(get, 'league', FIELD_LIMITS.tournamentName)),
+      season,
+      startTimeUtc: start,
+      ...teams(required(get, 'HomeTeam'), required(get, 'AwayTeam')),
+      ...score(get, ['FTHG'], ['FTAG']),
+    },
+    prices,
+    source: FOOTBALL_CSV_SOURCE,
+    rejected,
+  };
 }

@@ -1,18 +1,8 @@
 import { FIELD_LIMITS, type OddsKind, type OddsMarket, utcInstant } from '../domain/index.js';
-import {
-  dateError,
-  type Field,
-  firstOf,
-  marketPrices,
-  RowError,
-  readRow,
-  required,
-  score,
-  teams,
-} from './fields.js';
+import { dateError, type Field, firstOf, marketPrices, RowError, required, score, teams } from './fields.js';
 import { londonToUtc } from './london-time.js';
 import { DIVISIONS, regionName, seasonOf, tournamentName } from './names.js';
-import type { PriceSet, RowRejection, RowResult } from './types.js';
+import type { PriceSet, RowRead, RowRejection } from './types.js';
 
 /** Opening-odds column prefixes in order of preference: market average, Betbrain average, Pinnacle, Bet365. */
 const OPENING_PREFIXES = ['Avg', 'BbAv', 'PS', 'B365'] as const;
@@ -23,9 +13,8 @@ const OU_OPENING_PREFIXES = ['Avg', 'BbAv', 'P', 'B365'] as const;
 const OU_CLOSING_PREFIXES = ['AvgC', 'PC', 'B365C'] as const;
 
 /**
- * football-data.co.uk files: `Div`, `Date` (dd/mm/yy or dd/mm/yyyy), optional `Time` (UK time),
- * `HomeTeam`, `AwayTeam`, `FTHG`, `FTAG`, `FTR` and bookmaker odds. The "extra leagues" layout
- * (`Country`, `League`, `Season`, `Home`, `Away`, `HG`, `AG`, `Res`) is read too.
+ * football-data.co.uk files (`Div`, `Date` dd/mm/yy[yy], optional `Time` in UK time, `HomeTeam`, `AwayTeam`,
+ * `FTHG`, `FTAG`, `FTR`, odds), and its "extra leagues" layout (`Country`, `League`, `Season`, `Home` …).
  */
 export function isFootballDataHeader(header: readonly string[]): boolean {
   const has = (c: string) => header.includes(c);
@@ -72,9 +61,8 @@ function competition(get: Field): { regionName: string; tournamentName: string }
 }
 
 /**
- * The first bookmaker (by preference) whose prices of `market` are complete and plausible. Every
- * considered bookmaker is checked, so a malformed price never hides behind a preferred one: it is
- * reported in `rejected` (the row still loads).
+ * The first bookmaker by preference whose prices of `market` are complete and plausible; every one is
+ * checked, so a malformed price never hides behind a preferred one (it goes to `rejected`).
  */
 function preferred(
   get: Field,
@@ -98,49 +86,46 @@ function preferred(
 
 const RESULT_OF = (h: number, a: number) => (h > a ? 'H' : h === a ? 'D' : 'A');
 
-export function readFootballDataRow(get: Field): RowResult {
-  return readRow(() => {
-    const start = kickoff(get);
-    const result = score(get, ['FTHG', 'HG'], ['FTAG', 'AG']);
-    const ftr = firstOf(get, ['FTR', 'Res']);
-    if (ftr !== undefined) {
-      if (!/^[HDA]$/.test(ftr)) throw new RowError(`FTR is not H, D or A: "${ftr}"`);
-      if (result.homeScore === null || result.awayScore === null)
-        throw new RowError(`FTR "${ftr}" without goals`);
-      const expected = RESULT_OF(result.homeScore, result.awayScore);
-      if (ftr !== expected) {
-        throw new RowError(`FTR "${ftr}" contradicts the score ${result.homeScore}-${result.awayScore}`);
-      }
+export function readFootballDataRow(get: Field): RowRead {
+  const start = kickoff(get);
+  const result = score(get, ['FTHG', 'HG'], ['FTAG', 'AG']);
+  const ftr = firstOf(get, ['FTR', 'Res']);
+  if (ftr !== undefined) {
+    if (!/^[HDA]$/.test(ftr)) throw new RowError(`FTR is not H, D or A: "${ftr}"`);
+    if (result.homeScore === null || result.awayScore === null)
+      throw new RowError(`FTR "${ftr}" without goals`);
+    const expected = RESULT_OF(result.homeScore, result.awayScore);
+    if (ftr !== expected) {
+      throw new RowError(`FTR "${ftr}" contradicts the score ${result.homeScore}-${result.awayScore}`);
     }
-    const rawSeason = get('Season');
-    const season = rawSeason ? rawSeason.replace('/', '-') : seasonOf(start);
-    if (!/^\d{4}(-\d{4})?$/.test(season)) throw new RowError(`Season is not YYYY-YYYY: "${rawSeason}"`);
+  }
+  const rawSeason = get('Season');
+  const season = rawSeason ? rawSeason.replace('/', '-') : seasonOf(start);
+  if (!/^\d{4}(-\d{4})?$/.test(season)) throw new RowError(`Season is not YYYY-YYYY: "${rawSeason}"`);
 
-    const prices: PriceSet[] = [];
-    const rejected: RowRejection[] = [];
-    const x12 = (p: string) => [`${p}H`, `${p}D`, `${p}A`];
-    const ou = (p: string) => [`${p}>2.5`, `${p}<2.5`];
-    const open = preferred(get, '1x2', 'opening', OPENING_PREFIXES, x12, prices, rejected);
-    const close = preferred(get, '1x2', 'closing', CLOSING_PREFIXES, x12, prices, rejected);
-    preferred(get, 'ou25', 'opening', OU_OPENING_PREFIXES, ou, prices, rejected);
-    preferred(get, 'ou25', 'closing', OU_CLOSING_PREFIXES, ou, prices, rejected);
-    return {
-      ok: true,
-      match: {
-        ...competition(get),
-        season,
-        startTimeUtc: start,
-        ...teams(
-          required(get, get('HomeTeam') !== undefined ? 'HomeTeam' : 'Home'),
-          required(get, get('AwayTeam') !== undefined ? 'AwayTeam' : 'Away'),
-        ),
-        ...result,
-      },
-      prices,
-      source: oddsSource(open, close),
-      rejected,
-    };
-  });
+  const prices: PriceSet[] = [];
+  const rejected: RowRejection[] = [];
+  const x12 = (p: string) => [`${p}H`, `${p}D`, `${p}A`];
+  const ou = (p: string) => [`${p}>2.5`, `${p}<2.5`];
+  const open = preferred(get, '1x2', 'opening', OPENING_PREFIXES, x12, prices, rejected);
+  const close = preferred(get, '1x2', 'closing', CLOSING_PREFIXES, x12, prices, rejected);
+  preferred(get, 'ou25', 'opening', OU_OPENING_PREFIXES, ou, prices, rejected);
+  preferred(get, 'ou25', 'closing', OU_CLOSING_PREFIXES, ou, prices, rejected);
+  return {
+    match: {
+      ...competition(get),
+      season,
+      startTimeUtc: start,
+      ...teams(
+        required(get, get('HomeTeam') !== undefined ? 'HomeTeam' : 'Home'),
+        required(get, get('AwayTeam') !== undefined ? 'AwayTeam' : 'Away'),
+      ),
+      ...result,
+    },
+    prices,
+    source: oddsSource(open, close),
+    rejected,
+  };
 }
 
 /** `football-data.co.uk:Avg` when opening and closing come from one bookmaker, else both named. */

@@ -18,6 +18,7 @@ export type { ParsedOddsRow } from './odds-only.js';
 export { foldName, looseName, storedTeamNames } from './team-names.js';
 export {
   INGEST_ENCODINGS,
+  type IngestDeps,
   type IngestEncoding,
   type IngestOptions,
   type IngestReport,

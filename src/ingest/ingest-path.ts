@@ -35,10 +35,8 @@ export async function listCsvFiles(source: string): Promise<string[]> {
 }
 
 /**
- * The observation of a results-file price set. Such files give no time: an opening price is stamped
- * kick-off − {@link OPENING_LEAD_MS} (or `now`, when that is earlier: the file holds the price now), a
- * closing price at kick-off when the match has kicked off by `now`, else it is the current price of a
- * fixture: an `intermediate` observation at `now`.
+ * A results-file price set (no time given) as an observation: opening at min(kick-off − OPENING_LEAD_MS,
+ * now), closing at kick-off once kicked off by `now`, else a fixture's current price (`intermediate`, now).
  */
 export function stampPrices(
   matchId: number,
@@ -107,8 +105,7 @@ export function startRun(): IngestRun {
 
 /**
  * Upserts parsed matches in one transaction (a file is applied whole or not at all), never changing a
- * finished match's result unless `force`; every disagreement is listed as a conflict. Their odds
- * observations, keyed by the ids the database assigned, join the run's.
+ * finished match's result unless `force` (each disagreement is listed); their observations join the run's.
  */
 export async function applyMatches(
   deps: IngestDeps,
@@ -165,9 +162,8 @@ export async function applyMatches(
 }
 
 /**
- * Resolves the rows of an odds-only file to stored matches. A row for an unknown match, or observed
- * after its kick-off (in-play prices are not pre-match odds), is rejected per line; ingest never
- * invents a match from an odds row.
+ * Resolves odds-only rows to stored matches (never inventing one); a row for an unknown match, or observed
+ * after its kick-off (in-play prices are not pre-match odds), is rejected per line.
  */
 async function resolveOddsRows(
   deps: IngestDeps,
@@ -201,26 +197,21 @@ async function resolveOddsRows(
   });
   rows.forEach((r, i) => {
     const m = 'matchId' in r.ref ? byId.get(r.ref.matchId) : matchOfRow.get(i);
-    let reason: string | null = null;
-    if (!m) reason = 'no such match (odds-only files never create matches)';
-    else if (r.observedAt.getTime() > m.startTimeUtc.getTime())
-      reason = `observed_at ${r.observedAt.toISOString()} is after kick-off ${m.startTimeUtc.toISOString()} (in-play prices are not kept)`;
-    if (reason !== null || !m) {
-      for (const p of r.prices)
+    const reason = !m
+      ? 'no such match (odds-only files never create matches)'
+      : r.observedAt.getTime() > m.startTimeUtc.getTime()
+        ? `observed_at ${r.observedAt.toISOString()} is after kick-off ${m.startTimeUtc.toISOString()} (in-play prices are not kept)`
+        : null;
+    for (const p of r.prices)
+      if (!m || reason !== null)
         rejected.push({ file, line: r.line, market: p.market, kind: r.kind, reason: reason ?? '' });
-      return;
-    }
-    for (const p of r.prices) out.push(stampPrices(m.id, m.startTimeUtc, p, r.source, r.observedAt));
+      else out.push(stampPrices(m.id, m.startTimeUtc, p, r.source, r.observedAt));
   });
 }
 
 /**
- * Imports a CSV file or a folder of them (the football CSV, the football-data.co.uk and the odds-only
- * layouts, detected per file from its header), then merges their odds observations into
- * `raw-data/odds_observations.parquet` and the per-match summary into `raw-data/odds.parquet`.
- * Malformed rows are skipped and reported, implausible prices rejected per line, result conflicts
- * listed (and refused unless `force`); each file is applied in one transaction. Idempotent: a second
- * run over the same files reports everything unchanged and leaves both odds files as they were.
+ * Imports a CSV file or a folder of them (layout detected per file, each applied in one transaction), then
+ * merges the observations and odds summaries. Idempotent: a second run over the same files changes nothing.
  */
 export async function ingestPath(
   source: string,
@@ -250,10 +241,7 @@ export async function ingestPath(
   return finishIngest(deps, run, names);
 }
 
-/**
- * Applies a file already parsed (by {@link parseCsvText}, or built by a source from another layout):
- * the same transaction, conflict rules, odds resolution and observation merge as {@link ingestPath}.
- */
+/** Applies a file already parsed (by {@link parseCsvText}, or built by a source) as {@link ingestPath} would. */
 export async function ingestParsed(
   parsed: ParsedFile,
   deps: IngestDeps,
@@ -301,10 +289,7 @@ async function finishIngest(deps: IngestDeps, run: IngestRun, names: TeamNames):
   return report;
 }
 
-/**
- * Merges the observations of an ingest into the observations file, then rewrites the odds summary of
- * the matches they touched (a pure function of all their observations, whatever the file order).
- */
+/** Merges the run's observations into the file, then rewrites the odds summaries of the matches touched. */
 export async function storeObservations(deps: IngestDeps, run: IngestRun): Promise<void> {
   const { report, observations } = run;
   report.observationsRead += observations.length;

@@ -4,7 +4,7 @@
  */
 
 /** `south-korea` → `South Korea`. */
-function titleCase(slug: string): string {
+export function regionName(slug: string): string {
   return slug
     .trim()
     .split(/[-_\s]+/)
@@ -14,9 +14,8 @@ function titleCase(slug: string): string {
 }
 
 /**
- * League slugs of the football CSVs whose display name is not their title case. A `Map`, as every
- * table keyed by a name from a file: a plain object would answer `constructor` or `__proto__` with
- * what it inherits.
+ * League slugs whose display name is not their title case. A `Map`, as every table keyed by a name from a
+ * file: a plain object would answer `constructor` or `__proto__` with what it inherits.
  */
 const LEAGUE_NAMES: ReadonlyMap<string, string> = new Map([
   ['jupiler-pro-league', 'Jupiler Pro League'],
@@ -32,13 +31,9 @@ const LEAGUE_NAMES: ReadonlyMap<string, string> = new Map([
   ['laliga2', 'LaLiga2'],
 ]);
 
-export function regionName(country: string): string {
-  return titleCase(country);
-}
-
 export function tournamentName(league: string): string {
   const slug = league.trim().toLowerCase();
-  return LEAGUE_NAMES.get(slug) ?? titleCase(league);
+  return LEAGUE_NAMES.get(slug) ?? regionName(league);
 }
 
 /** football-data.co.uk division codes (`Div`) → region and tournament. */

@@ -15,7 +15,7 @@ import {
   readColumnByColumn,
   writeParquetColumns,
 } from '../storage/index.js';
-import { SourceCodes } from './odds-columns.js';
+import { grown, SourceCodes } from './odds-columns.js';
 
 /** A market or kind cell that did not hold a known name. */
 const NONE = 255;
@@ -33,9 +33,8 @@ export const OBSERVATION_COLUMNS: readonly ParquetColumn[] = [
 ];
 
 /**
- * Odds observations held as typed columns: about 45 bytes each instead of an object, a `Date` and a
- * prices array (~250 bytes), so that ingest can merge hundreds of thousands of them in little memory.
- * Markets, kinds and sources are small dictionaries; a missing third price is NaN.
+ * Odds observations as typed columns, not an object, a `Date` and an array each, so that ingest merges
+ * hundreds of thousands in little memory. Markets, kinds and sources are dictionaries; no third price = NaN.
  */
 export class ObservationColumns {
   private capacity: number;
@@ -66,10 +65,7 @@ export class ObservationColumns {
     return c;
   }
 
-  /**
-   * Decodes the observations file straight into columns (no object, Date or array per row); a row
-   * that is not a complete observation is dropped.
-   */
+  /** The observations file straight into columns; a row that is not a complete observation is dropped. */
   static async decode(buf: Buffer): Promise<ObservationColumns> {
     const file = parquetFile(buf);
     const metadata = parquetMetadata(file);
@@ -115,9 +111,7 @@ export class ObservationColumns {
       if (Number.isNaN(c.matchId[i]) || Number.isNaN(c.at[i]) || c.market[i] === NONE || c.kind[i] === NONE)
         continue;
       const outcomes = MARKET_OUTCOMES[ODDS_MARKETS[c.market[i]]].length;
-      let complete = true;
-      for (let k = 0; k < outcomes; k++) if (Number.isNaN(c.prices[i * 3 + k])) complete = false;
-      if (!complete) continue;
+      if (c.prices.subarray(i * 3, i * 3 + outcomes).some(Number.isNaN)) continue;
       c.matchId[kept] = c.matchId[i];
       c.at[kept] = c.at[i];
       for (let k = 0; k < 3; k++) c.prices[kept * 3 + k] = k < outcomes ? c.prices[i * 3 + k] : Number.NaN;
@@ -205,17 +199,13 @@ export class ObservationColumns {
 
   private grow(): void {
     this.capacity *= 2;
-    const grown = <T extends Float64Array | Uint8Array | Uint32Array>(a: T, width = 1): T => {
-      const b = new (a.constructor as new (n: number) => T)(this.capacity * width);
-      b.set(a);
-      return b;
-    };
-    this.matchId = grown(this.matchId);
-    this.at = grown(this.at);
-    this.prices = grown(this.prices, 3);
-    this.market = grown(this.market);
-    this.kind = grown(this.kind);
-    this.source = grown(this.source);
+    const c = this.capacity;
+    this.matchId = grown(this.matchId, c);
+    this.at = grown(this.at, c);
+    this.prices = grown(this.prices, c * 3);
+    this.market = grown(this.market, c);
+    this.kind = grown(this.kind, c);
+    this.source = grown(this.source, c);
   }
 }
 
@@ -224,11 +214,7 @@ export interface ObservationLookup {
   of(matchId: number, market: OddsMarket): readonly OddsObservation[];
 }
 
-/**
- * {@link ObservationColumns} grouped by match (file order kept within a match). A match's
- * observations are rebuilt as objects when asked for, as an {@link OddsTimeline} of that match alone
- * orders them.
- */
+/** {@link ObservationColumns} grouped by match (file order kept); a match's objects are made when asked for. */
 export class MatchObservations implements ObservationLookup {
   private readonly order: Uint32Array;
   /** Match id → [first, end) in `order`. */

@@ -99,11 +99,8 @@ function ranks(names: readonly string[]): Uint32Array {
 }
 
 /**
- * Merges observations into the current observations file by identity (match, market, source,
- * observed_at): new ones are added, a changed one replaces its predecessor, everything else is kept.
- * The merged set is written once under a new key and named current in the same transaction that
- * locked the name, so concurrent merges queue and none is lost; nothing is written when nothing changed.
- * Both sets are held as typed columns and merged by sorting row numbers, never as objects.
+ * Merges by identity (match, market, source, observed_at): new ones added, a changed one replaces its
+ * predecessor. Written under a new key, named current in the transaction holding the lock: none is lost.
  */
 export async function mergeOddsObservations(
   src: { db: Database; store: ObjectStore },
@@ -154,9 +151,8 @@ export async function mergeOddsObservations(
         changed.add(matchId[i]);
         continue;
       }
-      // The same prices and kind as the source's latest observation of the market before this one:
-      // nothing new was observed (a fixture's opening price stamped at "now" on every re-ingest would
-      // otherwise pile up). Only the latest counts: A → B → A is a move back to A, kept.
+      // Same kind and prices as the source's latest observation of the market: nothing new (a fixture's
+      // opening price re-stamped at "now" by each re-ingest would pile up). A → B → A is a move, kept.
       if (sameGroup && rows.kind[i] !== closing && rows.samePrices(prev, i)) continue;
       kept[n++] = i;
       added++;

@@ -48,10 +48,8 @@ type Column = Float64Array | null;
 const cell = (col: Column, i: number): number => (col ? col[i] : Number.NaN);
 
 /**
- * Odds records (as `decodeOdds` reads them) held column by column: a Float64Array per price and time
- * field that holds a value (times as epoch ms), a source dictionary and a match id → row index map.
- * A record decoded from Parquet is a ~2 KB object (83 MB at 37k matches); a row here at most ~0.2
- * KB. `get` rebuilds the record; rows keep the order they were added or read in. Read-only once built.
+ * Odds records held column by column (a Float64Array per price and time field holding a value, a source
+ * dictionary, a match id → row index), a tenth of a record's size. Rows keep their order; read-only.
  */
 export class OddsColumns {
   /** Made by {@link OddsColumnsBuilder}, {@link OddsColumns.from} or {@link OddsColumns.fromParquet}. */
@@ -76,9 +74,8 @@ export class OddsColumns {
   }
 
   /**
-   * Reads `raw-data/odds.parquet` column by column into the records `decodeOdds` would read (a row
-   * whose match id is not a safe integer is dropped; a price that is not a finite number and a time
-   * that is not a valid date are null), without building them: no transient record per match.
+   * `raw-data/odds.parquet` read column by column, no record per match: a row whose match id is not a safe
+   * integer is dropped, a price that is not a finite number or a time that is not a date is null.
    */
   static async fromParquet(buf: Buffer | Uint8Array): Promise<OddsColumns> {
     const file = parquetFile(buf);
@@ -121,10 +118,6 @@ export class OddsColumns {
 
   get size(): number {
     return this.index.size;
-  }
-
-  has(matchId: number): boolean {
-    return this.index.has(matchId);
   }
 
   *values(): Generator<OddsRecord> {
@@ -171,9 +164,8 @@ export class OddsColumns {
   }
 
   /**
-   * `incoming` merged into `base` by match id: a match of `incoming` replaces its row of `base`, the
-   * other rows of `base` are kept, and the result is sorted by match id. Null when that changes
-   * nothing (every row of `incoming` is already in `base`, value for value).
+   * `incoming` merged into `base` by match id (an incoming row replaces its match's), sorted by match id;
+   * null when every row of `incoming` is already in `base`, value for value.
    */
   static merge(base: OddsColumns | null, incoming: OddsColumns): OddsColumns | null {
     const baseRows = base?.ids.length ?? 0;
@@ -269,16 +261,11 @@ export class OddsColumnsBuilder {
 
   private grow(): void {
     const c = this.ids.length * 2;
-    const grown = <T extends Float64Array | Uint16Array>(a: T): T => {
-      const b = new (a.constructor as new (n: number) => T)(c);
-      b.set(a);
-      return b;
-    };
-    const grownColumn = (a: Column): Column => a && grown(a).fill(Number.NaN, a.length);
-    this.ids = grown(this.ids);
+    const grownColumn = (a: Column): Column => a && grown(a, c).fill(Number.NaN, a.length);
+    this.ids = grown(this.ids, c);
     this.prices = this.prices.map(grownColumn);
     this.times = this.times.map(grownColumn);
-    this.sourceOf = grown(this.sourceOf);
+    this.sourceOf = grown(this.sourceOf, c);
   }
 
   /** The rows added so far (the builder must not be used afterwards). */
@@ -295,6 +282,16 @@ export class OddsColumnsBuilder {
       this.index,
     );
   }
+}
+
+/** A copy of `a` in an array of `length`, the rest zero. */
+export function grown<T extends Float64Array | Uint8Array | Uint16Array | Uint32Array>(
+  a: T,
+  length: number,
+): T {
+  const b = new (a.constructor as new (n: number) => T)(length);
+  b.set(a);
+  return b;
 }
 
 /** `decodeOdds`' time rule as epoch ms: a valid Date, or a string read as a date; else NaN (null). */

@@ -19,11 +19,8 @@ const SUFFIX: Record<OddsMarket, readonly string[]> = {
 };
 
 /**
- * The odds record of a match from its observations (a pure function of them, whatever order files
- * came in): per market `open_*` = the first opening observation, `close_*` = the last closing one,
- * `odd_*` = the newest observation (what a user saw last before kick-off). `source` is the source of the
- * newest 1X2 observation (else of any). A market nobody quoted stays null: odds are never invented.
- * Null when the match has no observation.
+ * A match's odds record, a pure function of its observations: per market `open_*` the first opening,
+ * `close_*` the last closing, `odd_*` the newest; `source` the newest 1X2's. Unquoted markets stay null.
  */
 export function summariseOdds(matchId: number, timeline: OddsTimeline): OddsRecord | null {
   const rec = emptyOddsRecord(matchId) as unknown as Record<string, unknown>;
@@ -53,10 +50,8 @@ export function summariseOdds(matchId: number, timeline: OddsTimeline): OddsReco
 }
 
 /**
- * The odds record of a match as it stood at `at`: summarised from its observations made at or before
- * `at` only, so a later price cannot reach what is computed from it. A match without any observation
- * (a store from before observations) keeps `fallback`, its run's record: its times are unknown, there
- * is nothing to filter on. The goals stage and the live worker both take a match's own prices from it.
+ * A match's odds record as it stood at `at` (from observations made by then only); without observations
+ * (a store from before them) its run's record `fallback`: there are no times to filter on.
  */
 export function oddsRecordAsOf(
   matchId: number,
@@ -109,9 +104,8 @@ function oddsSet(columns: OddsColumns): ColumnOddsSet {
 }
 
 /**
- * `raw-data/odds.parquet` decoded, from the per-process cache while its etag is unchanged (ingest
- * leaves what it wrote there). Shared and read-only. `keepBody` also keeps the file's bytes (a run's
- * odds snapshot is a copy of them). Null when the file is absent.
+ * `raw-data/odds.parquet` decoded, cached per process while its etag holds (ingest leaves what it wrote);
+ * shared, read-only. `keepBody` keeps the bytes too (a run's odds snapshot is a copy of them).
  */
 export function readOddsSet(
   store: ObjectStore,
@@ -128,11 +122,8 @@ export function readOddsSet(
 }
 
 /**
- * Merges `records` into `raw-data/odds.parquet` by match_id (a new record replaces the old one of its
- * match; other matches are kept, so a second source does not drop the first) and writes it back with a
- * plain put: two merges at once keep only the last one's records. Nothing is written when the merge
- * changes nothing. Both sides are held as columns ({@link OddsColumns}), never as a record per match.
- * @returns rows in the file and whether it was written.
+ * Merges `records` into `raw-data/odds.parquet` by match_id (other matches kept, so a second source does
+ * not drop the first) with a plain put: of two merges at once the last wins. No change, no write.
  */
 export async function mergeOddsFile(
   store: ObjectStore,

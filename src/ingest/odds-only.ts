@@ -1,14 +1,6 @@
+import type { MatchUpsert } from '../db/index.js';
 import { FIELD_LIMITS, isOddsKind, type OddsKind } from '../domain/index.js';
-import {
-  cleanName,
-  type Field,
-  firstOf,
-  instant,
-  marketPrices,
-  RowError,
-  readRow,
-  required,
-} from './fields.js';
+import { cleanName, type Field, firstOf, instant, marketPrices, RowError, required } from './fields.js';
 import { regionName, tournamentName } from './names.js';
 import type { PriceSet, RowRejection } from './types.js';
 
@@ -31,13 +23,8 @@ const KEY_COLUMNS = {
 } as const;
 
 /**
- * Odds-only files: one row = the prices of one match observed at one time. Columns:
- * `observed_at` (ISO 8601; without an offset it is UTC), the match as `match_id` or as its natural key
- * (`region`/`country`, `tournament`/`league`, `kickoff`/`Date`, `home_team`/`HomeTeam`,
- * `away_team`/`AwayTeam`), any of the price groups `odd_home,odd_draw,odd_away`,
- * `odd_over25,odd_under25`, `odd_btts_yes,odd_btts_no`, and optionally `kind` (opening | intermediate |
- * closing; default intermediate) and `source` (default `odds-file`). No goal columns: a file with
- * `FTHG` is a results file.
+ * Odds-only files, a match's prices at one `observed_at` (ISO 8601, UTC without offset) a row: the match by
+ * `match_id` or KEY_COLUMNS, ODDS_ONLY_MARKETS prices, optional `kind` and `source`; `FTHG` = results file.
  */
 export function isOddsOnlyHeader(header: readonly string[]): boolean {
   const has = (c: string) => header.includes(c);
@@ -46,16 +33,11 @@ export function isOddsOnlyHeader(header: readonly string[]): boolean {
   return has('match_id') || byKey;
 }
 
+/** What makes two rows one match: region, tournament, kick-off and the teams. */
+export type MatchKey = Omit<MatchUpsert, 'season' | 'status' | 'homeScore' | 'awayScore'>;
+
 /** The match an odds row refers to: its id, or its natural key (resolved against the DB by ingest). */
-type OddsMatchRef =
-  | { matchId: number }
-  | {
-      regionName: string;
-      tournamentName: string;
-      startTimeUtc: Date;
-      homeTeamName: string;
-      awayTeamName: string;
-    };
+type OddsMatchRef = { matchId: number } | MatchKey;
 
 /** One valid odds-only row. */
 export interface ParsedOddsRow {
@@ -67,54 +49,51 @@ export interface ParsedOddsRow {
   prices: PriceSet[];
 }
 
-export function readOddsOnlyRow(get: Field) {
-  return readRow(() => {
-    const observedAt = instant(required(get, 'observed_at'), 'observed_at');
-    const rawKind = get('kind') || 'intermediate';
-    if (!isOddsKind(rawKind))
-      throw new RowError(`kind is not opening, intermediate or closing: "${rawKind.slice(0, 40)}"`);
-    const source = cleanName(get('source') || ODDS_FILE_SOURCE);
-    if (source.length > FIELD_LIMITS.source)
-      throw new RowError(`source is longer than ${FIELD_LIMITS.source} characters`);
-    let ref: OddsMatchRef;
-    const id = get('match_id');
-    if (id !== undefined && id !== '') {
-      if (!/^\d{1,10}$/.test(id) || !Number.isSafeInteger(Number(id)))
-        throw new RowError(`match_id is not a match id: "${id.slice(0, 40)}"`);
-      ref = { matchId: Number(id) };
-    } else {
-      const col = (alts: readonly string[]) => {
-        const v = firstOf(get, alts);
-        if (v === undefined) throw new RowError(`missing ${alts.join(' or ')}`);
-        return v;
-      };
-      const region = cleanName(col(KEY_COLUMNS.region));
-      const tournament = cleanName(col(KEY_COLUMNS.tournament));
-      const home = cleanName(col(KEY_COLUMNS.home));
-      const away = cleanName(col(KEY_COLUMNS.away));
-      if (
-        region.length > FIELD_LIMITS.regionName ||
-        tournament.length > FIELD_LIMITS.tournamentName ||
-        home.length > FIELD_LIMITS.teamName ||
-        away.length > FIELD_LIMITS.teamName
-      )
-        throw new RowError(`a match-key field is longer than ${FIELD_LIMITS.teamName} characters`);
-      ref = {
-        regionName: regionName(region),
-        tournamentName: tournamentName(tournament),
-        startTimeUtc: instant(col(KEY_COLUMNS.kickoff), 'kickoff'),
-        homeTeamName: home,
-        awayTeamName: away,
-      };
-    }
-    const prices: PriceSet[] = [];
-    const rejected: RowRejection[] = [];
-    for (const m of ODDS_ONLY_MARKETS) {
-      if (marketPrices(get, m.market, rawKind, m.columns, prices, rejected))
-        prices[prices.length - 1].observedAt = observedAt;
-    }
-    if (prices.length === 0 && rejected.length === 0) throw new RowError('no prices in the row');
-    const row: Omit<ParsedOddsRow, 'line'> = { ref, observedAt, kind: rawKind, source, prices };
-    return { ok: true as const, row, rejected };
-  });
+export function readOddsOnlyRow(get: Field): { row: Omit<ParsedOddsRow, 'line'>; rejected: RowRejection[] } {
+  const observedAt = instant(required(get, 'observed_at'), 'observed_at');
+  const rawKind = get('kind') || 'intermediate';
+  if (!isOddsKind(rawKind))
+    throw new RowError(`kind is not opening, intermediate or closing: "${rawKind.slice(0, 40)}"`);
+  const source = cleanName(get('source') || ODDS_FILE_SOURCE);
+  if (source.length > FIELD_LIMITS.source)
+    throw new RowError(`source is longer than ${FIELD_LIMITS.source} characters`);
+  let ref: OddsMatchRef;
+  const id = get('match_id');
+  if (id !== undefined && id !== '') {
+    if (!/^\d{1,10}$/.test(id) || !Number.isSafeInteger(Number(id)))
+      throw new RowError(`match_id is not a match id: "${id.slice(0, 40)}"`);
+    ref = { matchId: Number(id) };
+  } else {
+    const col = (alts: readonly string[]) => {
+      const v = firstOf(get, alts);
+      if (v === undefined) throw new RowError(`missing ${alts.join(' or ')}`);
+      return v;
+    };
+    const region = cleanName(col(KEY_COLUMNS.region));
+    const tournament = cleanName(col(KEY_COLUMNS.tournament));
+    const home = cleanName(col(KEY_COLUMNS.home));
+    const away = cleanName(col(KEY_COLUMNS.away));
+    if (
+      region.length > FIELD_LIMITS.regionName ||
+      tournament.length > FIELD_LIMITS.tournamentName ||
+      home.length > FIELD_LIMITS.teamName ||
+      away.length > FIELD_LIMITS.teamName
+    )
+      throw new RowError(`a match-key field is longer than ${FIELD_LIMITS.teamName} characters`);
+    ref = {
+      regionName: regionName(region),
+      tournamentName: tournamentName(tournament),
+      startTimeUtc: instant(col(KEY_COLUMNS.kickoff), 'kickoff'),
+      homeTeamName: home,
+      awayTeamName: away,
+    };
+  }
+  const prices: PriceSet[] = [];
+  const rejected: RowRejection[] = [];
+  for (const m of ODDS_ONLY_MARKETS) {
+    if (marketPrices(get, m.market, rawKind, m.columns, prices, rejected))
+      prices[prices.length - 1].observedAt = observedAt;
+  }
+  if (prices.length === 0 && rejected.length === 0) throw new RowError('no prices in the row');
+  return { row: { ref, observedAt, kind: rawKind, source, prices }, rejected };
 }

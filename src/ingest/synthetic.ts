@@ -6,9 +6,8 @@ export interface SyntheticOptions {
   /** PRNG seed: the same seed and `now` give the same data. Default `42`. */
   seed?: number;
   /**
-   * The instant that splits played matches from fixtures. The current season straddles it: about 60 %
-   * of its rounds are before `now` (finished, with scores), the rest after (scheduled, no score, with
-   * odds). The calendar is anchored to the UTC week of `now`. Default: the current time.
+   * Splits played matches from fixtures: ~60 % of the current season's rounds are before it, the calendar
+   * anchored to its UTC week. Default: the current time.
    */
   now?: Date;
   /** Number of regions, each with one tournament. Default `4`. */
@@ -136,12 +135,8 @@ function weekStart(t: Date): number {
 }
 
 /**
- * A deterministic multi-region league: double round robins in weekly rounds, team strengths that drift
- * between and within seasons, Poisson goals with home advantage, and bookmaker 1X2 odds priced from
- * the true probabilities (opening noisier than closing) with a 5–6 % margin.
- * The league comes one season at a time (seasons never overlap; each is ordered by kick-off, then
- * region, then home team), so that a large league is never held whole; they are generated as they
- * are iterated, once.
+ * A deterministic league: weekly double round robins, drifting strengths, Poisson goals and 1X2 odds from the
+ * true probabilities. Generated a season at a time as iterated (by kick-off, region, home team), never whole.
  */
 export function streamSyntheticLeague(options: SyntheticOptions = {}): {
   regions: { name: string; tournament: string; teams: string[] }[];

@@ -42,11 +42,8 @@ function distance(a: string, b: string, cap: number): number {
 }
 
 /**
- * The canonical display name of every team per region: the first spelling the database (or, for a new
- * team, the first file row) used. Later spellings that differ only in case or spacing map to it, so
- * they never create a second team. Names that differ a little more (accents, punctuation, one letter)
- * are reported by {@link TeamNames.nearDuplicates}, never merged: `Inter` and `Inter Milan` may be one
- * club, `Sporting` and `Sporting CP` may not.
+ * Each team's first spelling per region (database, then files); case or spacing variants map to it. Closer
+ * names are reported ({@link TeamNames.nearDuplicates}), never merged: `Sporting` ≠ `Sporting CP`.
  */
 export class TeamNames {
   /** region → fold key → display name. */

@@ -21,9 +21,8 @@ export interface IngestOptions {
   /** How the files are decoded. Default `utf-8`, strictly: a file with an invalid byte is refused. */
   encoding?: IngestEncoding;
   /**
-   * The instant the prices of a results file are taken as known by: an opening price is stamped
-   * min(kick-off − OPENING_LEAD_MS, now), a closing price of a match not yet kicked off becomes an
-   * `intermediate` observation at `now`. Default: the wall clock.
+   * When a results file's prices are known: opening stamped min(kick-off − OPENING_LEAD_MS, now), a closing
+   * price before kick-off becomes `intermediate` at `now`. Default: the wall clock.
    */
   now?: Date;
 }
@@ -125,11 +124,7 @@ export interface PriceSet {
 }
 
 /** A market of a row that was not kept, before the file name is known. */
-export interface RowRejection {
-  market: OddsMarket;
-  kind: string;
-  reason: string;
-}
+export type RowRejection = Omit<OddsRejection, 'file' | 'line'>;
 
 /** One valid source row: the match, its prices and where they came from. */
 export interface ParsedMatch {
@@ -140,7 +135,5 @@ export interface ParsedMatch {
   source: string;
 }
 
-/** Outcome of parsing one data row: a match, or the reason it is malformed. */
-export type RowResult =
-  | { ok: true; match: MatchUpsert; prices: PriceSet[]; source: string; rejected: RowRejection[] }
-  | { ok: false; code: ErrorCode; reason: string };
+/** One data row read: the match, its prices and the markets not kept (a malformed row throws `RowError`). */
+export type RowRead = Omit<ParsedMatch, 'line'> & { rejected: RowRejection[] };

@@ -19,17 +19,12 @@ export function parseEvery(raw: string): number {
 
 /** ms as the shortest of `15m`, `6h`, `1d30m`… */
 export function formatEvery(ms: number): string {
-  let rest = Math.round(ms / 1000);
+  let rest = Math.round(ms / 1000) * 1000;
   let out = '';
-  for (const [u, s] of [
-    ['d', 86_400],
-    ['h', 3_600],
-    ['m', 60],
-    ['s', 1],
-  ] as const) {
-    if (rest >= s) {
-      out += `${Math.floor(rest / s)}${u}`;
-      rest %= s;
+  for (const [u, size] of Object.entries(UNITS).reverse()) {
+    if (rest >= size) {
+      out += `${Math.floor(rest / size)}${u}`;
+      rest %= size;
     }
   }
   return out || '0s';

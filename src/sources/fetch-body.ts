@@ -26,13 +26,9 @@ export function isRemote(url: string): boolean {
   return /^https?:\/\//i.test(url);
 }
 
-function localPath(url: string): string {
-  return url.startsWith('file://') ? fileURLToPath(url) : url;
-}
-
 /** A local file: its size and modification time stand in for an ETag. */
 async function readLocal(url: string, options: FetchBodyOptions): Promise<FetchedBody> {
-  const file = localPath(url);
+  const file = url.startsWith('file://') ? fileURLToPath(url) : url;
   const info = await stat(file).catch(() => null);
   if (!info?.isFile()) throw new MatchcastError('MC_ERR_SOURCE_UNREACHABLE', `${file}: no such file`);
   const etag = `"${info.size}-${Math.round(info.mtimeMs)}"`;
@@ -100,10 +96,8 @@ async function attempt(url: string, options: FetchBodyOptions): Promise<FetchedB
 }
 
 /**
- * Fetches a source's body: conditional on the last good body's validators (a 304 reads nothing),
- * bounded by a timeout per attempt, with bounded retries and exponential backoff for what may pass
- * (5xx, 429, network errors, timeouts, a body cut short); a 404 or another 4xx fails at once. A local
- * path is read directly. Failures are `MatchcastError`s with a `MC_ERR_SOURCE_*` code.
+ * A source's body, conditional on the last good one's validators; what may pass (5xx, 429, network, timeout,
+ * a cut body) is retried with backoff, another 4xx fails at once. Failures carry a `MC_ERR_SOURCE_*` code.
  */
 export async function fetchBody(url: string, options: FetchBodyOptions = {}): Promise<FetchedBody> {
   if (!isRemote(url)) return readLocal(url, options);

@@ -123,9 +123,8 @@ function unreadPart(
 }
 
 /**
- * Maps the parsed rows' team names to known teams. Rows naming a team nobody knows in a region that
- * has teams are held back (skipped, listed with the closest known names); in a region without any
- * team yet, a poll starts the league with the names as they are.
+ * Maps the rows' team names to known teams. A row naming an unknown team in a region that has teams is
+ * held back (listed with the closest names); in a region without teams the names start the league.
  */
 function resolveTeams(parsed: ParsedFile, resolver: TeamResolver, acceptNew: boolean): UnmatchedTeam[] {
   const unmatched = new Map<string, UnmatchedTeam>();
@@ -198,14 +197,12 @@ function warningOf(report: IngestReport, unmatched: UnmatchedTeam[]): PollSucces
     };
   const n = report.skipped.length + report.conflicts.length + report.oddsRejected.length;
   if (n === 0) return null;
-  const first = report.skipped[0] ?? null;
-  const firstConflict = report.conflicts[0] ?? null;
-  const firstRejected = report.oddsRejected[0] ?? null;
-  const example = first
-    ? `line ${first.line}: ${first.reason}`
-    : firstConflict
-      ? `line ${firstConflict.line}: result ${firstConflict.old} → ${firstConflict.new} refused`
-      : `line ${firstRejected?.line}: ${firstRejected?.reason}`;
+  const [skipped, conflict, rejected] = [report.skipped[0], report.conflicts[0], report.oddsRejected[0]];
+  const example = skipped
+    ? `line ${skipped.line}: ${skipped.reason}`
+    : conflict
+      ? `line ${conflict.line}: result ${conflict.old} → ${conflict.new} refused`
+      : `line ${rejected?.line}: ${rejected?.reason}`;
   return {
     code: 'MC_ERR_SOURCE_ROWS_SKIPPED',
     message: `${report.skipped.length} row(s) skipped, ${report.conflicts.length} result conflict(s) refused, ${report.oddsRejected.length} price set(s) rejected; e.g. ${example}`,
@@ -213,11 +210,8 @@ function warningOf(report: IngestReport, unmatched: UnmatchedTeam[]): PollSucces
 }
 
 /**
- * Polls one source: fetches what changed since its last good poll, checks it, reads it with its
- * kind's parser, maps team names, and applies it through ingest (matches in one transaction,
- * results never contradicted, odds merged as observations), then hands the changed matches to
- * `deps.afterIngest`. Any fault leaves what is stored as it was and records a coded error on the
- * source; the next good poll compares with the last good body, not with the faulty one.
+ * Polls one source: fetch, checks, its kind's parser, team names, ingest, then `deps.afterIngest`. A fault
+ * changes no data and records a coded error; the next poll compares with the last good body, not this one.
  */
 export async function pollSource(
   deps: SourceDeps,

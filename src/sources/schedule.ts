@@ -13,9 +13,8 @@ interface SourceScheduleOptions {
 }
 
 /**
- * The embedded schedule: every `checkMs` the sources whose next poll is due are polled, one at a
- * time (a source is never polled twice at once: the poll holds its lease in the database, so a
- * second process polling the same sources skips it). A check while the last one still runs is skipped.
+ * Every `checkMs` the due sources are polled one at a time (a poll holds its lease in the database, so a
+ * second process skips the source); a check while the last one still runs is skipped.
  */
 export function startSourceSchedule(options: SourceScheduleOptions): { stop(): Promise<void> } {
   const { deps, run } = options;

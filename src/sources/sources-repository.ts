@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/index.js';
 import { MatchcastError } from '../domain/index.js';
-import type { SourceOptions, SourceRecord, UnmatchedTeam } from './types.js';
+import type { SourceRecord, UnmatchedTeam } from './types.js';
 
 /**
  * The columns of a {@link SourceRecord} under its names: both database adapters return bigints as
@@ -30,13 +30,7 @@ export interface PollSuccess {
 export class SourcesRepository {
   constructor(private readonly db: Queryable) {}
 
-  async add(s: {
-    name: string;
-    url: string;
-    format: string;
-    everyMs: number;
-    options: SourceOptions;
-  }): Promise<void> {
+  async add(s: Pick<SourceRecord, 'name' | 'url' | 'format' | 'everyMs' | 'options'>): Promise<void> {
     const rows = await this.db.query(
       `INSERT INTO sources (name, url, format, every_ms, options) VALUES ($1, $2, $3, $4, $5::jsonb)
        ON CONFLICT (name) DO NOTHING RETURNING name`,
@@ -128,7 +122,7 @@ export class SourcesRepository {
     );
   }
 
-  /** The next poll of every source (or of `name`) reads the whole body again (a team name was settled). */
+  /** The next poll of every source holding rows back reads the whole body again (a team name was settled). */
   async rereadHeld(): Promise<void> {
     await this.db.query(
       `UPDATE sources SET full_read_next = true, etag = NULL, last_modified = NULL

@@ -59,10 +59,7 @@ export class TeamResolver {
   static async load(db: Queryable): Promise<TeamResolver> {
     const r = new TeamResolver();
     for (const t of await storedTeamNames(db)) r.add(t.region_name, t.name, t.name);
-    const aliases = await db.query<{ region_name: string; alias: string; team_name: string }>(
-      'SELECT region_name, alias, team_name FROM team_aliases ORDER BY region_name, alias',
-    );
-    for (const a of aliases) r.add(a.region_name, a.alias, a.team_name, true);
+    for (const a of await listTeamAliases(db)) r.add(a.region, a.alias, a.team, true);
     return r;
   }
 

@@ -1,7 +1,4 @@
-import type { Database } from '../db/index.js';
-import type { IngestEncoding, IngestReport, ParsedFile } from '../ingest/index.js';
-import type { Logger } from '../logger.js';
-import type { ObjectStore } from '../storage/index.js';
+import type { IngestDeps, IngestEncoding, IngestReport, ParsedFile } from '../ingest/index.js';
 
 /** Per-source settings beyond the URL and the period (`sources add` options). */
 export interface SourceOptions {
@@ -29,9 +26,8 @@ export interface SourceParseContext {
 }
 
 /**
- * One kind of source: how its body is read. CSV kinds return a `ParsedFile` of the shared parser
- * (`parseCsvText`), a JSON kind builds one; what follows (team names, transactions, conflicts,
- * observations, re-prediction) is the same for every kind.
+ * How one kind of source's body is read: CSV kinds through `parseCsvText`, a JSON kind builds the
+ * `ParsedFile`; what follows (team names, ingest, re-prediction) is the same for every kind.
  */
 export interface SourceKind {
   readonly name: string;
@@ -83,11 +79,8 @@ export interface UnmatchedTeam {
   rows: number;
 }
 
-/** What a poll needs. */
-export interface SourceDeps {
-  db: Database;
-  store: ObjectStore;
-  log?: Logger;
+/** What a poll needs: ingest's database, store and log, and what to do once data is in. */
+export interface SourceDeps extends IngestDeps {
   /**
    * Called with the matches a poll changed, once its data is stored (the caller re-predicts and
    * publishes them). Its failure is logged; the poll's data stays stored.

@@ -2,10 +2,8 @@ import type { SourceKind } from '../types.js';
 import { parseCsvAs } from './csv-checks.js';
 
 /**
- * A fixtures file with the current odds of upcoming matches (football-data.co.uk's `fixtures.csv`, or
- * the shared layout without scores), refreshed several times a week: its matches are upserted as
- * fixtures and every price is the price at the time of the fetch (an `intermediate` observation).
- * A row whose kick-off has passed says nothing new (its result comes from a results file) and is dropped.
+ * Upcoming matches with current odds: each price is an `intermediate` observation at the fetch. A row whose
+ * kick-off has passed says nothing new (its result comes from a results file) and is dropped.
  */
 export const fixturesCsv: SourceKind = {
   name: 'fixtures-csv',

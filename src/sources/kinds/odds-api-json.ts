@@ -20,28 +20,8 @@ const SPORT_KEYS: Record<string, { region: string; tournament: string }> = {
   soccer_egypt_premier_league: { region: 'Egypt', tournament: 'Premier League' },
 };
 
-interface Outcome {
-  name?: unknown;
-  price?: unknown;
-  point?: unknown;
-}
-interface Market {
-  key?: unknown;
-  last_update?: unknown;
-  outcomes?: unknown;
-}
-interface Bookmaker {
-  key?: unknown;
-  last_update?: unknown;
-  markets?: unknown;
-}
-interface OddsEvent {
-  sport_key?: unknown;
-  commence_time?: unknown;
-  home_team?: unknown;
-  away_team?: unknown;
-  bookmakers?: unknown;
-}
+/** An event, bookmaker, market or outcome of the feed: each field is checked where it is read. */
+type Json = Record<string, unknown>;
 
 const text = (v: unknown): string | null =>
   typeof v === 'string' && v.trim() !== '' ? v.trim().replace(/\s+/g, ' ') : null;
@@ -54,23 +34,19 @@ const time = (v: unknown): Date | null => {
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 /** One bookmaker's prices of one market in MARKET_OUTCOMES order, or null when incomplete. */
-function pricesOf(
-  market: Market,
-  home: string,
-  away: string,
-): { market: OddsMarket; prices: number[] } | null {
-  const outcomes = Array.isArray(market.outcomes) ? (market.outcomes as Outcome[]) : [];
-  const price = (pick: (o: Outcome) => boolean): number | null => {
+function pricesOf(market: Json, home: string, away: string): { market: OddsMarket; prices: number[] } | null {
+  const outcomes = Array.isArray(market.outcomes) ? (market.outcomes as Json[]) : [];
+  const price = (pick: (o: Json) => boolean): number | null => {
     const o = outcomes.find(pick);
     return o && typeof o.price === 'number' ? o.price : null;
   };
-  const named = (n: string) => (o: Outcome) => typeof o.name === 'string' && same(o.name, n);
+  const named = (n: string) => (o: Json) => typeof o.name === 'string' && same(o.name, n);
   let out: { market: OddsMarket; prices: (number | null)[] };
   if (market.key === 'h2h')
     out = { market: '1x2', prices: [price(named(home)), price(named('Draw')), price(named(away))] };
   else if (market.key === 'totals') {
     // Only the 2.5 line is a market the service knows.
-    const at25 = (n: string) => (o: Outcome) => named(n)(o) && Number(o.point) === 2.5;
+    const at25 = (n: string) => (o: Json) => named(n)(o) && Number(o.point) === 2.5;
     out = { market: 'ou25', prices: [price(at25('Over')), price(at25('Under'))] };
   } else if (market.key === 'btts')
     out = { market: 'btts', prices: [price(named('Yes')), price(named('No'))] };
@@ -79,12 +55,11 @@ function pricesOf(
 }
 
 /**
- * One event as an odds row: per market the average over the bookmakers quoting it completely (or the
- * one `options.bookmaker`), observed at the newest `last_update` of the prices used — never later than
- * the fetch (a clock ahead of ours cannot date a price in our future).
+ * One event as an odds row: per market the average over the complete bookmakers (or `options.bookmaker`),
+ * observed at their newest `last_update` but never after the fetch (a clock ahead of ours cannot date it).
  */
 function eventRow(
-  e: OddsEvent,
+  e: Json,
   line: number,
   source: string,
   fetchedAt: Date,
@@ -114,12 +89,12 @@ function eventRow(
     skip(`unknown sport_key "${sport.slice(0, 60)}" (give the source --region and --tournament)`);
     return;
   }
-  const books = (Array.isArray(e.bookmakers) ? (e.bookmakers as Bookmaker[]) : []).filter(
+  const books = (Array.isArray(e.bookmakers) ? (e.bookmakers as Json[]) : []).filter(
     (b) => !options.bookmaker || b.key === options.bookmaker,
   );
   const byMarket = new Map<OddsMarket, { sums: number[]; n: number; at: number }>();
   for (const b of books) {
-    for (const m of Array.isArray(b.markets) ? (b.markets as Market[]) : []) {
+    for (const m of Array.isArray(b.markets) ? (b.markets as Json[]) : []) {
       const p = pricesOf(m, home, away);
       if (!p) continue;
       const why = oddsImplausibility(p.market, p.prices);
@@ -174,10 +149,8 @@ function eventRow(
 }
 
 /**
- * A JSON odds feed in the shape most odds APIs share: an array (or `{ data: [...] }`) of events with
- * `sport_key`, `commence_time`, `home_team`, `away_team` and `bookmakers[]` carrying `last_update`
- * and `markets[]` (`h2h`, `totals`, `btts`) of `outcomes[]` with `name`, `price` (and `point`).
- * Prices become observations at their `last_update`; events name matches, they never create them.
+ * A JSON odds feed as most odds APIs shape it: events (an array or `{ data }`) with `bookmakers[]` of
+ * `markets[]` (`h2h`, `totals`, `btts`) of `outcomes[]`. Events name matches, they never create them.
  */
 export const oddsApiJson: SourceKind = {
   name: 'odds-api-json',
@@ -210,7 +183,7 @@ export const oddsApiJson: SourceKind = {
           line: i + 1,
           reason: 'not an event object',
         });
-      else eventRow(e as OddsEvent, i + 1, ctx.file, ctx.fetchedAt, ctx.options, out);
+      else eventRow(e as Json, i + 1, ctx.file, ctx.fetchedAt, ctx.options, out);
     });
     return out;
   },

@@ -2,9 +2,8 @@ import type { SourceKind } from '../types.js';
 import { parseCsvAs } from './csv-checks.js';
 
 /**
- * Rows released as a clock passes them (the replay of `start --as-of`): each body holds only the rows
- * whose stage changed since the last release, in the shared football layout with what is not known
- * yet left blank — a fixture, then its opening prices, its closing prices, its result.
+ * Rows released as a clock passes them (the replay of `start --as-of`): each body the rows whose stage
+ * changed (fixture, opening prices, closing prices, result), what is not known yet left blank.
  */
 export const releaseCsv: SourceKind = {
   name: 'release-csv',
