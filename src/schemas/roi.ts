@@ -24,11 +24,7 @@ export const ROI_BY_REGION_COLUMNS = Object.keys(RegionRoi.properties) as readon
 export const RoiBaseline = Type.Object(
   {
     strategy: Type.String({ description: 'baseline strategy, e.g. `favourite`, `home`' }),
-    region_name: NullableString('region label'),
-    region_id: NullableInteger('internal region identifier'),
-    roi_pct: NullableNumber('flat-stake ROI in percent'),
-    n_bets: Type.Integer({ description: 'number of simulated bets' }),
-    hit_rate: NullableNumber('fraction of winning bets'),
+    ...RegionRoi.properties,
   },
   { additionalProperties: false },
 );
