@@ -14,10 +14,7 @@ export const RegionRoi = Type.Object(
 );
 export type RegionRoi = Static<typeof RegionRoi>;
 
-/**
- * The header of `reports/roi_by_region.csv`, in order: the {@link RegionRoi} fields. Written by
- * src/analytics (roi-csv.ts) and required by src/serving (region-roi.ts).
- */
+/** The header of `reports/roi_by_region.csv`, in order: written by analytics, required by serving. */
 export const ROI_BY_REGION_COLUMNS = Object.keys(RegionRoi.properties) as readonly (keyof RegionRoi)[];
 
 /** ROI of a baseline strategy in one region (`/ui/data/roi-baselines.json`). */

@@ -11,10 +11,7 @@ import type { AppContext } from '../context.js';
 
 const forbidden = () => new MatchcastError('MC_ERR_FORBIDDEN');
 
-/**
- * HTML reports are self-contained (inline script and style). They are served in a sandbox (opaque
- * origin) so that a report's script can never act as the API's origin.
- */
+/** HTML reports (inline script and style) are sandboxed: a report's script never acts as the API's origin. */
 const HTML_CSP =
   "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; font-src data:; sandbox allow-scripts";
 

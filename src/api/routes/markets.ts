@@ -26,10 +26,7 @@ import { sendBytes } from './precomputed.js';
 
 const FILE = `${KEYS.markets.bucket}/${KEYS.markets.key}`;
 
-/**
- * `GET /predict/markets/{match_id}`: the goals model's expected goals and every market of the
- * match, precomputed by `pipeline run` (goals stage) and served from memory like `/predict/precomputed/`.
- */
+/** `GET /predict/markets/{match_id}`: every goals market of the match, precomputed and served from memory. */
 export async function marketsRoutes(root: FastifyInstance, ctx: AppContext): Promise<void> {
   // The markets are loaded by the serving views with the rest of the published run (one read per run).
   const views = ctx.views;
