@@ -14,18 +14,13 @@ import { SERVICE_VERSION } from './version.js';
 export interface BuildAppOptions {
   /** Log every request as a JSON line. Default `true`. */
   logRequests?: boolean;
-  /**
-   * While `draining` is true, a keep-alive connection with a request in flight at shutdown is closed
-   * once its response is sent (`runServer`), instead of holding `app.close()` until keep-alive lapses.
-   */
+  /** While `draining`, a connection with a request in flight is closed once answered (`runServer`). */
   shutdown?: { draining: boolean };
 }
 
 /**
- * Builds the Fastify app with the contract every route shares (spec §1, §5, §7, §9): API key on
- * `/predict/*`, strict validation (unknown query and body fields rejected, 422 with the fields),
- * `{detail}` errors, X-Request-Id on every response, metrics per route template, CORS, security
- * headers and the OpenAPI description.
+ * Builds the Fastify app with the contract every route shares (spec §1, §5, §7, §9): API key, strict
+ * validation, `{detail}` errors, request ids, metrics, CORS, security headers and the OpenAPI description.
  */
 export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   // pino's Logger is wider than FastifyBaseLogger; the cast keeps route modules on the plain instance type.
@@ -33,8 +28,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   const documentHeaders = securityHeaders();
   const headers = apiSecurityHeaders(documentHeaders);
   const app = Fastify({
-    // Fastify's own per-request lines are off: the access line (one per request) comes from the
-    // observability hook. request.log and app.log still reach the service's logger.
+    // The access line comes from the observability hook, not from Fastify's per-request lines.
     loggerInstance: log as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     // No per-request child logger (a pino child costs ~1 µs): the lines a request writes name
@@ -48,8 +42,8 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     // During a rolling restart a request that still arrives on an open connection is served, not refused.
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
-    // A request (headers and body) must arrive within REQUEST_TIMEOUT_MS, else 408: a body trickled
-    // in with a valid key cannot hold a connection for minutes. Node checks every second, not every 30 s.
+    // A request must arrive within REQUEST_TIMEOUT_MS, else 408 (no trickled body holds a connection);
+    // Node checks every second, not every 30 s.
     requestTimeout: ctx.config.requestTimeoutMs,
     http: {
       headersTimeout: ctx.config.requestTimeoutMs,
@@ -74,8 +68,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   });
   // Bodies validated without coercion, path/query with; unknown query fields rejected everywhere.
   registerStrictValidation(app);
-  // Without configured origins no CORS header is ever sent, which browsers treat as "denied"; not
-  // registering the plugin then saves its per-request hook.
+  // Without configured origins no CORS header is sent (browsers: denied), so no per-request hook.
   if (ctx.config.corsAllowedOrigins.length > 0) {
     await app.register(cors, {
       origin: ctx.config.corsAllowedOrigins,

@@ -7,12 +7,8 @@ interface ModelInfoSamplerOptions {
 }
 
 /**
- * Samples the `model_info` gauge from the registry and the queue's worker listing at start and then
- * every `everyMs`, so that the gauge has a series before the first live call (spec §4.2): for champion
- * and challenger, the version the alias points at, 1 when some connected worker holds it loaded (its
- * latest results show it, `TaskQueue.workers`), else 0; a stage
- * whose alias no longer resolves has its sample removed. A registry or broker that cannot be read
- * leaves the gauge as it is. Returns the stop function.
+ * Samples `model_info` at start and every `everyMs`, so it has a series before the first live call
+ * (spec §4.2); an unreadable registry leaves the gauge as it is. Returns the stop function.
  */
 export function startModelInfoSampler(ctx: AppContext, options: ModelInfoSamplerOptions = {}): () => void {
   let stopped = false;

@@ -13,11 +13,8 @@ export const DateTime = (description = 'ISO 8601 timestamp, UTC') =>
   Type.String({ format: 'date-time', description });
 
 /**
- * A response entry of a route schema: the shape, what the status means (OpenAPI `description`,
- * never "Default Response") and one or more examples. Every example is validated against the shape
- * by test/api/openapi-examples.test.ts, so a wrong example fails the build.
- *
- *   response: { 200: respond(MatchCard, 'The match card', [EXAMPLE_CARD]), ...errorResponses(...) }
+ * A response entry: the shape, what the status means (never "Default Response") and examples, each
+ * validated against the shape by test/api/openapi-examples.test.ts.
  */
 export function respond<T extends TSchema>(
   schema: T,

@@ -14,9 +14,8 @@ const FieldError = Type.Object(
 );
 
 /**
- * The one error body of every error response (src/api/plugins/errors.ts sends it): a stable code
- * from the catalogue (src/domain/errors.ts, docs/errors.md), a detail safe to show, and the
- * request id on server-side failures (5xx) so a report can be traced to its log line.
+ * The one error body of every error response (src/api/plugins/errors.ts): a catalogue code, a detail
+ * safe to show, and on 5xx the request id, so a report can be traced to its log line.
  */
 export const ErrorBody = Type.Object(
   {
@@ -51,11 +50,8 @@ function exampleError(code: ErrorCode): { detail: unknown; code: ErrorCode; requ
 }
 
 /**
- * Response entries for the error codes a route can answer, grouped by their catalogue status:
- * `errorResponses('MC_ERR_UNAUTHORIZED', 'MC_ERR_MATCH_NOT_FOUND')` → `{401: …, 404: …}`, each the
- * {@link ErrorBody} schema with a description naming its codes and one example per code.
- * 401 (protected routes), 422 and 500 are added to every documented route by buildApp; list the
- * route's own codes (404, 400, 503, 504, …).
+ * Response entries for a route's own error codes, by catalogue status (`{401: …, 404: …}`), each with
+ * its codes described and exemplified. buildApp adds 401 (protected routes), 422 and 500 to every route.
  */
 export function errorResponses(...codes: ErrorCode[]): Record<number, ReturnType<typeof errorResponse>> {
   const byStatus = new Map<number, ErrorCode[]>();

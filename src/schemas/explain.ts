@@ -28,9 +28,8 @@ const GroupContribution = Type.Object(
 );
 
 /**
- * `GET /predict/explain/{match_id}`: the served 1X2 prediction of a match decomposed by feature group,
- * for the model that produced it, with the market's view beside it. The parts add up to the
- * probabilities (docs/api.md "Explanations").
+ * `GET /predict/explain/{match_id}`: the served 1X2 prediction by feature group, with the market's view
+ * beside it; the parts add up to the probabilities (docs/api.md "Explanations").
  */
 export const Explanation = Type.Object(
   {

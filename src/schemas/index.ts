@@ -1,5 +1,4 @@
-// The API's shapes, declared once (TypeBox): routes use them through the type provider, serving and
-// analytics use their static types and constants, the web UI imports the types (type-only).
+// The API's shapes, declared once (TypeBox), for routes, serving, analytics and (type-only) the web UI.
 // Only what other folders use is exported.
 export { BacktestSummary, EXAMPLE_BACKTEST } from './backtest.js';
 export { noBody, respond } from './common.js';

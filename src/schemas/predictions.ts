@@ -81,9 +81,8 @@ export const PrecomputedPrediction = Type.Object(
 export type PrecomputedPrediction = Static<typeof PrecomputedPrediction>;
 
 /**
- * The match card of `GET /predict/cards/` (spec §2.4 leaves field names open; docs/serving-precomputed.md).
- * Built by src/serving/cards.ts from a validated predictions row (team names, stage, run id and
- * computed-at are required columns there, so they are never null) joined with its odds.
+ * The match card of `GET /predict/cards/` (spec §2.4). Built from a validated predictions row (team
+ * names, stage, run id and computed-at are required there, so never null) joined with its odds.
  */
 export const MatchCard = Type.Object(
   {

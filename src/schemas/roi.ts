@@ -14,21 +14,14 @@ export const RegionRoi = Type.Object(
 );
 export type RegionRoi = Static<typeof RegionRoi>;
 
-/**
- * The header of `reports/roi_by_region.csv`, in order: the {@link RegionRoi} fields. Written by
- * src/analytics (roi-csv.ts) and required by src/serving (region-roi.ts).
- */
+/** The header of `reports/roi_by_region.csv`, in order: written by analytics, required by serving. */
 export const ROI_BY_REGION_COLUMNS = Object.keys(RegionRoi.properties) as readonly (keyof RegionRoi)[];
 
 /** ROI of a baseline strategy in one region (`/ui/data/roi-baselines.json`). */
 export const RoiBaseline = Type.Object(
   {
     strategy: Type.String({ description: 'baseline strategy, e.g. `favourite`, `home`' }),
-    region_name: NullableString('region label'),
-    region_id: NullableInteger('internal region identifier'),
-    roi_pct: NullableNumber('flat-stake ROI in percent'),
-    n_bets: Type.Integer({ description: 'number of simulated bets' }),
-    hit_rate: NullableNumber('fraction of winning bets'),
+    ...RegionRoi.properties,
   },
   { additionalProperties: false },
 );

@@ -11,26 +11,17 @@ interface AuthOptions {
   protectMonitoring?: boolean;
 }
 
-/**
- * SHA-256 of a key: both sides of the comparison have 32 bytes whatever the keys' lengths. The
- * one-shot `crypto.hash` costs about half of `createHash`.
- */
+/** SHA-256 of a key: both sides of the comparison have 32 bytes whatever the keys' lengths. */
 const digest = (key: string) => crypto.hash('sha256', key, 'buffer');
 
 /**
- * A constant-time check of supplied keys against `expected` (its digest computed once):
- * `crypto.timingSafeEqual` over the SHA-256 digests, so neither the content nor the length of the
- * supplied key shows in the time taken. An empty or missing expected key matches nothing.
+ * A constant-time check against `expected` (timingSafeEqual over the digests: neither content nor
+ * length of a supplied key shows in the time taken). An empty or missing expected key matches nothing.
  */
 export function keyMatcher(expected: string | undefined): (supplied: unknown) => boolean {
   if (!expected) return () => false;
   const want = digest(expected);
   return (supplied) => typeof supplied === 'string' && crypto.timingSafeEqual(digest(supplied), want);
-}
-
-/** Whether `supplied` is the key `expected` (constant-time; see {@link keyMatcher}). */
-export function keysMatch(supplied: string, expected: string): boolean {
-  return keyMatcher(expected)(supplied);
 }
 
 /** True when the path (without query) needs the key: `/predict` and everything under it, by prefix. */
@@ -40,10 +31,7 @@ export function isProtectedPath(url: string, protectMonitoring: boolean): boolea
   return protectMonitoring && (path === '/monitoring' || path.startsWith('/monitoring/'));
 }
 
-/**
- * For a request no route matched: the router percent-decodes paths, so judge the decoded URL too
- * (`/%70redict/…` is a /predict path).
- */
+/** For a request no route matched: the router percent-decodes paths, so `/%70redict/…` is protected too. */
 export function unmatchedNeedsKey(request: FastifyRequest, protectMonitoring: boolean): boolean {
   let raw = request.url;
   try {
@@ -59,16 +47,9 @@ export function hasValidKey(request: FastifyRequest, expected: string | undefine
   return keyMatcher(expected)(request.headers['x-api-key']);
 }
 
-function hooksOf<T>(value: T | T[] | undefined): T[] {
-  return value === undefined ? [] : Array.isArray(value) ? value : [value];
-}
-
 /**
- * The key check is a route-level `onRequest` hook of every route whose template is protected
- * (decided once, at registration): it runs before body parsing and validation, so a 401 costs no
- * work, and open routes pay nothing for it. The route's OpenAPI entry gets `ApiKeyAuth` and its
- * 401 response. Unmatched URLs under a protected prefix answer 401 from the not-found handler
- * (see `unmatchedNeedsKey`). Register before the routes.
+ * The key check is an `onRequest` hook of each protected route only (decided at registration, before
+ * parsing: a 401 costs no work, open routes pay nothing); its OpenAPI entry gets `ApiKeyAuth` and 401.
  */
 export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
   const protectMonitoring = options.protectMonitoring ?? false;
@@ -79,7 +60,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
   };
   app.addHook('onRoute', (route) => {
     if (!isProtectedPath(route.url, protectMonitoring)) return;
-    route.onRequest = [checkKey, ...hooksOf(route.onRequest)];
+    route.onRequest = [checkKey, ...[route.onRequest ?? []].flat()];
     const schema = route.schema as
       | { hide?: boolean; security?: unknown; response?: Record<string, unknown> }
       | undefined;

@@ -1,11 +1,9 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
-import { errorResponses } from '../../schemas/index.js';
 
 /** OpenAPI 3 description at `/openapi.json` (and `/docs/json`), interactive docs at `/docs`. */
 export async function registerDocs(app: FastifyInstance, version: string): Promise<void> {
-  registerStandardResponses(app);
   await app.register(swagger, {
     openapi: {
       // 3.1: schemas are JSON Schema 2020-12, so the spec's nullable fields are `anyOf [T, null]`.
@@ -32,18 +30,4 @@ export async function registerDocs(app: FastifyInstance, version: string): Promi
   // styles, which the UI applies inline (a CSP violation in the browser). No external validator badge.
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: false, uiConfig: { validatorUrl: null } });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-}
-
-/**
- * Every documented route can answer 422 (its query, path or body fails validation; unknown query
- * fields included) and 500 (internal failure): their responses are added here, so no route module
- * repeats them (401 comes from registerAuth on protected routes). A route's own entry wins.
- */
-function registerStandardResponses(app: FastifyInstance): void {
-  const standard = errorResponses('MC_ERR_VALIDATION', 'MC_ERR_INTERNAL');
-  app.addHook('onRoute', (route) => {
-    const schema = route.schema as { hide?: boolean; response?: Record<string, unknown> } | undefined;
-    if (!schema || schema.hide) return;
-    schema.response = { ...standard, ...schema.response };
-  });
 }

@@ -31,9 +31,8 @@ function oneOf(values: readonly unknown[]): string {
 }
 
 /**
- * Folds each union of literals (TypeBox `Union([Literal…])`: an `anyOf` whose branches failed their
- * `const`) into one `enum` error listing the allowed values, instead of one "must be equal to
- * constant" per branch and a bare "must match a schema in anyOf".
+ * Folds each union of literals (an `anyOf` whose branches failed their `const`) into one `enum` error
+ * listing the allowed values, instead of one error per branch and a bare "must match a schema in anyOf".
  */
 function foldEnums(errors: readonly AjvError[]): AjvError[] {
   const folded = new Set<AjvError>();
@@ -116,11 +115,7 @@ interface ErrorAnswer {
   body: { detail: unknown; code: ErrorCode; request_id?: string };
 }
 
-/**
- * Maps any error onto the catalogue: validation → 422 MC_ERR_VALIDATION with the invalid fields;
- * MatchcastError → its code and status; Fastify's FST_ERR_* and other client errors → their
- * MC_ERR_* code; anything else → 500 MC_ERR_INTERNAL. 5xx answers name the request id.
- */
+/** Maps any error onto the catalogue (unknown errors → 500 MC_ERR_INTERNAL); 5xx answers name the request id. */
 function toErrorAnswer(err: FastifyError | Error, requestId: string): ErrorAnswer {
   const e = err as FastifyError;
   if (e.validation) {
@@ -151,10 +146,7 @@ function toErrorAnswer(err: FastifyError | Error, requestId: string): ErrorAnswe
   };
 }
 
-/**
- * The one error handler: every error answer goes through {@link toErrorAnswer}. Stack traces and
- * internal messages never reach the caller; server-side failures are logged with the request id.
- */
+/** The one error handler: stack traces and internal messages never reach the caller; 5xx are logged. */
 export function registerErrorHandling(app: FastifyInstance, options: NotFoundOptions = {}): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const answer = toErrorAnswer(err, request.id);

@@ -30,20 +30,13 @@ interface ObservabilityOptions {
   isDocument?: (url: string) => boolean;
   /** Where the access lines go (`info`, one per request). Default: no lines. */
   accessLog?: Logger;
-  /**
-   * While `draining`, a keep-alive connection is closed once its response is sent (see
-   * `BuildAppOptions.shutdown`); requests that arrive after the close began get Fastify's own
-   * `Connection: close`.
-   */
+  /** While `draining`, a keep-alive connection is closed once its response is sent. */
   shutdown?: { draining: boolean };
 }
 
 /**
- * Every response carries X-Request-Id and the security headers — `documentHeaders` on the paths
- * `isDocument` accepts (HTML pages), `staticHeaders` on every other (JSON) — set on arrival, so 401s
- * and errors carry them too. Once a response is sent, one `onResponse` hook counts it in the metrics
- * and writes its access line: every answer passes there (errors, 404s, preflights, HEAD, streamed
- * bodies, with their final status), timed by Fastify from arrival to the end of the response.
+ * X-Request-Id and the security headers are set on arrival, so 401s and errors carry them too. One
+ * `onResponse` hook, which every answer passes with its final status, counts it and writes its access line.
  */
 export function registerObservability(app: FastifyInstance, options: ObservabilityOptions = {}): void {
   const staticHeaders = options.staticHeaders ?? {};

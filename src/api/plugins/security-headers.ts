@@ -18,9 +18,8 @@ const CSP_DIRECTIVES = {
 };
 
 /**
- * helmet's headers for our options, computed once: they never vary per request, and running helmet's
- * middleware per request cost about 17 µs of a ~25 µs precomputed lookup (bench/precomputed.ts).
- * A route may still override one (e.g. the report CSP of /files).
+ * helmet's headers for our options, computed once: they never vary per request, and running helmet
+ * per request costs most of a precomputed lookup. A route may still override one (/files' CSP).
  */
 export function securityHeaders(): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -40,11 +39,8 @@ export function securityHeaders(): Record<string, string> {
 }
 
 /**
- * The headers of a JSON (API) response: the OWASP REST Security Cheat Sheet's set. The document
- * headers of helmet (script/style CSP, COOP, Origin-Agent-Cluster, X-DNS-Prefetch-Control, …) govern
- * how a browser renders a page and mean nothing for JSON; leaving them off the API responses saves
- * ~700 bytes and ~8 µs of header writing per response, half the cost of a precomputed lookup
- * (docs/benchmarks.md). HTML routes get {@link securityHeaders}.
+ * The headers of a JSON response: the OWASP REST Security Cheat Sheet's set. helmet's document
+ * headers only govern how a browser renders a page; HTML routes get {@link securityHeaders}.
  */
 export function apiSecurityHeaders(full: Record<string, string> = securityHeaders()): Record<string, string> {
   return {

@@ -1,6 +1,7 @@
 import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import formats from 'ajv-formats';
 import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
+import { errorResponses } from '../../schemas/index.js';
 
 // ajv-formats is CommonJS: under NodeNext its default import is the module object.
 const addFormats = formats.default;
@@ -16,11 +17,8 @@ const COMMON: Options = {
 };
 
 /**
- * Validators per request part: JSON bodies are validated as sent (no coercion: `{"match_id": true}`
- * or `"1"` is a 422, never match 1); path and query strings are coerced to the declared types, as the
- * spec's integer parameters need (`coerceTypes: 'array'` also turns `?x=1` into `[1]` for arrays),
- * and their numeric fields must be finite ({@link withFiniteCheck}). Fastify's default compiler
- * coerces every part alike.
+ * JSON bodies are validated as sent (`{"match_id": "1"}` is a 422); path and query strings are coerced
+ * (`'array'`: `?x=1` is `[1]` for an array field), and their numeric fields must be finite.
  */
 function validatorCompiler(): FastifySchemaCompiler<unknown> {
   const strict = addFormats(new Ajv({ ...COMMON, coerceTypes: false }));
@@ -62,12 +60,9 @@ function notFinite(x: unknown): boolean {
 }
 
 /**
- * Ajv coerces the strings "Infinity", "-Infinity" and "1e400" to numbers that pass `integer`,
- * `minimum` and `maximum` (its range checks skip non-finite numbers). The path or query validator of
- * a part with numeric fields therefore also refuses a non-finite value, with the usual 422; it reads
- * only the fields declared numeric. Inside the validator rather than a preHandler, the check costs
- * the request no extra hook (and a non-finite path value is reported before the query's errors).
- * The schemas are synchronous: an `$async` one would answer with a promise this does not await.
+ * Ajv coerces "Infinity" and "1e400" to numbers that pass `integer`, `minimum` and `maximum`, so a
+ * numeric path/query field is also refused when not finite. Inside the validator: no extra hook per
+ * request. The schemas must stay synchronous: an `$async` one's promise is not awaited here.
  */
 function withFiniteCheck(validate: ValidateFunction, fields: readonly string[]): ValidateFunction {
   const check = ((data: Record<string, unknown>, ctx?: Parameters<ValidateFunction>[1]) => {
@@ -101,15 +96,15 @@ function withFiniteCheck(validate: ValidateFunction, fields: readonly string[]):
 
 /**
  * Strict validation for every route: a documented route without query parameters still rejects
- * unknown ones (422), as the routes that declare a querystring do with `additionalProperties: false`;
- * numeric path/query fields must be finite.
+ * unknown ones. Its OpenAPI entry gets 422 and 500 (a route's own entry wins; 401 is registerAuth's).
  */
 export function registerStrictValidation(app: FastifyInstance): void {
   app.setValidatorCompiler(validatorCompiler());
+  const standard = errorResponses('MC_ERR_VALIDATION', 'MC_ERR_INTERNAL');
   app.addHook('onRoute', (route) => {
-    const schema = route.schema as { hide?: boolean; querystring?: unknown } | undefined;
-    if (schema && !schema.hide && schema.querystring === undefined) {
-      schema.querystring = { type: 'object', properties: {}, additionalProperties: false };
-    }
+    const schema = route.schema as { hide?: boolean; querystring?: unknown; response?: object } | undefined;
+    if (!schema || schema.hide) return;
+    schema.querystring ??= { type: 'object', properties: {}, additionalProperties: false };
+    schema.response = { ...standard, ...schema.response };
   });
 }

@@ -11,10 +11,8 @@ import type { AppContext } from '../context.js';
 const caches = new WeakMap<AppContext, PublishedCache<AnalystData>>();
 
 /**
- * The rows from the published run's sources. The sources are a few hundred MB at tens of thousands
- * of matches, garbage the serving heap would keep for long after: where another process can reach
- * the same database (PostgreSQL, or the embedded one behind its socket) they are read and reduced
- * there, and only the rows come back; otherwise (an in-process PGlite) here.
+ * The rows from the published run's sources (hundreds of MB the serving heap would keep): reduced in a
+ * child process where one can reach the database (PostgreSQL, or the embedded one's socket), else here.
  */
 async function compute(ctx: AppContext): Promise<AnalystData> {
   if (ctx.db.kind === 'postgres') {
@@ -31,10 +29,7 @@ async function compute(ctx: AppContext): Promise<AnalystData> {
   return computeAnalystData(await loadAnalystSources(ctx.store, ctx.db), ctx.config.edgeThreshold);
 }
 
-/**
- * The analyst rows of the published run, shared by the export, backtest and explanation routes of
- * one app: computed on first use and again only when the published run changes.
- */
+/** The published run's analyst rows, shared by one app's routes: recomputed when the published run changes. */
 export function analystData(ctx: AppContext): Promise<AnalystData> {
   let cache = caches.get(ctx);
   if (!cache) {

@@ -24,11 +24,7 @@ import { analystData } from './analyst-data.js';
 /** Models are immutable per run id; a handful covers the champion, the fallback and the folds. */
 const MAX_CACHED_MODELS = 64;
 
-/**
- * `GET /predict/explain/{match_id}`: the served 1X2 prediction decomposed by feature group for the
- * model that produced it (champion, market-free fallback or walk-forward fold), from the published
- * run's features and the registry's model of that run.
- */
+/** `GET /predict/explain/{match_id}`: the served 1X2 prediction by feature group, for the model that made it. */
 export async function explainRoutes(root: FastifyInstance, ctx: AppContext): Promise<void> {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   // The pipeline's fallback stage registers under this name (pipeline/stage-fallback.ts fallbackModelName).
@@ -37,8 +33,7 @@ export async function explainRoutes(root: FastifyInstance, ctx: AppContext): Pro
     { modelName: `${ctx.config.modelName}-market-free` },
   );
   const cache = new Map<string, Promise<ServedModel | null>>();
-  // The published run's feature rows, read on the first explanation and again when a run is published
-  // (not held by the analyst rows, which stay small).
+  // Read again when a run is published (not held by the analyst rows, which stay small).
   const featureRows = new PublishedCache(ctx.db, async () => {
     const obj = await readArtifact(ctx, 'features');
     const rows = obj ? await featureRowsFromParquet(obj.body) : [];

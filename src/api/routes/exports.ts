@@ -16,9 +16,8 @@ function instant(name: string, v: string | undefined): Date | undefined {
 }
 
 /**
- * `GET /predict/export/{dataset}`: the predictions, the walk-forward backtest rows or the simulated
- * bets of the published run as CSV or Parquet, streamed in chunks of a few thousand rows (a Parquet
- * row group each), so a large export never sits whole in memory. Needs the API key (under /predict).
+ * `GET /predict/export/{dataset}`: the published run's rows as CSV or Parquet, streamed in chunks (a
+ * Parquet row group each), so a large export never sits whole in memory.
  */
 export async function exportsRoutes(root: FastifyInstance, ctx: AppContext): Promise<void> {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();

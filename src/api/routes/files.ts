@@ -11,18 +11,13 @@ import type { AppContext } from '../context.js';
 
 const forbidden = () => new MatchcastError('MC_ERR_FORBIDDEN');
 
-/**
- * HTML reports are self-contained (inline script and style). They are served in a sandbox (opaque
- * origin) so that a report's script can never act as the API's origin.
- */
+/** HTML reports (inline script and style) are sandboxed: a report's script never acts as the API's origin. */
 const HTML_CSP =
   "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; font-src data:; sandbox allow-scripts";
 
 /**
- * `GET /files/:bucket/*`: serves an object of the folder store through an HMAC-signed link made by
- * `signObjectUrl` (the folder store's `presign`). Every refusal (unknown bucket, invalid key, bad
- * or missing signature, expired link) is the same 403, so a caller learns nothing about which part
- * failed; a valid link to an absent object is 404.
+ * `GET /files/:bucket/*`: a folder-store object through an HMAC-signed link (`signObjectUrl`). Every
+ * refusal is the same 403, so a caller learns nothing about which part failed; an absent object is 404.
  */
 export async function filesRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   app.get(

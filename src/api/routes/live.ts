@@ -17,6 +17,7 @@ import type {
   PredictMatchResult,
   TaskName,
   TaskOutcome,
+  TaskQueue,
   WorkerModelMeta,
 } from '../../queue/index.js';
 import type { ModelVersion, Registry } from '../../registry/index.js';
@@ -36,12 +37,11 @@ import {
 import type { AppContext } from '../context.js';
 
 type CachedPrediction = Omit<PredictMatchResult, 'inference_ms' | 'model'>;
+type TaskPayload = Parameters<TaskQueue['submit']>[1];
 
 /**
- * Alias → version, cached for `refreshMs` (config.aliasRefreshMs). Versions are immutable, so they
- * are cached by number for good. A registry that fails keeps the last known answer; with no answer
- * yet (an API started during a registry outage) `version` is null and the task goes to the workers
- * without a run id: a running worker keeps serving its loaded model (spec §7), nothing is cached.
+ * Alias → version, cached for `refreshMs`; versions are immutable, so cached by number for good. A
+ * failing registry keeps the last answer; with none yet, `version` is null and the workers decide (spec §7).
  */
 export class AliasCache {
   private aliases: Partial<Record<string, string>> | null = null;
@@ -108,9 +108,8 @@ const sameModel = (a: ModelLabels, b: { model_name: string; version: string }) =
   a.model_name === b.model_name && a.version === b.version;
 
 /**
- * Feeds the worker-side metrics (spec §4.2) in the API process from what a worker returned. A result
- * of a task that was in flight when its stage's alias was removed does not bring the removed sample
- * back: a worker keeps the old model loaded, but the API no longer serves that stage.
+ * Feeds the worker-side metrics (spec §4.2) from what a worker returned. A result for a stage whose
+ * alias was removed meanwhile does not bring its sample back: the API no longer serves that stage.
  */
 export function recordWorkerModel(meta: WorkerModelMeta | undefined): void {
   if (!meta) return;
@@ -128,10 +127,7 @@ export function recordWorkerModel(meta: WorkerModelMeta | undefined): void {
   seenLoadedAt.set(meta.stage, Date.now());
 }
 
-/**
- * Samples `model_info` without a live call (at start and periodically, src/api/model-info-sampler.ts):
- * the version an alias points at, 1 when a worker reports it loaded, else 0 (workers load lazily).
- */
+/** Samples `model_info` without a live call: 1 when a worker reports the version loaded, else 0. */
 export function sampleRegisteredModel(labels: ModelLabels, loaded: boolean): void {
   unaliased.delete(labels.stage);
   const previous = loadedModels.get(labels.stage);
@@ -146,9 +142,8 @@ export function sampleRegisteredModel(labels: ModelLabels, loaded: boolean): voi
 }
 
 /**
- * The stage's alias no longer resolves (e.g. `matchcast registry alias rm challenger`): its
- * `model_info` sample is removed, so the gauge no longer claims a live model for a stage the API
- * refuses (400 MC_ERR_BAD_STAGE). Called by the sampler (src/api/model-info-sampler.ts).
+ * The stage's alias no longer resolves: its `model_info` sample is removed, so the gauge no longer
+ * claims a live model for a stage the API refuses (400 MC_ERR_BAD_STAGE).
  */
 export function forgetRegisteredModel(stage: string): void {
   const previous = loadedModels.get(stage);
@@ -184,14 +179,43 @@ function recordPrediction(result: PredictMatchResult): void {
   recordWorkerModel(result.model);
 }
 
-/** Waits for a sync task's result; a timeout counts in `prediction_timeouts_total` (spec §4.2). */
-export async function waitCounted<T>(ctx: AppContext, taskId: string): Promise<T> {
+/**
+ * Runs a sync task with the caller's deadline (a worker that picks it up later skips it,
+ * MC_ERR_TASK_EXPIRED); a timeout counts in `prediction_timeouts_total` (spec §4.2).
+ */
+export async function runTask<T>(ctx: AppContext, name: TaskName, payload: TaskPayload): Promise<T> {
+  const taskId = await ctx.queue.submit(name, payload, {
+    expiresAt: Date.now() + ctx.config.predictTimeoutMs,
+  });
+  if (name !== 'model_info') predictionRequestsTotal.labels('sync').inc();
   try {
     return await ctx.queue.wait<T>(taskId, ctx.config.predictTimeoutMs);
   } catch (err) {
     if (isMatchcastError(err, 'MC_ERR_TASK_TIMEOUT')) predictionTimeoutsTotal.inc();
     throw err;
   }
+}
+
+/**
+ * A live answer: the first cache hit among `keys` dispatches nothing; otherwise `compute` runs the
+ * task and names the key its answer may be cached under. Timed from `started` (spec §4.2).
+ */
+export async function cachedAnswer<T extends object>(
+  ctx: AppContext,
+  started: number,
+  keys: readonly string[],
+  compute: () => Promise<[body: T, cacheKey: string | undefined]>,
+): Promise<T & { cached: boolean }> {
+  let hit: T | undefined;
+  for (const key of keys) hit ??= await ctx.cache.get<T>(key);
+  const answer = hit
+    ? { ...hit, cached: true }
+    : await compute().then(([body, cacheKey]) => {
+        if (cacheKey) ctx.cache.set(cacheKey, body, ctx.config.predictionCacheTtl).catch(() => {});
+        return { ...body, cached: false };
+      });
+  predictionDuration.observe((performance.now() - started) / 1000);
+  return answer;
 }
 
 /**
@@ -207,8 +231,6 @@ export async function liveRoutes(root: FastifyInstance, ctx: AppContext): Promis
     stopRecording();
     done();
   });
-  // The caller's deadline: a worker that picks the task up after it skips it (MC_ERR_TASK_EXPIRED).
-  const deadline = () => ({ expiresAt: Date.now() + ctx.config.predictTimeoutMs });
 
   app.get(
     '/predict/model/info',
@@ -232,8 +254,7 @@ export async function liveRoutes(root: FastifyInstance, ctx: AppContext): Promis
     },
     async (request) => {
       const { stage } = await aliases.resolve(request.query.stage);
-      const taskId = await ctx.queue.submit('model_info', { stage }, deadline());
-      return waitCounted<ModelInfoResult>(ctx, taskId);
+      return runTask<ModelInfoResult>(ctx, 'model_info', { stage });
     },
   );
 
@@ -266,54 +287,37 @@ export async function liveRoutes(root: FastifyInstance, ctx: AppContext): Promis
       const matchId = request.params.match_id;
       const { stage, version } = await aliases.resolve(request.query.stage);
       const runId = version?.run_id;
-      // Keyed by what was asked: match, model run, stage and the features snapshot this API serves.
+      // Keyed by what was asked: match, model run, stage and the features snapshot this API serves;
+      // answers of the market-free fallback (a match without odds) live under their own key.
       const featuresRunId = ctx.views.servedRun()?.run_id ?? null;
-      // Answers of the market-free fallback (a match without odds) live under their own key.
-      const keys = runId && {
-        main: predictionCacheKey(matchId, runId, { stage, featuresRunId }),
-        fallback: predictionCacheKey(matchId, runId, { stage: `${stage}+market-free`, featuresRunId }),
-      };
-      const hit =
-        keys &&
-        ((await ctx.cache.get<CachedPrediction>(keys.main)) ??
-          (await ctx.cache.get<CachedPrediction>(keys.fallback)));
-      if (hit) {
-        predictionDuration.observe((performance.now() - started) / 1000);
-        return { ...hit, cached: true };
-      }
-      const taskId = await ctx.queue.submit(
-        'predict_match',
-        { match_id: matchId, stage, run_id: runId },
-        deadline(),
-      );
-      predictionRequestsTotal.labels('sync').inc();
-      const result = await waitCounted<PredictMatchResult>(ctx, taskId);
-      const body: CachedPrediction = {
-        match_id: result.match_id,
-        predicted_class: result.predicted_class,
-        probabilities: result.probabilities,
-        model_version: result.model_version,
-        model_stage: result.model_stage,
-        model_run_id: result.model_run_id,
-      };
-      if (result.prediction_source) body.prediction_source = result.prediction_source;
-      if (result.training_cutoff) body.training_cutoff = result.training_cutoff;
-      // Cached only when the answer is exactly what the key says (this stage, this model run, these
-      // features); a worker that had not yet caught up with a promotion or a publication is not cached.
-      const fromFallback = result.prediction_source === 'market_free_fallback';
-      const modelRun = fromFallback ? result.stage_run_id : (result.model?.run_id ?? result.model_run_id);
-      if (
-        keys &&
-        result.model_stage === stage &&
-        modelRun === runId &&
-        (result.features_run_id === undefined || result.features_run_id === featuresRunId)
-      ) {
-        ctx.cache
-          .set(fromFallback ? keys.fallback : keys.main, body, ctx.config.predictionCacheTtl)
-          .catch(() => {});
-      }
-      predictionDuration.observe((performance.now() - started) / 1000);
-      return { ...body, cached: false };
+      const keys = runId
+        ? [stage, `${stage}+market-free`].map((s) =>
+            predictionCacheKey(matchId, runId, { stage: s, featuresRunId }),
+          )
+        : [];
+      return cachedAnswer<CachedPrediction>(ctx, started, keys, async () => {
+        const payload = { match_id: matchId, stage, run_id: runId };
+        const result = await runTask<PredictMatchResult>(ctx, 'predict_match', payload);
+        const body: CachedPrediction = {
+          match_id: result.match_id,
+          predicted_class: result.predicted_class,
+          probabilities: result.probabilities,
+          model_version: result.model_version,
+          model_stage: result.model_stage,
+          model_run_id: result.model_run_id,
+        };
+        if (result.prediction_source) body.prediction_source = result.prediction_source;
+        if (result.training_cutoff) body.training_cutoff = result.training_cutoff;
+        // Cached only when the answer is exactly what the key says (this stage, this model run, these
+        // features); a worker that had not yet caught up with a promotion or a publication is not cached.
+        const fromFallback = result.prediction_source === 'market_free_fallback';
+        const modelRun = fromFallback ? result.stage_run_id : (result.model?.run_id ?? result.model_run_id);
+        const exact =
+          result.model_stage === stage &&
+          modelRun === runId &&
+          (result.features_run_id === undefined || result.features_run_id === featuresRunId);
+        return [body, exact ? keys[fromFallback ? 1 : 0] : undefined];
+      });
     },
   );
 

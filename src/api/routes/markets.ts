@@ -4,7 +4,6 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { predictionCacheKey } from '../../cache/index.js';
 import { isMatchcastError, KEYS, MatchcastError } from '../../domain/index.js';
-import { predictionDuration, predictionRequestsTotal } from '../../metrics.js';
 import type { PredictMarketsResult } from '../../queue/index.js';
 import { createRegistry } from '../../registry/index.js';
 import { readArtifact } from '../../runs/index.js';
@@ -22,15 +21,12 @@ import {
 } from '../../schemas/index.js';
 import { scoreMatrixRows } from '../../serving/index.js';
 import type { AppContext } from '../context.js';
-import { AliasCache, waitCounted } from './live.js';
+import { AliasCache, cachedAnswer, runTask } from './live.js';
 import { sendBytes } from './precomputed.js';
 
 const FILE = `${KEYS.markets.bucket}/${KEYS.markets.key}`;
 
-/**
- * `GET /predict/markets/{match_id}`: the goals model's expected goals and every market of the
- * match, precomputed by `pipeline run` (goals stage) and served from memory like `/predict/precomputed/`.
- */
+/** `GET /predict/markets/{match_id}`: every goals market of the match, precomputed and served from memory. */
 export async function marketsRoutes(root: FastifyInstance, ctx: AppContext): Promise<void> {
   // The markets are loaded by the serving views with the rest of the published run (one read per run).
   const views = ctx.views;
@@ -129,8 +125,7 @@ export async function marketsRoutes(root: FastifyInstance, ctx: AppContext): Pro
 }
 
 /**
- * The live goals markets: like the live 1X2 route, a cache hit dispatches nothing; otherwise
- * one `predict_markets` task on the `ml` queue. The goals alias is resolved here so that an absent
+ * The live goals markets, like the live 1X2 route. The goals alias is resolved here so that an absent
  * goals model is answered at once (MC_ERR_GOALS_MODEL_UNAVAILABLE) and the cache key carries its run.
  */
 function liveMarkets(ctx: AppContext): (matchId: number) => Promise<MatchMarkets> {
@@ -155,30 +150,19 @@ function liveMarkets(ctx: AppContext): (matchId: number) => Promise<MatchMarkets
     const featuresRunId = ctx.views.servedRun()?.run_id ?? null;
     const runId = version?.run_id;
     const key = runId && predictionCacheKey(matchId, runId, { stage: 'goals', featuresRunId });
-    const hit = key ? await ctx.cache.get<MatchMarkets>(key) : null;
-    if (hit) {
-      predictionDuration.observe((performance.now() - started) / 1000);
-      return { ...hit, cached: true };
-    }
-    const taskId = await ctx.queue.submit(
-      'predict_markets',
-      { match_id: matchId, run_id: runId },
-      { expiresAt: Date.now() + ctx.config.predictTimeoutMs },
-    );
-    predictionRequestsTotal.labels('sync').inc();
-    const result = await waitCounted<PredictMarketsResult>(ctx, taskId);
-    const body = {
-      ...(result.markets as unknown as MatchMarkets),
-      prediction_source: result.prediction_source,
-      model_version: result.model_version,
-      prediction_time: result.prediction_time,
-    };
-    // Cached only when the answer is exactly what the key says (this goals run, these features).
-    if (key && result.goals_run_id === runId && result.features_run_id === featuresRunId) {
-      ctx.cache.set(key, body, ctx.config.predictionCacheTtl).catch(() => {});
-    }
-    predictionDuration.observe((performance.now() - started) / 1000);
-    return { ...body, cached: false };
+    return cachedAnswer<MatchMarkets>(ctx, started, key ? [key] : [], async () => {
+      const payload = { match_id: matchId, run_id: runId };
+      const result = await runTask<PredictMarketsResult>(ctx, 'predict_markets', payload);
+      const body = {
+        ...(result.markets as unknown as MatchMarkets),
+        prediction_source: result.prediction_source,
+        model_version: result.model_version,
+        prediction_time: result.prediction_time,
+      };
+      // Cached only when the answer is exactly what the key says (this goals run, these features).
+      const exact = result.goals_run_id === runId && result.features_run_id === featuresRunId;
+      return [body, exact ? key || undefined : undefined];
+    });
   };
 }
 

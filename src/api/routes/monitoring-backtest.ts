@@ -4,18 +4,11 @@ import { BacktestSummary, EXAMPLE_BACKTEST, respond } from '../../schemas/index.
 import type { AppContext } from '../context.js';
 import { analystData } from './analyst-data.js';
 
-/**
- * `GET /monitoring/backtest`: the walk-forward backtest of the published run in figures (line
- * comparisons with paired bootstrap intervals, reliability, bets with CLV, ROI and drawdown, profit
- * over time), computed from the rows `GET /predict/export/backtest|bets` serve. Meaningful from the
- * first start: it needs no served history.
- */
+/** `GET /monitoring/backtest`: the published run's walk-forward figures, from the rows the exports serve. */
 export async function monitoringBacktestRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   let memo: { data: unknown; summary: BacktestSummary } | null = null;
-  // Computed in the background once the app is ready, so the first visitor does not wait for it;
-  // closing waits for it, so that its process is gone before the database and store close. Not
-  // during a replay: each release publishes a run, so a warmed copy would be stale within seconds
-  // and only hold memory.
+  // Warmed once the app is ready (closing waits, so its process ends before the database closes); not
+  // in a replay, whose releases publish a run every few seconds.
   let warming: Promise<unknown> = Promise.resolve();
   app.addHook('onReady', async () => {
     if (ctx.clock?.simulated) return;

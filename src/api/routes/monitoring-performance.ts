@@ -79,10 +79,8 @@ export function setPerformanceGauges(s: PerformanceSummary): void {
 }
 
 /**
- * `GET /monitoring/performance`: realised performance of the predictions served before kick-off,
- * beside the opening and closing lines (docs/monitoring.md). Open like the other monitoring routes;
- * `MONITORING_REQUIRE_KEY=true` closes it (auth plugin, by prefix). The matchcast_realised_* gauges
- * are refreshed from the same file on every call and on scrape.
+ * `GET /monitoring/performance`: realised performance of the served predictions beside the lines; the
+ * matchcast_realised_* gauges are refreshed from the same file on every call and on scrape.
  */
 export async function monitoringPerformanceRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   let cached: { at: number; summary: PerformanceSummary } | null = null;

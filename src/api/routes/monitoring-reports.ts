@@ -33,9 +33,8 @@ async function listReports(ctx: AppContext): Promise<string[]> {
 }
 
 /**
- * `GET /monitoring/drift`, `GET /monitoring/reports`, `GET /monitoring/reports/{filename}` (spec §2.10,
- * §2.11, §4.11). Only names matching the report pattern AND present in the store are ever signed, so
- * neither traversal nor another bucket nor another file type can be reached through these routes.
+ * Drift and reports (spec §2.10, §2.11, §4.11). Only names matching the report pattern AND present in the
+ * store are ever signed: no traversal, other bucket or file type can be reached.
  */
 export async function monitoringReportsRoutes(root: FastifyInstance, ctx: AppContext): Promise<void> {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();

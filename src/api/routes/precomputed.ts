@@ -54,9 +54,8 @@ function sendEncoded(request: FastifyRequest, reply: FastifyReply, body: Encoded
 }
 
 /**
- * The precomputed read paths (spec §4.3–4.7): memory reads over `ctx.views`, no queue, no model and
- * no object-store call at request time (the ROI re-check aside, bounded and at most once per
- * `ROI_RECHECK_MS`).
+ * The precomputed read paths (spec §4.3–4.7): memory reads over `ctx.views`, no queue, no model and no
+ * object-store call at request time (but the ROI re-check, at most once per `ROI_RECHECK_MS`).
  */
 export async function precomputedRoutes(root: FastifyInstance, ctx: AppContext): Promise<void> {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();

@@ -86,9 +86,8 @@ export async function serviceRoutes(app: FastifyInstance, ctx: AppContext): Prom
     },
   );
 
-  // Readiness (additive; for an ingress or a Kubernetes readinessProbe): 200 once the process has
-  // predictions to serve, whatever the database and broker do — the routes that need them answer a
-  // coded 503 on their own, and taking the pod out of rotation would only lose the precomputed routes.
+  // Readiness: 200 once there are predictions to serve, whatever the database and broker do (their routes
+  // answer a coded 503 themselves; leaving rotation would only lose the precomputed routes).
   app.get(
     '/readyz',
     {

@@ -12,12 +12,8 @@ import { hasValidKey } from '../plugins/auth.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
-/** Options of {@link uiRoutes}; the defaults fit the repository layout. */
 interface UiRoutesOptions {
-  /**
-   * Folder holding the UI bundled at build time by `npm run build` (`index.html`, `assets/`).
-   * Default `<repo>/web/dist`. While it has no `index.html`, `/ui/` answers 503 saying so.
-   */
+  /** The UI bundled by `npm run build`. Default `<repo>/web/dist`; without its index.html, `/ui/` is 503. */
   distDir?: string;
 }
 
@@ -27,11 +23,7 @@ function num(v: string | undefined): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-/**
- * Rows of `reports/roi_baselines.csv` (strategy, region_name, roi_pct, n_bets, hit_rate, profit,
- * region_id) for the baseline strategies only: the model's own rows come from `/predict/region-roi/`,
- * and the `ALL` total row has no region.
- */
+/** Rows of `reports/roi_baselines.csv` for the baselines only: the model's come from `/predict/region-roi/`. */
 export function parseBaselinesCsv(text: string): RoiBaseline[] {
   const records = parseCsv(text, { columns: true, skip_empty_lines: true, trim: true }) as Record<
     string,
@@ -53,10 +45,8 @@ export function parseBaselinesCsv(text: string): RoiBaseline[] {
 }
 
 /**
- * Serves the browser UI under `/ui/` (index.html without caching, hashed assets cached for a year),
- * plus two small JSON documents the page reads: `/ui/config.json` (the edge threshold) and
- * `/ui/data/roi-baselines.json` (baseline ROI per region; needs the API key like `/predict/*`).
- * Every route is hidden from the OpenAPI description.
+ * Serves the browser UI under `/ui/` and the two JSON documents the page reads: `/ui/config.json` and
+ * `/ui/data/roi-baselines.json` (needs the API key like `/predict/*`). Hidden from the OpenAPI description.
  */
 export async function uiRoutes(
   app: FastifyInstance,
@@ -70,9 +60,8 @@ export async function uiRoutes(
   // Said here: @fastify/static's own warning goes to Fastify's logger, which the app does not give it.
   if (!built) ctx.log.warn({ dist: distDir }, 'web UI not built: /ui/ answers 503 until `npm run build`');
 
-  // The page loads `assets/…` relative to itself, so it must be addressed as /ui/, never /ui. A route
-  // of its own (no global hook: that would run on every request of the app); with the router's
-  // ignoreTrailingSlash, /ui reaches the /ui/ route, which redirects it.
+  // The page loads `assets/…` relative to itself, so /ui redirects to /ui/: a route of its own (no global
+  // hook), or with ignoreTrailingSlash the /ui/ route below.
   const bare = (url: string) => url === '/ui' || url.startsWith('/ui?');
   const toSlash = (url: string, reply: FastifyReply) => reply.redirect(`/ui/${url.slice(3)}`, 301);
   const router = app.initialConfig as { routerOptions?: { ignoreTrailingSlash?: boolean } };

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import helmet from '@fastify/helmet';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from '../../../src/api/context.js';
-import { keysMatch } from '../../../src/api/plugins/auth.js';
+import { keyMatcher } from '../../../src/api/plugins/auth.js';
 import { uiRoutes } from '../../../src/api/routes/ui.js';
 import { parseConfig } from '../../../src/config.js';
 import { createLogger } from '../../../src/logger.js';
@@ -95,7 +95,7 @@ export async function startFixtureServer(
   app.addHook('onRequest', async (req, reply) => {
     if (!req.url.startsWith('/predict/')) return;
     const h = req.headers['x-api-key'];
-    if (typeof h !== 'string' || !keysMatch(h, key))
+    if (typeof h !== 'string' || !keyMatcher(key)(h))
       return reply.code(401).send({ detail: 'Missing or invalid API key' });
   });
   app.setErrorHandler((err: Error & { statusCode?: number; detail?: unknown }, _req, reply) => {
