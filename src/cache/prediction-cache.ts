@@ -18,9 +18,8 @@ interface PredictionCacheScope {
 }
 
 /**
- * The cache key of a live prediction: the seed's `predict:{match_id}:{run_id}` followed by the stage
- * and the features snapshot (published run), so an entry can only answer the same stage, model run
- * and features it was computed for; a promotion or a new publication is never served stale.
+ * `predict:{match_id}:{run_id}` then the stage and the features' run, so an entry only answers the
+ * stage, model run and features it was computed for (never stale after a promotion or publication).
  */
 export function predictionCacheKey(matchId: number, runId: string, scope?: PredictionCacheScope): string {
   const base = `predict:${matchId}:${runId}`;

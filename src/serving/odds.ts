@@ -52,10 +52,8 @@ export function parseOddsRows(raw: Record<string, unknown>[]): OddsRecord[] {
 }
 
 /**
- * The odds file validated as {@link parseOddsRows} validates it and held as typed columns (a
- * Float64Array per price and time field, NaN for null), with rows made one at a time in match-id
- * order: neither a record per match (~2 KB each as objects) nor the decoded cells (~0.7 KB a row) are
- * kept while the bodies are built.
+ * The odds file validated as {@link parseOddsRows} does and held as typed columns (NaN for null), rows
+ * made one at a time in match-id order: no record per match is kept while the bodies are built.
  */
 export class OddsTable {
   private constructor(

@@ -151,36 +151,27 @@ function bulkRecord(p: PredictionRow) {
 }
 
 /**
- * The loaded predictions, kept off the JS heap: every §2.2 record in a {@link JsonIndex} and the §2.1
- * bulk body. A small heap keeps V8's collection thresholds (and so the resident size under load)
- * low; no row objects outlive a load.
+ * The loaded predictions, kept off the JS heap (a small heap keeps V8's collection thresholds and so
+ * the resident size low): every §2.2 record by match id and the §2.1 bulk body.
  */
-export class PredictionsView {
-  constructor(
-    readonly records: JsonIndex,
-    readonly bulk: EncodedBody,
-  ) {}
+export interface PredictionsView {
+  records: JsonIndex;
+  bulk: EncodedBody;
+}
 
-  get count(): number {
-    return this.records.count;
-  }
-
-  /** Spec §2.2 JSON of one match (a view into the slab, no copy), or undefined. */
-  get(matchId: number): Buffer | undefined {
-    return this.records.get(matchId);
-  }
-
-  /** @param sorted validated rows in kick-off order (see {@link byKickOff}) */
-  static async build(sorted: readonly PredictionRow[], identityMaxBytes?: number): Promise<PredictionsView> {
-    const records = new JsonIndexBuilder(sorted.length * 420);
-    const bulk = await BodyEncoder.array(
-      sorted,
-      (p) => {
-        records.push(p.match_id, JSON.stringify(precomputedRecord(p)));
-        return bulkRecord(p);
-      },
-      identityMaxBytes,
-    );
-    return new PredictionsView(records.finish(), bulk);
-  }
+/** @param sorted validated rows in kick-off order (see {@link byKickOff}) */
+export async function buildPredictionsView(
+  sorted: readonly PredictionRow[],
+  identityMaxBytes?: number,
+): Promise<PredictionsView> {
+  const records = new JsonIndexBuilder(sorted.length * 420);
+  const bulk = await BodyEncoder.array(
+    sorted,
+    (p) => {
+      records.push(p.match_id, JSON.stringify(precomputedRecord(p)));
+      return bulkRecord(p);
+    },
+    identityMaxBytes,
+  );
+  return { records: records.finish(), bulk };
 }

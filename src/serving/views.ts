@@ -25,17 +25,11 @@ import { ViewsCache } from './views-cache.js';
 
 /** Options of {@link createServingViews}. */
 export interface ServingViewsOptions {
-  /**
-   * Largest pre-serialised body kept uncompressed in memory; larger ones keep only gzip and br and
-   * stream identity responses by decompressing. Default `IDENTITY_MAX_BYTES` (8 MiB).
-   */
+  /** Largest body kept uncompressed in memory (larger ones only as gzip and br); default 8 MiB. */
   identityMaxBytes?: number;
   /** Module run by the view-builder thread (tests of a failing builder); default the real one. */
   builderEntry?: URL;
-  /**
-   * Folder of the built-views cache (src/serving/views-cache.ts): a start whose published files were
-   * built before serves them without building again. Default none.
-   */
+  /** Folder of the built-views cache (views-cache.ts); default none. */
   cacheDir?: string;
   /** How long builds must have been quiet before the cache is written, ms. Default 10 s. */
   cacheWriteDelayMs?: number;
@@ -47,10 +41,7 @@ const CACHE_WRITE_DELAY_MS = 10_000;
 /** Artifact label of `matchcast_artifact_load_failures_total`. */
 type ServedArtifact = 'predictions' | 'odds' | 'region_roi' | 'markets';
 
-/**
- * How long a `/predict/region-roi/` request waits for a due re-check before answering with the copy
- * it has (the re-check carries on in the background). Keeps a slow store off the request path.
- */
+/** How long a `/predict/region-roi/` request waits for a due re-check before answering with its copy. */
 const ROI_REQUEST_WAIT_MS = 1000;
 
 const PREDICTIONS_REF = `${KEYS.predictions.bucket}/${KEYS.predictions.key}`;
@@ -90,10 +81,7 @@ function slot<T>(): Slot<T> {
   };
 }
 
-/**
- * A validated artifact built on the builder thread: its file bytes (a few MB; handed to the thread
- * again when another artifact of the cards join changes) and its row count.
- */
+/** A validated built artifact: its file bytes (built again when another file of the cards changes). */
 interface Raw {
   raw: Buffer;
   count: number;
@@ -137,11 +125,7 @@ export class Views {
   /** The ROI file of a run whose build has not swapped yet: its rows swap with that build. */
   private roiPending = false;
   private roiRows: readonly RegionRoi[] = [];
-  /**
-   * Whether the odds body / ROI rows were ever built from the store's answer (a file, or "no such
-   * file"). Until then an empty list would claim "no odds" while the store has not answered (down
-   * since start-up, or the first load after it returned still running): 503 instead.
-   */
+  /** Whether the odds body / ROI rows were ever built from the store's answer: until then 503, not `[]`. */
   private oddsReady = false;
   private roiReady = false;
   private roiCheckedAt = Number.NEGATIVE_INFINITY;
@@ -202,7 +186,7 @@ export class Views {
 
   /** Pre-serialised spec §2.2 JSON of one match; `undefined` when the match is not in the file. */
   precomputedJson(matchId: number): Buffer | undefined {
-    return this.requirePredictions().get(matchId);
+    return this.requirePredictions().records.get(matchId);
   }
 
   /** Match cards (fields in docs/serving-precomputed.md). */
@@ -269,11 +253,7 @@ export class Views {
     return view;
   }
 
-  /**
-   * An artifact never loaded because the store could not be reached: not the same as an absent file
-   * (`[]`), which would tell a client "no odds" / "no ROI" while the file exists (e.g. an API
-   * started during an object-store outage). Once loaded, an outage keeps serving the loaded copy.
-   */
+  /** Never loaded because the store could not be reached: unlike an absent file (`[]`), that is 503. */
   private storeUnavailable(what: string, s: Slot<unknown>): MatchcastError {
     return new MatchcastError(
       'MC_ERR_STORE_UNAVAILABLE',
@@ -318,9 +298,8 @@ export class Views {
   }
 
   /**
-   * Reads the published-run pointer (one small query when it did not move). Returns false when
-   * nothing can have changed: a published run's artifacts are immutable, so an unmoved pointer means
-   * no reload. A database that cannot be read keeps what serves.
+   * Reads the published-run pointer; false when nothing can have changed (a published run's files are
+   * immutable). A database that cannot be read keeps what serves.
    */
   private async followPointer(): Promise<boolean> {
     let seq: number | null;
@@ -355,9 +334,8 @@ export class Views {
   }
 
   /**
-   * One poll: follow the pointer, read what changed, have the builder thread validate it and rebuild
-   * what depends on it, swap once. The predictions, cards, odds, markets and ROI of a run become
-   * visible together (one synchronous swap); this thread only reads, verifies and swaps.
+   * One poll: read what changed, have the builder thread validate and rebuild, then one synchronous
+   * swap so a run's predictions, cards, odds, markets and ROI become visible together.
    */
   private async pollOnce(): Promise<void> {
     if (this.closed) return;
@@ -392,9 +370,7 @@ export class Views {
       odds: input(this.odds, odds),
       markets: input(this.markets, markets),
       bookmakerUrlTemplate: this.config.bookmakerUrlTemplate,
-      ...(this.options.identityMaxBytes === undefined
-        ? {}
-        : { identityMaxBytes: this.options.identityMaxBytes }),
+      identityMaxBytes: this.options.identityMaxBytes,
     };
     const started = performance.now();
     let built: BuiltViews | null = await this.fromCache(fetched);
@@ -436,10 +412,7 @@ export class Views {
     });
   }
 
-  /**
-   * A first load (nothing built yet) of files whose views are in the cache: the cached build. The
-   * files were read and verified against their published hashes all the same.
-   */
+  /** The cached build of a first load (nothing built yet); the files were read and verified all the same. */
   private async fromCache(fetched: Record<BuiltArtifact, Fetched>): Promise<BuiltViews | null> {
     if (!this.cache || BUILT.some((name) => this.built[name].current)) return null;
     const ids = {} as Record<BuiltArtifact, string | null>;
@@ -495,9 +468,8 @@ export class Views {
   }
 
   /**
-   * A build that did not finish (the thread stopped, or threw outside validation): nothing swaps and
-   * each file it carried is counted as a failed load. Its files are built again at the next poll;
-   * a file whose build stops the thread twice is rejected like an invalid one.
+   * A build that did not finish: nothing swaps, each file it carried counts as a failed load and is
+   * built again at the next poll; a file whose build stops the thread twice is rejected.
    */
   private buildFailed(fetched: Record<BuiltArtifact, Fetched>, reason: string): void {
     this.rebuild = true;
@@ -577,9 +549,8 @@ export class Views {
   }
 
   /**
-   * Compares one slot with the store and reads a changed file (verified against its published
-   * hash). A store failure or a file that fails its hash leaves the slot as it is (`same`); a hash
-   * failure is counted, logged and not retried until the pointer names another file.
+   * Reads a changed file, verified against its published hash. A store or hash failure leaves the slot
+   * as it is (`same`); a hash failure is not retried until the pointer names another file.
    */
   private async fetch<T>(artifact: ServedArtifact, s: Slot<T>, ref: Ref | null): Promise<Fetched> {
     const where = ref ? `${ref.bucket}/${ref.key}` : `(no ${artifact} in the published run)`;
@@ -646,9 +617,8 @@ export class Views {
 }
 
 /**
- * Creates the precomputed views over the object store. Call `start()` once: it
- * loads every artifact (never throws: a missing or unreadable file leaves that view empty or
- * unavailable) and then polls every `config.viewRefreshMs`.
+ * The precomputed views over the object store. `start()` loads every artifact (never throws: a missing
+ * or unreadable file leaves that view empty or unavailable), then polls every `config.viewRefreshMs`.
  */
 export function createServingViews(
   backends: { db: Queryable; store: ObjectStore },

@@ -15,10 +15,8 @@ import { type ObjectStore, readParquet } from '../storage/index.js';
 import type { FeatureSnapshot } from './feature-table.js';
 
 /**
- * What the live goals markets need of ONE published run, built once per features snapshot
- * and rating parameters: every match's goal inputs (ratings from earlier matches' closing lines, as the
- * goals stage builds them), the run's odds records, the odds observations with their times, and the
- * walk-forward rows of the run's markets file.
+ * What the live goals markets need of ONE published run, built once per features snapshot and rating
+ * parameters (goal inputs as the goals stage builds them).
  */
 export interface GoalsSnapshot {
   runId: string | null;

@@ -7,7 +7,7 @@ import { bookmakerUrl, buildCard } from '../../src/serving/cards.js';
 import { encodeBodySync, identityOf } from '../../src/serving/encoded-body.js';
 import { identityStream, negotiateEncoding, notModified } from '../../src/serving/index.js';
 import { OddsTable, parseOddsRows } from '../../src/serving/odds.js';
-import { byKickOff, PredictionsView, parsePredictionRows } from '../../src/serving/predictions.js';
+import { buildPredictionsView, byKickOff, parsePredictionRows } from '../../src/serving/predictions.js';
 import { parseRegionRoiCsv } from '../../src/serving/region-roi.js';
 import { ArtifactInvalidError } from '../../src/serving/validate.js';
 import { readParquet, writeParquet } from '../../src/storage/index.js';
@@ -89,16 +89,16 @@ describe('predictions validation', () => {
 
   test('valid rows parse; bulk sorted by kick-off', async () => {
     const rows = good().reverse();
-    const view = await PredictionsView.build(parsePredictionRows(rows).sort(byKickOff));
-    assert.equal(view.count, 10);
+    const view = await buildPredictionsView(parsePredictionRows(rows).sort(byKickOff));
+    assert.equal(view.records.count, 10);
     const bulk = JSON.parse(identityOf(view.bulk).toString()) as { match_id: number }[];
     assert.deepEqual(
       bulk.map((r) => r.match_id),
       [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
     );
     for (let id = 1; id <= 10; id++)
-      assert.equal(JSON.parse(view.get(id)?.toString() ?? 'null').match_id, id);
-    assert.equal(view.get(11), undefined);
+      assert.equal(JSON.parse(view.records.get(id)?.toString() ?? 'null').match_id, id);
+    assert.equal(view.records.get(11), undefined);
   });
 
   const cases: [string, (rows: Record<string, unknown>[]) => void][] = [
