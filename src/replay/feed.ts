@@ -90,15 +90,6 @@ export class ReplayFeed {
     );
   }
 
-  get size(): number {
-    return this.rows.length;
-  }
-
-  span(): { first: Date; last: Date } | null {
-    if (this.rows.length === 0) return null;
-    return { first: new Date(this.kickoff[0]!), last: new Date(this.kickoff[this.rows.length - 1]!) };
-  }
-
   /** Releases everything the clock has passed by `now`; null when nothing changed. */
   advance(now: Date): FeedDelta | null {
     const t = now.getTime();

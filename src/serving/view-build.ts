@@ -2,7 +2,7 @@ import { readParquet } from '../storage/index.js';
 import { BodyEncoder } from './body-encoder.js';
 import { buildCard } from './cards.js';
 import type { JsonIndex } from './json-index.js';
-import { type MarketsTable, readMarketsFile } from './markets-view.js';
+import { readMarketsFile } from './markets-view.js';
 import { OddsTable } from './odds.js';
 import {
   buildPredictionsView,
@@ -100,7 +100,7 @@ export async function buildViews(job: BuildJob): Promise<BuiltViews> {
     (b) => OddsTable.fromParquet(b),
     (t) => t.length,
   );
-  const markets = await resolve<MarketsTable>(job.markets, readMarketsFile, (t) => t.json.count);
+  const markets = await resolve(job.markets, readMarketsFile, (t) => t.json.count);
   const out: BuiltViews = {
     verdicts: { predictions: pred.verdict, odds: odds.verdict, markets: markets.verdict },
   };

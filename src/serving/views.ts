@@ -57,28 +57,17 @@ interface Loaded<T> {
 }
 
 /** One artifact's bookkeeping. `current` is what serves; it changes only after a full, valid load. */
-interface Slot<T> {
-  current: Loaded<T> | null;
+class Slot<T> {
+  current: Loaded<T> | null = null;
   /** True once the store said the object does not exist (and nothing is being served). */
-  missing: boolean;
+  missing = false;
   /** The etag of a copy that failed validation: not retried until the object changes again. */
-  rejectedEtag: string | null;
-  lastError: string | null;
+  rejectedEtag: string | null = null;
+  lastError: string | null = null;
   /** Set while the store is failing, so that an outage logs once, not once per poll. */
-  storeDown: boolean;
+  storeDown = false;
   /** The etag of a copy whose build stopped the builder thread once: a second stop rejects it. */
-  crashedEtag: string | null;
-}
-
-function slot<T>(): Slot<T> {
-  return {
-    current: null,
-    missing: false,
-    rejectedEtag: null,
-    lastError: null,
-    storeDown: false,
-    crashedEtag: null,
-  };
+  crashedEtag: string | null = null;
 }
 
 /** A validated built artifact: its file bytes (built again when another file of the cards changes). */
@@ -90,8 +79,6 @@ interface Raw {
 /** What the store holds for one artifact compared with what serves. */
 type NewFile = { kind: 'new'; body: Buffer; identity: string; where: string; size: number };
 type Fetched = { kind: 'same' } | { kind: 'removed'; where: string } | NewFile;
-
-type Ref = Pick<ArtifactRef, 'bucket' | 'key' | 'size' | 'sha256'>;
 
 /** Everything a request reads, replaced as one object so a reader never sees half a reload. */
 interface Snapshot {
@@ -108,11 +95,11 @@ interface Snapshot {
  */
 export class Views {
   private snapshot: Snapshot;
-  private readonly predictions = slot<Raw>();
-  private readonly odds = slot<Raw>();
-  private readonly roi = slot<readonly RegionRoi[]>();
+  private readonly predictions = new Slot<Raw>();
+  private readonly odds = new Slot<Raw>();
+  private readonly roi = new Slot<readonly RegionRoi[]>();
   /** The goals markets: the markets route's bodies and the card summaries; absent file = null fields. */
-  private readonly markets = slot<Raw>();
+  private readonly markets = new Slot<Raw>();
   private readonly built = { predictions: this.predictions, odds: this.odds, markets: this.markets };
   /** Decodes, validates and serialises the predictions, odds and markets off this event loop. */
   private readonly builder: ViewBuilder;
@@ -329,7 +316,7 @@ export class Views {
   }
 
   /** The file the published run names for an artifact (null: none, or no run published). */
-  private ref(name: ArtifactName): Ref | null {
+  private ref(name: ArtifactName): ArtifactRef | null {
     return this.pointer?.artifacts[name] ?? null;
   }
 
@@ -552,7 +539,7 @@ export class Views {
    * Reads a changed file, verified against its published hash. A store or hash failure leaves the slot
    * as it is (`same`); a hash failure is not retried until the pointer names another file.
    */
-  private async fetch<T>(artifact: ServedArtifact, s: Slot<T>, ref: Ref | null): Promise<Fetched> {
+  private async fetch<T>(artifact: ServedArtifact, s: Slot<T>, ref: ArtifactRef | null): Promise<Fetched> {
     const where = ref ? `${ref.bucket}/${ref.key}` : `(no ${artifact} in the published run)`;
     // A published file is never rewritten: its key and recorded hash name its content.
     const identity = ref ? `${ref.key}#${ref.sha256}` : null;

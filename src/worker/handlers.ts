@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import {
   checkedProbabilities,
+  type ErrorCode,
   isMatchcastError,
   isServableStage,
   MatchcastError,
@@ -17,11 +18,12 @@ import type {
   TaskRunner,
   WorkerModelMeta,
 } from '../queue/index.js';
+import type { ModelVersion } from '../registry/index.js';
 import { matchMarkets } from '../serving/index.js';
 import { type FeatureSnapshot, FeatureTable } from './feature-table.js';
 import { GoalsTable, oddsRecordAt, predictionTimeOf } from './goals-table.js';
 import { ModelSlots } from './model-slots.js';
-import type { LoadedModel, WorkerDeps } from './types.js';
+import type { LoadedModel, WorkerDeps, WorkerRegistry } from './types.js';
 
 /** The task handlers of a worker process (or thread), with their loaded state. */
 interface WorkerRuntime extends TaskRunner {
@@ -125,17 +127,13 @@ export function createWorkerRuntime(
   deps: WorkerDeps,
   options: Partial<Pick<Config, 'aliasRefreshMs' | 'viewRefreshMs'>> = {},
 ): WorkerRuntime {
-  const refreshMs = options.aliasRefreshMs ?? 3000;
+  const slots = <P>(registry: WorkerRegistry, load: (v: ModelVersion) => Promise<P>, missing: ErrorCode) =>
+    new ModelSlots(registry, load, options.aliasRefreshMs ?? 3000, deps.log, missing);
   // An unassigned stage reaches a worker only from an API that could not read the registry: 400 as
   // that API would answer (spec §7).
-  const models = new ModelSlots(deps.registry, deps.loadPredictor, refreshMs, deps.log, 'MC_ERR_BAD_STAGE');
-  const fallbackModels = new ModelSlots(
-    deps.fallbackRegistry,
-    deps.loadPredictor,
-    refreshMs,
-    deps.log,
-    'MC_ERR_MODEL_UNAVAILABLE',
-  );
+  const models = slots(deps.registry, deps.loadPredictor, 'MC_ERR_BAD_STAGE');
+  const fallbackModels = slots(deps.fallbackRegistry, deps.loadPredictor, 'MC_ERR_MODEL_UNAVAILABLE');
+  const goalsModels = slots(deps.goalsRegistry, deps.loadGoalsModel, 'MC_ERR_GOALS_MODEL_UNAVAILABLE');
   /** The market-free fallback for a row without odds predicted at or after its cut-off; null: none. */
   async function fallbackFor(
     row: Record<string, unknown>,
@@ -170,13 +168,6 @@ export function createWorkerRuntime(
     (snap) => {
       if (goalsRating) goalsTable.get(snap, goalsRating).catch(() => undefined);
     },
-  );
-  const goalsModels = new ModelSlots<GoalsModel>(
-    deps.goalsRegistry,
-    deps.loadGoalsModel,
-    refreshMs,
-    deps.log,
-    'MC_ERR_GOALS_MODEL_UNAVAILABLE',
   );
 
   const runtime: WorkerRuntime = {
