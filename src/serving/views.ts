@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Config } from '../config.js';
 import type { Queryable } from '../db/index.js';
 import { isMatchcastError, KEYS, MatchcastError } from '../domain/index.js';
@@ -198,13 +199,7 @@ export class Views {
   /** Spec §2.6 records, re-checked at most every `config.roiRecheckMs`; `[]` when absent. */
   async regionRoi(): Promise<readonly RegionRoi[]> {
     if (!this.closed && Date.now() - this.roiCheckedAt >= this.config.roiRecheckMs) {
-      const check = this.checkRoi();
-      let timer: NodeJS.Timeout | undefined;
-      const wait = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, ROI_REQUEST_WAIT_MS);
-      });
-      await Promise.race([check, wait]);
-      clearTimeout(timer);
+      await Promise.race([this.checkRoi(), delay(ROI_REQUEST_WAIT_MS, undefined, { ref: false })]);
     }
     if (!this.roiReady && this.roi.rejectedEtag === null) throw this.storeUnavailable('ROI', this.roi);
     return this.roiRows;
