@@ -7,11 +7,6 @@ interface MemoryCacheOptions {
   now?: () => number;
 }
 
-interface Entry {
-  value: unknown;
-  expiresAt: number;
-}
-
 /**
  * In-memory LRU with a TTL per entry (embedded mode). A Map keeps insertion order, so re-inserting
  * on read makes the first key the least recently used one.
@@ -19,7 +14,7 @@ interface Entry {
 export function createMemoryCache(options: MemoryCacheOptions = {}): PredictionCache {
   const maxEntries = options.maxEntries ?? 10_000;
   const now = options.now ?? Date.now;
-  const entries = new Map<string, Entry>();
+  const entries = new Map<string, { value: unknown; expiresAt: number }>();
   return {
     kind: 'memory',
     async get<T>(key: string): Promise<T | undefined> {

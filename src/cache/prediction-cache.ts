@@ -9,20 +9,14 @@ export interface PredictionCache {
   close(): Promise<void>;
 }
 
-/** What else a cached live answer depends on besides the match and the model run. */
-interface PredictionCacheScope {
-  /** The stage asked for (`champion`, `challenger`): a challenger's answer never serves a champion request. */
-  stage: string;
-  /** The published pipeline run whose features answered (null: legacy files, no run published). */
-  featuresRunId: string | null;
-}
-
 /**
- * The cache key of a live prediction: the seed's `predict:{match_id}:{run_id}` followed by the stage
- * and the features snapshot (published run), so an entry can only answer the same stage, model run
- * and features it was computed for; a promotion or a new publication is never served stale.
+ * `predict:{match_id}:{run_id}` then the stage and the features' run, so an entry only answers the
+ * stage, model run and features it was computed for (never stale after a promotion or publication).
  */
-export function predictionCacheKey(matchId: number, runId: string, scope?: PredictionCacheScope): string {
-  const base = `predict:${matchId}:${runId}`;
-  return scope ? `${base}:${scope.stage}:${scope.featuresRunId ?? 'legacy'}` : base;
+export function predictionCacheKey(
+  matchId: number,
+  runId: string,
+  scope: { stage: string; featuresRunId: string | null },
+): string {
+  return `predict:${matchId}:${runId}:${scope.stage}:${scope.featuresRunId ?? 'legacy'}`;
 }

@@ -3,10 +3,8 @@ import type { Logger } from '../logger.js';
 import type { PredictionCache } from './prediction-cache.js';
 
 /**
- * Redis-backed prediction cache. The cache is an optimisation (spec §3.3): with
- * `enableOfflineQueue: false` a command on a down connection fails at once instead of queueing, every
- * call is bounded by a timeout, and every failure is swallowed (get → miss, set → no-op). `keyPrefix`
- * isolates tests.
+ * Redis-backed prediction cache, an optimisation (spec §3.3): no offline queue and a timeout on every
+ * call, so a down Redis fails at once and is swallowed (get → miss, set → no-op).
  */
 export function createRedisCache(
   url: string,

@@ -40,11 +40,9 @@ function csvCell(v: string): string {
 }
 
 /**
- * The real data as a season that unfolds: each row of the shared football CSVs is released in stages
- * as a clock passes it — a fixture a week before kick-off (no odds, no score), its opening
- * prices at kick-off − 48 h, its closing prices at kick-off, its result at full time. Each
- * {@link advance} hands back the rows whose stage changed as a CSV in the same layout, which the
- * ordinary ingest reads (blank odds = not observed yet, blank score = not played yet).
+ * The real data as a season that unfolds: each CSV row is released in stages as a clock passes it
+ * (fixture, opening prices, closing prices, result); {@link advance} hands back the changed rows as a
+ * CSV in the same layout, which the ordinary ingest reads (blank = not observed or played yet).
  */
 export class ReplayFeed {
   private readonly level: Uint8Array;
@@ -90,15 +88,6 @@ export class ReplayFeed {
       all.map((r) => r.cells.map(csvCell).join(',')),
       Float64Array.from(all.map((r) => r.t)),
     );
-  }
-
-  get size(): number {
-    return this.rows.length;
-  }
-
-  span(): { first: Date; last: Date } | null {
-    if (this.rows.length === 0) return null;
-    return { first: new Date(this.kickoff[0]!), last: new Date(this.kickoff[this.rows.length - 1]!) };
   }
 
   /** Releases everything the clock has passed by `now`; null when nothing changed. */

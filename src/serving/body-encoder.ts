@@ -14,10 +14,8 @@ function drained(stream: Writable): Promise<unknown> {
 const CHUNK_CHARS = 256 * 1024;
 
 /**
- * Builds an {@link EncodedBody} from appended JSON text without ever holding the whole identity body
- * unless it is small enough to keep: chunks go to the hash and to gzip and brotli streams as they
- * are produced (awaiting their drain, so memory stays bounded). For the 31 MB cards body of a
- * 45k-match file this avoids a 31 MB transient at every reload.
+ * Builds an {@link EncodedBody} from appended JSON text, chunk by chunk into the hash and the awaited
+ * compressors, so the whole identity body is held only when it is small enough to keep.
  */
 export class BodyEncoder {
   private readonly hash = createHash('sha256');

@@ -1,9 +1,7 @@
 import { OUTCOME_LABELS, outcomeFromScore } from '../domain/index.js';
 import type { MatchCard, OddsRecord } from '../schemas/index.js';
-import { BodyEncoder } from './body-encoder.js';
 import type { CardMarketsSummary } from './markets-view.js';
 import type { PredictionRow } from './predictions.js';
-import type { EncodedBody } from './types.js';
 
 /**
  * Fills `{match_id}`, `{home}` and `{away}` of the configured template, each URL-encoded so that a
@@ -124,22 +122,4 @@ export function buildCard(
     used_odd_btts_yes: used?.btts[0] ?? null,
     used_odd_btts_no: used?.btts[1] ?? null,
   };
-}
-
-/**
- * The cards body for rows already in kick-off order, compressed as it is produced; `markets` (the
- * published run's goals markets by match) fills the goals fields, null where a match has none.
- */
-export async function buildCardsBody(
-  rows: readonly PredictionRow[],
-  odds: ReadonlyMap<number, OddsRecord>,
-  template: string,
-  identityMaxBytes?: number,
-  markets?: ReadonlyMap<number, CardMarketsSummary>,
-): Promise<EncodedBody> {
-  return BodyEncoder.array(
-    rows,
-    (p) => buildCard(p, odds.get(p.match_id), template, markets?.get(p.match_id)),
-    identityMaxBytes,
-  );
 }

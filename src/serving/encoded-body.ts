@@ -3,18 +3,10 @@ import { Readable } from 'node:stream';
 import { brotliCompressSync, createGunzip, gunzipSync, gzipSync } from 'node:zlib';
 import type { EncodedBody } from './types.js';
 
-/**
- * Brotli quality for reload-time compression. 11 (the default) takes many seconds on the ~30 MB of
- * cards of a 45k-match file; 5 is close in size at a fraction of the time. Runs on the libuv pool,
- * so a reload never blocks the event loop.
- */
+/** Reload-time brotli quality: the default 11 takes seconds on large bodies, 5 is close in size. */
 export const BROTLI_QUALITY = 5;
 
-/**
- * Default largest body whose identity copy stays in memory (8 MiB). The bulk and cards bodies of a
- * 45k-match file are 14 and 31 MB uncompressed but about 1–2 MB each compressed; keeping only the
- * compressed copies saves ~45 MB of resident memory for a rare kind of client.
- */
+/** Default largest body whose identity copy stays in memory: larger ones keep only gzip and br. */
 export const IDENTITY_MAX_BYTES = 8 * 1024 * 1024;
 
 /** The identity bytes, decompressed from gzip when they are not held (tools and tests; blocks). */
@@ -28,10 +20,6 @@ export function identityStream(body: EncodedBody): Readable {
   const gunzip = createGunzip();
   gunzip.end(body.gzip);
   return gunzip;
-}
-
-function etagsOf(identity: Buffer): EncodedBody['etags'] {
-  return etagsFromDigest(createHash('sha256').update(identity).digest());
 }
 
 /** ETags from the SHA-256 of the identity body (shared with the streaming encoder). */
@@ -48,7 +36,7 @@ export function encodeBodySync(json: string): EncodedBody {
     size: identity.length,
     gzip: gzipSync(identity),
     br: brotliCompressSync(identity),
-    etags: etagsOf(identity),
+    etags: etagsFromDigest(createHash('sha256').update(identity).digest()),
   };
 }
 

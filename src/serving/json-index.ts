@@ -1,15 +1,13 @@
 /**
- * Pre-serialised JSON bodies by match id, kept off the JS heap: every body in one Buffer (`slab`) and
- * three typed arrays (ids ascending, start and end of each body), looked up by binary search. Built
- * on the view-builder thread and moved to the serving thread as one transferable buffer, so the
- * serving thread never builds a 45k-entry Map.
+ * Pre-serialised JSON bodies by match id, kept off the JS heap: one `slab` and typed arrays (ids
+ * ascending, start and end of each body) searched by bisection, moved between threads without a Map.
  */
 export class JsonIndex {
   constructor(
-    private readonly ids: Float64Array,
-    private readonly starts: Uint32Array,
-    private readonly ends: Uint32Array,
-    private readonly slab: Buffer,
+    readonly ids: Float64Array,
+    readonly starts: Uint32Array,
+    readonly ends: Uint32Array,
+    readonly slab: Buffer,
   ) {}
 
   get count(): number {
@@ -30,17 +28,11 @@ export class JsonIndex {
     }
     return undefined;
   }
-
-  /** The parts {@link JsonIndex} is made of, for packing into one transferable buffer. */
-  parts(): { ids: Float64Array; starts: Uint32Array; ends: Uint32Array; slab: Buffer } {
-    return { ids: this.ids, starts: this.starts, ends: this.ends, slab: this.slab };
-  }
 }
 
 /**
- * Collects bodies in any order; a later body for the same id replaces the earlier one. The bodies are
- * appended as UTF-8 to one growing Buffer: a 30 MB slab built this way never holds the row strings,
- * their joined string and the final Buffer at the same time (three copies).
+ * Collects bodies in any order (a later body for an id replaces the earlier), written as UTF-8 into
+ * one growing Buffer so the row strings, their join and the final Buffer never coexist.
  */
 export class JsonIndexBuilder {
   private slab: Buffer;

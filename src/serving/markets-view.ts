@@ -1,24 +1,10 @@
 import { MATRIX_SIZE, type MarketsRow, marketsFromMatrix, scoreMatrix } from '../model/index.js';
 import type { MatchMarkets } from '../schemas/index.js';
 import { readParquet } from '../storage/index.js';
-import { type JsonIndex, JsonIndexBuilder } from './json-index.js';
+import { JsonIndexBuilder } from './json-index.js';
 
-/** Card summary of one match's goals markets (additive card fields). */
-export interface CardMarketsSummary {
-  expected_home_goals: number;
-  expected_away_goals: number;
-  over_2_5: number;
-  btts_yes: number;
-  top_score: string;
-  /** Bookmaker prices behind the markets row (null when unknown). */
-  odd_over25: number | null;
-  odd_under25: number | null;
-  odd_btts_yes: number | null;
-  odd_btts_no: number | null;
-}
-
-/** The card summary of one match's markets. */
-function summaryOf(markets: MatchMarkets): CardMarketsSummary {
+/** Card summary of one match's goals markets (additive card fields), with the prices behind them. */
+function summaryOf(markets: MatchMarkets) {
   const top = markets.top_scores[0];
   return {
     expected_home_goals: markets.expected_home_goals,
@@ -33,17 +19,13 @@ function summaryOf(markets: MatchMarkets): CardMarketsSummary {
   };
 }
 
+export type CardMarketsSummary = ReturnType<typeof summaryOf>;
+
 /**
  * The markets of a markets file, computed once per load: each match's pre-serialised route body
- * (`GET /predict/markets/{id}`, matrix left out) and its card summary.
+ * (`GET /predict/markets/{id}`, matrix left out) and its card summary. Throws on an invalid file.
  */
-export interface MarketsTable {
-  json: JsonIndex;
-  summaries: Map<number, CardMarketsSummary>;
-}
-
-/** Throws when the file is not a valid markets file. */
-export async function readMarketsFile(body: Buffer | Uint8Array): Promise<MarketsTable> {
+export async function readMarketsFile(body: Buffer | Uint8Array) {
   const json = new JsonIndexBuilder();
   const summaries = new Map<number, CardMarketsSummary>();
   for (const row of parseMarketsRows(await readParquet(body))) {

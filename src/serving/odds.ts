@@ -1,7 +1,7 @@
 import { ODDS_PRICE_FIELDS, ODDS_TIME_FIELDS } from '../domain/index.js';
 import type { OddsRecord } from '../schemas/index.js';
 import { readParquetColumns } from '../storage/index.js';
-import { ArtifactInvalidError, cell, requireColumns } from './validate.js';
+import { ArtifactInvalidError, cell } from './validate.js';
 
 const ODDS_REQUIRED_COLUMNS = ['match_id', 'odd_home', 'odd_draw', 'odd_away'] as const;
 
@@ -34,28 +34,9 @@ function oddsRow(get: (column: string) => unknown, i: number): OddsRecord {
   return row as unknown as OddsRecord;
 }
 
-/** Validates `raw-data/odds.parquet` (docs/pipeline.md, "Artifact columns"); opening/closing columns and source are optional. */
-export function parseOddsRows(raw: Record<string, unknown>[]): OddsRecord[] {
-  requireColumns(raw, ODDS_REQUIRED_COLUMNS, 'odds.parquet');
-  const seen = new Set<number>();
-  const out: OddsRecord[] = new Array(raw.length);
-  for (let i = 0; i < raw.length; i++) {
-    const r = raw[i];
-    const row = oddsRow((c) => r[c], i);
-    if (seen.has(row.match_id))
-      throw new ArtifactInvalidError(`row ${i}: duplicate match_id ${row.match_id}`);
-    seen.add(row.match_id);
-    out[i] = row;
-  }
-  out.sort((a, b) => a.match_id - b.match_id);
-  return out;
-}
-
 /**
- * The odds file validated as {@link parseOddsRows} validates it and held as typed columns (a
- * Float64Array per price and time field, NaN for null), with rows made one at a time in match-id
- * order: neither a record per match (~2 KB each as objects) nor the decoded cells (~0.7 KB a row) are
- * kept while the bodies are built.
+ * `raw-data/odds.parquet` (docs/pipeline.md, "Artifact columns"; opening/closing columns and source
+ * optional) validated and held as typed columns (NaN for null), rows made one at a time by match id.
  */
 export class OddsTable {
   private constructor(

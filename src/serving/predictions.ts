@@ -4,31 +4,6 @@ import { type JsonIndex, JsonIndexBuilder } from './json-index.js';
 import type { EncodedBody } from './types.js';
 import { ArtifactInvalidError, cell, requireColumns } from './validate.js';
 
-/** One validated row of `predictions/predictions.parquet` (docs/pipeline.md, "Artifact columns"). */
-export interface PredictionRow {
-  match_id: number;
-  home_team_name: string;
-  away_team_name: string;
-  start_time_utc: Date;
-  region_id: number | null;
-  region_name: string | null;
-  tournament_name: string | null;
-  season: string | null;
-  proba_home: number;
-  proba_draw: number;
-  proba_away: number;
-  predicted_class: Outcome;
-  predicted_label: string;
-  is_future: boolean;
-  model_stage: string;
-  model_run_id: string;
-  predictions_computed_at: Date;
-  home_score: number | null;
-  away_score: number | null;
-  /** When the odds behind the market features were observed; null when none (or an older file). */
-  odds_observed_at: Date | null;
-}
-
 /** Columns without which a predictions file is rejected; the others (card extras) read as null when absent. */
 const PREDICTION_REQUIRED_COLUMNS = [
   'match_id',
@@ -57,12 +32,10 @@ function probability(row: Record<string, unknown>, i: number, column: string): n
 }
 
 /** Validates every row fully; throws {@link ArtifactInvalidError} naming the first bad row and column. */
-export function parsePredictionRows(raw: Record<string, unknown>[]): PredictionRow[] {
+export function parsePredictionRows(raw: Record<string, unknown>[]) {
   requireColumns(raw, PREDICTION_REQUIRED_COLUMNS, 'predictions.parquet');
   const seen = new Set<number>();
-  const out: PredictionRow[] = new Array(raw.length);
-  for (let i = 0; i < raw.length; i++) {
-    const r = raw[i];
+  return raw.map((r, i) => {
     const matchId = cell.int(r, i, 'match_id', false) as number;
     if (matchId < 1) throw new ArtifactInvalidError(`row ${i}: match_id must be >= 1, got ${matchId}`);
     if (seen.has(matchId)) throw new ArtifactInvalidError(`row ${i}: duplicate match_id ${matchId}`);
@@ -77,7 +50,7 @@ export function parsePredictionRows(raw: Record<string, unknown>[]): PredictionR
     if (cls !== 0 && cls !== 1 && cls !== 2) {
       throw new ArtifactInvalidError(`row ${i}: predicted_class must be 0, 1 or 2, got ${cls}`);
     }
-    out[i] = {
+    return {
       match_id: matchId,
       home_team_name: cell.str(r, i, 'home_team_name', false) as string,
       away_team_name: cell.str(r, i, 'away_team_name', false) as string,
@@ -89,7 +62,7 @@ export function parsePredictionRows(raw: Record<string, unknown>[]): PredictionR
       proba_home: ph,
       proba_draw: pd,
       proba_away: pa,
-      predicted_class: cls,
+      predicted_class: cls as Outcome,
       predicted_label: cell.str(r, i, 'predicted_label', false) as string,
       is_future: cell.bool(r, i, 'is_future', false) as boolean,
       model_stage: cell.str(r, i, 'model_stage', false) as string,
@@ -97,14 +70,17 @@ export function parsePredictionRows(raw: Record<string, unknown>[]): PredictionR
       predictions_computed_at: cell.date(r, i, 'predictions_computed_at'),
       home_score: r.home_score === undefined ? null : cell.int(r, i, 'home_score', true),
       away_score: r.away_score === undefined ? null : cell.int(r, i, 'away_score', true),
+      // When the odds behind the market features were observed; null when none (or an older file).
       odds_observed_at:
         r.odds_observed_at === undefined || r.odds_observed_at === null
           ? null
           : cell.date(r, i, 'odds_observed_at'),
     };
-  }
-  return out;
+  });
 }
+
+/** One validated row of `predictions/predictions.parquet` (docs/pipeline.md, "Artifact columns"). */
+export type PredictionRow = ReturnType<typeof parsePredictionRows>[number];
 
 /** Kick-off order, then match id, so that bulk and cards are deterministic whatever the file order. */
 export function byKickOff(a: PredictionRow, b: PredictionRow): number {
@@ -151,36 +127,27 @@ function bulkRecord(p: PredictionRow) {
 }
 
 /**
- * The loaded predictions, kept off the JS heap: every §2.2 record in a {@link JsonIndex} and the §2.1
- * bulk body. A small heap keeps V8's collection thresholds (and so the resident size under load)
- * low; no row objects outlive a load.
+ * The loaded predictions, kept off the JS heap (a small heap keeps V8's collection thresholds and so
+ * the resident size low): every §2.2 record by match id and the §2.1 bulk body.
  */
-export class PredictionsView {
-  constructor(
-    readonly records: JsonIndex,
-    readonly bulk: EncodedBody,
-  ) {}
+export interface PredictionsView {
+  records: JsonIndex;
+  bulk: EncodedBody;
+}
 
-  get count(): number {
-    return this.records.count;
-  }
-
-  /** Spec §2.2 JSON of one match (a view into the slab, no copy), or undefined. */
-  get(matchId: number): Buffer | undefined {
-    return this.records.get(matchId);
-  }
-
-  /** @param sorted validated rows in kick-off order (see {@link byKickOff}) */
-  static async build(sorted: readonly PredictionRow[], identityMaxBytes?: number): Promise<PredictionsView> {
-    const records = new JsonIndexBuilder(sorted.length * 420);
-    const bulk = await BodyEncoder.array(
-      sorted,
-      (p) => {
-        records.push(p.match_id, JSON.stringify(precomputedRecord(p)));
-        return bulkRecord(p);
-      },
-      identityMaxBytes,
-    );
-    return new PredictionsView(records.finish(), bulk);
-  }
+/** @param sorted validated rows in kick-off order (see {@link byKickOff}) */
+export async function buildPredictionsView(
+  sorted: readonly PredictionRow[],
+  identityMaxBytes?: number,
+): Promise<PredictionsView> {
+  const records = new JsonIndexBuilder(sorted.length * 420);
+  const bulk = await BodyEncoder.array(
+    sorted,
+    (p) => {
+      records.push(p.match_id, JSON.stringify(precomputedRecord(p)));
+      return bulkRecord(p);
+    },
+    identityMaxBytes,
+  );
+  return { records: records.finish(), bulk };
 }

@@ -2,11 +2,7 @@ import type { PublishedRun } from '../runs/index.js';
 
 /** A JSON body serialised once per load, with its compressed variants and validators. */
 export interface EncodedBody {
-  /**
-   * UTF-8 JSON, or null for a body larger than the identity threshold (`identityMaxBytes`): then
-   * only the compressed copies are held and an identity response is decompressed from `gzip` as it
-   * streams (see `identityOf`/`identityStream`). Browsers and `curl --compressed` never need it.
-   */
+  /** UTF-8 JSON, or null above `identityMaxBytes`: identity responses then stream from `gzip`. */
   identity: Buffer | null;
   /** Byte length of the identity body. */
   size: number;

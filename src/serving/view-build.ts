@@ -1,11 +1,16 @@
-import type { OddsRecord } from '../schemas/index.js';
 import { readParquet } from '../storage/index.js';
 import { BodyEncoder } from './body-encoder.js';
-import { buildCardsBody } from './cards.js';
+import { buildCard } from './cards.js';
 import type { JsonIndex } from './json-index.js';
-import { type MarketsTable, readMarketsFile } from './markets-view.js';
+import { readMarketsFile } from './markets-view.js';
 import { OddsTable } from './odds.js';
-import { byKickOff, type PredictionRow, PredictionsView, parsePredictionRows } from './predictions.js';
+import {
+  buildPredictionsView,
+  byKickOff,
+  type PredictionRow,
+  type PredictionsView,
+  parsePredictionRows,
+} from './predictions.js';
 import type { EncodedBody } from './types.js';
 import { describe } from './validate.js';
 
@@ -85,9 +90,8 @@ async function resolve<T>(
 }
 
 /**
- * Validates the candidates and rebuilds what depends on what changed: the predictions view when the
- * predictions changed, the odds body when the odds did, the markets bodies when the markets did, and
- * the cards (their join) when any did. Runs on the view-builder thread; pure apart from CPU.
+ * Validates the candidates and rebuilds each view whose file changed, and the cards (their join) when
+ * any did. Runs on the view-builder thread.
  */
 export async function buildViews(job: BuildJob): Promise<BuiltViews> {
   const pred = await resolve(job.predictions, parsePredictions, (r) => r.length);
@@ -96,7 +100,7 @@ export async function buildViews(job: BuildJob): Promise<BuiltViews> {
     (b) => OddsTable.fromParquet(b),
     (t) => t.length,
   );
-  const markets = await resolve<MarketsTable>(job.markets, readMarketsFile, (t) => t.json.count);
+  const markets = await resolve(job.markets, readMarketsFile, (t) => t.json.count);
   const out: BuiltViews = {
     verdicts: { predictions: pred.verdict, odds: odds.verdict, markets: markets.verdict },
   };
@@ -105,27 +109,19 @@ export async function buildViews(job: BuildJob): Promise<BuiltViews> {
   const oddsRows = predRows || odds.changed ? await odds.get() : null;
   const table = predRows || markets.changed ? await markets.get() : null;
   if (pred.changed)
-    out.predictions = predRows ? await PredictionsView.build(predRows, job.identityMaxBytes) : null;
+    out.predictions = predRows ? await buildPredictionsView(predRows, job.identityMaxBytes) : null;
   // Streamed to the compressors row by row (no whole-body string).
   if (odds.changed)
     out.odds = oddsRows ? await BodyEncoder.array(oddsRows.rows(), (r) => r, job.identityMaxBytes) : null;
   if (markets.changed) out.markets = table?.json ?? null;
-  if (predRows) {
-    // Only the predicted matches' rows are made, for their cards.
-    const byId = new Map<number, OddsRecord>();
-    for (const p of predRows) {
-      const r = oddsRows?.get(p.match_id);
-      if (r) byId.set(p.match_id, r);
-    }
-    out.cards = await buildCardsBody(
-      predRows,
-      byId,
-      job.bookmakerUrlTemplate,
-      job.identityMaxBytes,
-      table?.summaries,
-    );
-  } else {
-    out.cards = null;
-  }
+  // The cards, in kick-off order: only the predicted matches' odds rows are made, one at a time.
+  out.cards = predRows
+    ? await BodyEncoder.array(
+        predRows,
+        (p) =>
+          buildCard(p, oddsRows?.get(p.match_id), job.bookmakerUrlTemplate, table?.summaries.get(p.match_id)),
+        job.identityMaxBytes,
+      )
+    : null;
   return out;
 }

@@ -3,17 +3,6 @@ import { siblingModule, startModuleThread } from '../domain/index.js';
 import type { BuildJob, BuiltViews } from './view-build.js';
 import { type FromBuilder, type ToBuilder, unpackViews } from './view-wire.js';
 
-/** The builder thread stopped (crashed, killed, or failed to load) while a build was running. */
-class ViewBuilderStopped extends Error {
-  constructor(
-    readonly exitCode: number,
-    reason: string | undefined,
-  ) {
-    super(`the view-builder thread stopped (exit code ${exitCode})${reason ? `: ${reason}` : ''}`);
-    this.name = 'ViewBuilderStopped';
-  }
-}
-
 /** The thread module run by default: the compiled or source sibling of this file. */
 const VIEW_BUILDER_ENTRY = siblingModule(import.meta.url, './view-builder-thread');
 
@@ -25,25 +14,17 @@ interface Pending {
 }
 
 /**
- * How long the builder thread stays up without a build. A build leaves ~100 MB of garbage in the
- * thread's heap that an idle isolate never collects; ending the thread returns all of it, so memory
- * is back at rest a few seconds after each publication. A burst of runs (a replay, a fast feed)
- * keeps one thread; a new one starts in ~0.4 s on another core.
+ * How long the builder thread stays up without a build: an idle isolate never collects a build's
+ * garbage, ending the thread returns it; a burst of runs keeps one thread.
  */
 const BUILDER_IDLE_MS = 3_000;
 
-/**
- * A build makes mostly short-lived strings and rows. With V8's default young generation the
- * thread's heap grew to ~90 MB per build; a 6 MB one keeps it at 20–40 MB (a replay's server peak
- * 501 -> 472 MB), for more scavenges on the thread that builds, off the serving thread.
- */
+/** A build makes mostly short-lived strings and rows: a small young generation keeps its heap small. */
 const BUILDER_LIMITS = { maxYoungGenerationSizeMb: 6 };
 
 /**
- * The serving side of the long-lived view-builder thread: `build` hands it a job and resolves with
- * ready-to-serve views. A thread that stops fails the builds it was running and is started again on
- * the next build; one idle for `idleMs` is ended. While no build runs the thread does not keep the
- * process alive.
+ * The serving side of the view-builder thread: a thread that stops fails its builds and restarts on
+ * the next one; one idle for `idleMs` is ended, and without a build it keeps no process alive.
  */
 export class ViewBuilder {
   private thread: Worker | null = null;
@@ -118,7 +99,10 @@ export class ViewBuilder {
     });
     thread.on('exit', (code) => {
       if (this.thread === thread) this.thread = null;
-      const err = new ViewBuilderStopped(code, reason);
+      // The builder thread stopped (crashed, killed, or failed to load) while a build was running.
+      const err = new Error(
+        `the view-builder thread stopped (exit code ${code})${reason ? `: ${reason}` : ''}`,
+      );
       for (const [id, p] of this.pending) {
         if (p.thread !== thread) continue;
         this.pending.delete(id);

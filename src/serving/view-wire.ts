@@ -1,14 +1,12 @@
 import type { MessagePort } from 'node:worker_threads';
 import { JsonIndex } from './json-index.js';
-import { PredictionsView } from './predictions.js';
 import type { EncodedBody } from './types.js';
+import { describe } from './validate.js';
 import { type BuildJob, type BuiltViews, buildViews } from './view-build.js';
 
 /**
- * Views cross from the builder thread as one transferable ArrayBuffer per view (its parts laid out
- * end to end, 8-byte aligned) plus a small description: moving them costs the serving thread no copy
- * and no per-match objects. Each view has its own buffer, so a view that keeps serving never keeps a
- * replaced one alive.
+ * Views cross from the builder thread as one transferable ArrayBuffer per view (parts 8-byte aligned)
+ * plus a small description: no copy, no per-match objects, and no view keeps a replaced one alive.
  */
 export interface Group {
   buffer: ArrayBuffer;
@@ -75,12 +73,11 @@ class Packer {
   }
 
   index(x: JsonIndex): WireIndex {
-    const p = x.parts();
     return {
-      ids: this.add(p.ids),
-      starts: this.add(p.starts),
-      ends: this.add(p.ends),
-      slab: this.add(p.slab),
+      ids: this.add(x.ids),
+      starts: this.add(x.starts),
+      ends: this.add(x.ends),
+      slab: this.add(x.slab),
     };
   }
 
@@ -176,10 +173,10 @@ function unpacked<W, T>(wire: W | null | undefined, make: (w: W) => T): T | null
 export function unpackViews(w: WireViews): BuiltViews {
   return {
     verdicts: w.verdicts,
-    predictions: unpacked(
-      w.predictions,
-      (p) => new PredictionsView(index(p.group, p.index), body(p.group, p.bulk)),
-    ),
+    predictions: unpacked(w.predictions, (p) => ({
+      records: index(p.group, p.index),
+      bulk: body(p.group, p.bulk),
+    })),
     cards: unpacked(w.cards, (c) => body(c.group, c.body)),
     odds: unpacked(w.odds, (o) => body(o.group, o.body)),
     markets: unpacked(w.markets, (m) => index(m.group, m.index)),
@@ -187,9 +184,8 @@ export function unpackViews(w: WireViews): BuiltViews {
 }
 
 /**
- * The builder thread's loop: one build at a time, answered with transferred buffers. Nothing of a
- * build is kept once it is posted, so an idle thread holds little memory. `build` is replaceable
- * for tests of a failing builder.
+ * The builder thread's loop, answered with transferred buffers (nothing of a build is kept once
+ * posted); `build` is replaceable for tests of a failing builder.
  */
 export function serveBuilds(
   port: MessagePort,
@@ -203,7 +199,7 @@ export function serveBuilds(
       reply = { message: { t: 'built', id: msg.id, views }, transfer };
     } catch (err) {
       reply = {
-        message: { t: 'failed', id: msg.id, error: err instanceof Error ? err.message : String(err) },
+        message: { t: 'failed', id: msg.id, error: describe(err) },
         transfer: [],
       };
     }

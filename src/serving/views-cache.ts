@@ -4,22 +4,18 @@ import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../logger.js';
+import { describe } from './validate.js';
 import type { BuiltViews } from './view-build.js';
 import { type Group, type Layout, layoutViews, unpackViews, type WireViews } from './view-wire.js';
 
 /**
- * Built views kept on disk, so that a restart serves the published run without decoding, validating
- * and compressing its files again (seconds of CPU at tens of thousands of matches). An entry is
- * named by the identities (key and SHA-256) of the files it was built from and the build settings,
- * so a hit is the build those files would give; an entry that fails its checksums is ignored.
+ * Built views kept on disk, so a restart serves the published run without building again. An entry is
+ * named by its files' identities and the build settings; one that fails its checksums is ignored.
  */
 const MAGIC = Buffer.from('MCVIEWS1');
 const PREFIX = 'views-';
 
-/**
- * SHA-256 of the code that builds the views and lays out this file (this folder and the domain
- * constants it uses), so that an upgrade that changes either never reads an entry of the code before it.
- */
+/** SHA-256 of the code that builds and lays out the views, so an upgrade never reads an older entry. */
 let fingerprint: string | undefined;
 export function buildCodeFingerprint(): string {
   if (fingerprint !== undefined) return fingerprint;
@@ -121,10 +117,7 @@ export class ViewsCache {
       }
       return unpackViews(header.views);
     } catch (err) {
-      this.log.warn(
-        { key, err: err instanceof Error ? err.message : String(err) },
-        'serving: views cache entry unusable; building the views',
-      );
+      this.log.warn({ key, err: describe(err) }, 'serving: views cache entry unusable; building the views');
       return null;
     } finally {
       await fh.close().catch(() => undefined);

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Config } from '../config.js';
 import type { Queryable } from '../db/index.js';
 import { isMatchcastError, KEYS, MatchcastError } from '../domain/index.js';
@@ -25,17 +26,11 @@ import { ViewsCache } from './views-cache.js';
 
 /** Options of {@link createServingViews}. */
 export interface ServingViewsOptions {
-  /**
-   * Largest pre-serialised body kept uncompressed in memory; larger ones keep only gzip and br and
-   * stream identity responses by decompressing. Default `IDENTITY_MAX_BYTES` (8 MiB).
-   */
+  /** Largest body kept uncompressed in memory (larger ones only as gzip and br); default 8 MiB. */
   identityMaxBytes?: number;
   /** Module run by the view-builder thread (tests of a failing builder); default the real one. */
   builderEntry?: URL;
-  /**
-   * Folder of the built-views cache (src/serving/views-cache.ts): a start whose published files were
-   * built before serves them without building again. Default none.
-   */
+  /** Folder of the built-views cache (views-cache.ts); default none. */
   cacheDir?: string;
   /** How long builds must have been quiet before the cache is written, ms. Default 10 s. */
   cacheWriteDelayMs?: number;
@@ -47,10 +42,7 @@ const CACHE_WRITE_DELAY_MS = 10_000;
 /** Artifact label of `matchcast_artifact_load_failures_total`. */
 type ServedArtifact = 'predictions' | 'odds' | 'region_roi' | 'markets';
 
-/**
- * How long a `/predict/region-roi/` request waits for a due re-check before answering with the copy
- * it has (the re-check carries on in the background). Keeps a slow store off the request path.
- */
+/** How long a `/predict/region-roi/` request waits for a due re-check before answering with its copy. */
 const ROI_REQUEST_WAIT_MS = 1000;
 
 const PREDICTIONS_REF = `${KEYS.predictions.bucket}/${KEYS.predictions.key}`;
@@ -66,34 +58,20 @@ interface Loaded<T> {
 }
 
 /** One artifact's bookkeeping. `current` is what serves; it changes only after a full, valid load. */
-interface Slot<T> {
-  current: Loaded<T> | null;
+class Slot<T> {
+  current: Loaded<T> | null = null;
   /** True once the store said the object does not exist (and nothing is being served). */
-  missing: boolean;
+  missing = false;
   /** The etag of a copy that failed validation: not retried until the object changes again. */
-  rejectedEtag: string | null;
-  lastError: string | null;
+  rejectedEtag: string | null = null;
+  lastError: string | null = null;
   /** Set while the store is failing, so that an outage logs once, not once per poll. */
-  storeDown: boolean;
+  storeDown = false;
   /** The etag of a copy whose build stopped the builder thread once: a second stop rejects it. */
-  crashedEtag: string | null;
+  crashedEtag: string | null = null;
 }
 
-function slot<T>(): Slot<T> {
-  return {
-    current: null,
-    missing: false,
-    rejectedEtag: null,
-    lastError: null,
-    storeDown: false,
-    crashedEtag: null,
-  };
-}
-
-/**
- * A validated artifact built on the builder thread: its file bytes (a few MB; handed to the thread
- * again when another artifact of the cards join changes) and its row count.
- */
+/** A validated built artifact: its file bytes (built again when another file of the cards changes). */
 interface Raw {
   raw: Buffer;
   count: number;
@@ -102,8 +80,6 @@ interface Raw {
 /** What the store holds for one artifact compared with what serves. */
 type NewFile = { kind: 'new'; body: Buffer; identity: string; where: string; size: number };
 type Fetched = { kind: 'same' } | { kind: 'removed'; where: string } | NewFile;
-
-type Ref = Pick<ArtifactRef, 'bucket' | 'key' | 'size' | 'sha256'>;
 
 /** Everything a request reads, replaced as one object so a reader never sees half a reload. */
 interface Snapshot {
@@ -120,11 +96,11 @@ interface Snapshot {
  */
 export class Views {
   private snapshot: Snapshot;
-  private readonly predictions = slot<Raw>();
-  private readonly odds = slot<Raw>();
-  private readonly roi = slot<readonly RegionRoi[]>();
+  private readonly predictions = new Slot<Raw>();
+  private readonly odds = new Slot<Raw>();
+  private readonly roi = new Slot<readonly RegionRoi[]>();
   /** The goals markets: the markets route's bodies and the card summaries; absent file = null fields. */
-  private readonly markets = slot<Raw>();
+  private readonly markets = new Slot<Raw>();
   private readonly built = { predictions: this.predictions, odds: this.odds, markets: this.markets };
   /** Decodes, validates and serialises the predictions, odds and markets off this event loop. */
   private readonly builder: ViewBuilder;
@@ -137,11 +113,7 @@ export class Views {
   /** The ROI file of a run whose build has not swapped yet: its rows swap with that build. */
   private roiPending = false;
   private roiRows: readonly RegionRoi[] = [];
-  /**
-   * Whether the odds body / ROI rows were ever built from the store's answer (a file, or "no such
-   * file"). Until then an empty list would claim "no odds" while the store has not answered (down
-   * since start-up, or the first load after it returned still running): 503 instead.
-   */
+  /** Whether the odds body / ROI rows were ever built from the store's answer: until then 503, not `[]`. */
   private oddsReady = false;
   private roiReady = false;
   private roiCheckedAt = Number.NEGATIVE_INFINITY;
@@ -202,7 +174,7 @@ export class Views {
 
   /** Pre-serialised spec §2.2 JSON of one match; `undefined` when the match is not in the file. */
   precomputedJson(matchId: number): Buffer | undefined {
-    return this.requirePredictions().get(matchId);
+    return this.requirePredictions().records.get(matchId);
   }
 
   /** Match cards (fields in docs/serving-precomputed.md). */
@@ -227,13 +199,7 @@ export class Views {
   /** Spec §2.6 records, re-checked at most every `config.roiRecheckMs`; `[]` when absent. */
   async regionRoi(): Promise<readonly RegionRoi[]> {
     if (!this.closed && Date.now() - this.roiCheckedAt >= this.config.roiRecheckMs) {
-      const check = this.checkRoi();
-      let timer: NodeJS.Timeout | undefined;
-      const wait = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, ROI_REQUEST_WAIT_MS);
-      });
-      await Promise.race([check, wait]);
-      clearTimeout(timer);
+      await Promise.race([this.checkRoi(), delay(ROI_REQUEST_WAIT_MS, undefined, { ref: false })]);
     }
     if (!this.roiReady && this.roi.rejectedEtag === null) throw this.storeUnavailable('ROI', this.roi);
     return this.roiRows;
@@ -269,11 +235,7 @@ export class Views {
     return view;
   }
 
-  /**
-   * An artifact never loaded because the store could not be reached: not the same as an absent file
-   * (`[]`), which would tell a client "no odds" / "no ROI" while the file exists (e.g. an API
-   * started during an object-store outage). Once loaded, an outage keeps serving the loaded copy.
-   */
+  /** Never loaded because the store could not be reached: unlike an absent file (`[]`), that is 503. */
   private storeUnavailable(what: string, s: Slot<unknown>): MatchcastError {
     return new MatchcastError(
       'MC_ERR_STORE_UNAVAILABLE',
@@ -318,9 +280,8 @@ export class Views {
   }
 
   /**
-   * Reads the published-run pointer (one small query when it did not move). Returns false when
-   * nothing can have changed: a published run's artifacts are immutable, so an unmoved pointer means
-   * no reload. A database that cannot be read keeps what serves.
+   * Reads the published-run pointer; false when nothing can have changed (a published run's files are
+   * immutable). A database that cannot be read keeps what serves.
    */
   private async followPointer(): Promise<boolean> {
     let seq: number | null;
@@ -350,14 +311,13 @@ export class Views {
   }
 
   /** The file the published run names for an artifact (null: none, or no run published). */
-  private ref(name: ArtifactName): Ref | null {
+  private ref(name: ArtifactName): ArtifactRef | null {
     return this.pointer?.artifacts[name] ?? null;
   }
 
   /**
-   * One poll: follow the pointer, read what changed, have the builder thread validate it and rebuild
-   * what depends on it, swap once. The predictions, cards, odds, markets and ROI of a run become
-   * visible together (one synchronous swap); this thread only reads, verifies and swaps.
+   * One poll: read what changed, have the builder thread validate and rebuild, then one synchronous
+   * swap so a run's predictions, cards, odds, markets and ROI become visible together.
    */
   private async pollOnce(): Promise<void> {
     if (this.closed) return;
@@ -392,9 +352,7 @@ export class Views {
       odds: input(this.odds, odds),
       markets: input(this.markets, markets),
       bookmakerUrlTemplate: this.config.bookmakerUrlTemplate,
-      ...(this.options.identityMaxBytes === undefined
-        ? {}
-        : { identityMaxBytes: this.options.identityMaxBytes }),
+      identityMaxBytes: this.options.identityMaxBytes,
     };
     const started = performance.now();
     let built: BuiltViews | null = await this.fromCache(fetched);
@@ -436,10 +394,7 @@ export class Views {
     });
   }
 
-  /**
-   * A first load (nothing built yet) of files whose views are in the cache: the cached build. The
-   * files were read and verified against their published hashes all the same.
-   */
+  /** The cached build of a first load (nothing built yet); the files were read and verified all the same. */
   private async fromCache(fetched: Record<BuiltArtifact, Fetched>): Promise<BuiltViews | null> {
     if (!this.cache || BUILT.some((name) => this.built[name].current)) return null;
     const ids = {} as Record<BuiltArtifact, string | null>;
@@ -495,9 +450,8 @@ export class Views {
   }
 
   /**
-   * A build that did not finish (the thread stopped, or threw outside validation): nothing swaps and
-   * each file it carried is counted as a failed load. Its files are built again at the next poll;
-   * a file whose build stops the thread twice is rejected like an invalid one.
+   * A build that did not finish: nothing swaps, each file it carried counts as a failed load and is
+   * built again at the next poll; a file whose build stops the thread twice is rejected.
    */
   private buildFailed(fetched: Record<BuiltArtifact, Fetched>, reason: string): void {
     this.rebuild = true;
@@ -577,11 +531,10 @@ export class Views {
   }
 
   /**
-   * Compares one slot with the store and reads a changed file (verified against its published
-   * hash). A store failure or a file that fails its hash leaves the slot as it is (`same`); a hash
-   * failure is counted, logged and not retried until the pointer names another file.
+   * Reads a changed file, verified against its published hash. A store or hash failure leaves the slot
+   * as it is (`same`); a hash failure is not retried until the pointer names another file.
    */
-  private async fetch<T>(artifact: ServedArtifact, s: Slot<T>, ref: Ref | null): Promise<Fetched> {
+  private async fetch<T>(artifact: ServedArtifact, s: Slot<T>, ref: ArtifactRef | null): Promise<Fetched> {
     const where = ref ? `${ref.bucket}/${ref.key}` : `(no ${artifact} in the published run)`;
     // A published file is never rewritten: its key and recorded hash name its content.
     const identity = ref ? `${ref.key}#${ref.sha256}` : null;
@@ -646,9 +599,8 @@ export class Views {
 }
 
 /**
- * Creates the precomputed views over the object store. Call `start()` once: it
- * loads every artifact (never throws: a missing or unreadable file leaves that view empty or
- * unavailable) and then polls every `config.viewRefreshMs`.
+ * The precomputed views over the object store. `start()` loads every artifact (never throws: a missing
+ * or unreadable file leaves that view empty or unavailable), then polls every `config.viewRefreshMs`.
  */
 export function createServingViews(
   backends: { db: Queryable; store: ObjectStore },

@@ -8,9 +8,8 @@ import { createObjectStore, type ObjectStore } from '../storage/index.js';
 import type { Predictor, WorkerDeps } from './types.js';
 
 /**
- * The real worker dependencies: the database of `config` (the registry's rows and the published
- * run), its object store (the files), and the model and feature code the offline pipeline uses (the
- * same `toModelInput` as training and batch predict). `shared` reuses a process's own connections.
+ * The real worker dependencies over the database and object store of `config` (`shared` reuses a
+ * process's own), with the same `toModelInput` as training and batch predict.
  */
 export async function createDefaultWorkerDeps(
   config: Config,

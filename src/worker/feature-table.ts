@@ -40,11 +40,8 @@ function parseBacktest(rows: Record<string, unknown>[]): Map<number, BacktestEnt
 const MISS_RECHECK_MS = 250;
 
 /**
- * The worker's in-memory copy of the served run's features (and its walk-forward backtest), indexed
- * by match_id. It follows the published-run pointer: loaded on first use; afterwards the pointer's
- * etag is checked at most every `refreshMs` in the background and the whole snapshot is swapped when
- * a new run is published — never half of one. A failed reload (a file that does not match its
- * published hash included) keeps the old snapshot.
+ * The served run's features and walk-forward backtest by match_id, loaded on first use; the pointer is
+ * checked at most every `refreshMs` and a new run swaps the whole snapshot. A failed reload keeps it.
  */
 export class FeatureTable {
   private table: FeatureSnapshot | null = null;
@@ -63,9 +60,8 @@ export class FeatureTable {
   ) {}
 
   /**
-   * A match's row with the snapshot it came from. On a miss the published pointer is checked now
-   * (awaited, at most once per {@link MISS_RECHECK_MS}): a match added by a run published since the
-   * last background check is found instead of answering 404 for up to `refreshMs`.
+   * A match's row with its snapshot. A miss checks the pointer now (at most once per
+   * {@link MISS_RECHECK_MS}), so a match of a run just published is not a 404 for up to `refreshMs`.
    */
   async lookup(
     matchId: number,
@@ -97,26 +93,15 @@ export class FeatureTable {
   private async read(): Promise<FeatureSnapshot> {
     this.checkedAt = Date.now();
     const pointer = await readPublished(this.db);
-    return pointer
-      ? this.readRun(pointer)
-      : {
-          runId: null,
-          fingerprint: null,
-          published: null,
-          rows: new Map(),
-          backtest: new Map(),
-        };
-  }
-
-  private async readRun(pointer: PublishedRun): Promise<FeatureSnapshot> {
-    const fRef = pointer.artifacts.features;
-    const bRef = pointer.artifacts.backtest;
+    const fRef = pointer?.artifacts.features;
+    const bRef = pointer?.artifacts.backtest;
     const [fObj, bObj] = await Promise.all([
       fRef ? readVerified(this.store, fRef) : null,
       bRef ? readVerified(this.store, bRef) : null,
     ]);
     const rows = fObj ? await this.parse(fObj.body) : new Map<number, Record<string, unknown>>();
     const backtest = bObj ? parseBacktest(await readParquet(bObj.body)) : new Map<number, BacktestEntry>();
+    if (!pointer) return { runId: null, fingerprint: null, published: null, rows, backtest };
     this.log.info(
       {
         run_id: pointer.run_id,

@@ -14,22 +14,8 @@ import { parseMarketsRows } from '../serving/index.js';
 import { type ObjectStore, readParquet } from '../storage/index.js';
 import type { FeatureSnapshot } from './feature-table.js';
 
-/**
- * What the live goals markets need of ONE published run, built once per features snapshot
- * and rating parameters: every match's goal inputs (ratings from earlier matches' closing lines, as the
- * goals stage builds them), the run's odds records, the odds observations with their times, and the
- * walk-forward rows of the run's markets file.
- */
-export interface GoalsSnapshot {
-  runId: string | null;
-  inputs: Map<number, GoalInput>;
-  /** The run's odds records by match id (columns: the decoded records are ~2 KB each). */
-  odds: Pick<ReadonlyMap<number, OddsRecord>, 'get'>;
-  /** Observations file (the ingest input), for the point-in-time prices of the predicted match. */
-  observations: ObservationLookup;
-  /** `model_stage: backtest` rows of the served markets file (out of sample). */
-  backtest: Map<number, MarketsRow>;
-}
+/** What the live goals markets need of ONE published run, built once per features snapshot and rating. */
+type GoalsSnapshot = Awaited<ReturnType<typeof buildGoalsSnapshot>>;
 
 const META = ['match_id', 'region_id', 'season', 'start_time_utc', 'home_team_name', 'away_team_name'];
 
@@ -55,7 +41,7 @@ export function predictionTimeOf(row: Record<string, unknown>): Date {
  * observations made at or before `at` only; the run's record for a match the observations do not cover.
  */
 export function oddsRecordAt(
-  snap: Pick<GoalsSnapshot, 'odds' | 'observations'>,
+  snap: { odds: Pick<ReadonlyMap<number, OddsRecord>, 'get'>; observations: ObservationLookup },
   matchId: number,
   at: Date,
 ): OddsRecord | undefined {
@@ -100,13 +86,16 @@ function asOfOf(rows: ReadonlyMap<number, Record<string, unknown>>): Date {
   return new Date();
 }
 
-/** Builds a {@link GoalsSnapshot} from a features snapshot; reads the run's odds and markets artifacts. */
+/**
+ * Every match's goal inputs (as the goals stage builds them), the run's odds records (as columns), the
+ * odds observations for point-in-time prices, and the out-of-sample rows of the run's markets file.
+ */
 async function buildGoalsSnapshot(
   db: Queryable,
   store: ObjectStore,
   snap: FeatureSnapshot,
   rating: GoalRatingParams,
-): Promise<GoalsSnapshot> {
+) {
   const oddsRef = servedRef(snap.published, 'odds');
   const marketsRef = servedRef(snap.published, 'markets');
   const [oddsObj, marketsObj, observed] = await Promise.all([

@@ -1,8 +1,11 @@
+import type { Config } from '../config.js';
 import {
   checkedProbabilities,
+  type ErrorCode,
   isMatchcastError,
   isServableStage,
   MatchcastError,
+  type Probabilities,
   predictedClass,
   type ServableStage,
 } from '../domain/index.js';
@@ -15,11 +18,12 @@ import type {
   TaskRunner,
   WorkerModelMeta,
 } from '../queue/index.js';
+import type { ModelVersion } from '../registry/index.js';
 import { matchMarkets } from '../serving/index.js';
 import { type FeatureSnapshot, FeatureTable } from './feature-table.js';
 import { GoalsTable, oddsRecordAt, predictionTimeOf } from './goals-table.js';
 import { ModelSlots } from './model-slots.js';
-import type { LoadedModel, WorkerDeps, WorkerRuntimeOptions } from './types.js';
+import type { LoadedModel, WorkerDeps, WorkerRegistry } from './types.js';
 
 /** The task handlers of a worker process (or thread), with their loaded state. */
 interface WorkerRuntime extends TaskRunner {
@@ -62,6 +66,14 @@ function meta(model: LoadedModel, modelName: string): WorkerModelMeta {
   };
 }
 
+/** The class and the probabilities fields of an answer. */
+function scored(proba: Probabilities) {
+  return {
+    predicted_class: predictedClass(proba),
+    probabilities: { home_win: proba[0], draw: proba[1], away_win: proba[2] },
+  };
+}
+
 /** The fingerprint rule of {@link scoreOutOfSample}, for any model (champion, challenger, fallback). */
 function checkFingerprint(model: LoadedModel, label: string, snap: FeatureSnapshot): void {
   const want = model.version.feature_fingerprint;
@@ -74,15 +86,10 @@ function checkFingerprint(model: LoadedModel, label: string, snap: FeatureSnapsh
 }
 
 /**
- * The two safety rules checked before a model scores a row:
- * - a model scores only features of the fingerprint it was trained on (MC_ERR_FEATURES_MISMATCH,
- *   503, never a silent mix; a version or features without a fingerprint predate the rule);
- * - a match predicted before the model's training cut-off (its row's prediction time) would be scored
- *   by a model trained on results not known then, so the answer
- *   is the served run's walk-forward (out-of-sample) row for the champion — the same row the
- *   precomputed route serves — and MC_ERR_NOT_OUT_OF_SAMPLE (409) when there is none, or for the
- *   challenger (the walk-forward refits the champion's recipe, not the challenger's).
- * Returns null when the model itself should score the row.
+ * The safety rules before a model scores a row (null: it may): only features of the fingerprint it was
+ * trained on (a version or features without one predate the rule), and a match predicted before its
+ * training cut-off gets the served run's walk-forward row (champion only: the walk-forward refits the
+ * champion's recipe), else MC_ERR_NOT_OUT_OF_SAMPLE.
  */
 function scoreOutOfSample(
   model: LoadedModel,
@@ -108,32 +115,26 @@ function scoreOutOfSample(
     );
   }
   return {
-    predicted_class: predictedClass(checkedProbabilities(b.proba, `walk-forward row of match ${matchId}`)),
-    probabilities: { home_win: b.proba[0], draw: b.proba[1], away_win: b.proba[2] },
+    ...scored(checkedProbabilities(b.proba, `walk-forward row of match ${matchId}`)),
     model_run_id: b.model_run_id,
     prediction_source: 'walk_forward_backtest',
     training_cutoff: b.training_cutoff.toISOString(),
   };
 }
 
-/** Builds the handlers `predict_match` and `model_info` over the given dependencies. */
-export function createWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOptions = {}): WorkerRuntime {
-  const refreshMs = options.aliasRefreshMs ?? 3000;
+/** Builds the task handlers over `deps`; alias and features refresh intervals default to 3 s and 5 s. */
+export function createWorkerRuntime(
+  deps: WorkerDeps,
+  options: Partial<Pick<Config, 'aliasRefreshMs' | 'viewRefreshMs'>> = {},
+): WorkerRuntime {
+  const slots = <P>(registry: WorkerRegistry, load: (v: ModelVersion) => Promise<P>, missing: ErrorCode) =>
+    new ModelSlots(registry, load, options.aliasRefreshMs ?? 3000, deps.log, missing);
   // An unassigned stage reaches a worker only from an API that could not read the registry: 400 as
   // that API would answer (spec §7).
-  const models = new ModelSlots(deps.registry, deps.loadPredictor, refreshMs, deps.log, 'MC_ERR_BAD_STAGE');
-  const fallbackModels = new ModelSlots(
-    deps.fallbackRegistry,
-    deps.loadPredictor,
-    refreshMs,
-    deps.log,
-    'MC_ERR_MODEL_UNAVAILABLE',
-  );
-  /**
-   * The market-free fallback for a row without odds predicted at or after the
-   * fallback's training cut-off; null when there is none (no fallback registered: the stage's model
-   * scores the row as before). Same fingerprint rule as the stage's model.
-   */
+  const models = slots(deps.registry, deps.loadPredictor, 'MC_ERR_BAD_STAGE');
+  const fallbackModels = slots(deps.fallbackRegistry, deps.loadPredictor, 'MC_ERR_MODEL_UNAVAILABLE');
+  const goalsModels = slots(deps.goalsRegistry, deps.loadGoalsModel, 'MC_ERR_GOALS_MODEL_UNAVAILABLE');
+  /** The market-free fallback for a row without odds predicted at or after its cut-off; null: none. */
   async function fallbackFor(
     row: Record<string, unknown>,
     snap: FeatureSnapshot,
@@ -160,20 +161,13 @@ export function createWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOpti
     deps.db,
     deps.store,
     deps.parseFeatures,
-    options.featuresRefreshMs ?? 5000,
+    options.viewRefreshMs ?? 5000,
     deps.log,
     // A worker that serves live markets builds the new run's goal inputs at once, in the background,
     // so the first markets call after a publication does not pay them (≈ 4 s CPU on the real data).
     (snap) => {
       if (goalsRating) goalsTable.get(snap, goalsRating).catch(() => undefined);
     },
-  );
-  const goalsModels = new ModelSlots<GoalsModel>(
-    deps.goalsRegistry,
-    deps.loadGoalsModel,
-    refreshMs,
-    deps.log,
-    'MC_ERR_GOALS_MODEL_UNAVAILABLE',
   );
 
   const runtime: WorkerRuntime = {
@@ -203,8 +197,7 @@ export function createWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOpti
           // model_stage stays the requested alias (spec 2.3); the version and run are the fallback's.
           model_version: `${stage}/v${fb.version.version}`,
           model: meta(fb, fb.version.model_name),
-          predicted_class: predictedClass(proba),
-          probabilities: { home_win: proba[0], draw: proba[1], away_win: proba[2] },
+          ...scored(proba),
           model_run_id: fb.version.run_id,
           inference_ms: performance.now() - started,
           prediction_source: 'market_free_fallback' as const,
@@ -219,8 +212,7 @@ export function createWorkerRuntime(deps: WorkerDeps, options: WorkerRuntimeOpti
       const inferenceMs = performance.now() - started;
       return {
         ...base,
-        predicted_class: predictedClass(proba),
-        probabilities: { home_win: proba[0], draw: proba[1], away_win: proba[2] },
+        ...scored(proba),
         model_run_id: model.version.run_id,
         inference_ms: inferenceMs,
         prediction_source: 'model' as const,

@@ -11,9 +11,8 @@ interface Slot<P> {
 }
 
 /**
- * The models a worker holds, one per stage, loaded lazily on first use (spec §3.4) and re-resolved
- * at most every `refreshMs` in the background. A registry failure during a refresh keeps the loaded
- * model (spec §7: a running worker keeps serving).
+ * The models a worker holds, one per stage, loaded on first use (spec §3.4) and re-resolved at most
+ * every `refreshMs`; a failing refresh keeps the loaded model (spec §7: a running worker keeps serving).
  */
 export class ModelSlots<P = Predictor> {
   private readonly slots = new Map<ServableStage, Slot<P>>();
@@ -76,34 +75,30 @@ export class ModelSlots<P = Predictor> {
 
   private async doRefresh(stage: ServableStage): Promise<LoadedModel<P>> {
     const slot = this.slots.get(stage);
+    const keep = (s: Slot<P>) => {
+      s.checkedAt = Date.now();
+      return s.model;
+    };
     let version: ModelVersion | null;
     try {
       version = await this.registry.resolve(stage);
     } catch (err) {
       if (slot) {
-        slot.checkedAt = Date.now();
         this.log.warn({ stage, err: errText(err) }, 'registry unreachable; keeping the loaded model');
-        return slot.model;
+        return keep(slot);
       }
       throw new MatchcastError('MC_ERR_MODEL_UNAVAILABLE', `Model registry unreachable: ${errText(err)}`, {
         cause: err,
       });
     }
-    if (!version) {
-      if (slot) {
-        // The alias was removed: the API answers 400 for it; keep serving rather than fail mid-flight.
-        slot.checkedAt = Date.now();
-        return slot.model;
-      }
+    // An alias removed: the API answers 400 for it; keep serving rather than fail mid-flight.
+    if (!version && slot) return keep(slot);
+    if (!version)
       throw new MatchcastError(
         this.missingCode,
         `No ${this.registry.modelName} version has the alias ${stage}`,
       );
-    }
-    if (slot && slot.model.version.run_id === version.run_id) {
-      slot.checkedAt = Date.now();
-      return slot.model;
-    }
+    if (slot && slot.model.version.run_id === version.run_id) return keep(slot);
     let entry = this.predictors.get(version.run_id);
     if (!entry) {
       const started = performance.now();
@@ -111,12 +106,11 @@ export class ModelSlots<P = Predictor> {
         entry = { predict: await this.loadPredictor(version), loadedAt: Date.now() / 1000 };
       } catch (err) {
         if (slot) {
-          slot.checkedAt = Date.now();
           this.log.error(
             { stage, version: version.version, err: errText(err) },
             'model load failed; keeping the old one',
           );
-          return slot.model;
+          return keep(slot);
         }
         if (isMatchcastError(err)) throw err;
         throw new MatchcastError(

@@ -9,10 +9,7 @@ const data = threadData();
 const config = data.config as Config;
 const log = createLogger(config.logLevel, data.workerName);
 try {
-  const runtime = createWorkerRuntime(await createDefaultWorkerDeps(config, log), {
-    aliasRefreshMs: config.aliasRefreshMs,
-    featuresRefreshMs: config.viewRefreshMs,
-  });
+  const runtime = createWorkerRuntime(await createDefaultWorkerDeps(config, log), config);
   await runtime.checkRegistry();
   serveThread(runtime);
 } catch (err) {

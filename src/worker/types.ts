@@ -32,14 +32,6 @@ export interface WorkerDeps {
   close?(): Promise<void>;
 }
 
-/** Options of the handlers. */
-export interface WorkerRuntimeOptions {
-  /** How often an alias is re-resolved, ms (config.aliasRefreshMs). Default `3000`. */
-  aliasRefreshMs?: number;
-  /** How often the features file's etag is checked, ms (config.viewRefreshMs). Default `5000`. */
-  featuresRefreshMs?: number;
-}
-
 /** A model a worker holds for a stage (`P`: what its artifact loads into; the 1X2 predictor by default). */
 export interface LoadedModel<P = Predictor> {
   stage: ServableStage;

@@ -253,7 +253,7 @@ describe('worker: predict_markets over the in-process fixture', () => {
     const rt = createWorkerRuntime(
       await createDefaultWorkerDeps(fx.config, captured, { db: fx.db, store: fx.store }),
       {
-        featuresRefreshMs: 1,
+        viewRefreshMs: 1,
       },
     );
     const id = fx.markets.find((r) => r.model_stage === 'champion')!.match_id;

@@ -6,8 +6,11 @@ import { createRedisCache } from '../../src/cache/redis-cache.js';
 
 const REDIS_URL = process.env.REDIS_URL;
 
-test('key carries match id and run id', () => {
-  assert.equal(predictionCacheKey(12, 'abc'), 'predict:12:abc');
+test('key carries match id, run id, stage and features run', () => {
+  assert.equal(
+    predictionCacheKey(12, 'abc', { stage: 'champion', featuresRunId: null }),
+    'predict:12:abc:champion:legacy',
+  );
 });
 
 test('memory cache: TTL expiry, LRU bound, copies values', async () => {

@@ -6,8 +6,8 @@ import Value from 'typebox/value';
 import { KEYS } from '../../src/domain/index.js';
 import { ingestPath } from '../../src/ingest/index.js';
 import { OddsRecord } from '../../src/schemas/index.js';
-import { parseOddsRows } from '../../src/serving/odds.js';
-import { readParquet } from '../../src/storage/index.js';
+import { OddsTable } from '../../src/serving/odds.js';
+import { writeParquet } from '../../src/storage/index.js';
 import { type IngestEnv, ingestEnv } from '../ingest/helpers.js';
 
 const SPEC_FIELDS = ['match_id', 'odd_home', 'odd_draw', 'odd_away'];
@@ -30,7 +30,7 @@ test('GET /predict/odds/ rows: the spec fields as before plus nullable goals-mar
   await ingestPath(file, env);
   const obj = await env.store.get(KEYS.odds.bucket, KEYS.odds.key);
   assert.ok(obj);
-  const rows = parseOddsRows(await readParquet(obj.body));
+  const rows = [...(await OddsTable.fromParquet(obj.body)).rows()];
   const json = JSON.parse(JSON.stringify(rows)) as Record<string, unknown>[];
   for (const r of json) {
     for (const f of SPEC_FIELDS) assert.ok(f in r, f);
@@ -54,7 +54,12 @@ test('GET /predict/odds/ rows: the spec fields as before plus nullable goals-mar
   const bolton = json.find((r) => r.odd_home === 2.4)!;
   assert.deepEqual([bolton.odd_btts_yes, bolton.open_over25, bolton.close_btts_no], [null, null, null]);
   // An odds file written before these columns existed still parses, with the new fields null.
-  const old = parseOddsRows([{ match_id: 1, odd_home: 2, odd_draw: 3, odd_away: 4 }]);
+  const oldColumns = ['match_id', 'odd_home', 'odd_draw', 'odd_away'].map((name) => ({
+    name,
+    type: name === 'match_id' ? ('int64' as const) : ('double' as const),
+  }));
+  const oldFile = writeParquet(oldColumns, [{ match_id: 1, odd_home: 2, odd_draw: 3, odd_away: 4 }]);
+  const old = [...(await OddsTable.fromParquet(oldFile)).rows()];
   assert.ok(Value.Check(OddsRecord, JSON.parse(JSON.stringify(old[0]))));
   assert.equal(old[0].odd_over25, null);
 });

@@ -6,11 +6,11 @@ import { BodyEncoder } from '../../src/serving/body-encoder.js';
 import { bookmakerUrl, buildCard } from '../../src/serving/cards.js';
 import { encodeBodySync, identityOf } from '../../src/serving/encoded-body.js';
 import { identityStream, negotiateEncoding, notModified } from '../../src/serving/index.js';
-import { OddsTable, parseOddsRows } from '../../src/serving/odds.js';
-import { byKickOff, PredictionsView, parsePredictionRows } from '../../src/serving/predictions.js';
+import { OddsTable } from '../../src/serving/odds.js';
+import { buildPredictionsView, byKickOff, parsePredictionRows } from '../../src/serving/predictions.js';
 import { parseRegionRoiCsv } from '../../src/serving/region-roi.js';
 import { ArtifactInvalidError } from '../../src/serving/validate.js';
-import { readParquet, writeParquet } from '../../src/storage/index.js';
+import { writeParquet } from '../../src/storage/index.js';
 
 describe('content negotiation', () => {
   test('prefers br, then gzip, honours q=0 and *', () => {
@@ -89,16 +89,16 @@ describe('predictions validation', () => {
 
   test('valid rows parse; bulk sorted by kick-off', async () => {
     const rows = good().reverse();
-    const view = await PredictionsView.build(parsePredictionRows(rows).sort(byKickOff));
-    assert.equal(view.count, 10);
+    const view = await buildPredictionsView(parsePredictionRows(rows).sort(byKickOff));
+    assert.equal(view.records.count, 10);
     const bulk = JSON.parse(identityOf(view.bulk).toString()) as { match_id: number }[];
     assert.deepEqual(
       bulk.map((r) => r.match_id),
       [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
     );
     for (let id = 1; id <= 10; id++)
-      assert.equal(JSON.parse(view.get(id)?.toString() ?? 'null').match_id, id);
-    assert.equal(view.get(11), undefined);
+      assert.equal(JSON.parse(view.records.get(id)?.toString() ?? 'null').match_id, id);
+    assert.equal(view.records.get(11), undefined);
   });
 
   const cases: [string, (rows: Record<string, unknown>[]) => void][] = [
@@ -196,18 +196,18 @@ describe('predictions validation', () => {
 });
 
 describe('odds validation', () => {
-  test('parses; rejects duplicates and impossible prices', () => {
-    const rows = oddsRows([1, 2, 3, 4, 5]);
-    assert.equal(parseOddsRows(rows).length, 3);
+  test('parses; rejects duplicates and impossible prices', async () => {
+    const table = await OddsTable.fromParquet(writeParquet(ODDS_COLUMNS, oddsRows([1, 2, 3, 4, 5])));
+    assert.equal(table.length, 3);
     const dup = oddsRows([1, 2, 3]);
     dup[1].match_id = 1;
-    assert.throws(() => parseOddsRows(dup), ArtifactInvalidError);
+    await assert.rejects(OddsTable.fromParquet(writeParquet(ODDS_COLUMNS, dup)), ArtifactInvalidError);
     const bad = oddsRows([1, 2, 3]);
     bad[0].odd_home = 0.5;
-    assert.throws(() => parseOddsRows(bad), ArtifactInvalidError);
+    await assert.rejects(OddsTable.fromParquet(writeParquet(ODDS_COLUMNS, bad)), ArtifactInvalidError);
   });
 
-  test('the columnar table gives the rows and the refusals of the row parser, file for file', async () => {
+  test('the columnar table refuses invalid files and gives valid ones in match-id order', async () => {
     const shuffled = oddsRows([9, 4, 7, 1, 3, 8, 2, 6, 5, 10, 11]).reverse();
     shuffled[2].close_home = null;
     const dup = oddsRows([1, 2, 3]);
@@ -216,8 +216,7 @@ describe('odds validation', () => {
     low[1].open_draw = 1;
     const text = oddsRows([1, 2, 3]);
     text[0].odd_away = Number.NaN;
-    const cases: Array<[string, Buffer]> = [
-      ['valid, out of order', writeParquet(ODDS_COLUMNS, shuffled)],
+    const refused: Array<[string, Buffer]> = [
       ['duplicate id', writeParquet(ODDS_COLUMNS, dup)],
       ['price not above 1', writeParquet(ODDS_COLUMNS, low)],
       ['price not finite', writeParquet(ODDS_COLUMNS, text)],
@@ -225,32 +224,6 @@ describe('odds validation', () => {
         'no odd_home column',
         writeParquet(
           ODDS_COLUMNS.filter((c) => c.name !== 'odd_home'),
-          shuffled,
-        ),
-      ],
-      ['empty', writeParquet(ODDS_COLUMNS, [])],
-      [
-        'times, goals prices, a null source',
-        writeParquet(
-          [
-            ...ODDS_COLUMNS,
-            { name: 'odd_over25', type: 'double' },
-            { name: 'odds_observed_at', type: 'timestamp' },
-            { name: 'close_observed_at', type: 'timestamp' },
-          ],
-          shuffled.map((r, i) => ({
-            ...r,
-            source: i === 1 ? null : r.source,
-            odd_over25: i % 2 ? 1.9 : null,
-            odds_observed_at: new Date(Date.UTC(2024, 0, 1, i)),
-            close_observed_at: i % 3 ? null : new Date(Date.UTC(2024, 0, 2, i)),
-          })),
-        ),
-      ],
-      [
-        'no source column',
-        writeParquet(
-          ODDS_COLUMNS.filter((c) => c.name !== 'source'),
           shuffled,
         ),
       ],
@@ -262,28 +235,61 @@ describe('odds validation', () => {
         ),
       ],
     ];
-    for (const [what, file] of cases) {
-      let want: string;
-      try {
-        want = JSON.stringify(parseOddsRows(await readParquet(file)));
-      } catch (err) {
-        want = `refused: ${(err as Error).message}`;
-      }
-      let got: string;
-      try {
-        got = JSON.stringify([...(await OddsTable.fromParquet(file)).rows()]);
-      } catch (err) {
-        got = `refused: ${(err as Error).message}`;
-      }
-      assert.equal(got, want, what);
-    }
+    for (const [what, file] of refused)
+      await assert.rejects(OddsTable.fromParquet(file), ArtifactInvalidError, what);
+    const rows = async (file: Buffer) => [...(await OddsTable.fromParquet(file)).rows()];
+    assert.deepEqual(await rows(writeParquet(ODDS_COLUMNS, [])), []);
+    const valid = await rows(writeParquet(ODDS_COLUMNS, shuffled));
+    assert.deepEqual(
+      valid.map((r) => r.match_id),
+      [2, 3, 5, 7, 9, 11],
+    );
+    assert.equal(valid.find((r) => r.match_id === 2)?.close_home, null);
+    assert.equal(valid[0].odd_over25, null, 'an absent optional column reads as null');
+    assert.equal(valid[0].odds_observed_at, null);
+    const noSource = await rows(
+      writeParquet(
+        ODDS_COLUMNS.filter((c) => c.name !== 'source'),
+        shuffled,
+      ),
+    );
+    assert.ok(noSource.every((r) => r.source === null));
+    const extras = await rows(
+      writeParquet(
+        [
+          ...ODDS_COLUMNS,
+          { name: 'odd_over25', type: 'double' },
+          { name: 'odds_observed_at', type: 'timestamp' },
+          { name: 'close_observed_at', type: 'timestamp' },
+        ],
+        shuffled.map((r, i) => ({
+          ...r,
+          source: i === 1 ? null : r.source,
+          odd_over25: i % 2 ? 1.9 : null,
+          odds_observed_at: new Date(Date.UTC(2024, 0, 1, i)),
+          close_observed_at: i % 3 ? null : new Date(Date.UTC(2024, 0, 2, i)),
+        })),
+      ),
+    );
+    // The file's rows are matches 11, 5, 2, 3, 7, 9.
+    const byId = new Map(extras.map((r) => [r.match_id, r]));
+    assert.equal(byId.get(5)?.source, null);
+    assert.equal(byId.get(11)?.source, 'synthetic');
+    assert.deepEqual([byId.get(11)?.odd_over25, byId.get(5)?.odd_over25], [null, 1.9]);
+    assert.equal(byId.get(5)?.odds_observed_at, '2024-01-01T01:00:00.000Z');
+    assert.deepEqual(
+      [byId.get(11)?.close_observed_at, byId.get(5)?.close_observed_at, byId.get(3)?.close_observed_at],
+      ['2024-01-02T00:00:00.000Z', null, '2024-01-02T03:00:00.000Z'],
+    );
   });
 });
 
 describe('cards', () => {
-  test('outcome only for finished matches; odds null when unknown', () => {
+  test('outcome only for finished matches; odds null when unknown', async () => {
     const [past, , , fut] = parsePredictionRows(predictionRows({ n: 4, future: 1 }));
-    const odds = parseOddsRows(oddsRows([past.match_id]))[0];
+    const odds = (await OddsTable.fromParquet(writeParquet(ODDS_COLUMNS, oddsRows([past.match_id])))).get(
+      past.match_id,
+    );
     const finished = buildCard(
       { ...past, home_score: 2, away_score: 2 },
       odds,

@@ -13,7 +13,7 @@ import {
 import { ODDS_PRICE_FIELDS, ODDS_TIME_FIELDS } from '../../src/domain/index.js';
 import { identityOf } from '../../src/serving/encoded-body.js';
 import { JsonIndexBuilder } from '../../src/serving/json-index.js';
-import { byKickOff, PredictionsView, parsePredictionRows } from '../../src/serving/predictions.js';
+import { buildPredictionsView, byKickOff, parsePredictionRows } from '../../src/serving/predictions.js';
 import { ViewBuilder } from '../../src/serving/view-builder.js';
 import { packViews, unpackViews } from '../../src/serving/view-wire.js';
 import { type ParquetColumn, writeParquet } from '../../src/storage/index.js';
@@ -70,7 +70,7 @@ async function longestBlock(work: () => Promise<void>): Promise<{ blockMs: numbe
 describe('view builder thread', () => {
   test('views cross threads as packed buffers: lookups, bodies and duplicates survive', async () => {
     const rows = parsePredictionRows(predictionRows({ n: 40 }).reverse()).sort(byKickOff);
-    const view = await PredictionsView.build(rows);
+    const view = await buildPredictionsView(rows);
     const markets = new JsonIndexBuilder();
     markets.push(9, '{"v":1}');
     markets.push(3, '{"v":2}');
@@ -83,10 +83,10 @@ describe('view builder thread', () => {
     });
     assert.equal(transfer.length, 2, 'one buffer per view');
     const back = unpackViews(structuredClone(views, { transfer }));
-    assert.equal(back.predictions?.count, 40);
-    for (const id of [1, 17, 40]) assert.deepEqual(back.predictions?.get(id), view.get(id));
-    assert.equal(back.predictions?.get(0), undefined);
-    assert.equal(back.predictions?.get(41), undefined);
+    assert.equal(back.predictions?.records.count, 40);
+    for (const id of [1, 17, 40]) assert.deepEqual(back.predictions?.records.get(id), view.records.get(id));
+    assert.equal(back.predictions?.records.get(0), undefined);
+    assert.equal(back.predictions?.records.get(41), undefined);
     assert.equal(back.predictions?.bulk.etags.identity, view.bulk.etags.identity);
     assert.deepEqual(identityOf(back.predictions!.bulk), identityOf(view.bulk));
     assert.equal(back.odds, null);
@@ -191,11 +191,11 @@ describe('view builder thread', () => {
     });
     try {
       assert.equal(builder.running, false, 'no thread before the first build');
-      assert.equal((await builder.build(job(10))).predictions?.count, 10);
+      assert.equal((await builder.build(job(10))).predictions?.records.count, 10);
       assert.equal(builder.running, true);
       await until(() => !builder.running, 5000, 'the idle thread to end');
       const again = await builder.build(job(12));
-      assert.equal(again.predictions?.count, 12);
+      assert.equal(again.predictions?.records.count, 12);
       assert.equal(again.cards?.etags.identity.length, 34);
     } finally {
       await builder.close();

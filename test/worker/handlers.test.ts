@@ -67,7 +67,7 @@ test('the features file is reloaded when a run with new features is published', 
   const rt = createWorkerRuntime(
     await createDefaultWorkerDeps(fx.config, log, { db: fx.db, store: fx.store }),
     {
-      featuresRefreshMs: 20,
+      viewRefreshMs: 20,
     },
   );
   await assert.rejects(rt.predictMatch({ match_id: 500, stage: 'champion' }), {
@@ -93,7 +93,7 @@ test('an unknown match re-checks the served features at once: a match added by a
   const rt = createWorkerRuntime(
     await createDefaultWorkerDeps(fx.config, log, { db: fx.db, store: fx.store }),
     {
-      featuresRefreshMs: 600_000, // the background check never runs in this test
+      viewRefreshMs: 600_000, // the background check never runs in this test
     },
   );
   assert.equal((await rt.predictMatch({ match_id: 1, stage: 'champion' })).match_id, 1);
