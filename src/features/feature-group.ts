@@ -3,24 +3,31 @@ import type { DemarginMethod } from './market.js';
 import { DEFAULT_MARKET_RATING, type MarketRatingParams } from './market-ratings.js';
 import { DEFAULT_ELO, DEFAULT_PI, type EloParams, type PiParams } from './ratings.js';
 
-/** Options of `buildFeatureRows`; every field has a default. */
-export interface FeatureOptions {
+/** The options of `buildFeatureRows` with every default filled in: what the feature groups read. */
+export interface FeatureSettings {
   /** Elo parameters. Default {@link DEFAULT_ELO}. */
-  elo?: Partial<EloParams>;
+  elo: EloParams;
   /** Pi-rating parameters. Default {@link DEFAULT_PI}. */
-  pi?: Partial<PiParams>;
+  pi: PiParams;
   /** Matches in the form window. Default `6`. */
-  formWindow?: number;
+  formWindow: number;
   /** Rest days are capped here (winter breaks say nothing about fatigue). Default `21`. */
-  restCapDays?: number;
+  restCapDays: number;
   /** Number of lowest-rated teams whose mean is a promoted team's prior. Default `3`. */
-  promotedPriorOf?: number;
+  promotedPriorOf: number;
   /** De-margining method for every odds column. Default `power`. */
-  demargin?: DemarginMethod;
+  demargin: DemarginMethod;
   /** Market-implied ratings from earlier matches' closing odds. Default {@link DEFAULT_MARKET_RATING}. */
-  marketRating?: Partial<MarketRatingParams>;
+  marketRating: MarketRatingParams;
   /** When each match is predicted: its market columns read observations made by then. Default `'early'`. */
-  horizon?: FeatureHorizon;
+  horizon: FeatureHorizon;
+}
+
+/** Options of `buildFeatureRows`; every field has a default. */
+export interface FeatureOptions extends Partial<Omit<FeatureSettings, 'elo' | 'pi' | 'marketRating'>> {
+  elo?: Partial<EloParams>;
+  pi?: Partial<PiParams>;
+  marketRating?: Partial<MarketRatingParams>;
   /** The odds observations with their times. Default: the `odds` records' 1X2 (`OddsTimeline.fromRecords`). */
   observations?: OddsTimeline;
 }
@@ -30,18 +37,6 @@ export interface FeatureOptions {
  * for a fixture already inside that window), `'kickoff'` (the closing line), `{ at }` min(at, kick-off).
  */
 export type FeatureHorizon = 'early' | 'kickoff' | { at: Date };
-
-/** {@link FeatureOptions} with every default filled in: what the feature groups read. */
-export interface FeatureSettings {
-  elo: EloParams;
-  pi: PiParams;
-  formWindow: number;
-  restCapDays: number;
-  promotedPriorOf: number;
-  demargin: DemarginMethod;
-  marketRating: MarketRatingParams;
-  horizon: FeatureHorizon;
-}
 
 export function resolveFeatureOptions(o: FeatureOptions = {}): FeatureSettings {
   return {

@@ -7,11 +7,18 @@ export interface Design {
   d: number;
 }
 
-/** The training parameters a family may read (resolved; see `TrainParams` for meanings and defaults). */
+/** The resolved training parameters a family may read (`TrainParams` sets them, all optional). */
 export interface FitParams {
+  /** L2 penalty on standardised coefficients (objective = mean NLL + l2/2·‖w‖²). Default `0.01`. */
   l2: number;
+  /**
+   * Multinomial only: the market's log-odds (`mkt_logit_home_away`, `mkt_log_draw_away`) as a fixed
+   * offset, so the L2 penalty shrinks towards the market rather than equal odds. Default `false`.
+   */
   marketOffset: boolean;
+  /** L-BFGS iteration cap. Default `300`. */
   maxIter: number;
+  /** L-BFGS gradient tolerance (max abs component). Default `1e-5`: tighter changes log loss only in the 7th decimal. */
   gradTol: number;
 }
 

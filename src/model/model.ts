@@ -6,33 +6,18 @@ import { fitPreprocessor, type Preprocessor, preprocessedWidth, transform } from
 /** Version of the serialised artifact layout; bump on any incompatible change. */
 export const MODEL_FORMAT_VERSION = 1;
 
-/** Training parameters; all optional. */
-export interface TrainParams {
-  /** Model family (see `families/index.ts`). Default `multinomial_logit`. */
-  family?: ModelFamilyName;
-  /** L2 penalty on standardised coefficients (objective = mean NLL + l2/2·‖w‖²). Default `0.01`. */
-  l2?: number;
-  /** Add 0/1 missing indicators for features missing in training. Default `true`. */
-  missingIndicators?: boolean;
-  /** Recency weighting: a match `halfLifeDays` older than the newest counts half. Default `0` (off). */
-  halfLifeDays?: number;
-  /**
-   * Multinomial only: the market's log-odds (`mkt_logit_home_away`, `mkt_log_draw_away`) as a fixed
-   * offset, so the L2 penalty shrinks towards the market rather than equal odds. Default `false`.
-   */
-  marketOffset?: boolean;
-  /** L-BFGS iteration cap. Default `300`. */
-  maxIter?: number;
-  /** L-BFGS gradient tolerance (max abs component). Default `1e-5`: tighter changes log loss only in the 7th decimal. */
-  gradTol?: number;
-}
-
 /** Resolved parameters as stored in the artifact and registry. */
 export interface ResolvedParams extends FitParams {
+  /** Model family (see `families/index.ts`). Default `multinomial_logit`. */
   family: ModelFamilyName;
+  /** Add 0/1 missing indicators for features missing in training. Default `true`. */
   missingIndicators: boolean;
+  /** Recency weighting: a match `halfLifeDays` older than the newest counts half. Default `0` (off). */
   halfLifeDays: number;
 }
+
+/** Training parameters; all optional. */
+export type TrainParams = Partial<ResolvedParams>;
 
 export function resolveParams(p: TrainParams = {}): ResolvedParams {
   return {
