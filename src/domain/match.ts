@@ -41,10 +41,7 @@ export interface OddsRecord {
   close_away: number | null;
   /** Where the odds came from, e.g. `football-csv`, `football-data.co.uk:B365`, `synthetic`. */
   source: string;
-  /**
-   * Additive: goals-market prices — latest (`odd_*`), opening and closing — and the
-   * times of the 1X2 observations behind `odd_*`, `open_*` and `close_*`. Absent or null when unknown.
-   */
+  /** Additive: goals-market prices and the times of the 1X2 observations; absent or null when unknown. */
   odd_over25?: number | null;
   odd_under25?: number | null;
   odd_btts_yes?: number | null;
@@ -98,10 +95,7 @@ export const ODDS_TIME_FIELDS = [
   'close_observed_at',
 ] as const satisfies readonly (keyof OddsRecord)[];
 
-/**
- * An odds record of `matchId` with every field present and null: one object shape for all records,
- * which V8 stores in about a quarter of the memory of a record whose fields were added one by one.
- */
+/** Every field present and null: one object shape for all records, compact in V8 (see `rowShape`). */
 const EMPTY_ODDS_RECORD: OddsRecord = {
   match_id: 0,
   ...Object.fromEntries([...ODDS_PRICE_FIELDS, ...ODDS_TIME_FIELDS].map((f) => [f, null])),

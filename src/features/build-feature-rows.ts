@@ -38,10 +38,7 @@ interface RegionSlot {
   states: unknown[];
 }
 
-/**
- * Every team's and region's group state before the first match kicking off at or after `at`, with the
- * inputs it was computed from (so a later build can tell whether it may start from it). Opaque.
- */
+/** Every team's and region's group state before `at`, with the inputs it came from (for resuming). */
 export interface FeatureCheckpoint {
   readonly at: number;
   readonly settingsKey: string;
@@ -62,10 +59,7 @@ interface PendingResult {
   readonly ctx: Ctx;
 }
 
-/**
- * Incremental builds (a re-prediction rebuilds a region on every call while only its last days change):
- * start from a checkpoint whose inputs are unchanged (rows before it are then not returned), take a new one.
- */
+/** Incremental builds: start from a checkpoint whose inputs are unchanged (rows before it are left out). */
 export interface FeatureResume {
   /** Used when every input before its instant is unchanged (else the build starts from scratch). */
   from?: FeatureCheckpoint | null;
@@ -134,10 +128,7 @@ function sameObservations(a: readonly OddsObservation[], b: readonly OddsObserva
   return true;
 }
 
-/**
- * A deep copy of group state (plain objects, arrays, maps and sets of numbers and strings): much
- * cheaper than `structuredClone` for the many small objects of a team's state (form keeps every game).
- */
+/** A deep copy of group state: much cheaper than `structuredClone` for the many small objects of a team's. */
 function copyState<T>(v: T): T {
   if (v === null || typeof v !== 'object') return v;
   if (Array.isArray(v)) {
@@ -157,10 +148,7 @@ function cloneTeam(t: TeamSlot): TeamSlot {
   return { season: t.season, played: t.played, states: copyState(t.states) };
 }
 
-/**
- * The instant (ms) a match is predicted at on the early horizon: kick-off − 48 h before `asOfMs`; a
- * fixture at the later of `asOfMs` and kick-off − 48 h, but before kick-off (so before its closing price).
- */
+/** The early horizon's prediction time (ms); a fixture's is at least `asOfMs`, before its closing price. */
 export function earlyPredictionTime(kickoffMs: number, asOfMs: number): number {
   return kickoffMs < asOfMs
     ? kickoffMs - OPENING_LEAD_MS
@@ -168,13 +156,9 @@ export function earlyPredictionTime(kickoffMs: number, asOfMs: number): number {
 }
 
 /**
- * One feature row per match (past and future relative to `asOf`), computed only from information that
- * existed at its prediction time (the horizon's, `prediction_time`): a result (and the closing price
- * the market ratings read) counts from kick-off + RESULT_LAG_MS, the match's own odds from their
- * observation time. Matches are processed in kick-off order (prediction times follow the same order);
- * all matches with the same kick-off time see the state before any of them. A match's result is used
- * (label, rating and form updates) only when it is finished and kicked off before `asOf`; later
- * results are ignored even when present. Rows are returned in kick-off order (ties by match id).
+ * One feature row per match, from what existed at its prediction time only: a result counts from kick-off +
+ * RESULT_LAG_MS, own odds from their observation time; matches of one kick-off see the state before any of
+ * them. A result is used only for a finished match kicked off before `asOf`. Rows in kick-off order, then id.
  */
 export function buildFeatureRows(
   matches: readonly Match[],
@@ -351,7 +335,6 @@ export function buildFeatureRows(
   if (resume && takeAt !== null && resume.taken === null) resume.taken = checkpoint(takeAt, sorted.length);
   return start === 0 ? rows : rows.slice(start);
 
-  /** Folds a played match's result into its teams' current slots and its region's state. */
   function foldResult(ctx: Ctx): void {
     const m = ctx.match;
     const h = teams.get(keyOf(m.regionId, m.homeTeamName))!;
@@ -396,10 +379,7 @@ export function buildFeatureRows(
     };
   }
 
-  /**
-   * Whether this build would reach the state of `c` at `c.at`: same settings, same matches, odds and
-   * observations before it, and the same seasons and rosters behind the promoted-team rule.
-   */
+  /** Whether this build reaches the state of `c` at `c.at`: same settings, inputs, seasons and rosters. */
   function checkpointHolds(c: FeatureCheckpoint): boolean {
     if (c.settingsKey !== settingsKey || asOfMs < c.at || (atMs && atMs < c.at)) return false;
     const n = c.matches.length;
@@ -474,7 +454,7 @@ type Ctx = MatchContext<unknown, unknown> & {
   result: ResultContext<unknown, unknown>['result'] | null;
 };
 
-/** Calls `fn` for every group in list order, with `ctx` pointing at that group's team and region state. */
+/** Calls `fn` for every group in list order, `ctx` pointing at that group's state. */
 function eachGroup(
   ctx: Ctx,
   h: TeamSlot,

@@ -35,7 +35,6 @@ export class FeatureColumns implements ReadonlyMap<number, Record<string, unknow
     private readonly index: ReadonlyMap<number, number>,
   ) {}
 
-  /** Reads `features/match_features.parquet` column by column (no row objects on the way). */
   static async fromParquet(buf: Buffer | Uint8Array): Promise<FeatureColumns> {
     const file = parquetFile(buf);
     const metadata = parquetMetadata(file);
@@ -79,13 +78,11 @@ export class FeatureColumns implements ReadonlyMap<number, Record<string, unknow
     return this.index.has(matchId);
   }
 
-  /** The row of a match (a new object each call), or undefined. */
   get(matchId: number): Record<string, unknown> | undefined {
     const i = this.index.get(matchId);
     return i === undefined ? undefined : this.row(i);
   }
 
-  /** One value of a match's row without building the row. */
   value(matchId: number, name: string): unknown {
     const i = this.index.get(matchId);
     const col = this.columns.get(name);

@@ -1,7 +1,6 @@
 import { type Outcome, RESULT_LAG_MS, rowShape } from '../domain/index.js';
 import { FEATURE_NAMES, type FeatureName } from './feature-names.js';
 
-/** The identifying and label columns of a feature row. */
 export interface FeatureRowMeta {
   match_id: number;
   start_time_utc: Date;
@@ -59,10 +58,7 @@ export const COLUMN_KINDS: ReadonlyArray<readonly [string, ColumnKind]> = [
 /** A row with every column present and null, to be filled in (one compact shape: see `rowShape`). */
 export const emptyFeatureRow: () => Record<string, unknown> = rowShape(COLUMN_KINDS.map(([name]) => name));
 
-/**
- * THE conversion from a feature row to a model input (training, batch predict and the live worker):
- * missing values (null, undefined, non-finite) become NaN, which the preprocessing imputes.
- */
+/** THE conversion of a feature row to a model input: missing values (null, non-finite) become NaN. */
 export function toModelInput(
   row: FeatureRow | Record<string, unknown>,
   featureNames: readonly string[],

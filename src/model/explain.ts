@@ -11,19 +11,13 @@ type Triple = [number, number, number];
 /** One feature group's share of a prediction: its Σ coefficient × standardised value per score. */
 interface GroupContribution {
   group: string;
-  /** The model inputs of the group; `<name>_missing` is the 0/1 missing indicator of `<name>`. */
   columns: string[];
   /** Softmax: in each outcome's score (home, draw, away); ordered logit: in the latent score η. */
   scores: Triple | null;
   latent: number | null;
 }
 
-/**
- * A 1X2 prediction decomposed by feature group, adding up to its probabilities:
- * - `softmax`: score_k = baseline_k + offset_k + Σ_groups scores_k; p_k = exp(score_k) / Σ exp(score).
- * - `ordered_logit`: η = Σ_groups latent; P(away) = σ(c₁ − η), P(draw) = σ(c₂ − η) − σ(c₁ − η),
- *   P(home) = 1 − σ(c₂ − η), with (c₁, c₂) = `cut_points`.
- */
+/** A 1X2 prediction decomposed by feature group, adding up to its probabilities (see `ScoreTerms`). */
 interface ModelExplanation {
   link: 'softmax' | 'ordered_logit';
   /** Softmax: the intercepts (the ordered logit's cut points play their part). */
@@ -32,17 +26,12 @@ interface ModelExplanation {
   offset: Triple | null;
   cut_points: [number, number] | null;
   groups: GroupContribution[];
-  /** The totals: softmax scores, or the ordered logit's η. */
   scores: Triple | null;
   latent: number | null;
-  /** (home, draw, away) recomputed from the totals. */
   probabilities: Triple;
 }
 
-/**
- * Explains `predictProba(model, input)` by feature group (the group of each input, its missing
- * indicator counted with it). Throws `MC_ERR_MODEL_UNAVAILABLE` for a family without `explain`.
- */
+/** Explains `predictProba(model, input)` by feature group; MC_ERR_MODEL_UNAVAILABLE without `explain`. */
 export function explainModel(model: Model, input: ArrayLike<number>): ModelExplanation {
   const family = modelFamily(model.family);
   if (!family.explain) {

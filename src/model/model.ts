@@ -42,10 +42,7 @@ export interface Model {
   state: object;
 }
 
-/**
- * Fits preprocessing and the family's classifier on inputs `X` (NaN = missing) and labels `y`.
- * `warmStart`, a model of the same family, only saves iterations. Deterministic: same inputs, same model.
- */
+/** Fits preprocessing and the family on inputs `X` (NaN = missing); `warmStart` only saves iterations. */
 export function trainModel(
   X: readonly Float64Array[],
   y: ArrayLike<number>,

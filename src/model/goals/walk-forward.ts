@@ -36,10 +36,7 @@ export interface GoalsMetrics {
   by_region: Record<string, { ou25: MarketLossRow | null; btts: MarketLossRow | null }>;
 }
 
-/**
- * Walk-forward: a refit every `refitDays` from `from` on the results known at its cutoff, predicting
- * the finished matches whose prediction time is in [cutoff, cutoff + refitDays) ∩ [from, to).
- */
+/** Walk-forward: a refit every `refitDays` from `from` predicts the finished matches up to the next. */
 export function goalsWalkForward(
   inputs: readonly GoalInput[],
   opts: { from: Date; to: Date; refitDays?: number } & TrainGoalsOptions,
@@ -78,7 +75,6 @@ export function goalsWalkForward(
 
 const ll = (p: number, y: boolean) => -Math.log(Math.min(1 - 1e-12, Math.max(1e-12, y ? p : 1 - p)));
 
-/** Paired bootstrap 95 % interval of the mean of `d` (fixed seed). */
 const pairedBootstrap = (d: readonly number[]) =>
   bootstrapInterval(d, { resamples: 1000, level: 0.95, seed: 20260101 });
 
@@ -141,7 +137,6 @@ interface LineFigures {
 
 /** What the goals promotion guard reads: O/U 2.5 log loss of out-of-sample rows and the lines beside it. */
 export interface Ou25Figures {
-  /** Finished matches among `rows`, and their log loss (NaN when none). */
   n: number;
   log_loss: number;
   /** The model beside the opening (closing) line, on the matches with that line. */
@@ -149,10 +144,7 @@ export interface Ou25Figures {
   close: LineFigures | null;
 }
 
-/**
- * O/U 2.5 log loss of out-of-sample `rows` on their finished matches. Unlike {@link goalsMetrics}
- * (matches with both lines), each line counts every match that has it, as the promotion guard asks.
- */
+/** O/U 2.5 log loss of out-of-sample `rows`; each line counts every match that has it (not only both). */
 export function ou25Figures(
   inputs: readonly GoalInput[],
   rows: readonly (GoalsPrediction & { match_id: number })[],
