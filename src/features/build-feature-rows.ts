@@ -102,11 +102,8 @@ function sameField(a: unknown, b: unknown): boolean {
 function sameRecord(a: OddsRecord | undefined, b: OddsRecord | undefined): boolean {
   if (a === b) return true;
   if (!a || !b) return false;
-  const x = a as unknown as Record<string, unknown>;
-  const y = b as unknown as Record<string, unknown>;
-  const keys = Object.keys(x);
-  if (keys.length !== Object.keys(y).length) return false;
-  return keys.every((k) => sameField(x[k], y[k]));
+  const keys = Object.keys(a) as (keyof OddsRecord)[];
+  return keys.length === Object.keys(b).length && keys.every((k) => sameField(a[k], b[k]));
 }
 
 function sameObservations(a: readonly OddsObservation[], b: readonly OddsObservation[]): boolean {

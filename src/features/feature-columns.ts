@@ -105,13 +105,7 @@ export class FeatureColumns implements ReadonlyMap<number, Record<string, unknow
     return this.entries();
   }
 
-  forEach(
-    fn: (
-      value: Record<string, unknown>,
-      key: number,
-      map: ReadonlyMap<number, Record<string, unknown>>,
-    ) => void,
-  ): void {
+  forEach(fn: Parameters<ReadonlyMap<number, Record<string, unknown>>['forEach']>[0]): void {
     for (const [id, row] of this.entries()) fn(row, id, this);
   }
 

@@ -43,32 +43,24 @@ export function explainModel(model: Model, input: ArrayLike<number>): ModelExpla
   const z = transform(model.preprocessor, input);
   const t = family.explain(model.state, z, input);
   // The preprocessed columns: the inputs, then one `<name>_missing` per indicator.
-  const cols = model.feature_names.map((n) => ({ name: n, input: n }));
-  for (const j of model.preprocessor.indicators) {
-    const n = model.feature_names[j];
-    cols.push({ name: `${n}_missing`, input: n });
-  }
-  const order = [...FEATURE_GROUP_NAMES, 'other'];
-  const byGroup = new Map<string, { columns: string[]; idx: number[] }>();
-  cols.forEach((c, j) => {
-    const g = featureGroupOf(c.input);
-    const e = byGroup.get(g) ?? { columns: [], idx: [] };
-    e.columns.push(c.name);
-    e.idx.push(j);
-    byGroup.set(g, e);
-  });
+  const inputs = [
+    ...model.feature_names,
+    ...model.preprocessor.indicators.map((j) => model.feature_names[j]),
+  ];
+  const names = inputs.map((n, j) => (j < model.feature_names.length ? n : `${n}_missing`));
   const groups: GroupContribution[] = [];
-  for (const g of order) {
-    const e = byGroup.get(g);
-    if (!e) continue;
+  for (const g of [...FEATURE_GROUP_NAMES, 'other']) {
+    const idx = inputs.flatMap((n, j) => (featureGroupOf(n) === g ? [j] : []));
+    if (idx.length === 0) continue;
+    const columns = idx.map((j) => names[j]);
     if (t.link === 'softmax') {
       const s: Triple = [0, 0, 0];
-      for (const j of e.idx) for (let k = 0; k < 3; k++) s[k] += t.terms[k][j];
-      groups.push({ group: g, columns: e.columns, scores: s, latent: null });
+      for (const j of idx) for (let k = 0; k < 3; k++) s[k] += t.terms[k][j];
+      groups.push({ group: g, columns, scores: s, latent: null });
     } else {
       let s = 0;
-      for (const j of e.idx) s += t.terms[j];
-      groups.push({ group: g, columns: e.columns, scores: null, latent: s });
+      for (const j of idx) s += t.terms[j];
+      groups.push({ group: g, columns, scores: null, latent: s });
     }
   }
   if (t.link === 'softmax') {

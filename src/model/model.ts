@@ -93,22 +93,11 @@ export function serializeModel(model: Model): string {
 
 /** Parses an artifact written by {@link serializeModel}; throws MC_ERR_MODEL_UNAVAILABLE on an unknown format or family. */
 export function deserializeModel(json: string): Model {
-  let raw: Record<string, unknown>;
-  try {
-    raw = JSON.parse(json) as Record<string, unknown>;
-  } catch (err) {
-    throw new MatchcastError('MC_ERR_MODEL_UNAVAILABLE', 'model artifact is not valid JSON', { cause: err });
-  }
-  if (!raw || raw.format_version !== MODEL_FORMAT_VERSION) {
-    throw new MatchcastError(
-      'MC_ERR_MODEL_UNAVAILABLE',
-      `unsupported model format_version ${String(raw?.format_version)}`,
-    );
-  }
+  const raw = parseArtifact(json, MODEL_FORMAT_VERSION, 'model');
   const { format_version, feature_names, params, preprocessor, n_train, family, ...fields } = raw;
   const impl = modelFamily(family);
   return {
-    format_version,
+    format_version: format_version as number,
     feature_names: feature_names as string[],
     params: params as ResolvedParams,
     preprocessor: preprocessor as Preprocessor,
@@ -116,6 +105,23 @@ export function deserializeModel(json: string): Model {
     family: impl.name as ModelFamilyName,
     state: impl.parse(fields),
   };
+}
+
+/** The JSON object of a `what` artifact of format `version`; MC_ERR_MODEL_UNAVAILABLE when it is not one. */
+export function parseArtifact(text: string, version: number, what: string): Record<string, unknown> {
+  let raw: Record<string, unknown>;
+  try {
+    raw = JSON.parse(text) as Record<string, unknown>;
+  } catch (err) {
+    throw new MatchcastError('MC_ERR_MODEL_UNAVAILABLE', `${what} artifact is not valid JSON`, {
+      cause: err,
+    });
+  }
+  if (raw?.format_version !== version) {
+    const found = String(raw?.format_version);
+    throw new MatchcastError('MC_ERR_MODEL_UNAVAILABLE', `unsupported ${what} format_version ${found}`);
+  }
+  return raw;
 }
 
 /** Weights 0.5^(age / halfLifeDays) by kick-off time relative to the newest row; undefined when halfLifeDays ≤ 0. */

@@ -84,6 +84,12 @@ export function goalsMetrics(inputs: readonly GoalInput[], rows: readonly GoalsB
   type Acc = { m: number[]; o: number[]; c: number[] };
   const acc = () => ({ ou25: { m: [], o: [], c: [] } as Acc, btts: { m: [], o: [], c: [] } as Acc });
   const all = acc();
+  const add = (a: Acc, p: number, open: number | null, close: number | null, y: boolean) => {
+    if (open === null || close === null) return;
+    a.m.push(ll(p, y));
+    a.o.push(ll(open, y));
+    a.c.push(ll(close, y));
+  };
   const regions = new Map<number, ReturnType<typeof acc>>();
   for (const p of rows) {
     const r = byId.get(p.match_id);
@@ -97,16 +103,8 @@ export function goalsMetrics(inputs: readonly GoalInput[], rows: readonly GoalsB
     const over = r.home_goals + r.away_goals > 2.5;
     const btts = r.home_goals > 0 && r.away_goals > 0;
     for (const a of [all, reg]) {
-      if (r.line.ou_open !== null && r.line.ou_close !== null) {
-        a.ou25.m.push(ll(mk.over['2.5'], over));
-        a.ou25.o.push(ll(r.line.ou_open, over));
-        a.ou25.c.push(ll(r.line.ou_close, over));
-      }
-      if (r.line.btts_open !== null && r.line.btts_close !== null) {
-        a.btts.m.push(ll(mk.btts_yes, btts));
-        a.btts.o.push(ll(r.line.btts_open, btts));
-        a.btts.c.push(ll(r.line.btts_close, btts));
-      }
+      add(a.ou25, mk.over['2.5'], r.line.ou_open, r.line.ou_close, over);
+      add(a.btts, mk.btts_yes, r.line.btts_open, r.line.btts_close, btts);
     }
   }
   const mean = (x: number[]) => x.reduce((s, v) => s + v, 0) / x.length;
