@@ -46,8 +46,8 @@ export interface FeatureCheckpoint {
   readonly matches: readonly Match[];
   readonly records: ReadonlyArray<OddsRecord | undefined>;
   readonly observations: ReadonlyArray<readonly (readonly OddsObservation[])[]>;
-  /** Per region: first season, seasons (sorted) up to the last one before `at`, their team lists. */
-  readonly schedule: ReadonlyMap<number, { firstSeason: string; seasons: string[]; teams: string[][] }>;
+  /** Per region: how many of its seasons lie up to the last one before `at`, and their `scheduleKey`. */
+  readonly schedule: ReadonlyMap<number, { seasons: number; key: string }>;
   readonly teams: ReadonlyMap<string, TeamSlot>;
   readonly regions: ReadonlyMap<number, { teams: string[]; states: unknown[] }>;
   /** Played matches before `at` whose results are not folded in yet, in the order they become known. */
@@ -123,6 +123,16 @@ function sameObservations(a: readonly OddsObservation[], b: readonly OddsObserva
       return false;
   }
   return true;
+}
+
+/**
+ * What decides promotions up to a region's `n`-th season: its first season, seasons and their rosters but
+ * the last one's (which only decides the next season, after the checkpoint).
+ */
+function scheduleKey(r: RegionSlot, n: number): string {
+  const seasons = r.seasonsSorted.slice(0, n);
+  const rosters = seasons.slice(0, -1).map((x) => [...(r.teamsBySeason.get(x) ?? [])].sort());
+  return JSON.stringify([r.firstSeason, seasons, rosters]);
 }
 
 /** A deep copy of group state: much cheaper than `structuredClone` for the many small objects of a team's. */
@@ -344,7 +354,7 @@ export function buildFeatureRows(
   /** The state now (before match `end` of the build order), with the inputs of matches before it. */
   function checkpoint(at: number, end: number): FeatureCheckpoint {
     const prefix = sorted.slice(0, end);
-    const schedule = new Map<number, { firstSeason: string; seasons: string[]; teams: string[][] }>();
+    const schedule = new Map<number, { seasons: number; key: string }>();
     const lastSeason = new Map<number, string>();
     for (const m of prefix) {
       const s = lastSeason.get(m.regionId);
@@ -352,12 +362,8 @@ export function buildFeatureRows(
     }
     for (const [id, last] of lastSeason) {
       const r = regions.get(id)!;
-      const seasons = r.seasonsSorted.filter((x) => x <= last);
-      schedule.set(id, {
-        firstSeason: r.firstSeason,
-        seasons,
-        teams: seasons.map((x) => [...(r.teamsBySeason.get(x) ?? [])].sort()),
-      });
+      const n = r.seasonsSorted.filter((x) => x <= last).length;
+      schedule.set(id, { seasons: n, key: scheduleKey(r, n) });
     }
     const teamCopies = new Map<string, TeamSlot>();
     for (const [key, t] of teams) teamCopies.set(key, cloneTeam(t));
@@ -396,14 +402,7 @@ export function buildFeatureRows(
         if (c.regions.has(id) && c.regions.get(id)!.teams.length > 0) return false;
         continue;
       }
-      if (was.firstSeason !== r.firstSeason) return false;
-      const seasons = r.seasonsSorted.slice(0, was.seasons.length);
-      if (seasons.some((x, k) => x !== was.seasons[k])) return false;
-      // The last season's roster only decides promotions in the next season, which starts after `at`.
-      for (let k = 0; k < seasons.length - 1; k++) {
-        const now = [...(r.teamsBySeason.get(seasons[k]) ?? [])].sort();
-        if (now.length !== was.teams[k].length || now.some((x, q) => x !== was.teams[k][q])) return false;
-      }
+      if (was.key !== scheduleKey(r, was.seasons)) return false;
     }
     for (const id of c.regions.keys()) if (!regions.has(id)) return false;
     return true;
