@@ -32,11 +32,7 @@ export const SERVED_LOG = { bucket: 'predictions', prefix: 'served/' } as const 
   prefix: string;
 };
 
-/**
- * Odds observations: the ingest INPUT every odds observation is kept in, merged by each
- * ingest. Deliberately NOT in {@link KEYS}: not a run artifact, never run-scoped or pruned; the features
- * stage reads it for the point-in-time odds of every match.
- */
+/** Every odds observation, merged by each ingest: an input, not a run artifact, so not in {@link KEYS}. */
 export const ODDS_OBSERVATIONS = { bucket: 'raw-data', key: 'odds_observations.parquet' } as const satisfies {
   bucket: Bucket;
   key: string;

@@ -1,7 +1,4 @@
-/**
- * "Now" for the pipeline, ingest and serving: the wall clock in production, or a replay clock
- * (`matchcast start --as-of … --speed N`) that lives a past season again N times faster.
- */
+/** "Now" for the pipeline, ingest and serving: the wall clock, or a replay clock (`start --as-of … --speed N`). */
 export interface Clock {
   now(): Date;
   /** True for a replay (its "now" is not the machine's). */
@@ -18,21 +15,11 @@ interface ReplayClockOptions {
   wallNow?: () => number;
 }
 
-interface ReplayClock extends Clock {
-  readonly start: Date;
-  readonly speed: number;
-}
-
-export function replayClock(options: ReplayClockOptions): ReplayClock {
+export function replayClock(options: ReplayClockOptions): Clock {
   const speed = options.speed ?? 1;
   if (!Number.isFinite(speed) || speed < 0) throw new RangeError(`replay speed must be ≥ 0, got ${speed}`);
   const wallNow = options.wallNow ?? Date.now;
   const wallStart = wallNow();
   const startMs = options.start.getTime();
-  return {
-    simulated: true,
-    start: new Date(startMs),
-    speed,
-    now: () => new Date(startMs + Math.max(0, wallNow() - wallStart) * speed),
-  };
+  return { simulated: true, now: () => new Date(startMs + Math.max(0, wallNow() - wallStart) * speed) };
 }

@@ -1,7 +1,4 @@
-/**
- * The one error catalogue: every error the service raises on purpose has a stable code and an HTTP
- * status. Tests assert on `code`, never on message text.
- */
+/** The one error catalogue: every error raised on purpose has a stable code and an HTTP status. */
 export const ERROR_CATALOGUE = {
   MC_ERR_VALIDATION: { status: 422, message: 'Request validation failed' },
   MC_ERR_UNAUTHORIZED: { status: 401, message: 'Missing or invalid API key' },

@@ -1,8 +1,5 @@
-/**
- * The one strict reading of dates and times that come from outside (CSV columns, `observed_at`, the
- * CLI's `--as-of`/`--now`). `Date` itself rolls a bad part over (`2022-02-30` is 2 March, `24:00` the
- * next day) and accepts year 0: here a part out of range makes the whole value invalid.
- */
+// The one strict reading of dates and times from outside: `Date` rolls a bad part over (`2022-02-30` is
+// 2 March) and accepts year 0; here a part out of range makes the whole value invalid.
 
 /** Years an instant from outside may fall in (the data starts in the 1990s; nothing is dated 2101). */
 const INSTANT_YEARS = { min: 1900, max: 2100 } as const;
@@ -10,10 +7,7 @@ const INSTANT_YEARS = { min: 1900, max: 2100 } as const;
 /** What {@link parseInstant} accepts, for messages. */
 export const INSTANT_FORMAT = `YYYY-MM-DD[ HH:MM[:SS[.fff]][Z|±HH:MM]], year ${INSTANT_YEARS.min}–${INSTANT_YEARS.max}`;
 
-/**
- * The UTC instant of calendar parts, or null when any part is out of range: month 1–12, the day within
- * its month, hour 0–23, minute and second 0–59, millisecond 0–999, the year within {@link INSTANT_YEARS}.
- */
+/** The UTC instant of calendar parts, or null when any part is out of its range. */
 export function utcInstant(y: number, mo: number, d: number, h = 0, mi = 0, s = 0, ms = 0): Date | null {
   const parts = [y, mo, d, h, mi, s, ms];
   if (!parts.every(Number.isInteger)) return null;
@@ -29,10 +23,8 @@ const INSTANT =
   /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:(Z)|([+-])(\d{2}):?(\d{2}))?)?$/i;
 
 /**
- * An instant written as `YYYY-MM-DD`, optionally followed by ` HH:MM`, `:SS` and `.fff` (`T` or a
- * space between date and time; digits past milliseconds are dropped) and then by `Z` or an offset
- * `±HH:MM`/`±HHMM` (hours 0–23). Without a zone it is UTC (the data's convention). Null when the
- * text is not of that form or names no real instant (see {@link utcInstant}).
+ * An instant in {@link INSTANT_FORMAT} (digits past milliseconds dropped); without a zone it is UTC (the
+ * data's convention). Null when the text is not of that form or names no real instant.
  */
 export function parseInstant(raw: string): Date | null {
   const m = INSTANT.exec(raw.trim());

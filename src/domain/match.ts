@@ -26,42 +26,6 @@ export interface MatchKey {
   awayTeamName: string;
 }
 
-/** Bookmaker 1X2 odds for one match (decimal). Any odd may be missing; missing is never invented. */
-export interface OddsRecord {
-  match_id: number;
-  /** The pre-match odds a user would see: closing when known, else opening. */
-  odd_home: number | null;
-  odd_draw: number | null;
-  odd_away: number | null;
-  open_home: number | null;
-  open_draw: number | null;
-  open_away: number | null;
-  close_home: number | null;
-  close_draw: number | null;
-  close_away: number | null;
-  /** Where the odds came from, e.g. `football-csv`, `football-data.co.uk:B365`, `synthetic`. */
-  source: string;
-  /**
-   * Additive: goals-market prices — latest (`odd_*`), opening and closing — and the
-   * times of the 1X2 observations behind `odd_*`, `open_*` and `close_*`. Absent or null when unknown.
-   */
-  odd_over25?: number | null;
-  odd_under25?: number | null;
-  odd_btts_yes?: number | null;
-  odd_btts_no?: number | null;
-  open_over25?: number | null;
-  open_under25?: number | null;
-  close_over25?: number | null;
-  close_under25?: number | null;
-  open_btts_yes?: number | null;
-  open_btts_no?: number | null;
-  close_btts_yes?: number | null;
-  close_btts_no?: number | null;
-  odds_observed_at?: Date | null;
-  open_observed_at?: Date | null;
-  close_observed_at?: Date | null;
-}
-
 export const ODDS_1X2_FIELDS = [
   'odd_home',
   'odd_draw',
@@ -72,7 +36,7 @@ export const ODDS_1X2_FIELDS = [
   'close_home',
   'close_draw',
   'close_away',
-] as const satisfies readonly (keyof OddsRecord)[];
+] as const;
 
 export const ODDS_GOALS_FIELDS = [
   'odd_over25',
@@ -87,21 +51,27 @@ export const ODDS_GOALS_FIELDS = [
   'open_btts_no',
   'close_btts_yes',
   'close_btts_no',
-] as const satisfies readonly (keyof OddsRecord)[];
+] as const;
 
 /** Every price field of an {@link OddsRecord}, 1X2 first: what the artifact stores and the gates check. */
 export const ODDS_PRICE_FIELDS = [...ODDS_1X2_FIELDS, ...ODDS_GOALS_FIELDS] as const;
 
-export const ODDS_TIME_FIELDS = [
-  'odds_observed_at',
-  'open_observed_at',
-  'close_observed_at',
-] as const satisfies readonly (keyof OddsRecord)[];
+export const ODDS_TIME_FIELDS = ['odds_observed_at', 'open_observed_at', 'close_observed_at'] as const;
 
 /**
- * An odds record of `matchId` with every field present and null: one object shape for all records,
- * which V8 stores in about a quarter of the memory of a record whose fields were added one by one.
+ * Bookmaker odds for one match (decimal); missing is never invented. `odd_*` are the pre-match odds a
+ * user would see (closing when known, else opening); the goals prices and the times of the 1X2
+ * observations are additive (absent or null when unknown).
  */
+export type OddsRecord = {
+  match_id: number;
+  /** Where the odds came from, e.g. `football-csv`, `football-data.co.uk:B365`, `synthetic`. */
+  source: string;
+} & Record<(typeof ODDS_1X2_FIELDS)[number], number | null> &
+  Partial<Record<(typeof ODDS_GOALS_FIELDS)[number], number | null>> &
+  Partial<Record<(typeof ODDS_TIME_FIELDS)[number], Date | null>>;
+
+/** Every field present and null: one object shape for all records, compact in V8 (see `rowShape`). */
 const EMPTY_ODDS_RECORD: OddsRecord = {
   match_id: 0,
   ...Object.fromEntries([...ODDS_PRICE_FIELDS, ...ODDS_TIME_FIELDS].map((f) => [f, null])),

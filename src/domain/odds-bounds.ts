@@ -1,8 +1,4 @@
-/**
- * Plausibility bounds of a decimal 1X2 odd, the one place ingest (rejects a line) and the run gates
- * (refuse to publish) read them from. An odd below 1.01 or above 1000 is a typo or a sentinel, never
- * a price; a book whose overround (Σ 1/odd − 1) is outside the band is not a 1X2 market.
- */
+/** Plausible decimal odds: ingest rejects a line outside these, the run gates refuse to publish. */
 export const ODDS_BOUNDS = {
   min: 1.01,
   max: 1000,
@@ -11,11 +7,7 @@ export const ODDS_BOUNDS = {
   overroundMax: 0.5,
 } as const;
 
-/**
- * Why one market's prices (every outcome) are not plausible, or null when they are. The overround band
- * is the same for two- and three-way books: on the shared data it rejects 0.1 % of books, all typos
- * (implied probabilities summing to 0.39 or 1.98).
- */
+/** Why one market's prices (every outcome) are not plausible, or null; one overround band for any book. */
 export function oddsImplausibility(market: string, prices: readonly number[]): string | null {
   for (const p of prices) {
     if (!Number.isFinite(p)) return `${market} price ${p} is not a finite number`;

@@ -13,11 +13,7 @@ function compare(a: OddsObservation, b: OddsObservation): number {
   );
 }
 
-/**
- * Point-in-time index of odds observations: per match and market, the observations sorted by time.
- * `latest(m, k, t)` is a binary search (O(log k) for k observations of that match and market), so the
- * features of every match cost O(n log k) in all.
- */
+/** Point-in-time index of odds observations: per match and market, sorted by time (`latest` bisects). */
 export class OddsTimeline {
   private readonly byMatch = new Map<number, Map<OddsMarket, OddsObservation[]>>();
   private count = 0;

@@ -3,10 +3,8 @@ import { MatchcastError } from './errors.js';
 /** Match outcome classes as the spec numbers them (§2.1): 0 home win, 1 draw, 2 away win. */
 export type Outcome = 0 | 1 | 2;
 
-/** Human-readable labels, indexed by {@link Outcome}. */
 export const OUTCOME_LABELS = ['home_win', 'draw', 'away_win'] as const;
 
-/** Three probabilities in outcome order: home, draw, away. */
 export type Probabilities = readonly [number, number, number];
 
 /** Argmax over the three probabilities; ties go to the lower class so the result is deterministic. */
@@ -17,18 +15,13 @@ export function predictedClass(p: Probabilities): Outcome {
   return best;
 }
 
-/** The outcome of a finished match from its score. */
 export function outcomeFromScore(homeScore: number, awayScore: number): Outcome {
   if (homeScore > awayScore) return 0;
   if (homeScore === awayScore) return 1;
   return 2;
 }
 
-/**
- * `p` when it is a probability triple (each finite and in [0, 1], summing to 1 within 1e-6); else
- * MC_ERR_MODEL_UNAVAILABLE naming `what`. Checked before an answer leaves a worker: a corrupt model
- * fails its task instead of serving nonsense.
- */
+/** `p` when it is a probability triple, else MC_ERR_MODEL_UNAVAILABLE: a corrupt model fails its task. */
 export function checkedProbabilities(p: Probabilities, what: string): Probabilities {
   const ok =
     p.length === 3 &&

@@ -1,7 +1,4 @@
-/**
- * Whether a process with this pid exists on this host (signal 0 probes without signalling; EPERM
- * means it exists under another user). Used to tell a live lock or run owner from a dead one.
- */
+/** Whether a process with this pid exists here (signal 0 probes; EPERM: it exists under another user). */
 export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);

@@ -1,7 +1,6 @@
 /**
- * A maker of rows that have every one of `columns`, each null until filled in. A row given ~60
- * computed keys one at a time falls into V8's dictionary mode (~4 KB a row); a copy of one complete
- * object keeps the compact shape (~1.3 KB), which is what bounds the memory of a run over many rows.
+ * A maker of rows with every one of `columns`, null until filled in: a copy of one complete object keeps
+ * V8's compact shape, where ~60 keys added one at a time fall into dictionary mode (3× the memory).
  */
 export function rowShape(columns: readonly string[]): () => Record<string, unknown> {
   const template: Readonly<Record<string, unknown>> = Object.fromEntries(columns.map((c) => [c, null]));

@@ -38,10 +38,7 @@ interface RegionSlot {
   states: unknown[];
 }
 
-/**
- * Every team's and region's group state before the first match kicking off at or after `at`, with the
- * inputs it was computed from (so a later build can tell whether it may start from it). Opaque.
- */
+/** Every team's and region's group state before `at`, with the inputs it came from (for resuming). */
 export interface FeatureCheckpoint {
   readonly at: number;
   readonly settingsKey: string;
@@ -49,8 +46,8 @@ export interface FeatureCheckpoint {
   readonly matches: readonly Match[];
   readonly records: ReadonlyArray<OddsRecord | undefined>;
   readonly observations: ReadonlyArray<readonly (readonly OddsObservation[])[]>;
-  /** Per region: first season, seasons (sorted) up to the last one before `at`, their team lists. */
-  readonly schedule: ReadonlyMap<number, { firstSeason: string; seasons: string[]; teams: string[][] }>;
+  /** Per region: how many of its seasons lie up to the last one before `at`, and their `scheduleKey`. */
+  readonly schedule: ReadonlyMap<number, { seasons: number; key: string }>;
   readonly teams: ReadonlyMap<string, TeamSlot>;
   readonly regions: ReadonlyMap<number, { teams: string[]; states: unknown[] }>;
   /** Played matches before `at` whose results are not folded in yet, in the order they become known. */
@@ -62,10 +59,7 @@ interface PendingResult {
   readonly ctx: Ctx;
 }
 
-/**
- * Incremental builds (a re-prediction rebuilds a region on every call while only its last days change):
- * start from a checkpoint whose inputs are unchanged (rows before it are then not returned), take a new one.
- */
+/** Incremental builds: start from a checkpoint whose inputs are unchanged (rows before it are left out). */
 export interface FeatureResume {
   /** Used when every input before its instant is unchanged (else the build starts from scratch). */
   from?: FeatureCheckpoint | null;
@@ -108,11 +102,8 @@ function sameField(a: unknown, b: unknown): boolean {
 function sameRecord(a: OddsRecord | undefined, b: OddsRecord | undefined): boolean {
   if (a === b) return true;
   if (!a || !b) return false;
-  const x = a as unknown as Record<string, unknown>;
-  const y = b as unknown as Record<string, unknown>;
-  const keys = Object.keys(x);
-  if (keys.length !== Object.keys(y).length) return false;
-  return keys.every((k) => sameField(x[k], y[k]));
+  const keys = Object.keys(a) as (keyof OddsRecord)[];
+  return keys.length === Object.keys(b).length && keys.every((k) => sameField(a[k], b[k]));
 }
 
 function sameObservations(a: readonly OddsObservation[], b: readonly OddsObservation[]): boolean {
@@ -135,9 +126,16 @@ function sameObservations(a: readonly OddsObservation[], b: readonly OddsObserva
 }
 
 /**
- * A deep copy of group state (plain objects, arrays, maps and sets of numbers and strings): much
- * cheaper than `structuredClone` for the many small objects of a team's state (form keeps every game).
+ * What decides promotions up to a region's `n`-th season: its first season, seasons and their rosters but
+ * the last one's (which only decides the next season, after the checkpoint).
  */
+function scheduleKey(r: RegionSlot, n: number): string {
+  const seasons = r.seasonsSorted.slice(0, n);
+  const rosters = seasons.slice(0, -1).map((x) => [...(r.teamsBySeason.get(x) ?? [])].sort());
+  return JSON.stringify([r.firstSeason, seasons, rosters]);
+}
+
+/** A deep copy of group state: much cheaper than `structuredClone` for the many small objects of a team's. */
 function copyState<T>(v: T): T {
   if (v === null || typeof v !== 'object') return v;
   if (Array.isArray(v)) {
@@ -157,10 +155,7 @@ function cloneTeam(t: TeamSlot): TeamSlot {
   return { season: t.season, played: t.played, states: copyState(t.states) };
 }
 
-/**
- * The instant (ms) a match is predicted at on the early horizon: kick-off − 48 h before `asOfMs`; a
- * fixture at the later of `asOfMs` and kick-off − 48 h, but before kick-off (so before its closing price).
- */
+/** The early horizon's prediction time (ms); a fixture's is at least `asOfMs`, before its closing price. */
 export function earlyPredictionTime(kickoffMs: number, asOfMs: number): number {
   return kickoffMs < asOfMs
     ? kickoffMs - OPENING_LEAD_MS
@@ -168,13 +163,9 @@ export function earlyPredictionTime(kickoffMs: number, asOfMs: number): number {
 }
 
 /**
- * One feature row per match (past and future relative to `asOf`), computed only from information that
- * existed at its prediction time (the horizon's, `prediction_time`): a result (and the closing price
- * the market ratings read) counts from kick-off + RESULT_LAG_MS, the match's own odds from their
- * observation time. Matches are processed in kick-off order (prediction times follow the same order);
- * all matches with the same kick-off time see the state before any of them. A match's result is used
- * (label, rating and form updates) only when it is finished and kicked off before `asOf`; later
- * results are ignored even when present. Rows are returned in kick-off order (ties by match id).
+ * One feature row per match, from what existed at its prediction time only: a result counts from kick-off +
+ * RESULT_LAG_MS, own odds from their observation time; matches of one kick-off see the state before any of
+ * them. A result is used only for a finished match kicked off before `asOf`. Rows in kick-off order, then id.
  */
 export function buildFeatureRows(
   matches: readonly Match[],
@@ -351,7 +342,6 @@ export function buildFeatureRows(
   if (resume && takeAt !== null && resume.taken === null) resume.taken = checkpoint(takeAt, sorted.length);
   return start === 0 ? rows : rows.slice(start);
 
-  /** Folds a played match's result into its teams' current slots and its region's state. */
   function foldResult(ctx: Ctx): void {
     const m = ctx.match;
     const h = teams.get(keyOf(m.regionId, m.homeTeamName))!;
@@ -364,7 +354,7 @@ export function buildFeatureRows(
   /** The state now (before match `end` of the build order), with the inputs of matches before it. */
   function checkpoint(at: number, end: number): FeatureCheckpoint {
     const prefix = sorted.slice(0, end);
-    const schedule = new Map<number, { firstSeason: string; seasons: string[]; teams: string[][] }>();
+    const schedule = new Map<number, { seasons: number; key: string }>();
     const lastSeason = new Map<number, string>();
     for (const m of prefix) {
       const s = lastSeason.get(m.regionId);
@@ -372,12 +362,8 @@ export function buildFeatureRows(
     }
     for (const [id, last] of lastSeason) {
       const r = regions.get(id)!;
-      const seasons = r.seasonsSorted.filter((x) => x <= last);
-      schedule.set(id, {
-        firstSeason: r.firstSeason,
-        seasons,
-        teams: seasons.map((x) => [...(r.teamsBySeason.get(x) ?? [])].sort()),
-      });
+      const n = r.seasonsSorted.filter((x) => x <= last).length;
+      schedule.set(id, { seasons: n, key: scheduleKey(r, n) });
     }
     const teamCopies = new Map<string, TeamSlot>();
     for (const [key, t] of teams) teamCopies.set(key, cloneTeam(t));
@@ -396,10 +382,7 @@ export function buildFeatureRows(
     };
   }
 
-  /**
-   * Whether this build would reach the state of `c` at `c.at`: same settings, same matches, odds and
-   * observations before it, and the same seasons and rosters behind the promoted-team rule.
-   */
+  /** Whether this build reaches the state of `c` at `c.at`: same settings, inputs, seasons and rosters. */
   function checkpointHolds(c: FeatureCheckpoint): boolean {
     if (c.settingsKey !== settingsKey || asOfMs < c.at || (atMs && atMs < c.at)) return false;
     const n = c.matches.length;
@@ -419,14 +402,7 @@ export function buildFeatureRows(
         if (c.regions.has(id) && c.regions.get(id)!.teams.length > 0) return false;
         continue;
       }
-      if (was.firstSeason !== r.firstSeason) return false;
-      const seasons = r.seasonsSorted.slice(0, was.seasons.length);
-      if (seasons.some((x, k) => x !== was.seasons[k])) return false;
-      // The last season's roster only decides promotions in the next season, which starts after `at`.
-      for (let k = 0; k < seasons.length - 1; k++) {
-        const now = [...(r.teamsBySeason.get(seasons[k]) ?? [])].sort();
-        if (now.length !== was.teams[k].length || now.some((x, q) => x !== was.teams[k][q])) return false;
-      }
+      if (was.key !== scheduleKey(r, was.seasons)) return false;
     }
     for (const id of c.regions.keys()) if (!regions.has(id)) return false;
     return true;
@@ -474,7 +450,7 @@ type Ctx = MatchContext<unknown, unknown> & {
   result: ResultContext<unknown, unknown>['result'] | null;
 };
 
-/** Calls `fn` for every group in list order, with `ctx` pointing at that group's team and region state. */
+/** Calls `fn` for every group in list order, `ctx` pointing at that group's state. */
 function eachGroup(
   ctx: Ctx,
   h: TeamSlot,

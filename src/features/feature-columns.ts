@@ -1,24 +1,11 @@
 import { parquetMetadata } from 'hyparquet';
 import { parquetFile, readColumnByColumn } from '../storage/index.js';
-import { FEATURE_NAMES } from './feature-names.js';
-
-/** How a column of the features file becomes a value of a row (as `featureRowsFromParquet` reads it). */
-type Kind = 'num' | 'numOrNull' | 'feature' | 'str' | 'bool' | 'date' | 'dateOrNull';
-
-const KINDS: ReadonlyArray<readonly [string, Kind]> = [
-  ['match_id', 'num'],
-  ['start_time_utc', 'date'],
-  ['region_id', 'num'],
-  ['season', 'str'],
-  ['home_team_name', 'str'],
-  ['away_team_name', 'str'],
-  ['label', 'numOrNull'],
-  ['is_future', 'bool'],
-  ['as_of', 'date'],
-  ['prediction_time', 'dateOrNull'],
-  ['odds_observed_at', 'dateOrNull'],
-  ...FEATURE_NAMES.map((name) => [name, 'feature'] as const),
-];
+import {
+  emptyFeatureRow,
+  type FeatureRow,
+  COLUMN_KINDS as KINDS,
+  type ColumnKind as Kind,
+} from './feature-row.js';
 
 /** A column: numbers (dates as epoch ms) with a null mask, or dictionary codes of strings. */
 interface Column {
@@ -31,7 +18,7 @@ interface Column {
 }
 
 /** Epoch ms of a date cell as hyparquet reads it; NaN when it is none. */
-export function timeOf(v: unknown): number {
+function timeOf(v: unknown): number {
   if (v instanceof Date) return v.getTime();
   if (typeof v === 'number' || typeof v === 'string') return new Date(v).getTime();
   if (typeof v === 'bigint') return new Date(Number(v)).getTime();
@@ -39,10 +26,8 @@ export function timeOf(v: unknown): number {
 }
 
 /**
- * The feature rows of a run held column by column: one Float64Array per column (a null mask beside
- * the columns that have nulls, dictionary codes for the strings) and a match id → row index map,
- * about 8 bytes a value instead of an object per row and a boxed number per value. `get` builds the
- * row a caller asks for, equal to what `featureRowsFromParquet` reads for that match.
+ * The feature rows of a run held column by column (a Float64Array each, a null mask beside those with
+ * nulls, dictionary codes for strings): about 8 bytes a value; `get` builds the row asked for.
  */
 export class FeatureColumns implements ReadonlyMap<number, Record<string, unknown>> {
   private constructor(
@@ -50,7 +35,6 @@ export class FeatureColumns implements ReadonlyMap<number, Record<string, unknow
     private readonly index: ReadonlyMap<number, number>,
   ) {}
 
-  /** Reads `features/match_features.parquet` column by column (no row objects on the way). */
   static async fromParquet(buf: Buffer | Uint8Array): Promise<FeatureColumns> {
     const file = parquetFile(buf);
     const metadata = parquetMetadata(file);
@@ -75,7 +59,7 @@ export class FeatureColumns implements ReadonlyMap<number, Record<string, unknow
         }
       },
     );
-    // A column absent from the file reads as `featureRowsFromParquet` reads an absent value.
+    // A column absent from the file (an older layout) reads as an absent value.
     for (const [name, col] of columns) {
       if (present.has(name)) continue;
       for (let i = 0; i < n; i++) put(col, dicts.get(name), i, undefined);
@@ -94,13 +78,11 @@ export class FeatureColumns implements ReadonlyMap<number, Record<string, unknow
     return this.index.has(matchId);
   }
 
-  /** The row of a match (a new object each call), or undefined. */
   get(matchId: number): Record<string, unknown> | undefined {
     const i = this.index.get(matchId);
     return i === undefined ? undefined : this.row(i);
   }
 
-  /** One value of a match's row without building the row. */
   value(matchId: number, name: string): unknown {
     const i = this.index.get(matchId);
     const col = this.columns.get(name);
@@ -123,18 +105,18 @@ export class FeatureColumns implements ReadonlyMap<number, Record<string, unknow
     return this.entries();
   }
 
-  forEach(
-    fn: (
-      value: Record<string, unknown>,
-      key: number,
-      map: ReadonlyMap<number, Record<string, unknown>>,
-    ) => void,
-  ): void {
+  forEach(fn: Parameters<ReadonlyMap<number, Record<string, unknown>>['forEach']>[0]): void {
     for (const [id, row] of this.entries()) fn(row, id, this);
   }
 
+  /** Every row in file order. */
+  rows(): FeatureRow[] {
+    const n = this.columns.get('match_id')!.values.length;
+    return Array.from({ length: n }, (_, i) => this.row(i) as unknown as FeatureRow);
+  }
+
   private row(i: number): Record<string, unknown> {
-    const out: Record<string, unknown> = {};
+    const out = emptyFeatureRow();
     for (const [name, col] of this.columns) out[name] = read(col, i);
     return out;
   }
@@ -148,6 +130,8 @@ function put(col: Column, dict: Map<string, number> | undefined, i: number, v: u
   switch (col.kind) {
     case 'num':
       col.values[i] = Number(v);
+      if (typeof v === 'bigint' && !Number.isSafeInteger(col.values[i]))
+        throw new RangeError(`parquet column: ${v} is outside the safe integer range`);
       return;
     case 'numOrNull':
       if (v === null || v === undefined) setNull();

@@ -3,24 +3,31 @@ import type { DemarginMethod } from './market.js';
 import { DEFAULT_MARKET_RATING, type MarketRatingParams } from './market-ratings.js';
 import { DEFAULT_ELO, DEFAULT_PI, type EloParams, type PiParams } from './ratings.js';
 
-/** Options of `buildFeatureRows`; every field has a default. */
-export interface FeatureOptions {
+/** The options of `buildFeatureRows` with every default filled in: what the feature groups read. */
+export interface FeatureSettings {
   /** Elo parameters. Default {@link DEFAULT_ELO}. */
-  elo?: Partial<EloParams>;
+  elo: EloParams;
   /** Pi-rating parameters. Default {@link DEFAULT_PI}. */
-  pi?: Partial<PiParams>;
+  pi: PiParams;
   /** Matches in the form window. Default `6`. */
-  formWindow?: number;
+  formWindow: number;
   /** Rest days are capped here (winter breaks say nothing about fatigue). Default `21`. */
-  restCapDays?: number;
+  restCapDays: number;
   /** Number of lowest-rated teams whose mean is a promoted team's prior. Default `3`. */
-  promotedPriorOf?: number;
+  promotedPriorOf: number;
   /** De-margining method for every odds column. Default `power`. */
-  demargin?: DemarginMethod;
+  demargin: DemarginMethod;
   /** Market-implied ratings from earlier matches' closing odds. Default {@link DEFAULT_MARKET_RATING}. */
-  marketRating?: Partial<MarketRatingParams>;
+  marketRating: MarketRatingParams;
   /** When each match is predicted: its market columns read observations made by then. Default `'early'`. */
-  horizon?: FeatureHorizon;
+  horizon: FeatureHorizon;
+}
+
+/** Options of `buildFeatureRows`; every field has a default. */
+export interface FeatureOptions extends Partial<Omit<FeatureSettings, 'elo' | 'pi' | 'marketRating'>> {
+  elo?: Partial<EloParams>;
+  pi?: Partial<PiParams>;
+  marketRating?: Partial<MarketRatingParams>;
   /** The odds observations with their times. Default: the `odds` records' 1X2 (`OddsTimeline.fromRecords`). */
   observations?: OddsTimeline;
 }
@@ -30,18 +37,6 @@ export interface FeatureOptions {
  * for a fixture already inside that window), `'kickoff'` (the closing line), `{ at }` min(at, kick-off).
  */
 export type FeatureHorizon = 'early' | 'kickoff' | { at: Date };
-
-/** {@link FeatureOptions} with every default filled in: what the feature groups read. */
-export interface FeatureSettings {
-  elo: EloParams;
-  pi: PiParams;
-  formWindow: number;
-  restCapDays: number;
-  promotedPriorOf: number;
-  demargin: DemarginMethod;
-  marketRating: MarketRatingParams;
-  horizon: FeatureHorizon;
-}
 
 export function resolveFeatureOptions(o: FeatureOptions = {}): FeatureSettings {
   return {
@@ -63,7 +58,6 @@ export interface MatchPrices {
   close: [number, number, number] | null;
   /** The source's pre-match odds (closing when known, else opening). */
   pre: [number, number, number] | null;
-  /** Ms since the epoch. */
   predictionTime: number;
   /** The latest 1X2 observation made by the prediction time (the model's market view), its overround and time. */
   market: [number, number, number] | null;
@@ -97,10 +91,8 @@ export interface ResultContext<Team, Region> extends MatchContext<Team, Region> 
 }
 
 /**
- * One group of feature columns and the per-team (and per-region) state behind them. `values` reads only
- * state built from what existed at the row's prediction time: `update` folds a result in once known
- * (kick-off + RESULT_LAG_MS, so a row predicted 48 h ahead never sees a match kicked off in between).
- * Add a group: one file in `groups/` and one line in `groups/index.ts`.
+ * One group of feature columns and the per-team (and per-region) state behind them; `values` reads only
+ * state from before the row's prediction time. Add a group: a file in `groups/`, a line in its index.
  */
 export interface FeatureGroup<Col extends string = string, Team = unknown, Region = unknown> {
   /** Stable snake_case name (explanations group a model's inputs by it). */
@@ -109,9 +101,8 @@ export interface FeatureGroup<Col extends string = string, Team = unknown, Regio
   newTeam(s: FeatureSettings): Team;
   newRegion?(s: FeatureSettings): Region;
   /**
-   * A promoted or new team enters a season: start it at the league-low prior. `prior(pick)` is the
-   * mean of the `promotedPriorOf` lowest `pick` values among the region's rated teams (null when too
-   * few); `fresh` = the team has never played.
+   * A promoted or new team enters a season: `prior(pick)` is the mean of the `promotedPriorOf` lowest
+   * `pick` values of the region's rated teams (null when too few); `fresh` = never played.
    */
   promote?(team: Team, prior: (pick: (t: Team) => number) => number | null, fresh: boolean): void;
   /** Any team's first fixture of a new season. */
@@ -123,7 +114,7 @@ export interface FeatureGroup<Col extends string = string, Team = unknown, Regio
   scheduled?(ctx: MatchContext<Team, Region>): void;
 }
 
-/** Declares a group with its column names as literal types (so `FeatureName` derives from the list). */
+/** Declares a group with its column names as literal types (`FeatureName` derives from them). */
 export function featureGroup<const Col extends string, Team, Region = undefined>(
   g: FeatureGroup<Col, Team, Region>,
 ): FeatureGroup<Col, Team, Region> {

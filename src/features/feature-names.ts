@@ -11,10 +11,7 @@ export const MODEL_FEATURE_NAMES: readonly FeatureName[] = FEATURE_NAMES.filter(
   (n) => !n.startsWith('odds_') && !n.startsWith('gm_') && n !== 'elo_diff',
 );
 
-/**
- * Inputs of the market-free fallback: the model inputs without anything derived from the
- * match's OWN odds (`mkt_*`, `mr_sup_gap`); `mr_sup` stays, learnt from earlier matches' closing odds.
- */
+/** Fallback inputs: without what the match's OWN odds give; `mr_sup` stays (earlier matches' odds). */
 export const MARKET_FREE_FEATURE_NAMES: readonly FeatureName[] = MODEL_FEATURE_NAMES.filter(
   (n) => !n.startsWith('mkt_') && n !== 'mr_sup_gap',
 );

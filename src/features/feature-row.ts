@@ -1,7 +1,6 @@
 import { type Outcome, RESULT_LAG_MS, rowShape } from '../domain/index.js';
 import { FEATURE_NAMES, type FeatureName } from './feature-names.js';
 
-/** The identifying and label columns of a feature row. */
 export interface FeatureRowMeta {
   match_id: number;
   start_time_utc: Date;
@@ -33,27 +32,33 @@ export function labelKnownBy(row: FeatureRowMeta, t: number): boolean {
 /** One match's point-in-time features: the meta columns plus every {@link FeatureName} (null = missing). */
 export type FeatureRow = FeatureRowMeta & Record<FeatureName, number | null>;
 
-const META_COLUMNS: readonly (keyof FeatureRowMeta)[] = [
-  'match_id',
-  'start_time_utc',
-  'region_id',
-  'season',
-  'home_team_name',
-  'away_team_name',
-  'label',
-  'is_future',
-  'as_of',
-  'prediction_time',
-  'odds_observed_at',
+/** How a column of the features file becomes a value of a row (as `featureRowsFromParquet` reads it). */
+export type ColumnKind = 'num' | 'numOrNull' | 'feature' | 'str' | 'bool' | 'date' | 'dateOrNull';
+
+const META_KINDS: Record<keyof FeatureRowMeta, ColumnKind> = {
+  match_id: 'num',
+  start_time_utc: 'date',
+  region_id: 'num',
+  season: 'str',
+  home_team_name: 'str',
+  away_team_name: 'str',
+  label: 'numOrNull',
+  is_future: 'bool',
+  as_of: 'date',
+  prediction_time: 'dateOrNull',
+  odds_observed_at: 'dateOrNull',
+};
+
+/** Every column of a feature row in row order, with its kind. */
+export const COLUMN_KINDS: ReadonlyArray<readonly [string, ColumnKind]> = [
+  ...Object.entries(META_KINDS),
+  ...FEATURE_NAMES.map((name) => [name, 'feature'] as const),
 ];
 
 /** A row with every column present and null, to be filled in (one compact shape: see `rowShape`). */
-export const emptyFeatureRow: () => Record<string, unknown> = rowShape([...META_COLUMNS, ...FEATURE_NAMES]);
+export const emptyFeatureRow: () => Record<string, unknown> = rowShape(COLUMN_KINDS.map(([name]) => name));
 
-/**
- * THE conversion from a feature row to a model input (training, batch predict and the live worker):
- * missing values (null, undefined, non-finite) become NaN, which the preprocessing imputes.
- */
+/** THE conversion of a feature row to a model input: missing values (null, non-finite) become NaN. */
 export function toModelInput(
   row: FeatureRow | Record<string, unknown>,
   featureNames: readonly string[],

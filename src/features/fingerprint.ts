@@ -3,10 +3,8 @@ import { resolveFeatureOptions } from './feature-group.js';
 import { FEATURE_NAMES } from './feature-names.js';
 
 /**
- * The code version of the feature definition. Bump it in the same commit as any change to how a
- * feature column is computed (a formula, a window, a tie rule): every model version trained before
- * then stops being scored on the new columns (workers answer MC_ERR_FEATURES_MISMATCH) until a model
- * trained on them is promoted.
+ * Bump with any change to how a feature column is computed: models trained before are then refused on
+ * the new columns (MC_ERR_FEATURES_MISMATCH) until one trained on them is promoted.
  */
 const FEATURE_DEFINITION_VERSION = 3;
 
@@ -16,10 +14,7 @@ function sortedKeys(_key: string, value: unknown): unknown {
   return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-/**
- * The fingerprint of the feature definition this code builds, `sha256:<16 hex>` of its names,
- * parameters (rating constants, windows) and code version.
- */
+/** `sha256:<16 hex>` of the feature definition this code builds: names, parameters and code version. */
 export function featureFingerprint(): string {
   // The horizon (which odds observation a row reads) is when a row is built, not how: left out.
   const { horizon: _horizon, ...params } = resolveFeatureOptions();

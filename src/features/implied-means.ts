@@ -1,6 +1,5 @@
 /** Goals counted on each side of a score matrix: 0..MAX_GOALS (mass beyond is folded in by renormalising). */
 const MAX_GOALS = 10;
-/** Side length of the square score matrix (home goals = row, away goals = column). */
 export const MATRIX_SIZE = MAX_GOALS + 1;
 
 /** Poisson probabilities P(0..n) with mean `lambda`, written into `out` when given (no allocation). */
@@ -36,10 +35,8 @@ function priceOf(lh: number, la: number): [number, number, number] {
 const logit = (p: number) => Math.log(p / (1 - p));
 
 /**
- * The home and away Poisson means whose home/away odds ratio and P(over 2.5) equal the given
- * (de-margined) market prices: two equations, two unknowns, Newton on (log λh, log λa) with a
- * finite-difference Jacobian. When `pOver` is null the total is held at `defaultTotal` and only the
- * supremacy is matched. Returns null when the prices are missing or the solve does not converge.
+ * The Poisson means matching the market's home/away ratio and P(over 2.5) (total `defaultTotal` without
+ * it), by Newton on (log λh, log λa); null when prices are missing or the solve does not converge.
  */
 export function impliedMeans(
   pHome: number | null,

@@ -1,5 +1,4 @@
-// Point-in-time feature rows. Only what other folders use is exported; feature groups and their seam
-// (`feature-group.ts`, `groups/`) stay inside (tests of the groups import their files).
+// Point-in-time feature rows; the feature groups and their seam stay inside.
 export {
   buildFeatureRows,
   earlyPredictionTime,

@@ -1,10 +1,8 @@
-/** How the bookmaker margin is removed from 1X2 odds. */
 export type DemarginMethod = 'proportional' | 'power';
 
 /**
- * De-margined probabilities from three decimal odds, or null when any odd is missing or invalid
- * (missing odds are never invented). `power` finds k with Σ (1/o_i)^k = 1, which shrinks long
- * shots more than favourites (the favourite-long-shot bias); `proportional` divides by the book sum.
+ * De-margined probabilities of three decimal odds, null when one is missing or invalid. `power` solves
+ * Σ (1/o_i)^k = 1, shrinking long shots more (the favourite-long-shot bias); `proportional` divides.
  */
 export function demargin(
   home: number | null | undefined,
@@ -58,11 +56,7 @@ function valid(o: number | null | undefined): o is number {
   return typeof o === 'number' && Number.isFinite(o) && o > 1;
 }
 
-/**
- * De-margined probabilities of any book (two-way O/U or BTTS, or three-way), or null when a price is
- * missing or invalid. `power` solves Σ (1/o_i)^k = 1 by Newton's method; `proportional` divides by the
- * book sum. For three prices it agrees with {@link demargin}.
- */
+/** {@link demargin} of a book of any size (two-way O/U or BTTS, or three-way). */
 export function demarginPrices(prices: readonly number[], method: DemarginMethod = 'power'): number[] | null {
   if (prices.length < 2 || !prices.every(valid)) return null;
   const r = prices.map((p) => 1 / p);

@@ -10,10 +10,7 @@ function mulberry32(seed: number): () => number {
   };
 }
 
-/**
- * Percentile interval of the mean of `d` over resamples of its entries (paired: `d` holds per-match
- * differences); a fixed seed makes it reproducible. [NaN, NaN] when `d` is empty.
- */
+/** Percentile interval of the mean of `d` over seeded resamples of its entries; [NaN, NaN] when empty. */
 export function bootstrapInterval(
   d: readonly number[],
   { resamples, level, seed }: { resamples: number; level: number; seed: number },

@@ -11,19 +11,13 @@ type Triple = [number, number, number];
 /** One feature group's share of a prediction: its Σ coefficient × standardised value per score. */
 interface GroupContribution {
   group: string;
-  /** The model inputs of the group; `<name>_missing` is the 0/1 missing indicator of `<name>`. */
   columns: string[];
   /** Softmax: in each outcome's score (home, draw, away); ordered logit: in the latent score η. */
   scores: Triple | null;
   latent: number | null;
 }
 
-/**
- * A 1X2 prediction decomposed by feature group, adding up to its probabilities:
- * - `softmax`: score_k = baseline_k + offset_k + Σ_groups scores_k; p_k = exp(score_k) / Σ exp(score).
- * - `ordered_logit`: η = Σ_groups latent; P(away) = σ(c₁ − η), P(draw) = σ(c₂ − η) − σ(c₁ − η),
- *   P(home) = 1 − σ(c₂ − η), with (c₁, c₂) = `cut_points`.
- */
+/** A 1X2 prediction decomposed by feature group, adding up to its probabilities (see `ScoreTerms`). */
 interface ModelExplanation {
   link: 'softmax' | 'ordered_logit';
   /** Softmax: the intercepts (the ordered logit's cut points play their part). */
@@ -32,17 +26,12 @@ interface ModelExplanation {
   offset: Triple | null;
   cut_points: [number, number] | null;
   groups: GroupContribution[];
-  /** The totals: softmax scores, or the ordered logit's η. */
   scores: Triple | null;
   latent: number | null;
-  /** (home, draw, away) recomputed from the totals. */
   probabilities: Triple;
 }
 
-/**
- * Explains `predictProba(model, input)` by feature group (the group of each input, its missing
- * indicator counted with it). Throws `MC_ERR_MODEL_UNAVAILABLE` for a family without `explain`.
- */
+/** Explains `predictProba(model, input)` by feature group; MC_ERR_MODEL_UNAVAILABLE without `explain`. */
 export function explainModel(model: Model, input: ArrayLike<number>): ModelExplanation {
   const family = modelFamily(model.family);
   if (!family.explain) {
@@ -54,32 +43,24 @@ export function explainModel(model: Model, input: ArrayLike<number>): ModelExpla
   const z = transform(model.preprocessor, input);
   const t = family.explain(model.state, z, input);
   // The preprocessed columns: the inputs, then one `<name>_missing` per indicator.
-  const cols = model.feature_names.map((n) => ({ name: n, input: n }));
-  for (const j of model.preprocessor.indicators) {
-    const n = model.feature_names[j];
-    cols.push({ name: `${n}_missing`, input: n });
-  }
-  const order = [...FEATURE_GROUP_NAMES, 'other'];
-  const byGroup = new Map<string, { columns: string[]; idx: number[] }>();
-  cols.forEach((c, j) => {
-    const g = featureGroupOf(c.input);
-    const e = byGroup.get(g) ?? { columns: [], idx: [] };
-    e.columns.push(c.name);
-    e.idx.push(j);
-    byGroup.set(g, e);
-  });
+  const inputs = [
+    ...model.feature_names,
+    ...model.preprocessor.indicators.map((j) => model.feature_names[j]),
+  ];
+  const names = inputs.map((n, j) => (j < model.feature_names.length ? n : `${n}_missing`));
   const groups: GroupContribution[] = [];
-  for (const g of order) {
-    const e = byGroup.get(g);
-    if (!e) continue;
+  for (const g of [...FEATURE_GROUP_NAMES, 'other']) {
+    const idx = inputs.flatMap((n, j) => (featureGroupOf(n) === g ? [j] : []));
+    if (idx.length === 0) continue;
+    const columns = idx.map((j) => names[j]);
     if (t.link === 'softmax') {
       const s: Triple = [0, 0, 0];
-      for (const j of e.idx) for (let k = 0; k < 3; k++) s[k] += t.terms[k][j];
-      groups.push({ group: g, columns: e.columns, scores: s, latent: null });
+      for (const j of idx) for (let k = 0; k < 3; k++) s[k] += t.terms[k][j];
+      groups.push({ group: g, columns, scores: s, latent: null });
     } else {
       let s = 0;
-      for (const j of e.idx) s += t.terms[j];
-      groups.push({ group: g, columns: e.columns, scores: null, latent: s });
+      for (const j of idx) s += t.terms[j];
+      groups.push({ group: g, columns, scores: null, latent: s });
     }
   }
   if (t.link === 'softmax') {

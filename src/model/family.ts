@@ -7,18 +7,25 @@ export interface Design {
   d: number;
 }
 
-/** The training parameters a family may read (resolved; see `TrainParams` for meanings and defaults). */
+/** The resolved training parameters a family may read (`TrainParams` sets them, all optional). */
 export interface FitParams {
+  /** L2 penalty on standardised coefficients (objective = mean NLL + l2/2·‖w‖²). Default `0.01`. */
   l2: number;
+  /**
+   * Multinomial only: the market's log-odds (`mkt_logit_home_away`, `mkt_log_draw_away`) as a fixed
+   * offset, so the L2 penalty shrinks towards the market rather than equal odds. Default `false`.
+   */
   marketOffset: boolean;
+  /** L-BFGS iteration cap. Default `300`. */
   maxIter: number;
+  /** L-BFGS gradient tolerance (max abs component). Default `1e-5`: tighter changes log loss only in the 7th decimal. */
   gradTol: number;
 }
 
 /** What a family's `fit` sees: the preprocessed design plus the raw inputs it was made from. */
 export interface FitData {
   design: Design;
-  /** Raw inputs, NaN = missing (e.g. for an offset read from named inputs). */
+  /** Raw inputs, NaN = missing. */
   inputs: readonly Float64Array[];
   featureNames: readonly string[];
   /** Outcome labels: 0 home, 1 draw, 2 away. */
@@ -28,9 +35,8 @@ export interface FitData {
 }
 
 /**
- * The seam every model family implements. `State` is plain JSON data: serialising is `JSON.stringify`
- * and `parse` the validating way back. `kind` picks the artifact and pipeline path: `1x2` (`model.ts`)
- * or `goals` (`goals/goals-model.ts`). Add a family: one file in `families/`, one line in `FAMILIES`.
+ * The seam every model family implements: `State` is plain JSON, `parse` the validating way back. Add a
+ * family: one file in `families/`, one line in `FAMILIES`.
  */
 interface Family<
   Kind extends string,
@@ -50,10 +56,7 @@ interface Family<
   parse(fields: Record<string, unknown>): State;
 }
 
-/**
- * A 1X2 family: a classifier on the shared preprocessing; `predict` takes the preprocessed row `z` and
- * the raw `input` (NaN = missing). The artifact stores the state's fields beside the common ones.
- */
+/** A 1X2 family: a classifier on the shared preprocessing; `predict` reads `z` and the raw `input`. */
 export type ModelFamily<State extends object = object, Name extends string = string> = Family<
   '1x2',
   FitData,
@@ -67,10 +70,9 @@ export type ModelFamily<State extends object = object, Name extends string = str
 };
 
 /**
- * One 1X2 prediction split into one term per preprocessed input column `j` (coefficient × standardised value):
- * - `softmax`: score_k = intercept_k + offset_k + Σ_j terms[k][j] for k = home, draw, away;
- *   p = softmax(score). `offset` is the market's log-odds when the fit used them as a fixed offset.
- * - `ordered_logit`: latent η = Σ_j terms[j]; P(away) = σ(cuts[0] − η), P(away or draw) = σ(cuts[1] − η).
+ * One 1X2 prediction as one term per preprocessed column (coefficient × value). `softmax`: score_k =
+ * intercept_k + offset_k + Σ_j terms[k][j], p = softmax(score); `ordered_logit`: η = Σ_j terms[j],
+ * P(away) = σ(cuts[0] − η), P(away or draw) = σ(cuts[1] − η).
  */
 export type ScoreTerms =
   | {
@@ -88,7 +90,6 @@ export interface GoalsPrediction {
   rho: number;
 }
 
-/** Resolved goals fit parameters, as stored in the goals artifact (`params`). */
 export interface GoalsFitParams {
   /** L2 penalty on standardised slopes. Default `1e-3`. */
   l2: number;

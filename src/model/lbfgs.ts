@@ -1,9 +1,7 @@
 /** Objective for {@link minimizeLbfgs}: writes the gradient into `grad` and returns the value. */
 type Objective = (x: Float64Array, grad: Float64Array) => number;
 
-/** Stop when the relative decrease of the objective is below this. */
 const REL_TOL = 1e-10;
-/** History pairs kept. */
 const MEMORY = 10;
 
 /**

@@ -10,10 +10,7 @@ export function logLoss(probs: readonly Probabilities[], labels: readonly number
   return s / probs.length;
 }
 
-/**
- * Ranked probability score over the ordered outcomes home, draw, away: mean over matches of
- * ½ Σ_{k=1..2} (cumulative forecast − cumulative outcome)². 0 is perfect, lower is better.
- */
+/** Ranked probability score: mean over matches of ½ Σ_k (cumulative forecast − cumulative outcome)². */
 export function rps(probs: readonly Probabilities[], labels: readonly number[]): number {
   let s = 0;
   for (let i = 0; i < probs.length; i++) {

@@ -6,33 +6,18 @@ import { fitPreprocessor, type Preprocessor, preprocessedWidth, transform } from
 /** Version of the serialised artifact layout; bump on any incompatible change. */
 export const MODEL_FORMAT_VERSION = 1;
 
-/** Training parameters; all optional. */
-export interface TrainParams {
-  /** Model family (see `families/index.ts`). Default `multinomial_logit`. */
-  family?: ModelFamilyName;
-  /** L2 penalty on standardised coefficients (objective = mean NLL + l2/2·‖w‖²). Default `0.01`. */
-  l2?: number;
-  /** Add 0/1 missing indicators for features missing in training. Default `true`. */
-  missingIndicators?: boolean;
-  /** Recency weighting: a match `halfLifeDays` older than the newest counts half. Default `0` (off). */
-  halfLifeDays?: number;
-  /**
-   * Multinomial only: the market's log-odds (`mkt_logit_home_away`, `mkt_log_draw_away`) as a fixed
-   * offset, so the L2 penalty shrinks towards the market rather than equal odds. Default `false`.
-   */
-  marketOffset?: boolean;
-  /** L-BFGS iteration cap. Default `300`. */
-  maxIter?: number;
-  /** L-BFGS gradient tolerance (max abs component). Default `1e-5`: tighter changes log loss only in the 7th decimal. */
-  gradTol?: number;
-}
-
 /** Resolved parameters as stored in the artifact and registry. */
 export interface ResolvedParams extends FitParams {
+  /** Model family (see `families/index.ts`). Default `multinomial_logit`. */
   family: ModelFamilyName;
+  /** Add 0/1 missing indicators for features missing in training. Default `true`. */
   missingIndicators: boolean;
+  /** Recency weighting: a match `halfLifeDays` older than the newest counts half. Default `0` (off). */
   halfLifeDays: number;
 }
+
+/** Training parameters; all optional. */
+export type TrainParams = Partial<ResolvedParams>;
 
 export function resolveParams(p: TrainParams = {}): ResolvedParams {
   return {
@@ -57,10 +42,7 @@ export interface Model {
   state: object;
 }
 
-/**
- * Fits preprocessing and the family's classifier on inputs `X` (NaN = missing) and labels `y`.
- * `warmStart`, a model of the same family, only saves iterations. Deterministic: same inputs, same model.
- */
+/** Fits preprocessing and the family on inputs `X` (NaN = missing); `warmStart` only saves iterations. */
 export function trainModel(
   X: readonly Float64Array[],
   y: ArrayLike<number>,
@@ -111,22 +93,11 @@ export function serializeModel(model: Model): string {
 
 /** Parses an artifact written by {@link serializeModel}; throws MC_ERR_MODEL_UNAVAILABLE on an unknown format or family. */
 export function deserializeModel(json: string): Model {
-  let raw: Record<string, unknown>;
-  try {
-    raw = JSON.parse(json) as Record<string, unknown>;
-  } catch (err) {
-    throw new MatchcastError('MC_ERR_MODEL_UNAVAILABLE', 'model artifact is not valid JSON', { cause: err });
-  }
-  if (!raw || raw.format_version !== MODEL_FORMAT_VERSION) {
-    throw new MatchcastError(
-      'MC_ERR_MODEL_UNAVAILABLE',
-      `unsupported model format_version ${String(raw?.format_version)}`,
-    );
-  }
+  const raw = parseArtifact(json, MODEL_FORMAT_VERSION, 'model');
   const { format_version, feature_names, params, preprocessor, n_train, family, ...fields } = raw;
   const impl = modelFamily(family);
   return {
-    format_version,
+    format_version: format_version as number,
     feature_names: feature_names as string[],
     params: params as ResolvedParams,
     preprocessor: preprocessor as Preprocessor,
@@ -134,6 +105,23 @@ export function deserializeModel(json: string): Model {
     family: impl.name as ModelFamilyName,
     state: impl.parse(fields),
   };
+}
+
+/** The JSON object of a `what` artifact of format `version`; MC_ERR_MODEL_UNAVAILABLE when it is not one. */
+export function parseArtifact(text: string, version: number, what: string): Record<string, unknown> {
+  let raw: Record<string, unknown>;
+  try {
+    raw = JSON.parse(text) as Record<string, unknown>;
+  } catch (err) {
+    throw new MatchcastError('MC_ERR_MODEL_UNAVAILABLE', `${what} artifact is not valid JSON`, {
+      cause: err,
+    });
+  }
+  if (raw?.format_version !== version) {
+    const found = String(raw?.format_version);
+    throw new MatchcastError('MC_ERR_MODEL_UNAVAILABLE', `unsupported ${what} format_version ${found}`);
+  }
+  return raw;
 }
 
 /** Weights 0.5^(age / halfLifeDays) by kick-off time relative to the newest row; undefined when halfLifeDays ≤ 0. */

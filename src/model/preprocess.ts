@@ -9,7 +9,6 @@ export interface Preprocessor {
   scales: number[];
 }
 
-/** Number of columns the preprocessor emits. */
 export function preprocessedWidth(p: Preprocessor): number {
   return p.medians.length + p.indicators.length;
 }

@@ -15,14 +15,10 @@ export interface TrainAndValidateResult {
   /** Refit on every result known at `asOf`. */
   model: Model;
   /**
-   * Out-of-sample metrics on the validation window: log_loss, rps, brier, roc_auc_ovr, accuracy, n,
-   * n_train; `market_*` = de-margined pre-match odds (closing when known, else opening) on the
-   * validation matches that have them (`market_n`), `model_on_market_*` = the model on that same
-   * subset; `market_open_*` / `market_close_*` likewise for opening and closing odds, with the model on
-   * each of those subsets as `model_on_open_*` / `model_on_close_*`.
+   * Out-of-sample metrics on the validation window, and `market_*` (pre-match), `market_open_*` and
+   * `market_close_*` odds beside `model_on_{market,open,close}_*` on the matches that have them.
    */
   metrics: Record<string, number>;
-  /** Resolved training parameters as strings (registry format). */
   params: Record<string, string>;
   featureNames: string[];
   /** The refit saw only results known at this instant (= `asOf`); it serves rows predicted from then on. */
@@ -30,11 +26,7 @@ export interface TrainAndValidateResult {
   validationWindow: { from: Date; to: Date };
 }
 
-/**
- * Time-based validation: trains on the results known at `asOf − validationDays`, measures on the
- * labelled rows predicted in `[asOf − validationDays, asOf)` whose results are known at `asOf`, then
- * refits on every result known at `asOf`.
- */
+/** Trains on results known at `asOf − validationDays`, measures on rows predicted since, refits at `asOf`. */
 export function trainAndValidate(
   rows: readonly FeatureRow[],
   options: TrainAndValidateOptions,

@@ -36,20 +36,15 @@ interface BacktestFold {
 export interface WalkForwardResult {
   predictions: BacktestPrediction[];
   folds: BacktestFold[];
-  /**
-   * `overall` and `by_region[region_id]`: model metrics on all labelled predicted matches (`model_*`),
-   * and on the matches with both opening and closing odds: `both_model_*`, `open_*`, `close_*`.
-   */
+  /** `model_*` on labelled matches; `both_model_*`, `open_*`, `close_*` on those with both lines. */
   metrics: { overall: Record<string, number>; by_region: Record<string, Record<string, number>> };
   params: Record<string, string>;
   featureNames: string[];
 }
 
 /**
- * Walk-forward backtest: at each refit date a model is trained only on the results known then
- * (kick-off + RESULT_LAG_MS at or before it), and predicts the rows whose prediction time lies between
- * it and the next refit date. Features are point-in-time already (built from what existed at each
- * row's prediction time), so nothing unknown at a row's prediction time reaches it or its fold's model.
+ * Walk-forward backtest: at each refit date a model trained on the results known then predicts the rows
+ * whose prediction time lies before the next one (features are point-in-time already).
  */
 export function walkForwardBacktest(
   rows: readonly FeatureRow[],

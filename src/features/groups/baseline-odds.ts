@@ -1,9 +1,6 @@
 import { featureGroup } from '../feature-group.js';
 
-/**
- * De-margined opening, closing and pre-match odds: evaluation baselines only, never model inputs
- * (closing odds are not known when a match is first predicted; `MODEL_FEATURE_NAMES` leaves them out).
- */
+/** De-margined opening, closing and pre-match odds: baselines that `MODEL_FEATURE_NAMES` leaves out. */
 export const baselineOddsGroup = featureGroup({
   name: 'baseline_odds',
   columns: [

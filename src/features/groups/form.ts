@@ -22,7 +22,6 @@ export const formGroup = featureGroup({
     'form_venue_gd_home',
     'form_venue_gd_away',
   ],
-  /** Played matches, newest last (only the last `formWindow` per venue are read). */
   newTeam: (): { games: PlayedGame[] } => ({ games: [] }),
   values({ home: h, away: a, settings }, out) {
     const n = settings.formWindow;

@@ -8,11 +8,8 @@ const ETA = 0.45;
 const ETA_REGION = 0.01;
 
 /**
- * Goal ratings as 1X2 inputs: per team attack/defence and per region goal level and home terms (log
- * goals), moved after a played match towards the two Poisson means its CLOSING 1X2 and O/U 2.5 prices
- * imply — the goals model's ratings (model/goals/goal-inputs.ts), folded in once the match's result is
- * known like every rating here. `gr_sup` = log(λh/λa), `gr_total` = log(λh + λa) of this match.
- * Chosen on 2013-07..2019-07 and confirmed on 2019-07..2021-07 (docs/model-quality.md).
+ * The goals model's ratings (attack/defence, region goal level and home terms) as 1X2 inputs, moved towards
+ * the means a played match's CLOSING prices imply. `gr_sup` = log(λh/λa), `gr_total` = log(λh + λa).
  */
 export const goalRatingGroup = featureGroup({
   name: 'goal_rating',

@@ -1,11 +1,6 @@
 import { featureGroup } from '../feature-group.js';
 
-/**
- * Goals-market view at the match's prediction time: de-margined P(over 2.5 goals) and
- * P(both teams score) of the latest O/U 2.5 and BTTS observations made at or before it (null when none;
- * BTTS is quoted from 2012-13 in the shared data). Inputs of the goals model; left out of the 1X2
- * model's default inputs (`MODEL_FEATURE_NAMES`).
- */
+/** De-margined P(over 2.5) and P(both score) at the prediction time: goals-model inputs, not 1X2 ones. */
 export const goalsMarketGroup = featureGroup({
   name: 'goals_market',
   columns: ['gm_over25', 'gm_btts'],

@@ -10,10 +10,7 @@ import { piGroup } from './pi.js';
 import { restGroup } from './rest.js';
 import { seasonGroup } from './season.js';
 
-/**
- * Every feature group, in column order. Values are computed in this order (a group may read the
- * columns of groups above it from `ctx.row`). Add a group: one file beside this one and one line here.
- */
+/** Every feature group, in column order: values are computed in it (a group may read those above it). */
 export const FEATURE_GROUPS = [
   eloGroup,
   piGroup,

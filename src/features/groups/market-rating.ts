@@ -1,10 +1,7 @@
 import { featureGroup } from '../feature-group.js';
 import { supremacy } from '../market-ratings.js';
 
-/**
- * Market-implied supremacy ŝ = h_region + R_home − R_away, moved by the CLOSING odds of earlier,
- * already kicked-off matches (see market-ratings.ts); `mr_sup_gap` = ŝ minus this match's market view.
- */
+/** Market-implied supremacy (market-ratings.ts); `mr_sup_gap` = ŝ minus this match's market view. */
 export const marketRatingGroup = featureGroup({
   name: 'market_rating',
   columns: ['mr_sup', 'mr_sup_gap'],
@@ -24,7 +21,6 @@ export const marketRatingGroup = featureGroup({
   update({ home: h, away: a, region, row, settings }) {
     const { odds_close_home: ch, odds_close_draw: cd, odds_close_away: ca } = row;
     if (ch === null || cd === null || ca === null) return;
-    // The error e = s − ŝ of the rating's prediction against the closing line.
     const e = supremacy([ch, cd, ca]) - (region.mrHome + h.mr - a.mr);
     h.mr += settings.marketRating.eta * e;
     a.mr -= settings.marketRating.eta * e;

@@ -1,10 +1,6 @@
 import { featureGroup } from '../feature-group.js';
 
-/**
- * The model's market view: the de-margined 1X2 odds of the latest observation made at or before the
- * match's prediction time (the opening line at the default `early` horizon, the closing line at
- * `kickoff`), never a later one; log-odds forms, the overround and a missing flag.
- */
+/** The model's market view: the de-margined 1X2 odds of the latest observation by the prediction time. */
 export const marketGroup = featureGroup({
   name: 'market',
   columns: [

@@ -17,17 +17,12 @@ export interface DixonColesMarketState {
 
 const lg = (x: number) => Math.log(Math.max(x, 1e-6));
 
-/** Inputs per side in {@link sideDesign}. */
 const SIDE_INPUTS = 4;
 
 /** Fewest finished matches a fit accepts (fewer: the walk-forward skips the fold, the stage skips). */
 export const MIN_TRAIN_MATCHES = 50;
 
-/**
- * Inputs of one side's regression, written into `out` at `offset`: log of the opening-implied mean
- * of this side (the ratings' mean when the opening prices are missing), log of the ratings' means of
- * this side and of the other, and a missing-prices indicator.
- */
+/** One side's inputs: logs of the opening-implied mean (else rated) and both rated means; a missing flag. */
 function sideDesign(
   input: GoalInput,
   side: 0 | 1,
@@ -66,11 +61,7 @@ function fitRho(train: readonly GoalInput[], lam: ReadonlyArray<[number, number]
   return (lo + hi) / 2;
 }
 
-/**
- * Dixon–Coles score model whose means come from a Poisson regression on the opening 1X2 + O/U 2.5
- * implied means and the closing-line goal ratings, and whose ρ is per region from recent closing BTTS
- * prices (both chosen on 2015-07..2021-07, docs/model-quality.md).
- */
+/** Dixon–Coles: means from a Poisson regression on opening-implied means and goal ratings; ρ per region. */
 export const dixonColesMarket: GoalsFamily<DixonColesMarketState, 'dixon_coles_market'> = {
   kind: 'goals',
   name: 'dixon_coles_market',

@@ -16,10 +16,7 @@ export interface MultinomialState {
   offset_inputs: [number, number] | null;
 }
 
-/**
- * The champion family: softmax over home/draw/away on the preprocessed inputs; with `marketOffset`
- * the market's log-odds are a fixed offset, so the fit learns corrections to the market.
- */
+/** Softmax over home/draw/away; with `marketOffset` the fit learns corrections to the market's log-odds. */
 export const multinomialLogit: ModelFamily<MultinomialState, 'multinomial_logit'> = {
   kind: '1x2',
   name: 'multinomial_logit',
@@ -76,10 +73,7 @@ function offsetOf(x: ArrayLike<number>, idx: readonly [number, number]): [number
   return Number.isFinite(a) && Number.isFinite(b) ? [a, b, 0] : [0, 0, 0];
 }
 
-/**
- * Multinomial logistic regression, softmax over 3 classes, objective = mean NLL + (l2/2)·‖W‖²
- * (intercepts unpenalised). Returns coefficients `[class][0 = intercept, 1..d]`.
- */
+/** Multinomial logistic regression, objective = mean NLL + (l2/2)·‖W‖² (intercepts unpenalised). */
 function fitMultinomial(
   X: Design,
   y: ArrayLike<number>,
@@ -169,7 +163,6 @@ function fitMultinomial(
   return [0, 1, 2].map((k) => Array.from(x.subarray(k * w, (k + 1) * w)));
 }
 
-/** Softmax of three scores, shifted by their maximum. */
 export function softmax3(s: readonly number[]): [number, number, number] {
   const mx = Math.max(s[0], s[1], s[2]);
   const e0 = Math.exp(s[0] - mx);

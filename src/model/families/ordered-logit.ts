@@ -18,17 +18,13 @@ interface OrderedCoef {
 
 const sigmoid = (t: number): number => (t >= 0 ? 1 / (1 + Math.exp(-t)) : Math.exp(t) / (1 + Math.exp(t)));
 
-/** (home, draw, away) of an ordered logit with latent score `eta` and cut points `cuts`. */
 export function orderedProbabilities(eta: number, cuts: readonly [number, number]): [number, number, number] {
   const f1 = sigmoid(cuts[0] - eta);
   const f2 = sigmoid(cuts[1] - eta);
   return [1 - f2, f2 - f1, f1];
 }
 
-/**
- * Ordered logit over away < draw < home (goal difference order), objective = mean NLL + (l2/2)·‖β‖².
- * θ₂ = θ₁ + exp(δ) keeps the cut-points ordered.
- */
+/** Ordered logit, objective = mean NLL + (l2/2)·‖β‖²; θ₂ = θ₁ + exp(δ) keeps the cut-points ordered. */
 function fitOrdered(
   X: Design,
   y: ArrayLike<number>,

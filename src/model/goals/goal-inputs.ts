@@ -1,11 +1,7 @@
 import type { Match, OddsRecord } from '../../domain/index.js';
 import { earlyPredictionTime, impliedMeans, twoWay } from '../../features/index.js';
 
-/**
- * The goals model's inputs of one match, all known at its prediction time (the early horizon):
- * the means implied by its OPENING 1X2 and over/under 2.5 prices (null when either is missing),
- * and goal ratings built from the CLOSING lines of matches kicked off by then only.
- */
+/** A match's goals-model inputs at its prediction time: OPENING-implied means, CLOSING-line ratings. */
 export interface GoalInput {
   match_id: number;
   region_id: number;
@@ -27,7 +23,6 @@ export interface GoalInput {
   away_goals: number | null;
 }
 
-/** Parameters of the closing-line goal ratings. */
 export interface GoalRatingParams {
   /** Share of a closing-line surprise (log mean units) each team's attack/defence absorbs. Default `0.45`. */
   eta: number;
@@ -65,9 +60,8 @@ function oneXTwo(
 }
 
 /**
- * The means implied by the prices of `o` a user could see at the early horizon (the live worker shares
- * the rule); null when either market is missing. Those prices are the opening ones, or the source's
- * latest (`odd_*`) only when it has no closing price (so `odd_*` is not the closing line).
+ * The means implied by the prices of `o` seen at the early horizon: the opening ones, else `odd_*` only
+ * when there is no closing price (so `odd_*` is not the closing line); null when a market is missing.
  */
 export function openingMeans(o: OddsRecord | undefined): [number, number] | null {
   if (!o) return null;
@@ -81,9 +75,8 @@ export function openingMeans(o: OddsRecord | undefined): [number, number] | null
 }
 
 /**
- * One {@link GoalInput} per match in kick-off order (ties by id), predicted at the early horizon. All
- * matches of one kick-off see the ratings before any of them; a match kicked off before `asOf` moves
- * them by its closing lines for the matches predicted at or after its kick-off only.
+ * One {@link GoalInput} per match in kick-off order (ties by id); a kick-off's closing lines move the
+ * ratings for matches predicted at or after it only (so not for matches of the same kick-off).
  */
 export function buildGoalInputs(
   matches: readonly Match[],

@@ -1,6 +1,7 @@
 import { MatchcastError, RESULT_LAG_MS } from '../../domain/index.js';
 import { DEFAULT_GOALS_FAMILY, type GoalsFamilyName, goalsFamily } from '../families/index.js';
 import type { GoalsFitParams, GoalsPrediction } from '../family.js';
+import { parseArtifact } from '../model.js';
 import {
   DEFAULT_GOAL_RATING,
   GOAL_INPUTS_VERSION,
@@ -72,18 +73,7 @@ export function serializeGoalsModel(model: GoalsModel): string {
 }
 
 export function deserializeGoalsModel(text: string | Buffer): GoalsModel {
-  let raw: Record<string, unknown>;
-  try {
-    raw = JSON.parse(String(text)) as Record<string, unknown>;
-  } catch {
-    throw new MatchcastError('MC_ERR_MODEL_UNAVAILABLE', 'goals model artifact is not JSON');
-  }
-  if (raw?.format_version !== GOALS_FORMAT_VERSION) {
-    throw new MatchcastError(
-      'MC_ERR_MODEL_UNAVAILABLE',
-      `goals model format ${String(raw?.format_version)} unsupported`,
-    );
-  }
+  const raw = parseArtifact(String(text), GOALS_FORMAT_VERSION, 'goals model');
   const family = goalsFamily(raw.family);
   const rating = raw.rating as GoalRatingParams;
   if (typeof rating?.eta !== 'number' || typeof rating?.etaRegion !== 'number') {

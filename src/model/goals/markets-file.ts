@@ -1,18 +1,19 @@
+import type { ParquetColumn } from '../../storage/index.js';
+
 /** Column contract of `predictions/markets.parquet` (KEYS.markets): one row per match. */
-export const MARKETS_COLUMNS: readonly { name: string; type: 'int64' | 'double' | 'string' | 'timestamp' }[] =
-  [
-    { name: 'match_id', type: 'int64' },
-    { name: 'expected_home_goals', type: 'double' },
-    { name: 'expected_away_goals', type: 'double' },
-    { name: 'rho', type: 'double' },
-    { name: 'model_stage', type: 'string' },
-    { name: 'model_run_id', type: 'string' },
-    { name: 'training_cutoff', type: 'timestamp' },
-    { name: 'odd_over25', type: 'double' },
-    { name: 'odd_under25', type: 'double' },
-    { name: 'odd_btts_yes', type: 'double' },
-    { name: 'odd_btts_no', type: 'double' },
-  ];
+export const MARKETS_COLUMNS: readonly ParquetColumn[] = [
+  { name: 'match_id', type: 'int64' },
+  { name: 'expected_home_goals', type: 'double' },
+  { name: 'expected_away_goals', type: 'double' },
+  { name: 'rho', type: 'double' },
+  { name: 'model_stage', type: 'string' },
+  { name: 'model_run_id', type: 'string' },
+  { name: 'training_cutoff', type: 'timestamp' },
+  { name: 'odd_over25', type: 'double' },
+  { name: 'odd_under25', type: 'double' },
+  { name: 'odd_btts_yes', type: 'double' },
+  { name: 'odd_btts_no', type: 'double' },
+];
 
 /** One row of the markets file: the score matrix's parameters; every market follows from them. */
 export interface MarketsRow {

@@ -1,35 +1,24 @@
 import { MATRIX_SIZE } from '../../features/index.js';
+import type { MatchMarkets } from '../../schemas/index.js';
 
 /** Over/under total-goals lines every market view carries. */
 export const TOTAL_LINES = [0.5, 1.5, 2.5, 3.5, 4.5] as const;
 /** Asian handicap lines (home side's handicap); quarter lines split the stake over the two neighbours. */
 const ASIAN_LINES = [-2.5, -2, -1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2, 2.5] as const;
 
-/** One Asian handicap line from the home side's view: win / push / lose probabilities. */
-interface AsianLine {
-  line: number;
-  home_win: number;
-  push: number;
-  home_lose: number;
-  /** Fair decimal odds of the home side (push refunded): (win + lose) / win; null when win = 0. */
-  home_fair_odds: number | null;
-}
-
-/** Every market of one match, all derived from the same score matrix. */
-interface GoalsMarkets {
-  proba_home: number;
-  proba_draw: number;
-  proba_away: number;
-  /** P(total goals > line) for each of {@link TOTAL_LINES}; under = 1 − over. */
-  over: Record<string, number>;
-  btts_yes: number;
-  /** Draw-no-bet: P(home | not draw), P(away | not draw). */
-  dnb_home: number;
-  dnb_away: number;
-  asian: AsianLine[];
-  /** The `n` most likely scores, most likely first. */
-  top_scores: { home: number; away: number; proba: number }[];
-}
+/** Every market of one match, all derived from the same score matrix (as the API serves them). */
+type GoalsMarkets = Pick<
+  MatchMarkets,
+  | 'proba_home'
+  | 'proba_draw'
+  | 'proba_away'
+  | 'over'
+  | 'btts_yes'
+  | 'dnb_home'
+  | 'dnb_away'
+  | 'asian'
+  | 'top_scores'
+>;
 
 /** Derives every market from one score matrix (row = home goals, column = away goals). */
 export function marketsFromMatrix(m: Float64Array, topN = 5): GoalsMarkets {
@@ -83,7 +72,7 @@ export function marketsFromMatrix(m: Float64Array, topN = 5): GoalsMarkets {
 }
 
 /** Home side with handicap `line`: wins when (home − away) + line > 0, push when it is 0. */
-function asianLine(diff: Float64Array, line: number): AsianLine {
+function asianLine(diff: Float64Array, line: number): MatchMarkets['asian'][number] {
   let win = 0;
   let push = 0;
   let lose = 0;

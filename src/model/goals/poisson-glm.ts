@@ -7,14 +7,9 @@ export interface PoissonGlm {
   coef: number[];
 }
 
-/** Newton iterations cap. */
 const MAX_ITER = 30;
 
-/**
- * Fits log E[y] = b0 + Σ w_j z_j (z = standardised x) by Newton–Raphson, objective = mean NLL +
- * l2/2·‖w‖² on the standardised slopes. `x` is row-major n×p and must be finite (impute before).
- * Deterministic: same data, same bits.
- */
+/** Fits log E[y] = b0 + Σ w_j z_j by Newton–Raphson, objective = mean NLL + l2/2·‖w‖²; `x` finite, n×p. */
 export function fitPoissonGlm(x: Float64Array, p: number, y: ArrayLike<number>, l2: number): PoissonGlm {
   const n = y.length;
   const mean = new Array<number>(p).fill(0);

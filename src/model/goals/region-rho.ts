@@ -6,7 +6,6 @@ const REGION_RHO_DAYS = 365;
 /** Fewest such matches a region needs; with fewer it keeps the global ρ. */
 const REGION_RHO_MIN_MATCHES = 50;
 
-/** What the per-region ρ reads of one training match: its fitted means and de-margined closing BTTS. */
 interface RegionRhoRow {
   region_id: number;
   t: number;
@@ -28,11 +27,8 @@ function dixonColesBtts(lh: number, la: number, rho: number): number {
 const logit = (p: number) => Math.log(p / (1 - p));
 
 /**
- * One ρ per region: the value at which the matrices of the region's recent training matches carry, on
- * average in logit, the closing BTTS price of those matches (earlier matches only: the fit sees
- * finished matches). The closing line knows a league's low-score habits (Egypt, Italy) better than a
- * global ρ fitted on scores; ρ keeps each side's goal distribution, hence O/U and the means, unchanged.
- * Regions with too few priced matches are left out (they keep the global ρ).
+ * One ρ per region, at which its recent training matches' matrices carry their closing BTTS price on
+ * average in logit: the line knows a league's low-score habits better than a global ρ fitted on scores.
  */
 export function regionRhos(rows: readonly RegionRhoRow[]): Record<string, number> {
   let last = Number.NEGATIVE_INFINITY;

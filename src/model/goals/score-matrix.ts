@@ -19,11 +19,7 @@ export function rhoBounds(lh: number, la: number): [number, number] {
   return [lo, hi];
 }
 
-/**
- * The (MAX_GOALS+1)² score matrix, row-major `m[h * MATRIX_SIZE + a]`, of independent Poisson
- * goals with the Dixon–Coles correction; it is renormalised to sum to exactly 1 over 0..10 each side
- * (the truncated tail is < 1e-6 for means under 3.5). ρ is clamped into its valid range.
- */
+/** The score matrix `m[h * MATRIX_SIZE + a]` of Dixon–Coles-corrected Poisson goals, summing to 1. */
 export function scoreMatrix(lh: number, la: number, rho = 0): Float64Array {
   const ph = poissonPmf(lh);
   const pa = poissonPmf(la);

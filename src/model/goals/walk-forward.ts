@@ -36,10 +36,7 @@ export interface GoalsMetrics {
   by_region: Record<string, { ou25: MarketLossRow | null; btts: MarketLossRow | null }>;
 }
 
-/**
- * Walk-forward: a refit every `refitDays` from `from` on the results known at its cutoff, predicting
- * the finished matches whose prediction time is in [cutoff, cutoff + refitDays) ∩ [from, to).
- */
+/** Walk-forward: a refit every `refitDays` from `from` predicts the finished matches up to the next. */
 export function goalsWalkForward(
   inputs: readonly GoalInput[],
   opts: { from: Date; to: Date; refitDays?: number } & TrainGoalsOptions,
@@ -78,7 +75,6 @@ export function goalsWalkForward(
 
 const ll = (p: number, y: boolean) => -Math.log(Math.min(1 - 1e-12, Math.max(1e-12, y ? p : 1 - p)));
 
-/** Paired bootstrap 95 % interval of the mean of `d` (fixed seed). */
 const pairedBootstrap = (d: readonly number[]) =>
   bootstrapInterval(d, { resamples: 1000, level: 0.95, seed: 20260101 });
 
@@ -88,6 +84,12 @@ export function goalsMetrics(inputs: readonly GoalInput[], rows: readonly GoalsB
   type Acc = { m: number[]; o: number[]; c: number[] };
   const acc = () => ({ ou25: { m: [], o: [], c: [] } as Acc, btts: { m: [], o: [], c: [] } as Acc });
   const all = acc();
+  const add = (a: Acc, p: number, open: number | null, close: number | null, y: boolean) => {
+    if (open === null || close === null) return;
+    a.m.push(ll(p, y));
+    a.o.push(ll(open, y));
+    a.c.push(ll(close, y));
+  };
   const regions = new Map<number, ReturnType<typeof acc>>();
   for (const p of rows) {
     const r = byId.get(p.match_id);
@@ -101,16 +103,8 @@ export function goalsMetrics(inputs: readonly GoalInput[], rows: readonly GoalsB
     const over = r.home_goals + r.away_goals > 2.5;
     const btts = r.home_goals > 0 && r.away_goals > 0;
     for (const a of [all, reg]) {
-      if (r.line.ou_open !== null && r.line.ou_close !== null) {
-        a.ou25.m.push(ll(mk.over['2.5'], over));
-        a.ou25.o.push(ll(r.line.ou_open, over));
-        a.ou25.c.push(ll(r.line.ou_close, over));
-      }
-      if (r.line.btts_open !== null && r.line.btts_close !== null) {
-        a.btts.m.push(ll(mk.btts_yes, btts));
-        a.btts.o.push(ll(r.line.btts_open, btts));
-        a.btts.c.push(ll(r.line.btts_close, btts));
-      }
+      add(a.ou25, mk.over['2.5'], r.line.ou_open, r.line.ou_close, over);
+      add(a.btts, mk.btts_yes, r.line.btts_open, r.line.btts_close, btts);
     }
   }
   const mean = (x: number[]) => x.reduce((s, v) => s + v, 0) / x.length;
@@ -141,7 +135,6 @@ interface LineFigures {
 
 /** What the goals promotion guard reads: O/U 2.5 log loss of out-of-sample rows and the lines beside it. */
 export interface Ou25Figures {
-  /** Finished matches among `rows`, and their log loss (NaN when none). */
   n: number;
   log_loss: number;
   /** The model beside the opening (closing) line, on the matches with that line. */
@@ -149,10 +142,7 @@ export interface Ou25Figures {
   close: LineFigures | null;
 }
 
-/**
- * O/U 2.5 log loss of out-of-sample `rows` on their finished matches. Unlike {@link goalsMetrics}
- * (matches with both lines), each line counts every match that has it, as the promotion guard asks.
- */
+/** O/U 2.5 log loss of out-of-sample `rows`; each line counts every match that has it (not only both). */
 export function ou25Figures(
   inputs: readonly GoalInput[],
   rows: readonly (GoalsPrediction & { match_id: number })[],
