@@ -12,10 +12,7 @@ export function embeddedDbDir(config: Pick<Config, 'dataDir'>): string {
 
 /** Options of {@link openDatabase}. */
 export interface OpenDatabaseOptions {
-  /**
-   * Schema to create (when missing) and work in via `search_path`; lower-case `[a-z_][a-z0-9_]*`.
-   * Tests use a unique one each. Default `public`.
-   */
+  /** Schema to create (when missing) and work in via `search_path`, `[a-z_][a-z0-9_]*`. Default `public`. */
   schema?: string;
   /** Use an in-memory PGlite even when `DATABASE_URL` is set (tests). Default `false`. */
   memory?: boolean;

@@ -1,10 +1,7 @@
 import { ERROR_CATALOGUE, type ErrorCode, isMatchcastError, MatchcastError } from '../domain/index.js';
 import type { TaskFailure } from './task-types.js';
 
-/**
- * Worker error codes that reach the caller as they are; anything else — a corrupt model artifact, a
- * registry the worker cannot read — is a failed task, 500 MC_ERR_TASK_FAILED (spec §7).
- */
+/** Worker error codes that reach the caller as they are; anything else is MC_ERR_TASK_FAILED (spec §7). */
 const PASS_THROUGH: ReadonlySet<string> = new Set<ErrorCode>([
   'MC_ERR_MATCH_NOT_FOUND',
   'MC_ERR_TASK_EXPIRED',

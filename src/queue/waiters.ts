@@ -35,9 +35,8 @@ export class TaskWaiters {
   }
 
   /**
-   * Marks a task as submitted by this process: its outcome reaches the outcome listeners once, and
-   * (when `awaited`, the default) is kept until claimed by `wait`. An unawaited (async) task is
-   * tracked for an hour so that a result arriving late is still observed.
+   * Marks a task of this process: its outcome reaches the listeners once and, when `awaited` (default), is
+   * kept until claimed by `wait`. An async task is tracked for an hour, so a late result is still observed.
    */
   track(taskId: string, name?: TaskName, options: { awaited?: boolean } = {}): void {
     const keep = options.awaited !== false;

@@ -22,7 +22,7 @@ function uniqueQueue(): string {
 }
 
 function open(queueName: string, callTimeoutMs?: number): TaskQueue {
-  const q = createBullmqQueue(REDIS_URL!, { queueName, callTimeoutMs });
+  const q = createBullmqQueue(REDIS_URL!, { queueName, brokerTimeoutMs: callTimeoutMs });
   closers.push(() => dropQueueKeys(REDIS_URL, queueName));
   closers.push(() => q.close());
   return q;

@@ -30,9 +30,8 @@ export interface RunningWorker {
 }
 
 /**
- * The BullMQ consumer: takes `ml` jobs from Redis and runs them with `runtime` (whose registry the
- * caller has checked) and replies on the producer's channel. `/monitoring/celery/*` lists it through
- * BullMQ's own worker listing (its connection carries `name`). Fails (rejects) with a clear message when Redis cannot be reached.
+ * The BullMQ consumer: runs `ml` jobs with `runtime` (registry checked by the caller) and replies on the
+ * producer's channel; listed by `/monitoring/celery/*` under `name`. Rejects when Redis cannot be reached.
  */
 export async function startBullmqConsumer(
   config: Config,
