@@ -116,21 +116,15 @@ function isDatabase(db: Queryable): db is Database {
 
 /** Reads and writes the `matches` table (and the `regions` it references). */
 export class MatchesRepository {
-  /**
-   * @param db a {@link Database} (each upsert then runs in its own transaction) or the `tx` of a
-   *   running transaction (the caller owns atomicity).
-   * @param batchSize rows per upsert statement. Default `2000`.
-   */
+  /** `db`: a {@link Database} (an upsert is one transaction) or a running `tx`. */
   constructor(
     private readonly db: Queryable,
     private readonly batchSize = 2000,
   ) {}
 
   /**
-   * Inserts new matches and updates changed ones, keyed on the natural key (region, tournament,
-   * start time, home, away) so a match keeps its id across re-ingests. Idempotent: upserting the
-   * same rows again reports them all `unchanged`. Within one call the last row of a key wins.
-   * `force` lets a row change or erase the result of a FINISHED match (kept by default).
+   * Upserts on the natural key, so a match keeps its id across re-ingests (idempotent; the last row of a key
+   * wins). Only `force` lets a row change or erase the result of a FINISHED match.
    */
   async upsertMatches(
     rows: readonly MatchUpsert[],

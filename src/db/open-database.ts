@@ -23,9 +23,8 @@ export interface OpenDatabaseOptions {
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /**
- * Opens the relational database and applies pending migrations: PostgreSQL when `config.databaseUrl`
- * is set, else PGlite on disk under `<config.dataDir>/db` (or in memory with `memory: true`).
- * Connecting is bounded by `config.dbTimeoutMs`; an unreachable server throws `MC_ERR_DATABASE_UNAVAILABLE`.
+ * Opens and migrates PostgreSQL when `DATABASE_URL` is set, else PGlite under `<DATA_DIR>/db` (or in memory);
+ * connecting is bounded by `DB_TIMEOUT_MS`, then `MC_ERR_DATABASE_UNAVAILABLE`.
  */
 export async function openDatabase(config: Config, options: OpenDatabaseOptions = {}): Promise<Database> {
   const schema = options.schema ?? 'public';

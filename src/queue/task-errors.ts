@@ -49,12 +49,7 @@ export function toTaskFailure(err: unknown): TaskFailure {
   return { code: 'MC_ERR_TASK_FAILED', error: err instanceof Error ? err.message : String(err) };
 }
 
-/** A failure as one string: BullMQ keeps only the message (`failedReason`) of a failed job. */
-export function encodeTaskFailure(failure: TaskFailure): string {
-  return JSON.stringify(failure);
-}
-
-/** Reverses {@link encodeTaskFailure}; a foreign reason (e.g. "job stalled more than allowable limit") stays readable. */
+/** Reads a failure kept as JSON in `failedReason`; a foreign reason (e.g. "job stalled…") stays readable. */
 export function decodeTaskFailure(reason: string | undefined): TaskFailure {
   if (reason?.startsWith('{')) {
     try {

@@ -17,9 +17,8 @@ interface Waiter {
 }
 
 /**
- * Callers waiting for task results, keyed by task id, fed by one shared event listener (no listener
- * per call, so nothing leaks). Outcomes of tasks this process submitted that arrive before anyone
- * waits are kept briefly, so a fast worker cannot beat `wait`.
+ * Callers waiting for task results, fed by one shared listener (none per call, so nothing leaks); an outcome
+ * arriving before its `wait` is kept briefly, so a fast worker cannot beat `wait`.
  */
 export class TaskWaiters {
   private readonly waiting = new Map<string, Set<Waiter>>();

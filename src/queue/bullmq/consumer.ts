@@ -5,13 +5,7 @@ import { Redis } from 'ioredis';
 import type { Config } from '../../config.js';
 import { MatchcastError, withTimeout } from '../../domain/index.js';
 import type { Logger } from '../../logger.js';
-import {
-  encodeTaskFailure,
-  expiredFailure,
-  isExpiredPayload,
-  isPermanentTaskError,
-  toTaskFailure,
-} from '../task-errors.js';
+import { expiredFailure, isExpiredPayload, isPermanentTaskError, toTaskFailure } from '../task-errors.js';
 import type { TaskName, TaskRunner } from '../task-queue.js';
 import { bullConnection, redisOptions, replyChannelPrefix, type TaskReply } from './protocol.js';
 
@@ -75,7 +69,8 @@ export async function startBullmqConsumer(
     } catch (err) {
       const failure = toTaskFailure(err);
       reply(replyTo, { id: String(job.id), ok: false, failure });
-      const reason = encodeTaskFailure(failure);
+      // BullMQ keeps only the message (`failedReason`) of a failed job.
+      const reason = JSON.stringify(failure);
       // A missing match will be missing on every retry: fail for good.
       throw isPermanentTaskError(err) ? new UnrecoverableError(reason) : new Error(reason);
     }

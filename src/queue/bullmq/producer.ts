@@ -7,7 +7,7 @@ import type { Logger } from '../../logger.js';
 import { decodeTaskFailure, queueFull } from '../task-errors.js';
 import { type TaskOutcome, type TaskQueue, taskStatus, type WorkerInfo } from '../task-queue.js';
 import { TaskWaiters } from '../waiters.js';
-import { redisOptions, replyChannelOf, type TaskReply } from './protocol.js';
+import { redisOptions, replyChannelPrefix, type TaskReply } from './protocol.js';
 
 /** The settings the producer reads (defaults: those of `src/config.ts`), and its logger. */
 type BullmqQueueOptions = Partial<
@@ -49,7 +49,7 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
 
   // Workers publish to the job's `reply_to`, so the API parses only its own results (`wait` polls for a
   // reply lost in a reconnect); subscribed once Redis answers, so a queue never connected closes at once.
-  const replyChannel = replyChannelOf(queueName, randomUUID());
+  const replyChannel = `${replyChannelPrefix(queueName)}${randomUUID()}`;
   let sub: Redis | undefined;
   let closed = false;
   const startReplies = () => {

@@ -4,12 +4,7 @@ import type { RedisOptions as BullRedisOptions } from 'bullmq';
 import type { RedisOptions } from 'ioredis';
 import type { TaskFailure } from '../task-types.js';
 
-/** The pub/sub channel on which workers publish the results of one API process's tasks. */
-export function replyChannelOf(queueName: string, processId: string): string {
-  return `${replyChannelPrefix(queueName)}${processId}`;
-}
-
-/** What every reply channel of the queue starts with (a worker publishes to no other channel). */
+/** What the reply channel of every API process starts with (a worker publishes to no other channel). */
 export function replyChannelPrefix(queueName: string): string {
   return `matchcast:${queueName}:reply:`;
 }
