@@ -10,9 +10,8 @@ export interface DeferredDatabaseOptions {
 }
 
 /**
- * Opens the database or, when unreachable, a stand-in failing every call fast with that error while it
- * retries opening, so a process started in an outage picks the database up without a restart. Any other
- * failure (bad credentials, bad schema name) is a configuration error and thrown.
+ * Opens the database or, when unreachable, a stand-in failing every call fast while it retries opening, so
+ * a process started in an outage needs no restart. Other failures (bad credentials, schema) are thrown.
  */
 export async function openDatabaseDeferred(
   open: () => Promise<Database>,

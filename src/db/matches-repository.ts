@@ -45,10 +45,8 @@ const MATCH_COLUMNS = `id, region_id, region_name, tournament_name, season, star
   home_team_name, away_team_name, status, home_score, away_score`;
 
 /**
- * One statement per batch (parallel arrays through unnest()). DO UPDATE's WHERE skips identical rows (their
- * `updated_at` stays) and, unless $11 (force), finished ones: in the statement, so no concurrent writer slips
- * past ingest's conflict check. The outer SELECT sees the table before the insert, giving an unchanged row's
- * id (absent from RETURNING); `xmax = 0` marks an inserted row.
+ * unnest() batches; DO UPDATE's WHERE skips identical rows and, unless $11 (force), finished ones (in the
+ * statement, against concurrent writers). The outer SELECT gives unchanged rows' ids; `xmax = 0`: inserted.
  */
 const UPSERT_SQL = `
 WITH input AS (

@@ -183,7 +183,7 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 10,
     name: 'sources and team aliases',
     statements: [
-      // A source and what its polls left: the last good body's validators (If-None-Match / If-Modified-Since),
+      // A source and what its polls left: the last good body's validators (If-None-Match/If-Modified-Since),
       // size, hash and header (growth or fault), and the last poll's outcome.
       `CREATE TABLE sources (
          name text PRIMARY KEY,

@@ -80,10 +80,7 @@ export class TaskWaiters {
     if (tracked?.keep) this.early.set(taskId, { outcome, at: Date.now() });
   }
 
-  /**
-   * Waits for the outcome of `taskId` for at most `timeoutMs`; `poll` (optional) is called every
-   * `pollMs` and may return an outcome found another way (events missed during a reconnect).
-   */
+  /** Waits at most `timeoutMs`; `poll`, every `pollMs`, may find an outcome missed during a reconnect. */
   wait<T>(
     taskId: string,
     timeoutMs: number,

@@ -20,9 +20,8 @@ export interface PutOptions {
 }
 
 /**
- * The object store port: files written once under unique keys (what changes lives in the database). Every
- * driver validates keys (MC_ERR_INVALID_KEY) and writes atomically (of two puts of one key the last stays);
- * an unreachable store throws MC_ERR_STORE_UNAVAILABLE within a timeout.
+ * Files written once (what changes lives in the database), under keys every driver validates, atomically:
+ * of two puts of one key the last stays. An unreachable store: MC_ERR_STORE_UNAVAILABLE within a timeout.
  */
 export interface ObjectStore {
   readonly kind: 'fs' | 's3';

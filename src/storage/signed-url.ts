@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Config } from '../config.js';
 import { type Bucket, MatchcastError } from '../domain/index.js';
 import { validateBucket, validateKey } from './keys.js';
 
@@ -76,17 +77,11 @@ export function verifySignedUrl(options: VerifySignedUrlOptions): SignedUrlVerdi
 
 const secretCache = new Map<string, string>();
 
-/** Minimal config slice {@link resolveUrlSigningSecret} needs. */
-interface SigningSecretConfig {
-  urlSigningSecret: string | undefined;
-  dataDir: string;
-}
-
 /**
  * `URL_SIGNING_SECRET`, else `<DATA_DIR>/url-signing.secret` (32 random bytes as hex, mode 0600), created
  * exclusively (temp file + link) on first use, so processes starting together agree on one.
  */
-export function resolveUrlSigningSecret(config: SigningSecretConfig): string {
+export function resolveUrlSigningSecret(config: Pick<Config, 'urlSigningSecret' | 'dataDir'>): string {
   if (config.urlSigningSecret) return config.urlSigningSecret;
   const file = path.join(config.dataDir, 'url-signing.secret');
   const cached = secretCache.get(file);

@@ -272,10 +272,7 @@ function hostAndPid(worker: string): { hostname?: string; pid?: number } {
   return m ? { hostname: m[1], pid: Number(m[2]) } : {};
 }
 
-/**
- * The model per stage that `worker`'s newest results among `jobs` (newest first) were answered with:
- * `predict_match` and `model_info` results carry the worker's loaded model (`model`).
- */
+/** The model per stage of `worker`'s newest `predict_match` / `model_info` results among `jobs`. */
 function modelsShownBy(
   jobs: (Job | undefined)[],
   worker: string,

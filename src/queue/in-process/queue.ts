@@ -229,18 +229,19 @@ export function createInProcessQueue(config: Config, options: InProcessQueueOpti
       return { results: finished.length, waiting: pending.length, brokerMemoryBytes: null };
     },
     async queueStats() {
-      let active = 0;
-      for (const s of slots) active += s.active.size;
-      let completed = 0;
-      let failed = 0;
-      for (const id of finished) {
-        const state = jobs.get(id)?.state;
-        if (state === 'completed') completed++;
-        else if (state === 'failed') failed++;
-      }
+      const active = slots.reduce((n, s) => n + s.active.size, 0);
+      const count = (state: JobRecord['state']) =>
+        finished.filter((id) => jobs.get(id)?.state === state).length;
       return {
         queue: config.queueName,
-        counts: { waiting: pending.length, active, delayed: 0, prioritized: 0, completed, failed },
+        counts: {
+          waiting: pending.length,
+          active,
+          delayed: 0,
+          prioritized: 0,
+          completed: count('completed'),
+          failed: count('failed'),
+        },
         workers: slots
           .filter((s) => s.ready)
           .map((s) => ({ worker: s.name, active: s.active.size, scheduled: 0, reserved: 0 })),
