@@ -76,10 +76,7 @@ interface ModelInfoPayload extends PayloadBase {
   stage: 'champion' | 'challenger';
 }
 
-/**
- * The task queue port. `wait` rejects with MC_ERR_TASK_TIMEOUT after `timeoutMs`, or with the worker's
- * pass-through error (e.g. MC_ERR_MATCH_NOT_FOUND) or MC_ERR_TASK_FAILED when the task failed.
- */
+/** The task queue port; `wait` rejects with MC_ERR_TASK_TIMEOUT, the worker's error or MC_ERR_TASK_FAILED. */
 export interface TaskQueue {
   readonly kind: 'bullmq' | 'in-process';
   /** Fails fast with MC_ERR_BROKER_UNAVAILABLE, or MC_ERR_QUEUE_FULL beyond `QUEUE_MAX_WAITING` waiting. */

@@ -1,5 +1,4 @@
-// What the BullMQ producer (producer.ts) and consumer (consumer.ts) share: connection options, the
-// result replies on Redis and their channels.
+// What the BullMQ producer and consumer share: connection options, and result replies and their channels.
 import type { RedisOptions as BullRedisOptions } from 'bullmq';
 import type { RedisOptions } from 'ioredis';
 import type { TaskFailure } from '../task-types.js';

@@ -51,10 +51,7 @@ interface ThreadSlot {
 // Compiled (dist/) or sources (tsx): the entry has this module's own extension.
 const DEFAULT_ENTRY = siblingModule(import.meta.url, '../../worker/thread-entry');
 
-/**
- * The embedded task queue: worker threads run the handlers of `matchcast worker`, with the same statuses;
- * a thread that dies hands its running tasks back to the queue, like a stalled BullMQ job.
- */
+/** Worker threads run the handlers of `matchcast worker`; a dying thread hands its tasks back (stalled). */
 export function createInProcessQueue(config: Config, options: InProcessQueueOptions = {}): TaskQueue {
   const log = options.log;
   const keepMs = options.keepMs ?? config.resultTtl * 1000;
