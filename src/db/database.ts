@@ -1,9 +1,6 @@
 /** Per-call options of {@link Database.query}. */
 export interface QueryOptions {
-  /**
-   * Client-side bound on this call, ms: past it the call fails with `MC_ERR_DATABASE_UNAVAILABLE`.
-   * Default: the adapter's statement timeout (PostgreSQL: `max(DB_TIMEOUT_MS, 30 s)`).
-   */
+  /** Client-side bound, ms (then MC_ERR_DATABASE_UNAVAILABLE); default the adapter's statement timeout. */
   timeoutMs?: number;
 }
 
@@ -18,10 +15,8 @@ export interface Queryable {
 }
 
 /**
- * The relational database port: PostgreSQL (`pg`) or PGlite behind one small interface.
- * Both adapters return `bigint`/`count(*)` as JS numbers and `timestamptz` as `Date`. Errors that mean
- * "the server cannot be reached or did not answer in time" are `MatchcastError('MC_ERR_DATABASE_UNAVAILABLE')`;
- * SQL errors pass through unchanged.
+ * The database port (PostgreSQL or PGlite): `bigint`/`count(*)` arrive as numbers, `timestamptz` as `Date`;
+ * an unreachable or silent server is `MC_ERR_DATABASE_UNAVAILABLE`, SQL errors pass through unchanged.
  */
 export interface Database extends Queryable {
   readonly kind: 'postgres' | 'pglite';
@@ -34,7 +29,7 @@ export interface Database extends Queryable {
   close(): Promise<void>;
 }
 
-/** True when a trivial query answers within `timeoutMs`; never throws (the adapters' `ping`). */
+/** The adapters' `ping`. */
 export async function answers(db: Queryable, timeoutMs: number): Promise<boolean> {
   try {
     const rows = await db.query<{ ok: number }>('SELECT 1 AS ok', [], { timeoutMs });

@@ -5,10 +5,8 @@ import type { Queryable } from './database.js';
 export type DatasetKind = 'synthetic' | 'files';
 
 /**
- * The identity of the data set a database holds, claimed by its first write of matches and checked by
- * every later one (in the same transaction): the synthetic league never mixes into real data, nor real
- * match files into the synthetic league. Odds-only files add prices to matches already held, and are
- * not checked.
+ * The data set a database holds, claimed by its first write of matches and checked by every later one
+ * (same transaction), so the synthetic league and real files never mix. Odds-only files are not checked.
  */
 export class DatasetIdentity {
   constructor(private readonly db: Queryable) {}

@@ -10,11 +10,8 @@ export interface DeferredDatabaseOptions {
 }
 
 /**
- * Opens the database, or — when it cannot be reached (`MC_ERR_DATABASE_UNAVAILABLE`) — returns a
- * stand-in that answers every call with that error (fast, no hang) and keeps trying to open (and
- * migrate) it in the background and on demand, so that a process started during a database outage
- * serves what does not need the database and picks the database up when it returns, without a restart.
- * Any other failure (bad credentials, bad schema name) is thrown: it is a configuration error.
+ * Opens the database or, when unreachable, a stand-in failing every call fast while it retries opening, so
+ * a process started in an outage needs no restart. Other failures (bad credentials, schema) are thrown.
  */
 export async function openDatabaseDeferred(
   open: () => Promise<Database>,
@@ -59,7 +56,7 @@ class DeferredDatabase implements Database {
     return this.inner?.schema;
   }
 
-  /** The open database, opening it when the last attempt is older than `retryMs`. */
+  /** The open database, opening it when the last attempt is older than `RETRY_MS`. */
   private async get(): Promise<Database> {
     if (this.inner) return this.inner;
     if (this.opening) return this.opening;

@@ -1,8 +1,5 @@
-// The embedded database of `matchcast start`, run two ways by embedded-host.ts. In a child process
-// it creates the database in the folder its first argument names (initdb) and exits, so that the
-// ~350 MB initdb touches leave with that process. On a thread it owns the database: PGlite on the
-// data folder, served to every connection of this process, its worker threads and other commands
-// through a Unix socket, so that PGlite's work never runs on the serving event loop.
+// In a child process: initdb in the folder argv[2] names, then exit (its memory leaves with it). On a
+// thread: PGlite served through a Unix socket, so its work never runs on the serving event loop.
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';

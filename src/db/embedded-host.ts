@@ -56,10 +56,7 @@ function ready(thread: Worker): Promise<void> {
   });
 }
 
-/**
- * Creates the database in `dbDir` (initdb) unless it exists, in a child process: the ~350 MB of
- * WebAssembly memory that initdb touches leave with that process instead of lingering in the server's.
- */
+/** initdb in `dbDir` unless done, in a child process: the memory initdb touches leaves with it. */
 export async function createEmbeddedDatabase(dbDir: string): Promise<void> {
   if (existsSync(path.join(dbDir, 'PG_VERSION'))) return;
   const child = forkModule(siblingModule(import.meta.url, './embedded-host-thread'), {
@@ -88,10 +85,8 @@ export interface EmbeddedHost {
 }
 
 /**
- * Serves the embedded database in `dbDir` to other connections: PGlite runs on a thread of its own
- * behind a Unix socket (pglite-socket, which multiplexes connections and keeps each transaction
- * whole). Takes the folder's lock for this process; MC_ERR_DATABASE_UNAVAILABLE when another
- * process holds it.
+ * Serves the database in `dbDir` from a thread behind a Unix socket (pglite-socket keeps each transaction
+ * whole). Takes the folder's lock; MC_ERR_DATABASE_UNAVAILABLE when another process holds it.
  */
 export async function hostEmbeddedDatabase(dbDir: string): Promise<EmbeddedHost> {
   mkdirSync(path.dirname(dbDir), { recursive: true });

@@ -1,10 +1,7 @@
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { MatchcastError, processAlive } from '../domain/index.js';
 
-/**
- * PGlite corrupts a data folder that two processes open at once, so an on-disk database takes a pid
- * lock file beside it; a lock left by a dead process is taken over.
- */
+/** PGlite corrupts a folder two processes open at once: take a pid lock beside it (a dead owner's too). */
 export function acquireLock(dataDir: string): () => void {
   const lockFile = `${dataDir}.lock`;
   for (let attempt = 0; attempt < 2; attempt++) {

@@ -1,10 +1,7 @@
 import { isMatchcastError, MatchcastError, withTimeout } from '../domain/index.js';
 
-/**
- * SQLSTATE classes that mean the server is gone, overloaded or cancelled us: 08 connection exception,
- * 53 insufficient resources, 57 operator intervention (incl. 57014 statement_timeout), 58 system error,
- * and 3D000: the database does not exist (dropped; it may be created again).
- */
+// SQLSTATE: 08 connection, 53 resources, 57 operator intervention (57014 statement_timeout), 58 system
+// error; 3D000 the database does not exist (dropped; it may be created again).
 const UNAVAILABLE_SQLSTATE = /^(08|53|57|58|3D000$)/;
 
 /** Node socket errors and pg/pglite client messages that mean "no usable connection". */
@@ -35,10 +32,7 @@ export function isUnavailableError(err: unknown): boolean {
   return UNAVAILABLE_MESSAGE.test(err.message);
 }
 
-/**
- * True when the tables are gone: a relation or schema that does not exist (42P01, 3F000), as after a
- * database dropped and created again while this process served. Migrating again heals it.
- */
+/** A relation or schema does not exist (42P01, 3F000), as after a database re-created: migrating heals it. */
 export function isSchemaGone(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return code === '42P01' || code === '3F000';

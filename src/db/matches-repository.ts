@@ -45,12 +45,8 @@ const MATCH_COLUMNS = `id, region_id, region_name, tournament_name, season, star
   home_team_name, away_team_name, status, home_score, away_score`;
 
 /**
- * Rows arrive as parallel arrays and are expanded with unnest(): one statement of 10 parameters per
- * batch whatever its size. The WHERE on DO UPDATE skips identical rows, so they keep their
- * `updated_at`; the CTE's outer SELECT sees the table as it was before the insert, which gives the id of
- * an unchanged row (absent from RETURNING). `xmax = 0` marks a freshly inserted row. A finished match
- * is never changed unless $11 (force) is true: the guard is in the statement, so no concurrent
- * writer can slip a change past the conflict check of ingest.
+ * unnest() batches; DO UPDATE's WHERE skips identical rows and, unless $11 (force), finished ones (in the
+ * statement, against concurrent writers). The outer SELECT gives unchanged rows' ids; `xmax = 0`: inserted.
  */
 const UPSERT_SQL = `
 WITH input AS (
@@ -101,10 +97,7 @@ function toMatch(r: MatchDbRow, intern: (s: string) => string): Match {
   };
 }
 
-/**
- * One copy of each distinct string: the driver gives every row its own copy of names that repeat
- * across thousands of matches (a match held ~700 bytes, ~150 with the names shared).
- */
+/** One copy of each distinct string: the driver gives every row its own copy of names that repeat. */
 function interner(): (s: string) => string {
   const seen = new Map<string, string>();
   return (s) => {
@@ -121,21 +114,15 @@ function isDatabase(db: Queryable): db is Database {
 
 /** Reads and writes the `matches` table (and the `regions` it references). */
 export class MatchesRepository {
-  /**
-   * @param db a {@link Database} (each upsert then runs in its own transaction) or the `tx` of a
-   *   running transaction (the caller owns atomicity).
-   * @param batchSize rows per upsert statement. Default `2000`.
-   */
+  /** `db`: a {@link Database} (an upsert is one transaction) or a running `tx`. */
   constructor(
     private readonly db: Queryable,
     private readonly batchSize = 2000,
   ) {}
 
   /**
-   * Inserts new matches and updates changed ones, keyed on the natural key (region, tournament,
-   * start time, home, away) so a match keeps its id across re-ingests. Idempotent: upserting the
-   * same rows again reports them all `unchanged`. Within one call the last row of a key wins.
-   * `force` lets a row change or erase the result of a FINISHED match (kept by default).
+   * Upserts on the natural key, so a match keeps its id across re-ingests (idempotent; the last row of a key
+   * wins). Only `force` lets a row change or erase the result of a FINISHED match.
    */
   async upsertMatches(
     rows: readonly MatchUpsert[],
@@ -192,33 +179,23 @@ export class MatchesRepository {
       }
       // An identical row that a concurrent writer committed after our snapshot began is in neither
       // RETURNING nor the snapshot: look its id up now.
-      if (missing.length > 0) {
-        for (const row of missing) {
-          const [found] = await db.query<{ id: number }>(
-            `SELECT id FROM matches WHERE region_name = $1 AND tournament_name = $2 AND start_time_utc = $3
-               AND home_team_name = $4 AND away_team_name = $5`,
-            [
-              row.regionName,
-              row.tournamentName,
-              row.startTimeUtc.toISOString(),
-              row.homeTeamName,
-              row.awayTeamName,
-            ],
-          );
-          uniqueIds[slotOf.get(naturalKey(row)) as number] = Number(found?.id);
-        }
+      for (const row of missing) {
+        const [found] = await db.query<{ id: number }>(
+          `SELECT id FROM matches WHERE region_name = $1 AND tournament_name = $2 AND start_time_utc = $3
+             AND home_team_name = $4 AND away_team_name = $5`,
+          [
+            row.regionName,
+            row.tournamentName,
+            row.startTimeUtc.toISOString(),
+            row.homeTeamName,
+            row.awayTeamName,
+          ],
+        );
+        uniqueIds[slotOf.get(naturalKey(row)) as number] = Number(found?.id);
       }
     }
     result.ids = slots.map((slot) => uniqueIds[slot]);
     return result;
-  }
-
-  /**
-   * The stored FINISHED matches among `keys` (natural keys), as a map from input index to match. Ingest
-   * compares them with a file's rows to list result conflicts before upserting.
-   */
-  finishedByKeys(keys: readonly MatchKey[]): Promise<Map<number, Match>> {
-    return this.byKeys(keys, true);
   }
 
   /** Matches by id (kick-off included), for odds-only rows that name a match by id. */
@@ -232,7 +209,10 @@ export class MatchesRepository {
     return new Map(rows.map((r) => [Number(r.id), toMatch(r, intern)]));
   }
 
-  /** Matches by natural key, as a map from input index to match (odds-only rows that name a match by key). */
+  /**
+   * Matches by natural key, as a map from input index to match (odds-only rows that name a match by key);
+   * `finishedOnly`: the FINISHED ones, whose results ingest checks a file's rows against.
+   */
   async byKeys(keys: readonly MatchKey[], finishedOnly = false): Promise<Map<number, Match>> {
     const out = new Map<number, Match>();
     const intern = interner();
@@ -288,19 +268,11 @@ export class MatchesRepository {
       [from.toISOString(), to.toISOString(), q.limit, q.offset],
       options,
     );
-    return rows.map((r) => ({
-      id: r.id,
-      startTimeUtc: new Date(r.start_time_utc).toISOString(),
-      status: r.status,
-      homeTeamName: r.home_team_name,
-      awayTeamName: r.away_team_name,
-      homeScore: r.home_score,
-      awayScore: r.away_score,
-      regionId: r.region_id,
-      regionName: r.region_name,
-      tournamentName: r.tournament_name,
-      season: r.season,
-    }));
+    // The response schema orders the fields.
+    return rows.map((r) => {
+      const m = toMatch(r, (s) => s);
+      return { ...m, startTimeUtc: m.startTimeUtc.toISOString() };
+    });
   }
 
   /** Every match, ordered by start time then id. */
@@ -322,13 +294,8 @@ export class MatchesRepository {
   }
 
   /**
-   * The matches of `regionIds` written (inserted or changed) since `since` — a mark this method
-   * returned earlier; null: every match of the regions — with the number of matches each region
-   * holds now and the mark for the next call. The mark is the oldest transaction still running
-   * when the call began (its snapshot's xmin): a row written by any later or then-unfinished
-   * transaction has an xmin at or above it, so nothing committed after a call is missed by the next
-   * (a row may come twice). What an incremental re-prediction needs to keep its matches current
-   * without reading every match of a region on every call.
+   * The matches of `regionIds` written since the mark `since` (null: all), each region's match count, and
+   * the next mark: the snapshot's xmin, so a row committed after a call comes in the next (maybe twice).
    */
   async regionMatchesSince(
     regionIds: readonly number[],

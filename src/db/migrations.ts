@@ -1,7 +1,7 @@
-import type { Queryable } from './database.js';
+import type { Database, Queryable } from './database.js';
 
 /** One schema change. Applied once, in its own transaction, in `version` order. */
-export interface Migration {
+interface Migration {
   version: number;
   name: string;
   /** Statements run one by one (PGlite's extended protocol takes one statement per call). */
@@ -183,9 +183,8 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 10,
     name: 'sources and team aliases',
     statements: [
-      // A configured source and what its last polls left: the validators of the last good body (sent
-      // back as If-None-Match / If-Modified-Since), its size, hash and header (to tell growth from a
-      // fault), and the outcome of the last poll.
+      // A source and what its polls left: the last good body's validators (If-None-Match/If-Modified-Since),
+      // size, hash and header (growth or fault), and the last poll's outcome.
       `CREATE TABLE sources (
          name text PRIMARY KEY,
          url text NOT NULL,
@@ -226,10 +225,7 @@ export const MIGRATIONS: readonly Migration[] = [
 ];
 
 /** Creates the bookkeeping table and applies every pending migration; returns the versions applied. */
-export async function applyMigrations(
-  session: Queryable & { transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> },
-  migrations: readonly Migration[] = MIGRATIONS,
-): Promise<number[]> {
+export async function applyMigrations(session: Queryable & Pick<Database, 'transaction'>): Promise<number[]> {
   await session.query(
     `CREATE TABLE IF NOT EXISTS schema_migrations (
        version integer PRIMARY KEY,
@@ -240,7 +236,7 @@ export async function applyMigrations(
   const rows = await session.query<{ version: number }>('SELECT version FROM schema_migrations');
   const done = new Set(rows.map((r) => Number(r.version)));
   const applied: number[] = [];
-  const ordered = [...migrations].sort((a, b) => a.version - b.version);
+  const ordered = [...MIGRATIONS].sort((a, b) => a.version - b.version);
   for (const m of ordered) {
     if (done.has(m.version)) continue;
     await session.transaction(async (tx) => {

@@ -12,10 +12,7 @@ export function embeddedDbDir(config: Pick<Config, 'dataDir'>): string {
 
 /** Options of {@link openDatabase}. */
 export interface OpenDatabaseOptions {
-  /**
-   * Schema to create (when missing) and work in via `search_path`; lower-case `[a-z_][a-z0-9_]*`.
-   * Tests use a unique one each. Default `public`.
-   */
+  /** Schema to create (when missing) and work in via `search_path`, `[a-z_][a-z0-9_]*`. Default `public`. */
   schema?: string;
   /** Use an in-memory PGlite even when `DATABASE_URL` is set (tests). Default `false`. */
   memory?: boolean;
@@ -26,9 +23,8 @@ export interface OpenDatabaseOptions {
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /**
- * Opens the relational database and applies pending migrations: PostgreSQL when `config.databaseUrl`
- * is set, else PGlite on disk under `<config.dataDir>/db` (or in memory with `memory: true`).
- * Connecting is bounded by `config.dbTimeoutMs`; an unreachable server throws `MC_ERR_DATABASE_UNAVAILABLE`.
+ * Opens and migrates PostgreSQL when `DATABASE_URL` is set, else PGlite under `<DATA_DIR>/db` (or in memory);
+ * connecting is bounded by `DB_TIMEOUT_MS`, then `MC_ERR_DATABASE_UNAVAILABLE`.
  */
 export async function openDatabase(config: Config, options: OpenDatabaseOptions = {}): Promise<Database> {
   const schema = options.schema ?? 'public';

@@ -1,9 +1,8 @@
 import type { Queryable } from './database.js';
 
 /**
- * Matches whose raw data moved and whose served prediction has not caught up yet. Recorded in the same
- * transaction that moves the data, cleared once a re-prediction (or a full run) has published over
- * them: a re-prediction killed at any point is finished by the next ingest or start.
+ * Matches whose data moved before their served prediction caught up: recorded in the transaction that
+ * moves the data, cleared once published over, so the next ingest or start finishes a killed re-prediction.
  */
 export class PendingRepredictions {
   constructor(private readonly db: Queryable) {}

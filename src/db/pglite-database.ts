@@ -8,8 +8,7 @@ import { acquireLock } from './embedded-lock.js';
 import { mapDatabaseError, withDatabaseTimeout } from './errors.js';
 import { applyMigrations } from './migrations.js';
 
-// After PGlite's own settings: the default 128 MB of shared buffers are touched at start and stay
-// resident; the data of a start (tens of MB) needs a fraction of them: 32 MB hold ~100 MB less.
+// The default 128 MB of shared buffers are touched at start and stay resident; a start's data needs far less.
 export const PGLITE_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'];
 
 class PgliteDatabase implements Database {
@@ -60,10 +59,7 @@ class PgliteDatabase implements Database {
   }
 }
 
-/**
- * Opens (creating when missing) an embedded PGlite database in `dataDir` (undefined: in memory), sets
- * its schema (created when missing), and migrates it.
- */
+/** Opens (creating when missing) PGlite in `dataDir` (undefined: in memory) on `schema`, and migrates it. */
 export async function openPgliteDatabase(dataDir: string | undefined, schema: string): Promise<Database> {
   let unlock = () => {};
   if (dataDir !== undefined) {

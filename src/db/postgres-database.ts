@@ -31,9 +31,7 @@ const typeParsers = {
 /** Advisory-lock namespace of schema migrations ('mc' in ASCII); the second key is the schema's hash. */
 const MIGRATION_LOCK_CLASS = 0x6d63;
 
-function clientSession(client: pg.PoolClient): Queryable & {
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
-} {
+function clientSession(client: pg.PoolClient): Queryable & Pick<Database, 'transaction'> {
   const query = async <T>(sql: string, params?: readonly unknown[]): Promise<T[]> =>
     (await client.query(sql, params as unknown[] | undefined)).rows as T[];
   return {
@@ -63,10 +61,7 @@ class PostgresDatabase implements Database {
 
   private remigrating: Promise<unknown> | null = null;
 
-  /**
-   * Runs `fn`; when the schema is gone (a database dropped and created again while serving), migrates
-   * it again (once for all callers) and runs `fn` once more. A failed migration is an outage.
-   */
+  /** Runs `fn`; when the schema is gone, migrates again (once for all callers) and reruns it. */
   private async healing<T>(fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
@@ -93,56 +88,45 @@ class PostgresDatabase implements Database {
     params?: readonly unknown[],
     options?: QueryOptions,
   ): Promise<T[]> {
-    return this.healing(() => this.queryOnce<T>(sql, params, options));
-  }
-
-  private async queryOnce<T>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<T[]> {
-    const timeoutMs = options?.timeoutMs;
-    const run = this.pool
-      .query({
-        text: sql,
-        values: params as unknown[] | undefined,
-        query_timeout: timeoutMs,
-      } as pg.QueryConfig)
-      .then((r) => r.rows as T[]);
-    try {
-      // The outer bound also covers waiting for a pooled connection.
-      return await withDatabaseTimeout(run, timeoutMs);
-    } catch (err) {
-      return mapDatabaseError(err);
-    }
+    return this.healing(async () => {
+      const timeoutMs = options?.timeoutMs;
+      const config = { text: sql, values: params, query_timeout: timeoutMs } as pg.QueryConfig;
+      try {
+        // The outer bound also covers waiting for a pooled connection.
+        return await withDatabaseTimeout(
+          this.pool.query(config).then((r) => r.rows as T[]),
+          timeoutMs,
+        );
+      } catch (err) {
+        return mapDatabaseError(err);
+      }
+    });
   }
 
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    return this.healing(() => this.transactionOnce(fn));
-  }
-
-  private async transactionOnce<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (err) {
-      return mapDatabaseError(err);
-    }
-    let broken: Error | undefined;
-    try {
-      return await clientSession(client).transaction(async (tx) =>
-        fn({
-          query: async <R>(sql: string, params?: readonly unknown[]) => {
-            try {
-              return await tx.query<R>(sql, params);
-            } catch (err) {
-              return mapDatabaseError(err);
-            }
-          },
-        }),
-      );
-    } catch (err) {
-      if (err instanceof Error && /Query read timeout|Connection terminated/i.test(err.message)) broken = err;
-      return mapDatabaseError(err);
-    } finally {
-      client.release(broken);
-    }
+    return this.healing(async () => {
+      const client = await this.pool.connect().catch(mapDatabaseError);
+      let broken: Error | undefined;
+      try {
+        return await clientSession(client).transaction(async (tx) =>
+          fn({
+            query: async <R>(sql: string, params?: readonly unknown[]) => {
+              try {
+                return await tx.query<R>(sql, params);
+              } catch (err) {
+                return mapDatabaseError(err);
+              }
+            },
+          }),
+        );
+      } catch (err) {
+        if (err instanceof Error && /Query read timeout|Connection terminated/i.test(err.message))
+          broken = err;
+        return mapDatabaseError(err);
+      } finally {
+        client.release(broken);
+      }
+    });
   }
 
   ping(timeoutMs: number): Promise<boolean> {

@@ -122,7 +122,10 @@ export async function applyMatches(
     await new DatasetIdentity(tx).claim(file === SYNTHETIC_FILE ? 'synthetic' : 'files', file);
     const repo = new MatchesRepository(tx);
     const conflicts: ResultConflict[] = [];
-    const finished = await repo.finishedByKeys(parsed.map((p) => p.match));
+    const finished = await repo.byKeys(
+      parsed.map((p) => p.match),
+      true,
+    );
     for (const [i, old] of finished) {
       const m: MatchUpsert = parsed[i].match;
       if (

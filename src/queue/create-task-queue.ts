@@ -6,14 +6,6 @@ import type { TaskQueue } from './task-queue.js';
 
 /** BullMQ on Redis when `REDIS_URL` is set, else the in-process queue on worker threads. */
 export function createTaskQueue(config: Config, { log }: { log: Logger }): TaskQueue {
-  if (config.redisUrl)
-    return createBullmqQueue(config.redisUrl, {
-      queueName: config.queueName,
-      log,
-      callTimeoutMs: config.brokerTimeoutMs,
-      keepJobsSeconds: config.resultTtl,
-      keepJobsCount: config.resultStoreMax,
-      maxWaiting: config.queueMaxWaiting,
-    });
+  if (config.redisUrl) return createBullmqQueue(config.redisUrl, { ...config, log });
   return createInProcessQueue(config, { log });
 }

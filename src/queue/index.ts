@@ -1,6 +1,5 @@
-// The task queue: one port (TaskQueue, TaskRunner) and two adapters — BullMQ on Redis (bullmq/: the
-// producer, the consumer and the protocol they share) and worker threads in this process
-// (in-process/). Other folders use only what is exported here; tests of the internals import files.
+// The task queue: the TaskQueue and TaskRunner ports, BullMQ on Redis (bullmq/) and worker threads in
+// this process (in-process/).
 
 export { type RunningWorker, type StartWorkerOptions, startBullmqConsumer } from './bullmq/consumer.js';
 export { type SchedulerRepeat, startPipelineScheduler } from './bullmq/scheduler.js';

@@ -1,10 +1,7 @@
 import { ERROR_CATALOGUE, type ErrorCode, isMatchcastError, MatchcastError } from '../domain/index.js';
 import type { TaskFailure } from './task-types.js';
 
-/**
- * Worker error codes that reach the caller as they are; anything else — a corrupt model artifact, a
- * registry the worker cannot read — is a failed task, 500 MC_ERR_TASK_FAILED (spec §7).
- */
+/** Worker error codes that reach the caller as they are; anything else is MC_ERR_TASK_FAILED (spec §7). */
 const PASS_THROUGH: ReadonlySet<string> = new Set<ErrorCode>([
   'MC_ERR_MATCH_NOT_FOUND',
   'MC_ERR_TASK_EXPIRED',
@@ -52,12 +49,7 @@ export function toTaskFailure(err: unknown): TaskFailure {
   return { code: 'MC_ERR_TASK_FAILED', error: err instanceof Error ? err.message : String(err) };
 }
 
-/** A failure as one string: BullMQ keeps only the message (`failedReason`) of a failed job. */
-export function encodeTaskFailure(failure: TaskFailure): string {
-  return JSON.stringify(failure);
-}
-
-/** Reverses {@link encodeTaskFailure}; a foreign reason (e.g. "job stalled more than allowable limit") stays readable. */
+/** Reads a failure kept as JSON in `failedReason`; a foreign reason (e.g. "job stalled…") stays readable. */
 export function decodeTaskFailure(reason: string | undefined): TaskFailure {
   if (reason?.startsWith('{')) {
     try {

@@ -1,10 +1,7 @@
 import type { QueueStats, TaskStatus, WorkerInfo } from '../schemas/index.js';
 import type { ModelInfoResult, PredictMarketsResult, PredictMatchResult, TaskFailure } from './task-types.js';
 
-/**
- * Task names on the `ml` queue (spec §1, §4.8, §4.9); `predict_markets` answers the goals markets of
- * one match live (`GET /predict/markets/{match_id}?live=true`).
- */
+/** Task names on the `ml` queue (spec §1, §4.8, §4.9); `predict_markets` serves `?live=true` markets. */
 export type TaskName = 'predict_match' | 'model_info' | 'predict_markets';
 
 /**
@@ -30,16 +27,10 @@ export function taskStatus(taskId: string, state: TaskState, result: unknown = n
 }
 
 /** Options of {@link TaskQueue.submit}. */
-export interface SubmitOptions {
-  /**
-   * Unix ms after which the task is not worth running (its synchronous caller has given up): a worker
-   * that picks it up later fails it with MC_ERR_TASK_EXPIRED without running it. Default none.
-   */
+interface SubmitOptions {
+  /** Unix ms after which its sync caller has given up: a worker fails it with MC_ERR_TASK_EXPIRED unrun. */
   expiresAt?: number;
-  /**
-   * Whether this process will `wait` for the result (sync) — the outcome is then kept briefly for a
-   * late `wait` — or only observes it for metrics (async). Default `true`.
-   */
+  /** This process will `wait` (sync: the outcome is kept for a late `wait`); false: async. Default `true`. */
   awaited?: boolean;
 }
 
@@ -67,13 +58,10 @@ interface PayloadBase {
   expires_at?: number;
 }
 
-export interface PredictMatchPayload extends PayloadBase {
+interface PredictMatchPayload extends PayloadBase {
   match_id: number;
   stage: 'champion' | 'challenger';
-  /**
-   * The run id the caller resolved for `stage` (optional). A worker whose loaded model differs
-   * re-resolves the alias before predicting, so a fresh promotion is served at once.
-   */
+  /** The run id the caller resolved for `stage`: a worker holding another re-resolves the alias first. */
   run_id?: string;
 }
 
@@ -84,21 +72,14 @@ interface PredictMarketsPayload extends PayloadBase {
   run_id?: string;
 }
 
-export interface ModelInfoPayload extends PayloadBase {
+interface ModelInfoPayload extends PayloadBase {
   stage: 'champion' | 'challenger';
 }
 
-/**
- * The task queue port. `submit` fails fast with MC_ERR_BROKER_UNAVAILABLE when the broker cannot be
- * reached (never a long hang); `wait` rejects with MC_ERR_TASK_TIMEOUT after `timeoutMs`, with the
- * worker's typed error (e.g. MC_ERR_MATCH_NOT_FOUND) or MC_ERR_TASK_FAILED when the task failed.
- */
+/** The task queue port; `wait` rejects with MC_ERR_TASK_TIMEOUT, the worker's error or MC_ERR_TASK_FAILED. */
 export interface TaskQueue {
   readonly kind: 'bullmq' | 'in-process';
-  /**
-   * Queues a task. Fails fast with MC_ERR_BROKER_UNAVAILABLE (broker down) or MC_ERR_QUEUE_FULL (more
-   * than `QUEUE_MAX_WAITING` tasks waiting; carries `retryAfterSeconds`).
-   */
+  /** Fails fast with MC_ERR_BROKER_UNAVAILABLE, or MC_ERR_QUEUE_FULL beyond `QUEUE_MAX_WAITING` waiting. */
   submit(
     name: TaskName,
     payload: PredictMatchPayload | ModelInfoPayload | PredictMarketsPayload,
@@ -117,11 +98,7 @@ export interface TaskQueue {
   close(): Promise<void>;
 }
 
-/**
- * What executes tasks inside a worker (built by the worker folder from its handlers); both queue
- * adapters drive one: the BullMQ consumer (bullmq/consumer.ts) and the worker threads of the
- * in-process queue (in-process/thread-runner.ts).
- */
+/** Runs tasks in a worker (built by src/worker); driven by the BullMQ consumer and the in-process threads. */
 export interface TaskRunner {
   run(name: TaskName, payload: unknown): Promise<PredictMatchResult | ModelInfoResult | PredictMarketsResult>;
   /** Throws a clear error when the registry cannot be read (a new worker must not start blind). */

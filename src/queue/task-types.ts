@@ -1,10 +1,7 @@
 import type { ServableStage } from '../domain/index.js';
 import type { LivePrediction, ModelInfo } from '../schemas/index.js';
 
-/**
- * Model metadata a worker attaches to every result, so that the API process can feed the
- * `model_info`, `model_registered_at_seconds` and `inference_duration_seconds` metrics.
- */
+/** On every result: feeds `model_info`, `model_registered_at_seconds`, `inference_duration_seconds`. */
 export interface WorkerModelMeta {
   model_name: string;
   version: string;
@@ -20,19 +17,13 @@ export type PredictMatchResult = Omit<LivePrediction, 'cached' | 'model_stage'> 
   /** Time spent in the model (feature vector → probabilities), ms. */
   inference_ms: number;
   model: WorkerModelMeta;
-  /**
-   * Set with `market_free_fallback` (the match has no odds): the run id of the stage's own
-   * model, which the answer did NOT come from — the API checks it against the alias it resolved.
-   */
+  /** With `market_free_fallback`: the run id of the stage's own model (not the answer's), for the API. */
   stage_run_id?: string;
   /** The published pipeline run whose features (and backtest) the worker used; null before any run. */
   features_run_id?: string | null;
 };
 
-/**
- * What `predict_markets` returns: the `GET /predict/markets/{match_id}` body of the goals
- * champion (or of the served run's walk-forward row for an older match) plus the live fields.
- */
+/** What `predict_markets` returns: the goals champion's (or walk-forward row's) markets, and live fields. */
 export interface PredictMarketsResult {
   /** The markets body, shape `MatchMarkets` (src/schemas/markets.ts), without the score matrix. */
   markets: Record<string, unknown> & { match_id: number; model_stage: string; model_run_id: string };

@@ -17,9 +17,8 @@ interface Waiter {
 }
 
 /**
- * Callers waiting for task results, keyed by task id, fed by one shared event listener (no listener
- * per call, so nothing leaks). Outcomes of tasks this process submitted that arrive before anyone
- * waits are kept briefly, so a fast worker cannot beat `wait`.
+ * Callers waiting for task results, fed by one shared listener (none per call, so nothing leaks); an outcome
+ * arriving before its `wait` is kept briefly, so a fast worker cannot beat `wait`.
  */
 export class TaskWaiters {
   private readonly waiting = new Map<string, Set<Waiter>>();
@@ -35,9 +34,8 @@ export class TaskWaiters {
   }
 
   /**
-   * Marks a task as submitted by this process: its outcome reaches the outcome listeners once, and
-   * (when `awaited`, the default) is kept until claimed by `wait`. An unawaited (async) task is
-   * tracked for an hour so that a result arriving late is still observed.
+   * Marks a task of this process: its outcome reaches the listeners once and, when `awaited` (default), is
+   * kept until claimed by `wait`. An async task is tracked for an hour, so a late result is still observed.
    */
   track(taskId: string, name?: TaskName, options: { awaited?: boolean } = {}): void {
     const keep = options.awaited !== false;
@@ -82,10 +80,7 @@ export class TaskWaiters {
     if (tracked?.keep) this.early.set(taskId, { outcome, at: Date.now() });
   }
 
-  /**
-   * Waits for the outcome of `taskId` for at most `timeoutMs`; `poll` (optional) is called every
-   * `pollMs` and may return an outcome found another way (events missed during a reconnect).
-   */
+  /** Waits at most `timeoutMs`; `poll`, every `pollMs`, may find an outcome missed during a reconnect. */
   wait<T>(
     taskId: string,
     timeoutMs: number,

@@ -6,10 +6,7 @@ import type { ObjectStore } from './object-store.js';
 import { S3ObjectStore } from './s3-object-store.js';
 import { resolveUrlSigningSecret } from './signed-url.js';
 
-/**
- * The object store the configuration asks for: S3 when `S3_ENDPOINT` is set, otherwise the folder
- * store under `<DATA_DIR>/objects` (whose links are HMAC-signed and served by `GET /files/…`).
- */
+/** S3 when `S3_ENDPOINT` is set, else the folder store under `<DATA_DIR>/objects` (links: `GET /files/…`). */
 export function createObjectStore(config: Config, log?: Logger): ObjectStore {
   if (config.s3Endpoint) {
     log?.info({ endpoint: config.s3Endpoint, bucketPrefix: config.s3BucketPrefix }, 'object store: S3');

@@ -25,10 +25,7 @@ function errno(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException | undefined)?.code;
 }
 
-/**
- * The change tag of a file, from its inode, size and modification time (as web servers derive
- * theirs). Every put renames a new file into place, so a replaced object gets a new inode and time.
- */
+/** The change tag of a file (inode, size, mtime): every put renames a new file into place. */
 function etagOf(st: BigIntStats): string {
   return `${st.ino.toString(16)}-${st.size.toString(16)}-${st.mtimeNs.toString(16)}`;
 }
@@ -38,10 +35,8 @@ function infoOf(key: string, st: BigIntStats): ObjectInfo {
 }
 
 /**
- * The folder driver of the object store. Every write goes to a temp file in the target's folder, is
- * fsynced, renamed into place and the folder fsynced, so readers see no object (or the old one) or
- * the new one, never a partial one, and an acknowledged write survives a crash. Objects are files
- * written once; nothing is locked, and of two puts of one key the last rename stays.
+ * The folder driver: a write goes to a temp file beside the target, fsynced, renamed into place and the
+ * folder fsynced, so readers never see a partial object and an acknowledged write survives a crash.
  */
 export class FsObjectStore implements ObjectStore {
   readonly kind = 'fs' as const;

@@ -1,6 +1,5 @@
 // The object store: the ObjectStore port, its factory (folder store or S3, picked from the settings),
-// key rules, parquet and signed links. The concrete stores stay behind createObjectStore; tests of a
-// driver import its file.
+// key rules, parquet and signed links.
 export { contentTypeForKey } from './content-type.js';
 export { createObjectStore } from './create-object-store.js';
 export { validateKey } from './keys.js';

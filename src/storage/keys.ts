@@ -4,10 +4,7 @@ import { BUCKETS, type Bucket, MatchcastError } from '../domain/index.js';
 const MAX_KEY_BYTES = 1024;
 /** Longest path segment, in UTF-8 bytes: leaves room under the 255-byte file-name limit for temp names. */
 const MAX_SEGMENT_BYTES = 200;
-/**
- * Segments starting with this are reserved for the stores' own bookkeeping (the folder store's temp
- * files; the lock, metadata and probe objects earlier versions wrote) and never appear in listings.
- */
+/** Segments reserved for the stores' bookkeeping (temp files, old versions' objects); never listed. */
 export const RESERVED_SEGMENT_PREFIX = '.mc-';
 
 // C0 controls, DEL and C1 controls.
@@ -39,12 +36,7 @@ function checkSegment(seg: string, what: unknown): void {
     invalid(what, `segment longer than ${MAX_SEGMENT_BYTES} bytes`);
 }
 
-/**
- * Validates an object key, the same way for every driver: 1..1024 UTF-8 bytes, `/`-separated
- * segments that are not empty, `.` or `..`, no leading `/`, no backslash, no control characters,
- * no reserved `.mc-` segment. Percent signs are ordinary characters (`%2e%2e` is a literal name).
- * Throws MC_ERR_INVALID_KEY.
- */
+/** Validates an object key for every driver (MC_ERR_INVALID_KEY); `%2e%2e` is a literal name, not `..`. */
 export function validateKey(key: unknown): string {
   if (typeof key !== 'string') invalid(key, 'not a string');
   if (key === '') invalid(key, 'empty');
@@ -53,10 +45,7 @@ export function validateKey(key: unknown): string {
   return key;
 }
 
-/**
- * Validates a listing prefix: like a key, except that it may be empty, end with `/`, and its last
- * segment may be partial. Throws MC_ERR_INVALID_KEY.
- */
+/** Validates a listing prefix: a key that may be empty, end with `/`, or end in a partial segment. */
 export function validatePrefix(prefix: unknown): string {
   if (prefix === undefined || prefix === '') return '';
   if (typeof prefix !== 'string') invalid(prefix, 'not a string');

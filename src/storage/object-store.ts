@@ -4,10 +4,7 @@ import type { Bucket } from '../domain/index.js';
 export interface ObjectInfo {
   key: string;
   size: number;
-  /**
-   * Opaque change tag: it changes when the object is replaced, so a reader may skip re-reading an
-   * object whose tag it has seen. Not a version to compare-and-swap on, nor comparable across keys.
-   */
+  /** Opaque tag that changes when the object is replaced; not for compare-and-swap nor across keys. */
   etag: string;
   lastModified: Date;
 }
@@ -23,12 +20,8 @@ export interface PutOptions {
 }
 
 /**
- * The object store port (ARCHITECTURE §3): files written once under unique keys (run artifacts,
- * reports, models); metadata that changes lives in the database. Keys are validated by every driver:
- * no `..` segment, no absolute path, no backslash, no NUL; an invalid key throws MC_ERR_INVALID_KEY.
- * Writes are atomic: a reader sees no object (or the old one) or the new one, never a partial one.
- * There are no conditional writes: two puts of one key both succeed and the last one stays. A store
- * that cannot be reached throws MC_ERR_STORE_UNAVAILABLE (bounded by a timeout), never hangs.
+ * Files written once (what changes lives in the database), under keys every driver validates, atomically:
+ * of two puts of one key the last stays. An unreachable store: MC_ERR_STORE_UNAVAILABLE within a timeout.
  */
 export interface ObjectStore {
   readonly kind: 'fs' | 's3';

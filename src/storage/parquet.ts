@@ -9,11 +9,7 @@ type ParquetColumnType = 'int32' | 'int64' | 'double' | 'boolean' | 'string' | '
 /** One column of a Parquet file. */
 export interface ParquetColumn {
   name: string;
-  /**
-   * `int64` is written as INT64 and read back as a JS `number` (values must be safe integers);
-   * `timestamp` is INT64 milliseconds with `isAdjustedToUTC: true` (DuckDB: TIMESTAMP WITH TIME ZONE)
-   * and is read back as a JS `Date`.
-   */
+  /** `int64` reads back as a `number` (safe integers only); `timestamp` is UTC INT64 ms, read as a `Date`. */
   type: ParquetColumnType;
 }
 
@@ -22,34 +18,25 @@ export type ParquetRow = Record<string, unknown>;
 interface WriteParquetOptions {
   /** Rows per row group. Default `100000` (one group for every artifact we write today). */
   rowGroupSize?: number;
-  /** Extra key/value metadata stored in the footer. Default none. */
-  metadata?: Record<string, string>;
 }
+
+const ELEMENTS: Record<ParquetColumnType, Omit<SchemaElement, 'name'>> = {
+  int32: { type: 'INT32' },
+  int64: { type: 'INT64' },
+  double: { type: 'DOUBLE' },
+  boolean: { type: 'BOOLEAN' },
+  string: { type: 'BYTE_ARRAY', converted_type: 'UTF8', logical_type: { type: 'STRING' } },
+  // The converted type too, for old readers: TIMESTAMP_MILLIS is by definition UTC-adjusted.
+  timestamp: {
+    type: 'INT64',
+    converted_type: 'TIMESTAMP_MILLIS',
+    logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MILLIS' },
+  },
+};
 
 /** The Parquet schema element of a column (also used by streamed writers outside this module). */
 export function parquetSchemaElement(col: Pick<ParquetColumn, 'name' | 'type'>): SchemaElement {
-  const base = { name: col.name, repetition_type: 'OPTIONAL' } as const;
-  switch (col.type) {
-    case 'int32':
-      return { ...base, type: 'INT32' };
-    case 'int64':
-      return { ...base, type: 'INT64' };
-    case 'double':
-      return { ...base, type: 'DOUBLE' };
-    case 'boolean':
-      return { ...base, type: 'BOOLEAN' };
-    case 'string':
-      return { ...base, type: 'BYTE_ARRAY', converted_type: 'UTF8', logical_type: { type: 'STRING' } };
-    case 'timestamp':
-      // The converted type is kept beside the logical type for old readers; TIMESTAMP_MILLIS is by
-      // definition UTC-adjusted, so both say the same thing.
-      return {
-        ...base,
-        type: 'INT64',
-        converted_type: 'TIMESTAMP_MILLIS',
-        logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MILLIS' },
-      };
-  }
+  return { name: col.name, repetition_type: 'OPTIONAL', ...ELEMENTS[col.type] };
 }
 
 function bad(col: ParquetColumn, row: number, value: unknown): never {
@@ -75,10 +62,7 @@ const PHYSICAL: Record<ParquetColumnType, (v: unknown) => unknown> = {
   },
 };
 
-/**
- * One column as hyparquet-writer reads it (`length`, and `slice` per row group and column, nothing
- * else): converted to physical values and validated slice by slice, never a whole file at once.
- */
+/** One column as hyparquet-writer reads it (`length`, `slice`): converted and validated slice by slice. */
 function columnData(col: ParquetColumn, n: number, value: (i: number) => unknown) {
   const toPhysical = PHYSICAL[col.type];
   const slice = (start: number, end: number): unknown[] => {
@@ -95,9 +79,8 @@ function columnData(col: ParquetColumn, n: number, value: (i: number) => unknown
 }
 
 /**
- * Writes rows to a Parquet file (snappy) with an explicit schema, so that DuckDB, pyarrow and
- * Spark see real column types. A missing or `undefined` field is written as null. Throws a
- * `TypeError` naming the column and row for a value that does not fit its column type.
+ * Writes rows to a Parquet file (snappy) with an explicit schema; a missing field is null. A value that
+ * does not fit its column type throws a `TypeError` naming column and row.
  */
 export function writeParquet(
   columns: readonly ParquetColumn[],
@@ -107,11 +90,7 @@ export function writeParquet(
   return writeParquetColumns(columns, rows.length, (name) => (i) => rows[i]?.[name], options);
 }
 
-/**
- * {@link writeParquet} from columns instead of rows: `cell(name)` reads row `i` of that column. Cells
- * are read one row group of one column at a time, so a caller holding typed columns builds neither an
- * object per row nor an array per column.
- */
+/** {@link writeParquet} from columns: `cell(name)(i)` is read one row group of one column at a time. */
 export function writeParquetColumns(
   columns: readonly ParquetColumn[],
   rows: number,
@@ -133,7 +112,7 @@ export function writeParquetColumns(
     schema,
     columnData: columns.map((c) => ({ name: c.name, data: columnData(c, rows, cell(c.name)) as never })),
     rowGroupSize: options.rowGroupSize ?? 100_000,
-    kvMetadata: Object.entries(options.metadata ?? {}).map(([key, value]) => ({ key, value })),
+    kvMetadata: [],
     createdBy: 'matchcast',
   });
   const ab = writer.getBuffer();
@@ -148,9 +127,8 @@ export function parquetFile(buf: Buffer | Uint8Array): ArrayBuffer {
 }
 
 /**
- * Hands over the named columns' values chunk by chunk, one column at a time: hyparquet decodes every
- * column of a read before it hands any over, which for a wide file is every value boxed at once.
- * Names absent from the file are skipped.
+ * Hands over the named columns (absent ones skipped) chunk by chunk, one column at a time: hyparquet
+ * decodes every column of a read before handing any over.
  */
 export async function readColumnByColumn(
   file: ArrayBuffer,
@@ -172,11 +150,7 @@ function safeNumber(column: string, v: bigint): number {
   return Number(v);
 }
 
-/**
- * Reads every row of a Parquet file as plain objects: INT64 columns become `number` (a value
- * outside the safe-integer range throws rather than silently losing precision), timestamps become
- * `Date`, nulls stay `null`.
- */
+/** Every row as a plain object: INT64 as `number` (beyond safe integers throws), timestamps as `Date`. */
 export async function readParquet(buf: Buffer | Uint8Array): Promise<ParquetRow[]> {
   const { names, n, columns } = await readColumns(buf);
   const newRow = rowShape(names);
@@ -190,10 +164,7 @@ export async function readParquet(buf: Buffer | Uint8Array): Promise<ParquetRow[
   return rows;
 }
 
-/**
- * Reads a Parquet file column by column: each column's values in file row order (int64 as numbers,
- * outside the safe-integer range throws; timestamps as `Date`; nulls `null`), and no object per row.
- */
+/** {@link readParquet} as each column's values in row order, with no object per row. */
 export async function readParquetColumns(buf: Buffer | Uint8Array): Promise<Map<string, unknown[]>> {
   return (await readColumns(buf)).columns;
 }

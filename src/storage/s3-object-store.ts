@@ -45,6 +45,14 @@ function stripQuotes(etag: string | undefined): string {
   return (etag ?? '').replace(/^W\//, '').replace(/^"|"$/g, '');
 }
 
+function infoOf(
+  key: string,
+  size: number | undefined,
+  o: { ETag?: string; LastModified?: Date },
+): ObjectInfo {
+  return { key, size: size ?? 0, etag: stripQuotes(o.ETag), lastModified: o.LastModified ?? new Date(0) };
+}
+
 interface SdkError {
   name?: string;
   code?: string;
@@ -72,11 +80,8 @@ function isNoSuchBucket(err: unknown): boolean {
 }
 
 /**
- * The S3 driver of the object store (`@aws-sdk/client-s3`), for any S3-compatible server. Bucket
- * names are `S3_BUCKET_PREFIX` + the logical bucket. Every call is bounded (connect timeout, request
- * timeout, the SDK's few attempts and an overall abort signal), so an unreachable store fails with
- * MC_ERR_STORE_UNAVAILABLE instead of hanging. Objects are written with one PUT each, which S3 makes
- * atomic; a plain PUT may be resent, since writing the same bytes twice is the same write.
+ * The S3 driver, for any S3-compatible server; bucket names are `S3_BUCKET_PREFIX` + the logical bucket.
+ * Every call is bounded (timeouts, few attempts, an abort signal). One PUT per object, atomic and resendable.
  */
 export class S3ObjectStore implements ObjectStore {
   readonly kind = 's3' as const;
@@ -218,14 +223,7 @@ export class S3ObjectStore implements ObjectStore {
       const res = await this.client.send(new GetObjectCommand({ Bucket, Key: key }), { abortSignal });
       const bytes = (await res.Body?.transformToByteArray()) ?? new Uint8Array();
       const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      return {
-        key,
-        size: body.length,
-        etag: stripQuotes(res.ETag),
-        lastModified: res.LastModified ?? new Date(0),
-        body,
-        contentType: res.ContentType,
-      };
+      return { ...infoOf(key, body.length, res), body, contentType: res.ContentType };
     } catch (err) {
       if (isNotFound(err)) return null;
       throw err;
@@ -238,12 +236,7 @@ export class S3ObjectStore implements ObjectStore {
     return this.call('head', async (abortSignal) => {
       try {
         const res = await this.client.send(new HeadObjectCommand({ Bucket, Key: key }), { abortSignal });
-        return {
-          key,
-          size: res.ContentLength ?? 0,
-          etag: stripQuotes(res.ETag),
-          lastModified: res.LastModified ?? new Date(0),
-        };
+        return infoOf(key, res.ContentLength, res);
       } catch (err) {
         // HEAD has no body, so a missing bucket also arrives as a bare 404.
         if (isNotFound(err)) return null;
@@ -267,13 +260,7 @@ export class S3ObjectStore implements ObjectStore {
         );
         for (const o of res.Contents ?? []) {
           // Reserved keys: objects earlier versions kept for their own bookkeeping (a probe object).
-          if (!o.Key || isReservedKey(o.Key)) continue;
-          out.push({
-            key: o.Key,
-            size: o.Size ?? 0,
-            etag: stripQuotes(o.ETag),
-            lastModified: o.LastModified ?? new Date(0),
-          });
+          if (o.Key && !isReservedKey(o.Key)) out.push(infoOf(o.Key, o.Size, o));
         }
         token = res.IsTruncated ? res.NextContinuationToken : undefined;
       } while (token);

@@ -1,33 +1,29 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Config } from '../config.js';
 import { type Bucket, MatchcastError } from '../domain/index.js';
 import { validateBucket, validateKey } from './keys.js';
 
-interface SignObjectUrlOptions {
-  /** Public base URL of the API, without a trailing slash (config `PUBLIC_BASE_URL`). */
-  baseUrl: string;
-  bucket: Bucket;
+interface SignedObject {
+  bucket: string;
   key: string;
-  /** Lifetime of the link, seconds (at least 1). */
-  ttlSeconds: number;
   /** HMAC key. */
   secret: string;
   /** Current time. Default `new Date()`. */
   now?: Date;
 }
 
-interface VerifySignedUrlOptions {
-  bucket: string;
-  key: string;
-  /** The `expires` query parameter as received (unix seconds). */
-  expires: unknown;
-  /** The `signature` query parameter as received (hex). */
-  signature: unknown;
-  secret: string;
-  /** Current time. Default `new Date()`. */
-  now?: Date;
+interface SignObjectUrlOptions extends SignedObject {
+  /** Public base URL of the API (config `PUBLIC_BASE_URL`). */
+  baseUrl: string;
+  bucket: Bucket;
+  /** Lifetime of the link, seconds (at least 1). */
+  ttlSeconds: number;
 }
+
+/** `expires` (unix seconds) and `signature` (hex): the query parameters as received. */
+type VerifySignedUrlOptions = SignedObject & { expires: unknown; signature: unknown };
 
 function mac(secret: string, bucket: string, key: string, expires: number): Buffer {
   // Neither a bucket nor a valid key can hold a newline, so the message is unambiguous.
@@ -35,9 +31,8 @@ function mac(secret: string, bucket: string, key: string, expires: number): Buff
 }
 
 /**
- * A link the API serves itself (`GET /files/<bucket>/<key>`) for the folder store:
- * `${baseUrl}/files/${bucket}/${encodedKey}?expires=<unix s>&signature=<hex HMAC-SHA256>`; the MAC
- * covers bucket, key and expiry, so a link can be neither extended nor pointed at another object.
+ * A link for the folder store, served by `GET /files/<bucket>/<key>?expires=<unix s>&signature=<hex>`: the
+ * HMAC-SHA256 covers bucket, key and expiry, so a link can be neither extended nor pointed elsewhere.
  */
 export function signObjectUrl(options: SignObjectUrlOptions): string {
   const { baseUrl, bucket, key, secret } = options;
@@ -82,18 +77,11 @@ export function verifySignedUrl(options: VerifySignedUrlOptions): SignedUrlVerdi
 
 const secretCache = new Map<string, string>();
 
-/** Minimal config slice {@link resolveUrlSigningSecret} needs. */
-interface SigningSecretConfig {
-  urlSigningSecret: string | undefined;
-  dataDir: string;
-}
-
 /**
- * The URL-signing secret: `URL_SIGNING_SECRET` when set, otherwise the one kept in
- * `<DATA_DIR>/url-signing.secret` (32 random bytes as hex, mode 0600), created on first use. Creation
- * is exclusive (temp file + link), so processes starting together agree on one secret.
+ * `URL_SIGNING_SECRET`, else `<DATA_DIR>/url-signing.secret` (32 random bytes as hex, mode 0600), created
+ * exclusively (temp file + link) on first use, so processes starting together agree on one.
  */
-export function resolveUrlSigningSecret(config: SigningSecretConfig): string {
+export function resolveUrlSigningSecret(config: Pick<Config, 'urlSigningSecret' | 'dataDir'>): string {
   if (config.urlSigningSecret) return config.urlSigningSecret;
   const file = path.join(config.dataDir, 'url-signing.secret');
   const cached = secretCache.get(file);

@@ -7,7 +7,6 @@ import { UnrecoverableError, Worker } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../src/api/context.js';
 import { bullConnection } from '../../src/queue/bullmq/protocol.js';
-import { encodeTaskFailure } from '../../src/queue/task-errors.js';
 import { embeddedApp } from '../helpers/app-context.js';
 import { dropQueueKeys, uniqueQueue } from '../worker/fixtures.js';
 
@@ -81,9 +80,7 @@ test('BullMQ: a result older than RESULT_TTL reads unknown although no later job
     queueName,
     async (job) => {
       if (job.data.match_id === 404)
-        throw new UnrecoverableError(
-          encodeTaskFailure({ code: 'MC_ERR_MATCH_NOT_FOUND', error: 'no match' }),
-        );
+        throw new UnrecoverableError(JSON.stringify({ code: 'MC_ERR_MATCH_NOT_FOUND', error: 'no match' }));
       return { match_id: job.data.match_id, probabilities: { home_win: 0.5, draw: 0.3, away_win: 0.2 } };
     },
     { connection: bullConnection(REDIS_URL!), skipVersionCheck: true },

@@ -6,7 +6,6 @@ import { UnrecoverableError, Worker } from 'bullmq';
 import { createBullmqQueue } from '../../src/queue/bullmq/producer.js';
 import { bullConnection } from '../../src/queue/bullmq/protocol.js';
 import type { TaskQueue } from '../../src/queue/index.js';
-import { encodeTaskFailure } from '../../src/queue/task-errors.js';
 import { dropQueueKeys } from '../worker/fixtures.js';
 
 const REDIS_URL = process.env.REDIS_URL;
@@ -22,7 +21,7 @@ function uniqueQueue(): string {
 }
 
 function open(queueName: string, callTimeoutMs?: number): TaskQueue {
-  const q = createBullmqQueue(REDIS_URL!, { queueName, callTimeoutMs });
+  const q = createBullmqQueue(REDIS_URL!, { queueName, brokerTimeoutMs: callTimeoutMs });
   closers.push(() => dropQueueKeys(REDIS_URL, queueName));
   closers.push(() => q.close());
   return q;
@@ -81,7 +80,7 @@ test('typed failures: not found is not retried; other errors → MC_ERR_TASK_FAI
   worker(name, async (d) => {
     calls++;
     if (d.match_id === 1)
-      throw new UnrecoverableError(encodeTaskFailure({ code: 'MC_ERR_MATCH_NOT_FOUND', error: 'no' }));
+      throw new UnrecoverableError(JSON.stringify({ code: 'MC_ERR_MATCH_NOT_FOUND', error: 'no' }));
     throw new Error('kaput');
   });
   const a = await q.submit('predict_match', { match_id: 1, stage: 'champion' });

@@ -5,13 +5,7 @@ import { Redis } from 'ioredis';
 import type { Config } from '../../config.js';
 import { MatchcastError, withTimeout } from '../../domain/index.js';
 import type { Logger } from '../../logger.js';
-import {
-  encodeTaskFailure,
-  expiredFailure,
-  isExpiredPayload,
-  isPermanentTaskError,
-  toTaskFailure,
-} from '../task-errors.js';
+import { expiredFailure, isExpiredPayload, isPermanentTaskError, toTaskFailure } from '../task-errors.js';
 import type { TaskName, TaskRunner } from '../task-queue.js';
 import { bullConnection, redisOptions, replyChannelPrefix, type TaskReply } from './protocol.js';
 
@@ -30,9 +24,8 @@ export interface RunningWorker {
 }
 
 /**
- * The BullMQ consumer: takes `ml` jobs from Redis and runs them with `runtime` (whose registry the
- * caller has checked) and replies on the producer's channel. `/monitoring/celery/*` lists it through
- * BullMQ's own worker listing (its connection carries `name`). Fails (rejects) with a clear message when Redis cannot be reached.
+ * The BullMQ consumer: runs `ml` jobs with `runtime` (registry checked by the caller) and replies on the
+ * producer's channel; listed by `/monitoring/celery/*` under `name`. Rejects when Redis cannot be reached.
  */
 export async function startBullmqConsumer(
   config: Config,
@@ -76,7 +69,8 @@ export async function startBullmqConsumer(
     } catch (err) {
       const failure = toTaskFailure(err);
       reply(replyTo, { id: String(job.id), ok: false, failure });
-      const reason = encodeTaskFailure(failure);
+      // BullMQ keeps only the message (`failedReason`) of a failed job.
+      const reason = JSON.stringify(failure);
       // A missing match will be missing on every retry: fail for good.
       throw isPermanentTaskError(err) ? new UnrecoverableError(reason) : new Error(reason);
     }

@@ -1,40 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { Job, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import type { Config } from '../../config.js';
 import { MatchcastError, withTimeout } from '../../domain/index.js';
 import type { Logger } from '../../logger.js';
 import { decodeTaskFailure, queueFull } from '../task-errors.js';
-import {
-  type ModelInfoPayload,
-  type PredictMatchPayload,
-  type ResultStoreUsage,
-  type SubmitOptions,
-  type TaskName,
-  type TaskOutcome,
-  type TaskQueue,
-  type TaskStatus,
-  taskStatus,
-  type WorkerInfo,
-} from '../task-queue.js';
+import { type TaskOutcome, type TaskQueue, taskStatus, type WorkerInfo } from '../task-queue.js';
 import { TaskWaiters } from '../waiters.js';
-import { redisOptions, replyChannelOf, type TaskReply } from './protocol.js';
+import { redisOptions, replyChannelPrefix, type TaskReply } from './protocol.js';
 
-interface BullmqQueueOptions {
-  /** Queue name. Default `ml`. */
-  queueName?: string;
-  log?: Logger;
-  /** Bound on one broker call made for a request (add, status, counts), ms (config.brokerTimeoutMs). Default `2000`. */
-  callTimeoutMs?: number;
-  /** Completed/failed jobs are kept this long for task_status, seconds (config.resultTtl). Default `86400`. */
-  keepJobsSeconds?: number;
-  /**
-   * …within a memory cap of this many of each (config.resultStoreMax): only a flood beyond the budget
-   * trims results younger than the TTL. Default `100000` (≈ 250 MB of Redis at ≈ 2.5 KB a result).
-   */
-  keepJobsCount?: number;
-  /** Waiting tasks accepted; beyond it `submit` throws MC_ERR_QUEUE_FULL (config.queueMaxWaiting). Default `10000`. */
-  maxWaiting?: number;
-}
+/** The settings the producer reads (defaults: those of `src/config.ts`), and its logger. */
+type BullmqQueueOptions = Partial<
+  Pick<Config, 'queueName' | 'brokerTimeoutMs' | 'resultTtl' | 'resultStoreMax' | 'queueMaxWaiting'>
+> & { log?: Logger };
 
 /** `workers()` and `queueStats()` answers are shared by every caller for this long, ms. */
 const MONITOR_CACHE_MS = 1000;
@@ -44,16 +22,16 @@ function unavailable(cause?: unknown): MatchcastError {
 }
 
 /**
- * The BullMQ adapter of the task queue. The producer connection has `enableOfflineQueue: false`, so
- * with Redis down a call fails in about a millisecond instead of hanging for minutes;
- * every call is bounded anyway. Results come back on one reply channel per process.
+ * The BullMQ adapter of the task queue. `enableOfflineQueue: false` makes a call fail at once with Redis
+ * down instead of hanging (every call is bounded anyway). Results come back on one channel per process.
  */
 export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions = {}): TaskQueue {
   const queueName = options.queueName ?? 'ml';
   const log = options.log;
-  const callTimeoutMs = options.callTimeoutMs ?? 2000;
-  const keep = { age: options.keepJobsSeconds ?? 86_400, count: options.keepJobsCount ?? 100_000 };
-  const maxWaiting = options.maxWaiting ?? 10_000;
+  const callTimeoutMs = options.brokerTimeoutMs ?? 2000;
+  // Kept for task_status; only a flood beyond the count trims results younger than the TTL.
+  const keep = { age: options.resultTtl ?? 86_400, count: options.resultStoreMax ?? 100_000 };
+  const maxWaiting = options.queueMaxWaiting ?? 10_000;
 
   const producer = new Redis(redisUrl, redisOptions({ enableOfflineQueue: false, maxRetriesPerRequest: 1 }));
   producer.setMaxListeners(0);
@@ -69,11 +47,9 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
   const queue = new Queue(queueName, { connection: producer, skipVersionCheck: true });
   queue.on('error', () => undefined);
 
-  // Results come back on a pub/sub channel of this process (the worker publishes each result to the
-  // job's `reply_to`), so the API parses only its own results instead of every event of the queue;
-  // polling in `wait` covers a reply lost while the subscriber reconnects. The subscriber is created
-  // only once Redis has answered, so a queue whose Redis never came up still closes at once.
-  const replyChannel = replyChannelOf(queueName, randomUUID());
+  // Workers publish to the job's `reply_to`, so the API parses only its own results (`wait` polls for a
+  // reply lost in a reconnect); subscribed once Redis answers, so a queue never connected closes at once.
+  const replyChannel = `${replyChannelPrefix(queueName)}${randomUUID()}`;
   let sub: Redis | undefined;
   let closed = false;
   const startReplies = () => {
@@ -112,10 +88,8 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
     });
 
   /**
-   * State first, then the job: a job read while active would miss the result it gets a moment later.
-   * A result that finished more than `keepJobsSeconds` ago reads as `unknown`: BullMQ removes old
-   * finished jobs only when a later job finishes, so without this check a result outlived its
-   * RESULT_TTL for as long as the queue stayed idle.
+   * State first, then the job: a job read while active would miss the result it gets a moment later. A
+   * result older than RESULT_TTL is `unknown`: BullMQ removes old jobs only when a later one finishes.
    */
   async function readJob(taskId: string): Promise<{ state: string; job: Job | undefined }> {
     const state = await queue.getJobState(taskId);
@@ -136,30 +110,14 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
   }
 
   /** Waiting tasks, read from Redis at most every 250 ms and counted up locally between reads. */
-  let waitingSeen = { count: 0, at: Number.NEGATIVE_INFINITY };
-  let waitingRead: Promise<void> | null = null;
-  async function waitingCount(): Promise<number> {
-    if (Date.now() - waitingSeen.at > 250) {
-      waitingRead ??= bounded(queue.count())
-        .then((count) => {
-          waitingSeen = { count, at: Date.now() };
-        })
-        .finally(() => {
-          waitingRead = null;
-        });
-      await waitingRead;
-    }
-    return waitingSeen.count;
-  }
-
+  const waitingCache = sharedFor<{ count: number }>(250);
+  const waitingCount = () => waitingCache(async () => ({ count: await bounded(queue.count()) }));
   const workersCache = sharedFor<WorkerInfo[]>(MONITOR_CACHE_MS);
   const statsCache = sharedFor<Awaited<ReturnType<TaskQueue['queueStats']>>>(MONITOR_CACHE_MS);
 
   /**
-   * The workers connected to the queue (BullMQ's `getWorkers`, from Redis's client list), each with
-   * its active jobs (`processedBy`) and the models its latest results of the queue's kept
-   * `predict_match` / `model_info` jobs show loaded (workers load lazily, so a model a worker holds is
-   * one it has answered with).
+   * The workers connected to the queue (`getWorkers`), with their active jobs and the models their latest
+   * kept results show loaded (workers load lazily: a model a worker holds is one it has answered with).
    */
   async function readWorkers(): Promise<WorkerInfo[]> {
     const [clients, active, recent] = await bounded(
@@ -178,14 +136,10 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
 
   return {
     kind: 'bullmq',
-    async submit(
-      name: TaskName,
-      payload: PredictMatchPayload | ModelInfoPayload,
-      submitOptions: SubmitOptions = {},
-    ): Promise<string> {
+    async submit(name, payload, submitOptions = {}) {
       assertUp();
       const waiting = await waitingCount();
-      if (waiting >= maxWaiting) throw queueFull(waiting, maxWaiting);
+      if (waiting.count >= maxWaiting) throw queueFull(waiting.count, maxWaiting);
       const jobId = randomUUID();
       waiters.track(jobId, name, { awaited: submitOptions.awaited });
       const data =
@@ -195,14 +149,13 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
       await bounded(
         queue.add(name, data, { jobId, attempts: 1, removeOnComplete: keep, removeOnFail: keep }),
       );
-      waitingSeen.count++;
+      waiting.count++;
       return jobId;
     },
     onOutcome: (listener) => waiters.onOutcome(listener),
-    async usage(): Promise<ResultStoreUsage> {
+    async usage() {
       assertUp();
-      // BullMQ trims results by age only when a later job finishes: an idle queue would keep (and
-      // count) results past RESULT_TTL. Each sample removes up to 1,000 of each kind first.
+      // BullMQ trims by age only when a later job finishes: remove up to 1,000 expired of each kind first.
       await bounded(
         Promise.all([
           queue.clean(keep.age * 1000, 1000, 'completed'),
@@ -222,10 +175,10 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
         brokerMemoryBytes: used ? Number(used[1]) : null,
       };
     },
-    wait<T>(taskId: string, timeoutMs: number): Promise<T> {
-      return waiters.wait<T>(taskId, timeoutMs, () => pollOutcome(taskId));
+    wait(taskId, timeoutMs) {
+      return waiters.wait(taskId, timeoutMs, () => pollOutcome(taskId));
     },
-    async status(taskId: string): Promise<TaskStatus> {
+    async status(taskId) {
       assertUp();
       const { state, job } = await bounded(readJob(taskId));
       if (state === 'active') return taskStatus(taskId, 'active');
@@ -250,11 +203,11 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
         return { queue: queueName, counts: counts as Record<string, number>, workers };
       });
     },
-    async workers(): Promise<WorkerInfo[]> {
+    async workers() {
       assertUp();
       return workersCache(readWorkers);
     },
-    async ready(timeoutMs: number): Promise<boolean> {
+    async ready(timeoutMs) {
       if (!isUp()) return false;
       try {
         await withTimeout(producer.ping(), timeoutMs, () => unavailable('timeout'));
@@ -263,7 +216,7 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
         return false;
       }
     },
-    async close(): Promise<void> {
+    async close() {
       closed = true;
       waiters.close();
       // close() waits for a connection that may be gone: bound it, then cut the socket.
@@ -276,10 +229,7 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
   };
 }
 
-/**
- * One answer shared by every caller for `ttlMs` (and one call in flight at a time): a flood of
- * monitoring requests costs one round of broker calls per period. A failure is not cached.
- */
+/** One answer shared by every caller for `ttlMs`, one call in flight at a time; a failure is not cached. */
 function sharedFor<T>(ttlMs: number): (load: () => Promise<T>) => Promise<T> {
   let cached: { value: T; at: number } | undefined;
   let inflight: Promise<T> | undefined;
@@ -300,11 +250,7 @@ function sharedFor<T>(ttlMs: number): (load: () => Promise<T>) => Promise<T> {
 /** Kept results read to tell which models the connected workers hold. */
 const RECENT_RESULTS = 100;
 
-/**
- * Worker names from `Queue.getWorkers()` (the queue's worker connections): BullMQ names a worker's
- * connection `<prefix>:<base64 queue name>:w:<name>`; a worker without a name has no `:w:` part, and
- * its address stands in for one.
- */
+/** Worker names from BullMQ's connection names (`<prefix>:<queue>:w:<name>`), else their address. */
 function workerNames(clients: Record<string, string>[]): string[] {
   const names: string[] = [];
   for (const c of clients) {
@@ -326,10 +272,7 @@ function hostAndPid(worker: string): { hostname?: string; pid?: number } {
   return m ? { hostname: m[1], pid: Number(m[2]) } : {};
 }
 
-/**
- * The model per stage that `worker`'s newest results among `jobs` (newest first) were answered with:
- * `predict_match` and `model_info` results carry the worker's loaded model (`model`).
- */
+/** The model per stage of `worker`'s newest `predict_match` / `model_info` results among `jobs`. */
 function modelsShownBy(
   jobs: (Job | undefined)[],
   worker: string,

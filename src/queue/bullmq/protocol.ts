@@ -1,15 +1,9 @@
-// What the BullMQ producer (producer.ts) and consumer (consumer.ts) share: connection options, the
-// result replies on Redis and their channels.
+// What the BullMQ producer and consumer share: connection options, and result replies and their channels.
 import type { RedisOptions as BullRedisOptions } from 'bullmq';
 import type { RedisOptions } from 'ioredis';
 import type { TaskFailure } from '../task-types.js';
 
-/** The pub/sub channel on which workers publish the results of one API process's tasks. */
-export function replyChannelOf(queueName: string, processId: string): string {
-  return `${replyChannelPrefix(queueName)}${processId}`;
-}
-
-/** What every reply channel of the queue starts with (a worker publishes to no other channel). */
+/** What the reply channel of every API process starts with (a worker publishes to no other channel). */
 export function replyChannelPrefix(queueName: string): string {
   return `matchcast:${queueName}:reply:`;
 }

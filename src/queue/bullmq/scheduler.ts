@@ -7,7 +7,7 @@ export type SchedulerRepeat = { pattern: string } | { every: number };
 
 interface PipelineSchedulerOptions {
   redisUrl: string;
-  /** Queue of the scheduled runs. Default `<QUEUE_NAME>-pipeline` is the caller's choice; required here. */
+  /** Queue of the scheduled runs (the caller's `<QUEUE_NAME>-pipeline`). */
   queueName: string;
   repeat: SchedulerRepeat;
   /** Runs one scheduled pipeline run; a rejection fails the job (logged, retried at the next firing). */
@@ -19,10 +19,8 @@ interface PipelineSchedulerOptions {
 export const PIPELINE_SCHEDULER_ID = 'pipeline-run';
 
 /**
- * `PIPELINE_SCHEDULE` in distributed mode: a BullMQ job scheduler (upserted idempotently by every
- * worker, so the cluster holds exactly one schedule) feeding a queue whose global concurrency is 1
- * — one pipeline run at a time across the cluster, whichever worker takes it. An alternative to the
- * Kubernetes CronJob (deploy/k8s/pipeline-cronjob.yaml); run one or the other.
+ * `PIPELINE_SCHEDULE` in distributed mode: one job scheduler (every worker upserts it) feeding a queue of
+ * global concurrency 1. An alternative to deploy/k8s/pipeline-cronjob.yaml; run one or the other.
  */
 export async function startPipelineScheduler(
   options: PipelineSchedulerOptions,

@@ -17,11 +17,8 @@ interface SourceSchedulerOptions {
 const PREFIX = 'source:';
 
 /**
- * The sources' schedules in distributed mode: one BullMQ job scheduler per configured source
- * (`upsertJobScheduler`, idempotent, so every worker converges on one schedule per source), kept in
- * line with the `sources` table; a removed source's scheduler is removed. A poll holds its source's
- * lease in the database, so a source is polled once at a time across the cluster whichever worker
- * takes the job.
+ * The sources' schedules in distributed mode: one idempotent job scheduler per row of `sources` (removed
+ * with it); a poll holds its source's lease in the database, so it runs once at a time in the cluster.
  */
 export async function startSourceScheduler(
   options: SourceSchedulerOptions,

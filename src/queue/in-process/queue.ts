@@ -6,14 +6,9 @@ import { siblingModule, startModuleThread, withTimeout } from '../../domain/inde
 import type { Logger } from '../../logger.js';
 import { expiredFailure, queueFull, taskFailureError } from '../task-errors.js';
 import {
-  type ModelInfoPayload,
-  type PredictMatchPayload,
-  type ResultStoreUsage,
-  type SubmitOptions,
   type TaskName,
   type TaskOutcome,
   type TaskQueue,
-  type TaskStatus,
   taskStatus,
   type WorkerInfo,
 } from '../task-queue.js';
@@ -56,11 +51,7 @@ interface ThreadSlot {
 // Compiled (dist/) or sources (tsx): the entry has this module's own extension.
 const DEFAULT_ENTRY = siblingModule(import.meta.url, '../../worker/thread-entry');
 
-/**
- * The embedded task queue: tasks run on `node:worker_threads` that execute the same handlers as a
- * `matchcast worker` process, with the same statuses (pending → STARTED → SUCCESS | FAILURE). A
- * thread that dies hands its running tasks back to the queue, like a stalled BullMQ job.
- */
+/** Worker threads run the handlers of `matchcast worker`; a dying thread hands its tasks back (stalled). */
 export function createInProcessQueue(config: Config, options: InProcessQueueOptions = {}): TaskQueue {
   const log = options.log;
   const keepMs = options.keepMs ?? config.resultTtl * 1000;
@@ -199,11 +190,7 @@ export function createInProcessQueue(config: Config, options: InProcessQueueOpti
 
   return {
     kind: 'in-process',
-    async submit(
-      name: TaskName,
-      payload: PredictMatchPayload | ModelInfoPayload,
-      submitOptions: SubmitOptions = {},
-    ): Promise<string> {
+    async submit(name, payload, submitOptions = {}) {
       if (pending.length >= maxWaiting) throw queueFull(pending.length, maxWaiting);
       const id = randomUUID();
       const expiresAt = submitOptions.expiresAt;
@@ -218,7 +205,7 @@ export function createInProcessQueue(config: Config, options: InProcessQueueOpti
       dispatch();
       return id;
     },
-    async wait<T>(taskId: string, timeoutMs: number): Promise<T> {
+    async wait<T>(taskId: string, timeoutMs: number) {
       prune();
       const job = jobs.get(taskId);
       // A finished task is answered from its record.
@@ -226,38 +213,38 @@ export function createInProcessQueue(config: Config, options: InProcessQueueOpti
       if (job?.state === 'failed' && job.failure) throw taskFailureError(job.failure);
       return waiters.wait<T>(taskId, timeoutMs);
     },
-    async status(taskId: string): Promise<TaskStatus> {
+    async status(taskId) {
       prune(); // results older than RESULT_TTL go even when nothing else finishes
       const job = jobs.get(taskId);
-      // Never submitted, or finished longer than RESULT_TTL ago (or trimmed by RESULT_STORE_MAX). The
-      // age is checked on the record too, so expiry is exact whatever order the store was pruned in.
+      // Never submitted, trimmed, or older than RESULT_TTL (checked on the record, so expiry is exact).
       if (!job || expired(job)) return taskStatus(taskId, 'unknown');
       return taskStatus(taskId, job.state, job.value ?? job.failure ?? null);
     },
     onOutcome: (listener) => waiters.onOutcome(listener),
-    async usage(): Promise<ResultStoreUsage> {
+    async usage() {
       prune();
       return { results: finished.length, waiting: pending.length, brokerMemoryBytes: null };
     },
     async queueStats() {
-      let active = 0;
-      for (const s of slots) active += s.active.size;
-      let completed = 0;
-      let failed = 0;
-      for (const id of finished) {
-        const state = jobs.get(id)?.state;
-        if (state === 'completed') completed++;
-        else if (state === 'failed') failed++;
-      }
+      const active = slots.reduce((n, s) => n + s.active.size, 0);
+      const count = (state: JobRecord['state']) =>
+        finished.filter((id) => jobs.get(id)?.state === state).length;
       return {
         queue: config.queueName,
-        counts: { waiting: pending.length, active, delayed: 0, prioritized: 0, completed, failed },
+        counts: {
+          waiting: pending.length,
+          active,
+          delayed: 0,
+          prioritized: 0,
+          completed: count('completed'),
+          failed: count('failed'),
+        },
         workers: slots
           .filter((s) => s.ready)
           .map((s) => ({ worker: s.name, active: s.active.size, scheduled: 0, reserved: 0 })),
       };
     },
-    async workers(): Promise<WorkerInfo[]> {
+    async workers() {
       return Promise.all(
         slots.map(async (s): Promise<WorkerInfo> => {
           const base = { worker: s.name, queues: [config.queueName], concurrency, active: s.active.size };
@@ -280,10 +267,10 @@ export function createInProcessQueue(config: Config, options: InProcessQueueOpti
         }),
       );
     },
-    async ready(): Promise<boolean> {
+    async ready() {
       return !closed;
     },
-    async close(): Promise<void> {
+    async close() {
       closed = true;
       waiters.close();
       await Promise.allSettled(slots.map((s) => s.worker?.terminate()));

@@ -8,10 +8,7 @@ export function threadData(): ThreadData {
   return workerData as ThreadData;
 }
 
-/**
- * Serves the in-process queue from inside a worker thread: runs each task it is sent with
- * `runtime` and reports started/done, like a BullMQ worker would.
- */
+/** Serves the in-process queue from a worker thread: runs each task with `runtime`, reports started/done. */
 export function serveThread(runtime: TaskRunner): void {
   const port = parentPort;
   if (!port) throw new Error('serveThread must run inside a worker thread');
