@@ -1,11 +1,6 @@
 import { parquetMetadata } from 'hyparquet';
 import { parquetFile, readColumnByColumn } from '../storage/index.js';
-import {
-  emptyFeatureRow,
-  type FeatureRow,
-  COLUMN_KINDS as KINDS,
-  type ColumnKind as Kind,
-} from './feature-row.js';
+import { emptyFeatureRow, COLUMN_KINDS as KINDS, type ColumnKind as Kind } from './feature-row.js';
 
 /** A column: numbers (dates as epoch ms) with a null mask, or dictionary codes of strings. */
 interface Column {
@@ -18,7 +13,7 @@ interface Column {
 }
 
 /** Epoch ms of a date cell as hyparquet reads it; NaN when it is none. */
-function timeOf(v: unknown): number {
+export function timeOf(v: unknown): number {
   if (v instanceof Date) return v.getTime();
   if (typeof v === 'number' || typeof v === 'string') return new Date(v).getTime();
   if (typeof v === 'bigint') return new Date(Number(v)).getTime();
@@ -109,12 +104,6 @@ export class FeatureColumns implements ReadonlyMap<number, Record<string, unknow
     for (const [id, row] of this.entries()) fn(row, id, this);
   }
 
-  /** Every row in file order. */
-  rows(): FeatureRow[] {
-    const n = this.columns.get('match_id')!.values.length;
-    return Array.from({ length: n }, (_, i) => this.row(i) as unknown as FeatureRow);
-  }
-
   private row(i: number): Record<string, unknown> {
     const out = emptyFeatureRow();
     for (const [name, col] of this.columns) out[name] = read(col, i);
@@ -130,8 +119,6 @@ function put(col: Column, dict: Map<string, number> | undefined, i: number, v: u
   switch (col.kind) {
     case 'num':
       col.values[i] = Number(v);
-      if (typeof v === 'bigint' && !Number.isSafeInteger(col.values[i]))
-        throw new RangeError(`parquet column: ${v} is outside the safe integer range`);
       return;
     case 'numOrNull':
       if (v === null || v === undefined) setNull();

@@ -111,7 +111,9 @@ export class ObservationColumns {
       if (Number.isNaN(c.matchId[i]) || Number.isNaN(c.at[i]) || c.market[i] === NONE || c.kind[i] === NONE)
         continue;
       const outcomes = MARKET_OUTCOMES[ODDS_MARKETS[c.market[i]]].length;
-      if (c.prices.subarray(i * 3, i * 3 + outcomes).some(Number.isNaN)) continue;
+      let complete = true;
+      for (let k = 0; k < outcomes; k++) if (Number.isNaN(c.prices[i * 3 + k])) complete = false;
+      if (!complete) continue;
       c.matchId[kept] = c.matchId[i];
       c.at[kept] = c.at[i];
       for (let k = 0; k < 3; k++) c.prices[kept * 3 + k] = k < outcomes ? c.prices[i * 3 + k] : Number.NaN;
