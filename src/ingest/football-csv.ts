@@ -17,8 +17,9 @@ const FOOTBALL_CSV_MARKETS = [
 ] as const;
 
 /**
- * The CSVs of `shared/data/football`: `Date` (`YYYY-MM-DD HH:MM:SS`, UTC unless it names a zone), `country`,
- * `league`, optional `Season`, `HomeTeam`, `AwayTeam`, `FTHG`, `FTAG` and optional FOOTBALL_CSV_MARKETS prices.
+ * The shared football CSV layout (test/fixtures/football/england.csv): `Date` (`YYYY-MM-DD HH:MM:SS`,
+ * UTC unless it names a zone), `country`, `league`, optional `Season`, `HomeTeam`, `AwayTeam`, `FTHG`,
+ * `FTAG` and optional FOOTBALL_CSV_MARKETS prices.
  */
 export function isFootballCsvHeader(header: readonly string[]): boolean {
   const has = (c: string) => header.includes(c);
