@@ -41,7 +41,8 @@ type TaskPayload = Parameters<TaskQueue['submit']>[1];
 
 /**
  * Alias → version, cached for `refreshMs`; versions are immutable, so cached by number for good. A
- * failing registry keeps the last answer; with none yet, `version` is null and the workers decide (spec §7).
+ * failing registry keeps the last answer; with none yet, `version` is null: the task goes without a run
+ * id, a running worker serves its loaded model (spec §7), and nothing is cached.
  */
 export class AliasCache {
   private aliases: Partial<Record<string, string>> | null = null;

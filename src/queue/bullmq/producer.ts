@@ -29,7 +29,8 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
   const queueName = options.queueName ?? 'ml';
   const log = options.log;
   const callTimeoutMs = options.brokerTimeoutMs ?? 2000;
-  // Kept for task_status; only a flood beyond the count trims results younger than the TTL.
+  // Kept for task_status; only a flood beyond the count (100k ≈ 250 MB of Redis) trims results
+  // younger than the TTL.
   const keep = { age: options.resultTtl ?? 86_400, count: options.resultStoreMax ?? 100_000 };
   const maxWaiting = options.queueMaxWaiting ?? 10_000;
 
@@ -109,9 +110,17 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
     return undefined;
   }
 
-  /** Waiting tasks, read from Redis at most every 250 ms and counted up locally between reads. */
-  const waitingCache = sharedFor<{ count: number }>(250);
-  const waitingCount = () => waitingCache(async () => ({ count: await bounded(queue.count()) }));
+  /**
+   * Waiting tasks, read from Redis at most every 250 ms and counted up locally between reads: one holder
+   * updated in place, so a submit's bump lands on the newest count even when a read ends during its add.
+   */
+  const waiting = { count: 0 };
+  const waitingCache = sharedFor<typeof waiting>(250);
+  const waitingCount = () =>
+    waitingCache(async () => {
+      waiting.count = await bounded(queue.count());
+      return waiting;
+    });
   const workersCache = sharedFor<WorkerInfo[]>(MONITOR_CACHE_MS);
   const statsCache = sharedFor<Awaited<ReturnType<TaskQueue['queueStats']>>>(MONITOR_CACHE_MS);
 
@@ -138,8 +147,8 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
     kind: 'bullmq',
     async submit(name, payload, submitOptions = {}) {
       assertUp();
-      const waiting = await waitingCount();
-      if (waiting.count >= maxWaiting) throw queueFull(waiting.count, maxWaiting);
+      const { count } = await waitingCount();
+      if (count >= maxWaiting) throw queueFull(count, maxWaiting);
       const jobId = randomUUID();
       waiters.track(jobId, name, { awaited: submitOptions.awaited });
       const data =

@@ -227,8 +227,13 @@ export function createInProcessQueue(config: Config, options: InProcessQueueOpti
     },
     async queueStats() {
       const active = slots.reduce((n, s) => n + s.active.size, 0);
-      const count = (state: JobRecord['state']) =>
-        finished.filter((id) => jobs.get(id)?.state === state).length;
+      let completed = 0;
+      let failed = 0;
+      for (const id of finished) {
+        const state = jobs.get(id)?.state;
+        if (state === 'completed') completed++;
+        else if (state === 'failed') failed++;
+      }
       return {
         queue: config.queueName,
         counts: {
@@ -236,8 +241,8 @@ export function createInProcessQueue(config: Config, options: InProcessQueueOpti
           active,
           delayed: 0,
           prioritized: 0,
-          completed: count('completed'),
-          failed: count('failed'),
+          completed,
+          failed,
         },
         workers: slots
           .filter((s) => s.ready)
