@@ -73,10 +73,19 @@ export async function createFixture(env: Record<string, string | undefined> = {}
     ...env,
   });
   const store = createObjectStore(config);
-  const shared = await hostSharedDatabase(config);
+  let shared: Awaited<ReturnType<typeof hostSharedDatabase>> | undefined;
+  try {
+    shared = await hostSharedDatabase(config);
+    await publishArtifacts({ db: shared.db, store }, { features: featureRowsToParquet(featureRows()) });
+  } catch (err) {
+    // A setup that fails (a database that does not come up) leaves no folder behind either.
+    await shared?.close();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
   const db = shared.db;
   const rows = featureRows();
-  await publishArtifacts({ db, store }, { features: featureRowsToParquet(rows) });
   const registry = createRegistry({ db, store }, config);
   const X = rows.map((row) => toModelInput(row, MODEL_FEATURES));
   const y = rows.map((row) => row.label ?? 0);
@@ -100,7 +109,7 @@ export async function createFixture(env: Record<string, string | undefined> = {}
       return v;
     },
     async cleanup() {
-      await shared.close();
+      await shared!.close();
       await store.close();
       rmSync(dir, { recursive: true, force: true });
     },

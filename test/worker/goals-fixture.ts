@@ -52,11 +52,12 @@ export async function createGoalsFixture(
     ...env,
   });
   const store = createObjectStore(config);
-  const shared = await hostSharedDatabase(config);
-  const db = shared.db;
+  let shared: Awaited<ReturnType<typeof hostSharedDatabase>> | undefined;
   const log = createLogger('silent');
   let obj: Awaited<ReturnType<typeof readArtifact>>;
   try {
+    shared = await hostSharedDatabase(config);
+    const db = shared.db;
     await ingestSynthetic({ seed: 3, now: AS_OF, regions: 2, teamsPerRegion: 8, seasons: 3 }, { db, store });
     const deps = {
       config,
@@ -70,10 +71,12 @@ export async function createGoalsFixture(
     obj = await readArtifact({ db, store }, 'markets');
     if (!obj) throw new Error('the pipeline wrote no markets file');
   } catch (err) {
-    await shared.close();
+    await shared?.close();
     await store.close();
+    rmSync(dir, { recursive: true, force: true });
     throw err;
   }
+  const db = shared.db;
   return {
     dir,
     config,
