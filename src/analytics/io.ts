@@ -62,9 +62,10 @@ export async function readParquetObject(
 export function groupBy<T, K>(xs: readonly T[], key: (x: T) => K): Map<K, T[]> {
   const groups = new Map<K, T[]>();
   for (const x of xs) {
-    const list = groups.get(key(x));
+    const k = key(x);
+    const list = groups.get(k);
     if (list) list.push(x);
-    else groups.set(key(x), [x]);
+    else groups.set(k, [x]);
   }
   return groups;
 }
