@@ -38,13 +38,6 @@ interface RecordServedOptions {
   featureRows?: ReadonlyArray<{ match_id: number }>;
 }
 
-interface RecordServedResult {
-  /** Rows appended (0: nothing written). */
-  rows: number;
-  /** Key in the `predictions` bucket, null when nothing was written. */
-  key: string | null;
-}
-
 /** Key of one publication's file: names sort by the publication instant. */
 function servedLogKey(servedAt: Date, publicationId: string | undefined, now: Date): string {
   const tag = (publicationId ?? compactTimestamp(now)).replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
@@ -53,14 +46,15 @@ function servedLogKey(servedAt: Date, publicationId: string | undefined, now: Da
 
 /**
  * Appends the published rows kicking off after `servedAt` that a model produced live (never `backtest`).
- * Idempotent per (servedAt, publicationId): the same publication writes the same key.
+ * Idempotent per (servedAt, publicationId): the same publication writes the same key. Returns the rows
+ * appended and the key in the `predictions` bucket (0 and null when nothing was written).
  */
 export async function recordServedPredictions(
   store: ObjectStore,
   // A `PredictionRow` has these fields; `odds_observed_at` only when the publisher knows it.
   rows: readonly (Omit<PublishedPrediction, 'odds_observed_at'> & { odds_observed_at?: Date | null })[],
   options: RecordServedOptions,
-): Promise<RecordServedResult> {
+): Promise<{ rows: number; key: string | null }> {
   const servedMs = options.servedAt.getTime();
   const now = new Date();
   const odds = new Map<number, Record<string, unknown>>();
@@ -173,7 +167,7 @@ export function servedBeforeKickoff<T extends Pick<ServedRow, 'match_id' | 'star
 export async function recordServedFromPublished(
   src: ArtifactSource,
   options: { servedAt: Date; publicationId?: string },
-): Promise<RecordServedResult> {
+): Promise<{ rows: number; key: string | null }> {
   const { store } = src;
   const obj = await readArtifact(src, 'predictions');
   if (!obj) return { rows: 0, key: null };
