@@ -2,15 +2,11 @@ import { QUALITY_CHECKS } from './quality-checks/index.js';
 import {
   type CheckStatus,
   type DataQualityInput,
-  type DataQualityReport,
   DEFAULT_QUALITY_LIMITS,
   isNum,
   iso,
   type MissingColumn,
-  type QualityCheck,
 } from './quality-checks/types.js';
-
-export type { DataQualityReport } from './quality-checks/types.js';
 
 /** Per-column missing-value shares: feature columns, odds columns and matches without an odds record. */
 function missingColumns({ featureNames, featureRows, odds, matches }: DataQualityInput): MissingColumn[] {
@@ -34,11 +30,11 @@ function missingColumns({ featureNames, featureRows, odds, matches }: DataQualit
 }
 
 /** Runs every check of {@link QUALITY_CHECKS} (pure); the report's status is the worst check's. */
-export function assessDataQuality(input: DataQualityInput): DataQualityReport {
+export function assessDataQuality(input: DataQualityInput) {
   const limits = DEFAULT_QUALITY_LIMITS;
   const missing = missingColumns(input);
   const ctx = { ...input, limits, missing };
-  const checks: QualityCheck[] = QUALITY_CHECKS.map((c) => ({ id: c.id, title: c.title, ...c.run(ctx) }));
+  const checks = QUALITY_CHECKS.map((c) => ({ id: c.id, title: c.title, ...c.run(ctx) }));
   const worst = (['fail', 'warn'] as const).find((s) => checks.some((c) => c.status === s));
   const status: CheckStatus = worst ?? 'ok';
   return {
@@ -50,3 +46,5 @@ export function assessDataQuality(input: DataQualityInput): DataQualityReport {
     limits,
   };
 }
+
+export type DataQualityReport = ReturnType<typeof assessDataQuality>;

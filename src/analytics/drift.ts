@@ -38,39 +38,6 @@ export interface Histogram {
   current: number[];
 }
 
-export interface FeatureDrift {
-  feature: string;
-  kind: 'numeric' | 'categorical';
-  /** `wasserstein_ks` for numeric, `jensen_shannon_chi2` for categorical/binary, `none` when not tested. */
-  test: 'wasserstein_ks' | 'jensen_shannon_chi2' | 'none';
-  /** Normalised Wasserstein (numeric) or Jensen–Shannon distance (categorical); null when not tested. */
-  score: number | null;
-  threshold: number;
-  /** KS p-value (numeric) or chi-squared p-value (categorical). */
-  p_value: number | null;
-  /** KS statistic D, numeric features only. */
-  ks_statistic: number | null;
-  drifted: boolean;
-  /** Why the feature was not tested, when it was not. */
-  skipped: string | null;
-  n_reference: number;
-  n_current: number;
-  missing_reference: number;
-  missing_current: number;
-  mean_reference: number | null;
-  mean_current: number | null;
-  histogram: Histogram;
-}
-
-export interface DriftSummary {
-  /** Share of tested features that drifted (0 … 1); null when no feature could be tested. */
-  drift_score: number | null;
-  n_features: number;
-  n_drifted: number;
-  n_skipped: number;
-  features: FeatureDrift[];
-}
-
 function values(rows: readonly ValueRow[], name: string): { xs: number[]; missing: number } {
   const xs: number[] = [];
   let missing = 0;
@@ -137,7 +104,7 @@ function featureDrift(
   reference: readonly ValueRow[],
   current: readonly ValueRow[],
   thresholds: DriftThresholds,
-): FeatureDrift {
+) {
   const r = values(reference, name);
   const c = values(current, name);
   const levels = isCategorical(r.xs, c.xs, thresholds.maxCategoricalLevels);
@@ -170,15 +137,16 @@ function featureDrift(
     histogram = { labels: [], edges: [], reference: [], current: [] };
   }
 
-  // Key order is the order of drift_latest.json's per-feature entries.
+  // Key order is the order of drift_latest.json's per-feature entries. `score`: normalised Wasserstein
+  // (numeric) or Jensen–Shannon distance (categorical); `p_value`: KS or chi-squared.
   const verdict = (
-    test: FeatureDrift['test'],
+    test: 'wasserstein_ks' | 'jensen_shannon_chi2' | 'none',
     score: number | null,
     p_value: number | null,
     ks_statistic: number | null,
     drifted: boolean,
     skipped: string | null,
-  ): FeatureDrift => ({ ...base, test, score, p_value, ks_statistic, drifted, skipped, histogram });
+  ) => ({ ...base, test, score, p_value, ks_statistic, drifted, skipped, histogram });
   if (r.xs.length < thresholds.minSamples || c.xs.length < thresholds.minSamples) {
     const skipped = `fewer than ${thresholds.minSamples} non-missing values (reference ${r.xs.length}, current ${c.xs.length})`;
     return verdict('none', null, null, null, false, skipped);
@@ -207,12 +175,13 @@ export function computeDrift(
   current: readonly ValueRow[],
   featureNames: readonly string[],
   thresholds: Partial<DriftThresholds> = {},
-): DriftSummary {
+) {
   const t = { ...DEFAULT_DRIFT_THRESHOLDS, ...thresholds };
   const features = featureNames.map((f) => featureDrift(f, reference, current, t));
   const tested = features.filter((f) => f.test !== 'none');
   const nDrifted = tested.filter((f) => f.drifted).length;
   return {
+    // Share of tested features that drifted; null when no feature could be tested.
     drift_score: tested.length ? nDrifted / tested.length : null,
     n_features: tested.length,
     n_drifted: nDrifted,
@@ -220,3 +189,6 @@ export function computeDrift(
     features,
   };
 }
+
+export type FeatureDrift = ReturnType<typeof featureDrift>;
+export type DriftSummary = ReturnType<typeof computeDrift>;

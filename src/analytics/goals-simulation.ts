@@ -2,7 +2,7 @@ import { KEYS, type OddsRecord } from '../domain/index.js';
 import { readOddsFile } from '../ingest/index.js';
 import { marketsFromMatrix, scoreMatrix } from '../model/index.js';
 import { type AnalyticsDeps, asDate, matchesOf, numOrNull, putReport, readParquetObject } from './io.js';
-import { STRATEGY_COLUMNS, strategiesOf, strategyRows, toCsv } from './roi-csv.js';
+import { STRATEGY_COLUMNS, strategyRows, toCsv } from './roi-csv.js';
 import {
   type BetCandidate,
   type OddsSource,
@@ -48,9 +48,7 @@ export function roiMarketsCsv(results: readonly GoalsSimulationResult[]): string
   return toCsv(
     ['market', ...STRATEGY_COLUMNS],
     results.flatMap(({ market, sim }) =>
-      strategiesOf(sim).flatMap((s) =>
-        strategyRows(s, [market, s.strategy === 'home' ? 'always_first' : s.strategy]),
-      ),
+      strategyRows(sim, (s) => ({ market, strategy: s.strategy === 'home' ? 'always_first' : s.strategy })),
     ),
   );
 }

@@ -4,41 +4,12 @@ import { type ObjectStore, type ParquetColumn, readParquet, writeParquet } from 
 import { asDate, numOrNull } from './io.js';
 import { compactTimestamp } from './report-names.js';
 
-/** The fields of a published prediction row that the log needs (a `PredictionRow` has them all). */
-interface PublishedPrediction {
-  match_id: number;
-  region_id: number;
-  region_name: string;
-  start_time_utc: Date;
-  proba_home: number;
-  proba_draw: number;
-  proba_away: number;
-  /** Registry alias of the model that produced the row (`champion` for the served file). */
-  model_stage: string;
-  /** The model's run id (registry). */
-  model_run_id: string;
-  /** When the odds it used were observed, when the publisher knows it. */
-  odds_observed_at?: Date | null;
-}
-
 /**
- * One prediction as served before kick-off: a row of the served log, which is append-only so that the
- * realised figures of a match never change when later runs (or a rollback) replace the predictions file.
+ * The served log, append-only so that the realised figures of a match never change when later runs (or
+ * a rollback) replace the predictions file: each published row, the run (or re-prediction) that
+ * published it, its "now" (`served_at`: served from then on), when it was appended, and the de-margined
+ * opening odds the features held when it was predicted.
  */
-export interface ServedRow extends PublishedPrediction {
-  /** The pipeline run (or re-prediction) that published it; null when the publisher has none. */
-  publication_id: string | null;
-  /** "Now" of the publication (the run's as-of, or the replay clock): the row was served from then on. */
-  served_at: Date;
-  /** Wall-clock time the row was appended to the log. */
-  recorded_at: Date;
-  /** De-margined opening odds the features held when it was predicted (null when unknown). */
-  used_open_home: number | null;
-  used_open_draw: number | null;
-  used_open_away: number | null;
-  odds_observed_at: Date | null;
-}
-
 const SERVED_COLUMNS: readonly ParquetColumn[] = [
   { name: 'match_id', type: 'int64' },
   { name: 'region_id', type: 'int32' },
@@ -67,13 +38,6 @@ interface RecordServedOptions {
   featureRows?: ReadonlyArray<{ match_id: number }>;
 }
 
-interface RecordServedResult {
-  /** Rows appended (0: nothing written). */
-  rows: number;
-  /** Key in the `predictions` bucket, null when nothing was written. */
-  key: string | null;
-}
-
 /** Key of one publication's file: names sort by the publication instant. */
 function servedLogKey(servedAt: Date, publicationId: string | undefined, now: Date): string {
   const tag = (publicationId ?? compactTimestamp(now)).replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
@@ -82,13 +46,15 @@ function servedLogKey(servedAt: Date, publicationId: string | undefined, now: Da
 
 /**
  * Appends the published rows kicking off after `servedAt` that a model produced live (never `backtest`).
- * Idempotent per (servedAt, publicationId): the same publication writes the same key.
+ * Idempotent per (servedAt, publicationId): the same publication writes the same key. Returns the rows
+ * appended and the key in the `predictions` bucket (0 and null when nothing was written).
  */
 export async function recordServedPredictions(
   store: ObjectStore,
-  rows: readonly PublishedPrediction[],
+  // A `PredictionRow` has these fields; `odds_observed_at` only when the publisher knows it.
+  rows: readonly (Omit<PublishedPrediction, 'odds_observed_at'> & { odds_observed_at?: Date | null })[],
   options: RecordServedOptions,
-): Promise<RecordServedResult> {
+): Promise<{ rows: number; key: string | null }> {
   const servedMs = options.servedAt.getTime();
   const now = new Date();
   const odds = new Map<number, Record<string, unknown>>();
@@ -120,9 +86,7 @@ export async function recordServedPredictions(
 }
 
 /** The published-prediction fields of a parquet record (predictions file or served log); null when unusable. */
-export function toPublishedPrediction(
-  r: Record<string, unknown>,
-): (PublishedPrediction & { odds_observed_at: Date | null }) | null {
+export function toPublishedPrediction(r: Record<string, unknown>) {
   const id = numOrNull(r.match_id);
   const start = asDate(r.start_time_utc);
   const p = [numOrNull(r.proba_home), numOrNull(r.proba_draw), numOrNull(r.proba_away)];
@@ -141,7 +105,9 @@ export function toPublishedPrediction(
   };
 }
 
-function toServedRow(r: Record<string, unknown>): ServedRow | null {
+type PublishedPrediction = NonNullable<ReturnType<typeof toPublishedPrediction>>;
+
+function toServedRow(r: Record<string, unknown>) {
   const base = toPublishedPrediction(r);
   const servedAt = asDate(r.served_at);
   if (!base || !servedAt) return null;
@@ -155,6 +121,8 @@ function toServedRow(r: Record<string, unknown>): ServedRow | null {
     used_open_away: numOrNull(r.used_open_away),
   };
 }
+
+export type ServedRow = NonNullable<ReturnType<typeof toServedRow>>;
 
 /** Every row of the served log, in publication order (file names sort by the publication instant). */
 export async function readServedLog(store: ObjectStore): Promise<ServedRow[]> {
@@ -178,11 +146,11 @@ export async function readServedLog(store: ObjectStore): Promise<ServedRow[]> {
  * Per match, the row with the latest `served_at` strictly before the kick-off (ties: the later file).
  * `kickoffOf`: the kick-off to judge by (the database's, for rescheduled matches); default the row's own.
  */
-export function servedBeforeKickoff(
-  rows: readonly ServedRow[],
+export function servedBeforeKickoff<T extends Pick<ServedRow, 'match_id' | 'start_time_utc' | 'served_at'>>(
+  rows: readonly T[],
   kickoffOf: (matchId: number) => Date | undefined = () => undefined,
-): Map<number, ServedRow> {
-  const out = new Map<number, ServedRow>();
+): Map<number, T> {
+  const out = new Map<number, T>();
   for (const r of rows) {
     const kickoff = kickoffOf(r.match_id) ?? r.start_time_utc;
     if (r.served_at.getTime() >= kickoff.getTime()) continue;
@@ -199,7 +167,7 @@ export function servedBeforeKickoff(
 export async function recordServedFromPublished(
   src: ArtifactSource,
   options: { servedAt: Date; publicationId?: string },
-): Promise<RecordServedResult> {
+): Promise<{ rows: number; key: string | null }> {
   const { store } = src;
   const obj = await readArtifact(src, 'predictions');
   if (!obj) return { rows: 0, key: null };

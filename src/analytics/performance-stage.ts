@@ -12,7 +12,7 @@ import {
   performanceGroups,
 } from './performance.js';
 import { renderPerformanceReport } from './performance-html.js';
-import { readServedLog, type ServedRow, toPublishedPrediction } from './performance-served.js';
+import { readServedLog, toPublishedPrediction } from './performance-served.js';
 import { pruneReports, reportFilename } from './report-names.js';
 
 interface PerformanceStageOptions {
@@ -48,21 +48,11 @@ async function backtestRows(
   odds: readonly OddsRecord[],
 ): Promise<JoinedMatch[]> {
   const rows = (await readParquetObject(src, 'predictions')) ?? [];
-  const pseudoServed: ServedRow[] = [];
-  for (const r of rows) {
+  const pseudoServed = rows.flatMap((r) => {
     const p = r.model_stage === 'backtest' ? toPublishedPrediction(r) : null;
-    if (!p) continue;
-    pseudoServed.push({
-      ...p,
-      publication_id: null,
-      // A fold predicts a match out of sample; for the join it counts as "known before kick-off".
-      served_at: new Date(p.start_time_utc.getTime() - 1),
-      recorded_at: p.start_time_utc,
-      used_open_home: null,
-      used_open_draw: null,
-      used_open_away: null,
-    });
-  }
+    // A fold predicts a match out of sample; for the join it counts as "known before kick-off".
+    return p ? [{ ...p, served_at: new Date(p.start_time_utc.getTime() - 1) }] : [];
+  });
   return joinServedResults(pseudoServed, matches, odds, asOf).joined;
 }
 

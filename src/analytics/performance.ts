@@ -37,7 +37,10 @@ export interface PerformanceWindow {
  * both lines (de-margined as the features do), by kick-off; counts the finished matches never served.
  */
 export function joinServedResults(
-  served: readonly ServedRow[],
+  served: readonly Pick<
+    ServedRow,
+    'match_id' | 'start_time_utc' | 'served_at' | 'proba_home' | 'proba_draw' | 'proba_away'
+  >[],
   matches: readonly Match[],
   odds: readonly OddsRecord[],
   asOf: Date,

@@ -10,13 +10,7 @@ import {
   readParquetObject,
 } from './io.js';
 import { roiBaselinesCsv, roiByRegionCsv, roiByRegionSeasonCsv } from './roi-csv.js';
-import {
-  type OddsSource,
-  type PredictionInput,
-  type ResultInput,
-  selectCandidates,
-  simulateBets,
-} from './simulation.js';
+import { type OddsSource, type ResultInput, selectCandidates, simulateBets } from './simulation.js';
 
 /** Keys the simulate stage writes in the `reports` bucket. */
 const SIMULATION_KEYS = {
@@ -74,23 +68,20 @@ export async function runSimulateStage(deps: AnalyticsDeps, opts: SimulateStageO
   // Out of sample only: a backtest row whose match kicked off before its fold's training cutoff was
   // (or could have been) in that fold's training data, so it is dropped.
   let inSample = 0;
-  const predictions: PredictionInput[] = [];
-  for (const r of backtest) {
+  const predictions = backtest.flatMap((r) => {
     const id = numOrNull(r.match_id);
-    if (id === null) continue;
+    if (id === null) return [];
     const cutoff = asDate(r.training_cutoff);
     const start = kickoff.get(id);
     if (cutoff && start && start < cutoff) {
       inSample++;
-      continue;
+      return [];
     }
-    predictions.push({
-      match_id: id,
-      proba_home: numOrNull(r.proba_home) ?? Number.NaN,
-      proba_draw: numOrNull(r.proba_draw) ?? Number.NaN,
-      proba_away: numOrNull(r.proba_away) ?? Number.NaN,
-    });
-  }
+    const p = (k: string) => numOrNull(r[k]) ?? Number.NaN;
+    return [
+      { match_id: id, proba_home: p('proba_home'), proba_draw: p('proba_draw'), proba_away: p('proba_away') },
+    ];
+  });
 
   const selection = selectCandidates(predictions, results, odds, oddsSource);
   const sim = simulateBets(selection.candidates, {

@@ -4,30 +4,19 @@ import { groupBy } from './io.js';
 /** Odds taken: `closing` (default: the sharpest line, so the hardest edge to claim) or `opening`. */
 export type OddsSource = 'closing' | 'opening';
 
-/** An out-of-sample prediction (a walk-forward backtest row). */
-export interface PredictionInput {
-  match_id: number;
-  proba_home: number;
-  proba_draw: number;
-  proba_away: number;
-}
-
-/** A finished match with its result. */
-export interface ResultInput {
+/** A finished match (1X2) or two-way market the simulation may bet on: result, prediction and usable odds. */
+export interface BetCandidate {
   match_id: number;
   region_id: number;
   region_name: string;
   season: string;
-  /** Null when the match is not finished (as of the run); such matches are never bet. */
-  outcome: Outcome | null;
-}
-
-/** One match (1X2) or two-way market the simulation may bet on: prediction, result and usable odds. */
-export interface BetCandidate extends Omit<ResultInput, 'outcome'> {
   outcome: Outcome;
   proba: readonly number[];
   odds: readonly number[];
 }
+
+/** A match with its result; null when it is not finished (as of the run): such matches are never bet. */
+export type ResultInput = Omit<BetCandidate, 'outcome' | 'proba' | 'odds'> & { outcome: Outcome | null };
 
 type PriceSide = 'home' | 'draw' | 'away' | 'over25' | 'under25' | 'btts_yes' | 'btts_no';
 
@@ -58,7 +47,8 @@ export function pickOdds(rec: OddsRecord, source: OddsSource): [number, number, 
  * and counts the predictions dropped by reason (for the JSON summary).
  */
 export function selectCandidates(
-  predictions: readonly PredictionInput[],
+  // Out-of-sample predictions (walk-forward backtest rows).
+  predictions: readonly { match_id: number; proba_home: number; proba_draw: number; proba_away: number }[],
   results: ReadonlyMap<number, ResultInput>,
   odds: ReadonlyMap<number, OddsRecord>,
   source: OddsSource = 'closing',

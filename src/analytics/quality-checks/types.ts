@@ -16,24 +16,8 @@ export const DEFAULT_QUALITY_LIMITS = {
   /** Examples listed per check. */
   maxExamples: 20,
 };
-type QualityLimits = typeof DEFAULT_QUALITY_LIMITS;
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
-
-export interface QualityCheck {
-  id: string;
-  title: string;
-  status: CheckStatus;
-  /** Offending items. */
-  count: number;
-  /** Items examined. */
-  total: number;
-  detail: string;
-  example_header: string[];
-  examples: string[][];
-  /** Example rows left out of `examples` (at most `maxExamples` are kept). */
-  omitted: number;
-}
 
 export interface MissingColumn {
   source: string;
@@ -41,15 +25,6 @@ export interface MissingColumn {
   missing: number;
   total: number;
   share: number;
-}
-
-export interface DataQualityReport {
-  generated_at: string;
-  as_of: string;
-  status: CheckStatus;
-  checks: QualityCheck[];
-  missing: MissingColumn[];
-  limits: QualityLimits;
 }
 
 export interface DataQualityInput {
@@ -73,12 +48,22 @@ export interface DataQualityInput {
   now?: Date;
 }
 
-/** A check's verdict, as it appears in the report (less its id and title). */
-export type CheckResult = Omit<QualityCheck, 'id' | 'title'>;
+/** A check's verdict, as it appears in the report beside its id and title. */
+export interface CheckResult {
+  status: CheckStatus;
+  /** Offending items of the `total` examined. */
+  count: number;
+  total: number;
+  detail: string;
+  example_header: string[];
+  examples: string[][];
+  /** Example rows left out of `examples` (at most `maxExamples` are kept). */
+  omitted: number;
+}
 
 /** What every check sees: the input, the resolved limits and the per-column missing-value table. */
 export interface QualityContext extends DataQualityInput {
-  limits: QualityLimits;
+  limits: typeof DEFAULT_QUALITY_LIMITS;
   missing: readonly MissingColumn[];
 }
 
