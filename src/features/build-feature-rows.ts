@@ -214,13 +214,8 @@ export function buildFeatureRows(
       regions.set(m.regionId, r);
     }
     if (m.season < r.firstSeason) r.firstSeason = m.season;
-    let set = r.teamsBySeason.get(m.season);
-    if (!set) {
-      set = new Set();
-      r.teamsBySeason.set(m.season, set);
-    }
-    set.add(m.homeTeamName);
-    set.add(m.awayTeamName);
+    const set = r.teamsBySeason.get(m.season) ?? new Set<string>();
+    r.teamsBySeason.set(m.season, set.add(m.homeTeamName).add(m.awayTeamName));
   }
   for (const r of regions.values()) r.seasonsSorted = [...r.teamsBySeason.keys()].sort();
 

@@ -53,40 +53,28 @@ export function explainModel(model: Model, input: ArrayLike<number>): ModelExpla
     const idx = inputs.flatMap((n, j) => (featureGroupOf(n) === g ? [j] : []));
     if (idx.length === 0) continue;
     const columns = idx.map((j) => names[j]);
-    if (t.link === 'softmax') {
-      const s: Triple = [0, 0, 0];
-      for (const j of idx) for (let k = 0; k < 3; k++) s[k] += t.terms[k][j];
-      groups.push({ group: g, columns, scores: s, latent: null });
-    } else {
-      let s = 0;
-      for (const j of idx) s += t.terms[j];
-      groups.push({ group: g, columns, scores: null, latent: s });
-    }
+    const sum = (terms: Float64Array) => idx.reduce((s, j) => s + terms[j], 0);
+    groups.push(
+      t.link === 'softmax'
+        ? { group: g, columns, scores: t.terms.map(sum) as Triple, latent: null }
+        : { group: g, columns, scores: null, latent: sum(t.terms) },
+    );
   }
-  if (t.link === 'softmax') {
-    const scores: Triple = [0, 1, 2].map(
-      (k) => t.intercept[k] + (t.offset?.[k] ?? 0) + groups.reduce((a, g) => a + (g.scores?.[k] ?? 0), 0),
-    ) as Triple;
-    return {
-      link: 'softmax',
-      baseline: t.intercept,
-      offset: t.offset,
-      cut_points: null,
-      groups,
-      scores,
-      latent: null,
-      probabilities: softmax3(scores),
-    };
-  }
-  const latent = groups.reduce((a, g) => a + (g.latent ?? 0), 0);
+  const softmax = t.link === 'softmax';
+  const scores = softmax
+    ? ([0, 1, 2].map(
+        (k) => t.intercept[k] + (t.offset?.[k] ?? 0) + groups.reduce((a, g) => a + (g.scores?.[k] ?? 0), 0),
+      ) as Triple)
+    : null;
+  const latent = softmax ? null : groups.reduce((a, g) => a + (g.latent ?? 0), 0);
   return {
-    link: 'ordered_logit',
-    baseline: null,
-    offset: null,
-    cut_points: t.cuts,
+    link: t.link,
+    baseline: softmax ? t.intercept : null,
+    offset: softmax ? t.offset : null,
+    cut_points: softmax ? null : t.cuts,
     groups,
-    scores: null,
+    scores,
     latent,
-    probabilities: orderedProbabilities(latent, t.cuts),
+    probabilities: softmax ? softmax3(scores as Triple) : orderedProbabilities(latent as number, t.cuts),
   };
 }

@@ -110,38 +110,26 @@ export const dixonColesMarket: GoalsFamily<DixonColesMarketState, 'dixon_coles_m
     };
   },
   parse(fields: Record<string, unknown>): DixonColesMarketState {
-    const glm = (v: unknown, name: string): PoissonGlm => {
-      const g = v as Partial<PoissonGlm> | null;
-      const ok = (a: unknown, n: number) =>
-        Array.isArray(a) && a.length === n && a.every((x) => typeof x === 'number' && Number.isFinite(x));
-      if (
-        !g ||
-        !Array.isArray(g.mean) ||
-        !ok(g.mean, g.mean.length) ||
-        !ok(g.std, g.mean.length) ||
-        !ok(g.coef, g.mean.length + 1)
-      ) {
-        throw new MatchcastError('MC_ERR_MODEL_UNAVAILABLE', `goals model: malformed ${name} regression`);
-      }
+    const bad = (what: string) =>
+      new MatchcastError('MC_ERR_MODEL_UNAVAILABLE', `goals model: malformed ${what}`);
+    const finite = (a: unknown, n: number) => Array.isArray(a) && a.length === n && a.every(Number.isFinite);
+    const glm = (name: 'home' | 'away'): PoissonGlm => {
+      const g = fields[name] as Partial<PoissonGlm> | null;
+      const p = Array.isArray(g?.mean) ? g.mean.length : -1;
+      if (!g || !finite(g.mean, p) || !finite(g.std, p) || !finite(g.coef, p + 1))
+        throw bad(`${name} regression`);
       return { mean: g.mean as number[], std: g.std as number[], coef: g.coef as number[] };
     };
     const rho = fields.rho;
-    if (typeof rho !== 'number' || !Number.isFinite(rho)) {
-      throw new MatchcastError('MC_ERR_MODEL_UNAVAILABLE', 'goals model: malformed rho');
-    }
     const byRegion = fields.rho_by_region ?? {};
-    if (
-      typeof byRegion !== 'object' ||
-      byRegion === null ||
-      Array.isArray(byRegion) ||
-      !Object.values(byRegion).every((v) => typeof v === 'number' && Number.isFinite(v))
-    ) {
-      throw new MatchcastError('MC_ERR_MODEL_UNAVAILABLE', 'goals model: malformed rho_by_region');
-    }
+    if (!Number.isFinite(rho)) throw bad('rho');
+    if (typeof byRegion !== 'object' || byRegion === null || Array.isArray(byRegion))
+      throw bad('rho_by_region');
+    if (!Object.values(byRegion).every(Number.isFinite)) throw bad('rho_by_region');
     return {
-      home: glm(fields.home, 'home'),
-      away: glm(fields.away, 'away'),
-      rho,
+      home: glm('home'),
+      away: glm('away'),
+      rho: rho as number,
       rho_by_region: { ...(byRegion as Record<string, number>) },
     };
   },
