@@ -5,7 +5,7 @@ import {
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
-  ListObjectsV2Command,
+  paginateListObjectsV2,
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
@@ -247,23 +247,17 @@ export class S3ObjectStore implements ObjectStore {
 
   async list(bucket: Bucket, prefix = ''): Promise<ObjectInfo[]> {
     validatePrefix(prefix);
-    const name = this.bucketName(bucket);
+    const input = { Bucket: this.bucketName(bucket), Prefix: prefix || undefined };
     const out: ObjectInfo[] = [];
-    let token: string | undefined;
     try {
-      do {
-        const res = await this.call('list', (abortSignal) =>
-          this.client.send(
-            new ListObjectsV2Command({ Bucket: name, Prefix: prefix || undefined, ContinuationToken: token }),
-            { abortSignal },
-          ),
-        );
-        for (const o of res.Contents ?? []) {
-          // Reserved keys: objects earlier versions kept for their own bookkeeping (a probe object).
-          if (o.Key && !isReservedKey(o.Key)) out.push(infoOf(o.Key, o.Size, o));
+      await this.call('list', async (abortSignal) => {
+        for await (const page of paginateListObjectsV2({ client: this.client }, input, { abortSignal })) {
+          for (const o of page.Contents ?? []) {
+            // Reserved keys: objects earlier versions kept for their own bookkeeping (a probe object).
+            if (o.Key && !isReservedKey(o.Key)) out.push(infoOf(o.Key, o.Size, o));
+          }
         }
-        token = res.IsTruncated ? res.NextContinuationToken : undefined;
-      } while (token);
+      });
     } catch (err) {
       if (isMatchcastError(err) && isNoSuchBucket(err.cause)) return [];
       throw err;
