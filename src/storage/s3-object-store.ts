@@ -30,8 +30,6 @@ interface S3ObjectStoreOptions {
   bucketPrefix?: string;
   /** Path-style addressing (`S3_FORCE_PATH_STYLE`). Default `true`. */
   forcePathStyle?: boolean;
-  /** TCP connect timeout, ms. Default `1000`. */
-  connectTimeoutMs?: number;
   /** Socket inactivity timeout of one HTTP request, ms. Default `5000`. */
   requestTimeoutMs?: number;
   /** Hard bound on one store call including retries, ms. Default `30000`. */
@@ -107,7 +105,7 @@ export class S3ObjectStore implements ObjectStore {
       responseChecksumValidation: 'WHEN_REQUIRED',
       maxAttempts: options.maxAttempts ?? 2,
       requestHandler: {
-        connectionTimeout: options.connectTimeoutMs ?? 1000,
+        connectionTimeout: 1000,
         requestTimeout: options.requestTimeoutMs ?? 5_000,
         // Without this the SDK only logs a warning and keeps waiting on a silent socket.
         throwOnRequestTimeout: true,
