@@ -1,7 +1,6 @@
 import { isMatchcastError, MatchcastError } from '../domain/index.js';
 import type { Database, Queryable, QueryOptions } from './database.js';
 
-/** Options of {@link openDatabaseDeferred}. */
 export interface DeferredDatabaseOptions {
   /** Which adapter `open` builds (reported while it is not open yet). */
   kind: Database['kind'];

@@ -167,10 +167,10 @@ export class MatchesRepository {
         batch.map((r) => r.awayScore),
         force,
       ]);
-      const missing: MatchUpsert[] = [];
+      const missing: number[] = [];
       for (const r of out) {
         const slot = start + Number(r.ord) - 1;
-        if (r.id === null) missing.push(unique[slot]);
+        if (r.id === null) missing.push(slot);
         else uniqueIds[slot] = Number(r.id);
         if (r.inserted === true) result.inserted++;
         else if (r.inserted === false) result.updated++;
@@ -179,20 +179,8 @@ export class MatchesRepository {
       }
       // An identical row that a concurrent writer committed after our snapshot began is in neither
       // RETURNING nor the snapshot: look its id up now.
-      for (const row of missing) {
-        const [found] = await db.query<{ id: number }>(
-          `SELECT id FROM matches WHERE region_name = $1 AND tournament_name = $2 AND start_time_utc = $3
-             AND home_team_name = $4 AND away_team_name = $5`,
-          [
-            row.regionName,
-            row.tournamentName,
-            row.startTimeUtc.toISOString(),
-            row.homeTeamName,
-            row.awayTeamName,
-          ],
-        );
-        uniqueIds[slotOf.get(naturalKey(row)) as number] = Number(found?.id);
-      }
+      const found = await this.byKeys(missing.map((slot) => unique[slot]!));
+      for (const [i, m] of found) uniqueIds[missing[i]!] = m.id;
     }
     result.ids = slots.map((slot) => uniqueIds[slot]);
     return result;

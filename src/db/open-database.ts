@@ -10,7 +10,6 @@ export function embeddedDbDir(config: Pick<Config, 'dataDir'>): string {
   return path.join(config.dataDir, 'db');
 }
 
-/** Options of {@link openDatabase}. */
 export interface OpenDatabaseOptions {
   /** Schema to create (when missing) and work in via `search_path`, `[a-z_][a-z0-9_]*`. Default `public`. */
   schema?: string;

@@ -4,7 +4,6 @@ import { answers, type Database, type Queryable, type QueryOptions } from './dat
 import { isSchemaGone, mapDatabaseError, withDatabaseTimeout } from './errors.js';
 import { applyMigrations } from './migrations.js';
 
-/** Options of {@link openPostgresDatabase}. */
 export interface PostgresOptions {
   connectionString: string;
   /** Schema to work in (created when missing); `public` when unset. */
@@ -13,7 +12,6 @@ export interface PostgresOptions {
   connectTimeoutMs: number;
   /** Server-side `statement_timeout` and client-side `query_timeout`, ms. */
   statementTimeoutMs: number;
-  /** Pool size. */
   maxConnections: number;
 }
 

@@ -26,7 +26,6 @@ export function taskStatus(taskId: string, state: TaskState, result: unknown = n
   return { task_id: taskId, status: STATUS_OF[state], result, state };
 }
 
-/** Options of {@link TaskQueue.submit}. */
 interface SubmitOptions {
   /** Unix ms after which its sync caller has given up: a worker fails it with MC_ERR_TASK_EXPIRED unrun. */
   expiresAt?: number;
@@ -37,7 +36,6 @@ interface SubmitOptions {
 /** Called once per outcome of a task this process submitted (sync and async alike), e.g. for metrics. */
 export type OutcomeListener = (name: TaskName, outcome: TaskOutcome) => void;
 
-/** How a task ended. */
 export type TaskOutcome = { ok: true; value: unknown } | { ok: false; failure: TaskFailure };
 
 /** Size of the result store, for the memory-budget gauges. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { BigIntStats } from 'node:fs';
-import { mkdir, open, readdir, rename, rmdir, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BUCKETS, type Bucket, isMatchcastError, MatchcastError } from '../domain/index.js';
 import { contentTypeForKey } from './content-type.js';
@@ -105,18 +105,11 @@ export class FsObjectStore implements ObjectStore {
       const tmp = path.join(dir, `${TMP}${base}-${randomBytes(6).toString('hex')}`);
       try {
         await mkdir(dir, { recursive: true });
-        const fh = await open(tmp, 'wx', 0o644);
-        try {
-          await fh.writeFile(data);
-          await fh.sync();
-          return { tmp, st: await fh.stat({ bigint: true }) };
-        } catch (err) {
-          await unlink(tmp).catch(() => undefined);
-          throw err;
-        } finally {
-          await fh.close();
-        }
+        await writeFile(tmp, data, { flag: 'wx', mode: 0o644, flush: true });
+        return { tmp, st: await stat(tmp, { bigint: true }) };
       } catch (err) {
+        // No partial file left behind (EEXIST: the name is another writer's).
+        if (errno(err) !== 'EEXIST') await unlink(tmp).catch(() => undefined);
         // ENOENT: a concurrent delete pruned the (empty) folder between mkdir and open.
         if (errno(err) === 'ENOENT' && attempt < 5) continue;
         // Only a collision inside a healthy bucket folder is the caller's conflict; a broken root is an outage.

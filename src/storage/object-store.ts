@@ -1,6 +1,5 @@
 import type { Bucket } from '../domain/index.js';
 
-/** Metadata of a stored object. */
 export interface ObjectInfo {
   key: string;
   size: number;

@@ -6,7 +6,6 @@ import { rowShape } from '../domain/index.js';
 /** Column types a matchcast Parquet file may hold. Every column is nullable. */
 type ParquetColumnType = 'int32' | 'int64' | 'double' | 'boolean' | 'string' | 'timestamp';
 
-/** One column of a Parquet file. */
 export interface ParquetColumn {
   name: string;
   /** `int64` reads back as a `number` (safe integers only); `timestamp` is UTC INT64 ms, read as a `Date`. */

@@ -5,8 +5,8 @@ import {
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
-  ListObjectsV2Command,
   PutObjectCommand,
+  paginateListObjectsV2,
   S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
@@ -30,8 +30,6 @@ interface S3ObjectStoreOptions {
   bucketPrefix?: string;
   /** Path-style addressing (`S3_FORCE_PATH_STYLE`). Default `true`. */
   forcePathStyle?: boolean;
-  /** TCP connect timeout, ms. Default `1000`. */
-  connectTimeoutMs?: number;
   /** Socket inactivity timeout of one HTTP request, ms. Default `5000`. */
   requestTimeoutMs?: number;
   /** Hard bound on one store call including retries, ms. Default `30000`. */
@@ -107,7 +105,7 @@ export class S3ObjectStore implements ObjectStore {
       responseChecksumValidation: 'WHEN_REQUIRED',
       maxAttempts: options.maxAttempts ?? 2,
       requestHandler: {
-        connectionTimeout: options.connectTimeoutMs ?? 1000,
+        connectionTimeout: 1000,
         requestTimeout: options.requestTimeoutMs ?? 5_000,
         // Without this the SDK only logs a warning and keeps waiting on a silent socket.
         throwOnRequestTimeout: true,
@@ -247,23 +245,17 @@ export class S3ObjectStore implements ObjectStore {
 
   async list(bucket: Bucket, prefix = ''): Promise<ObjectInfo[]> {
     validatePrefix(prefix);
-    const name = this.bucketName(bucket);
+    const input = { Bucket: this.bucketName(bucket), Prefix: prefix || undefined };
     const out: ObjectInfo[] = [];
-    let token: string | undefined;
     try {
-      do {
-        const res = await this.call('list', (abortSignal) =>
-          this.client.send(
-            new ListObjectsV2Command({ Bucket: name, Prefix: prefix || undefined, ContinuationToken: token }),
-            { abortSignal },
-          ),
-        );
-        for (const o of res.Contents ?? []) {
-          // Reserved keys: objects earlier versions kept for their own bookkeeping (a probe object).
-          if (o.Key && !isReservedKey(o.Key)) out.push(infoOf(o.Key, o.Size, o));
+      await this.call('list', async (abortSignal) => {
+        for await (const page of paginateListObjectsV2({ client: this.client }, input, { abortSignal })) {
+          for (const o of page.Contents ?? []) {
+            // Reserved keys: objects earlier versions kept for their own bookkeeping (a probe object).
+            if (o.Key && !isReservedKey(o.Key)) out.push(infoOf(o.Key, o.Size, o));
+          }
         }
-        token = res.IsTruncated ? res.NextContinuationToken : undefined;
-      } while (token);
+      });
     } catch (err) {
       if (isMatchcastError(err) && isNoSuchBucket(err.cause)) return [];
       throw err;

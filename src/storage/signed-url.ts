@@ -8,7 +8,6 @@ import { validateBucket, validateKey } from './keys.js';
 interface SignedObject {
   bucket: string;
   key: string;
-  /** HMAC key. */
   secret: string;
   /** Current time. Default `new Date()`. */
   now?: Date;

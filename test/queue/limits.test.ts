@@ -43,7 +43,10 @@ test('waiters: every tracked outcome reaches the listener once; an async one is 
 });
 
 test('in-process: cap on waiting tasks, expired sync task skipped, results by age, unknown vs waiting', async () => {
-  const q = createInProcessQueue({ ...config, queueMaxWaiting: 3 }, { entry, keepMs: 400, keepCount: 1000 });
+  const q = createInProcessQueue(
+    { ...config, queueMaxWaiting: 3, resultTtl: 0.4, resultStoreMax: 1000 },
+    { entry },
+  );
   const outcomes: string[] = [];
   q.onOutcome((_n, o) => outcomes.push(o.ok ? 'ok' : (o as { failure: { code: string } }).failure.code));
   try {
@@ -70,7 +73,7 @@ test('in-process: cap on waiting tasks, expired sync task skipped, results by ag
     assert.deepEqual((expired.result as { code: string }).code, 'MC_ERR_TASK_EXPIRED');
     assert.equal((await q.status(busy)).state, 'completed');
     assert.deepEqual(outcomes.sort(), ['MC_ERR_TASK_EXPIRED', 'ok', 'ok', 'ok']);
-    // Kept by age: gone after keepMs (400 ms), then `unknown` — not a `pending` that looks queued.
+    // Kept by age: gone after RESULT_TTL (400 ms), then `unknown` — not a `pending` that looks queued.
     await sleep(500);
     const gone = await q.status(busy);
     assert.equal(gone.status, 'pending');
@@ -83,8 +86,8 @@ test('in-process: cap on waiting tasks, expired sync task skipped, results by ag
 
 test('in-process: expiry is read from the result’s own age, not only from the prune order', async () => {
   // A clock stepped back (NTP) between two finishes leaves a younger-stamped result behind an older
-  // one in the store's order; the status still answers `unknown` once its own age passed keepMs.
-  const q = createInProcessQueue(config, { entry, keepMs: 1000, keepCount: 1000 });
+  // one in the store's order; the status still answers `unknown` once its own age passed RESULT_TTL.
+  const q = createInProcessQueue({ ...config, resultTtl: 1, resultStoreMax: 1000 }, { entry });
   const realNow = Date.now;
   let offset = 0;
   Date.now = () => realNow() + offset;

@@ -16,7 +16,6 @@ export interface StartWorkerOptions {
   onClose?: () => Promise<void> | void;
 }
 
-/** A running worker. */
 export interface RunningWorker {
   readonly name: string;
   /** Stops taking jobs, lets running ones finish for at most `timeoutMs` (default config.shutdownTimeoutMs), closes. */
@@ -106,10 +105,9 @@ export async function startBullmqConsumer(
           log.warn({ worker: name }, 'running tasks did not finish in time; handing them back');
           // worker.close(true) would only join the graceful close above, still waiting for them. Cutting
           // the connections lets their locks lapse instead: another worker takes them over (stalled check).
-          await Promise.race([
-            worker.disconnect().catch(() => undefined),
-            new Promise<void>((r) => setTimeout(r, 1000).unref()),
-          ]);
+          await withTimeout(worker.disconnect(), 1000, () => new Error('disconnect timeout')).catch(
+            () => undefined,
+          );
         }
         redis.disconnect();
         await options.onClose?.();

@@ -20,10 +20,6 @@ interface InProcessQueueOptions {
   log?: Logger;
   /** Module each thread runs. Default `src/worker/thread-entry.ts`. */
   entry?: URL;
-  /** Finished tasks are kept this long for task_status, ms. Default `config.resultTtl` s (one day). */
-  keepMs?: number;
-  /** …within a memory cap of this many. Default `config.resultStoreMax` (100000). */
-  keepCount?: number;
 }
 
 /** Delay before a thread that failed to start is started again, ms. */
@@ -54,8 +50,9 @@ const DEFAULT_ENTRY = siblingModule(import.meta.url, '../../worker/thread-entry'
 /** Worker threads run the handlers of `matchcast worker`; a dying thread hands its tasks back (stalled). */
 export function createInProcessQueue(config: Config, options: InProcessQueueOptions = {}): TaskQueue {
   const log = options.log;
-  const keepMs = options.keepMs ?? config.resultTtl * 1000;
-  const keepCount = options.keepCount ?? config.resultStoreMax;
+  // Finished tasks are kept for task_status this long, within a memory cap of `resultStoreMax`.
+  const keepMs = config.resultTtl * 1000;
+  const keepCount = config.resultStoreMax;
   const maxWaiting = config.queueMaxWaiting;
   const entry = options.entry ?? DEFAULT_ENTRY;
   const jobs = new Map<string, JobRecord>();

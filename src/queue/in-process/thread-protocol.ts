@@ -19,7 +19,6 @@ export type FromThread =
 export interface ThreadData {
   /** The serialisable Config of the parent. */
   config: unknown;
-  /** Module URL to import in the thread. */
   entry: string;
   /** URL of `tsx/esm/api`, registered first when the entry is TypeScript. */
   tsxApi: string | null;
