@@ -237,10 +237,8 @@ export class Views {
 
   async close(): Promise<void> {
     this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    if (this.cacheTimer) clearTimeout(this.cacheTimer);
-    this.cacheTimer = null;
+    clearTimeout(this.timer ?? undefined);
+    clearTimeout(this.cacheTimer ?? undefined);
     // A build still running fails at once (the poll that awaits it sees `closed` and keeps quiet).
     await this.builder.close();
     await Promise.allSettled([this.chain, this.roiInflight]);
@@ -323,9 +321,8 @@ export class Views {
   }
 
   private swapRoi(): void {
-    if (!this.roiPending) return;
+    if (this.roiPending) this.setRoiRows();
     this.roiPending = false;
-    this.setRoiRows();
   }
 
   private setRoiRows(): void {
