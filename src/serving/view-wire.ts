@@ -14,28 +14,16 @@ export interface Group {
   spans: number[];
 }
 
-interface WireBody {
-  size: number;
-  etags: EncodedBody['etags'];
-  /** Part numbers; identity -1 when the body keeps no identity copy. */
-  identity: number;
-  gzip: number;
-  br: number;
-}
+/** What a body keeps beside its three parts (identity, empty when not kept; gzip; br). */
+type BodyMeta = Pick<EncodedBody, 'size' | 'etags'> & { kept: boolean };
 
-interface WireIndex {
-  ids: number;
-  starts: number;
-  ends: number;
-  slab: number;
-}
-
+/** Each view's parts: an index is ids, starts, ends and slab; the predictions' bulk body follows it. */
 export interface WireViews {
   verdicts: BuiltViews['verdicts'];
-  predictions?: { group: Group; index: WireIndex; bulk: WireBody } | null;
-  cards?: { group: Group; body: WireBody } | null;
-  odds?: { group: Group; body: WireBody } | null;
-  markets?: { group: Group; index: WireIndex } | null;
+  predictions?: { group: Group; bulk: BodyMeta } | null;
+  cards?: { group: Group; body: BodyMeta } | null;
+  odds?: { group: Group; body: BodyMeta } | null;
+  markets?: { group: Group } | null;
 }
 
 export type ToBuilder = { t: 'build'; id: number; job: BuildJob };
@@ -45,52 +33,30 @@ export type FromBuilder =
   | { t: 'init-error'; message: string };
 
 /** Where one view's parts lie in its buffer: offset and length of each, 8-byte aligned. */
-export interface Layout {
+interface Layout {
   parts: ArrayBufferView[];
   spans: number[];
   total: number;
 }
 
 /** Turns a view's laid-out parts into its buffer: a copy for the thread, a file region for the cache. */
-export type Place = (layout: Layout) => Group;
+type Place = (layout: Layout) => Group;
 
-class Packer {
-  private readonly parts: ArrayBufferView[] = [];
+const NONE = new Uint8Array(0);
+const indexParts = (x: JsonIndex) => [x.ids, x.starts, x.ends, x.slab];
+const bodyParts = (b: EncodedBody) => [b.identity ?? NONE, b.gzip, b.br];
+const meta = (b: EncodedBody): BodyMeta => ({ size: b.size, etags: b.etags, kept: b.identity !== null });
 
-  add(part: ArrayBufferView): number {
-    this.parts.push(part);
-    return this.parts.length - 1;
+/** Lays parts out one after another, each 8-byte aligned, and places them. */
+function group(parts: ArrayBufferView[], place: Place): Group {
+  const spans: number[] = [];
+  let total = 0;
+  for (const p of parts) {
+    total = (total + 7) & ~7;
+    spans.push(total, p.byteLength);
+    total += p.byteLength;
   }
-
-  body(b: EncodedBody): WireBody {
-    return {
-      size: b.size,
-      etags: b.etags,
-      identity: b.identity ? this.add(b.identity) : -1,
-      gzip: this.add(b.gzip),
-      br: this.add(b.br),
-    };
-  }
-
-  index(x: JsonIndex): WireIndex {
-    return {
-      ids: this.add(x.ids),
-      starts: this.add(x.starts),
-      ends: this.add(x.ends),
-      slab: this.add(x.slab),
-    };
-  }
-
-  finish(place: Place): Group {
-    const spans: number[] = [];
-    let total = 0;
-    for (const p of this.parts) {
-      total = (total + 7) & ~7;
-      spans.push(total, p.byteLength);
-      total += p.byteLength;
-    }
-    return place({ parts: this.parts, spans, total });
-  }
+  return place({ parts, spans, total });
 }
 
 /** A placement that copies the parts into one new buffer, added to `transfer`. */
@@ -107,29 +73,20 @@ function copyInto(transfer: ArrayBuffer[]): Place {
   };
 }
 
-/** One view packed into a group of its own; null and undefined (none, unchanged) pass through. */
-function packed<T, W>(
-  view: T | null | undefined,
-  place: Place,
-  pack: (p: Packer, view: T) => W,
-): (W & { group: Group }) | null | undefined {
-  if (view === null || view === undefined) return view as null | undefined;
-  const p = new Packer();
-  const wire = pack(p, view);
-  return { ...wire, group: p.finish(place) };
-}
-
-/** Describes the built views as groups of parts, each placed by `place`. */
+/** Describes the built views as groups of parts, each placed by `place`; null and undefined pass through. */
 export function layoutViews(v: BuiltViews, place: Place): WireViews {
+  const body = (b: EncodedBody | null | undefined) =>
+    b && { group: group(bodyParts(b), place), body: meta(b) };
+  const p = v.predictions;
   return {
     verdicts: v.verdicts,
-    predictions: packed(v.predictions, place, (p, x) => ({
-      index: p.index(x.records),
-      bulk: p.body(x.bulk),
-    })),
-    cards: packed(v.cards, place, (p, b) => ({ body: p.body(b) })),
-    odds: packed(v.odds, place, (p, b) => ({ body: p.body(b) })),
-    markets: packed(v.markets, place, (p, x) => ({ index: p.index(x) })),
+    predictions: p && {
+      group: group([...indexParts(p.records), ...bodyParts(p.bulk)], place),
+      bulk: meta(p.bulk),
+    },
+    cards: body(v.cards),
+    odds: body(v.odds),
+    markets: v.markets && { group: group(indexParts(v.markets), place) },
   };
 }
 
@@ -143,43 +100,37 @@ function bytes(g: Group, part: number): Buffer {
   return Buffer.from(g.buffer, g.spans[2 * part], g.spans[2 * part + 1]);
 }
 
-function body(g: Group, w: WireBody): EncodedBody {
+/** The body whose three parts start at part `first`. */
+function body(g: Group, m: BodyMeta, first = 0): EncodedBody {
   return {
-    identity: w.identity < 0 ? null : bytes(g, w.identity),
-    size: w.size,
-    gzip: bytes(g, w.gzip),
-    br: bytes(g, w.br),
-    etags: w.etags,
+    identity: m.kept ? bytes(g, first) : null,
+    size: m.size,
+    gzip: bytes(g, first + 1),
+    br: bytes(g, first + 2),
+    etags: m.etags,
   };
 }
 
-function index(g: Group, w: WireIndex): JsonIndex {
-  const at = (part: number) => g.spans[2 * part];
-  const n = g.spans[2 * w.ids + 1] / 8;
+/** The index in parts 0 to 3. */
+function index(g: Group): JsonIndex {
+  const n = g.spans[1] / 8;
   return new JsonIndex(
-    new Float64Array(g.buffer, at(w.ids), n),
-    new Uint32Array(g.buffer, at(w.starts), n),
-    new Uint32Array(g.buffer, at(w.ends), n),
-    bytes(g, w.slab),
+    new Float64Array(g.buffer, g.spans[0], n),
+    new Uint32Array(g.buffer, g.spans[2], n),
+    new Uint32Array(g.buffer, g.spans[4], n),
+    bytes(g, 3),
   );
-}
-
-/** Null and undefined (none, unchanged) pass through; a view is made from its group. */
-function unpacked<W, T>(wire: W | null | undefined, make: (w: W) => T): T | null | undefined {
-  return wire === null || wire === undefined ? (wire as null | undefined) : make(wire);
 }
 
 /** The views of a `built` message, as views into its buffers (no copy). */
 export function unpackViews(w: WireViews): BuiltViews {
+  const p = w.predictions;
   return {
     verdicts: w.verdicts,
-    predictions: unpacked(w.predictions, (p) => ({
-      records: index(p.group, p.index),
-      bulk: body(p.group, p.bulk),
-    })),
-    cards: unpacked(w.cards, (c) => body(c.group, c.body)),
-    odds: unpacked(w.odds, (o) => body(o.group, o.body)),
-    markets: unpacked(w.markets, (m) => index(m.group, m.index)),
+    predictions: p && { records: index(p.group), bulk: body(p.group, p.bulk, 4) },
+    cards: w.cards && body(w.cards.group, w.cards.body),
+    odds: w.odds && body(w.odds.group, w.odds.body),
+    markets: w.markets && index(w.markets.group),
   };
 }
 
@@ -193,16 +144,14 @@ export function serveBuilds(
 ): void {
   port.on('message', async (msg: ToBuilder) => {
     if (msg.t !== 'build') return;
-    let reply: { message: FromBuilder; transfer: ArrayBuffer[] };
+    const transfer: ArrayBuffer[] = [];
+    let reply: FromBuilder;
     try {
-      const { views, transfer } = packViews(await build(msg.job));
-      reply = { message: { t: 'built', id: msg.id, views }, transfer };
+      reply = { t: 'built', id: msg.id, views: layoutViews(await build(msg.job), copyInto(transfer)) };
     } catch (err) {
-      reply = {
-        message: { t: 'failed', id: msg.id, error: describe(err) },
-        transfer: [],
-      };
+      transfer.length = 0;
+      reply = { t: 'failed', id: msg.id, error: describe(err) };
     }
-    port.postMessage(reply.message, reply.transfer);
+    port.postMessage(reply, transfer);
   });
 }

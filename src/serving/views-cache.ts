@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { Logger } from '../logger.js';
 import { describe } from './validate.js';
 import type { BuiltViews } from './view-build.js';
-import { type Group, type Layout, layoutViews, unpackViews, type WireViews } from './view-wire.js';
+import { type Group, layoutViews, unpackViews, type WireViews } from './view-wire.js';
 
 /**
  * Built views kept on disk, so a restart serves the published run without building again. An entry is
@@ -129,19 +129,26 @@ export class ViewsCache {
    * entries. The parts are written where they lie: nothing of the views is copied in memory.
    */
   async write(key: string, views: BuiltViews): Promise<void> {
-    const layouts: Layout[] = [];
-    const wire = layoutViews(views, (layout): Group => {
-      layouts.push(layout);
-      // The region number stands in for the buffer in the stored description.
-      return { buffer: (layouts.length - 1) as unknown as ArrayBuffer, spans: layout.spans };
-    });
     const regions: Region[] = [];
-    let offset = 0;
-    for (const l of layouts) {
-      offset = align8(offset);
-      regions.push({ offset, length: l.total, sha256: regionHash(l) });
-      offset += l.total;
-    }
+    // The data as it lies in the file: each part after the zero padding that aligns it.
+    const chunks: Uint8Array[] = [];
+    let end = 0;
+    const wire = layoutViews(views, ({ parts, spans, total }): Group => {
+      const offset = align8(end);
+      const h = createHash('sha256');
+      parts.forEach((p, j) => {
+        const pad = new Uint8Array(offset + spans[2 * j] - end);
+        const bytes = new Uint8Array(p.buffer, p.byteOffset, p.byteLength);
+        // A region's checksum covers the padding between its parts, not the one before it.
+        if (j > 0) h.update(pad);
+        h.update(bytes);
+        chunks.push(pad, bytes);
+        end = offset + spans[2 * j] + p.byteLength;
+      });
+      regions.push({ offset, length: total, sha256: h.digest('hex') });
+      // The region number stands in for the buffer in the stored description.
+      return { buffer: (regions.length - 1) as unknown as ArrayBuffer, spans };
+    });
     const header = Buffer.from(JSON.stringify({ key, regions, views: wire } satisfies Header), 'utf8');
     const head = Buffer.alloc(MAGIC.length + 4);
     MAGIC.copy(head);
@@ -152,18 +159,7 @@ export class ViewsCache {
     const tmp = `${target}.${process.pid}.tmp`;
     const fh = await open(tmp, 'w');
     try {
-      await fh.write(head, 0, head.length, 0);
-      await fh.write(header, 0, header.length, head.length);
-      for (let i = 0; i < layouts.length; i++) {
-        const { parts, spans } = layouts[i];
-        for (let j = 0; j < parts.length; j++) {
-          const p = parts[j];
-          const bytes = new Uint8Array(p.buffer, p.byteOffset, p.byteLength);
-          await fh.write(bytes, 0, bytes.length, dataStart + regions[i].offset + spans[2 * j]);
-        }
-      }
-      // The file must reach the end of the last region even when its last part is empty.
-      await fh.truncate(dataStart + offset);
+      await fh.writev([head, header, new Uint8Array(dataStart - head.length - header.length), ...chunks]);
     } catch (err) {
       await fh.close().catch(() => undefined);
       await rm(tmp, { force: true });
@@ -176,17 +172,4 @@ export class ViewsCache {
         await rm(path.join(this.dir, name), { force: true });
     }
   }
-}
-
-/** SHA-256 of a region as it lies in the file: its parts with the zero padding between them. */
-function regionHash({ parts, spans }: Layout): string {
-  const h = createHash('sha256');
-  let at = 0;
-  for (let j = 0; j < parts.length; j++) {
-    if (spans[2 * j] > at) h.update(Buffer.alloc(spans[2 * j] - at));
-    const p = parts[j];
-    h.update(new Uint8Array(p.buffer, p.byteOffset, p.byteLength));
-    at = spans[2 * j] + p.byteLength;
-  }
-  return h.digest('hex');
 }

@@ -53,9 +53,14 @@ const EMPTY_LIST = encodeBodySync('[]');
 
 interface Loaded<T> {
   data: T;
+  rows: number;
   etag: string;
   loadedAt: Date;
 }
+
+/** What the store holds for one artifact compared with what serves. */
+type NewFile = { kind: 'new'; body: Buffer; identity: string; where: string; size: number };
+type Fetched = { kind: 'same' } | { kind: 'removed'; where: string } | NewFile;
 
 /** One artifact's bookkeeping. `current` is what serves; it changes only after a full, valid load. */
 class Slot<T> {
@@ -69,17 +74,94 @@ class Slot<T> {
   storeDown = false;
   /** The etag of a copy whose build stopped the builder thread once: a second stop rejects it. */
   crashedEtag: string | null = null;
-}
 
-/** A validated built artifact: its file bytes (built again when another file of the cards changes). */
-interface Raw {
-  raw: Buffer;
-  count: number;
-}
+  constructor(
+    readonly artifact: ServedArtifact,
+    /** The published run's name of the file. */
+    private readonly name: ArtifactName,
+    private readonly log: Logger,
+  ) {}
 
-/** What the store holds for one artifact compared with what serves. */
-type NewFile = { kind: 'new'; body: Buffer; identity: string; where: string; size: number };
-type Fetched = { kind: 'same' } | { kind: 'removed'; where: string } | NewFile;
+  status(): ViewStatus {
+    return {
+      state: this.current ? 'loaded' : this.missing ? 'missing' : 'pending',
+      etag: this.current?.etag ?? null,
+      rows: this.current?.rows ?? 0,
+      loadedAt: this.current?.loadedAt ?? null,
+      lastError: this.lastError,
+    };
+  }
+
+  removed(where: string): true {
+    if (this.current)
+      this.log.warn({ artifact: this.artifact, key: where }, 'serving: artifact removed from the store');
+    this.current = null;
+    this.missing = true;
+    this.rejectedEtag = null;
+    this.lastError = null;
+    return true;
+  }
+
+  loaded(data: T, rows: number, f: NewFile, ms?: number): true {
+    this.current = { data, rows, etag: f.identity, loadedAt: new Date() };
+    this.missing = false;
+    this.rejectedEtag = null;
+    this.lastError = null;
+    this.log.info({ artifact: this.artifact, key: f.where, bytes: f.size, ms }, 'serving: artifact loaded');
+    return true;
+  }
+
+  reject(f: Pick<NewFile, 'identity' | 'where'>, error: string, why = 'failed validation'): void {
+    this.rejectedEtag = f.identity;
+    this.lastError = error;
+    artifactLoadFailuresTotal.inc({ artifact: this.artifact });
+    this.log.error(
+      { artifact: this.artifact, key: f.where, err: error, serving: this.current?.etag ?? null },
+      `serving: artifact ${why}; the previous copy keeps serving`,
+    );
+  }
+
+  private storeUp(): void {
+    if (this.storeDown) this.log.info({ artifact: this.artifact }, 'serving: object store reachable again');
+    this.storeDown = false;
+  }
+
+  /**
+   * Reads the file the published run names if it changed, verified against its published hash. A store
+   * or hash failure leaves the slot as it is (`same`); a hash failure is not retried until the pointer
+   * names another file.
+   */
+  async fetch(store: ObjectStore, pointer: PublishedRun | null): Promise<Fetched> {
+    const ref: ArtifactRef | null = pointer?.artifacts[this.name] ?? null;
+    const where = ref ? `${ref.bucket}/${ref.key}` : `(no ${this.artifact} in the published run)`;
+    // A published file is never rewritten: its key and recorded hash name its content.
+    const identity = ref ? `${ref.key}#${ref.sha256}` : null;
+    if (identity !== null && (identity === this.current?.etag || identity === this.rejectedEtag))
+      return { kind: 'same' };
+    let obj: Awaited<ReturnType<typeof readVerified>> = null;
+    try {
+      obj = ref ? await readVerified(store, ref) : null;
+    } catch (err) {
+      if (isMatchcastError(err, 'MC_ERR_ARTIFACT_INTEGRITY')) {
+        this.storeUp();
+        this.reject({ identity: identity!, where }, describe(err), 'does not match its published hash');
+        return { kind: 'same' };
+      }
+      if (!this.storeDown) {
+        this.log.warn(
+          { artifact: this.artifact, key: where, err: describe(err) },
+          'serving: object store unavailable; keeping the loaded views',
+        );
+      }
+      this.storeDown = true;
+      if (!this.current) this.lastError = `object store unavailable (${describe(err)})`;
+      return { kind: 'same' };
+    }
+    this.storeUp();
+    if (!obj) return this.missing && !this.current ? { kind: 'same' } : { kind: 'removed', where };
+    return { kind: 'new', body: obj.body, identity: identity!, where, size: obj.size };
+  }
+}
 
 /** Everything a request reads, replaced as one object so a reader never sees half a reload. */
 interface Snapshot {
@@ -96,12 +178,9 @@ interface Snapshot {
  */
 export class Views {
   private snapshot: Snapshot;
-  private readonly predictions = new Slot<Raw>();
-  private readonly odds = new Slot<Raw>();
-  private readonly roi = new Slot<readonly RegionRoi[]>();
-  /** The goals markets: the markets route's bodies and the card summaries; absent file = null fields. */
-  private readonly markets = new Slot<Raw>();
-  private readonly built = { predictions: this.predictions, odds: this.odds, markets: this.markets };
+  /** The built files' bytes (the cards are built again from them when another of their files changes). */
+  private readonly built: Record<BuiltArtifact, Slot<Buffer>>;
+  private readonly roi: Slot<readonly RegionRoi[]>;
   /** Decodes, validates and serialises the predictions, odds and markets off this event loop. */
   private readonly builder: ViewBuilder;
   private readonly cache: ViewsCache | null;
@@ -136,6 +215,12 @@ export class Views {
     private readonly options: ServingViewsOptions,
   ) {
     this.snapshot = { predictions: null, cards: null, odds: EMPTY_LIST, markets: null };
+    this.built = {
+      predictions: new Slot('predictions', 'predictions', log),
+      odds: new Slot('odds', 'odds', log),
+      markets: new Slot('markets', 'markets', log),
+    };
+    this.roi = new Slot('region_roi', 'roiByRegion', log);
     this.builder = new ViewBuilder(options.builderEntry);
     this.cache = options.cacheDir ? new ViewsCache(options.cacheDir, log) : null;
   }
@@ -152,10 +237,8 @@ export class Views {
 
   async close(): Promise<void> {
     this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    if (this.cacheTimer) clearTimeout(this.cacheTimer);
-    this.cacheTimer = null;
+    clearTimeout(this.timer ?? undefined);
+    clearTimeout(this.cacheTimer ?? undefined);
     // A build still running fails at once (the poll that awaits it sees `closed` and keeps quiet).
     await this.builder.close();
     await Promise.allSettled([this.chain, this.roiInflight]);
@@ -187,7 +270,8 @@ export class Views {
   /** Spec §2.5 records; `[]` when the odds file does not exist. */
   oddsBody(): EncodedBody {
     // A copy that failed validation is not a store outage: it keeps the documented `[]`.
-    if (!this.oddsReady && this.odds.rejectedEtag === null) throw this.storeUnavailable('odds', this.odds);
+    const odds = this.built.odds;
+    if (!this.oddsReady && odds.rejectedEtag === null) throw this.storeUnavailable('odds', odds);
     return this.snapshot.odds;
   }
 
@@ -211,21 +295,12 @@ export class Views {
   }
 
   status(): { predictions: ViewStatus; odds: ViewStatus; regionRoi: ViewStatus; markets: ViewStatus } {
+    const { predictions, odds, markets } = this.built;
     return {
-      predictions: this.statusOf(this.predictions, (d) => d.count),
-      odds: this.statusOf(this.odds, (d) => d.count),
-      regionRoi: this.statusOf(this.roi, (d) => d.length),
-      markets: this.statusOf(this.markets, (d) => d.count),
-    };
-  }
-
-  private statusOf<T>(s: Slot<T>, count: (data: T) => number): ViewStatus {
-    return {
-      state: s.current ? 'loaded' : s.missing ? 'missing' : 'pending',
-      etag: s.current?.etag ?? null,
-      rows: s.current ? count(s.current.data) : 0,
-      loadedAt: s.current?.loadedAt ?? null,
-      lastError: s.lastError,
+      predictions: predictions.status(),
+      odds: odds.status(),
+      regionRoi: this.roi.status(),
+      markets: markets.status(),
     };
   }
 
@@ -246,9 +321,8 @@ export class Views {
   }
 
   private swapRoi(): void {
-    if (!this.roiPending) return;
+    if (this.roiPending) this.setRoiRows();
     this.roiPending = false;
-    this.setRoiRows();
   }
 
   private setRoiRows(): void {
@@ -257,7 +331,7 @@ export class Views {
   }
 
   private unavailable(): MatchcastError {
-    const s = this.predictions;
+    const s = this.built.predictions;
     let detail: string;
     if (s.missing) {
       // `pipeline run` works while `matchcast start` serves: the CLI hands the job to the server.
@@ -293,7 +367,7 @@ export class Views {
     }
     // An unmoved pointer changes nothing, unless a file of it could not be read (store down): retry.
     if (seq === this.pointerSeq)
-      return this.rebuild || [this.predictions, this.odds, this.roi, this.markets].some((s) => s.storeDown);
+      return this.rebuild || [...Object.values(this.built), this.roi].some((s) => s.storeDown);
     if (seq === null) {
       this.pointerSeq = null;
       this.pointer = null;
@@ -310,11 +384,6 @@ export class Views {
     return true;
   }
 
-  /** The file the published run names for an artifact (null: none, or no run published). */
-  private ref(name: ArtifactName): ArtifactRef | null {
-    return this.pointer?.artifacts[name] ?? null;
-  }
-
   /**
    * One poll: read what changed, have the builder thread validate and rebuild, then one synchronous
    * swap so a run's predictions, cards, odds, markets and ROI become visible together.
@@ -325,10 +394,10 @@ export class Views {
     this.rebuild = false;
     const pointer = this.pointer;
     const [odds, predictions, roiLoaded, markets] = await Promise.all([
-      this.fetch('odds', this.odds, this.ref('odds')),
-      this.fetch('predictions', this.predictions, this.ref('predictions')),
+      this.built.odds.fetch(this.store, pointer),
+      this.built.predictions.fetch(this.store, pointer),
       pointer ? this.syncRoi() : Promise.resolve(false),
-      this.fetch('markets', this.markets, this.ref('markets')),
+      this.built.markets.fetch(this.store, pointer),
     ]);
     const servedNow: ServedRun | null = pointer && {
       run_id: pointer.run_id,
@@ -342,15 +411,15 @@ export class Views {
       this.served = servedNow;
       return;
     }
-    const input = (s: Slot<Raw>, f: Fetched): ArtifactInput => ({
-      current: s.current?.data.raw ?? null,
-      change: f.kind,
-      ...(f.kind === 'new' ? { next: f.body } : {}),
+    const input = (name: BuiltArtifact): ArtifactInput => ({
+      current: this.built[name].current?.data ?? null,
+      change: fetched[name].kind,
+      ...(fetched[name].kind === 'new' ? { next: fetched[name].body } : {}),
     });
     const job: BuildJob = {
-      predictions: input(this.predictions, predictions),
-      odds: input(this.odds, odds),
-      markets: input(this.markets, markets),
+      predictions: input('predictions'),
+      odds: input('odds'),
+      markets: input('markets'),
       bookmakerUrlTemplate: this.config.bookmakerUrlTemplate,
       identityMaxBytes: this.options.identityMaxBytes,
     };
@@ -430,7 +499,7 @@ export class Views {
     for (const name of BUILT) {
       const current = this.built[name].current;
       ids[name] = current?.etag ?? null;
-      verdicts[name] = current ? { ok: true, rows: current.data.count } : null;
+      verdicts[name] = current ? { ok: true, rows: current.rows } : null;
     }
     const key = this.cacheKey(ids);
     if (key === this.cachedKey) return;
@@ -440,7 +509,7 @@ export class Views {
         verdicts,
         predictions: snap.predictions,
         cards: snap.cards,
-        odds: this.odds.current ? snap.odds : null,
+        odds: this.built.odds.current ? snap.odds : null,
         markets: snap.markets,
       });
       this.cachedKey = key;
@@ -483,102 +552,24 @@ export class Views {
     if (f.kind === 'same') return false;
     const s = this.built[artifact];
     s.crashedEtag = null;
-    if (f.kind === 'removed') return this.removed(artifact, s, f.where);
+    if (f.kind === 'removed') return s.removed(f.where);
     if (!verdict?.ok) {
-      this.reject(artifact, s, f, verdict?.error ?? 'no verdict from the view builder');
+      s.reject(f, verdict?.error ?? 'no verdict from the view builder');
       return false;
     }
-    return this.loaded(artifact, s, { raw: f.body, count: verdict.rows }, f, ms);
-  }
-
-  private removed(artifact: ServedArtifact, s: Slot<unknown>, where: string): true {
-    if (s.current) this.log.warn({ artifact, key: where }, 'serving: artifact removed from the store');
-    s.current = null;
-    s.missing = true;
-    s.rejectedEtag = null;
-    s.lastError = null;
-    return true;
-  }
-
-  private loaded<T>(artifact: ServedArtifact, s: Slot<T>, data: T, f: NewFile, ms?: number): true {
-    s.current = { data, etag: f.identity, loadedAt: new Date() };
-    s.missing = false;
-    s.rejectedEtag = null;
-    s.lastError = null;
-    this.log.info({ artifact, key: f.where, bytes: f.size, ms }, 'serving: artifact loaded');
-    return true;
-  }
-
-  private reject(
-    artifact: ServedArtifact,
-    s: Slot<unknown>,
-    f: Pick<NewFile, 'identity' | 'where'>,
-    error: string,
-    why = 'failed validation',
-  ): void {
-    s.rejectedEtag = f.identity;
-    s.lastError = error;
-    artifactLoadFailuresTotal.inc({ artifact });
-    this.log.error(
-      { artifact, key: f.where, err: error, serving: s.current?.etag ?? null },
-      `serving: artifact ${why}; the previous copy keeps serving`,
-    );
-  }
-
-  private storeUp(artifact: ServedArtifact, s: Slot<unknown>): void {
-    if (s.storeDown) this.log.info({ artifact }, 'serving: object store reachable again');
-    s.storeDown = false;
-  }
-
-  /**
-   * Reads a changed file, verified against its published hash. A store or hash failure leaves the slot
-   * as it is (`same`); a hash failure is not retried until the pointer names another file.
-   */
-  private async fetch<T>(artifact: ServedArtifact, s: Slot<T>, ref: ArtifactRef | null): Promise<Fetched> {
-    const where = ref ? `${ref.bucket}/${ref.key}` : `(no ${artifact} in the published run)`;
-    // A published file is never rewritten: its key and recorded hash name its content.
-    const identity = ref ? `${ref.key}#${ref.sha256}` : null;
-    if (identity !== null && (identity === s.current?.etag || identity === s.rejectedEtag))
-      return { kind: 'same' };
-    let obj: Awaited<ReturnType<typeof readVerified>> = null;
-    try {
-      obj = ref ? await readVerified(this.store, ref) : null;
-    } catch (err) {
-      if (isMatchcastError(err, 'MC_ERR_ARTIFACT_INTEGRITY')) {
-        this.storeUp(artifact, s);
-        this.reject(
-          artifact,
-          s,
-          { identity: identity!, where },
-          describe(err),
-          'does not match its published hash',
-        );
-        return { kind: 'same' };
-      }
-      if (!s.storeDown) {
-        this.log.warn(
-          { artifact, key: where, err: describe(err) },
-          'serving: object store unavailable; keeping the loaded views',
-        );
-      }
-      s.storeDown = true;
-      if (!s.current) s.lastError = `object store unavailable (${describe(err)})`;
-      return { kind: 'same' };
-    }
-    this.storeUp(artifact, s);
-    if (!obj) return s.missing && !s.current ? { kind: 'same' } : { kind: 'removed', where };
-    return { kind: 'new', body: obj.body, identity: identity!, where, size: obj.size };
+    return s.loaded(f.body, verdict.rows, f, ms);
   }
 
   /** Brings the ROI rows in line with the store (a small CSV, parsed here); true when they changed. */
   private async syncRoi(): Promise<boolean> {
-    const f = await this.fetch('region_roi', this.roi, this.ref('roiByRegion'));
+    const f = await this.roi.fetch(this.store, this.pointer);
     if (f.kind === 'same') return false;
-    if (f.kind === 'removed') return this.removed('region_roi', this.roi, f.where);
+    if (f.kind === 'removed') return this.roi.removed(f.where);
     try {
-      return this.loaded('region_roi', this.roi, parseRegionRoiCsv(f.body), f);
+      const rows = parseRegionRoiCsv(f.body);
+      return this.roi.loaded(rows, rows.length, f);
     } catch (err) {
-      this.reject('region_roi', this.roi, f, describe(err));
+      this.roi.reject(f, describe(err));
       return false;
     }
   }
