@@ -91,13 +91,11 @@ export const modelFeatureDriftScore = new client.Gauge({
 // NaN, not 0, until a drift report says otherwise: `/monitoring/drift` answers null then.
 modelFeatureDriftScore.set(Number.NaN);
 
+/** A gauge refreshed by the loader of `refreshed` before each scrape. */
+const refreshedGauge = (refreshed: Refreshed, name: string, help: string, labelNames: readonly string[]) =>
+  new client.Gauge({ name, help, labelNames, collect: () => refreshForScrape(refreshed) });
 const realised = (name: string, help: string, labelNames: readonly string[]) =>
-  new client.Gauge({
-    name,
-    help,
-    labelNames,
-    collect: () => refreshForScrape('performance'),
-  });
+  refreshedGauge('performance', name, help, labelNames);
 
 /** Realised performance of the served predictions (docs/monitoring.md); `region="all"` is every region. */
 export const realisedMatches = realised(
@@ -158,19 +156,19 @@ export const artifactLoadFailuresTotal = new client.Counter({
 });
 
 /** Per configured source (docs/sources.md): set by every poll, in whichever process polls it. */
-export const sourceLastSuccess = new client.Gauge({
-  name: 'matchcast_source_last_success_timestamp_seconds',
-  help: 'Unix time of the last successful poll of a source (a 304 or an unchanged body counts; its creation until one succeeds)',
-  labelNames: ['source'] as const,
-  // An API process reads them from the sources table, whichever process polled.
-  collect: () => refreshForScrape('sources'),
-});
-export const sourcePeriod = new client.Gauge({
-  name: 'matchcast_source_period_seconds',
-  help: 'Polling period of a source, in seconds',
-  labelNames: ['source'] as const,
-  collect: () => refreshForScrape('sources'),
-});
+// An API process reads them from the sources table, whichever process polled.
+export const sourceLastSuccess = refreshedGauge(
+  'sources',
+  'matchcast_source_last_success_timestamp_seconds',
+  'Unix time of the last successful poll of a source (a 304 or an unchanged body counts; its creation until one succeeds)',
+  ['source'],
+);
+export const sourcePeriod = refreshedGauge(
+  'sources',
+  'matchcast_source_period_seconds',
+  'Polling period of a source, in seconds',
+  ['source'],
+);
 export const sourcePollsTotal = new client.Counter({
   name: 'matchcast_source_polls_total',
   help: 'Polls of a source by outcome (ok, not_modified, failed)',

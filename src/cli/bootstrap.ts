@@ -3,7 +3,7 @@ import { MatchesRepository } from '../db/index.js';
 import { isMatchcastError } from '../domain/index.js';
 import { ingestPath, ingestSynthetic } from '../ingest/index.js';
 import { bootstrapFirstRun, openPipelineDeps } from '../pipeline/index.js';
-import { dateOption, parseCliArgs } from './usage-error.js';
+import { dateOption, parseCliArgs, showHelp } from './usage-error.js';
 
 const USAGE = `Usage: matchcast bootstrap [--data <path> | --synthetic] [--as-of ISO]
 
@@ -22,19 +22,8 @@ Exit code 0 when a champion serves, 1 on failure, 2 on bad usage.`;
 
 /** `matchcast bootstrap`: ingest (when empty) → pipeline run → first champion and challenger. */
 export async function bootstrapCommand(argv: string[]): Promise<number> {
-  const { values } = parseCliArgs({
-    args: argv,
-    options: {
-      data: { type: 'string' },
-      synthetic: { type: 'boolean' },
-      'as-of': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
+  const { values } = parseCliArgs(argv, { strings: ['data', 'as-of'], booleans: ['synthetic'] });
+  if (values.help) return showHelp(USAGE);
   if (values.data !== undefined && values.synthetic) {
     process.stderr.write(`matchcast bootstrap: --data and --synthetic exclude each other\n\n${USAGE}\n`);
     return 2;

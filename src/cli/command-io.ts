@@ -97,17 +97,7 @@ export function parseStoreArgs(argv: string[], io: CommandIo, usage: string) {
   const { out, err } = writersOf(io);
   const parsed = parseOrUsage(
     () =>
-      parseCliArgs({
-        args: argv,
-        allowPositionals: true,
-        options: {
-          json: { type: 'boolean', default: false },
-          force: { type: 'boolean', default: false },
-          actor: { type: 'string' },
-          reason: { type: 'string' },
-          help: { type: 'boolean', short: 'h', default: false },
-        },
-      }),
+      parseCliArgs(argv, { strings: ['actor', 'reason'], booleans: ['json', 'force'], positionals: true }),
     err,
     usage,
   );

@@ -19,7 +19,7 @@ import { MatchcastError } from '../domain/index.js';
 import { createLogger } from '../logger.js';
 import { createObjectStore } from '../storage/index.js';
 import { readLiveServer, storedApiKey } from './server-file.js';
-import { parseCliArgs, UsageError } from './usage-error.js';
+import { parseCliArgs, showHelp, UsageError } from './usage-error.js';
 
 const USAGE = `Usage: matchcast export <predictions|backtest|bets> [options]
 
@@ -44,27 +44,16 @@ function instant(name: string, v: string | undefined): Date | undefined {
 
 /** `matchcast export` — exit code 0 ok, 1 failure, 2 usage error. */
 export async function exportCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCliArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      format: { type: 'string', default: 'csv' },
-      from: { type: 'string' },
-      to: { type: 'string' },
-      region: { type: 'string' },
-      out: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
+  const { values, positionals } = parseCliArgs(argv, {
+    strings: ['format', 'from', 'to', 'region', 'out'],
+    positionals: true,
   });
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
+  if (values.help) return showHelp(USAGE);
   const dataset = positionals[0] as ExportDataset | undefined;
   if (!dataset || positionals.length > 1 || !(EXPORT_DATASETS as readonly string[]).includes(dataset)) {
     throw new UsageError(`expected one dataset: ${EXPORT_DATASETS.join(', ')}`);
   }
-  const format = values.format as ExportFormat;
+  const format = (values.format ?? 'csv') as ExportFormat;
   if (!(EXPORT_FORMATS as readonly string[]).includes(format)) {
     throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(', ')}`);
   }

@@ -14,7 +14,7 @@ import { createObjectStore } from '../storage/index.js';
 import { useLeanHeap } from './batch-process.js';
 import { type CommandIo, configOf, failureText, writersOf } from './command-io.js';
 import { commandOutput } from './terminal.js';
-import { dateOption, intOption, parseCliArgs, parseOrUsage, UsageError } from './usage-error.js';
+import { dateOption, intOption, parseCliArgs, parseOrUsage, showHelp, UsageError } from './usage-error.js';
 
 /** Bounds of the synthetic league's options. */
 const SYNTHETIC = { regions: [1, 100], teams: [2, 40], seasons: [1, 20] } as const;
@@ -109,25 +109,9 @@ export function formatReport(report: IngestReport, maxSkipped = 200): string {
 
 /** What to ingest and how to report it, or null for --help; throws on a bad command line. */
 function parseIngestArgs(argv: string[]) {
-  const { values } = parseCliArgs({
-    args: argv,
-    options: {
-      source: { type: 'string' },
-      synthetic: { type: 'boolean' },
-      seed: { type: 'string' },
-      now: { type: 'string' },
-      regions: { type: 'string' },
-      teams: { type: 'string' },
-      seasons: { type: 'string' },
-      json: { type: 'boolean' },
-      force: { type: 'boolean' },
-      encoding: { type: 'string' },
-      'max-skipped': { type: 'string' },
-      'no-repredict': { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    strict: true,
-    allowPositionals: false,
+  const { values } = parseCliArgs(argv, {
+    strings: ['source', 'seed', 'now', 'regions', 'teams', 'seasons', 'encoding', 'max-skipped'],
+    booleans: ['synthetic', 'json', 'force', 'no-repredict'],
   });
   if (values.help) return null;
   if ((values.source === undefined) === !values.synthetic) {
@@ -168,10 +152,7 @@ export async function ingestCommand(argv: string[], io: IngestCommandIo = {}): P
   const { out, err } = writersOf(io);
   const parsed = parseOrUsage(() => parseIngestArgs(argv), err, USAGE);
   if (parsed === undefined) return 2;
-  if (parsed === null) {
-    out(`${USAGE}\n`);
-    return 0;
-  }
+  if (parsed === null) return showHelp(USAGE, out);
   const { values, synthetic, sourceOptions, maxSkipped } = parsed;
 
   const config = configOf(io, err);

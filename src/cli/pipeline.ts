@@ -30,6 +30,7 @@ import {
   intOption,
   parseCliArgs,
   parseOrUsage,
+  showHelp,
   UsageError,
 } from './usage-error.js';
 
@@ -99,22 +100,10 @@ function printable(value: unknown): unknown {
 
 /** The stage and its options, or null for --help; throws on a bad command line. */
 function parsePipelineArgs(argv: string[]) {
-  const { values: v, positionals } = parseCliArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      'as-of': { type: 'string' },
-      family: { type: 'string' },
-      'validation-days': { type: 'string' },
-      from: { type: 'string' },
-      to: { type: 'string' },
-      'refit-days': { type: 'string' },
-      source: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      force: { type: 'boolean', default: false },
-      run: { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
+  const { values: v, positionals } = parseCliArgs(argv, {
+    strings: ['as-of', 'family', 'validation-days', 'from', 'to', 'refit-days', 'source', 'run'],
+    booleans: ['json', 'force'],
+    positionals: true,
   });
   const [stage, ...extra] = positionals;
   if (v.help) return null;
@@ -149,10 +138,7 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
   const { out, err } = writersOf(io);
   const parsed = parseOrUsage(() => parsePipelineArgs(argv), err, USAGE);
   if (parsed === undefined) return 2;
-  if (parsed === null) {
-    out(`${USAGE}\n`);
-    return 0;
-  }
+  if (parsed === null) return showHelp(USAGE, out);
   const { v, stage, asOf, family, validationDays, window } = parsed;
 
   const config = io.config ?? parseConfig(loadEnv());

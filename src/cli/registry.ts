@@ -15,7 +15,7 @@ import { readPublished } from '../runs/index.js';
 import { parseStoreArgs, runOnStore, type StoreCommandIo } from './command-io.js';
 
 /** A plain-text table with a header row, columns padded to their widest cell. */
-export function formatTable(header: string[], rows: string[][]): string {
+function formatTable(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) =>
     cells
@@ -23,6 +23,15 @@ export function formatTable(header: string[], rows: string[][]): string {
       .join('  ')
       .trimEnd();
   return `${[line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n')}\n`;
+}
+
+/** {@link formatTable} of `items`, one column per entry of `columns` (header → cell). */
+export function tableOf<T>(items: readonly T[], columns: Record<string, (item: T) => string>): string {
+  const cells = Object.values(columns);
+  return formatTable(
+    Object.keys(columns),
+    items.map((item) => cells.map((cell) => cell(item))),
+  );
 }
 
 const USAGE = `Usage: matchcast registry <command> [--json]
@@ -53,30 +62,17 @@ function num(x: number | undefined): string {
 }
 
 function versionsTable(versions: ModelVersion[], aliases: Partial<Record<Stage, string>>): string {
-  return formatTable(
-    [
-      'version',
-      'aliases',
-      'created_at',
-      'family',
-      'log_loss',
-      'opening_line',
-      'closing_line',
-      'rps',
-      'run_id',
-    ],
-    versions.map((v) => [
-      v.version,
-      aliasesOf(v.version, aliases).join(','),
-      v.created_at,
-      v.params.family ?? '',
-      num(v.metrics.log_loss),
-      num(v.metrics.market_open_log_loss),
-      num(v.metrics.market_close_log_loss ?? v.metrics.market_log_loss),
-      num(v.metrics.rps),
-      v.run_id,
-    ]),
-  );
+  return tableOf(versions, {
+    version: (v) => v.version,
+    aliases: (v) => aliasesOf(v.version, aliases).join(','),
+    created_at: (v) => v.created_at,
+    family: (v) => v.params.family ?? '',
+    log_loss: (v) => num(v.metrics.log_loss),
+    opening_line: (v) => num(v.metrics.market_open_log_loss),
+    closing_line: (v) => num(v.metrics.market_close_log_loss ?? v.metrics.market_log_loss),
+    rps: (v) => num(v.metrics.rps),
+    run_id: (v) => v.run_id,
+  });
 }
 
 function versionDetail(v: ModelVersion, aliases: Partial<Record<Stage, string>>): string {
@@ -102,18 +98,15 @@ function versionDetail(v: ModelVersion, aliases: Partial<Record<Stage, string>>)
 }
 
 function historyTable(events: AliasEvent[]): string {
-  return formatTable(
-    ['seq', 'at', 'actor', 'alias', 'from', 'to', 'reason'],
-    events.map((e) => [
-      String(e.seq),
-      e.at,
-      e.actor,
-      e.alias,
-      e.from_version ?? '-',
-      e.to_version ?? '-',
-      e.reason ?? '',
-    ]),
-  );
+  return tableOf(events, {
+    seq: (e) => String(e.seq),
+    at: (e) => e.at,
+    actor: (e) => e.actor,
+    alias: (e) => e.alias,
+    from: (e) => e.from_version ?? '-',
+    to: (e) => e.to_version ?? '-',
+    reason: (e) => e.reason ?? '',
+  });
 }
 
 function parseStage(value: string | undefined): Stage {

@@ -16,7 +16,7 @@ import {
   rollbackRun,
 } from '../runs/index.js';
 import { parseStoreArgs, runOnStore, type StoreCommandIo, writersOf } from './command-io.js';
-import { formatTable } from './registry.js';
+import { tableOf } from './registry.js';
 
 const USAGE = `Usage: matchcast runs <command> [--json]
 
@@ -91,17 +91,16 @@ export async function runsCommand(argv: string[], io: StoreCommandIo = {}): Prom
         emit(
           { published: published?.run_id ?? null, runs },
           runs.length
-            ? formatTable(
-                ['run_id', 'status', 'kind', 'as_of', 'gates', 'published'],
-                runs.map((r) => [
-                  r.run_id,
-                  r.status + (r.forced ? '*' : ''),
-                  r.kind,
-                  r.as_of ?? '-',
+            ? tableOf(runs, {
+                run_id: (r) => r.run_id,
+                status: (r) => r.status + (r.forced ? '*' : ''),
+                kind: (r) => r.kind,
+                as_of: (r) => r.as_of ?? '-',
+                gates: (r) =>
                   r.gates.length ? `${r.gates.filter((g) => g.passed).length}/${r.gates.length}` : '-',
+                published: (r) =>
                   r.run_id === published?.run_id ? 'SERVED' : r.published_at.length ? 'before' : '',
-                ]),
-              )
+              })
             : 'no pipeline runs yet\n',
         );
         return 0;
@@ -117,19 +116,16 @@ export async function runsCommand(argv: string[], io: StoreCommandIo = {}): Prom
         emit(
           events,
           events.length
-            ? formatTable(
-                ['seq', 'at', 'action', 'from', 'to', 'actor', 'forced', 'reason'],
-                events.map((e) => [
-                  String(e.seq),
-                  e.at,
-                  e.action,
-                  e.from_run ?? '-',
-                  e.to_run,
-                  e.actor,
-                  e.forced ? 'yes' : '',
-                  e.reason ?? '',
-                ]),
-              )
+            ? tableOf(events, {
+                seq: (e) => String(e.seq),
+                at: (e) => e.at,
+                action: (e) => e.action,
+                from: (e) => e.from_run ?? '-',
+                to: (e) => e.to_run,
+                actor: (e) => e.actor,
+                forced: (e) => (e.forced ? 'yes' : ''),
+                reason: (e) => e.reason ?? '',
+              })
             : 'no publications yet\n',
         );
         return 0;

@@ -3,7 +3,7 @@ import { MatchcastError } from '../domain/index.js';
 import { createLogger } from '../logger.js';
 import { openRuntime } from '../runtime.js';
 import { assertPortFree, runServer } from './server.js';
-import { parseCliArgs, portOption } from './usage-error.js';
+import { parseCliArgs, portOption, showHelp } from './usage-error.js';
 
 const HELP = `matchcast serve [--port N] — the HTTP API (production entry point)
 
@@ -15,14 +15,8 @@ Options:
 
 /** `matchcast serve`: refuses to start without API_KEY, or on a port in use. */
 export async function serveCommand(argv: string[]): Promise<number> {
-  const { values } = parseCliArgs({
-    args: argv,
-    options: { port: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-  });
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
+  const { values } = parseCliArgs(argv, { strings: ['port'] });
+  if (values.help) return showHelp(HELP);
   const port = values.port === undefined ? undefined : portOption('port', values.port);
   const config = parseConfig({ ...loadEnv(), ...(port !== undefined ? { PORT: port } : {}) });
   if (!config.apiKey) {

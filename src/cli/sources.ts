@@ -18,7 +18,7 @@ import { createObjectStore, type ObjectStore } from '../storage/index.js';
 import { type CommandIo, configOf, failureText, writersOf } from './command-io.js';
 import { repredictAfterPoll } from './source-repredict.js';
 import { commandOutput } from './terminal.js';
-import { dateOption, parseCliArgs, UsageError } from './usage-error.js';
+import { dateOption, parseCliArgs, showHelp, UsageError } from './usage-error.js';
 
 const USAGE = `Usage: matchcast sources <command>
 
@@ -102,29 +102,12 @@ export async function sourcesCommand(argv: string[], io: SourcesCommandIo = {}):
     out(`${USAGE}\n`);
     return sub ? 0 : 2;
   }
-  const { values, positionals } = parseCliArgs({
-    args: rest,
-    options: {
-      format: { type: 'string' },
-      every: { type: 'string' },
-      encoding: { type: 'string' },
-      region: { type: 'string' },
-      tournament: { type: 'string' },
-      bookmaker: { type: 'string' },
-      'accept-new-teams': { type: 'boolean' },
-      accept: { type: 'boolean' },
-      'no-repredict': { type: 'boolean' },
-      now: { type: 'string' },
-      json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    allowPositionals: true,
-    strict: true,
+  const { values, positionals } = parseCliArgs(rest, {
+    strings: ['format', 'every', 'encoding', 'region', 'tournament', 'bookmaker', 'now'],
+    booleans: ['accept-new-teams', 'accept', 'no-repredict', 'json'],
+    positionals: true,
   });
-  if (values.help) {
-    out(`${USAGE}\n`);
-    return 0;
-  }
+  if (values.help) return showHelp(USAGE, out);
   const want = (n: number, what: string) => {
     if (positionals.length !== n) throw new UsageError(`sources ${sub} expects ${what}`);
   };

@@ -22,7 +22,7 @@ import { serveEmbedded } from './serve-embedded.js';
 import { assertPortFree } from './server.js';
 import { storedApiKey } from './server-file.js';
 import { commandOutput } from './terminal.js';
-import { parseCliArgs, portOption } from './usage-error.js';
+import { parseCliArgs, portOption, showHelp } from './usage-error.js';
 
 const HELP = `matchcast start — the whole service in one process, with embedded defaults
 
@@ -132,23 +132,11 @@ async function prepareData(
 
 /** `matchcast start`: embedded stack, first-run bootstrap, then serve on PORT (8000). */
 export async function startCommand(argv: string[]): Promise<number> {
-  const { values } = parseCliArgs({
-    args: argv,
-    options: {
-      data: { type: 'string' },
-      port: { type: 'string' },
-      host: { type: 'string' },
-      reset: { type: 'boolean' },
-      json: { type: 'boolean' },
-      'as-of': { type: 'string' },
-      speed: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
+  const { values } = parseCliArgs(argv, {
+    strings: ['data', 'port', 'host', 'as-of', 'speed'],
+    booleans: ['reset', 'json'],
   });
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
+  if (values.help) return showHelp(HELP);
   // Every option and setting is checked, and the port tried, before any work (a first start runs
   // minutes of ingest and pipeline that a bad option or a busy port would only waste).
   const replay =

@@ -2,7 +2,7 @@ import { type Database, openDatabase } from '../db/index.js';
 import { MatchcastError } from '../domain/index.js';
 import { listTeamAliases, removeTeamAlias, SourcesRepository, setTeamAlias } from '../sources/index.js';
 import { type CommandIo, configOf, failureText, writersOf } from './command-io.js';
-import { parseCliArgs, UsageError } from './usage-error.js';
+import { parseCliArgs, showHelp, UsageError } from './usage-error.js';
 
 const USAGE = `Usage: matchcast teams <command>
 
@@ -26,16 +26,8 @@ export async function teamsCommand(argv: string[], io: TeamsCommandIo = {}): Pro
     out(`${USAGE}\n`);
     return sub ? 0 : 2;
   }
-  const { values, positionals } = parseCliArgs({
-    args: rest,
-    options: { region: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    allowPositionals: true,
-    strict: true,
-  });
-  if (values.help) {
-    out(`${USAGE}\n`);
-    return 0;
-  }
+  const { values, positionals } = parseCliArgs(rest, { strings: ['region'], positionals: true });
+  if (values.help) return showHelp(USAGE, out);
   const arity: Record<string, number> = { alias: 2, add: 1, aliases: 0, unalias: 1 };
   if (!(sub in arity)) throw new UsageError(`unknown teams command "${sub}" (alias, add, aliases, unalias)`);
   if (positionals.length !== arity[sub]) throw new UsageError(`teams ${sub} expects ${arity[sub]} name(s)`);

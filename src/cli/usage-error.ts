@@ -1,4 +1,4 @@
-import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { parseArgs } from 'node:util';
 import { INSTANT_FORMAT, parseInstant } from '../domain/index.js';
 
 /** A bad option or argument: `src/cli.ts` answers it like Node's `ERR_PARSE_ARGS_*` (usage, exit 2). */
@@ -6,20 +6,37 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+/** A command's options: its string and boolean options (`--help`/`-h` is added), and short names. */
+export interface OptionTable<S extends string, B extends string> {
+  strings?: readonly S[];
+  booleans?: readonly B[];
+  short?: Partial<Record<NoInfer<S | B>, string>>;
+  positionals?: boolean;
+}
+
 /**
- * `parseArgs` taking a negative number as a string option's value (`--concurrency -3`), which Node
- * finds "ambiguous", so that the option's range check names the accepted values.
+ * `parseArgs` over an {@link OptionTable}, taking a negative number as a string option's value
+ * (`--concurrency -3`), which Node finds "ambiguous", so that the option's range check names the
+ * accepted values.
  */
-export function parseCliArgs<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
-  const options = config.options ?? {};
+export function parseCliArgs<const S extends string = never, const B extends string = never>(
+  argv: readonly string[],
+  table: OptionTable<S, B>,
+): { values: Partial<Record<S, string> & Record<B | 'help', boolean>>; positionals: string[] } {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {};
+  for (const name of table.strings ?? []) options[name] = { type: 'string' };
+  for (const name of table.booleans ?? []) options[name] = { type: 'boolean' };
+  options.help = { type: 'boolean', short: 'h' };
+  for (const [name, short] of Object.entries<string | undefined>(table.short ?? {}))
+    options[name]!.short = short;
   const short = new Map(Object.entries(options).flatMap(([name, o]) => (o.short ? [[o.short, name]] : [])));
-  const args = [...(config.args ?? [])];
+  const args = [...argv];
   for (let i = 0; i < args.length - 1; i++) {
     const name = args[i]!.startsWith('--') ? args[i]!.slice(2) : short.get(args[i]!.slice(1));
     if (name && options[name]?.type === 'string' && /^-\.?\d/.test(args[i + 1]!))
       args.splice(i, 2, `--${name}=${args[i + 1]}`);
   }
-  return parseArgs({ ...config, args } as T);
+  return parseArgs({ args, options, allowPositionals: table.positionals === true }) as never;
 }
 
 /** `--<option>` as a number (an integer when `integer`) within `min..max`; undefined when not given. */
@@ -80,4 +97,10 @@ export function parseOrUsage<T>(parse: () => T, err: (text: string) => void, usa
     err(`${(e as Error).message}\n\n${usage}\n`);
     return undefined;
   }
+}
+
+/** Writes a command's help (to stdout unless `out` is given); returns its exit code, 0. */
+export function showHelp(text: string, out: (t: string) => void = (t) => process.stdout.write(t)): number {
+  out(`${text}\n`);
+  return 0;
 }

@@ -4,7 +4,7 @@ import { createLogger } from '../logger.js';
 import type { PipelineSchedule } from '../pipeline/index.js';
 import { type SchedulerRepeat, startPipelineScheduler, startSourceScheduler } from '../queue/index.js';
 import { createDefaultWorkerDeps, startWorker } from '../worker/index.js';
-import { intOption, parseCliArgs } from './usage-error.js';
+import { intOption, parseCliArgs, showHelp } from './usage-error.js';
 
 function schedulerRepeat(s: PipelineSchedule): SchedulerRepeat {
   return s.kind === 'cron' ? { pattern: s.pattern } : { every: s.ms };
@@ -22,14 +22,8 @@ Options:
 
 /** `matchcast worker`: resolves with the exit code once the worker has shut down. */
 export async function workerCommand(argv: string[]): Promise<number> {
-  const { values } = parseCliArgs({
-    args: argv,
-    options: { help: { type: 'boolean', short: 'h' }, concurrency: { type: 'string', short: 'c' } },
-  });
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
+  const { values } = parseCliArgs(argv, { strings: ['concurrency'], short: { concurrency: 'c' } });
+  if (values.help) return showHelp(HELP);
   const option = intOption('concurrency', values.concurrency, 1, 256);
   const config = parseConfig();
   const concurrency = option ?? config.workerConcurrency;

@@ -84,12 +84,12 @@ test('TerminalOutput: a line logged while a bar runs is written whole, on its ow
 });
 
 test('parseCliArgs reads a negative number as the value of a string option; the range check names it', () => {
-  const options = { concurrency: { type: 'string', short: 'c' }, json: { type: 'boolean' } } as const;
-  assert.equal(parseCliArgs({ args: ['--concurrency', '-3'], options }).values.concurrency, '-3');
-  assert.equal(parseCliArgs({ args: ['-c', '-3', '--json'], options }).values.concurrency, '-3');
-  assert.equal(parseCliArgs({ args: ['--concurrency', '-.5'], options }).values.concurrency, '-.5');
+  const options = { strings: ['concurrency'], booleans: ['json'], short: { concurrency: 'c' } } as const;
+  assert.equal(parseCliArgs(['--concurrency', '-3'], options).values.concurrency, '-3');
+  assert.equal(parseCliArgs(['-c', '-3', '--json'], options).values.concurrency, '-3');
+  assert.equal(parseCliArgs(['--concurrency', '-.5'], options).values.concurrency, '-.5');
   // A boolean option followed by a negative-looking token is still an error of the parser.
-  assert.throws(() => parseCliArgs({ args: ['--json', '-3'], options }), {
+  assert.throws(() => parseCliArgs(['--json', '-3'], options), {
     code: 'ERR_PARSE_ARGS_UNKNOWN_OPTION',
   });
   assert.throws(() => intOption('concurrency', '-3', 1, 256), {
