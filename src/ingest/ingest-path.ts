@@ -11,7 +11,7 @@ import {
 import { type ParsedFile, parseCsvFile } from './csv-file.js';
 import { ObservationColumns } from './observation-columns.js';
 import { mergeOddsObservations } from './observations-file.js';
-import { OddsColumnsBuilder } from './odds-columns.js';
+import { OddsColumns } from './odds-columns.js';
 import { mergeOddsFile, summariseOdds } from './odds-file.js';
 import type { ParsedOddsRow } from './odds-only.js';
 import { TeamNames } from './team-names.js';
@@ -273,12 +273,12 @@ export async function storeObservations(deps: IngestDeps, run: IngestRun): Promi
   report.changedMatchIds = [...run.changed].sort((a, b) => a - b);
   const touched = new Set(observations.matchId.subarray(0, observations.length));
   // Summarised one match at a time straight into columns: no record per match is kept.
-  const summaries = new OddsColumnsBuilder(touched.size);
+  const summaries = new OddsColumns(touched.size);
   for (const [id, list] of merged.observationsOf(touched)) {
     const r = summariseOdds(id, OddsTimeline.from(list));
     if (r) summaries.push(r);
   }
-  report.oddsRows = (await mergeOddsFile(deps.store, summaries.build())).rows;
+  report.oddsRows = (await mergeOddsFile(deps.store, summaries.fit())).rows;
   report.ms = Math.round(performance.now() - run.started);
 }
 
