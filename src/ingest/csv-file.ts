@@ -7,10 +7,16 @@ import { isFootballCsvHeader, readFootballCsvRow } from './football-csv.js';
 import { isFootballDataHeader, readFootballDataRow } from './football-data-co-uk.js';
 import { isOddsOnlyHeader, type MatchKey, type ParsedOddsRow, readOddsOnlyRow } from './odds-only.js';
 import type { TeamNames } from './team-names.js';
-import type { IngestEncoding, OddsRejection, ParsedMatch, RowRead, SkippedRow } from './types.js';
+import type { IngestEncoding, OddsRejection, ParsedMatch, SkippedRow } from './types.js';
 
-/** The CSV layouts ingest understands, detected from the header. */
-type CsvFormat = 'football-csv' | 'football-data.co.uk' | 'odds-only';
+/** The CSV layouts ingest understands, detected from the header in this order; results layouts read a row. */
+const LAYOUTS = [
+  { format: 'odds-only', is: isOddsOnlyHeader },
+  { format: 'football-csv', is: isFootballCsvHeader, read: readFootballCsvRow },
+  { format: 'football-data.co.uk', is: isFootballDataHeader, read: readFootballDataRow },
+] as const;
+
+type CsvFormat = (typeof LAYOUTS)[number]['format'];
 
 export interface ParsedFile {
   file: string;
@@ -41,18 +47,6 @@ function matchKey(m: MatchKey): string {
     m.awayTeamName.toLowerCase(),
   ].join('\u0000');
 }
-
-function detectFormat(header: readonly string[]): CsvFormat | null {
-  if (isOddsOnlyHeader(header)) return 'odds-only';
-  if (isFootballCsvHeader(header)) return 'football-csv';
-  if (isFootballDataHeader(header)) return 'football-data.co.uk';
-  return null;
-}
-
-const READERS: Record<Exclude<CsvFormat, 'odds-only'>, (get: Field) => RowRead> = {
-  'football-csv': readFootballCsvRow,
-  'football-data.co.uk': readFootballDataRow,
-};
 
 /** Options of {@link parseCsvFile} / {@link parseCsvText}. */
 interface ParseOptions {
@@ -130,15 +124,15 @@ export function parseCsvText(text: string, file: string, options: ParseOptions =
     skip(headerAt + 1, `unparseable header: ${(err as Error).message}`);
     return out;
   }
-  const format = detectFormat(header);
-  if (!format) {
+  const layout = LAYOUTS.find((l) => l.is(header));
+  if (!layout) {
     skip(
       headerAt + 1,
       'unrecognised header: expected the football CSV, the football-data.co.uk or the odds-only layout',
     );
     return out;
   }
-  out.format = format;
+  out.format = layout.format;
   const index = new Map<string, number>();
   header.forEach((h, i) => {
     if (h !== '' && !index.has(h)) index.set(h, i);
@@ -168,7 +162,7 @@ export function parseCsvText(text: string, file: string, options: ParseOptions =
       const at = index.get(name);
       return at === undefined ? undefined : record[at].trim();
     };
-    if (format === 'odds-only') {
+    if (!('read' in layout)) {
       const { row, rejected } = readOddsOnlyRow(get);
       if (row.observedAt.getTime() > now.getTime())
         throw new RowError(
@@ -185,7 +179,7 @@ export function parseCsvText(text: string, file: string, options: ParseOptions =
       out.oddsRows.push({ line, ...row });
       return;
     }
-    const { match: m, prices, source, rejected } = READERS[format](get);
+    const { match: m, prices, source, rejected } = layout.read(get);
     if (m.status === 'finished' && m.startTimeUtc.getTime() > now.getTime())
       throw new RowError(
         `a score for a match that has not kicked off: ${m.startTimeUtc.toISOString()} is after now (${now.toISOString()}); fix the date, or leave the score empty for a fixture`,

@@ -2,7 +2,7 @@
 // folders use is exported; parsers, decoders and name rules stay inside (their tests import the files).
 export { csvLines, emptyParsedFile, type ParsedFile, parseCsvText } from './csv-file.js';
 export { decodeText } from './decode.js';
-export { ingestParsed, ingestPath, listCsvFiles } from './ingest-path.js';
+export { ingestPath, listCsvFiles } from './ingest-path.js';
 export { ingestSynthetic } from './ingest-synthetic.js';
 export type { ObservationLookup } from './observation-columns.js';
 export {
@@ -15,7 +15,7 @@ export {
 export { OddsColumns } from './odds-columns.js';
 export { decodeOdds, type OddsSet, oddsRecordAsOf, readOddsFile, readOddsSet } from './odds-file.js';
 export type { ParsedOddsRow } from './odds-only.js';
-export { foldName, looseName, storedTeamNames } from './team-names.js';
+export { foldName, looseName, TeamNames } from './team-names.js';
 export {
   INGEST_ENCODINGS,
   type IngestDeps,

@@ -11,7 +11,7 @@ import {
 import { type ParsedFile, parseCsvFile } from './csv-file.js';
 import { ObservationColumns } from './observation-columns.js';
 import { mergeOddsObservations } from './observations-file.js';
-import { OddsColumnsBuilder } from './odds-columns.js';
+import { OddsColumns } from './odds-columns.js';
 import { mergeOddsFile, summariseOdds } from './odds-file.js';
 import type { ParsedOddsRow } from './odds-only.js';
 import { TeamNames } from './team-names.js';
@@ -213,79 +213,49 @@ async function resolveOddsRows(
 }
 
 /**
- * Imports a CSV file or a folder of them (layout detected per file, each applied in one transaction), then
- * merges the observations and odds summaries. Idempotent: a second run over the same files changes nothing.
+ * Imports a CSV file or a folder of them (layout detected per file, each applied in one transaction), or a
+ * file already parsed (by {@link parseCsvText}, or built by a source), then merges the observations and
+ * odds summaries. Idempotent: a second run over the same files changes nothing.
  */
 export async function ingestPath(
-  source: string,
+  source: string | ParsedFile,
   deps: IngestDeps,
   options: IngestOptions = {},
 ): Promise<IngestReport> {
   const run = startRun();
-  const files = await listCsvFiles(source);
+  const { report } = run;
+  const files = typeof source === 'string' ? await listCsvFiles(source) : [source];
   const names = await TeamNames.load(deps.db);
   // One file at a time: its rows are parsed, applied and dropped before the next is read; only the
   // observations (as columns) are kept for the merge.
   for (const file of files) {
-    let parsed: ParsedFile;
-    try {
-      parsed = await parseCsvFile(file, { encoding: options.encoding, names, now: options.now });
-    } catch (err) {
-      run.report.skipped.push({
-        file,
-        code: 'MC_ERR_INVALID_ROW',
-        line: 0,
-        reason: `cannot read the file: ${(err as Error).message}`,
-      });
-      continue;
-    }
-    await applyParsedFile(parsed, deps, options, run, names);
+    const parsed =
+      typeof file !== 'string'
+        ? file
+        : await parseCsvFile(file, { encoding: options.encoding, names, now: options.now }).catch((err) => {
+            const reason = `cannot read the file: ${(err as Error).message}`;
+            report.skipped.push({ file, code: 'MC_ERR_INVALID_ROW', line: 0, reason });
+            return null;
+          });
+    if (!parsed) continue;
+    report.files++;
+    report.rowsRead += parsed.rowsRead;
+    appendAll(report.skipped, parsed.skipped);
+    appendAll(report.oddsRejected, parsed.oddsRejected);
+    if (parsed.matches.length > 0) await applyMatches(deps, run, parsed.matches, parsed.file, options);
+    if (parsed.oddsRows.length > 0)
+      await resolveOddsRows(deps, parsed.oddsRows, names, parsed.file, report.oddsRejected, run.observations);
+    deps.log?.info(
+      {
+        file: parsed.file,
+        format: parsed.format,
+        rows: parsed.rowsRead,
+        loaded: parsed.matches.length + parsed.oddsRows.length,
+        skipped: parsed.skipped.length,
+      },
+      'ingest: file applied',
+    );
   }
-  return finishIngest(deps, run, names);
-}
-
-/** Applies a file already parsed (by {@link parseCsvText}, or built by a source) as {@link ingestPath} would. */
-export async function ingestParsed(
-  parsed: ParsedFile,
-  deps: IngestDeps,
-  options: IngestOptions = {},
-): Promise<IngestReport> {
-  const run = startRun();
-  const names = await TeamNames.load(deps.db);
-  await applyParsedFile(parsed, deps, options, run, names);
-  return finishIngest(deps, run, names);
-}
-
-async function applyParsedFile(
-  parsed: ParsedFile,
-  deps: IngestDeps,
-  options: IngestOptions,
-  run: IngestRun,
-  names: TeamNames,
-): Promise<void> {
-  const { report } = run;
-  const file = parsed.file;
-  report.files++;
-  report.rowsRead += parsed.rowsRead;
-  appendAll(report.skipped, parsed.skipped);
-  appendAll(report.oddsRejected, parsed.oddsRejected);
-  if (parsed.matches.length > 0) await applyMatches(deps, run, parsed.matches, file, options);
-  if (parsed.oddsRows.length > 0)
-    await resolveOddsRows(deps, parsed.oddsRows, names, file, report.oddsRejected, run.observations);
-  deps.log?.info(
-    {
-      file,
-      format: parsed.format,
-      rows: parsed.rowsRead,
-      loaded: parsed.matches.length + parsed.oddsRows.length,
-      skipped: parsed.skipped.length,
-    },
-    'ingest: file applied',
-  );
-}
-
-async function finishIngest(deps: IngestDeps, run: IngestRun, names: TeamNames): Promise<IngestReport> {
-  const { report } = run;
   report.nearDuplicateTeams = names.nearDuplicates();
   await storeObservations(deps, run);
   logSkipped(deps, report);
@@ -303,12 +273,12 @@ export async function storeObservations(deps: IngestDeps, run: IngestRun): Promi
   report.changedMatchIds = [...run.changed].sort((a, b) => a - b);
   const touched = new Set(observations.matchId.subarray(0, observations.length));
   // Summarised one match at a time straight into columns: no record per match is kept.
-  const summaries = new OddsColumnsBuilder(touched.size);
+  const summaries = new OddsColumns(touched.size);
   for (const [id, list] of merged.observationsOf(touched)) {
     const r = summariseOdds(id, OddsTimeline.from(list));
     if (r) summaries.push(r);
   }
-  report.oddsRows = (await mergeOddsFile(deps.store, summaries.build())).rows;
+  report.oddsRows = (await mergeOddsFile(deps.store, summaries.fit())).rows;
   report.ms = Math.round(performance.now() - run.started);
 }
 

@@ -1,15 +1,6 @@
 import { applyMatches, SYNTHETIC_FILE, startRun, storeObservations } from './ingest-path.js';
 import { type SyntheticOptions, streamSyntheticLeague } from './synthetic.js';
-import type { IngestDeps, IngestReport, OddsInput, PriceSet } from './types.js';
-
-function priceSets(o: OddsInput): PriceSet[] {
-  const out: PriceSet[] = [];
-  const open = [o.open_home, o.open_draw, o.open_away];
-  const close = [o.close_home, o.close_draw, o.close_away];
-  if (open.every((v) => v !== null)) out.push({ market: '1x2', kind: 'opening', prices: open as number[] });
-  if (close.every((v) => v !== null)) out.push({ market: '1x2', kind: 'closing', prices: close as number[] });
-  return out;
-}
+import type { IngestDeps, IngestReport } from './types.js';
 
 /**
  * Generates the synthetic league and loads it like source files, one season at a time (each in one
@@ -21,12 +12,7 @@ export async function ingestSynthetic(options: SyntheticOptions, deps: IngestDep
   const league = streamSyntheticLeague(options);
   const now = options.now ?? new Date();
   for (const season of league.seasons) {
-    const parsed = season.map((m, i) => ({
-      line: report.rowsRead + i + 1,
-      match: m.match,
-      prices: priceSets(m.odds),
-      source: m.odds.source,
-    }));
+    const parsed = season.map((m, i) => ({ ...m, line: report.rowsRead + i + 1 }));
     await applyMatches(deps, run, parsed, SYNTHETIC_FILE, { now });
     report.rowsRead += season.length;
   }

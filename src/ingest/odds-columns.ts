@@ -49,28 +49,33 @@ const cell = (col: Column, i: number): number => (col ? col[i] : Number.NaN);
 
 /**
  * Odds records held column by column (a Float64Array per price and time field holding a value, a source
- * dictionary, a match id → row index), a tenth of a record's size. Rows keep their order; read-only.
+ * dictionary, a match id → row index), a tenth of a record's size. Rows keep their order; filled by
+ * {@link OddsColumns.push} and {@link OddsColumns.pushRow}, read-only once {@link OddsColumns.fit}.
  */
 export class OddsColumns {
-  /** Made by {@link OddsColumnsBuilder}, {@link OddsColumns.from} or {@link OddsColumns.fromParquet}. */
-  constructor(
-    /** Match id of each row. */
-    readonly ids: Float64Array,
-    /** One column per {@link ODDS_PRICE_FIELDS} entry. */
-    readonly prices: readonly Column[],
-    /** One column per {@link ODDS_TIME_FIELDS} entry, epoch ms. */
-    readonly times: readonly Column[],
-    readonly sources: readonly string[],
-    /** Index into `sources` of each row. */
-    readonly sourceOf: Uint16Array,
-    /** Row of each match id (the last row of a match added twice). */
-    private readonly index: ReadonlyMap<number, number>,
-  ) {}
+  length = 0;
+  /** Match id of each row. */
+  ids: Float64Array;
+  /** One column per {@link ODDS_PRICE_FIELDS} entry. */
+  prices: Column[] = ODDS_PRICE_FIELDS.map(() => null);
+  /** One column per {@link ODDS_TIME_FIELDS} entry, epoch ms. */
+  times: Column[] = ODDS_TIME_FIELDS.map(() => null);
+  /** Index into `sources` of each row. */
+  sourceOf: Uint16Array;
+  private readonly codes = new SourceCodes();
+  readonly sources: readonly string[] = this.codes.names;
+  /** Row of each match id (the last row of a match added twice). */
+  private readonly index = new Map<number, number>();
+
+  constructor(capacity = 1024) {
+    this.ids = new Float64Array(Math.max(1, capacity));
+    this.sourceOf = new Uint16Array(this.ids.length);
+  }
 
   static from(records: Iterable<OddsRecord>, capacity = 1024): OddsColumns {
-    const b = new OddsColumnsBuilder(capacity);
-    for (const r of records) b.push(r);
-    return b.build();
+    const c = new OddsColumns(capacity);
+    for (const r of records) c.push(r);
+    return c.fit();
   }
 
   /**
@@ -81,13 +86,10 @@ export class OddsColumns {
     const file = parquetFile(buf);
     const metadata = parquetMetadata(file);
     const n = Number(metadata.num_rows);
-    const ids = new Float64Array(n).fill(Number.NaN);
-    const prices: Column[] = ODDS_PRICE_FIELDS.map(() => null);
-    const times: Column[] = ODDS_TIME_FIELDS.map(() => null);
-    const sources = new SourceCodes();
-    const sourceOf = new Uint16Array(n);
+    const read = new OddsColumns(n);
+    read.ids.fill(Number.NaN);
     // Code 0: the source of a row when the file has no source column.
-    sources.code('');
+    read.codes.code('');
     const priceAt = new Map<string, number>(ODDS_PRICE_FIELDS.map((f, k) => [f, k]));
     const timeAt = new Map<string, number>(ODDS_TIME_FIELDS.map((f, k) => [f, k]));
     // A column is allocated at its first value: one that holds none stays null.
@@ -103,17 +105,16 @@ export class OddsColumns {
       for (let j = 0; j < columnData.length; j++) {
         const v: unknown = columnData[j];
         const i = rowStart + j;
-        if (columnName === 'match_id') ids[i] = Number(v);
-        else if (columnName === 'source') sourceOf[i] = sources.code(typeof v === 'string' ? v : '');
+        if (columnName === 'match_id') read.ids[i] = Number(v);
+        else if (columnName === 'source') read.sourceOf[i] = read.codes.code(typeof v === 'string' ? v : '');
         else if (price !== undefined)
-          put(prices, price, i, typeof v === 'number' && Number.isFinite(v) ? v : Number.NaN);
-        else if (time !== undefined) put(times, time, i, dateMs(v));
+          put(read.prices, price, i, typeof v === 'number' && Number.isFinite(v) ? v : Number.NaN);
+        else if (time !== undefined) put(read.times, time, i, dateMs(v));
       }
     });
-    const read = new OddsColumns(ids, prices, times, sources.names, sourceOf, new Map());
-    const b = new OddsColumnsBuilder(n);
-    for (let i = 0; i < n; i++) if (Number.isSafeInteger(ids[i])) b.pushRow(read, i);
-    return b.build();
+    const out = new OddsColumns(n);
+    for (let i = 0; i < n; i++) if (Number.isSafeInteger(read.ids[i])) out.pushRow(read, i);
+    return out.fit();
   }
 
   get size(): number {
@@ -142,82 +143,6 @@ export class OddsColumns {
       fields[ODDS_TIME_FIELDS[k]] = Number.isNaN(v) ? null : new Date(v);
     }
     return rec;
-  }
-
-  /** Whether row `i` here and row `j` of `other` hold the same values (null equals null). */
-  sameRow(i: number, other: OddsColumns, j: number): boolean {
-    if (this.ids[i] !== other.ids[j]) return false;
-    if (this.sources[this.sourceOf[i]] !== other.sources[other.sourceOf[j]]) return false;
-    return same(this.prices, i, other.prices, j) && same(this.times, i, other.times, j);
-  }
-
-  /** The rows as `raw-data/odds.parquet`, in row order: the columns of {@link ODDS_COLUMNS}, NaN written as null. */
-  encode(): Buffer {
-    const nullable = (col: Column) => (i: number) => (col && !Number.isNaN(col[i]) ? col[i] : null);
-    const column = new Map<string, (i: number) => unknown>([
-      ['match_id', (i) => this.ids[i]],
-      ['source', (i) => this.sources[this.sourceOf[i]]],
-      ...ODDS_PRICE_FIELDS.map((f, k) => [f, nullable(this.prices[k])] as const),
-      ...ODDS_TIME_FIELDS.map((f, k) => [f, nullable(this.times[k])] as const),
-    ]);
-    return writeParquetColumns(ODDS_COLUMNS, this.ids.length, (name) => column.get(name) ?? (() => null));
-  }
-
-  /**
-   * `incoming` merged into `base` by match id (an incoming row replaces its match's), sorted by match id;
-   * null when every row of `incoming` is already in `base`, value for value.
-   */
-  static merge(base: OddsColumns | null, incoming: OddsColumns): OddsColumns | null {
-    const baseRows = base?.ids.length ?? 0;
-    let changed = false;
-    for (const [id, j] of incoming.index) {
-      const i = base?.index.get(id);
-      if (i === undefined || !base?.sameRow(i, incoming, j)) {
-        changed = true;
-        break;
-      }
-    }
-    if (!changed) return null;
-    // Picks: a base row `i` as `i`, an incoming row `j` as `baseRows + j`.
-    const picks: number[] = [];
-    if (base) for (const [id, i] of base.index) if (!incoming.index.has(id)) picks.push(i);
-    for (const j of incoming.index.values()) picks.push(baseRows + j);
-    const idOf = (p: number) => (p < baseRows ? (base as OddsColumns).ids[p] : incoming.ids[p - baseRows]);
-    const order = Float64Array.from(picks).sort((a, b) => idOf(a) - idOf(b));
-    const b = new OddsColumnsBuilder(order.length);
-    for (const p of order) {
-      if (p < baseRows) b.pushRow(base as OddsColumns, p);
-      else b.pushRow(incoming, p - baseRows);
-    }
-    return b.build();
-  }
-}
-
-function same(a: readonly Column[], i: number, b: readonly Column[], j: number): boolean {
-  for (let k = 0; k < a.length; k++) {
-    const x = cell(a[k], i);
-    const y = cell(b[k], j);
-    if (x !== y && !(Number.isNaN(x) && Number.isNaN(y))) return false;
-  }
-  return true;
-}
-
-/** Builds an {@link OddsColumns} row by row, growing its columns as needed. */
-export class OddsColumnsBuilder {
-  private n = 0;
-  private ids: Float64Array;
-  private prices: Column[];
-  private times: Column[];
-  private sourceOf: Uint16Array;
-  private readonly sources = new SourceCodes();
-  private readonly index = new Map<number, number>();
-
-  constructor(capacity = 1024) {
-    const c = Math.max(1, capacity);
-    this.ids = new Float64Array(c);
-    this.prices = ODDS_PRICE_FIELDS.map(() => null);
-    this.times = ODDS_TIME_FIELDS.map(() => null);
-    this.sourceOf = new Uint16Array(c);
   }
 
   /** Appends a record: a price that is not a number and a time that is not a Date are null. */
@@ -251,37 +176,90 @@ export class OddsColumnsBuilder {
   }
 
   private next(matchId: number, source: string): number {
-    if (this.n === this.ids.length) this.grow();
-    const i = this.n++;
+    if (this.length === this.ids.length) {
+      const c = this.ids.length * 2;
+      const grownColumn = (a: Column): Column => a && grown(a, c).fill(Number.NaN, a.length);
+      this.ids = grown(this.ids, c);
+      this.prices = this.prices.map(grownColumn);
+      this.times = this.times.map(grownColumn);
+      this.sourceOf = grown(this.sourceOf, c);
+    }
+    const i = this.length++;
     this.ids[i] = matchId;
-    this.sourceOf[i] = this.sources.code(source);
+    this.sourceOf[i] = this.codes.code(source);
     this.index.set(matchId, i);
     return i;
   }
 
-  private grow(): void {
-    const c = this.ids.length * 2;
-    const grownColumn = (a: Column): Column => a && grown(a, c).fill(Number.NaN, a.length);
-    this.ids = grown(this.ids, c);
-    this.prices = this.prices.map(grownColumn);
-    this.times = this.times.map(grownColumn);
-    this.sourceOf = grown(this.sourceOf, c);
+  /** The columns cut to the rows held (what a cache keeps). */
+  fit(): this {
+    const n = this.length;
+    const fit = <T extends Float64Array | Uint16Array>(a: T): T =>
+      a.length === n ? a : (a.slice(0, n) as T);
+    const fitColumn = (a: Column): Column => a && fit(a);
+    this.ids = fit(this.ids);
+    this.prices = this.prices.map(fitColumn);
+    this.times = this.times.map(fitColumn);
+    this.sourceOf = fit(this.sourceOf);
+    return this;
   }
 
-  /** The rows added so far (the builder must not be used afterwards). */
-  build(): OddsColumns {
-    const fit = <T extends Float64Array | Uint16Array>(a: T): T =>
-      (a.length === this.n ? a : a.slice(0, this.n)) as T;
-    const fitColumn = (a: Column): Column => a && fit(a);
-    return new OddsColumns(
-      fit(this.ids),
-      this.prices.map(fitColumn),
-      this.times.map(fitColumn),
-      this.sources.names,
-      fit(this.sourceOf),
-      this.index,
-    );
+  /** Whether row `i` here and row `j` of `other` hold the same values (null equals null). */
+  sameRow(i: number, other: OddsColumns, j: number): boolean {
+    if (this.ids[i] !== other.ids[j]) return false;
+    if (this.sources[this.sourceOf[i]] !== other.sources[other.sourceOf[j]]) return false;
+    return same(this.prices, i, other.prices, j) && same(this.times, i, other.times, j);
   }
+
+  /** The rows as `raw-data/odds.parquet`, in row order: the columns of {@link ODDS_COLUMNS}, NaN written as null. */
+  encode(): Buffer {
+    const nullable = (col: Column) => (i: number) => (col && !Number.isNaN(col[i]) ? col[i] : null);
+    const column = new Map<string, (i: number) => unknown>([
+      ['match_id', (i) => this.ids[i]],
+      ['source', (i) => this.sources[this.sourceOf[i]]],
+      ...ODDS_PRICE_FIELDS.map((f, k) => [f, nullable(this.prices[k])] as const),
+      ...ODDS_TIME_FIELDS.map((f, k) => [f, nullable(this.times[k])] as const),
+    ]);
+    return writeParquetColumns(ODDS_COLUMNS, this.length, (name) => column.get(name) ?? (() => null));
+  }
+
+  /**
+   * `incoming` merged into `base` by match id (an incoming row replaces its match's), sorted by match id;
+   * null when every row of `incoming` is already in `base`, value for value.
+   */
+  static merge(base: OddsColumns | null, incoming: OddsColumns): OddsColumns | null {
+    const baseRows = base?.length ?? 0;
+    let changed = false;
+    for (const [id, j] of incoming.index) {
+      const i = base?.index.get(id);
+      if (i === undefined || !base?.sameRow(i, incoming, j)) {
+        changed = true;
+        break;
+      }
+    }
+    if (!changed) return null;
+    // Picks: a base row `i` as `i`, an incoming row `j` as `baseRows + j`.
+    const picks: number[] = [];
+    if (base) for (const [id, i] of base.index) if (!incoming.index.has(id)) picks.push(i);
+    for (const j of incoming.index.values()) picks.push(baseRows + j);
+    const idOf = (p: number) => (p < baseRows ? (base as OddsColumns).ids[p] : incoming.ids[p - baseRows]);
+    const order = Float64Array.from(picks).sort((a, b) => idOf(a) - idOf(b));
+    const out = new OddsColumns(order.length);
+    for (const p of order) {
+      if (p < baseRows) out.pushRow(base as OddsColumns, p);
+      else out.pushRow(incoming, p - baseRows);
+    }
+    return out.fit();
+  }
+}
+
+function same(a: readonly Column[], i: number, b: readonly Column[], j: number): boolean {
+  for (let k = 0; k < a.length; k++) {
+    const x = cell(a[k], i);
+    const y = cell(b[k], j);
+    if (x !== y && !(Number.isNaN(x) && Number.isNaN(y))) return false;
+  }
+  return true;
 }
 
 /** A copy of `a` in an array of `length`, the rest zero. */

@@ -1,6 +1,5 @@
-import type { MatchUpsert } from '../db/index.js';
 import { Prng } from './prng.js';
-import type { OddsInput } from './types.js';
+import type { ParsedMatch } from './types.js';
 
 export interface SyntheticOptions {
   /** PRNG seed: the same seed and `now` give the same data. Default `42`. */
@@ -24,11 +23,11 @@ export interface SyntheticOptions {
   margin?: readonly [number, number];
 }
 
-/** One generated match with its odds and the probabilities it was really drawn from. */
-interface SyntheticMatch {
-  match: MatchUpsert;
-  /** Opening odds always; closing odds only for matches already played (a fixture has no closing price yet). */
-  odds: OddsInput;
+/**
+ * One generated match as a source row, with the probabilities it was really drawn from. Opening 1X2 prices
+ * always; closing ones only for matches already played (a fixture has no closing price yet).
+ */
+interface SyntheticMatch extends Omit<ParsedMatch, 'line'> {
   /** The true [home, draw, away] probabilities of the goal model. */
   trueProbabilities: [number, number, number];
 }
@@ -236,15 +235,11 @@ export function streamSyntheticLeague(options: SyntheticOptions = {}): {
                 homeScore: played ? hg : null,
                 awayScore: played ? ag : null,
               },
-              odds: {
-                open_home: open[0],
-                open_draw: open[1],
-                open_away: open[2],
-                close_home: played ? close[0] : null,
-                close_draw: played ? close[1] : null,
-                close_away: played ? close[2] : null,
-                source: SYNTHETIC_SOURCE,
-              },
+              prices: [
+                { market: '1x2', kind: 'opening', prices: open },
+                ...(played ? [{ market: '1x2' as const, kind: 'closing' as const, prices: close }] : []),
+              ],
+              source: SYNTHETIC_SOURCE,
               trueProbabilities: truth,
             });
           });

@@ -7,7 +7,7 @@ export function foldName(name: string): string {
 }
 
 /** Every region's stored team names, smallest first: a deterministic choice when the DB holds two spellings. */
-export async function storedTeamNames(db: Queryable): Promise<{ region_name: string; name: string }[]> {
+async function storedTeamNames(db: Queryable): Promise<{ region_name: string; name: string }[]> {
   const rows = await db.query<{ region_name: string; name: string }>(
     `SELECT DISTINCT region_name, home_team_name AS name FROM matches
      UNION SELECT DISTINCT region_name, away_team_name FROM matches`,
@@ -79,6 +79,17 @@ export class TeamNames {
     return name;
   }
 
+  /** Maps `alias` (any spelling of it) to the team `team` of `region`, over what it mapped to before. */
+  alias(region: string, alias: string, team: string): void {
+    this.register(region, team, false);
+    this.byRegion.get(region)?.set(foldName(alias), team);
+  }
+
+  /** The distinct team names of `region` (empty for a region no match has). */
+  teams(region: string): Set<string> {
+    return new Set(this.byRegion.get(region)?.values());
+  }
+
   /** The canonical spelling of `name` in `region` (registering it when new). */
   canonical(region: string, name: string): string {
     return this.register(region, name, true);
@@ -94,7 +105,7 @@ export class TeamNames {
     const out: NearDuplicateTeams[] = [];
     const seen = new Set<string>();
     for (const [region, added] of this.added) {
-      const all = [...(this.byRegion.get(region)?.values() ?? [])];
+      const all = [...this.teams(region)];
       // Spaces aside too: `St. Truiden` ~ `St Truiden` ~ `StTruiden`.
       const loose = new Map(all.map((n) => [n, looseName(n).replaceAll(' ', '')]));
       for (const a of added) {

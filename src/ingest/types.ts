@@ -1,5 +1,5 @@
 import type { Database, MatchUpsert } from '../db/index.js';
-import type { ErrorCode, OddsKind, OddsMarket, OddsRecord } from '../domain/index.js';
+import type { ErrorCode, OddsKind, OddsMarket } from '../domain/index.js';
 import type { Logger } from '../logger.js';
 import type { ObjectStore } from '../storage/index.js';
 
@@ -104,12 +104,6 @@ export interface IngestReport {
    */
   changedMatchIds: number[];
 }
-
-/** Opening and closing 1X2 decimal odds of one match as a source gives them; unknown = null. */
-export type OddsInput = Pick<
-  OddsRecord,
-  'open_home' | 'open_draw' | 'open_away' | 'close_home' | 'close_draw' | 'close_away' | 'source'
->;
 
 /**
  * One market's complete prices from a row. Results files give `opening`/`closing` without a time

@@ -1,6 +1,13 @@
 import { createHash } from 'node:crypto';
 import { isMatchcastError, MatchcastError } from '../domain/index.js';
-import { csvLines, decodeText, type IngestReport, ingestParsed, type ParsedFile } from '../ingest/index.js';
+import {
+  csvLines,
+  decodeText,
+  type IngestReport,
+  ingestPath,
+  type ParsedFile,
+  type TeamNames,
+} from '../ingest/index.js';
 import {
   sourceErrorsTotal,
   sourceLastSuccess,
@@ -11,7 +18,7 @@ import {
 import { type FetchBodyOptions, type FetchedBody, fetchBody } from './fetch-body.js';
 import { sourceKind } from './kinds/index.js';
 import { type PollSuccess, SourcesRepository } from './sources-repository.js';
-import { TeamResolver } from './team-resolver.js';
+import { closestTeams, loadTeamResolver } from './team-resolver.js';
 import type { SourceDeps, SourceKind, SourceRecord, UnmatchedTeam } from './types.js';
 
 export interface PollOptions {
@@ -126,11 +133,11 @@ function unreadPart(
  * Maps the rows' team names to known teams. A row naming an unknown team in a region that has teams is
  * held back (listed with the closest names); in a region without teams the names start the league.
  */
-function resolveTeams(parsed: ParsedFile, resolver: TeamResolver, acceptNew: boolean): UnmatchedTeam[] {
+function resolveTeams(parsed: ParsedFile, names: TeamNames, acceptNew: boolean): UnmatchedTeam[] {
   const unmatched = new Map<string, UnmatchedTeam>();
   const miss = (region: string, name: string) => {
     const key = `${region}\u0000${name}`;
-    const u = unmatched.get(key) ?? { region, name, closest: resolver.closest(region, name), rows: 0 };
+    const u = unmatched.get(key) ?? { region, name, closest: closestTeams(names, region, name), rows: 0 };
     u.rows++;
     unmatched.set(key, u);
     return u;
@@ -143,9 +150,9 @@ function resolveTeams(parsed: ParsedFile, resolver: TeamResolver, acceptNew: boo
   ) => {
     // A region no match has yet: nothing to map against (an odds row there names no match either:
     // ingest rejects it per line).
-    if (!resolver.regionKnown(ref.regionName)) return true;
-    const home = resolver.resolve(ref.regionName, ref.homeTeamName);
-    const away = resolver.resolve(ref.regionName, ref.awayTeamName);
+    if (names.teams(ref.regionName).size === 0) return true;
+    const home = names.lookup(ref.regionName, ref.homeTeamName);
+    const away = names.lookup(ref.regionName, ref.awayTeamName);
     if ((home && away) || accept) {
       ref.homeTeamName = home ?? ref.homeTeamName;
       ref.awayTeamName = away ?? ref.awayTeamName;
@@ -277,10 +284,10 @@ export async function pollSource(
       text = unreadPart(body, text, source, kind, header);
     }
     const parsed = kind.parse(text, { file: name, fetchedAt: now, options: source.options });
-    const resolver = await TeamResolver.load(deps.db);
-    const unmatched = resolveTeams(parsed, resolver, source.options.acceptNewTeams === true);
+    const names = await loadTeamResolver(deps.db);
+    const unmatched = resolveTeams(parsed, names, source.options.acceptNewTeams === true);
     await resolveKickoffs(deps, parsed);
-    const report = await ingestParsed(parsed, { db: deps.db, store: deps.store, log }, { now });
+    const report = await ingestPath(parsed, { db: deps.db, store: deps.store, log }, { now });
     const rowsAdded = report.inserted + report.updated + report.observationsAdded;
     const warning = warningOf(report, unmatched);
     await repo.succeeded(name, now, next, {

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/index.js';
 import { MatchcastError } from '../domain/index.js';
-import { foldName, looseName, storedTeamNames } from '../ingest/index.js';
+import { foldName, looseName, TeamNames } from '../ingest/index.js';
 
 function bigrams(s: string): Map<string, number> {
   const out = new Map<string, number>();
@@ -52,48 +52,20 @@ function similarity(a: string, b: string): number {
  * (`team_aliases`): a source's name is mapped to a known team by alias, else by the case- and
  * spacing-insensitive key ingest uses; anything else is unknown, and never made a team by a poll.
  */
-export class TeamResolver {
-  /** region → fold key → stored name. */
-  private readonly known = new Map<string, Map<string, string>>();
+export async function loadTeamResolver(db: Queryable): Promise<TeamNames> {
+  const names = await TeamNames.load(db);
+  for (const a of await listTeamAliases(db)) names.alias(a.region, a.alias, a.team);
+  return names;
+}
 
-  static async load(db: Queryable): Promise<TeamResolver> {
-    const r = new TeamResolver();
-    for (const t of await storedTeamNames(db)) r.add(t.region_name, t.name, t.name);
-    for (const a of await listTeamAliases(db)) r.add(a.region, a.alias, a.team, true);
-    return r;
-  }
-
-  private add(region: string, name: string, team: string, override = false): void {
-    let names = this.known.get(region);
-    if (!names) {
-      names = new Map();
-      this.known.set(region, names);
-    }
-    const key = foldName(name);
-    if (override || !names.has(key)) names.set(key, team);
-    if (!names.has(foldName(team))) names.set(foldName(team), team);
-  }
-
-  /** True when the region has any team: a poll then holds unknown names back instead of creating them. */
-  regionKnown(region: string): boolean {
-    return (this.known.get(region)?.size ?? 0) > 0;
-  }
-
-  /** The stored name of `name` in `region`, or undefined. */
-  resolve(region: string, name: string): string | undefined {
-    return this.known.get(region)?.get(foldName(name));
-  }
-
-  /** Up to `n` known team names of the region most like `name`, best first. */
-  closest(region: string, name: string, n = 3): string[] {
-    const teams = new Set(this.known.get(region)?.values() ?? []);
-    return [...teams]
-      .map((t) => ({ t, s: similarity(name, t) }))
-      .filter((x) => x.s >= 0.3)
-      .sort((a, b) => b.s - a.s || (a.t < b.t ? -1 : 1))
-      .slice(0, n)
-      .map((x) => x.t);
-  }
+/** Up to `n` known team names of the region most like `name`, best first. */
+export function closestTeams(names: TeamNames, region: string, name: string, n = 3): string[] {
+  return [...names.teams(region)]
+    .map((t) => ({ t, s: similarity(name, t) }))
+    .filter((x) => x.s >= 0.3)
+    .sort((a, b) => b.s - a.s || (a.t < b.t ? -1 : 1))
+    .slice(0, n)
+    .map((x) => x.t);
 }
 
 /** Regions where `team` is a stored team name (or an accepted new one). */

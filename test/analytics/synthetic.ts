@@ -16,6 +16,7 @@ import {
   featureRowsToParquet,
   MODEL_FEATURE_NAMES,
 } from '../../src/features/index.js';
+import type { PriceSet } from '../../src/ingest/index.js';
 import { createLogger } from '../../src/logger.js';
 import { createRegistry } from '../../src/registry/index.js';
 import { createObjectStore, writeParquet } from '../../src/storage/index.js';
@@ -324,18 +325,24 @@ export async function setupEnv(
 
 /** The ingest engineer's generator output in this fixture's shape (odd_* = closing when known, else opening). */
 export function fromSyntheticLeague(l: {
-  matches: ReadonlyArray<{
-    match: MatchUpsert;
-    odds: Omit<OddsRecord, 'match_id' | 'odd_home' | 'odd_draw' | 'odd_away'>;
-  }>;
+  matches: ReadonlyArray<{ match: MatchUpsert; prices: readonly PriceSet[]; source: string }>;
 }): League {
   const odds = new Map<string, Omit<OddsRecord, 'match_id'>>();
-  for (const { match, odds: o } of l.matches) {
+  for (const { match, prices, source } of l.matches) {
+    const [open, close] = (['opening', 'closing'] as const).map(
+      (kind) => prices.find((p) => p.market === '1x2' && p.kind === kind)?.prices ?? [null, null, null],
+    );
     odds.set(matchKey(match), {
-      ...o,
-      odd_home: o.close_home ?? o.open_home,
-      odd_draw: o.close_draw ?? o.open_draw,
-      odd_away: o.close_away ?? o.open_away,
+      open_home: open[0],
+      open_draw: open[1],
+      open_away: open[2],
+      close_home: close[0],
+      close_draw: close[1],
+      close_away: close[2],
+      source,
+      odd_home: close[0] ?? open[0],
+      odd_draw: close[1] ?? open[1],
+      odd_away: close[2] ?? open[2],
     });
   }
   return { matches: l.matches.map((m) => m.match), odds };

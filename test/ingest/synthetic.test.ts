@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { MatchesRepository } from '../../src/db/index.js';
 import { KEYS } from '../../src/domain/index.js';
-import { ingestSynthetic, readOddsFile } from '../../src/ingest/index.js';
+import { ingestSynthetic, type PriceSet, readOddsFile } from '../../src/ingest/index.js';
 import { type SyntheticOptions, streamSyntheticLeague } from '../../src/ingest/synthetic.js';
 import { type IngestEnv, ingestEnv } from './helpers.js';
 
@@ -12,6 +12,11 @@ const NOW = new Date('2026-11-18T10:00:00Z');
 function wholeLeague(options: SyntheticOptions) {
   const { regions, seasons } = streamSyntheticLeague(options);
   return { regions, matches: [...seasons].flat() };
+}
+
+/** A generated match's 1X2 prices of one kind, or undefined. */
+function odds(m: { prices: readonly PriceSet[] }, kind: 'opening' | 'closing'): number[] | undefined {
+  return m.prices.find((p) => p.market === '1x2' && p.kind === kind)?.prices;
 }
 
 describe('streamSyntheticLeague', () => {
@@ -61,23 +66,24 @@ describe('streamSyntheticLeague', () => {
     for (const m of past) {
       assert.equal(m.match.status, 'finished');
       assert.ok(Number.isInteger(m.match.homeScore) && Number.isInteger(m.match.awayScore));
-      assert.ok(m.odds.close_home !== null && m.odds.open_home !== null);
+      assert.ok(odds(m, 'closing')?.length === 3 && odds(m, 'opening')?.length === 3);
     }
     for (const m of future) {
       assert.equal(m.match.status, 'scheduled');
       assert.equal(m.match.homeScore, null);
       assert.equal(m.match.awayScore, null);
-      assert.ok(m.odds.open_home && m.odds.open_draw && m.odds.open_away, 'fixtures are priced');
-      assert.equal(m.odds.close_home, null);
+      assert.ok(
+        odds(m, 'opening')?.every((p) => p > 1),
+        'fixtures are priced',
+      );
+      assert.equal(odds(m, 'closing'), undefined);
     }
     // Same season on both sides of now.
     const current = matches.at(-1)?.match.season;
     assert.ok(past.some((m) => m.match.season === current));
 
     // Bookmaker margin 5–6 % (odds rounded to cents), realistic outcome rates.
-    const overrounds = past.map(
-      (m) => 1 / m.odds.close_home! + 1 / m.odds.close_draw! + 1 / m.odds.close_away! - 1,
-    );
+    const overrounds = past.map((m) => odds(m, 'closing')!.reduce((s, x) => s + 1 / x, 0) - 1);
     const mean = overrounds.reduce((s, x) => s + x, 0) / overrounds.length;
     assert.ok(mean > 0.049 && mean < 0.061, `mean overround ${mean}`);
     const homeWins = past.filter((m) => m.match.homeScore! > m.match.awayScore!).length / past.length;
