@@ -11,6 +11,7 @@ import {
   MetricsText,
   Readiness,
   respond,
+  route,
 } from '../../schemas/index.js';
 import { SourcesRepository, setSourceGauges } from '../../sources/index.js';
 import type { AppContext } from '../context.js';
@@ -34,13 +35,10 @@ export async function serviceRoutes(app: FastifyInstance, ctx: AppContext): Prom
   });
   app.get(
     '/',
-    {
-      schema: {
-        tags: ['service'],
-        summary: 'Landing: service name, version and links',
-        response: { 200: respond(Landing, 'Service name, version and links', [EXAMPLE_LANDING]) },
-      },
-    },
+    route('service', {
+      summary: 'Landing: service name, version and links',
+      response: { 200: respond(Landing, 'Service name, version and links', [EXAMPLE_LANDING]) },
+    }),
     async () => ({
       name: 'matchcast',
       version: SERVICE_VERSION,
@@ -55,17 +53,14 @@ export async function serviceRoutes(app: FastifyInstance, ctx: AppContext): Prom
   // restarting pods cannot fix the database, so the probe still answers 200 (documented).
   app.get(
     '/healthcheck/',
-    {
-      schema: {
-        tags: ['service'],
-        summary: 'Liveness probe',
-        response: {
-          200: respond(Health, 'Alive; `status` says healthy or degraded (database, predictions)', [
-            EXAMPLE_HEALTH,
-          ]),
-        },
+    route('service', {
+      summary: 'Liveness probe',
+      response: {
+        200: respond(Health, 'Alive; `status` says healthy or degraded (database, predictions)', [
+          EXAMPLE_HEALTH,
+        ]),
       },
-    },
+    }),
     async () => {
       const database = await ctx.db.ping(Math.min(ctx.config.dbTimeoutMs, 1000));
       // A service with nothing to serve (e.g. a first start that never finished) is not healthy.
@@ -90,18 +85,15 @@ export async function serviceRoutes(app: FastifyInstance, ctx: AppContext): Prom
   // answer a coded 503 themselves; leaving rotation would only lose the precomputed routes).
   app.get(
     '/readyz',
-    {
-      schema: {
-        tags: ['service'],
-        summary: 'Readiness probe: 200 when predictions are loaded, 503 otherwise',
-        response: {
-          200: respond(Readiness, 'Ready: a predictions file is loaded', [EXAMPLE_READY]),
-          503: respond(Readiness, 'Not ready: nothing to serve yet (a probe answer, not an error)', [
-            EXAMPLE_NOT_READY,
-          ]),
-        },
+    route('service', {
+      summary: 'Readiness probe: 200 when predictions are loaded, 503 otherwise',
+      response: {
+        200: respond(Readiness, 'Ready: a predictions file is loaded', [EXAMPLE_READY]),
+        503: respond(Readiness, 'Not ready: nothing to serve yet (a probe answer, not an error)', [
+          EXAMPLE_NOT_READY,
+        ]),
       },
-    },
+    }),
     async (_request, reply) => {
       const bound = Math.min(ctx.config.dbTimeoutMs, 500);
       const [database, broker] = await Promise.all([ctx.db.ping(bound), ctx.queue.ready(bound)]);
@@ -120,14 +112,11 @@ export async function serviceRoutes(app: FastifyInstance, ctx: AppContext): Prom
 
   app.get(
     '/metrics',
-    {
-      schema: {
-        tags: ['service'],
-        summary: 'Prometheus text exposition',
-        produces: ['text/plain'],
-        response: { 200: respond(MetricsText, 'Every metric of spec §4.2', [EXAMPLE_METRICS]) },
-      },
-    },
+    route('service', {
+      summary: 'Prometheus text exposition',
+      produces: ['text/plain'],
+      response: { 200: respond(MetricsText, 'Every metric of spec §4.2', [EXAMPLE_METRICS]) },
+    }),
     async (_req, reply) => {
       reply.header('content-type', registry.contentType);
       return registry.metrics();
