@@ -33,6 +33,17 @@ async function listReports(ctx: AppContext): Promise<string[]> {
     });
 }
 
+/** The drift answer: the report's summary, or `{drift_score: null}`, and why there is no score. */
+function driftAnswer(latest: Record<string, unknown> | null) {
+  const score = latest && typeof latest.drift_score === 'number' ? latest.drift_score : null;
+  const none = driftNoScore(latest);
+  const why = none ? { no_score_reason: none.reason, no_score_detail: none.detail } : {};
+  if (!latest) return { drift_score: null, ...why };
+  // The per-feature details (with histograms' inputs) stay in the file; the summary is what callers poll.
+  const { features: _features, ...summary } = latest;
+  return { ...summary, drift_score: score, ...why };
+}
+
 /**
  * Drift and reports (spec §2.10, §2.11, §4.11). Only names matching the report pattern AND present in the
  * store are ever signed: no traversal, other bucket or file type can be reached.
@@ -70,25 +81,11 @@ export async function monitoringReportsRoutes(root: FastifyInstance, ctx: AppCon
       response: {
         200: respond(DriftSummary, 'The latest drift figures, or `{drift_score: null}`', [
           EXAMPLE_DRIFT,
-          {
-            drift_score: null,
-            no_score_reason: 'no_run',
-            no_score_detail:
-              'No drift run yet: the published run has no drift report (the drift stage of `pipeline run` writes it).',
-          },
+          driftAnswer(null),
         ]),
       },
     }),
-    async () => {
-      const latest = await loadDrift();
-      const score = latest && typeof latest.drift_score === 'number' ? latest.drift_score : null;
-      const none = driftNoScore(latest);
-      const why = none ? { no_score_reason: none.reason, no_score_detail: none.detail } : {};
-      if (!latest) return { drift_score: null, ...why };
-      // The per-feature details (with histograms' inputs) stay in the file; the summary is what callers poll.
-      const { features: _features, ...summary } = latest;
-      return { ...summary, drift_score: score, ...why };
-    },
+    async () => driftAnswer(await loadDrift()),
   );
 
   app.get(

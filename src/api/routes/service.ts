@@ -39,14 +39,7 @@ export async function serviceRoutes(app: FastifyInstance, ctx: AppContext): Prom
       summary: 'Landing: service name, version and links',
       response: { 200: respond(Landing, 'Service name, version and links', [EXAMPLE_LANDING]) },
     }),
-    async () => ({
-      name: 'matchcast',
-      version: SERVICE_VERSION,
-      docs: '/docs',
-      openapi: '/openapi.json',
-      ui: '/ui/',
-      health: '/healthcheck/',
-    }),
+    async () => ({ ...EXAMPLE_LANDING, version: SERVICE_VERSION }),
   );
 
   // Liveness must not depend on Redis or the object store; a database outage is reported, not fatal:
@@ -101,12 +94,7 @@ export async function serviceRoutes(app: FastifyInstance, ctx: AppContext): Prom
       const checks = { predictions, database, broker };
       if (predictions) return { status: 'ready' as const, checks };
       reply.code(503);
-      return {
-        status: 'not_ready' as const,
-        detail: 'No predictions file is loaded yet',
-        code: 'MC_ERR_PREDICTIONS_UNAVAILABLE',
-        checks,
-      };
+      return { ...EXAMPLE_NOT_READY, checks };
     },
   );
 
