@@ -28,3 +28,8 @@ export function respond<T extends TSchema>(
 export function noBody(description: string) {
   return { type: 'null', description } as const;
 }
+
+/** A documented route's options: its schema (summary, params, query, responses…) under its one tag. */
+export function route<S extends object>(tag: string, schema: S): { schema: { tags: string[] } & S } {
+  return { schema: { tags: [tag], ...schema } };
+}

@@ -1,7 +1,7 @@
 // The API's shapes, declared once (TypeBox), for routes, serving, analytics and (type-only) the web UI.
 // Only what other folders use is exported.
 export { BacktestSummary, EXAMPLE_BACKTEST } from './backtest.js';
-export { noBody, respond } from './common.js';
+export { noBody, respond, route } from './common.js';
 export { errorResponses } from './errors.js';
 export { EXAMPLE_EXPLANATION, Explanation } from './explain.js';
 export { EXAMPLE_EXPORT_CSV, ExportFile, ExportParams, ExportQuery } from './exports.js';

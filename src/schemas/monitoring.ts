@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { Nullable } from './common.js';
+import { EXAMPLE_LIVE } from './predictions.js';
 
 /** Path parameter of `GET /monitoring/task_status/{task_id}`. */
 export const TaskIdParams = Type.Object(
@@ -132,18 +133,14 @@ export const FilenameParams = Type.Object(
   { additionalProperties: false },
 );
 
+// A finished live prediction is the live answer without `cached`.
+const { cached: _cached, ...LIVE_RESULT } = EXAMPLE_LIVE;
+
 export const EXAMPLE_TASK_STATUS: TaskStatus = {
   task_id: '5b0e7c1d-2f44-4f3e-8f1a-0c9d7e6b5a42',
   status: 'SUCCESS',
   state: 'completed',
-  result: {
-    match_id: 1234567,
-    predicted_class: 0,
-    probabilities: { home_win: 0.4812, draw: 0.2675, away_win: 0.2513 },
-    model_version: 'champion/v3',
-    model_stage: 'champion',
-    model_run_id: 'run-20240510-0007',
-  },
+  result: LIVE_RESULT,
 };
 
 export const EXAMPLE_QUEUE_STATS: QueueStats = {

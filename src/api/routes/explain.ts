@@ -17,6 +17,7 @@ import {
   errorResponses,
   MatchIdParams,
   respond,
+  route,
 } from '../../schemas/index.js';
 import type { AppContext } from '../context.js';
 import { analystData } from './analyst-data.js';
@@ -98,20 +99,17 @@ export async function explainRoutes(root: FastifyInstance, ctx: AppContext): Pro
 
   app.get(
     '/predict/explain/:match_id',
-    {
-      schema: {
-        tags: ['predict'],
-        summary:
-          'Why the served prediction says what it says: each feature group’s contribution to each outcome’s score, the baseline, and the market’s de-margined view',
-        description:
-          'Softmax (multinomial logit): score_k = baseline_k + offset_k + Σ groups[].scores_k and p = softmax(score). Ordered logit: η = Σ groups[].latent, P(away) = σ(c₁ − η), P(home) = 1 − σ(c₂ − η). The model is the one that produced the served row: the champion, the market-free fallback or the walk-forward fold.',
-        params: MatchIdParams,
-        response: {
-          200: respond(Explanation, 'The served prediction explained', [EXAMPLE_EXPLANATION]),
-          ...errorResponses('MC_ERR_MATCH_NOT_FOUND', 'MC_ERR_NO_EXPLANATION'),
-        },
+    route('predict', {
+      summary:
+        'Why the served prediction says what it says: each feature group’s contribution to each outcome’s score, the baseline, and the market’s de-margined view',
+      description:
+        'Softmax (multinomial logit): score_k = baseline_k + offset_k + Σ groups[].scores_k and p = softmax(score). Ordered logit: η = Σ groups[].latent, P(away) = σ(c₁ − η), P(home) = 1 − σ(c₂ − η). The model is the one that produced the served row: the champion, the market-free fallback or the walk-forward fold.',
+      params: MatchIdParams,
+      response: {
+        200: respond(Explanation, 'The served prediction explained', [EXAMPLE_EXPLANATION]),
+        ...errorResponses('MC_ERR_MATCH_NOT_FOUND', 'MC_ERR_NO_EXPLANATION'),
       },
-    },
+    }),
     async (request) => explainServed(await analystData(ctx), inputs, request.params.match_id, lookup),
   );
 }

@@ -3,7 +3,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { csvChunks, EXPORT_COLUMNS, exportRows, parquetChunks } from '../../analytics/index.js';
 import { MatchcastError } from '../../domain/index.js';
-import { EXAMPLE_EXPORT_CSV, ExportFile, ExportParams, ExportQuery, respond } from '../../schemas/index.js';
+import {
+  EXAMPLE_EXPORT_CSV,
+  ExportFile,
+  ExportParams,
+  ExportQuery,
+  respond,
+  route,
+} from '../../schemas/index.js';
 import type { AppContext } from '../context.js';
 import { analystData } from './analyst-data.js';
 
@@ -23,16 +30,13 @@ export async function exportsRoutes(root: FastifyInstance, ctx: AppContext): Pro
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/predict/export/:dataset',
-    {
-      schema: {
-        tags: ['analytics'],
-        summary: 'Predictions, backtest rows or simulated bets as a CSV or Parquet file (streamed)',
-        params: ExportParams,
-        querystring: ExportQuery,
-        produces: ['text/csv', 'application/vnd.apache.parquet'],
-        response: { 200: respond(ExportFile, 'The rows, kick-off order', [EXAMPLE_EXPORT_CSV]) },
-      },
-    },
+    route('analytics', {
+      summary: 'Predictions, backtest rows or simulated bets as a CSV or Parquet file (streamed)',
+      params: ExportParams,
+      querystring: ExportQuery,
+      produces: ['text/csv', 'application/vnd.apache.parquet'],
+      response: { 200: respond(ExportFile, 'The rows, kick-off order', [EXAMPLE_EXPORT_CSV]) },
+    }),
     async (request, reply) => {
       const { dataset } = request.params;
       const q = request.query;

@@ -32,6 +32,7 @@ import {
   MatchIdParams,
   ModelInfo,
   respond,
+  route,
   StageQuery,
 } from '../../schemas/index.js';
 import type { AppContext } from '../context.js';
@@ -235,24 +236,21 @@ export async function liveRoutes(root: FastifyInstance, ctx: AppContext): Promis
 
   app.get(
     '/predict/model/info',
-    {
-      schema: {
-        tags: ['predict'],
-        summary: 'Metadata of the model behind a stage, through the task queue',
-        querystring: StageQuery,
-        response: {
-          200: respond(ModelInfo, 'Metadata of the model the stage points at', [EXAMPLE_MODEL_INFO]),
-          ...errorResponses(
-            'MC_ERR_BAD_STAGE',
-            'MC_ERR_BROKER_UNAVAILABLE',
-            'MC_ERR_QUEUE_FULL',
-            'MC_ERR_TASK_TIMEOUT',
-            'MC_ERR_TASK_EXPIRED',
-            'MC_ERR_TASK_FAILED',
-          ),
-        },
+    route('predict', {
+      summary: 'Metadata of the model behind a stage, through the task queue',
+      querystring: StageQuery,
+      response: {
+        200: respond(ModelInfo, 'Metadata of the model the stage points at', [EXAMPLE_MODEL_INFO]),
+        ...errorResponses(
+          'MC_ERR_BAD_STAGE',
+          'MC_ERR_BROKER_UNAVAILABLE',
+          'MC_ERR_QUEUE_FULL',
+          'MC_ERR_TASK_TIMEOUT',
+          'MC_ERR_TASK_EXPIRED',
+          'MC_ERR_TASK_FAILED',
+        ),
       },
-    },
+    }),
     async (request) => {
       const { stage } = await aliases.resolve(request.query.stage);
       return runTask<ModelInfoResult>(ctx, 'model_info', { stage });
@@ -261,28 +259,25 @@ export async function liveRoutes(root: FastifyInstance, ctx: AppContext): Promis
 
   app.get(
     '/predict/:match_id',
-    {
-      schema: {
-        tags: ['predict'],
-        summary: 'Live prediction of one match through the task queue (cached per model run)',
-        params: MatchIdParams,
-        querystring: StageQuery,
-        response: {
-          200: respond(LivePrediction, "Probabilities of the match from the stage's model", [EXAMPLE_LIVE]),
-          ...errorResponses(
-            'MC_ERR_BAD_STAGE',
-            'MC_ERR_MATCH_NOT_FOUND',
-            'MC_ERR_NOT_OUT_OF_SAMPLE',
-            'MC_ERR_TASK_FAILED',
-            'MC_ERR_BROKER_UNAVAILABLE',
-            'MC_ERR_QUEUE_FULL',
-            'MC_ERR_FEATURES_MISMATCH',
-            'MC_ERR_TASK_TIMEOUT',
-            'MC_ERR_TASK_EXPIRED',
-          ),
-        },
+    route('predict', {
+      summary: 'Live prediction of one match through the task queue (cached per model run)',
+      params: MatchIdParams,
+      querystring: StageQuery,
+      response: {
+        200: respond(LivePrediction, "Probabilities of the match from the stage's model", [EXAMPLE_LIVE]),
+        ...errorResponses(
+          'MC_ERR_BAD_STAGE',
+          'MC_ERR_MATCH_NOT_FOUND',
+          'MC_ERR_NOT_OUT_OF_SAMPLE',
+          'MC_ERR_TASK_FAILED',
+          'MC_ERR_BROKER_UNAVAILABLE',
+          'MC_ERR_QUEUE_FULL',
+          'MC_ERR_FEATURES_MISMATCH',
+          'MC_ERR_TASK_TIMEOUT',
+          'MC_ERR_TASK_EXPIRED',
+        ),
       },
-    },
+    }),
     async (request) => {
       const started = performance.now();
       const matchId = request.params.match_id;
@@ -324,24 +319,21 @@ export async function liveRoutes(root: FastifyInstance, ctx: AppContext): Promis
 
   app.post(
     '/predict/async/',
-    {
-      schema: {
-        tags: ['predict'],
-        summary: 'Submit a live prediction; poll /monitoring/task_status/{task_id} for the result',
-        body: AsyncRequest,
-        response: {
-          202: respond(AsyncAccepted, 'Accepted: poll status_url for the result', [EXAMPLE_ASYNC_ACCEPTED]),
-          ...errorResponses(
-            'MC_ERR_BAD_STAGE',
-            'MC_ERR_BROKER_UNAVAILABLE',
-            'MC_ERR_QUEUE_FULL',
-            'MC_ERR_PAYLOAD_TOO_LARGE',
-            'MC_ERR_UNSUPPORTED_MEDIA_TYPE',
-            'MC_ERR_INVALID_JSON',
-          ),
-        },
+    route('predict', {
+      summary: 'Submit a live prediction; poll /monitoring/task_status/{task_id} for the result',
+      body: AsyncRequest,
+      response: {
+        202: respond(AsyncAccepted, 'Accepted: poll status_url for the result', [EXAMPLE_ASYNC_ACCEPTED]),
+        ...errorResponses(
+          'MC_ERR_BAD_STAGE',
+          'MC_ERR_BROKER_UNAVAILABLE',
+          'MC_ERR_QUEUE_FULL',
+          'MC_ERR_PAYLOAD_TOO_LARGE',
+          'MC_ERR_UNSUPPORTED_MEDIA_TYPE',
+          'MC_ERR_INVALID_JSON',
+        ),
       },
-    },
+    }),
     async (request, reply) => {
       const { stage, version } = await aliases.resolve(request.body.stage);
       // Async: no deadline (the result waits RESULT_TTL for its poller); observed only for metrics.

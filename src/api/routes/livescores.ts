@@ -9,6 +9,7 @@ import {
   Livescore,
   LivescoresQuery,
   respond,
+  route,
 } from '../../schemas/index.js';
 import type { AppContext } from '../context.js';
 
@@ -18,17 +19,14 @@ export async function livescoresRoutes(root: FastifyInstance, ctx: AppContext): 
   const repo = new MatchesRepository(ctx.db);
   app.get(
     '/livescores/',
-    {
-      schema: {
-        tags: ['matches'],
-        summary: 'Matches of a year or month, ordered by start time descending',
-        querystring: LivescoresQuery,
-        response: {
-          200: respond(Type.Array(Livescore), 'Matches of the period, newest first', [[EXAMPLE_LIVESCORE]]),
-          ...errorResponses('MC_ERR_DATABASE_UNAVAILABLE'),
-        },
+    route('matches', {
+      summary: 'Matches of a year or month, ordered by start time descending',
+      querystring: LivescoresQuery,
+      response: {
+        200: respond(Type.Array(Livescore), 'Matches of the period, newest first', [[EXAMPLE_LIVESCORE]]),
+        ...errorResponses('MC_ERR_DATABASE_UNAVAILABLE'),
       },
-    },
+    }),
     async (request) => {
       const q = request.query;
       try {

@@ -18,6 +18,7 @@ import {
   MatchIdParams,
   MatchMarkets,
   respond,
+  route,
 } from '../../schemas/index.js';
 import { scoreMatrixRows } from '../../serving/index.js';
 import type { AppContext } from '../context.js';
@@ -35,37 +36,34 @@ export async function marketsRoutes(root: FastifyInstance, ctx: AppContext): Pro
 
   app.get(
     '/predict/markets/:match_id',
-    {
-      schema: {
-        tags: ['predict'],
-        summary:
-          'Goals markets of one match: expected goals, 1X2, over/under, BTTS, DNB, Asian lines, top scores',
-        description:
-          "A map lookup in the loaded markets file (`predictions/markets.parquet` of the published run); every figure comes from one Dixon–Coles score matrix, so over + under = 1 and the matrix reproduces its 1X2. `?matrix=true` adds the 11 × 11 score matrix. The body without the matrix is pre-serialised once per file load.\n\n`?live=true` computes the same body now through the `ml` queue (task `predict_markets`, ≤ PREDICT_TIMEOUT_MS): the worker holds the goals champion (`<MODEL_NAME>-goals`, alias `champion`) and builds the match's goal inputs point-in-time (its own prices only as observed by `prediction_time`); a match that kicked off before the champion's training cut-off gets the served run's walk-forward row or 409. Cached as `predict:{match_id}:{goals_run_id}:goals:{features_run_id}`; the answer adds `cached`, `prediction_source`, `model_version`, `prediction_time`.",
-        params: MatchIdParams,
-        querystring: MarketsQuery,
-        response: {
-          200: respond(MatchMarkets, 'The goals markets of the match', [
-            EXAMPLE_MATCH_MARKETS,
-            { ...EXAMPLE_MATCH_MARKETS, score_matrix: [[0.0744, 0.0804], [0.1131]] },
-            EXAMPLE_LIVE_MARKETS,
-          ]),
-          ...errorResponses(
-            'MC_ERR_MATCH_NOT_FOUND',
-            'MC_ERR_PREDICTIONS_UNAVAILABLE',
-            'MC_ERR_GOALS_MODEL_UNAVAILABLE',
-            'MC_ERR_NOT_OUT_OF_SAMPLE',
-            'MC_ERR_TASK_FAILED',
-            'MC_ERR_BROKER_UNAVAILABLE',
-            'MC_ERR_QUEUE_FULL',
-            'MC_ERR_FEATURES_MISMATCH',
-            'MC_ERR_STORE_UNAVAILABLE',
-            'MC_ERR_TASK_TIMEOUT',
-            'MC_ERR_TASK_EXPIRED',
-          ),
-        },
+    route('predict', {
+      summary:
+        'Goals markets of one match: expected goals, 1X2, over/under, BTTS, DNB, Asian lines, top scores',
+      description:
+        "A map lookup in the loaded markets file (`predictions/markets.parquet` of the published run); every figure comes from one Dixon–Coles score matrix, so over + under = 1 and the matrix reproduces its 1X2. `?matrix=true` adds the 11 × 11 score matrix. The body without the matrix is pre-serialised once per file load.\n\n`?live=true` computes the same body now through the `ml` queue (task `predict_markets`, ≤ PREDICT_TIMEOUT_MS): the worker holds the goals champion (`<MODEL_NAME>-goals`, alias `champion`) and builds the match's goal inputs point-in-time (its own prices only as observed by `prediction_time`); a match that kicked off before the champion's training cut-off gets the served run's walk-forward row or 409. Cached as `predict:{match_id}:{goals_run_id}:goals:{features_run_id}`; the answer adds `cached`, `prediction_source`, `model_version`, `prediction_time`.",
+      params: MatchIdParams,
+      querystring: MarketsQuery,
+      response: {
+        200: respond(MatchMarkets, 'The goals markets of the match', [
+          EXAMPLE_MATCH_MARKETS,
+          { ...EXAMPLE_MATCH_MARKETS, score_matrix: [[0.0744, 0.0804], [0.1131]] },
+          EXAMPLE_LIVE_MARKETS,
+        ]),
+        ...errorResponses(
+          'MC_ERR_MATCH_NOT_FOUND',
+          'MC_ERR_PREDICTIONS_UNAVAILABLE',
+          'MC_ERR_GOALS_MODEL_UNAVAILABLE',
+          'MC_ERR_NOT_OUT_OF_SAMPLE',
+          'MC_ERR_TASK_FAILED',
+          'MC_ERR_BROKER_UNAVAILABLE',
+          'MC_ERR_QUEUE_FULL',
+          'MC_ERR_FEATURES_MISMATCH',
+          'MC_ERR_STORE_UNAVAILABLE',
+          'MC_ERR_TASK_TIMEOUT',
+          'MC_ERR_TASK_EXPIRED',
+        ),
       },
-    },
+    }),
     (request, reply) => {
       const id = request.params.match_id;
       // Live: a promise Fastify serialises; the precomputed path below stays synchronous.
@@ -99,18 +97,15 @@ export async function marketsRoutes(root: FastifyInstance, ctx: AppContext): Pro
   let roi: { at: number; rows: MarketRoiRow[] } | null = null;
   app.get(
     '/predict/region-roi/markets/',
-    {
-      schema: {
-        tags: ['predict'],
-        summary: 'Flat-stake ROI per region of the goals markets (O/U 2.5, BTTS), out-of-sample',
-        description:
-          "Rows of `reports/roi_by_region_markets.csv`: the goals model's walk-forward rows bet with the 1X2 simulation's edge rule (EDGE_THRESHOLD) at closing prices, and its baselines. The spec's `/predict/region-roi/` is unchanged. `[]` before the first run.",
-        querystring: MarketRoiQuery,
-        response: {
-          200: respond(Type.Array(MarketRoiRow), 'ROI rows of one market and strategy', [EXAMPLE_MARKET_ROI]),
-        },
+    route('predict', {
+      summary: 'Flat-stake ROI per region of the goals markets (O/U 2.5, BTTS), out-of-sample',
+      description:
+        "Rows of `reports/roi_by_region_markets.csv`: the goals model's walk-forward rows bet with the 1X2 simulation's edge rule (EDGE_THRESHOLD) at closing prices, and its baselines. The spec's `/predict/region-roi/` is unchanged. `[]` before the first run.",
+      querystring: MarketRoiQuery,
+      response: {
+        200: respond(Type.Array(MarketRoiRow), 'ROI rows of one market and strategy', [EXAMPLE_MARKET_ROI]),
       },
-    },
+    }),
     async (request) => {
       const now = Date.now();
       if (!roi || now - roi.at >= ctx.config.roiRecheckMs) {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { backtestSummary } from '../../analytics/index.js';
-import { BacktestSummary, EXAMPLE_BACKTEST, respond } from '../../schemas/index.js';
+import { BacktestSummary, EXAMPLE_BACKTEST, respond, route } from '../../schemas/index.js';
 import type { AppContext } from '../context.js';
 import { analystData } from './analyst-data.js';
 
@@ -21,16 +21,13 @@ export async function monitoringBacktestRoutes(app: FastifyInstance, ctx: AppCon
   });
   app.get(
     '/monitoring/backtest',
-    {
-      schema: {
-        tags: ['monitoring'],
-        summary:
-          'Walk-forward backtest: log loss and RPS against the opening and closing lines per season and region (paired bootstrap), reliability, bets with closing-line value, ROI and drawdown',
-        response: {
-          200: respond(BacktestSummary, 'The backtest figures of the published run', [EXAMPLE_BACKTEST]),
-        },
+    route('monitoring', {
+      summary:
+        'Walk-forward backtest: log loss and RPS against the opening and closing lines per season and region (paired bootstrap), reliability, bets with closing-line value, ROI and drawdown',
+      response: {
+        200: respond(BacktestSummary, 'The backtest figures of the published run', [EXAMPLE_BACKTEST]),
       },
-    },
+    }),
     async () => {
       const data = await analystData(ctx);
       if (memo?.data !== data) memo = { data, summary: backtestSummary(data) };

@@ -18,6 +18,7 @@ import {
   PerformanceSummary,
   PromotionStatus,
   respond,
+  route,
 } from '../../schemas/index.js';
 import type { AppContext } from '../context.js';
 
@@ -116,39 +117,33 @@ export async function monitoringPerformanceRoutes(app: FastifyInstance, ctx: App
 
   app.get(
     '/monitoring/performance',
-    {
-      schema: {
-        tags: ['monitoring'],
-        summary:
-          'Realised log loss, RPS, Brier and calibration of the predictions served before kick-off, per region, beside the opening and closing lines',
-        response: {
-          200: respond(
-            PerformanceSummary,
-            'The latest realised-performance figures (`available: false` before the performance stage has run)',
-            [EXAMPLE_PERFORMANCE],
-          ),
-        },
+    route('monitoring', {
+      summary:
+        'Realised log loss, RPS, Brier and calibration of the predictions served before kick-off, per region, beside the opening and closing lines',
+      response: {
+        200: respond(
+          PerformanceSummary,
+          'The latest realised-performance figures (`available: false` before the performance stage has run)',
+          [EXAMPLE_PERFORMANCE],
+        ),
       },
-    },
+    }),
     async () => loadShared(),
   );
 
   app.get(
     '/monitoring/promotion',
-    {
-      schema: {
-        tags: ['monitoring'],
-        summary:
-          "The promotion guard's comparison for the newest model version: champion, opening and closing lines on the same validation matches",
-        response: {
-          200: respond(
-            PromotionStatus,
-            'The newest judged version and the aliases (`available: false` before any promote stage)',
-            [EXAMPLE_PROMOTION],
-          ),
-        },
+    route('monitoring', {
+      summary:
+        "The promotion guard's comparison for the newest model version: champion, opening and closing lines on the same validation matches",
+      response: {
+        200: respond(
+          PromotionStatus,
+          'The newest judged version and the aliases (`available: false` before any promote stage)',
+          [EXAMPLE_PROMOTION],
+        ),
       },
-    },
+    }),
     async (): Promise<PromotionStatus> => {
       const aliases = (await ctx.registry.aliases()) as Record<string, string>;
       // The newest version the guard judged (a first start's challenger, say, never went through it).

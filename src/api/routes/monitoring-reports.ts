@@ -14,6 +14,7 @@ import {
   noBody,
   ReportEntry,
   respond,
+  route,
 } from '../../schemas/index.js';
 import type { AppContext } from '../context.js';
 
@@ -30,6 +31,17 @@ async function listReports(ctx: AppContext): Promise<string[]> {
       const tb = b.slice(b.lastIndexOf('_') + 1);
       return tb.localeCompare(ta) || a.localeCompare(b);
     });
+}
+
+/** The drift answer: the report's summary, or `{drift_score: null}`, and why there is no score. */
+function driftAnswer(latest: Record<string, unknown> | null) {
+  const score = latest && typeof latest.drift_score === 'number' ? latest.drift_score : null;
+  const none = driftNoScore(latest);
+  const why = none ? { no_score_reason: none.reason, no_score_detail: none.detail } : {};
+  if (!latest) return { drift_score: null, ...why };
+  // The per-feature details (with histograms' inputs) stay in the file; the summary is what callers poll.
+  const { features: _features, ...summary } = latest;
+  return { ...summary, drift_score: score, ...why };
 }
 
 /**
@@ -63,48 +75,28 @@ export async function monitoringReportsRoutes(root: FastifyInstance, ctx: AppCon
 
   app.get(
     '/monitoring/drift',
-    {
-      schema: {
-        tags: ['monitoring'],
-        summary:
-          'Latest drift summary; drift_score is null when no report exists. Refreshes model_feature_drift_score.',
-        response: {
-          200: respond(DriftSummary, 'The latest drift figures, or `{drift_score: null}`', [
-            EXAMPLE_DRIFT,
-            {
-              drift_score: null,
-              no_score_reason: 'no_run',
-              no_score_detail:
-                'No drift run yet: the published run has no drift report (the drift stage of `pipeline run` writes it).',
-            },
-          ]),
-        },
+    route('monitoring', {
+      summary:
+        'Latest drift summary; drift_score is null when no report exists. Refreshes model_feature_drift_score.',
+      response: {
+        200: respond(DriftSummary, 'The latest drift figures, or `{drift_score: null}`', [
+          EXAMPLE_DRIFT,
+          driftAnswer(null),
+        ]),
       },
-    },
-    async () => {
-      const latest = await loadDrift();
-      const score = latest && typeof latest.drift_score === 'number' ? latest.drift_score : null;
-      const none = driftNoScore(latest);
-      const why = none ? { no_score_reason: none.reason, no_score_detail: none.detail } : {};
-      if (!latest) return { drift_score: null, ...why };
-      // The per-feature details (with histograms' inputs) stay in the file; the summary is what callers poll.
-      const { features: _features, ...summary } = latest;
-      return { ...summary, drift_score: score, ...why };
-    },
+    }),
+    async () => driftAnswer(await loadDrift()),
   );
 
   app.get(
     '/monitoring/reports',
-    {
-      schema: {
-        tags: ['monitoring'],
-        summary: 'HTML drift and data-quality reports with a time-limited URL each',
-        response: {
-          200: respond(Type.Array(ReportEntry), 'Every report, newest first', [[EXAMPLE_REPORT]]),
-          ...errorResponses('MC_ERR_STORE_UNAVAILABLE'),
-        },
+    route('monitoring', {
+      summary: 'HTML drift and data-quality reports with a time-limited URL each',
+      response: {
+        200: respond(Type.Array(ReportEntry), 'Every report, newest first', [[EXAMPLE_REPORT]]),
+        ...errorResponses('MC_ERR_STORE_UNAVAILABLE'),
       },
-    },
+    }),
     async () => {
       const names = await listReports(ctx);
       return Promise.all(
@@ -118,17 +110,14 @@ export async function monitoringReportsRoutes(root: FastifyInstance, ctx: AppCon
 
   app.get(
     '/monitoring/reports/:filename',
-    {
-      schema: {
-        tags: ['monitoring'],
-        summary: 'Redirect (307) to a time-limited URL of a report that GET /monitoring/reports lists',
-        params: FilenameParams,
-        response: {
-          307: noBody('Temporary Redirect; Location: the time-limited report URL'),
-          ...errorResponses('MC_ERR_NOT_FOUND'),
-        },
+    route('monitoring', {
+      summary: 'Redirect (307) to a time-limited URL of a report that GET /monitoring/reports lists',
+      params: FilenameParams,
+      response: {
+        307: noBody('Temporary Redirect; Location: the time-limited report URL'),
+        ...errorResponses('MC_ERR_NOT_FOUND'),
       },
-    },
+    }),
     async (request, reply) => {
       const { filename } = request.params;
       // The allow-list comes first: nothing that fails it ever reaches the store.

@@ -11,6 +11,7 @@ import {
   MetricsText,
   Readiness,
   respond,
+  route,
 } from '../../schemas/index.js';
 import { SourcesRepository, setSourceGauges } from '../../sources/index.js';
 import type { AppContext } from '../context.js';
@@ -34,38 +35,25 @@ export async function serviceRoutes(app: FastifyInstance, ctx: AppContext): Prom
   });
   app.get(
     '/',
-    {
-      schema: {
-        tags: ['service'],
-        summary: 'Landing: service name, version and links',
-        response: { 200: respond(Landing, 'Service name, version and links', [EXAMPLE_LANDING]) },
-      },
-    },
-    async () => ({
-      name: 'matchcast',
-      version: SERVICE_VERSION,
-      docs: '/docs',
-      openapi: '/openapi.json',
-      ui: '/ui/',
-      health: '/healthcheck/',
+    route('service', {
+      summary: 'Landing: service name, version and links',
+      response: { 200: respond(Landing, 'Service name, version and links', [EXAMPLE_LANDING]) },
     }),
+    async () => ({ ...EXAMPLE_LANDING, version: SERVICE_VERSION }),
   );
 
   // Liveness must not depend on Redis or the object store; a database outage is reported, not fatal:
   // restarting pods cannot fix the database, so the probe still answers 200 (documented).
   app.get(
     '/healthcheck/',
-    {
-      schema: {
-        tags: ['service'],
-        summary: 'Liveness probe',
-        response: {
-          200: respond(Health, 'Alive; `status` says healthy or degraded (database, predictions)', [
-            EXAMPLE_HEALTH,
-          ]),
-        },
+    route('service', {
+      summary: 'Liveness probe',
+      response: {
+        200: respond(Health, 'Alive; `status` says healthy or degraded (database, predictions)', [
+          EXAMPLE_HEALTH,
+        ]),
       },
-    },
+    }),
     async () => {
       const database = await ctx.db.ping(Math.min(ctx.config.dbTimeoutMs, 1000));
       // A service with nothing to serve (e.g. a first start that never finished) is not healthy.
@@ -90,18 +78,15 @@ export async function serviceRoutes(app: FastifyInstance, ctx: AppContext): Prom
   // answer a coded 503 themselves; leaving rotation would only lose the precomputed routes).
   app.get(
     '/readyz',
-    {
-      schema: {
-        tags: ['service'],
-        summary: 'Readiness probe: 200 when predictions are loaded, 503 otherwise',
-        response: {
-          200: respond(Readiness, 'Ready: a predictions file is loaded', [EXAMPLE_READY]),
-          503: respond(Readiness, 'Not ready: nothing to serve yet (a probe answer, not an error)', [
-            EXAMPLE_NOT_READY,
-          ]),
-        },
+    route('service', {
+      summary: 'Readiness probe: 200 when predictions are loaded, 503 otherwise',
+      response: {
+        200: respond(Readiness, 'Ready: a predictions file is loaded', [EXAMPLE_READY]),
+        503: respond(Readiness, 'Not ready: nothing to serve yet (a probe answer, not an error)', [
+          EXAMPLE_NOT_READY,
+        ]),
       },
-    },
+    }),
     async (_request, reply) => {
       const bound = Math.min(ctx.config.dbTimeoutMs, 500);
       const [database, broker] = await Promise.all([ctx.db.ping(bound), ctx.queue.ready(bound)]);
@@ -109,25 +94,17 @@ export async function serviceRoutes(app: FastifyInstance, ctx: AppContext): Prom
       const checks = { predictions, database, broker };
       if (predictions) return { status: 'ready' as const, checks };
       reply.code(503);
-      return {
-        status: 'not_ready' as const,
-        detail: 'No predictions file is loaded yet',
-        code: 'MC_ERR_PREDICTIONS_UNAVAILABLE',
-        checks,
-      };
+      return { ...EXAMPLE_NOT_READY, checks };
     },
   );
 
   app.get(
     '/metrics',
-    {
-      schema: {
-        tags: ['service'],
-        summary: 'Prometheus text exposition',
-        produces: ['text/plain'],
-        response: { 200: respond(MetricsText, 'Every metric of spec §4.2', [EXAMPLE_METRICS]) },
-      },
-    },
+    route('service', {
+      summary: 'Prometheus text exposition',
+      produces: ['text/plain'],
+      response: { 200: respond(MetricsText, 'Every metric of spec §4.2', [EXAMPLE_METRICS]) },
+    }),
     async (_req, reply) => {
       reply.header('content-type', registry.contentType);
       return registry.metrics();

@@ -8,6 +8,7 @@ import {
   errorResponses,
   QueueStats,
   respond,
+  route,
   TaskIdParams,
   TaskStatus,
   WorkerInfo,
@@ -30,47 +31,38 @@ export async function tasksRoutes(root: FastifyInstance, ctx: AppContext): Promi
 
   app.get(
     '/monitoring/task_status/:task_id',
-    {
-      schema: {
-        tags: ['monitoring'],
-        summary: 'Status and result of a task (any task id, including a live prediction)',
-        params: TaskIdParams,
-        response: {
-          200: respond(TaskStatus, 'The task and, once it finished, its result', [EXAMPLE_TASK_STATUS]),
-          ...errorResponses('MC_ERR_BROKER_UNAVAILABLE'),
-        },
+    route('monitoring', {
+      summary: 'Status and result of a task (any task id, including a live prediction)',
+      params: TaskIdParams,
+      response: {
+        200: respond(TaskStatus, 'The task and, once it finished, its result', [EXAMPLE_TASK_STATUS]),
+        ...errorResponses('MC_ERR_BROKER_UNAVAILABLE'),
       },
-    },
+    }),
     async (request) => ctx.queue.status(request.params.task_id),
   );
 
   app.get(
     '/monitoring/celery/queues',
-    {
-      schema: {
-        tags: ['monitoring'],
-        summary: 'Task counts of the ml queue, and active/scheduled/reserved per worker',
-        response: {
-          200: respond(QueueStats, 'Counts of the ml queue and per-worker load', [EXAMPLE_QUEUE_STATS]),
-          ...errorResponses('MC_ERR_BROKER_UNAVAILABLE'),
-        },
+    route('monitoring', {
+      summary: 'Task counts of the ml queue, and active/scheduled/reserved per worker',
+      response: {
+        200: respond(QueueStats, 'Counts of the ml queue and per-worker load', [EXAMPLE_QUEUE_STATS]),
+        ...errorResponses('MC_ERR_BROKER_UNAVAILABLE'),
       },
-    },
+    }),
     async () => ctx.queue.queueStats(),
   );
 
   app.get(
     '/monitoring/celery/workers',
-    {
-      schema: {
-        tags: ['monitoring'],
-        summary: 'Connected workers: queues, ping with latency, load and loaded models',
-        response: {
-          200: respond(Type.Array(WorkerInfo), 'Every connected worker', [[EXAMPLE_WORKER]]),
-          ...errorResponses('MC_ERR_BROKER_UNAVAILABLE'),
-        },
+    route('monitoring', {
+      summary: 'Connected workers: queues, ping with latency, load and loaded models',
+      response: {
+        200: respond(Type.Array(WorkerInfo), 'Every connected worker', [[EXAMPLE_WORKER]]),
+        ...errorResponses('MC_ERR_BROKER_UNAVAILABLE'),
       },
-    },
+    }),
     async () => ctx.queue.workers(),
   );
 }
