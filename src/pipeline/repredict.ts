@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { MatchesRepository, PendingRepredictions } from '../db/index.js';
 import { DAY_MS, isMatchcastError, type Match, type OddsRecord } from '../domain/index.js';
 import {
@@ -313,10 +313,7 @@ async function repredictOnce(
       writeParquet(PREDICTION_COLUMNS, rows as unknown as Record<string, unknown>[]),
     );
     // The cards show the run's odds snapshot: the odds the new rows came from (inherited if the same bytes).
-    if (
-      oddsEntry?.body &&
-      run.ref('odds')?.sha256 !== createHash('sha256').update(oddsEntry.body).digest('hex')
-    )
+    if (oddsEntry?.body && run.ref('odds')?.sha256 !== hash('sha256', oddsEntry.body))
       await run.put('odds', oddsEntry.body);
     await run.recordStage('repredict', null, { ...counts, regions: regions.size, resumed_regions: resumed });
     lap('write');

@@ -65,6 +65,15 @@ export function newRunId(): string {
 
 const isRunId = (value: string): boolean => /^[0-9a-f]{32}$/.test(value);
 
+/** Appends one alias move to the model's history. */
+export async function appendAliasEvent(db: Queryable, modelName: string, e: AliasEvent): Promise<void> {
+  await db.query(
+    `INSERT INTO model_alias_history (model_name, seq, at, actor, alias, from_version, to_version, reason)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [modelName, e.seq, e.at, e.actor, e.alias, e.from_version, e.to_version, e.reason ?? null],
+  );
+}
+
 /**
  * The model registry, as MLflow splits it: versions, aliases, history and comparisons are database rows
  * (one transaction per change); model files are written once to the object store, checked on every read.
@@ -313,11 +322,7 @@ export class ModelRegistry {
           to_version: change.to,
         };
         if (reason) event.reason = reason;
-        await tx.query(
-          `INSERT INTO model_alias_history (model_name, seq, at, actor, alias, from_version, to_version, reason)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-          [this.modelName, seq, at, actor, change.alias, from, change.to, reason ?? null],
-        );
+        await appendAliasEvent(tx, this.modelName, { ...event, reason });
         events.push(event);
       }
       await tx.query('UPDATE registered_models SET last_alias_seq = $2 WHERE name = $1', [
