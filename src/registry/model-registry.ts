@@ -90,16 +90,14 @@ export class ModelRegistry {
     this.store = backends.store;
   }
 
-  /** Creates the model's row when missing and locks it for the rest of the transaction. */
-  private async lockModel(tx: Queryable): Promise<{ last_version: number; last_alias_seq: number }> {
-    await tx.query('INSERT INTO registered_models (name) VALUES ($1) ON CONFLICT (name) DO NOTHING', [
-      this.modelName,
-    ]);
-    const rows = await tx.query<{ last_version: number; last_alias_seq: number }>(
-      'SELECT last_version, last_alias_seq FROM registered_models WHERE name = $1 FOR UPDATE',
-      [this.modelName],
+  /** Adds `n` to one of the model's counters (creating its row), locking the row for the transaction. */
+  private async bump(tx: Queryable, counter: 'last_version' | 'last_alias_seq', n: number): Promise<number> {
+    const rows = await tx.query<Record<string, number>>(
+      `INSERT INTO registered_models (name, ${counter}) VALUES ($1, $2)
+         ON CONFLICT (name) DO UPDATE SET ${counter} = registered_models.${counter} + $2 RETURNING ${counter}`,
+      [this.modelName, n],
     );
-    return rows[0]!;
+    return Number(rows[0]![counter]);
   }
 
   /** Writes the artifact, then registers the next version number (the model's row locked meanwhile). */
@@ -126,12 +124,7 @@ export class ModelRegistry {
     await this.store.put(REGISTRY_BUCKET, artifactKey, body, { contentType: 'application/json' });
     const params = Object.fromEntries(Object.entries(input.params).map(([k, v]) => [k, String(v)]));
     return this.db.transaction(async (tx) => {
-      const { last_version } = await this.lockModel(tx);
-      const next = last_version + 1;
-      await tx.query('UPDATE registered_models SET last_version = $2 WHERE name = $1', [
-        this.modelName,
-        next,
-      ]);
+      const next = await this.bump(tx, 'last_version', 1);
       const rows = await tx.query<VersionRow>(
         `INSERT INTO model_versions (model_name, version, run_id, created_at, metrics, params, feature_names,
            artifact_uri, artifact_sha256, artifact_size, training_cutoff, feature_fingerprint,
@@ -283,10 +276,9 @@ export class ModelRegistry {
     const changes = plan({ ...current }).filter((c) => (current[c.alias] ?? null) !== c.to);
     if (changes.length === 0) return [];
     return this.db.transaction(async (tx) => {
-      const { last_alias_seq } = await this.lockModel(tx);
+      let seq = (await this.bump(tx, 'last_alias_seq', changes.length)) - changes.length;
       const at = new Date().toISOString();
       const events: AliasEvent[] = [];
-      let seq = last_alias_seq;
       for (const change of changes) {
         const from = current[change.alias] ?? null;
         const moved =
@@ -325,10 +317,6 @@ export class ModelRegistry {
         await appendAliasEvent(tx, this.modelName, { ...event, reason });
         events.push(event);
       }
-      await tx.query('UPDATE registered_models SET last_alias_seq = $2 WHERE name = $1', [
-        this.modelName,
-        seq,
-      ]);
       return events;
     });
   }
