@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Database, Queryable } from '../db/index.js';
 import type { Logger } from '../logger.js';
-import type { AliasEvent, ModelVersion } from '../registry/index.js';
-import type { RunEvent, RunRecord } from '../runs/index.js';
+import { type AliasEvent, appendAliasEvent, type ModelVersion } from '../registry/index.js';
+import { appendRunEvent, type RunEvent, type RunRecord } from '../runs/index.js';
 import type { ObjectStore } from '../storage/index.js';
 import { readJson } from './artifacts.js';
 
@@ -19,6 +19,22 @@ const BUCKET = 'models' as const;
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The events of a history folder, plus those its document committed whose object was never written. */
+async function eventsOf<E extends { seq: number }>(
+  store: ObjectStore,
+  keys: string[],
+  committed: unknown[],
+): Promise<E[]> {
+  const events = new Map<number, E>();
+  const valid = (e: unknown): e is E => isObject(e) && Number.isInteger(e.seq);
+  for (const key of keys) {
+    const e = await readJson<E>(store, BUCKET, key);
+    if (valid(e)) events.set(e.seq, e);
+  }
+  for (const e of committed) if (valid(e) && !events.has(e.seq)) events.set(e.seq, e);
+  return [...events.values()].sort((a, b) => a.seq - b.seq);
+}
 
 async function importRegistry(store: ObjectStore, tx: Queryable, report: LegacyImportReport): Promise<void> {
   const keys = (await store.list(BUCKET, 'registry/')).map((o) => o.key);
@@ -51,7 +67,7 @@ async function importRegistry(store: ObjectStore, tx: Queryable, report: LegacyI
           JSON.stringify(v.params ?? {}),
           JSON.stringify(v.feature_names ?? []),
           v.artifact_uri,
-          file ? createHash('sha256').update(file.body).digest('hex') : null,
+          file ? hash('sha256', file.body) : null,
           file ? file.body.length : null,
           v.training_cutoff,
           v.feature_fingerprint ?? null,
@@ -66,21 +82,13 @@ async function importRegistry(store: ObjectStore, tx: Queryable, report: LegacyI
       BUCKET,
       `registry/${model}/aliases.json`,
     );
-    const events = new Map<number, AliasEvent>();
-    for (const key of keys.filter((k) => k.startsWith(`registry/${model}/history/`))) {
-      const e = await readJson<AliasEvent>(store, BUCKET, key);
-      if (isObject(e) && Number.isInteger(e.seq)) events.set(e.seq, e);
-    }
-    // Events committed by the aliases document whose history object was never written.
-    for (const e of isObject(doc) && Array.isArray(doc.last_events) ? doc.last_events : []) {
-      if (isObject(e) && Number.isInteger(e.seq) && !events.has(e.seq)) events.set(e.seq, e);
-    }
-    for (const e of [...events.values()].sort((a, b) => a.seq - b.seq)) {
-      await tx.query(
-        `INSERT INTO model_alias_history (model_name, seq, at, actor, alias, from_version, to_version, reason)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [model, e.seq, e.at, e.actor, e.alias, e.from_version, e.to_version, e.reason ?? null],
-      );
+    const events = await eventsOf<AliasEvent>(
+      store,
+      keys.filter((k) => k.startsWith(`registry/${model}/history/`)),
+      isObject(doc) && Array.isArray(doc.last_events) ? doc.last_events : [],
+    );
+    for (const e of events) {
+      await appendAliasEvent(tx, model, e);
       lastSeq = Math.max(lastSeq, e.seq);
       report.alias_events++;
     }
@@ -141,19 +149,9 @@ async function importRuns(store: ObjectStore, tx: Queryable, report: LegacyImpor
     published_at?: string;
     last_event?: RunEvent;
   }>(store, BUCKET, 'runs/published.json');
-  const events = new Map<number, RunEvent>();
-  for (const key of keys.filter((k) => k.startsWith('runs/history/'))) {
-    const e = await readJson<RunEvent>(store, BUCKET, key);
-    if (isObject(e) && Number.isInteger(e.seq)) events.set(e.seq, e);
-  }
-  const last = isObject(pointer) ? pointer.last_event : undefined;
-  if (isObject(last) && Number.isInteger(last.seq) && !events.has(last.seq)) events.set(last.seq, last);
-  for (const e of [...events.values()].sort((a, b) => a.seq - b.seq)) {
-    await tx.query(
-      `INSERT INTO published_run_history (seq, at, actor, action, from_run, to_run, reason, forced)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [e.seq, e.at, e.actor, e.action, e.from_run, e.to_run, e.reason ?? null, e.forced === true],
-    );
+  const history = keys.filter((k) => k.startsWith('runs/history/'));
+  for (const e of await eventsOf<RunEvent>(store, history, isObject(pointer) ? [pointer.last_event] : [])) {
+    await appendRunEvent(tx, e);
     report.publications++;
   }
   if (isObject(pointer) && typeof pointer.run_id === 'string' && known.has(pointer.run_id)) {

@@ -103,9 +103,7 @@ export function predictionRowOf(
     featureRow: FeatureRow;
   },
 ): PredictionRow {
-  const start = m.startTimeUtc.getTime();
-  const finished =
-    m.status === 'finished' && start < at.asOfMs && m.homeScore !== null && m.awayScore !== null;
+  const result = resultOf(m, at.asOfMs);
   const cls = predictedClass([proba[0], proba[1], proba[2]]);
   return {
     match_id: m.id,
@@ -121,12 +119,26 @@ export function predictionRowOf(
     proba_away: proba[2],
     predicted_class: cls,
     predicted_label: OUTCOME_LABELS[cls],
-    is_future: start >= at.asOfMs,
+    is_future: result.is_future,
     model_stage: at.stage,
     model_run_id: at.runId,
     predictions_computed_at: at.computedAt,
+    home_score: result.home_score,
+    away_score: result.away_score,
+    odds_observed_at: at.featureRow.odds_observed_at ?? null,
+  };
+}
+
+/** The result columns of match `m` as of `asOfMs`: its score only if it finished before. */
+export function resultOf(
+  m: Match,
+  asOfMs: number,
+): Pick<PredictionRow, 'home_score' | 'away_score' | 'is_future'> {
+  const start = m.startTimeUtc.getTime();
+  const finished = m.status === 'finished' && start < asOfMs && m.homeScore !== null && m.awayScore !== null;
+  return {
     home_score: finished ? m.homeScore : null,
     away_score: finished ? m.awayScore : null,
-    odds_observed_at: at.featureRow.odds_observed_at ?? null,
+    is_future: start >= asOfMs,
   };
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { MatchesRepository, PendingRepredictions } from '../db/index.js';
 import { DAY_MS, isMatchcastError, type Match, type OddsRecord } from '../domain/index.js';
 import {
@@ -16,7 +16,7 @@ import { readParquet, writeParquet } from '../storage/index.js';
 import type { PipelineDeps } from './deps.js';
 import { evaluateGates } from './gates.js';
 import { timelineOfMatches } from './odds.js';
-import { PREDICTION_COLUMNS, type PredictionRow, predictionRowOf } from './predictions-file.js';
+import { PREDICTION_COLUMNS, type PredictionRow, predictionRowOf, resultOf } from './predictions-file.js';
 import { type AnalyticsStages, defaultAnalyticsStages } from './run.js';
 import { fallbackChampion } from './stage-fallback.js';
 import type { PredictResult } from './stage-predict.js';
@@ -81,8 +81,6 @@ interface RepredictOptions {
   cache?: RepredictCache;
   /** Actor of the run record and the history. Default `repredict`. */
   actor?: string;
-  /** `predictions_computed_at` of the new rows. Default the wall clock (a replay's `asOf` is simulated). */
-  computedAt?: Date;
   /** Where the re-predicted rows are logged as served. Default {@link defaultAnalyticsStages}. */
   analytics?: AnalyticsStages;
 }
@@ -246,7 +244,8 @@ async function repredictOnce(
   lap('features');
 
   const cutoff = new Date(champion.training_cutoff).getTime();
-  const computedAt = options.computedAt ?? new Date();
+  // The wall clock, not `asOf`: a replay's `asOf` is simulated.
+  const computedAt = new Date();
   const index = new Map(served.map((r, i) => [r.match_id, i]));
   const rows = served.slice();
   const fresh: PredictionRow[] = [];
@@ -257,13 +256,7 @@ async function repredictOnce(
     const f = features.get(id);
     const at = index.get(id);
     const start = m.startTimeUtc.getTime();
-    const finished =
-      m.status === 'finished' && start < asOf.getTime() && m.homeScore !== null && m.awayScore !== null;
-    const scores = {
-      home_score: finished ? m.homeScore : null,
-      away_score: finished ? m.awayScore : null,
-      is_future: start >= asOf.getTime(),
-    };
+    const scores = resultOf(m, asOf.getTime());
     if (f && start >= cutoff) {
       // No odds by its prediction time: the market-free model, as in the full predict stage.
       const byFallback =
@@ -313,10 +306,7 @@ async function repredictOnce(
       writeParquet(PREDICTION_COLUMNS, rows as unknown as Record<string, unknown>[]),
     );
     // The cards show the run's odds snapshot: the odds the new rows came from (inherited if the same bytes).
-    if (
-      oddsEntry?.body &&
-      run.ref('odds')?.sha256 !== createHash('sha256').update(oddsEntry.body).digest('hex')
-    )
+    if (oddsEntry?.body && run.ref('odds')?.sha256 !== hash('sha256', oddsEntry.body))
       await run.put('odds', oddsEntry.body);
     await run.recordStage('repredict', null, { ...counts, regions: regions.size, resumed_regions: resumed });
     lap('write');

@@ -70,6 +70,9 @@ export interface RunOptions {
 
 export type RunResult = Awaited<ReturnType<typeof runPipeline>>;
 
+/** The named fields of a stage's result, for its figures in the run record. */
+const pick = <T, K extends keyof T>(r: T, ...keys: K[]) => Object.fromEntries(keys.map((k) => [k, r[k]]));
+
 /**
  * `pipeline run`: (ingest) → the stages in `STAGE_NAMES` order → gates → publish. Only the publish changes
  * what is served; a failure marks the run failed, a failed gate rejected.
@@ -78,11 +81,12 @@ export async function runPipeline(deps: PipelineDeps, asOf: Date, options: RunOp
   const seconds: Record<string, number> = {};
   const skipped: string[] = [];
   const t0 = performance.now();
+  const since = (t: number) => Number(((performance.now() - t) / 1000).toFixed(3));
   async function timed<T>(name: StageName | 'ingest', fn: () => Promise<T>): Promise<T> {
     const t = performance.now();
     deps.log.debug({ stage: name }, `${name} started`);
     const result = await fn();
-    seconds[name] = Number(((performance.now() - t) / 1000).toFixed(3));
+    seconds[name] = since(t);
     deps.log.info({ stage: name, seconds: seconds[name] }, `${name} finished`);
     return result;
   }
@@ -111,11 +115,7 @@ export async function runPipeline(deps: PipelineDeps, asOf: Date, options: RunOp
     const features = await recorded(
       'features',
       () => runFeaturesStage(deps, asOf),
-      (r) => ({
-        rows: r.rows,
-        labelled: r.labelled,
-        future: r.future,
-      }),
+      (r) => pick(r, 'rows', 'labelled', 'future'),
     );
     const featureRows = features.featureRows;
     // Input gate: an empty or wrong database is refused by name here (exit 3), not failed inside train.
@@ -157,10 +157,7 @@ export async function runPipeline(deps: PipelineDeps, asOf: Date, options: RunOp
           ),
         }),
       (r) => ({
-        rows: r.rows,
-        folds: r.folds,
-        from: r.from,
-        to: r.to,
+        ...pick(r, 'rows', 'folds', 'from', 'to'),
         ...r.metrics,
         early_gap: r.horizons.early.overall.log_loss_gap,
         kickoff_gap: r.horizons.kickoff?.overall.log_loss_gap ?? null,
@@ -195,14 +192,8 @@ export async function runPipeline(deps: PipelineDeps, asOf: Date, options: RunOp
               backtest: new Map(fallback.backtestRows.map((r) => [r.match_id, r])),
             },
           }),
-        (r) => ({
-          rows: r.rows,
-          champion_rows: r.champion_rows,
-          backtest_rows: r.backtest_rows,
-          omitted: r.omitted,
-          champion_version: r.champion_version,
-          champion_run_id: r.champion_run_id,
-        }),
+        (r) =>
+          pick(r, 'rows', 'champion_rows', 'backtest_rows', 'omitted', 'champion_version', 'champion_run_id'),
       );
     } else {
       // Never serve an earlier run's predictions beside this run's features.
@@ -244,7 +235,7 @@ export async function runPipeline(deps: PipelineDeps, asOf: Date, options: RunOp
       },
       { maxRowDrop: deps.config.gateMaxRowDrop, asOf },
     );
-    seconds.gates = Number(((performance.now() - tGates) / 1000).toFixed(3));
+    seconds.gates = since(tGates);
     const published = await run.publish({ gates, force: options.force });
     // The run re-predicted every match from the data as it stood when it began.
     await new PendingRepredictions(deps.db)
@@ -264,7 +255,7 @@ export async function runPipeline(deps: PipelineDeps, asOf: Date, options: RunOp
     return {
       as_of: asOf.toISOString(),
       seconds,
-      total_seconds: Number(((performance.now() - t0) / 1000).toFixed(3)),
+      total_seconds: since(t0),
       features,
       train,
       promote,

@@ -130,34 +130,27 @@ export async function runPromoteStage(
 ): Promise<PromoteResult> {
   const step = progressOf(deps).step('promote', 'decide', 1);
   const newest = await deps.registry.latestVersion();
-  const aliases = await deps.registry.aliases();
+  const championVersion = (await deps.registry.aliases()).champion ?? null;
+  const newLogLoss = newest ? (newest.metrics.log_loss ?? Number.NaN) : null;
   const finish = (r: PromoteResult): PromoteResult => {
     step.done({ ...r });
     return r;
   };
-  if (!newest) {
-    return finish({
-      version: null,
+  const refused = (reason: string, champion_log_loss: number | null, method: PromoteResult['method']) =>
+    finish({
+      version: newest?.version ?? null,
       promoted: false,
-      reason: 'no version registered: run `matchcast pipeline train` first',
-      new_log_loss: null,
-      champion_version: aliases.champion ?? null,
-      champion_log_loss: null,
-      method: 'nothing-to-do',
-    });
-  }
-  const newLogLoss = newest.metrics.log_loss ?? Number.NaN;
-  const championVersion = aliases.champion ?? null;
-  if (championVersion === newest.version) {
-    return finish({
-      version: newest.version,
-      promoted: false,
-      reason: `version ${newest.version} is already the champion`,
+      reason,
       new_log_loss: newLogLoss,
       champion_version: championVersion,
-      champion_log_loss: newLogLoss,
-      method: 'nothing-to-do',
+      champion_log_loss,
+      method,
     });
+  if (!newest || newLogLoss === null) {
+    return refused('no version registered: run `matchcast pipeline train` first', null, 'nothing-to-do');
+  }
+  if (championVersion === newest.version) {
+    return refused(`version ${newest.version} is already the champion`, newLogLoss, 'nothing-to-do');
   }
   const champion = championVersion === null ? null : await deps.registry.getVersion(championVersion);
   let championLogLoss: number | null = null;
@@ -171,15 +164,8 @@ export async function runPromoteStage(
     method = cmp.method;
   }
   if (champion && championLogLoss === null) {
-    return finish({
-      version: newest.version,
-      promoted: false,
-      reason: `cannot measure champion ${champion.version} on the validation window of version ${newest.version}`,
-      new_log_loss: newLogLoss,
-      champion_version: champion.version,
-      champion_log_loss: null,
-      method,
-    });
+    const why = `cannot measure champion ${champion.version} on the validation window of version ${newest.version}`;
+    return refused(why, null, method);
   }
   const opening = lineCheckOf(newest.metrics, 'open');
   const closing = lineCheckOf(newest.metrics, 'close');

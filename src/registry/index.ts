@@ -1,6 +1,13 @@
 // The model registry: versions and aliases (champion, challenger) in the object store, and the
 // promotion rule. Storage keys stay internal (tests import keys.ts).
-export { createRegistry, ModelRegistry, type NewVersion, newRunId, type Registry } from './model-registry.js';
+export {
+  appendAliasEvent,
+  createRegistry,
+  ModelRegistry,
+  type NewVersion,
+  newRunId,
+  type Registry,
+} from './model-registry.js';
 export {
   type ChampionVerdict,
   decidePromotion,

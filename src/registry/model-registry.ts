@@ -65,6 +65,15 @@ export function newRunId(): string {
 
 const isRunId = (value: string): boolean => /^[0-9a-f]{32}$/.test(value);
 
+/** Appends one alias move to the model's history. */
+export async function appendAliasEvent(db: Queryable, modelName: string, e: AliasEvent): Promise<void> {
+  await db.query(
+    `INSERT INTO model_alias_history (model_name, seq, at, actor, alias, from_version, to_version, reason)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [modelName, e.seq, e.at, e.actor, e.alias, e.from_version, e.to_version, e.reason ?? null],
+  );
+}
+
 /**
  * The model registry, as MLflow splits it: versions, aliases, history and comparisons are database rows
  * (one transaction per change); model files are written once to the object store, checked on every read.
@@ -81,16 +90,14 @@ export class ModelRegistry {
     this.store = backends.store;
   }
 
-  /** Creates the model's row when missing and locks it for the rest of the transaction. */
-  private async lockModel(tx: Queryable): Promise<{ last_version: number; last_alias_seq: number }> {
-    await tx.query('INSERT INTO registered_models (name) VALUES ($1) ON CONFLICT (name) DO NOTHING', [
-      this.modelName,
-    ]);
-    const rows = await tx.query<{ last_version: number; last_alias_seq: number }>(
-      'SELECT last_version, last_alias_seq FROM registered_models WHERE name = $1 FOR UPDATE',
-      [this.modelName],
+  /** Adds `n` to one of the model's counters (creating its row), locking the row for the transaction. */
+  private async bump(tx: Queryable, counter: 'last_version' | 'last_alias_seq', n: number): Promise<number> {
+    const rows = await tx.query<Record<string, number>>(
+      `INSERT INTO registered_models (name, ${counter}) VALUES ($1, $2)
+         ON CONFLICT (name) DO UPDATE SET ${counter} = registered_models.${counter} + $2 RETURNING ${counter}`,
+      [this.modelName, n],
     );
-    return rows[0]!;
+    return Number(rows[0]![counter]);
   }
 
   /** Writes the artifact, then registers the next version number (the model's row locked meanwhile). */
@@ -117,12 +124,7 @@ export class ModelRegistry {
     await this.store.put(REGISTRY_BUCKET, artifactKey, body, { contentType: 'application/json' });
     const params = Object.fromEntries(Object.entries(input.params).map(([k, v]) => [k, String(v)]));
     return this.db.transaction(async (tx) => {
-      const { last_version } = await this.lockModel(tx);
-      const next = last_version + 1;
-      await tx.query('UPDATE registered_models SET last_version = $2 WHERE name = $1', [
-        this.modelName,
-        next,
-      ]);
+      const next = await this.bump(tx, 'last_version', 1);
       const rows = await tx.query<VersionRow>(
         `INSERT INTO model_versions (model_name, version, run_id, created_at, metrics, params, feature_names,
            artifact_uri, artifact_sha256, artifact_size, training_cutoff, feature_fingerprint,
@@ -274,10 +276,9 @@ export class ModelRegistry {
     const changes = plan({ ...current }).filter((c) => (current[c.alias] ?? null) !== c.to);
     if (changes.length === 0) return [];
     return this.db.transaction(async (tx) => {
-      const { last_alias_seq } = await this.lockModel(tx);
+      let seq = (await this.bump(tx, 'last_alias_seq', changes.length)) - changes.length;
       const at = new Date().toISOString();
       const events: AliasEvent[] = [];
-      let seq = last_alias_seq;
       for (const change of changes) {
         const from = current[change.alias] ?? null;
         const moved =
@@ -313,17 +314,9 @@ export class ModelRegistry {
           to_version: change.to,
         };
         if (reason) event.reason = reason;
-        await tx.query(
-          `INSERT INTO model_alias_history (model_name, seq, at, actor, alias, from_version, to_version, reason)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-          [this.modelName, seq, at, actor, change.alias, from, change.to, reason ?? null],
-        );
+        await appendAliasEvent(tx, this.modelName, { ...event, reason });
         events.push(event);
       }
-      await tx.query('UPDATE registered_models SET last_alias_seq = $2 WHERE name = $1', [
-        this.modelName,
-        seq,
-      ]);
       return events;
     });
   }

@@ -1,17 +1,11 @@
 import type { Stage } from '../domain/index.js';
+import type { ModelInfo } from '../schemas/index.js';
 
-/** One registered model version (spec §2.7). */
-export interface ModelVersion {
-  model_name: string;
-  /** Version number as a string: "1", "2", … */
-  version: string;
-  run_id: string;
-  /** ISO 8601 without zone, UTC (spec §2.7), e.g. `2026-11-22T10:00:00.123`. */
-  created_at: string;
-  /** Out-of-sample metrics: log_loss, roc_auc_ovr, brier, rps, accuracy, and market_* for the odds. */
-  metrics: Record<string, number>;
-  params: Record<string, string>;
-  feature_names: string[];
+/**
+ * One registered model version (spec §2.7): `ModelInfo` without the alias. `created_at` is UTC without a
+ * zone, `metrics` the out-of-sample ones (log_loss, roc_auc_ovr, brier, rps, accuracy, market_* for the odds).
+ */
+export interface ModelVersion extends Omit<ModelInfo, 'stage'> {
   /** `models/<run_id>/model.json` */
   artifact_uri: string;
   /** Matches that kicked off before this instant (ISO 8601 UTC) were the training data. */

@@ -3,7 +3,14 @@
 export { type ArtifactName, runFileKey } from './keys.js';
 export { openDraftRun, pruneRuns, rollbackRun } from './operations.js';
 export { type ArtifactSource, readArtifact, readCurrentArtifact, servedRef } from './reader.js';
-export { listRuns, publishedSeq, readPublished, readRunHistory, readRunRecord } from './records.js';
+export {
+  appendRunEvent,
+  listRuns,
+  publishedSeq,
+  readPublished,
+  readRunHistory,
+  readRunRecord,
+} from './records.js';
 export { markAbandonedRuns, RunWriter } from './run-writer.js';
 export type { ArtifactRef, GateResult, PublishedRun, RunEvent, RunRecord } from './types.js';
 export { readVerified } from './verify.js';

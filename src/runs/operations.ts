@@ -2,7 +2,7 @@ import { BUCKETS, MatchcastError } from '../domain/index.js';
 import type { Logger } from '../logger.js';
 import { RUNS_PREFIX } from './keys.js';
 import { listRuns, movePointer, readPublished, readRunRecord } from './records.js';
-import { type RunBackends, RunWriter } from './run-writer.js';
+import { describeFailedGates, type RunBackends, RunWriter } from './run-writer.js';
 import type { GateResult, RunEvent, RunRecord } from './types.js';
 import { readVerified } from './verify.js';
 
@@ -47,12 +47,11 @@ export async function rollbackRun(
     throw new MatchcastError('MC_ERR_VALIDATION', `run ${runId} is already the published run`);
   }
   if (options.gates) {
-    const gates = await options.gates(record);
-    const failed = gates.filter((g) => !g.passed);
-    if (failed.length > 0) {
+    const failed = describeFailedGates(await options.gates(record));
+    if (failed) {
       throw new MatchcastError(
         'MC_ERR_GATE_FAILED',
-        `run ${runId} fails the publish gates now: ${failed.map((g) => `${g.name}: ${g.message}`).join('; ')} (the served run is unchanged)`,
+        `run ${runId} fails the publish gates now: ${failed} (the served run is unchanged)`,
       );
     }
   }

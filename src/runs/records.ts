@@ -100,6 +100,15 @@ export async function readRunHistory(db: Queryable): Promise<RunEvent[]> {
   }));
 }
 
+/** Appends one move of the pointer to the publications' history. */
+export async function appendRunEvent(db: Queryable, e: RunEvent): Promise<void> {
+  await db.query(
+    `INSERT INTO published_run_history (seq, at, actor, action, from_run, to_run, reason, forced)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [e.seq, e.at, e.actor, e.action, e.from_run, e.to_run, e.reason ?? null, e.forced === true],
+  );
+}
+
 /** The run that was published at instant `at` (null when none was), from the history. */
 export async function publishedRunAt(db: Queryable, at: Date): Promise<string | null> {
   let found: string | null = null;
@@ -168,20 +177,7 @@ export async function movePointer(
     if (moved.length !== 1) {
       throw new MatchcastError('MC_ERR_CONFLICT', `another publication moved the pointer first; rerun`);
     }
-    await tx.query(
-      `INSERT INTO published_run_history (seq, at, actor, action, from_run, to_run, reason, forced)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [
-        event.seq,
-        at,
-        event.actor,
-        event.action,
-        event.from_run,
-        event.to_run,
-        event.reason ?? null,
-        event.forced,
-      ],
-    );
+    await appendRunEvent(tx, event);
     record.published_at = next.published_at;
     record.updated_at = at;
     return event;

@@ -48,7 +48,7 @@ function defaultActor(): string {
 }
 
 /** The message of a failed-gates error: every failed gate with its message. */
-function describeFailedGates(gates: readonly GateResult[]): string {
+export function describeFailedGates(gates: readonly GateResult[]): string {
   return gates
     .filter((g) => !g.passed)
     .map((g) => `${g.name}: ${g.message}`)
@@ -254,14 +254,19 @@ export class RunWriter {
     }
   }
 
-  /** Stops the run at a failed input gate: `failed`, so not even `runs publish --force` publishes it. */
-  async refuse(gates: GateResult[], stage: string): Promise<never> {
+  /**
+   * Ends the run at failed gates (MC_ERR_GATE_FAILED): before `stage` it is `failed`, so not even
+   * `runs publish --force` publishes it; at the publish gates (`stage` null) it is `rejected`.
+   */
+  async refuse(gates: GateResult[], stage: string | null): Promise<never> {
     const message = describeFailedGates(gates);
-    this.settle('failed', { code: 'MC_ERR_GATE_FAILED', message }, gates);
+    this.settle(stage ? 'failed' : 'rejected', { code: 'MC_ERR_GATE_FAILED', message }, gates);
     await this.save();
     throw new MatchcastError(
       'MC_ERR_GATE_FAILED',
-      `run ${this.rec.run_id} stopped before ${stage}, gate(s) failed: ${message} (nothing published; the served run is unchanged)`,
+      stage
+        ? `run ${this.rec.run_id} stopped before ${stage}, gate(s) failed: ${message} (nothing published; the served run is unchanged)`
+        : `run ${this.rec.run_id} not published, gate(s) failed: ${message} (publish anyway with --force)`,
     );
   }
 
@@ -274,18 +279,7 @@ export class RunWriter {
   /** Publishes when the gates passed (or `force`); else the run is `rejected` (MC_ERR_GATE_FAILED). */
   async publish(options: PublishOptions): Promise<RunEvent> {
     const failed = options.gates.filter((g) => !g.passed);
-    if (failed.length > 0 && !options.force) {
-      this.settle(
-        'rejected',
-        { code: 'MC_ERR_GATE_FAILED', message: describeFailedGates(options.gates) },
-        options.gates,
-      );
-      await this.save();
-      throw new MatchcastError(
-        'MC_ERR_GATE_FAILED',
-        `run ${this.rec.run_id} not published, gate(s) failed: ${describeFailedGates(options.gates)} (publish anyway with --force)`,
-      );
-    }
+    if (failed.length > 0 && !options.force) return this.refuse(options.gates, null);
     this.settle('complete', null, options.gates);
     this.rec.forced = failed.length > 0;
     await this.save();
