@@ -151,6 +151,22 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
+/**
+ * The exit code of `proc`, or 'hung' when it has not exited within `ms`. The timer is cleared once the
+ * process exits: a pending one would keep the test file's process alive for the rest of `ms`.
+ */
+export async function exitWithin(proc: Proc, ms: number): Promise<number | null | 'hung'> {
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<'hung'>((resolve) => {
+    timer = setTimeout(() => resolve('hung'), ms);
+  });
+  try {
+    return await Promise.race([proc.exited, hung]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** SIGKILLs every process this module started that is still running (last-resort cleanup). */
 export async function killAll(): Promise<void> {
   await Promise.all([...live].map((p) => p.stop('SIGKILL', 2000)));

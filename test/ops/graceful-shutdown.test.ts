@@ -15,6 +15,7 @@ import {
   API_KEY,
   CLUSTER_SKIP,
   type Cluster,
+  exitWithin,
   get,
   MATCHCAST_BIN,
   PG_URL,
@@ -109,7 +110,7 @@ test('worker SIGTERM under load: the tasks it holds finish, it exits 0, no reque
   victim.child.kill('SIGTERM');
   const signalledAt = Date.now();
   thaw(victim);
-  const code = await Promise.race([victim.exited, sleep(SHUTDOWN_TIMEOUT_MS + 5000).then(() => 'hung')]);
+  const code = await exitWithin(victim, SHUTDOWN_TIMEOUT_MS + 5000);
   const exitMs = Date.now() - signalledAt;
   await sleep(800);
   stop = true;
@@ -153,7 +154,7 @@ test('API SIGTERM: refuses new connections, finishes the request in flight, exit
   }
   const r = await inflight;
   assert.equal(r.status, 200, `the in-flight request completes: ${r.text}`);
-  const code = await Promise.race([api.proc.exited, sleep(SHUTDOWN_TIMEOUT_MS + 5000).then(() => 'hung')]);
+  const code = await exitWithin(api.proc, SHUTDOWN_TIMEOUT_MS + 5000);
   assert.equal(code, 0, api.proc.output().slice(-2000));
   assert.ok(/"msg":"stopped"/.test(api.proc.output()), 'logged stopped');
   assert.ok(!/cut at the shutdown bound/.test(api.proc.output()), 'closed before the bound');
@@ -170,7 +171,7 @@ test('API SIGTERM is bounded by SHUTDOWN_TIMEOUT_MS when a request never finishe
     await sleep(500);
     const signalledAt = Date.now();
     api.proc.child.kill('SIGTERM');
-    const code = await Promise.race([api.proc.exited, sleep(SHUTDOWN_TIMEOUT_MS + 8000).then(() => 'hung')]);
+    const code = await exitWithin(api.proc, SHUTDOWN_TIMEOUT_MS + 8000);
     const ms = Date.now() - signalledAt;
     assert.equal(code, 0, api.proc.output().slice(-2000));
     assert.ok(ms >= SHUTDOWN_TIMEOUT_MS - 100, `waited for the request: ${ms} ms`);
@@ -213,7 +214,7 @@ test('worker SIGTERM with a task that cannot finish in time: the task is handed 
     );
     const signalledAt = Date.now();
     stuck.child.kill('SIGTERM');
-    const code = await Promise.race([stuck.exited, sleep(10_000).then(() => 'hung')]);
+    const code = await exitWithin(stuck, 10_000);
     const ms = Date.now() - signalledAt;
     assert.equal(code, 0, stuck.output().slice(-2000));
     assert.ok(/did not finish in time/.test(stuck.output()), 'the bound was used');
@@ -276,7 +277,7 @@ test('pipeline run stopped by SIGINT: exits within 10 s, its run failed, nothing
       // To the process alone, as an orchestrator signals PID 1; a terminal's Ctrl-C reaches the group.
       run.child.kill('SIGINT');
       const signalledAt = Date.now();
-      const code = await Promise.race([run.exited, sleep(15_000).then(() => 'hung')]);
+      const code = await exitWithin(run, 15_000);
       const ms = Date.now() - signalledAt;
       assert.equal(code, 130, run.output().slice(-3000));
       assert.ok(ms < 10_000, `stopped ${ms} ms after SIGINT`);
@@ -340,7 +341,7 @@ test('start during a replay stops within 10 s of SIGTERM and starts nothing afte
     await sleep(1500);
     start.child.kill('SIGTERM');
     const signalledAt = Date.now();
-    const code = await Promise.race([start.exited, sleep(20_000).then(() => 'hung')]);
+    const code = await exitWithin(start, 20_000);
     const ms = Date.now() - signalledAt;
     assert.equal(code, 0, start.output().slice(-3000));
     assert.ok(ms < 10_000, `stopped ${ms} ms after SIGTERM`);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type net from 'node:net';
 import { after, before, test } from 'node:test';
-import { CLUSTER_SKIP, type Cluster, get, sleep, startCluster } from '../helpers/cluster.js';
+import { CLUSTER_SKIP, type Cluster, exitWithin, get, sleep, startCluster } from '../helpers/cluster.js';
 
 let c: Cluster;
 let proxy: http.Server | undefined;
@@ -110,7 +110,7 @@ test('rolling restart of both APIs under constant load: zero failed requests', {
       const old = c.apis[i];
       const t0 = Date.now();
       old.proc.child.kill('SIGTERM');
-      const code = await Promise.race([old.proc.exited, sleep(15_000).then(() => 'hung')]);
+      const code = await exitWithin(old.proc, 15_000);
       assert.equal(code, 0, `api ${i} exit code`);
       const stoppedMs = Date.now() - t0;
       c.apis[i] = await c.startApi({}, old.port);
