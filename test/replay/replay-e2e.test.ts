@@ -107,7 +107,10 @@ test('replay on real data: fixtures get odds and results as the clock moves', {
     assert.ok(source.lastErrorCode !== 'MC_ERR_SOURCE_UNKNOWN_TEAMS', 'no released row held back');
   } finally {
     stop();
-    assert.equal(await serving, 0);
-    await rm(dir, { recursive: true, force: true });
+    try {
+      assert.equal(await serving, 0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }
 });
