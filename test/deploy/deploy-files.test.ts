@@ -22,7 +22,7 @@ test('Dockerfile is multi-stage, runs as non-root and serves on 8000', () => {
   const user = df.match(/^USER (\S+)/m);
   assert.ok(user && !/^(root|0)(:|$)/.test(user[1]!), 'non-root USER');
   assert.match(df, /^EXPOSE 8000$/m);
-  assert.match(df, /ENTRYPOINT \["node", "--max-semi-space-size=2", "bin\/matchcast.js"\]/);
+  assert.match(df, /ENTRYPOINT \["node", "bin\/matchcast.js"\]/);
 });
 
 test('API Deployment has the liveness probe of spec §4.1', () => {
