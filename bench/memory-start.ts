@@ -54,8 +54,6 @@ const env = {
     : {}),
 };
 const cli = path.join(root, 'bin/matchcast.js');
-// The node flags `npm start` and the image start the server with.
-const serverFlags = ['--max-semi-space-size=2'];
 const children = new Set<ChildProcess>();
 
 function rssMb(pid: number): number {
@@ -112,14 +110,10 @@ const fmt = (xs: number[]) =>
   xs.length === 0 ? '-' : `${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))} MB`;
 
 function start(): ChildProcess {
-  const c = spawn(
-    process.execPath,
-    [...serverFlags, cli, 'start', '--data', data, '--port', String(port), '--json'],
-    {
-      env,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
+  const c = spawn(process.execPath, [cli, 'start', '--data', data, '--port', String(port), '--json'], {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   children.add(c);
   c.stderr?.on('data', (d: Buffer) => process.stderr.write(d));
   c.once('exit', () => children.delete(c));
@@ -188,7 +182,7 @@ async function serveOnly(): Promise<void> {
     await pgAdmin(`CREATE SCHEMA "${pgSchema}"`);
   }
   await writePrecomputedData(dataDir, serveRows, databaseUrl);
-  const c = spawn(process.execPath, [...serverFlags, cli, 'serve', '--port', String(port)], {
+  const c = spawn(process.execPath, [cli, 'serve', '--port', String(port)], {
     env: { ...env, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -1,16 +1,8 @@
-#!/usr/bin/env -S node --max-semi-space-size=2
+#!/usr/bin/env node
 // Runs the compiled CLI (dist/, `npm run build`) when it is built from the current sources; otherwise
 // (a checkout being worked on, tests) runs the TypeScript sources through tsx, a development dependency.
 // MATCHCAST_FROM_SOURCE=1 forces the sources, MATCHCAST_FROM_SOURCE=0 forces dist/.
 import { readdirSync, statSync } from 'node:fs';
-import v8 from 'node:v8';
-
-// V8 grows each thread's young generation to 2 × 16 MB under load and keeps it at rest: most of a
-// server's heap slack. `npm start`, the image and the shebang start node with a 2 MB semi-space; a
-// plain `node bin/matchcast.js` still gets it for the threads it starts (a thread reads the flag then).
-if (!process.execArgv.some((a) => a.startsWith('--max-semi-space-size'))) {
-  v8.setFlagsFromString('--max-semi-space-size=2');
-}
 
 const root = new URL('../', import.meta.url);
 const stamp = new URL('dist/BUILD.json', root);
