@@ -87,6 +87,10 @@ function memoryTemplate(): Promise<Blob> {
       return dump;
     }
   })();
+  // A failed attempt is not kept: the next open tries again.
+  template.catch(() => {
+    template = undefined;
+  });
   return template;
 }
 
