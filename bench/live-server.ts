@@ -19,7 +19,7 @@ import { createObjectStore } from '../src/storage/index.js';
 const config = parseConfig(process.env);
 const log = createLogger('warn', 'bench-api');
 const store = createObjectStore(config, log);
-const queue = createTaskQueue(config, { log });
+const queue = await createTaskQueue(config, { log });
 const db = await openDatabase(config);
 const ctx: AppContext = {
   config,
@@ -27,7 +27,7 @@ const ctx: AppContext = {
   db,
   store,
   queue,
-  cache: createPredictionCache(config, log),
+  cache: await createPredictionCache(config, log),
   registry: createRegistry({ db, store }, config),
   views: createServingViews({ db, store }, config, log),
 };

@@ -154,8 +154,8 @@ async function main(): Promise<void> {
       db,
       store,
       views,
-      queue: createTaskQueue(config, { log }),
-      cache: createPredictionCache(config, log),
+      queue: await createTaskQueue(config, { log }),
+      cache: await createPredictionCache(config, log),
       registry: createRegistry({ db, store }, config),
     } as unknown as AppContext;
     // Ablation: `-nometrics` / `-nohash` in the mode make that part of every request a no-op.

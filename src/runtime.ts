@@ -77,8 +77,8 @@ export async function openRuntime(
       log.warn({ err: err instanceof Error ? err.message : String(err) }, 'metadata import failed'),
     );
   }
-  const queue = createTaskQueue(config, { log });
-  const cache = createPredictionCache(config, log);
+  const queue = await createTaskQueue(config, { log });
+  const cache = await createPredictionCache(config, log);
   const registry = createRegistry({ db, store }, config);
   // Built views outlive the process: a restart serves without building them again.
   const views = createServingViews({ db, store }, config, log, {

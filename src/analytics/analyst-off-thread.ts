@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import { forkModule, rowShape, siblingModule } from '../domain/index.js';
+import type { BacktestSummary } from '../schemas/index.js';
 import type { AnalystData } from './analyst-data.js';
 
 const CHILD = siblingModule(import.meta.url, './analyst-child');
@@ -13,20 +14,49 @@ export async function computeAnalystDataOffThread(
   runId: string | null,
   schema?: string,
 ): Promise<AnalystData> {
-  // Maps and Dates cross as they are (structured clone).
-  const child = forkModule(CHILD, { serialization: 'advanced' });
   const compact = rowCompactor();
   const received: Record<RowDataset, object[]> = { predictions: [], backtest: [] };
+  return inChild({ config, schema, runId }, (msg, resolve) => {
+    if (msg.t === 'rows') for (const row of msg.rows) received[msg.dataset].push(compact(row));
+    else if (msg.t === 'data') resolve({ ...msg.data, ...received } as AnalystData);
+  });
+}
+
+/** The backtest figures of the published run `runId` from a child process: its rows are never held here. */
+export function computeBacktestSummaryOffThread(
+  config: Config,
+  runId: string | null,
+  schema?: string,
+): Promise<BacktestSummary> {
+  return inChild({ config, schema, runId, summary: true }, (msg, resolve) => {
+    if (msg.t === 'summary') resolve(msg.summary);
+  });
+}
+
+/** The job the analyst child runs. */
+export interface AnalystJob {
+  config: Config;
+  schema?: string;
+  runId: string | null;
+  /** Answer the backtest figures alone, not the rows. */
+  summary?: boolean;
+}
+
+async function inChild<T>(
+  job: AnalystJob,
+  onMessage: (msg: AnalystMessage, resolve: (value: T) => void) => void,
+): Promise<T> {
+  // Maps and Dates cross as they are (structured clone).
+  const child = forkModule(CHILD, { serialization: 'advanced' });
   try {
-    return await new Promise<AnalystData>((resolve, reject) => {
+    return await new Promise<T>((resolve, reject) => {
       child.on('message', (msg: AnalystMessage) => {
-        if (msg.t === 'rows') for (const row of msg.rows) received[msg.dataset].push(compact(row));
-        else if (msg.t === 'data') resolve({ ...msg.data, ...received } as AnalystData);
-        else reject(new Error(`analyst process: ${msg.message}`));
+        if (msg.t === 'error') reject(new Error(`analyst process: ${msg.message}`));
+        else onMessage(msg, resolve);
       });
       child.once('error', reject);
       child.once('exit', (code) => reject(new Error(`analyst process exited (${code})`)));
-      child.send({ config, schema, runId });
+      child.send(job);
     });
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill();
@@ -43,6 +73,7 @@ export const ROWS_PER_MESSAGE = 2_000;
 export type AnalystMessage =
   | { t: 'rows'; dataset: RowDataset; rows: object[] }
   | { t: 'data'; data: Omit<AnalystData, RowDataset> }
+  | { t: 'summary'; summary: BacktestSummary }
   | { t: 'error'; message: string };
 
 /**

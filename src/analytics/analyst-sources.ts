@@ -78,16 +78,27 @@ export async function loadAnalystSources(store: ObjectStore, db: Database): Prom
   };
 }
 
-/** A value derived from the published run, recomputed when its sequence number moves; loads are shared. */
+/**
+ * A value derived from the published run, recomputed when its sequence number moves; loads are shared.
+ * With `idleMs`, a value nobody asked for that long is let go (recomputed on the next `get`).
+ */
 export class PublishedCache<T> {
   private current: { etag: number | null; value: Promise<T> } | null = null;
+  private idle: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly db: Queryable,
     private readonly compute: () => Promise<T>,
+    private readonly idleMs?: number,
   ) {}
 
   async get(): Promise<T> {
+    if (this.idleMs !== undefined) {
+      clearTimeout(this.idle);
+      this.idle = setTimeout(() => {
+        this.current = null;
+      }, this.idleMs).unref();
+    }
     const etag = await publishedSeq(this.db);
     if (this.current && this.current.etag === etag) return this.current.value;
     const value = this.compute();

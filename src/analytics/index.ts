@@ -9,7 +9,7 @@ export {
   type ExportDataset,
   exportRows,
 } from './analyst-data.js';
-export { computeAnalystDataOffThread } from './analyst-off-thread.js';
+export { computeAnalystDataOffThread, computeBacktestSummaryOffThread } from './analyst-off-thread.js';
 export { loadAnalystSources, PublishedCache } from './analyst-sources.js';
 export { backtestSummary } from './backtest-summary.js';
 export { driftNoScore } from './drift-report.js';

@@ -1,15 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  CreateBucketCommand,
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadBucketCommand,
-  HeadObjectCommand,
-  PutObjectCommand,
-  paginateListObjectsV2,
-  S3Client,
-} from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { BUCKETS, type Bucket, isMatchcastError, MatchcastError } from '../domain/index.js';
 import type { Logger } from '../logger.js';
 import { contentTypeForKey } from './content-type.js';
@@ -81,36 +71,60 @@ function isNoSuchBucket(err: unknown): boolean {
  * The S3 driver, for any S3-compatible server; bucket names are `S3_BUCKET_PREFIX` + the logical bucket.
  * Every call is bounded (timeouts, few attempts, an abort signal). One PUT per object, atomic and resendable.
  */
+interface Sdk {
+  lib: typeof import('@aws-sdk/client-s3');
+  client: S3Client;
+  getSignedUrl: typeof import('@aws-sdk/s3-request-presigner').getSignedUrl;
+}
+
 export class S3ObjectStore implements ObjectStore {
   readonly kind = 's3' as const;
-  readonly client: S3Client;
   private readonly options: S3ObjectStoreOptions;
   private readonly prefix: string;
   private readonly ensured = new Set<string>();
+  private sdk?: Promise<Sdk>;
 
   constructor(options: S3ObjectStoreOptions) {
     this.options = options;
     this.prefix = options.bucketPrefix ?? '';
-    const credentials =
-      options.accessKeyId && options.secretAccessKey
-        ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
-        : undefined;
-    this.client = new S3Client({
-      endpoint: options.endpoint,
-      region: options.region ?? 'us-east-1',
-      credentials,
-      forcePathStyle: options.forcePathStyle ?? true,
-      // Without these the SDK sends aws-chunked bodies that some S3-compatible servers store verbatim.
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-      maxAttempts: options.maxAttempts ?? 2,
-      requestHandler: {
-        connectionTimeout: 1000,
-        requestTimeout: options.requestTimeoutMs ?? 5_000,
-        // Without this the SDK only logs a warning and keeps waiting on a silent socket.
-        throwOnRequestTimeout: true,
-      },
-    });
+  }
+
+  /** The SDK and its client, loaded on first use: a process on the folder store never pays for them. */
+  private loadSdk(): Promise<Sdk> {
+    this.sdk ??= (async () => {
+      const [lib, { getSignedUrl }] = await Promise.all([
+        import('@aws-sdk/client-s3'),
+        import('@aws-sdk/s3-request-presigner'),
+      ]);
+      const { options } = this;
+      const credentials =
+        options.accessKeyId && options.secretAccessKey
+          ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
+          : undefined;
+      const client = new lib.S3Client({
+        endpoint: options.endpoint,
+        region: options.region ?? 'us-east-1',
+        credentials,
+        forcePathStyle: options.forcePathStyle ?? true,
+        // Without these the SDK sends aws-chunked bodies that some S3-compatible servers store verbatim.
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+        maxAttempts: options.maxAttempts ?? 2,
+        requestHandler: {
+          connectionTimeout: 1000,
+          requestTimeout: options.requestTimeoutMs ?? 5_000,
+          // Without this the SDK only logs a warning and keeps waiting on a silent socket.
+          throwOnRequestTimeout: true,
+        },
+      });
+      return { lib, client, getSignedUrl };
+    })();
+    return this.sdk;
+  }
+
+  /** The SDK client the store sends with. */
+  async client(): Promise<S3Client> {
+    return (await this.loadSdk()).client;
   }
 
   /** The physical bucket name of a logical bucket. */
@@ -119,10 +133,10 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   /** Runs one SDK call under the overall timeout and maps its failure to a MatchcastError. */
-  private async call<T>(what: string, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  private async call<T>(what: string, fn: (signal: AbortSignal, sdk: Sdk) => Promise<T>): Promise<T> {
     const signal = AbortSignal.timeout(this.options.operationTimeoutMs ?? 30_000);
     try {
-      return await fn(signal);
+      return await fn(signal, await this.loadSdk());
     } catch (err) {
       if (isMatchcastError(err)) throw err;
       const status = statusOf(err);
@@ -140,15 +154,15 @@ export class S3ObjectStore implements ObjectStore {
   private async ensureBucket(bucket: Bucket): Promise<void> {
     const name = this.bucketName(bucket);
     if (this.ensured.has(name)) return;
-    await this.call(`create bucket ${name}`, async (abortSignal) => {
+    await this.call(`create bucket ${name}`, async (abortSignal, { lib, client }) => {
       try {
-        await this.client.send(new HeadBucketCommand({ Bucket: name }), { abortSignal });
+        await client.send(new lib.HeadBucketCommand({ Bucket: name }), { abortSignal });
         return;
       } catch (err) {
         if (!(statusOf(err) === 404 || nameOf(err) === 'NotFound' || isNoSuchBucket(err))) throw err;
       }
       try {
-        await this.client.send(new CreateBucketCommand({ Bucket: name }), { abortSignal });
+        await client.send(new lib.CreateBucketCommand({ Bucket: name }), { abortSignal });
       } catch (err) {
         const n = nameOf(err);
         if (n !== 'BucketAlreadyOwnedByYou' && n !== 'BucketAlreadyExists') throw err;
@@ -186,7 +200,9 @@ export class S3ObjectStore implements ObjectStore {
       ContentType: options.contentType ?? contentTypeForKey(key),
     };
     const res = await this.withBucket(bucket, () =>
-      this.call('put', (abortSignal) => this.client.send(new PutObjectCommand(input), { abortSignal })),
+      this.call('put', (abortSignal, { lib, client }) =>
+        client.send(new lib.PutObjectCommand(input), { abortSignal }),
+      ),
     );
     return { key, size: data.length, etag: stripQuotes(res.ETag), lastModified: new Date() };
   }
@@ -195,12 +211,12 @@ export class S3ObjectStore implements ObjectStore {
     validateKey(key);
     const Bucket = this.bucketName(bucket);
     try {
-      return await this.call('get', async (abortSignal) => {
+      return await this.call('get', async (abortSignal, sdk) => {
         // The SDK retries a request, not a body that breaks off mid-stream (a connection reset):
         // read again a few times.
         for (let attempt = 1; ; attempt++) {
           try {
-            return await this.getOnce(Bucket, key, abortSignal);
+            return await this.getOnce(sdk, Bucket, key, abortSignal);
           } catch (err) {
             const n = nameOf(err);
             const broken =
@@ -216,9 +232,14 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
-  private async getOnce(Bucket: string, key: string, abortSignal: AbortSignal): Promise<StoredObject | null> {
+  private async getOnce(
+    { lib, client }: Sdk,
+    Bucket: string,
+    key: string,
+    abortSignal: AbortSignal,
+  ): Promise<StoredObject | null> {
     try {
-      const res = await this.client.send(new GetObjectCommand({ Bucket, Key: key }), { abortSignal });
+      const res = await client.send(new lib.GetObjectCommand({ Bucket, Key: key }), { abortSignal });
       const bytes = (await res.Body?.transformToByteArray()) ?? new Uint8Array();
       const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       return { ...infoOf(key, body.length, res), body, contentType: res.ContentType };
@@ -231,9 +252,9 @@ export class S3ObjectStore implements ObjectStore {
   async head(bucket: Bucket, key: string): Promise<ObjectInfo | null> {
     validateKey(key);
     const Bucket = this.bucketName(bucket);
-    return this.call('head', async (abortSignal) => {
+    return this.call('head', async (abortSignal, { lib, client }) => {
       try {
-        const res = await this.client.send(new HeadObjectCommand({ Bucket, Key: key }), { abortSignal });
+        const res = await client.send(new lib.HeadObjectCommand({ Bucket, Key: key }), { abortSignal });
         return infoOf(key, res.ContentLength, res);
       } catch (err) {
         // HEAD has no body, so a missing bucket also arrives as a bare 404.
@@ -248,8 +269,8 @@ export class S3ObjectStore implements ObjectStore {
     const input = { Bucket: this.bucketName(bucket), Prefix: prefix || undefined };
     const out: ObjectInfo[] = [];
     try {
-      await this.call('list', async (abortSignal) => {
-        for await (const page of paginateListObjectsV2({ client: this.client }, input, { abortSignal })) {
+      await this.call('list', async (abortSignal, { lib, client }) => {
+        for await (const page of lib.paginateListObjectsV2({ client }, input, { abortSignal })) {
           for (const o of page.Contents ?? []) {
             // Reserved keys: objects earlier versions kept for their own bookkeeping (a probe object).
             if (o.Key && !isReservedKey(o.Key)) out.push(infoOf(o.Key, o.Size, o));
@@ -266,9 +287,9 @@ export class S3ObjectStore implements ObjectStore {
   async delete(bucket: Bucket, key: string): Promise<void> {
     validateKey(key);
     const Bucket = this.bucketName(bucket);
-    await this.call('delete', async (abortSignal) => {
+    await this.call('delete', async (abortSignal, { lib, client }) => {
       try {
-        await this.client.send(new DeleteObjectCommand({ Bucket, Key: key }), { abortSignal });
+        await client.send(new lib.DeleteObjectCommand({ Bucket, Key: key }), { abortSignal });
       } catch (err) {
         if (isNotFound(err) || isNoSuchBucket(err)) return;
         throw err;
@@ -279,14 +300,14 @@ export class S3ObjectStore implements ObjectStore {
   async presign(bucket: Bucket, key: string, ttlSeconds: number): Promise<string> {
     validateKey(key);
     const Bucket = this.bucketName(bucket);
-    return this.call('presign', () =>
-      getSignedUrl(this.client, new GetObjectCommand({ Bucket, Key: key }), {
+    return this.call('presign', (_signal, { lib, client, getSignedUrl }) =>
+      getSignedUrl(client, new lib.GetObjectCommand({ Bucket, Key: key }), {
         expiresIn: Math.max(1, Math.ceil(ttlSeconds)),
       }),
     );
   }
 
   async close(): Promise<void> {
-    this.client.destroy();
+    if (this.sdk) (await this.sdk.catch(() => null))?.client.destroy();
   }
 }

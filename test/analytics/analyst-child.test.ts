@@ -9,7 +9,9 @@ import {
   backtestSummary,
   computeAnalystData,
   computeAnalystDataOffThread,
+  computeBacktestSummaryOffThread,
   loadAnalystSources,
+  PublishedCache,
 } from '../../src/analytics/index.js';
 import { readPublished } from '../../src/runs/index.js';
 import { createGoalsFixture, type GoalsFixture } from '../worker/goals-fixture.js';
@@ -64,6 +66,30 @@ test('the backtest view counts exactly the rows of the bets export, from the row
   }
 });
 
+test('the backtest figures from the analyst process equal those computed here from the rows', async () => {
+  const runId = (await readPublished(fx.db))?.run_id ?? null;
+  const here = computeAnalystData(await loadAnalystSources(fx.store, fx.db), fx.config.edgeThreshold);
+  const there = await computeBacktestSummaryOffThread(fx.config, runId, fx.db.schema);
+  assert.ok(there.available && there.n_matches > 0);
+  assert.deepEqual(there, backtestSummary(here));
+  await assert.rejects(computeBacktestSummaryOffThread(fx.config, 'another-run', fx.db.schema), /expected/);
+});
+
+test('a published-run cache lets an idle value go, and keeps one in use', async () => {
+  let computed = 0;
+  const cache = new PublishedCache(fx.db, async () => ({ n: ++computed }), 150);
+  const first = await cache.get();
+  assert.equal(await cache.get(), first, 'shared while in use');
+  await new Promise((r) => setTimeout(r, 300));
+  const again = await cache.get();
+  assert.notEqual(again, first, 'recomputed after the idle time');
+  assert.equal(computed, 2);
+  const kept = new PublishedCache(fx.db, async () => ({ n: ++computed }));
+  const one = await kept.get();
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(await kept.get(), one, 'without an idle time a value stays');
+});
+
 test('a process that sees another published run refuses', async () => {
   await assert.rejects(
     computeAnalystDataOffThread(fx.config, 'not-the-published-run', fx.db.schema),
@@ -91,6 +117,7 @@ function analystChildren(): string[] {
 test('no analyst process outlives its answer', async () => {
   const runId = (await readPublished(fx.db))?.run_id ?? null;
   await computeAnalystDataOffThread(fx.config, runId, fx.db.schema);
+  await computeBacktestSummaryOffThread(fx.config, runId, fx.db.schema);
   await assert.rejects(computeAnalystDataOffThread(fx.config, 'another-run', fx.db.schema));
   for (let i = 0; i < 50 && analystChildren().length > 0; i++) await new Promise((r) => setTimeout(r, 100));
   assert.deepEqual(analystChildren(), []);

@@ -91,8 +91,8 @@ describe('GET /predict/explain/{match_id}', () => {
       log,
       db,
       store: env.deps.store,
-      queue: createTaskQueue(config, { log }),
-      cache: createPredictionCache(config, log),
+      queue: await createTaskQueue(config, { log }),
+      cache: await createPredictionCache(config, log),
       registry: env.deps.registry,
       views: createServingViews({ db, store: env.deps.store }, config, log),
     };

@@ -39,8 +39,8 @@ async function livescoresApp(db: Database, base: Config): Promise<FastifyInstanc
     log,
     db,
     store,
-    queue: createTaskQueue(config, { log }),
-    cache: createPredictionCache(config, log),
+    queue: await createTaskQueue(config, { log }),
+    cache: await createPredictionCache(config, log),
     registry: createRegistry({ db, store }, config),
     views: createServingViews({ db, store }, config, log),
   };

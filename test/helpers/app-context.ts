@@ -37,8 +37,8 @@ export async function embeddedApp(
     log,
     db,
     store,
-    queue: createTaskQueue(config, { log }),
-    cache: createPredictionCache(config, log),
+    queue: await createTaskQueue(config, { log }),
+    cache: await createPredictionCache(config, log),
     registry: createRegistry({ db, store }, config),
     views: createServingViews({ db, store }, config, log),
   };

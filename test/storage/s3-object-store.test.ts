@@ -40,7 +40,7 @@ describe('S3ObjectStore specifics', () => {
     try {
       await s.ensureBuckets();
       await s.ensureBuckets();
-      const res = await s.client.send(new ListBucketsCommand({}));
+      const res = await (await s.client()).send(new ListBucketsCommand({}));
       const names = (res.Buckets ?? []).map((b) => b.Name).filter((n) => n?.startsWith('ens-'));
       assert.deepEqual(names.sort(), BUCKETS.map((b) => `ens-${b}`).sort());
     } finally {
@@ -65,7 +65,7 @@ describe('S3ObjectStore specifics', () => {
     const s = store('old-');
     try {
       await s.ensureBuckets();
-      await s.client.send(
+      await (await s.client()).send(
         new PutObjectCommand({ Bucket: 'old-models', Key: '.mc-probe/conditional-writes', Body: '1' }),
       );
       await s.put('models', 'runs/r1/model.json', '{}');

@@ -29,8 +29,8 @@ export interface LiveApp {
 export async function startLiveApp(env: Record<string, string | undefined> = {}): Promise<LiveApp> {
   const fx = await createFixture(env);
   const log = createLogger('silent');
-  const queue = createTaskQueue(fx.config, { log });
-  const cache = createPredictionCache(fx.config, log);
+  const queue = await createTaskQueue(fx.config, { log });
+  const cache = await createPredictionCache(fx.config, log);
   // Started as `matchcast serve` does: the served run's id is part of the live cache key.
   const views = createServingViews({ db: fx.db, store: fx.store }, fx.config, log);
   await views.start();

@@ -103,8 +103,8 @@ export interface GoalsLiveApp {
 /** The real app over the fixture's store, with the queue and cache its config selects. */
 export async function startGoalsApp(fx: GoalsFixture, config: Config = fx.config): Promise<GoalsLiveApp> {
   const log = createLogger('silent');
-  const queue = createTaskQueue(config, { log });
-  const cache = createPredictionCache(config, log);
+  const queue = await createTaskQueue(config, { log });
+  const cache = await createPredictionCache(config, log);
   const views = createServingViews({ db: fx.db, store: fx.store }, config, log);
   // As `matchcast serve` does: the served run's id is part of the cache key.
   await views.start();

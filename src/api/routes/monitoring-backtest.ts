@@ -1,19 +1,20 @@
 import type { FastifyInstance } from 'fastify';
-import { backtestSummary } from '../../analytics/index.js';
 import { BacktestSummary, EXAMPLE_BACKTEST, respond, route } from '../../schemas/index.js';
 import type { AppContext } from '../context.js';
-import { analystData } from './analyst-data.js';
+import { publishedBacktestSummary } from './analyst-data.js';
 
 /** `GET /monitoring/backtest`: the published run's walk-forward figures, from the rows the exports serve. */
 export async function monitoringBacktestRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  let memo: { data: unknown; summary: BacktestSummary } | null = null;
   // Warmed once the app is ready (closing waits, so its process ends before the database closes); not
   // in a replay, whose releases publish a run every few seconds.
   let warming: Promise<unknown> = Promise.resolve();
   app.addHook('onReady', async () => {
     if (ctx.clock?.simulated) return;
-    warming = analystData(ctx).catch((err: unknown) =>
-      ctx.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'analyst rows not computed'),
+    warming = publishedBacktestSummary(ctx).catch((err: unknown) =>
+      ctx.log.warn(
+        { err: err instanceof Error ? err.message : String(err) },
+        'backtest figures not computed',
+      ),
     );
   });
   app.addHook('onClose', async () => {
@@ -28,10 +29,6 @@ export async function monitoringBacktestRoutes(app: FastifyInstance, ctx: AppCon
         200: respond(BacktestSummary, 'The backtest figures of the published run', [EXAMPLE_BACKTEST]),
       },
     }),
-    async () => {
-      const data = await analystData(ctx);
-      if (memo?.data !== data) memo = { data, summary: backtestSummary(data) };
-      return memo.summary;
-    },
+    () => publishedBacktestSummary(ctx),
   );
 }
