@@ -4,7 +4,7 @@
 // (Requests refused before routing, a bad URL, are answered by the framework-errors handler and not
 // counted.)
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { Agent, request as httpRequest } from 'node:http';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -15,6 +15,7 @@ import pino from 'pino';
 import { registerObservability } from '../../src/api/plugins/observability.js';
 import { httpRequestDuration, httpRequestsTotal } from '../../src/metrics.js';
 import { embeddedApp, TEST_API_KEY } from '../helpers/app-context.js';
+import { signalGroup, spawnGroup } from '../helpers/process-group.js';
 
 const ORIGIN = 'https://ui.example.com';
 
@@ -265,7 +266,7 @@ test('a lone line of a running process reaches stdout without waiting for more l
     "createLogger('info').info({ lone: true }, 'one line');",
     'setTimeout(() => undefined, 60_000);',
   ].join('\n');
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+  const child = spawnGroup(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
     cwd: path.resolve(import.meta.dirname, '..', '..'),
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -273,7 +274,7 @@ test('a lone line of a running process reaches stdout without waiting for more l
     const line = await new Promise<string>((resolve, reject) => {
       let out = '';
       const timer = setTimeout(() => reject(new Error(`no line in 20 s: ${out}`)), 20_000);
-      child.stdout.on('data', (chunk) => {
+      child.stdout?.on('data', (chunk) => {
         out += chunk;
         if (out.includes('\n')) {
           clearTimeout(timer);
@@ -283,6 +284,6 @@ test('a lone line of a running process reaches stdout without waiting for more l
     });
     assert.equal(JSON.parse(line).lone, true);
   } finally {
-    child.kill('SIGKILL');
+    signalGroup(child, 'SIGKILL');
   }
 });

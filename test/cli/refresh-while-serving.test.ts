@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,6 +10,7 @@ import { parseConfig } from '../../src/config.js';
 import { MatchesRepository } from '../../src/db/index.js';
 import { createLogger } from '../../src/logger.js';
 import { openRuntime } from '../../src/runtime.js';
+import { signalGroup, spawnGroup } from '../helpers/process-group.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const KEY = 'refresh-while-serving-key-0123456789';
@@ -19,20 +19,20 @@ const KEY = 'refresh-while-serving-key-0123456789';
 function cli(argv: string[], dataDir: string): Promise<{ code: number | null; out: string; err: string }> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, API_KEY: KEY, LOG_LEVEL: 'warn' };
   for (const name of ['DATABASE_URL', 'REDIS_URL', 'CACHE_URL', 'S3_ENDPOINT']) delete env[name];
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'matchcast.js'), ...argv], {
+  const child = spawnGroup(process.execPath, [path.join(ROOT, 'bin', 'matchcast.js'), ...argv], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   let err = '';
-  child.stdout.on('data', (b) => {
+  child.stdout?.on('data', (b) => {
     out += b;
   });
-  child.stderr.on('data', (b) => {
+  child.stderr?.on('data', (b) => {
     err += b;
   });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 45_000);
+  const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), 45_000);
   return new Promise((resolve) =>
     child.once('exit', (code) => {
       clearTimeout(timer);

@@ -2,7 +2,7 @@
 // (openRuntime's adapters: PGlite in memory, folder store, in-process queue with worker threads, memory cache)
 // over a temp DATA_DIR, bootstrapped like `matchcast start` on a small synthetic league, listening
 // on a free port. Also: preparing a DATA_DIR for a spawned `matchcast serve|start`, and spawning it.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,6 +18,7 @@ import { createLogger, type Logger, REDACT_PATHS } from '../../src/logger.js';
 import { bootstrapFirstRun } from '../../src/pipeline/index.js';
 import { silentProgress } from '../../src/pipeline/progress.js';
 import { openRuntime, type RuntimeContext } from '../../src/runtime.js';
+import { signalGroup, spawnGroup } from '../helpers/process-group.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -170,7 +171,7 @@ export async function spawnMatchcast(
   env: Record<string, string>,
   timeoutMs = 90_000,
 ): Promise<SpawnedServer> {
-  const child = spawn(process.execPath, ['bin/matchcast.js', command], {
+  const child = spawnGroup(process.execPath, ['bin/matchcast.js', command], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
@@ -194,7 +195,7 @@ export async function spawnMatchcast(
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
       clearInterval(poll);
-      child.kill('SIGKILL');
+      signalGroup(child, 'SIGKILL');
       reject(new Error(`matchcast ${command} did not listen within ${timeoutMs} ms:\n${out.slice(-2000)}`));
     }, timeoutMs);
     const poll = setInterval(() => {
@@ -217,8 +218,8 @@ export async function spawnMatchcast(
     output: () => out,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      signalGroup(child, 'SIGTERM');
+      const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), 15_000);
       const code = await exited;
       clearTimeout(timer);
       return code;

@@ -2,13 +2,14 @@
 // worker, ingest, pipeline, registry) over PostgreSQL (a unique schema), Redis (a unique queue name, or
 // a private redis-server that a test can stop) and s3rver (restartable on the same port and folder).
 // Every process started here is killed by `Cluster.close()`, also when a test fails.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { signalGroup, spawnGroup } from './process-group.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(ROOT, 'bin/matchcast.js');
@@ -86,21 +87,9 @@ export interface Proc {
 
 const live = new Set<Proc>();
 
-// A test process that dies (a runner timeout, Ctrl-C) must not leave its cluster running.
-function killGroupsNow(): void {
-  for (const p of live) if (p.child.pid) signalGroup(p.child, 'SIGKILL');
-}
-process.once('exit', killGroupsNow);
-for (const sig of ['SIGTERM', 'SIGINT'] as const) {
-  process.once(sig, () => {
-    killGroupsNow();
-    process.exit(128 + (sig === 'SIGTERM' ? 15 : 2));
-  });
-}
-
 /** Spawns a process in its own process group so that a kill reaches anything it started. */
 export function spawnProc(name: string, cmd: string, args: string[], env: Record<string, string>): Proc {
-  const child = spawn(cmd, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawnGroup(cmd, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let stdout = '';
   const keep = (d: Buffer) => {
@@ -136,19 +125,6 @@ export function spawnProc(name: string, cmd: string, args: string[], env: Record
   live.add(proc);
   exited.then(() => live.delete(proc));
   return proc;
-}
-
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    try {
-      child.kill(signal);
-    } catch {
-      // already gone
-    }
-  }
 }
 
 /**

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { UnrecoverableError, Worker } from 'bullmq';
 import { createBullmqQueue } from '../../src/queue/bullmq/producer.js';
 import { bullConnection } from '../../src/queue/bullmq/protocol.js';
 import type { TaskQueue } from '../../src/queue/index.js';
+import { signalGroup, spawnGroup } from '../helpers/process-group.js';
 import { dropQueueKeys } from '../worker/fixtures.js';
 
 const REDIS_URL = process.env.REDIS_URL;
@@ -140,7 +140,7 @@ test('a job whose worker was SIGKILLed is picked up again by another worker', {
   const q = open(name);
   await ready(q);
   // A worker process that takes the job and hangs; it is killed while the job is active.
-  const child = spawn(
+  const child = spawnGroup(
     process.execPath,
     [
       '--import',
@@ -153,11 +153,11 @@ test('a job whose worker was SIGKILLed is picked up again by another worker', {
     ],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
   );
-  closers.push(async () => child.kill('SIGKILL'));
+  closers.push(async () => signalGroup(child, 'SIGKILL'));
   const took = new Promise<void>((r) => child.stdout?.on('data', (d) => String(d).includes('took') && r()));
   const id = await q.submit('predict_match', { match_id: 77, stage: 'champion' });
   await took;
-  child.kill('SIGKILL');
+  signalGroup(child, 'SIGKILL');
   const w = new Worker(name, async (job) => ({ again: job.data.match_id }), {
     connection: bullConnection(REDIS_URL!),
     lockDuration: 2000,

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,11 +10,12 @@ import { createRegistry } from '../../src/registry/index.js';
 import { readPublished, readRunHistory, readVerified } from '../../src/runs/index.js';
 import { createObjectStore } from '../../src/storage/index.js';
 import { dropSchema, PG_SKIP, PG_URL, uniqueSchema } from '../db/helpers.js';
+import { signalGroup, spawnGroup } from '../helpers/process-group.js';
 
 const ROUNDS = 6;
 
 function startMover(dataDir: string, schema: string | undefined, env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(
+  return spawnGroup(
     process.execPath,
     ['--import', 'tsx', path.join(import.meta.dirname, 'kill-mover.fixture.ts'), dataDir, schema ?? ''],
     { stdio: ['ignore', 'pipe', 'pipe'], env, detached: true },
@@ -28,7 +29,7 @@ async function runUntilKilled(child: ChildProcess, ms: number): Promise<void> {
       err += d;
     });
     child.stdout!.on('data', (d) => {
-      if (String(d).includes('ready')) setTimeout(() => child.kill('SIGKILL'), ms);
+      if (String(d).includes('ready')) setTimeout(() => signalGroup(child, 'SIGKILL'), ms);
     });
     child.once('exit', (code, signal) =>
       signal === 'SIGKILL' ? resolve() : reject(new Error(`mover exited ${code}: ${err}`)),

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,6 +10,7 @@ import { REGISTRY_BUCKET } from '../../src/registry/keys.js';
 import type { ObjectStore } from '../../src/storage/index.js';
 import { createObjectStore } from '../../src/storage/index.js';
 import { BACKENDS, dropSchema, PG_URL, uniqueSchema } from '../db/helpers.js';
+import { signalGroup, spawnGroup } from '../helpers/process-group.js';
 import { startS3rver, type TestS3Server } from '../helpers/s3rver.js';
 import { hostSharedDatabase } from '../helpers/shared-db.js';
 
@@ -35,20 +35,20 @@ function runChild(
   args: string[],
 ): Promise<{ moved: number; conflicts: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
+    const child = spawnGroup(
       process.execPath,
       ['--import', 'tsx', path.join(import.meta.dirname, 'alias-writer.fixture.ts'), ...args],
       { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', ...env } },
     );
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => {
+    child.stdout?.on('data', (d) => {
       stdout += d;
     });
-    child.stderr.on('data', (d) => {
+    child.stderr?.on('data', (d) => {
       stderr += d;
     });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), 60_000);
     child.on('exit', (code) => {
       clearTimeout(timer);
       if (code === 0) resolve(JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}'));

@@ -1,5 +1,5 @@
 // Builds the API with the live and task routes over real adapters, and spawns worker processes.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/api/app.js';
@@ -10,6 +10,7 @@ import { createPredictionCache, type PredictionCache } from '../../src/cache/ind
 import { createLogger } from '../../src/logger.js';
 import { createTaskQueue, type TaskQueue } from '../../src/queue/index.js';
 import { createServingViews } from '../../src/serving/index.js';
+import { signalGroup, spawnGroup } from '../helpers/process-group.js';
 import { createFixture, dropQueueKeys, type Fixture } from './fixtures.js';
 
 export const API_KEY = 'test-key-0123456789abcdef';
@@ -95,7 +96,7 @@ export async function spawnWorker(
     SHUTDOWN_TIMEOUT_MS: '3000',
     ...extraEnv,
   };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/worker/run-worker.ts'], {
+  const child = spawnGroup(process.execPath, ['--import', 'tsx', 'test/worker/run-worker.ts'], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -128,7 +129,7 @@ export async function spawnWorker(
     output: () => out,
     exited,
     async stop(signal = 'SIGTERM') {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      if (child.exitCode === null && child.signalCode === null) signalGroup(child, signal);
       return exited;
     },
   };

@@ -1,9 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { signalGroup, spawnGroup } from '../../helpers/process-group.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
 
@@ -56,19 +57,23 @@ export async function startEmbeddedServer(timeoutMs = 240_000): Promise<Embedded
   ]) {
     delete env[name];
   }
-  const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'bin', 'matchcast.js'), 'start'], {
-    cwd: ROOT,
-    env: {
-      ...env,
-      DATA_DIR: dataDir,
-      API_KEY: key,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      PUBLIC_BASE_URL: url,
-      LOG_LEVEL: 'warn',
+  const child: ChildProcess = spawnGroup(
+    process.execPath,
+    [path.join(ROOT, 'bin', 'matchcast.js'), 'start'],
+    {
+      cwd: ROOT,
+      env: {
+        ...env,
+        DATA_DIR: dataDir,
+        API_KEY: key,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        PUBLIC_BASE_URL: url,
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   child.stdout?.on('data', (b) => {
     out += b;
   });
@@ -79,8 +84,8 @@ export async function startEmbeddedServer(timeoutMs = 240_000): Promise<Embedded
 
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      const t = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      signalGroup(child, 'SIGTERM');
+      const t = setTimeout(() => signalGroup(child, 'SIGKILL'), 15_000);
       await exited;
       clearTimeout(t);
     }
