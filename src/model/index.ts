@@ -25,7 +25,13 @@ export {
   trainGoalsModel,
 } from './goals/goals-model.js';
 export { marketsFromMatrix } from './goals/markets.js';
-export { MARKETS_COLUMNS, type MarketsRow } from './goals/markets-file.js';
+export {
+  MARKETS_COLUMNS,
+  type MarketsRow,
+  matchMarkets,
+  parseMarketsRows,
+  scoreMatrixRows,
+} from './goals/markets-file.js';
 export { scoreMatrix } from './goals/score-matrix.js';
 export {
   type GoalsBacktestResult,

@@ -8,9 +8,14 @@ import {
   readObservationColumns,
 } from '../ingest/index.js';
 import type { Logger } from '../logger.js';
-import { buildGoalInputs, type GoalInput, type GoalRatingParams, type MarketsRow } from '../model/index.js';
+import {
+  buildGoalInputs,
+  type GoalInput,
+  type GoalRatingParams,
+  type MarketsRow,
+  parseMarketsRows,
+} from '../model/index.js';
 import { servedRef } from '../runs/index.js';
-import { parseMarketsRows } from '../serving/index.js';
 import { type ObjectStore, readParquet } from '../storage/index.js';
 import type { FeatureSnapshot } from './feature-table.js';
 

@@ -10,7 +10,13 @@ import {
   type ServableStage,
 } from '../domain/index.js';
 import { hasNoOdds } from '../features/index.js';
-import { GOAL_INPUTS_VERSION, type GoalsModel, openingMeans, predictGoals } from '../model/index.js';
+import {
+  GOAL_INPUTS_VERSION,
+  type GoalsModel,
+  matchMarkets,
+  openingMeans,
+  predictGoals,
+} from '../model/index.js';
 import type {
   ModelInfoResult,
   PredictMarketsResult,
@@ -19,7 +25,6 @@ import type {
   WorkerModelMeta,
 } from '../queue/index.js';
 import type { ModelVersion } from '../registry/index.js';
-import { matchMarkets } from '../serving/index.js';
 import { type FeatureSnapshot, FeatureTable } from './feature-table.js';
 import { GoalsTable, oddsRecordAt, predictionTimeOf } from './goals-table.js';
 import { ModelSlots } from './model-slots.js';

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { predictionCacheKey } from '../../cache/index.js';
 import { isMatchcastError, KEYS, MatchcastError } from '../../domain/index.js';
+import { scoreMatrixRows } from '../../model/index.js';
 import type { PredictMarketsResult } from '../../queue/index.js';
 import { createRegistry } from '../../registry/index.js';
 import { readArtifact } from '../../runs/index.js';
@@ -20,7 +21,6 @@ import {
   respond,
   route,
 } from '../../schemas/index.js';
-import { scoreMatrixRows } from '../../serving/index.js';
 import type { AppContext } from '../context.js';
 import { AliasCache, cachedAnswer, runTask } from './live.js';
 import { sendBytes } from './precomputed.js';

@@ -6,7 +6,7 @@ import { keyMatcher } from '../../../src/api/plugins/auth.js';
 import { uiRoutes } from '../../../src/api/routes/ui.js';
 import { parseConfig } from '../../../src/config.js';
 import { createLogger } from '../../../src/logger.js';
-import { matchMarkets, scoreMatrixRows } from '../../../src/serving/index.js';
+import { matchMarkets, scoreMatrixRows } from '../../../src/model/index.js';
 import {
   FIXTURE_BASELINES_CSV,
   FIXTURE_DRIFT,
