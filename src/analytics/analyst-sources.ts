@@ -93,19 +93,26 @@ export class PublishedCache<T> {
   ) {}
 
   async get(): Promise<T> {
-    if (this.idleMs !== undefined) {
-      clearTimeout(this.idle);
-      this.idle = setTimeout(() => {
-        this.current = null;
-      }, this.idleMs).unref();
-    }
+    this.touch();
     const etag = await publishedSeq(this.db);
     if (this.current && this.current.etag === etag) return this.current.value;
     const value = this.compute();
     this.current = { etag, value };
-    value.catch(() => {
-      if (this.current?.value === value) this.current = null;
-    });
+    value.then(
+      // Idle from when it is ready, not from when it was asked for.
+      () => this.touch(),
+      () => {
+        if (this.current?.value === value) this.current = null;
+      },
+    );
     return value;
+  }
+
+  private touch(): void {
+    if (this.idleMs === undefined) return;
+    clearTimeout(this.idle);
+    this.idle = setTimeout(() => {
+      this.current = null;
+    }, this.idleMs).unref();
   }
 }

@@ -37,14 +37,19 @@ async function offThread<T>(
   here: () => Promise<T>,
 ): Promise<T> {
   if (await childReaches(ctx)) {
-    const runId = (await readPublished(ctx.db))?.run_id ?? null;
-    try {
-      return await compute(runId);
-    } catch (err) {
-      ctx.log.warn(
-        { err: err instanceof Error ? err.message : String(err) },
-        `${what}: child process failed, computing them in the serving thread`,
-      );
+    // Twice: a run published between reading its id and the child's own read makes the child refuse.
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      const runId = (await readPublished(ctx.db))?.run_id ?? null;
+      try {
+        return await compute(runId);
+      } catch (err) {
+        ctx.log.warn(
+          { err: err instanceof Error ? err.message : String(err), attempt },
+          attempt < 2
+            ? `${what}: child process failed, trying again`
+            : `${what}: child process failed, computing them in the serving thread`,
+        );
+      }
     }
   }
   return here();
