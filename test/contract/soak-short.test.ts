@@ -2,38 +2,30 @@
 // odds, ROI, live with and without cache) against a spawned `matchcast start`; 0 errors and resident
 // memory growth after warm-up under 10 %. The 10-minute run and its figures: docs/benchmarks.md.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { test } from 'node:test';
+import { signalGroup, spawnGroup } from '../helpers/process-group.js';
 import { ROOT } from './harness.js';
 
 test('soak (short form): mixed load on matchcast start, 0 errors, RSS growth < 10 %', {
   timeout: 150_000,
 }, async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/soak.ts'], {
+  // Its own process group, so that a timeout ends the spawned `matchcast start` with it.
+  const child = spawnGroup(process.execPath, ['--import', 'tsx', 'bench/soak.ts'], {
     cwd: ROOT,
     env: { ...process.env, SOAK_SECONDS: '15', SOAK_WARMUP_SECONDS: '3', SOAK_CONCURRENCY: '4' },
     stdio: ['ignore', 'pipe', 'pipe'],
-    // Its own process group, so that a timeout ends the spawned `matchcast start` with it.
-    detached: true,
   });
-  const killGroup = () => {
-    try {
-      process.kill(-child.pid!, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  };
   let out = '';
-  child.stdout.on('data', (d) => {
+  child.stdout?.on('data', (d) => {
     out += d;
   });
-  child.stderr.on('data', (d) => {
+  child.stderr?.on('data', (d) => {
     out += d;
   });
-  const timer = setTimeout(killGroup, 140_000);
+  // What the leader leaves behind goes when it exits (spawnGroup).
+  const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), 140_000);
   const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
   clearTimeout(timer);
-  killGroup();
   const line = out.split('\n').find((l) => l.startsWith('{"soak"'));
   assert.ok(line, `no summary line:\n${out.slice(-3000)}`);
   const { soak } = JSON.parse(line) as {
