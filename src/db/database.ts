@@ -1,4 +1,3 @@
-/** Per-call options of {@link Database.query}. */
 export interface QueryOptions {
   /** Client-side bound, ms (then MC_ERR_DATABASE_UNAVAILABLE); default the adapter's statement timeout. */
   timeoutMs?: number;

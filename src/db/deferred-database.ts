@@ -24,38 +24,32 @@ export async function openDatabaseDeferred(
   }
 }
 
-/** Minimum time between two attempts to open, ms. */
-const RETRY_MS = 1000;
-/** Period of the background attempts while the database is down, ms. */
-const BACKGROUND_MS = 5000;
+const RETRY_MS = 1000; // minimum time between two attempts to open
+const BACKGROUND_MS = 5000; // period of the background attempts while the database is down
 
 class DeferredDatabase implements Database {
   readonly kind: Database['kind'];
   private inner: Database | undefined;
   private opening: Promise<Database> | undefined;
   private lastAttempt = Date.now();
-  private lastError: MatchcastError;
   private closed = false;
   private readonly timer: NodeJS.Timeout;
 
   constructor(
     private readonly open: () => Promise<Database>,
     private readonly options: DeferredDatabaseOptions,
-    firstError: MatchcastError,
+    private lastError: MatchcastError,
   ) {
     this.kind = options.kind;
-    this.lastError = firstError;
     this.timer = setInterval(() => {
       if (!this.inner) this.attempt().catch(() => undefined);
-    }, BACKGROUND_MS);
-    this.timer.unref();
+    }, BACKGROUND_MS).unref();
   }
 
   get schema(): string | undefined {
     return this.inner?.schema;
   }
 
-  /** The open database, opening it when the last attempt is older than `RETRY_MS`. */
   private async get(): Promise<Database> {
     if (this.inner) return this.inner;
     if (this.opening) return this.opening;

@@ -93,16 +93,11 @@ export async function hostEmbeddedDatabase(dbDir: string): Promise<EmbeddedHost>
   const unlock = acquireLock(dbDir);
   const socketDir = embeddedSocketDir(dbDir);
   const socketPath = path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`);
+  let thread: Worker | undefined;
   try {
     mkdirSync(socketDir, { recursive: true, mode: 0o700 });
     // A socket left by a killed server: the lock above says its owner is gone.
     rmSync(socketPath, { force: true });
-  } catch (err) {
-    unlock();
-    throw err;
-  }
-  let thread: Worker | undefined;
-  try {
     await createEmbeddedDatabase(dbDir);
     thread = startModuleThread(siblingModule(import.meta.url, './embedded-host-thread'), {
       dataDir: dbDir,

@@ -1,19 +1,10 @@
 import { isMatchcastError, MatchcastError, withTimeout } from '../domain/index.js';
 
-// SQLSTATE: 08 connection, 53 resources, 57 operator intervention (57014 statement_timeout), 58 system
-// error; 3D000 the database does not exist (dropped; it may be created again).
-const UNAVAILABLE_SQLSTATE = /^(08|53|57|58|3D000$)/;
-
-/** Node socket errors and pg/pglite client messages that mean "no usable connection". */
-const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENOTFOUND',
-  'EPIPE',
-  'EAI_AGAIN',
-]);
+// Node socket errors; SQLSTATE classes 08 connection, 53 resources, 57 operator intervention (57014
+// statement_timeout), 58 system error, and 3D000: the database does not exist (dropped; may come back).
+const UNAVAILABLE_CODE =
+  /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EPIPE|EAI_AGAIN|(08|53|57|58).{3}|3D000)$/;
+/** pg/pglite client messages that mean "no usable connection". */
 const UNAVAILABLE_MESSAGE =
   /timeout exceeded when trying to connect|Connection terminated|Query read timeout|connection timeout|PGlite is closed|Client has encountered a connection error|Cannot use a pool after calling end/i;
 
@@ -22,12 +13,7 @@ export function isUnavailableError(err: unknown): boolean {
   if (isMatchcastError(err, 'MC_ERR_DATABASE_UNAVAILABLE')) return true;
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: unknown }).code;
-  if (
-    typeof code === 'string' &&
-    (UNAVAILABLE_CODES.has(code) || (code.length === 5 && UNAVAILABLE_SQLSTATE.test(code)))
-  ) {
-    return true;
-  }
+  if (typeof code === 'string' && UNAVAILABLE_CODE.test(code)) return true;
   if (err instanceof AggregateError) return err.errors.some(isUnavailableError);
   return UNAVAILABLE_MESSAGE.test(err.message);
 }
@@ -40,14 +26,11 @@ export function isSchemaGone(err: unknown): boolean {
 
 /** Maps connection-level failures to `MC_ERR_DATABASE_UNAVAILABLE`; anything else is rethrown as is. */
 export function mapDatabaseError(err: unknown): never {
-  if (isMatchcastError(err)) throw err;
-  if (isUnavailableError(err)) {
-    const reason = err instanceof Error ? err.message : String(err);
-    throw new MatchcastError('MC_ERR_DATABASE_UNAVAILABLE', `Database is unavailable: ${reason}`, {
-      cause: err,
-    });
-  }
-  throw err;
+  if (isMatchcastError(err) || !isUnavailableError(err)) throw err;
+  const reason = err instanceof Error ? err.message : String(err);
+  throw new MatchcastError('MC_ERR_DATABASE_UNAVAILABLE', `Database is unavailable: ${reason}`, {
+    cause: err,
+  });
 }
 
 /** `promise`, rejected with `MC_ERR_DATABASE_UNAVAILABLE` when a `timeoutMs` is set and passes first. */

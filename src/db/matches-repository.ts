@@ -44,10 +44,8 @@ interface MatchDbRow {
 const MATCH_COLUMNS = `id, region_id, region_name, tournament_name, season, start_time_utc,
   home_team_name, away_team_name, status, home_score, away_score`;
 
-/**
- * unnest() batches; DO UPDATE's WHERE skips identical rows and, unless $11 (force), finished ones (in the
- * statement, against concurrent writers). The outer SELECT gives unchanged rows' ids; `xmax = 0`: inserted.
- */
+// unnest() batches; DO UPDATE's WHERE skips identical rows and, unless $11 (force), finished ones (in the
+// statement, against concurrent writers). The outer SELECT gives unchanged rows' ids; `xmax = 0`: inserted.
 const UPSERT_SQL = `
 WITH input AS (
   SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::text[],
@@ -76,9 +74,8 @@ LEFT JOIN matches old USING (region_name, tournament_name, start_time_utc, home_
 ORDER BY i.ord`;
 
 function naturalKey(m: MatchUpsert): string {
-  return [m.regionName, m.tournamentName, m.startTimeUtc.getTime(), m.homeTeamName, m.awayTeamName].join(
-    '\u0000',
-  );
+  const { regionName, tournamentName, startTimeUtc, homeTeamName, awayTeamName } = m;
+  return [regionName, tournamentName, startTimeUtc.getTime(), homeTeamName, awayTeamName].join('\u0000');
 }
 
 function toMatch(r: MatchDbRow, intern: (s: string) => string): Match {
@@ -101,10 +98,8 @@ function toMatch(r: MatchDbRow, intern: (s: string) => string): Match {
 function interner(): (s: string) => string {
   const seen = new Map<string, string>();
   return (s) => {
-    const known = seen.get(s);
-    if (known !== undefined) return known;
-    seen.set(s, s);
-    return s;
+    if (!seen.has(s)) seen.set(s, s);
+    return seen.get(s)!;
   };
 }
 
@@ -114,7 +109,7 @@ function isDatabase(db: Queryable): db is Database {
 
 /** Reads and writes the `matches` table (and the `regions` it references). */
 export class MatchesRepository {
-  /** `db`: a {@link Database} (an upsert is one transaction) or a running `tx`. */
+  /** `db`: a Database (an upsert is one transaction) or a running `tx`. */
   constructor(
     private readonly db: Queryable,
     private readonly batchSize = 2000,
@@ -138,14 +133,9 @@ export class MatchesRepository {
     const unique: MatchUpsert[] = [];
     const slots = rows.map((row) => {
       const key = naturalKey(row);
-      let slot = slotOf.get(key);
-      if (slot === undefined) {
-        slot = unique.length;
-        slotOf.set(key, slot);
-        unique.push(row);
-      } else {
-        unique[slot] = row;
-      }
+      if (!slotOf.has(key)) slotOf.set(key, slotOf.size);
+      const slot = slotOf.get(key)!;
+      unique[slot] = row;
       return slot;
     });
 
@@ -240,10 +230,7 @@ export class MatchesRepository {
     return new Map(rows.map((r) => [r.name, Number(r.id)]));
   }
 
-  /**
-   * Matches of a UTC year (and month), newest first (`start_time_utc DESC, id DESC`), paged.
-   * `options.timeoutMs` bounds the call (requests pass `config.dbTimeoutMs`).
-   */
+  /** Matches of a UTC year (and month), newest first, paged; requests bound it by `config.dbTimeoutMs`. */
   async listLivescores(q: LivescoresQuery, options?: QueryOptions): Promise<Livescore[]> {
     // Date.UTC carries month 12 into January of the next year.
     const from = new Date(Date.UTC(q.year, (q.month ?? 1) - 1, 1));

@@ -25,30 +25,24 @@ class PgliteDatabase implements Database {
     private readonly unlock: () => void,
   ) {}
 
-  async query<T = Record<string, unknown>>(
+  query<T = Record<string, unknown>>(
     sql: string,
     params?: readonly unknown[],
     options?: QueryOptions,
   ): Promise<T[]> {
     const run = this.pg.query<T>(sql, params as unknown[] | undefined).then((r) => r.rows);
-    try {
-      return await withDatabaseTimeout(run, options?.timeoutMs);
-    } catch (err) {
-      return mapDatabaseError(err);
-    }
+    return withDatabaseTimeout(run, options?.timeoutMs).catch(mapDatabaseError);
   }
 
-  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    try {
-      return await this.pg.transaction((tx) =>
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.pg
+      .transaction((tx) =>
         fn({
           query: async <R>(sql: string, params?: readonly unknown[]) =>
             (await tx.query<R>(sql, params as unknown[] | undefined)).rows,
         }),
-      );
-    } catch (err) {
-      return mapDatabaseError(err);
-    }
+      )
+      .catch(mapDatabaseError);
   }
 
   ping(timeoutMs: number): Promise<boolean> {
@@ -66,10 +60,8 @@ class PgliteDatabase implements Database {
 
 let template: Promise<Blob> | undefined;
 
-/**
- * A new in-memory database's folder (the tests' databases), saved once per PGlite version beside the
- * system's temp files: initdb costs ~3 s of CPU an open, loading the saved folder under 1 s.
- */
+// The tests' in-memory databases start from a folder saved once per PGlite version in the temp dir:
+// initdb costs ~3 s of CPU an open, loading the saved folder under 1 s.
 function memoryTemplate(): Promise<Blob> {
   template ??= (async () => {
     const entry = fileURLToPath(import.meta.resolve('@electric-sql/pglite'));

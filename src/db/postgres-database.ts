@@ -6,7 +6,7 @@ import { applyMigrations } from './migrations.js';
 
 export interface PostgresOptions {
   connectionString: string;
-  /** Schema to work in (created when missing); `public` when unset. */
+  /** Created when missing; `public` when unset. */
   schema: string;
   /** Bound on acquiring a connection (incl. connecting), ms. */
   connectTimeoutMs: number;
@@ -15,13 +15,12 @@ export interface PostgresOptions {
   maxConnections: number;
 }
 
-const INT8_OID = 20;
-const NUMERIC_OID = 1700;
+const { INT8, NUMERIC } = pg.types.builtins;
 
 /** bigint and numeric arrive as strings by default; every value this app stores fits a double. */
 const typeParsers = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
-    if (oid === INT8_OID || oid === NUMERIC_OID) return (v: string) => (v === null ? null : Number(v));
+    if (oid === INT8 || oid === NUMERIC) return (v: string) => (v === null ? null : Number(v));
     return pg.types.getTypeParser(oid, format ?? 'text');
   },
 } as unknown as pg.CustomTypesConfig;
@@ -29,9 +28,10 @@ const typeParsers = {
 /** Advisory-lock namespace of schema migrations ('mc' in ASCII); the second key is the schema's hash. */
 const MIGRATION_LOCK_CLASS = 0x6d63;
 
+/** One pooled connection as a session; its failures are mapped as the pool's are. */
 function clientSession(client: pg.PoolClient): Queryable & Pick<Database, 'transaction'> {
-  const query = async <T>(sql: string, params?: readonly unknown[]): Promise<T[]> =>
-    (await client.query(sql, params as unknown[] | undefined)).rows as T[];
+  const query = <T>(sql: string, params?: readonly unknown[]): Promise<T[]> =>
+    client.query(sql, params as unknown[] | undefined).then((r) => r.rows as T[], mapDatabaseError);
   return {
     query,
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
@@ -50,14 +50,13 @@ function clientSession(client: pg.PoolClient): Queryable & Pick<Database, 'trans
 
 class PostgresDatabase implements Database {
   readonly kind = 'postgres' as const;
+  private remigrating: Promise<unknown> | null = null;
 
   constructor(
     private readonly pool: pg.Pool,
     readonly schema: string,
     private readonly statementTimeoutMs: number,
   ) {}
-
-  private remigrating: Promise<unknown> | null = null;
 
   /** Runs `fn`; when the schema is gone, migrates again (once for all callers) and reruns it. */
   private async healing<T>(fn: () => Promise<T>): Promise<T> {
@@ -86,19 +85,14 @@ class PostgresDatabase implements Database {
     params?: readonly unknown[],
     options?: QueryOptions,
   ): Promise<T[]> {
-    return this.healing(async () => {
-      const timeoutMs = options?.timeoutMs;
-      const config = { text: sql, values: params, query_timeout: timeoutMs } as pg.QueryConfig;
-      try {
-        // The outer bound also covers waiting for a pooled connection.
-        return await withDatabaseTimeout(
-          this.pool.query(config).then((r) => r.rows as T[]),
-          timeoutMs,
-        );
-      } catch (err) {
-        return mapDatabaseError(err);
-      }
-    });
+    const config = { text: sql, values: params, query_timeout: options?.timeoutMs } as pg.QueryConfig;
+    // The outer bound also covers waiting for a pooled connection.
+    return this.healing(() =>
+      withDatabaseTimeout(
+        this.pool.query(config).then((r) => r.rows as T[]),
+        options?.timeoutMs,
+      ).catch(mapDatabaseError),
+    );
   }
 
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
@@ -106,17 +100,7 @@ class PostgresDatabase implements Database {
       const client = await this.pool.connect().catch(mapDatabaseError);
       let broken: Error | undefined;
       try {
-        return await clientSession(client).transaction(async (tx) =>
-          fn({
-            query: async <R>(sql: string, params?: readonly unknown[]) => {
-              try {
-                return await tx.query<R>(sql, params);
-              } catch (err) {
-                return mapDatabaseError(err);
-              }
-            },
-          }),
-        );
+        return await clientSession(client).transaction(fn);
       } catch (err) {
         if (err instanceof Error && /Query read timeout|Connection terminated/i.test(err.message))
           broken = err;
@@ -138,18 +122,16 @@ class PostgresDatabase implements Database {
   /** Runs the migrations on one dedicated connection holding a per-schema advisory lock. */
   async migrate(): Promise<number[]> {
     const client = await this.pool.connect().catch(mapDatabaseError);
+    const lock = [MIGRATION_LOCK_CLASS, this.schema];
     try {
       // Another process may be migrating: wait for its lock longer than a normal statement may run.
       await client.query(`SET statement_timeout = ${Math.max(this.statementTimeoutMs, 60_000)}`);
-      await client.query('SELECT pg_advisory_lock($1, hashtext($2))', [MIGRATION_LOCK_CLASS, this.schema]);
+      await client.query('SELECT pg_advisory_lock($1, hashtext($2))', lock);
       try {
         if (this.schema !== 'public') await client.query(`CREATE SCHEMA IF NOT EXISTS "${this.schema}"`);
         return await applyMigrations(clientSession(client));
       } finally {
-        await client.query('SELECT pg_advisory_unlock($1, hashtext($2))', [
-          MIGRATION_LOCK_CLASS,
-          this.schema,
-        ]);
+        await client.query('SELECT pg_advisory_unlock($1, hashtext($2))', lock);
       }
     } catch (err) {
       return mapDatabaseError(err);
