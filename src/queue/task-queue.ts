@@ -4,12 +4,6 @@ import type { ModelInfoResult, PredictMarketsResult, PredictMatchResult, TaskFai
 /** Task names on the `ml` queue (spec §1, §4.8, §4.9); `predict_markets` serves `?live=true` markets. */
 export type TaskName = 'predict_match' | 'model_info' | 'predict_markets';
 
-/**
- * Where a task is, additively to `status` (spec §2.8): `pending` covers both a queued task (`waiting`)
- * and an id the queue does not know — never submitted, or its result expired after `RESULT_TTL`.
- */
-export type TaskState = TaskStatus['state'];
-
 // The shapes `/monitoring/task_status` and `/monitoring/celery/workers` answer with.
 export type { TaskStatus, WorkerInfo };
 
@@ -21,8 +15,11 @@ const STATUS_OF = {
   failed: 'FAILURE',
 } as const;
 
-/** The task_status answer for a task in `state`; `result` is its value or failure once finished. */
-export function taskStatus(taskId: string, state: TaskState, result: unknown = null): TaskStatus {
+/**
+ * The task_status answer; `state` adds to `status` (spec §2.8), whose `pending` covers both a queued task
+ * and an id unknown (never submitted, or expired after RESULT_TTL). `result`: the value or failure.
+ */
+export function taskStatus(taskId: string, state: TaskStatus['state'], result: unknown = null): TaskStatus {
   return { task_id: taskId, status: STATUS_OF[state], result, state };
 }
 
@@ -42,7 +39,6 @@ export type TaskOutcome = { ok: true; value: unknown } | { ok: false; failure: T
 export interface ResultStoreUsage {
   /** Finished results kept (completed + failed). */
   results: number;
-  /** Tasks waiting for a worker. */
   waiting: number;
   /** Memory of the broker (Redis `used_memory`), bytes; null for the in-process queue. */
   brokerMemoryBytes: number | null;
@@ -56,18 +52,15 @@ interface PayloadBase {
   expires_at?: number;
 }
 
-interface PredictMatchPayload extends PayloadBase {
+/** Payload of `predict_markets` (the goals champion's markets of one match) and, with `stage`, `predict_match`. */
+interface PredictMarketsPayload extends PayloadBase {
   match_id: number;
-  stage: 'champion' | 'challenger';
-  /** The run id the caller resolved for `stage`: a worker holding another re-resolves the alias first. */
+  /** The run id the caller resolved for the stage: a worker holding another re-resolves the alias first. */
   run_id?: string;
 }
 
-/** Payload of `predict_markets`: the goals champion's markets of one match. */
-interface PredictMarketsPayload extends PayloadBase {
-  match_id: number;
-  /** The goals champion's run id the caller resolved (re-resolved by a worker holding another). */
-  run_id?: string;
+interface PredictMatchPayload extends PredictMarketsPayload {
+  stage: 'champion' | 'challenger';
 }
 
 interface ModelInfoPayload extends PayloadBase {

@@ -7,14 +7,11 @@ interface Tracked {
   name: TaskName | undefined;
   /** Keep an outcome nobody waits for yet (a sync caller about to `wait`); false for async tasks. */
   keep: boolean;
-  /** How long the mark is kept, ms. */
   ttlMs: number;
 }
 
-interface Waiter {
-  resolve(value: unknown): void;
-  reject(err: Error): void;
-}
+/** Settles one `wait`: with its task's outcome, or with an error of its own (timeout, queue closed). */
+type Waiter = (outcome: TaskOutcome | Error) => void;
 
 /**
  * Callers waiting for task results, fed by one shared listener (none per call, so nothing leaks); an outcome
@@ -27,10 +24,9 @@ export class TaskWaiters {
   private readonly early = new Map<string, { outcome: TaskOutcome; at: number }>();
   private readonly sweeper: NodeJS.Timeout;
 
-  /** @param keepMs how long an unclaimed outcome or a submission mark is kept. Default `60000`. */
+  /** @param keepMs how long an unclaimed outcome or a submission mark is kept. */
   constructor(private readonly keepMs = 60_000) {
-    this.sweeper = setInterval(() => this.sweep(), Math.min(keepMs, 10_000));
-    this.sweeper.unref();
+    this.sweeper = setInterval(() => this.sweep(), Math.min(keepMs, 10_000)).unref();
   }
 
   /**
@@ -55,29 +51,20 @@ export class TaskWaiters {
 
   settle(taskId: string, outcome: TaskOutcome): void {
     const tracked = this.submitted.get(taskId);
-    if (tracked) {
-      // Once per task: a reply and a poll may both report the same outcome.
-      this.submitted.delete(taskId);
-      if (tracked.name) {
-        for (const listener of this.listeners) {
-          try {
-            listener(tracked.name, outcome);
-          } catch {
-            // a listener (metrics) must never break result delivery
-          }
+    // Once per task: a reply and a poll may both report the same outcome.
+    this.submitted.delete(taskId);
+    if (tracked?.name) {
+      for (const listener of this.listeners) {
+        try {
+          listener(tracked.name, outcome);
+        } catch {
+          // a listener (metrics) must never break result delivery
         }
       }
     }
     const set = this.waiting.get(taskId);
-    if (set) {
-      this.waiting.delete(taskId);
-      for (const w of set) {
-        if (outcome.ok) w.resolve(outcome.value);
-        else w.reject(taskFailureError(outcome.failure));
-      }
-      return;
-    }
-    if (tracked?.keep) this.early.set(taskId, { outcome, at: Date.now() });
+    if (set) for (const waiter of set) waiter(outcome);
+    else if (tracked?.keep) this.early.set(taskId, { outcome, at: Date.now() });
   }
 
   /** Waits at most `timeoutMs`; `poll`, every `pollMs`, may find an outcome missed during a reconnect. */
@@ -87,52 +74,35 @@ export class TaskWaiters {
     poll?: () => Promise<TaskOutcome | undefined>,
     pollMs = 1000,
   ): Promise<T> {
-    const early = this.early.get(taskId);
-    if (early) {
-      this.early.delete(taskId);
-      return early.outcome.ok
-        ? Promise.resolve(early.outcome.value as T)
-        : Promise.reject(taskFailureError(early.outcome.failure));
-    }
     return new Promise<T>((resolve, reject) => {
+      const deliver = (outcome: TaskOutcome | Error) => {
+        if (outcome instanceof Error) reject(outcome);
+        else if (outcome.ok) resolve(outcome.value as T);
+        else reject(taskFailureError(outcome.failure));
+      };
+      const early = this.early.get(taskId);
+      if (early) {
+        this.early.delete(taskId);
+        return deliver(early.outcome);
+      }
       let pollTimer: NodeJS.Timeout | undefined;
-      const done = () => {
+      const waiter: Waiter = (outcome) => {
         clearTimeout(timer);
         clearTimeout(pollTimer);
         const set = this.waiting.get(taskId);
         set?.delete(waiter);
-        if (set && set.size === 0) this.waiting.delete(taskId);
+        if (set?.size === 0) this.waiting.delete(taskId);
+        deliver(outcome);
       };
-      const waiter: Waiter = {
-        resolve: (v) => {
-          done();
-          resolve(v as T);
-        },
-        reject: (e) => {
-          done();
-          reject(e);
-        },
-      };
-      const timer = setTimeout(() => {
-        waiter.reject(
-          new MatchcastError('MC_ERR_TASK_TIMEOUT', `No result for task ${taskId} within ${timeoutMs} ms`),
-        );
-      }, timeoutMs);
-      let set = this.waiting.get(taskId);
-      if (!set) {
-        set = new Set();
-        this.waiting.set(taskId, set);
-      }
-      set.add(waiter);
+      const timeout = `No result for task ${taskId} within ${timeoutMs} ms`;
+      const timer = setTimeout(() => waiter(new MatchcastError('MC_ERR_TASK_TIMEOUT', timeout)), timeoutMs);
+      this.waiting.set(taskId, (this.waiting.get(taskId) ?? new Set()).add(waiter));
       if (poll) {
         const tick = async (): Promise<void> => {
           const outcome = await poll().catch(() => undefined);
           if (!this.waiting.get(taskId)?.has(waiter)) return;
-          if (outcome) {
-            this.settle(taskId, outcome);
-            return;
-          }
-          pollTimer = setTimeout(tick, pollMs);
+          if (outcome) this.settle(taskId, outcome);
+          else pollTimer = setTimeout(tick, pollMs);
         };
         // A task this process did not submit may have finished already: look once at once.
         pollTimer = setTimeout(tick, this.submitted.has(taskId) ? pollMs : 0);
@@ -142,25 +112,21 @@ export class TaskWaiters {
 
   /** Number of callers waiting (for leak tests). */
   get size(): number {
-    let n = 0;
-    for (const s of this.waiting.values()) n += s.size;
-    return n;
+    return [...this.waiting.values()].reduce((n, set) => n + set.size, 0);
   }
 
   private sweep(): void {
     const now = Date.now();
-    const cutoff = now - this.keepMs;
     for (const [id, t] of this.submitted) if (t.at + t.ttlMs < now) this.submitted.delete(id);
-    for (const [id, e] of this.early) if (e.at < cutoff) this.early.delete(id);
+    for (const [id, e] of this.early) if (e.at < now - this.keepMs) this.early.delete(id);
   }
 
   close(): void {
     clearInterval(this.sweeper);
     for (const [id, set] of this.waiting) {
-      for (const w of set)
-        w.reject(new MatchcastError('MC_ERR_BROKER_UNAVAILABLE', `Queue closed while waiting for ${id}`));
+      const closed = new MatchcastError('MC_ERR_BROKER_UNAVAILABLE', `Queue closed while waiting for ${id}`);
+      for (const waiter of set) waiter(closed);
     }
-    this.waiting.clear();
     this.listeners.clear();
   }
 }

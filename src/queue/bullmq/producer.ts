@@ -16,7 +16,6 @@ type BullmqQueueOptions = Partial<
 
 /** `workers()` and `queueStats()` answers are shared by every caller for this long, ms. */
 const MONITOR_CACHE_MS = 1000;
-
 function unavailable(cause?: unknown): MatchcastError {
   return new MatchcastError('MC_ERR_BROKER_UNAVAILABLE', 'Task broker is unavailable', { cause });
 }
@@ -26,8 +25,7 @@ function unavailable(cause?: unknown): MatchcastError {
  * down instead of hanging (every call is bounded anyway). Results come back on one channel per process.
  */
 export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions = {}): TaskQueue {
-  const queueName = options.queueName ?? 'ml';
-  const log = options.log;
+  const { log, queueName = 'ml' } = options;
   const callTimeoutMs = options.brokerTimeoutMs ?? 2000;
   // Kept for task_status; only a flood beyond the count (100k ≈ 250 MB of Redis) trims results
   // younger than the TTL.
@@ -88,10 +86,8 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
       throw err instanceof MatchcastError ? err : unavailable(err);
     });
 
-  /**
-   * State first, then the job: a job read while active would miss the result it gets a moment later. A
-   * result older than RESULT_TTL is `unknown`: BullMQ removes old jobs only when a later one finishes.
-   */
+  // State first, then the job: a job read while active would miss the result it gets a moment later. A
+  // result older than RESULT_TTL is `unknown`: BullMQ removes old jobs only when a later one finishes.
   async function readJob(taskId: string): Promise<{ state: string; job: Job | undefined }> {
     const state = await queue.getJobState(taskId);
     if (state !== 'completed' && state !== 'failed') return { state, job: undefined };
@@ -110,10 +106,8 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
     return undefined;
   }
 
-  /**
-   * Waiting tasks, read from Redis at most every 250 ms and counted up locally between reads: one holder
-   * updated in place, so a submit's bump lands on the newest count even when a read ends during its add.
-   */
+  // Waiting tasks, read at most every 250 ms and counted up locally between reads: one holder updated in
+  // place, so a submit's bump lands on the newest count even when a read ends during its add.
   const waiting = { count: 0 };
   const waitingCache = sharedFor<typeof waiting>(250);
   const waitingCount = () =>
@@ -124,10 +118,8 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
   const workersCache = sharedFor<WorkerInfo[]>(MONITOR_CACHE_MS);
   const statsCache = sharedFor<Awaited<ReturnType<TaskQueue['queueStats']>>>(MONITOR_CACHE_MS);
 
-  /**
-   * The workers connected to the queue (`getWorkers`), with their active jobs and the models their latest
-   * kept results show loaded (workers load lazily: a model a worker holds is one it has answered with).
-   */
+  // The workers connected to the queue (`getWorkers`), with their active jobs and the models their latest
+  // kept results show loaded (workers load lazily: a model a worker holds is one it has answered with).
   async function readWorkers(): Promise<WorkerInfo[]> {
     const [clients, active, recent] = await bounded(
       Promise.all([queue.getWorkers(), queue.getActive(0, 999), queue.getCompleted(0, RECENT_RESULTS - 1)]),
@@ -151,10 +143,8 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
       if (count >= maxWaiting) throw queueFull(count, maxWaiting);
       const jobId = randomUUID();
       waiters.track(jobId, name, { awaited: submitOptions.awaited });
-      const data =
-        submitOptions.expiresAt === undefined
-          ? { ...payload, reply_to: replyChannel }
-          : { ...payload, reply_to: replyChannel, expires_at: submitOptions.expiresAt };
+      // An undefined `expires_at` is left out of the job's JSON.
+      const data = { ...payload, reply_to: replyChannel, expires_at: submitOptions.expiresAt };
       await bounded(
         queue.add(name, data, { jobId, attempts: 1, removeOnComplete: keep, removeOnFail: keep }),
       );
@@ -218,12 +208,10 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
     },
     async ready(timeoutMs) {
       if (!isUp()) return false;
-      try {
-        await withTimeout(producer.ping(), timeoutMs, () => unavailable('timeout'));
-        return true;
-      } catch {
-        return false;
-      }
+      return withTimeout(producer.ping(), timeoutMs, () => unavailable('timeout')).then(
+        () => true,
+        () => false,
+      );
     },
     async close() {
       closed = true;
@@ -261,12 +249,10 @@ const RECENT_RESULTS = 100;
 
 /** Worker names from BullMQ's connection names (`<prefix>:<queue>:w:<name>`), else their address. */
 function workerNames(clients: Record<string, string>[]): string[] {
-  const names: string[] = [];
-  for (const c of clients) {
+  const names = clients.flatMap((c) => {
     const at = c.rawname?.indexOf(':w:') ?? -1;
-    if (at >= 0) names.push(c.rawname!.slice(at + 3));
-    else if (c.rawname && c.addr) names.push(c.addr);
-  }
+    return at >= 0 ? [c.rawname!.slice(at + 3)] : c.rawname && c.addr ? [c.addr] : [];
+  });
   return [...new Set(names)].sort();
 }
 

@@ -72,36 +72,24 @@ export function createInProcessQueue(config: Config, options: InProcessQueueOpti
 
   function spawn(slot: ThreadSlot): void {
     if (closed) return;
-    const data: Omit<ThreadData, 'entry' | 'tsxApi'> = {
-      config: JSON.parse(JSON.stringify(config)),
-      workerName: slot.name,
-    };
-    const worker = startModuleThread(entry, data);
+    const data = { config: JSON.parse(JSON.stringify(config)), workerName: slot.name };
+    const worker = startModuleThread(entry, data satisfies Omit<ThreadData, 'entry' | 'tsxApi'>);
     slot.worker = worker;
     slot.ready = false;
     let initError: string | undefined;
     worker.on('message', (msg: FromThread) => {
-      switch (msg.t) {
-        case 'ready':
-          slot.ready = true;
-          dispatch();
-          break;
-        case 'init-error':
-          initError = msg.message;
-          break;
-        case 'started': {
-          const job = jobs.get(msg.id);
-          if (job) job.state = 'active';
-          break;
-        }
-        case 'done':
-          slot.active.delete(msg.id);
-          finish(msg.id, msg.ok ? { ok: true, value: msg.value } : { ok: false, failure: msg.failure });
-          dispatch();
-          break;
-        case 'pong':
-          slot.pings.get(msg.nonce)?.(msg.models);
-          break;
+      if (msg.t === 'init-error') initError = msg.message;
+      else if (msg.t === 'pong') slot.pings.get(msg.nonce)?.(msg.models);
+      else if (msg.t === 'started') {
+        const job = jobs.get(msg.id);
+        if (job) job.state = 'active';
+      } else if (msg.t === 'ready') {
+        slot.ready = true;
+        dispatch();
+      } else {
+        slot.active.delete(msg.id);
+        finish(msg.id, msg.ok ? { ok: true, value: msg.value } : { ok: false, failure: msg.failure });
+        dispatch();
       }
     });
     worker.on('error', (err) => {
@@ -150,24 +138,12 @@ export function createInProcessQueue(config: Config, options: InProcessQueueOpti
     }
   }
 
-  /** A finished record older than RESULT_TTL (`keepMs`): read as unknown even before it is pruned. */
-  function expired(job: JobRecord): boolean {
-    return job.finishedAt !== undefined && Date.now() - job.finishedAt > keepMs;
-  }
-
   function dispatch(): void {
     while (pending.length > 0) {
-      let best: ThreadSlot | undefined;
-      for (const s of slots) {
-        if (
-          s.ready &&
-          s.worker &&
-          s.active.size < concurrency &&
-          (!best || s.active.size < best.active.size)
-        ) {
-          best = s;
-        }
-      }
+      // The least busy thread with a free slot.
+      const best = slots
+        .filter((s) => s.ready && s.worker && s.active.size < concurrency)
+        .reduce<ThreadSlot | undefined>((b, s) => (b && b.active.size <= s.active.size ? b : s), undefined);
       if (!best?.worker) return;
       const id = pending.shift()!;
       const job = jobs.get(id);
@@ -178,8 +154,7 @@ export function createInProcessQueue(config: Config, options: InProcessQueueOpti
         continue;
       }
       best.active.add(id);
-      const msg: ToThread = { t: 'run', id, name: job.name, payload: job.payload };
-      best.worker.postMessage(msg);
+      best.worker.postMessage({ t: 'run', id, name: job.name, payload: job.payload } satisfies ToThread);
     }
   }
 
@@ -214,7 +189,8 @@ export function createInProcessQueue(config: Config, options: InProcessQueueOpti
       prune(); // results older than RESULT_TTL go even when nothing else finishes
       const job = jobs.get(taskId);
       // Never submitted, trimmed, or older than RESULT_TTL (checked on the record, so expiry is exact).
-      if (!job || expired(job)) return taskStatus(taskId, 'unknown');
+      if (!job || (job.finishedAt !== undefined && Date.now() - job.finishedAt > keepMs))
+        return taskStatus(taskId, 'unknown');
       return taskStatus(taskId, job.state, job.value ?? job.failure ?? null);
     },
     onOutcome: (listener) => waiters.onOutcome(listener),
@@ -224,13 +200,8 @@ export function createInProcessQueue(config: Config, options: InProcessQueueOpti
     },
     async queueStats() {
       const active = slots.reduce((n, s) => n + s.active.size, 0);
-      let completed = 0;
-      let failed = 0;
-      for (const id of finished) {
-        const state = jobs.get(id)?.state;
-        if (state === 'completed') completed++;
-        else if (state === 'failed') failed++;
-      }
+      const states = finished.map((id) => jobs.get(id)?.state);
+      const count = (state: string) => states.filter((s) => s === state).length;
       return {
         queue: config.queueName,
         counts: {
@@ -238,8 +209,8 @@ export function createInProcessQueue(config: Config, options: InProcessQueueOpti
           active,
           delayed: 0,
           prioritized: 0,
-          completed,
-          failed,
+          completed: count('completed'),
+          failed: count('failed'),
         },
         workers: slots
           .filter((s) => s.ready)
@@ -259,9 +230,8 @@ export function createInProcessQueue(config: Config, options: InProcessQueueOpti
               models = m;
               resolve(true);
             });
-            const msg: ToThread = { t: 'ping', nonce };
-            s.worker?.postMessage(msg);
           });
+          s.worker.postMessage({ t: 'ping', nonce } satisfies ToThread);
           const ok = await withTimeout(answered, 500, () => new Error('no pong')).catch(() => false);
           s.pings.delete(nonce);
           const latency = Math.round((performance.now() - start) * 100) / 100;
