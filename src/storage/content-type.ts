@@ -1,3 +1,5 @@
+import path from 'node:path';
+
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.htm': 'text/html; charset=utf-8',
@@ -9,8 +11,5 @@ const TYPES: Record<string, string> = {
 
 /** The content type a key's extension implies; `application/octet-stream` when unknown. */
 export function contentTypeForKey(key: string): string {
-  const base = key.slice(key.lastIndexOf('/') + 1);
-  const dot = base.lastIndexOf('.');
-  if (dot <= 0) return 'application/octet-stream';
-  return TYPES[base.slice(dot).toLowerCase()] ?? 'application/octet-stream';
+  return TYPES[path.posix.extname(key).toLowerCase()] ?? 'application/octet-stream';
 }

@@ -21,8 +21,14 @@ const TMP = `${RESERVED_SEGMENT_PREFIX}tmp-`;
 /** Per-object metadata files written by earlier versions; never read now, removed with their object. */
 const LEGACY_META = `${RESERVED_SEGMENT_PREFIX}meta-`;
 
-function errno(err: unknown): string | undefined {
-  return (err as NodeJS.ErrnoException | undefined)?.code;
+function errno(err: unknown): string {
+  return (err as NodeJS.ErrnoException | undefined)?.code ?? '';
+}
+
+/** A read's `catch`: null when the name is missing or not a file (nor a folder, for readdir). */
+function absent(err: unknown): null {
+  if (['ENOENT', 'ENOTDIR', 'EISDIR'].includes(errno(err))) return null;
+  throw err;
 }
 
 /** The change tag of a file (inode, size, mtime): every put renames a new file into place. */
@@ -41,10 +47,8 @@ function infoOf(key: string, st: BigIntStats): ObjectInfo {
 export class FsObjectStore implements ObjectStore {
   readonly kind = 'fs' as const;
   readonly root: string;
-  private readonly options: FsObjectStoreOptions;
 
-  constructor(options: FsObjectStoreOptions) {
-    this.options = options;
+  constructor(private readonly options: FsObjectStoreOptions) {
     this.root = path.resolve(options.root);
   }
 
@@ -71,19 +75,14 @@ export class FsObjectStore implements ObjectStore {
       return await fn();
     } catch (err) {
       if (isMatchcastError(err)) throw err;
-      const detail = `Folder store: ${what} failed (${errno(err) ?? 'error'})`;
+      const detail = `Folder store: ${what} failed (${errno(err) || 'error'})`;
       throw new MatchcastError('MC_ERR_STORE_UNAVAILABLE', detail, { cause: err });
     }
   }
 
   private async statFile(file: string): Promise<BigIntStats | null> {
-    try {
-      const st = await stat(file, { bigint: true });
-      return st.isFile() ? st : null;
-    } catch (err) {
-      if (errno(err) === 'ENOENT' || errno(err) === 'ENOTDIR') return null;
-      throw err;
-    }
+    const st = await stat(file, { bigint: true }).catch(absent);
+    return st?.isFile() ? st : null;
   }
 
   private async syncDir(dir: string): Promise<void> {
@@ -113,7 +112,8 @@ export class FsObjectStore implements ObjectStore {
         // ENOENT: a concurrent delete pruned the (empty) folder between mkdir and open.
         if (errno(err) === 'ENOENT' && attempt < 5) continue;
         // Only a collision inside a healthy bucket folder is the caller's conflict; a broken root is an outage.
-        if ((errno(err) === 'ENOTDIR' || errno(err) === 'EEXIST') && (await this.isDir(this.root))) {
+        const collides = errno(err) === 'ENOTDIR' || errno(err) === 'EEXIST';
+        if (collides && (await stat(this.root).catch(() => null))?.isDirectory()) {
           throw new MatchcastError(
             'MC_ERR_CONFLICT',
             'Key collides with an existing object used as a folder',
@@ -121,14 +121,6 @@ export class FsObjectStore implements ObjectStore {
         }
         throw err;
       }
-    }
-  }
-
-  private async isDir(dir: string): Promise<boolean> {
-    try {
-      return (await stat(dir)).isDirectory();
-    } catch {
-      return false;
     }
   }
 
@@ -147,7 +139,7 @@ export class FsObjectStore implements ObjectStore {
         await rename(tmp, file);
       } catch (err) {
         await unlink(tmp).catch(() => undefined);
-        if (errno(err) === 'EISDIR' || errno(err) === 'ENOTEMPTY' || errno(err) === 'ENOTDIR') {
+        if (['EISDIR', 'ENOTEMPTY', 'ENOTDIR'].includes(errno(err))) {
           throw new MatchcastError('MC_ERR_CONFLICT', 'Key collides with an existing folder of objects');
         }
         throw err;
@@ -161,13 +153,8 @@ export class FsObjectStore implements ObjectStore {
   async get(bucket: Bucket, key: string): Promise<StoredObject | null> {
     const { file } = this.locate(bucket, key);
     return this.wrap('get', async () => {
-      let fh: Awaited<ReturnType<typeof open>>;
-      try {
-        fh = await open(file, 'r');
-      } catch (err) {
-        if (errno(err) === 'ENOENT' || errno(err) === 'ENOTDIR' || errno(err) === 'EISDIR') return null;
-        throw err;
-      }
+      const fh = await open(file, 'r').catch(absent);
+      if (!fh) return null;
       try {
         // The open handle pins this version: writers replace the name, never the bytes.
         const st = await fh.stat({ bigint: true });
@@ -194,14 +181,8 @@ export class FsObjectStore implements ObjectStore {
     return this.wrap('list', async () => {
       const out: ObjectInfo[] = [];
       const walk = async (dir: string, keyPrefix: string): Promise<void> => {
-        let entries: import('node:fs').Dirent[];
-        try {
-          entries = await readdir(dir, { withFileTypes: true });
-        } catch (err) {
-          if (errno(err) === 'ENOENT' || errno(err) === 'ENOTDIR') return;
-          throw err;
-        }
-        for (const e of entries) {
+        const entries = await readdir(dir, { withFileTypes: true }).catch(absent);
+        for (const e of entries ?? []) {
           // Temp files of writes in progress, and metadata files of earlier versions.
           if (e.name.startsWith(RESERVED_SEGMENT_PREFIX)) continue;
           const key = keyPrefix + e.name;
@@ -232,7 +213,7 @@ export class FsObjectStore implements ObjectStore {
           removed = true;
         } catch (err) {
           // EISDIR/EPERM: the name is a folder of other objects, so this object does not exist.
-          if (!['ENOENT', 'ENOTDIR', 'EISDIR', 'EPERM'].includes(errno(err) ?? '')) throw err;
+          if (!['ENOENT', 'ENOTDIR', 'EISDIR', 'EPERM'].includes(errno(err))) throw err;
         }
       }
       if (!removed) return;

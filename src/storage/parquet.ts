@@ -38,18 +38,10 @@ export function parquetSchemaElement(col: Pick<ParquetColumn, 'name' | 'type'>):
   return { name: col.name, repetition_type: 'OPTIONAL', ...ELEMENTS[col.type] };
 }
 
-function bad(col: ParquetColumn, row: number, value: unknown): never {
-  throw new TypeError(
-    `parquet column "${col.name}" (${col.type}), row ${row}: unsupported value ${String(value)}`,
-  );
-}
-
-const isInt32 = (v: unknown) =>
-  typeof v === 'number' && Number.isInteger(v) && v >= -2147483648 && v <= 2147483647;
-
 /** Per column type: the physical value the writer expects, or undefined when `v` does not fit. */
 const PHYSICAL: Record<ParquetColumnType, (v: unknown) => unknown> = {
-  int32: (v) => (isInt32(v) ? v : undefined),
+  int32: (v) =>
+    typeof v === 'number' && Number.isInteger(v) && v >= -(2 ** 31) && v < 2 ** 31 ? v : undefined,
   int64: (v) =>
     typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : typeof v === 'bigint' ? v : undefined,
   double: (v) => (typeof v === 'number' ? v : undefined),
@@ -69,7 +61,10 @@ function columnData(col: ParquetColumn, n: number, value: (i: number) => unknown
     for (let i = start; i < end; i++) {
       const v = value(i);
       const p = v === null || v === undefined ? null : toPhysical(v);
-      if (p === undefined) bad(col, i, v);
+      if (p === undefined)
+        throw new TypeError(
+          `parquet column "${col.name}" (${col.type}), row ${i}: unsupported value ${String(v)}`,
+        );
       out[i - start] = p;
     }
     return out;
@@ -96,26 +91,18 @@ export function writeParquetColumns(
   cell: (name: string) => (i: number) => unknown,
   options: WriteParquetOptions = {},
 ): Buffer {
-  const names = new Set<string>();
-  for (const c of columns) {
-    if (names.has(c.name)) throw new TypeError(`parquet column "${c.name}" appears twice`);
-    names.add(c.name);
-  }
-  const schema: SchemaElement[] = [
-    { name: 'root', num_children: columns.length },
-    ...columns.map(parquetSchemaElement),
-  ];
+  const twice = columns.find((c, i) => columns.findIndex((d) => d.name === c.name) !== i);
+  if (twice) throw new TypeError(`parquet column "${twice.name}" appears twice`);
   const writer = new ByteWriter();
   parquetWrite({
     writer,
-    schema,
+    schema: [{ name: 'root', num_children: columns.length }, ...columns.map(parquetSchemaElement)],
     columnData: columns.map((c) => ({ name: c.name, data: columnData(c, rows, cell(c.name)) as never })),
     rowGroupSize: options.rowGroupSize ?? 100_000,
     kvMetadata: [],
     createdBy: 'matchcast',
   });
-  const ab = writer.getBuffer();
-  return Buffer.from(ab, 0, ab.byteLength);
+  return Buffer.from(writer.getBuffer());
 }
 
 /** The file as the ArrayBuffer hyparquet reads; copied only when `buf` is a view into a larger pool. */
@@ -179,11 +166,8 @@ async function readColumns(
   const names = parquetSchema(metadata).children.map((child) => child.element.name);
   const columns = new Map<string, unknown[]>();
   await readColumnByColumn(file, metadata, names, ({ columnName, columnData, rowStart }) => {
-    let col = columns.get(columnName);
-    if (!col) {
-      col = new Array(n).fill(null);
-      columns.set(columnName, col);
-    }
+    const col = columns.get(columnName) ?? new Array(n).fill(null);
+    columns.set(columnName, col);
     for (let j = 0; j < columnData.length; j++) {
       const v: unknown = columnData[j];
       col[rowStart + j] = typeof v === 'bigint' ? safeNumber(columnName, v) : v;

@@ -6,19 +6,13 @@ import { contentTypeForKey } from './content-type.js';
 import { compareKeys, isReservedKey, validateBucket, validateKey, validatePrefix } from './keys.js';
 import type { ObjectInfo, ObjectStore, PutOptions, StoredObject } from './object-store.js';
 
-/** Options of {@link S3ObjectStore}. */
 interface S3ObjectStoreOptions {
-  /** Endpoint URL (`S3_ENDPOINT`). */
   endpoint: string;
-  /** Region (`S3_REGION`). Default `us-east-1`. */
   region?: string;
-  /** Access key id; default the SDK's credential chain. */
+  /** With `secretAccessKey`; without both, the SDK's credential chain. */
   accessKeyId?: string;
-  /** Secret access key; default the SDK's credential chain. */
   secretAccessKey?: string;
-  /** Prepended to every bucket name (`S3_BUCKET_PREFIX`). Default empty. */
   bucketPrefix?: string;
-  /** Path-style addressing (`S3_FORCE_PATH_STYLE`). Default `true`. */
   forcePathStyle?: boolean;
   /** Socket inactivity timeout of one HTTP request, ms. Default `5000`. */
   requestTimeoutMs?: number;
@@ -67,27 +61,30 @@ function isNoSuchBucket(err: unknown): boolean {
   return nameOf(err) === 'NoSuchBucket';
 }
 
-/**
- * The S3 driver, for any S3-compatible server; bucket names are `S3_BUCKET_PREFIX` + the logical bucket.
- * Every call is bounded (timeouts, few attempts, an abort signal). One PUT per object, atomic and resendable.
- */
+/** A `catch` answering `fallback` when a store call failed on a bucket never created (nothing in it). */
+function ifNoBucket<T>(fallback: T): (err: unknown) => T {
+  return (err) => {
+    if (isMatchcastError(err) && isNoSuchBucket(err.cause)) return fallback;
+    throw err;
+  };
+}
+
 interface Sdk {
   lib: typeof import('@aws-sdk/client-s3');
   client: S3Client;
   getSignedUrl: typeof import('@aws-sdk/s3-request-presigner').getSignedUrl;
 }
 
+/**
+ * The S3 driver, for any S3-compatible server; bucket names are `S3_BUCKET_PREFIX` + the logical bucket.
+ * Every call is bounded (timeouts, few attempts, an abort signal). One PUT per object, atomic and resendable.
+ */
 export class S3ObjectStore implements ObjectStore {
   readonly kind = 's3' as const;
-  private readonly options: S3ObjectStoreOptions;
-  private readonly prefix: string;
   private readonly ensured = new Set<string>();
   private sdk?: Promise<Sdk>;
 
-  constructor(options: S3ObjectStoreOptions) {
-    this.options = options;
-    this.prefix = options.bucketPrefix ?? '';
-  }
+  constructor(private readonly options: S3ObjectStoreOptions) {}
 
   /** The SDK and its client, loaded on first use: a process on the folder store never pays for them. */
   private loadSdk(): Promise<Sdk> {
@@ -129,7 +126,12 @@ export class S3ObjectStore implements ObjectStore {
 
   /** The physical bucket name of a logical bucket. */
   bucketName(bucket: Bucket): string {
-    return this.prefix + validateBucket(bucket);
+    return (this.options.bucketPrefix ?? '') + validateBucket(bucket);
+  }
+
+  /** The SDK's address of an object, its key validated. */
+  private address(bucket: Bucket, key: string): { Bucket: string; Key: string } {
+    return { Key: validateKey(key), Bucket: this.bucketName(bucket) };
   }
 
   /** Runs one SDK call under the overall timeout and maps its failure to a MatchcastError. */
@@ -171,78 +173,60 @@ export class S3ObjectStore implements ObjectStore {
     this.ensured.add(name);
   }
 
-  /** Runs `fn`, creating the bucket and retrying once if it does not exist yet. */
-  private async withBucket<T>(bucket: Bucket, fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (err) {
-      if (!isNoSuchBucket((err as { cause?: unknown }).cause ?? err)) throw err;
-      this.ensured.delete(this.bucketName(bucket));
-      await this.ensureBucket(bucket);
-      return fn();
-    }
-  }
-
   async put(
     bucket: Bucket,
     key: string,
     body: Buffer | string,
     options: PutOptions = {},
   ): Promise<ObjectInfo> {
-    validateKey(key);
-    const Bucket = this.bucketName(bucket);
     const data = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     const input = {
-      Bucket,
-      Key: key,
+      ...this.address(bucket, key),
       Body: data,
       ContentLength: data.length,
       ContentType: options.contentType ?? contentTypeForKey(key),
     };
-    const res = await this.withBucket(bucket, () =>
+    const send = () =>
       this.call('put', (abortSignal, { lib, client }) =>
         client.send(new lib.PutObjectCommand(input), { abortSignal }),
-      ),
-    );
+      );
+    // A bucket that does not exist yet is created, then the object sent once more.
+    const res = await send().catch(async (err: { cause?: unknown }) => {
+      if (!isNoSuchBucket(err.cause ?? err)) throw err;
+      this.ensured.delete(this.bucketName(bucket));
+      await this.ensureBucket(bucket);
+      return send();
+    });
     return { key, size: data.length, etag: stripQuotes(res.ETag), lastModified: new Date() };
   }
 
   async get(bucket: Bucket, key: string): Promise<StoredObject | null> {
-    validateKey(key);
-    const Bucket = this.bucketName(bucket);
-    try {
-      return await this.call('get', async (abortSignal, sdk) => {
-        // The SDK retries a request, not a body that breaks off mid-stream (a connection reset):
-        // read again a few times.
-        for (let attempt = 1; ; attempt++) {
-          try {
-            return await this.getOnce(sdk, Bucket, key, abortSignal);
-          } catch (err) {
-            const n = nameOf(err);
-            const broken =
-              n === 'ECONNRESET' || n === 'EPIPE' || /aborted|premature close/i.test(String(err));
-            if (!broken || attempt >= 3 || abortSignal.aborted) throw err;
-            await sleep(20 * attempt);
-          }
+    const address = this.address(bucket, key);
+    return this.call('get', async (abortSignal, sdk) => {
+      // The SDK retries a request, not a body that breaks off mid-stream (a connection reset): read again.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await this.getOnce(sdk, address, abortSignal);
+        } catch (err) {
+          const n = nameOf(err);
+          const broken = n === 'ECONNRESET' || n === 'EPIPE' || /aborted|premature close/i.test(String(err));
+          if (!broken || attempt >= 3 || abortSignal.aborted) throw err;
+          await sleep(20 * attempt);
         }
-      });
-    } catch (err) {
-      if (isMatchcastError(err) && isNoSuchBucket(err.cause)) return null;
-      throw err;
-    }
+      }
+    }).catch(ifNoBucket(null));
   }
 
   private async getOnce(
     { lib, client }: Sdk,
-    Bucket: string,
-    key: string,
+    address: { Bucket: string; Key: string },
     abortSignal: AbortSignal,
   ): Promise<StoredObject | null> {
     try {
-      const res = await client.send(new lib.GetObjectCommand({ Bucket, Key: key }), { abortSignal });
+      const res = await client.send(new lib.GetObjectCommand(address), { abortSignal });
       const bytes = (await res.Body?.transformToByteArray()) ?? new Uint8Array();
       const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      return { ...infoOf(key, body.length, res), body, contentType: res.ContentType };
+      return { ...infoOf(address.Key, body.length, res), body, contentType: res.ContentType };
     } catch (err) {
       if (isNotFound(err)) return null;
       throw err;
@@ -250,11 +234,10 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async head(bucket: Bucket, key: string): Promise<ObjectInfo | null> {
-    validateKey(key);
-    const Bucket = this.bucketName(bucket);
+    const address = this.address(bucket, key);
     return this.call('head', async (abortSignal, { lib, client }) => {
       try {
-        const res = await client.send(new lib.HeadObjectCommand({ Bucket, Key: key }), { abortSignal });
+        const res = await client.send(new lib.HeadObjectCommand(address), { abortSignal });
         return infoOf(key, res.ContentLength, res);
       } catch (err) {
         // HEAD has no body, so a missing bucket also arrives as a bare 404.
@@ -267,29 +250,23 @@ export class S3ObjectStore implements ObjectStore {
   async list(bucket: Bucket, prefix = ''): Promise<ObjectInfo[]> {
     validatePrefix(prefix);
     const input = { Bucket: this.bucketName(bucket), Prefix: prefix || undefined };
-    const out: ObjectInfo[] = [];
-    try {
-      await this.call('list', async (abortSignal, { lib, client }) => {
-        for await (const page of lib.paginateListObjectsV2({ client }, input, { abortSignal })) {
-          for (const o of page.Contents ?? []) {
-            // Reserved keys: objects earlier versions kept for their own bookkeeping (a probe object).
-            if (o.Key && !isReservedKey(o.Key)) out.push(infoOf(o.Key, o.Size, o));
-          }
+    return this.call('list', async (abortSignal, { lib, client }) => {
+      const out: ObjectInfo[] = [];
+      for await (const page of lib.paginateListObjectsV2({ client }, input, { abortSignal })) {
+        for (const o of page.Contents ?? []) {
+          // Reserved keys: objects earlier versions kept for their own bookkeeping (a probe object).
+          if (o.Key && !isReservedKey(o.Key)) out.push(infoOf(o.Key, o.Size, o));
         }
-      });
-    } catch (err) {
-      if (isMatchcastError(err) && isNoSuchBucket(err.cause)) return [];
-      throw err;
-    }
-    return out.sort((a, b) => compareKeys(a.key, b.key));
+      }
+      return out.sort((a, b) => compareKeys(a.key, b.key));
+    }).catch(ifNoBucket([]));
   }
 
   async delete(bucket: Bucket, key: string): Promise<void> {
-    validateKey(key);
-    const Bucket = this.bucketName(bucket);
+    const address = this.address(bucket, key);
     await this.call('delete', async (abortSignal, { lib, client }) => {
       try {
-        await client.send(new lib.DeleteObjectCommand({ Bucket, Key: key }), { abortSignal });
+        await client.send(new lib.DeleteObjectCommand(address), { abortSignal });
       } catch (err) {
         if (isNotFound(err) || isNoSuchBucket(err)) return;
         throw err;
@@ -298,10 +275,9 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async presign(bucket: Bucket, key: string, ttlSeconds: number): Promise<string> {
-    validateKey(key);
-    const Bucket = this.bucketName(bucket);
+    const address = this.address(bucket, key);
     return this.call('presign', (_signal, { lib, client, getSignedUrl }) =>
-      getSignedUrl(client, new lib.GetObjectCommand({ Bucket, Key: key }), {
+      getSignedUrl(client, new lib.GetObjectCommand(address), {
         expiresIn: Math.max(1, Math.ceil(ttlSeconds)),
       }),
     );

@@ -59,10 +59,8 @@ type SignedUrlVerdict =
  */
 export function verifySignedUrl(options: VerifySignedUrlOptions): SignedUrlVerdict {
   const { bucket, key, expires, signature, secret } = options;
-  if (typeof expires !== 'string' && typeof expires !== 'number') return { ok: false, reason: 'malformed' };
-  const expStr = String(expires);
-  if (!/^\d{1,12}$/.test(expStr)) return { ok: false, reason: 'malformed' };
-  if (typeof signature !== 'string' || !/^[0-9a-fA-F]{64}$/.test(signature))
+  const expStr = typeof expires === 'string' || typeof expires === 'number' ? String(expires) : '';
+  if (!/^\d{1,12}$/.test(expStr) || typeof signature !== 'string' || !/^[0-9a-fA-F]{64}$/.test(signature))
     return { ok: false, reason: 'malformed' };
   const exp = Number(expStr);
   const expected = mac(secret, bucket, key, exp);
