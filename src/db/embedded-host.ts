@@ -20,12 +20,10 @@ export function embeddedSocketDir(dbDir: string): string {
   return path.join(tmpdir(), `matchcast-db-${hash}`);
 }
 
-/** The connection string of the embedded database served from `socketDir`. */
 export function embeddedUrl(socketDir: string): string {
   return `postgresql://postgres@localhost:${SOCKET_PORT}/postgres?host=${encodeURIComponent(socketDir)}`;
 }
 
-/** True when a process answers on the socket of the embedded database in `dbDir`. */
 export async function embeddedServerAnswers(dbDir: string): Promise<boolean> {
   const socketPath = path.join(embeddedSocketDir(dbDir), `.s.PGSQL.${SOCKET_PORT}`);
   if (!existsSync(socketPath)) return false;
@@ -41,7 +39,6 @@ export async function embeddedServerAnswers(dbDir: string): Promise<boolean> {
   });
 }
 
-/** Resolves when the host thread reports `ready`; rejects with its failure. */
 function ready(thread: Worker): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     thread.once('message', (msg: { t: string; message?: string }) =>
@@ -77,7 +74,6 @@ export async function createEmbeddedDatabase(dbDir: string): Promise<void> {
   });
 }
 
-/** A running embedded database server. */
 export interface EmbeddedHost {
   /** The connection string every client of this data folder uses. */
   url: string;

@@ -123,7 +123,8 @@ export class MatchesRepository {
     rows: readonly MatchUpsert[],
     options: { force?: boolean } = {},
   ): Promise<UpsertResult> {
-    if (rows.length === 0) return { inserted: 0, updated: 0, unchanged: 0, ids: [], changed: [] };
+    const result: UpsertResult = { inserted: 0, updated: 0, unchanged: 0, ids: [], changed: [] };
+    if (rows.length === 0) return result;
     const db = this.db;
     if (isDatabase(db))
       return db.transaction((tx) => new MatchesRepository(tx, this.batchSize).upsertMatches(rows, options));
@@ -141,7 +142,6 @@ export class MatchesRepository {
 
     const regionIds = await this.ensureRegions(unique.map((r) => r.regionName));
     const uniqueIds: number[] = new Array(unique.length);
-    const result: UpsertResult = { inserted: 0, updated: 0, unchanged: 0, ids: [], changed: [] };
     for (let start = 0; start < unique.length; start += this.batchSize) {
       const batch = unique.slice(start, start + this.batchSize);
       const out = await db.query<{ ord: number; id: number | null; inserted: boolean | null }>(UPSERT_SQL, [

@@ -235,15 +235,12 @@ export async function applyMigrations(session: Queryable & Pick<Database, 'trans
   );
   const rows = await session.query<{ version: number }>('SELECT version FROM schema_migrations');
   const done = new Set(rows.map((r) => Number(r.version)));
-  const applied: number[] = [];
-  const ordered = [...MIGRATIONS].sort((a, b) => a.version - b.version);
-  for (const m of ordered) {
-    if (done.has(m.version)) continue;
+  const pending = MIGRATIONS.filter((m) => !done.has(m.version)).sort((a, b) => a.version - b.version);
+  for (const m of pending) {
     await session.transaction(async (tx) => {
       for (const sql of m.statements) await tx.query(sql);
       await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
     });
-    applied.push(m.version);
   }
-  return applied;
+  return pending.map((m) => m.version);
 }

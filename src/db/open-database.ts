@@ -5,7 +5,6 @@ import type { Database } from './database.js';
 import { embeddedServerAnswers, embeddedSocketDir, embeddedUrl } from './embedded-host.js';
 import { openPostgresDatabase } from './postgres-database.js';
 
-/** Folder of the embedded database of `config`. */
 export function embeddedDbDir(config: Pick<Config, 'dataDir'>): string {
   return path.join(config.dataDir, 'db');
 }

@@ -13,7 +13,6 @@ const PASS_THROUGH: ReadonlySet<string> = new Set<ErrorCode>([
   'MC_ERR_GOALS_MODEL_UNAVAILABLE',
 ]);
 
-/** MC_ERR_QUEUE_FULL with a Retry-After hint. */
 export function queueFull(waiting: number, max: number): MatchcastError {
   return new MatchcastError(
     'MC_ERR_QUEUE_FULL',
@@ -30,7 +29,7 @@ export function expiredFailure(expiresAt: number): TaskFailure {
   };
 }
 
-/** True when a task payload carries an `expires_at` that has passed. */
+/** The `expires_at` of a task payload when it has passed. */
 export function isExpiredPayload(payload: unknown): number | undefined {
   const at = (payload as { expires_at?: unknown } | null | undefined)?.expires_at;
   return typeof at === 'number' && Date.now() > at ? at : undefined;
@@ -51,15 +50,11 @@ export function toTaskFailure(err: unknown): TaskFailure {
 
 /** Reads a failure kept as JSON in `failedReason`; a foreign reason (e.g. "job stalled…") stays readable. */
 export function decodeTaskFailure(reason: string | undefined): TaskFailure {
-  if (reason?.startsWith('{')) {
-    try {
-      const parsed = JSON.parse(reason) as Partial<TaskFailure>;
-      if (typeof parsed.code === 'string' && typeof parsed.error === 'string') {
-        return { code: parsed.code, error: parsed.error };
-      }
-    } catch {
-      // not ours: fall through
-    }
+  try {
+    const { code, error } = JSON.parse(reason ?? '') as Partial<TaskFailure>;
+    if (typeof code === 'string' && typeof error === 'string') return { code, error };
+  } catch {
+    // not ours: fall through
   }
   return { code: 'MC_ERR_TASK_FAILED', error: reason ?? 'task failed' };
 }

@@ -70,14 +70,12 @@ export class FsObjectStore implements ObjectStore {
     return { dir: path.dirname(file), file, base: path.basename(file), bucketDir };
   }
 
-  private async wrap<T>(what: string, fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (err) {
+  private wrap<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    return fn().catch((err) => {
       if (isMatchcastError(err)) throw err;
       const detail = `Folder store: ${what} failed (${errno(err) || 'error'})`;
       throw new MatchcastError('MC_ERR_STORE_UNAVAILABLE', detail, { cause: err });
-    }
+    });
   }
 
   private async statFile(file: string): Promise<BigIntStats | null> {

@@ -19,12 +19,12 @@ function invalid(key: unknown, reason: string): never {
   throw new MatchcastError('MC_ERR_INVALID_KEY', `Invalid object key ${shown}: ${reason}`);
 }
 
-function checkCommon(key: string, what: unknown): void {
-  if (Buffer.byteLength(key, 'utf8') > MAX_KEY_BYTES) invalid(what, `longer than ${MAX_KEY_BYTES} bytes`);
-  if (key.startsWith('/')) invalid(what, 'absolute path');
-  if (key.includes('\\')) invalid(what, 'backslash');
-  if (CONTROL.test(key)) invalid(what, 'control character');
-  if (LONE_SURROGATE.test(key)) invalid(what, 'lone surrogate');
+function checkCommon(key: string): void {
+  if (Buffer.byteLength(key, 'utf8') > MAX_KEY_BYTES) invalid(key, `longer than ${MAX_KEY_BYTES} bytes`);
+  if (key.startsWith('/')) invalid(key, 'absolute path');
+  if (key.includes('\\')) invalid(key, 'backslash');
+  if (CONTROL.test(key)) invalid(key, 'control character');
+  if (LONE_SURROGATE.test(key)) invalid(key, 'lone surrogate');
 }
 
 function checkSegment(seg: string, what: unknown): void {
@@ -40,7 +40,7 @@ function checkSegment(seg: string, what: unknown): void {
 export function validateKey(key: unknown): string {
   if (typeof key !== 'string') invalid(key, 'not a string');
   if (key === '') invalid(key, 'empty');
-  checkCommon(key, key);
+  checkCommon(key);
   for (const seg of key.split('/')) checkSegment(seg, key);
   return key;
 }
@@ -49,7 +49,7 @@ export function validateKey(key: unknown): string {
 export function validatePrefix(prefix: unknown): string {
   if (prefix === undefined || prefix === '') return '';
   if (typeof prefix !== 'string') invalid(prefix, 'not a string');
-  checkCommon(prefix, prefix);
+  checkCommon(prefix);
   const segs = prefix.split('/');
   const last = segs.pop() ?? '';
   for (const seg of segs) checkSegment(seg, prefix);
@@ -67,7 +67,6 @@ export function compareKeys(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }
 
-/** Throws MC_ERR_INVALID_KEY unless `bucket` is one of the logical buckets. */
 export function validateBucket(bucket: string): Bucket {
   if (!(BUCKETS as readonly string[]).includes(bucket)) {
     throw new MatchcastError('MC_ERR_INVALID_KEY', `Unknown bucket ${JSON.stringify(bucket)}`);

@@ -16,6 +16,9 @@ type BullmqQueueOptions = Partial<
 
 /** `workers()` and `queueStats()` answers are shared by every caller for this long, ms. */
 const MONITOR_CACHE_MS = 1000;
+/** Kept results read to tell which models the connected workers hold. */
+const RECENT_RESULTS = 100;
+
 function unavailable(cause?: unknown): MatchcastError {
   return new MatchcastError('MC_ERR_BROKER_UNAVAILABLE', 'Task broker is unavailable', { cause });
 }
@@ -27,8 +30,7 @@ function unavailable(cause?: unknown): MatchcastError {
 export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions = {}): TaskQueue {
   const { log, queueName = 'ml' } = options;
   const callTimeoutMs = options.brokerTimeoutMs ?? 2000;
-  // Kept for task_status; only a flood beyond the count (100k ≈ 250 MB of Redis) trims results
-  // younger than the TTL.
+  // Kept for task_status; only a flood beyond the count (100k ≈ 250 MB of Redis) trims younger results.
   const keep = { age: options.resultTtl ?? 86_400, count: options.resultStoreMax ?? 100_000 };
   const maxWaiting = options.queueMaxWaiting ?? 10_000;
 
@@ -58,7 +60,7 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
     sub.on('message', (_channel: string, message: string) => {
       let reply: TaskReply | undefined;
       try {
-        reply = JSON.parse(message) as TaskReply;
+        reply = JSON.parse(message);
       } catch {
         return;
       }
@@ -243,9 +245,6 @@ function sharedFor<T>(ttlMs: number): (load: () => Promise<T>) => Promise<T> {
     return inflight;
   };
 }
-
-/** Kept results read to tell which models the connected workers hold. */
-const RECENT_RESULTS = 100;
 
 /** Worker names from BullMQ's connection names (`<prefix>:<queue>:w:<name>`), else their address. */
 function workerNames(clients: Record<string, string>[]): string[] {
