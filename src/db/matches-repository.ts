@@ -216,7 +216,6 @@ export class MatchesRepository {
     return out;
   }
 
-  /** Region ids by name, creating the missing regions. */
   private async ensureRegions(names: readonly string[]): Promise<Map<string, number>> {
     const distinct = [...new Set(names)];
     await this.db.query(
@@ -250,7 +249,6 @@ export class MatchesRepository {
     });
   }
 
-  /** Every match, ordered by start time then id. */
   async allMatches(): Promise<Match[]> {
     const rows = await this.db.query<MatchDbRow>(
       `SELECT ${MATCH_COLUMNS} FROM matches ORDER BY start_time_utc, id`,

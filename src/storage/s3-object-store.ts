@@ -119,7 +119,6 @@ export class S3ObjectStore implements ObjectStore {
     return this.sdk;
   }
 
-  /** The SDK client the store sends with. */
   async client(): Promise<S3Client> {
     return (await this.loadSdk()).client;
   }
@@ -148,7 +147,6 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
-  /** Creates the five buckets when they are missing. */
   async ensureBuckets(): Promise<void> {
     for (const b of BUCKETS) await this.ensureBucket(b);
   }

@@ -9,7 +9,6 @@ interface SignedObject {
   bucket: string;
   key: string;
   secret: string;
-  /** Current time. Default `new Date()`. */
   now?: Date;
 }
 

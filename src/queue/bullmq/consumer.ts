@@ -96,9 +96,8 @@ export async function startBullmqConsumer(
     close(timeoutMs = config.shutdownTimeoutMs) {
       closing ??= (async () => {
         // Stop taking jobs and let running ones finish, but not forever.
-        const graceful = worker.close();
         const finished = await Promise.race([
-          graceful.then(() => true),
+          worker.close().then(() => true),
           new Promise<boolean>((r) => setTimeout(() => r(false), timeoutMs).unref()),
         ]);
         if (!finished) {

@@ -157,12 +157,8 @@ export function createBullmqQueue(redisUrl: string, options: BullmqQueueOptions 
     async usage() {
       assertUp();
       // BullMQ trims by age only when a later job finishes: remove up to 1,000 expired of each kind first.
-      await bounded(
-        Promise.all([
-          queue.clean(keep.age * 1000, 1000, 'completed'),
-          queue.clean(keep.age * 1000, 1000, 'failed'),
-        ]),
-      );
+      const kinds = ['completed', 'failed'] as const;
+      await bounded(Promise.all(kinds.map((kind) => queue.clean(keep.age * 1000, 1000, kind))));
       const [counts, info] = await bounded(
         Promise.all([
           queue.getJobCounts('completed', 'failed', 'waiting', 'prioritized', 'delayed'),
@@ -255,7 +251,6 @@ function workerNames(clients: Record<string, string>[]): string[] {
   return [...new Set(names)].sort();
 }
 
-/** Jobs among `active` that `worker` is running. */
 function activeOn(active: (Job | undefined)[], worker: string): number {
   return active.filter((job) => job?.processedBy === worker).length;
 }

@@ -25,6 +25,9 @@ export function redisOptions(extra: RedisOptions = {}): RedisOptions {
   };
 }
 
+/** Jobs of a job scheduler: the last 100 outcomes kept, none retried (the next firing runs again). */
+export const SCHEDULED_JOB_OPTS = { removeOnComplete: 100, removeOnFail: 100, attempts: 1 };
+
 /** Connection options for BullMQ classes that block (Worker): their own connection, opened from the URL. */
 export function bullConnection(redisUrl: string): BullRedisOptions {
   return { url: redisUrl, ...redisOptions(), maxRetriesPerRequest: null } as BullRedisOptions;

@@ -1,6 +1,6 @@
 import { type Job, Queue, Worker } from 'bullmq';
 import type { Logger } from '../../logger.js';
-import { bullConnection } from './protocol.js';
+import { bullConnection, SCHEDULED_JOB_OPTS } from './protocol.js';
 
 /** When the scheduled pipeline runs: a cron pattern (UTC) or a fixed interval in ms. */
 export type SchedulerRepeat = { pattern: string } | { every: number };
@@ -34,7 +34,7 @@ export async function startPipelineScheduler(
     'pattern' in options.repeat
       ? { pattern: options.repeat.pattern, tz: 'UTC' }
       : { every: options.repeat.every },
-    { name: 'pipeline-run', data: {}, opts: { removeOnComplete: 100, removeOnFail: 100, attempts: 1 } },
+    { name: 'pipeline-run', data: {}, opts: SCHEDULED_JOB_OPTS },
   );
   const worker = new Worker(
     options.queueName,

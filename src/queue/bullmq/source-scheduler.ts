@@ -1,6 +1,6 @@
 import { type Job, Queue, Worker } from 'bullmq';
 import type { Logger } from '../../logger.js';
-import { bullConnection } from './protocol.js';
+import { bullConnection, SCHEDULED_JOB_OPTS } from './protocol.js';
 
 interface SourceSchedulerOptions {
   redisUrl: string;
@@ -33,11 +33,7 @@ export async function startSourceScheduler(
       await queue.upsertJobScheduler(
         `${PREFIX}${s.name}`,
         { every: s.everyMs },
-        {
-          name: 'source-poll',
-          data: { source: s.name },
-          opts: { removeOnComplete: 100, removeOnFail: 100, attempts: 1 },
-        },
+        { name: 'source-poll', data: { source: s.name }, opts: SCHEDULED_JOB_OPTS },
       );
     for (const s of await queue.getJobSchedulers())
       if (s.key.startsWith(PREFIX) && !names.has(s.key)) await queue.removeJobScheduler(s.key);
@@ -45,8 +41,7 @@ export async function startSourceScheduler(
   await sync();
   const timer = setInterval(() => {
     sync().catch((err: unknown) => log.warn({ err: (err as Error).message }, 'source schedulers not synced'));
-  }, options.syncMs ?? 60_000);
-  timer.unref();
+  }, options.syncMs ?? 60_000).unref();
   const worker = new Worker(
     options.queueName,
     async (job: Job<{ source: string }>) => {

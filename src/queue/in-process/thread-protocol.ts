@@ -1,12 +1,10 @@
 import type { TaskName } from '../task-queue.js';
 import type { TaskFailure } from '../task-types.js';
 
-/** Messages from the in-process queue to a worker thread. */
 export type ToThread =
   | { t: 'run'; id: string; name: TaskName; payload: unknown }
   | { t: 'ping'; nonce: string };
 
-/** Messages from a worker thread to the in-process queue. */
 export type FromThread =
   | { t: 'ready' }
   | { t: 'init-error'; message: string }

@@ -3,7 +3,6 @@ import { expiredFailure, isExpiredPayload, toTaskFailure } from '../task-errors.
 import type { TaskRunner } from '../task-queue.js';
 import type { FromThread, ThreadData, ToThread } from './thread-protocol.js';
 
-/** The data the in-process queue hands to its threads. */
 export function threadData(): ThreadData {
   return workerData as ThreadData;
 }
