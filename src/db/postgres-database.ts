@@ -67,15 +67,10 @@ class PostgresDatabase implements Database {
       this.remigrating ??= this.migrate().finally(() => {
         this.remigrating = null;
       });
-      try {
-        await this.remigrating;
-      } catch (migrateErr) {
-        throw new MatchcastError(
-          'MC_ERR_DATABASE_UNAVAILABLE',
-          'Database schema is missing and could not be created',
-          { cause: migrateErr },
-        );
-      }
+      await this.remigrating.catch((cause) => {
+        const message = 'Database schema is missing and could not be created';
+        throw new MatchcastError('MC_ERR_DATABASE_UNAVAILABLE', message, { cause });
+      });
       return fn();
     }
   }

@@ -49,12 +49,10 @@ const DEFAULT_ENTRY = siblingModule(import.meta.url, '../../worker/thread-entry'
 
 /** Worker threads run the handlers of `matchcast worker`; a dying thread hands its tasks back (stalled). */
 export function createInProcessQueue(config: Config, options: InProcessQueueOptions = {}): TaskQueue {
-  const log = options.log;
+  const { log, entry = DEFAULT_ENTRY } = options;
   // Finished tasks are kept for task_status this long, within a memory cap of `resultStoreMax`.
   const keepMs = config.resultTtl * 1000;
   const keepCount = config.resultStoreMax;
-  const maxWaiting = config.queueMaxWaiting;
-  const entry = options.entry ?? DEFAULT_ENTRY;
   const jobs = new Map<string, JobRecord>();
   const pending: string[] = [];
   const finished: string[] = [];
@@ -163,7 +161,7 @@ export function createInProcessQueue(config: Config, options: InProcessQueueOpti
   return {
     kind: 'in-process',
     async submit(name, payload, submitOptions = {}) {
-      if (pending.length >= maxWaiting) throw queueFull(pending.length, maxWaiting);
+      if (pending.length >= config.queueMaxWaiting) throw queueFull(pending.length, config.queueMaxWaiting);
       const id = randomUUID();
       const expiresAt = submitOptions.expiresAt;
       jobs.set(id, {
