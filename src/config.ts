@@ -222,11 +222,11 @@ function readSettings(env: Env) {
     dbTimeoutMs: int(env, 'DB_TIMEOUT_MS', 2000, 50, 60_000),
     /** Timeout of a task-broker call made by a request (enqueue, status), ms. Default `2000`. */
     brokerTimeoutMs: int(env, 'BROKER_TIMEOUT_MS', 2000, 50, 60_000),
-    /** When `pipeline run` runs: a cron pattern (`30 4 * * *`, UTC) or `every <n><s|m|h|d>`. Default unset. */
+    /** When `pipeline run` runs: cron (`30 4 * * *`, UTC) or `every <n><s|m|h|d>`. Default unset. */
     pipelineSchedule: schedule(env, 'PIPELINE_SCHEDULE'),
     /** CSV file or folder ingested before each scheduled run (`pipeline run --source`). Default unset. */
     pipelineSource: str(env, 'PIPELINE_SOURCE'),
-    /** Whether this process polls the sources. Default `true` for `start`; a worker only when set (needs the db). */
+    /** Whether this process polls the sources. Default `true` for `start`; a worker only when set. */
 
     sourcePolling: str(env, 'SOURCE_POLLING') === undefined ? undefined : bool(env, 'SOURCE_POLLING', false),
     /** How long a finished task's result stays readable by `task_status`, seconds (by age, like Celery's result backend). Default `86400`. */

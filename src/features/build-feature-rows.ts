@@ -114,7 +114,7 @@ const sameObservation = (x: OddsObservation, y: OddsObservation): boolean =>
     x.prices.length === y.prices.length &&
     x.prices.every((p, k) => p === y.prices[k]));
 
-/** What decides promotions up to a region's `n`-th season (the last season's roster only decides the next). */
+/** What decides promotions up to a region's `n`-th season (its last roster only decides the next). */
 function scheduleKey(r: RegionSlot, n: number): string {
   const seasons = r.seasonsSorted.slice(0, n);
   const rosters = seasons.slice(0, -1).map((x) => [...(r.teamsBySeason.get(x) ?? [])].sort());

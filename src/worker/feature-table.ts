@@ -41,10 +41,7 @@ function parseBacktest(rows: Record<string, unknown>[]): Map<number, BacktestEnt
 /** How often a miss (an unknown match id) may trigger an immediate check of the published pointer. */
 const MISS_RECHECK_MS = 250;
 
-/**
- * The served run's features and walk-forward backtest by match_id, loaded on first use; the pointer is
- * checked at most every `refreshMs` and a new run swaps the whole snapshot. A failed reload keeps it.
- */
+/** The served run's features and backtest by match_id; a new run swaps them, a failed reload keeps them. */
 export class FeatureTable {
   private table: FeatureSnapshot | null = null;
   private loading: Promise<FeatureSnapshot> | null = null;
@@ -61,10 +58,8 @@ export class FeatureTable {
     private readonly onReload?: (snap: FeatureSnapshot) => void,
   ) {}
 
-  /**
-   * A match's row with its snapshot. A miss checks the pointer now (at most once per
-   * {@link MISS_RECHECK_MS}), so a match of a run just published is not a 404 for up to `refreshMs`.
-   */
+  /** A match's row; a miss re-checks the pointer now, so a just-published match is found at once. */
+
   async lookup(
     matchId: number,
   ): Promise<{ snap: FeatureSnapshot; row: Record<string, unknown> | undefined }> {

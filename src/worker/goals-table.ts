@@ -18,7 +18,7 @@ type GoalsSnapshot = Awaited<ReturnType<typeof buildGoalsSnapshot>>;
 
 const META = ['match_id', 'region_id', 'season', 'start_time_utc', 'home_team_name', 'away_team_name'];
 
-/** A row's `prediction_time` (the 1X2 live path's rule), else kick-off − 48 h for rows built before it existed. */
+/** A row's `prediction_time` (the 1X2 live path's rule), else kick-off − 48 h (rows built before it). */
 export function predictionTimeOf(row: Record<string, unknown>): Date {
   const v = row.prediction_time;
   if (v instanceof Date && Number.isFinite(v.getTime())) return v;
@@ -91,7 +91,7 @@ async function buildGoalsSnapshot(
   return { runId: snap.runId, inputs, odds, observations: observed.byMatch(), backtest };
 }
 
-/** The {@link GoalsSnapshot}, rebuilt when the published run or the rating changes; callers share one build. */
+/** The {@link GoalsSnapshot}, rebuilt when the run or the rating changes; callers share one build. */
 export class GoalsTable {
   private current: { snap: FeatureSnapshot; ratingKey: string; value: Promise<GoalsSnapshot> } | null = null;
 

@@ -27,7 +27,7 @@ export class ModelSlots<P = Predictor> {
     private readonly missingCode: ErrorCode,
   ) {}
 
-  /** `wantRunId` (the run the API resolved) re-resolves when new to this stage: a promotion serves at once. */
+  /** `wantRunId` (the API's resolved run) re-resolves when new to this stage: a promotion serves at once. */
   async get(stage: ServableStage, wantRunId?: string): Promise<LoadedModel<P>> {
     const slot = this.slots.get(stage);
     if (!slot) return this.refresh(stage);
