@@ -40,10 +40,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   '_work-child': async () => (await import('./cli/work-child.js')).workChildCommand,
 };
 
-/**
- * A bad option or argument: Node's parseArgs errors (`ERR_PARSE_ARGS_*`) and any error named
- * `UsageError`. The CLI answers it with one line and the command's usage, exit code 2 (no stack trace).
- */
+/** A bad option or argument (parseArgs' `ERR_PARSE_ARGS_*`, or a `UsageError`): one line, usage, exit 2. */
+
 function isUsageError(err: unknown): err is Error {
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: unknown }).code;

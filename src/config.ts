@@ -12,9 +12,10 @@ type Env = Record<string, string | undefined>;
 /** The invalid settings found by the {@link parseConfig} in progress, reported all at once. */
 let problems: string[] = [];
 
-/** Records that setting `name` is invalid; a reader then returns the setting's default. */
-function invalid(name: string, reason: string): void {
+/** Records that setting `name` is invalid and returns `def`, what a reader then returns. */
+function invalid<T>(name: string, reason: string, def: T): T {
   problems.push(`${name}: ${reason}`);
+  return def;
 }
 
 function str(env: Env, name: string): string | undefined {
@@ -27,14 +28,9 @@ function num(env: Env, name: string, def: number, min: number, max: number, inte
   const raw = str(env, name);
   if (raw === undefined) return def;
   const n = Number(raw);
-  if (integer ? !/^-?\d+$/.test(raw) : !Number.isFinite(n)) {
-    invalid(name, `expected ${integer ? 'an integer' : 'a number'} ${min}..${max}, got "${raw}"`);
-    return def;
-  }
-  if (n < min || n > max) {
-    invalid(name, `expected ${min}..${max}, got ${raw}`);
-    return def;
-  }
+  if (integer ? !/^-?\d+$/.test(raw) : !Number.isFinite(n))
+    return invalid(name, `expected ${integer ? 'an integer' : 'a number'} ${min}..${max}, got "${raw}"`, def);
+  if (n < min || n > max) return invalid(name, `expected ${min}..${max}, got ${raw}`, def);
   return n;
 }
 
@@ -47,24 +43,15 @@ function bool(env: Env, name: string, def: boolean): boolean {
   if (raw === undefined) return def;
   if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
   if (['0', 'false', 'no', 'off'].includes(raw)) return false;
-  invalid(name, `expected true or false, got "${raw}"`);
-  return def;
+  return invalid(name, `expected true or false, got "${raw}"`, def);
 }
 
 function url(env: Env, name: string, protocols: string[]): string | undefined {
   const raw = str(env, name);
   if (raw === undefined) return undefined;
-  let parsed: URL;
-  try {
-    parsed = new URL(raw);
-  } catch {
-    invalid(name, 'not a valid URL');
-    return undefined;
-  }
-  if (!protocols.includes(parsed.protocol)) {
-    invalid(name, `expected a ${protocols.join(' or ')} URL`);
-    return undefined;
-  }
+  if (!URL.canParse(raw)) return invalid(name, 'not a valid URL', undefined);
+  if (!protocols.includes(new URL(raw).protocol))
+    return invalid(name, `expected a ${protocols.join(' or ')} URL`, undefined);
   return raw;
 }
 
@@ -85,25 +72,17 @@ function schedule(env: Env, name: string): string | undefined {
   if (raw === undefined) return undefined;
   const every = everyIntervalMs(raw);
   if (typeof every === 'number') return raw;
-  if (typeof every === 'string') {
-    invalid(name, every);
-    return undefined;
-  }
-  const fields = raw.split(/\s+/);
-  let reason = fields.length === 5 || fields.length === 6 ? null : `${fields.length} fields`;
-  if (reason === null) {
-    try {
-      CronExpressionParser.parse(raw, { tz: 'UTC' });
-    } catch (err) {
-      reason = (err as Error).message;
-    }
+  if (typeof every === 'string') return invalid(name, every, undefined);
+  const fields = raw.split(/\s+/).length;
+  let reason = fields === 5 || fields === 6 ? null : `${fields} fields`;
+  try {
+    if (reason === null) CronExpressionParser.parse(raw, { tz: 'UTC' });
+  } catch (err) {
+    reason = (err as Error).message;
   }
   if (reason === null) return raw;
-  invalid(
-    name,
-    `expected a cron pattern (e.g. "30 4 * * *") or "every 15m" (1s..366d), got "${raw}" (${reason})`,
-  );
-  return undefined;
+  const want = 'expected a cron pattern (e.g. "30 4 * * *") or "every 15m" (1s..366d)';
+  return invalid(name, `${want}, got "${raw}" (${reason})`, undefined);
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -122,13 +101,12 @@ export function loadEnv(cwd = process.cwd(), env: Env = process.env): Env {
 export function parseConfig(env: Env = loadEnv()): Config {
   problems = [];
   const config = readSettings(env);
-  const found = problems;
-  if (found.length === 1) throw new MatchcastError('MC_ERR_CONFIG', `Invalid setting ${found[0]}`);
-  if (found.length > 1)
-    throw new MatchcastError(
-      'MC_ERR_CONFIG',
-      `Invalid settings (${found.length}):\n${found.map((f) => `  ${f}`).join('\n')}`,
-    );
+  const n = problems.length;
+  if (n === 1) throw new MatchcastError('MC_ERR_CONFIG', `Invalid setting ${problems[0]}`);
+  if (n > 1) {
+    const list = problems.map((f) => `  ${f}`).join('\n');
+    throw new MatchcastError('MC_ERR_CONFIG', `Invalid settings (${n}):\n${list}`);
+  }
   return config;
 }
 
@@ -136,33 +114,28 @@ export function parseConfig(env: Env = loadEnv()): Config {
 function readSettings(env: Env) {
   const port = int(env, 'PORT', 8000, 0, 65535);
   const logLevel = (str(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
-  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
-    invalid('LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}`);
-  }
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel))
+    invalid('LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}`, null);
   const apiKey = str(env, 'API_KEY');
-  if (apiKey !== undefined && (apiKey.length < 16 || !/^[\x21-\x7e]+$/.test(apiKey))) {
-    invalid('API_KEY', 'expected at least 16 printable ASCII characters');
-  }
+  if (apiKey !== undefined && (apiKey.length < 16 || !/^[\x21-\x7e]+$/.test(apiKey)))
+    invalid('API_KEY', 'expected at least 16 printable ASCII characters', null);
   const origins = (str(env, 'CORS_ALLOWED_ORIGINS') ?? '')
     .split(',')
     .map((o) => o.trim())
     .filter(Boolean);
-  for (const o of origins) {
-    if (o !== '*' && !/^https?:\/\/[^/\s]+$/.test(o)) {
-      invalid('CORS_ALLOWED_ORIGINS', `"${o}" is not an origin like https://example.com`);
-    }
-  }
+  for (const o of origins.filter((o) => o !== '*' && !/^https?:\/\/[^/\s]+$/.test(o)))
+    invalid('CORS_ALLOWED_ORIGINS', `"${o}" is not an origin like https://example.com`, null);
   const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
   const queueName = str(env, 'QUEUE_NAME') ?? 'ml';
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(queueName)) invalid('QUEUE_NAME', 'expected [A-Za-z0-9_-]{1,64}');
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(queueName)) invalid('QUEUE_NAME', 'expected [A-Za-z0-9_-]{1,64}', null);
   const modelName = str(env, 'MODEL_NAME') ?? 'matchcast-1x2';
-  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(modelName)) {
-    invalid('MODEL_NAME', 'expected [A-Za-z0-9_.-]{1,64}');
-  }
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(modelName)) invalid('MODEL_NAME', 'expected [A-Za-z0-9_.-]{1,64}', null);
   const bucketPrefix = str(env, 'S3_BUCKET_PREFIX') ?? '';
-  if (!/^[a-z0-9.-]{0,30}$/.test(bucketPrefix)) invalid('S3_BUCKET_PREFIX', 'expected [a-z0-9.-]{0,30}');
+  if (!/^[a-z0-9.-]{0,30}$/.test(bucketPrefix))
+    invalid('S3_BUCKET_PREFIX', 'expected [a-z0-9.-]{0,30}', null);
   const template = str(env, 'BOOKMAKER_URL_TEMPLATE') ?? 'https://www.oddsportal.com/search/{home}-{away}/';
-  if (!/^https?:\/\//.test(template)) invalid('BOOKMAKER_URL_TEMPLATE', 'expected an http(s) URL template');
+  if (!/^https?:\/\//.test(template))
+    invalid('BOOKMAKER_URL_TEMPLATE', 'expected an http(s) URL template', null);
 
   return {
     /** HTTP port. Default `8000` (spec §4.1). */
@@ -200,8 +173,8 @@ function readSettings(env: Env) {
     /** pino log level. Default `info`. */
     logLevel: logLevel as (typeof LOG_LEVELS)[number],
     /**
-     * A new version becomes candidate when its validation log loss is at most the champion's + this on the
-     * same matches (beats it, or ties within this) — and it beats the opening line. Default `0.0005`.
+     * A new version becomes candidate when its validation log loss is ≤ the champion's + this on the same
+     * matches, and it beats the opening line. Default `0.0005`.
      */
     promotionTolerance: num(env, 'PROMOTION_TOLERANCE', 0.0005, 0, 1),
     /** How much lower than the opening line's the new version's validation log loss must be. Default `0`. */
@@ -249,17 +222,12 @@ function readSettings(env: Env) {
     dbTimeoutMs: int(env, 'DB_TIMEOUT_MS', 2000, 50, 60_000),
     /** Timeout of a task-broker call made by a request (enqueue, status), ms. Default `2000`. */
     brokerTimeoutMs: int(env, 'BROKER_TIMEOUT_MS', 2000, 50, 60_000),
-    /**
-     * When `pipeline run` runs: a cron pattern (`30 4 * * *`, UTC, on the service clock) or
-     * `every <n><s|m|h|d>`; in `start`'s process, or a BullMQ job scheduler of `worker`. Default unset.
-     */
+    /** When `pipeline run` runs: cron (`30 4 * * *`, UTC) or `every <n><s|m|h|d>`. Default unset. */
     pipelineSchedule: schedule(env, 'PIPELINE_SCHEDULE'),
     /** CSV file or folder ingested before each scheduled run (`pipeline run --source`). Default unset. */
     pipelineSource: str(env, 'PIPELINE_SOURCE'),
-    /**
-     * Whether this process polls the configured sources on their periods (`start` in-process, `worker`
-     * through BullMQ). Default `true` for `start`; a worker polls only when set (it then needs the database).
-     */
+    /** Whether this process polls the sources. Default `true` for `start`; a worker only when set. */
+
     sourcePolling: str(env, 'SOURCE_POLLING') === undefined ? undefined : bool(env, 'SOURCE_POLLING', false),
     /** How long a finished task's result stays readable by `task_status`, seconds (by age, like Celery's result backend). Default `86400`. */
     resultTtl: int(env, 'RESULT_TTL', 86_400, 1, 30 * 86_400),

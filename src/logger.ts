@@ -16,31 +16,29 @@ export const REDACT_PATHS = [
 let stdoutDestination: DestinationStream | undefined;
 
 /**
- * The main thread's stdout, shared by every logger so that lines keep their order: buffered up to
- * ~4 KB and written with one synchronous write(2) of at most PIPE_BUF (a pipe never interleaves it);
- * pino's asynchronous mode costs throughput (docs/benchmarks.md). Worker threads keep pino's
- * synchronous default: a terminated worker gets no `exit` event to flush in.
+ * The main thread's stdout, shared so lines keep their order: ~4 KB buffered, one synchronous write(2) of
+ * ≤ PIPE_BUF (never interleaved; async mode costs throughput, docs/benchmarks.md). Worker threads keep
+ * pino's synchronous default: a terminated worker gets no `exit` event to flush in.
  */
 function stdout(): DestinationStream | undefined {
-  if (!isMainThread) return undefined;
-  if (!stdoutDestination) {
-    const destination = pino.destination({
-      dest: 1,
-      sync: true,
-      minLength: 4000,
-      maxWrite: 4096,
-      periodicFlush: 100, // ms a line may wait for others
-    });
-    process.on('exit', () => {
-      try {
-        destination.flushSync();
-      } catch {
-        // stdout closed: nothing left to write to
-      }
-    });
-    stdoutDestination = destination;
-  }
-  return stdoutDestination;
+  if (!isMainThread || stdoutDestination) return stdoutDestination;
+  // periodicFlush: ms a line may wait for others.
+  const destination = pino.destination({
+    dest: 1,
+    sync: true,
+    minLength: 4000,
+    maxWrite: 4096,
+    periodicFlush: 100,
+  });
+  process.on('exit', () => {
+    try {
+      destination.flushSync();
+    } catch {
+      // stdout closed: nothing left to write to
+    }
+  });
+  stdoutDestination = destination;
+  return destination;
 }
 
 /** Creates the process logger: JSON lines on stdout (pino). */

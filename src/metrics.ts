@@ -1,19 +1,12 @@
 import client from 'prom-client';
 
-/**
- * prom-client's default registry holds every metric of spec §4.2 and the default Node metrics,
- * except the `nodejs_active_*_total` gauges that promtool rejects (gauges named like counters).
- */
+/** prom-client's default registry: spec §4.2's metrics and Node's defaults. */
 export const registry = client.register;
 
 client.collectDefaultMetrics();
-for (const name of [
-  'nodejs_active_handles_total',
-  'nodejs_active_requests_total',
-  'nodejs_active_resources_total',
-]) {
-  registry.removeSingleMetric(name);
-}
+// promtool rejects these (gauges named like counters).
+for (const kind of ['handles', 'requests', 'resources'])
+  registry.removeSingleMetric(`nodejs_active_${kind}_total`);
 
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
@@ -94,8 +87,7 @@ modelFeatureDriftScore.set(Number.NaN);
 /** A gauge refreshed by the loader of `refreshed` before each scrape. */
 const refreshedGauge = (refreshed: Refreshed, name: string, help: string, labelNames: readonly string[]) =>
   new client.Gauge({ name, help, labelNames, collect: () => refreshForScrape(refreshed) });
-const realised = (name: string, help: string, labelNames: readonly string[]) =>
-  refreshedGauge('performance', name, help, labelNames);
+const realised = refreshedGauge.bind(null, 'performance');
 
 /** Realised performance of the served predictions (docs/monitoring.md); `region="all"` is every region. */
 export const realisedMatches = realised(
@@ -155,8 +147,8 @@ export const artifactLoadFailuresTotal = new client.Counter({
   labelNames: ['artifact'] as const,
 });
 
-/** Per configured source (docs/sources.md): set by every poll, in whichever process polls it. */
-// An API process reads them from the sources table, whichever process polled.
+/** Per configured source (docs/sources.md); an API process reads them from the sources table. */
+
 export const sourceLastSuccess = refreshedGauge(
   'sources',
   'matchcast_source_last_success_timestamp_seconds',

@@ -30,32 +30,27 @@ export interface RuntimeContext extends AppContext {
   close(): Promise<void>;
 }
 
-/**
- * The composition root: picks each adapter from configuration. In the `embedded` role with Redis, an
- * ml worker also runs in this process, so that `matchcast start` works against the distributed services.
- */
+/** The composition root: picks each adapter from configuration (embedded with Redis: an ml worker too). */
 export async function openRuntime(
   config: Config,
   log: Logger,
   options: { role: Role },
 ): Promise<RuntimeContext> {
   const store = createObjectStore(config, log);
-  // No store or database outage stops the API from starting: buckets are also created on first
-  // write, views poll until the store answers, and the database is opened once it can be reached.
-  await store.ensureBuckets?.().catch((err: unknown) => {
-    log.warn({ err: err instanceof Error ? err.message : String(err) }, 'object store unreachable at start');
-  });
-  // Embedded: this process serves its database on a socket, shared by its worker threads and the
-  // commands run beside it; `serve` too unless a `start` serves it (else two PGlites on one folder).
-  let host: EmbeddedHost | undefined;
-  if (
-    config.databaseUrl === undefined &&
-    (options.role === 'embedded' || !(await embeddedServerAnswers(embeddedDbDir(config))))
-  ) {
-    host = await hostEmbeddedDatabase(embeddedDbDir(config));
-  }
-  // A database this process just started hosting can outlast DB_TIMEOUT_MS on a loaded machine
-  // without anything being down: 4 attempts (about 10 s in all) before serving without it.
+  const errText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+  // No outage stops the API from starting: buckets are created on first write, views poll, the db reopens.
+  await store
+    .ensureBuckets?.()
+    .catch((err: unknown) => log.warn({ err: errText(err) }, 'object store unreachable at start'));
+
+  // This process serves the embedded database on a socket (for its threads and commands beside it);
+  // `serve` too unless a `start` serves it (else two PGlites on one folder).
+  const dbDir = embeddedDbDir(config);
+  const host: EmbeddedHost | undefined =
+    config.databaseUrl === undefined && (options.role === 'embedded' || !(await embeddedServerAnswers(dbDir)))
+      ? await hostEmbeddedDatabase(dbDir)
+      : undefined;
+  // A freshly hosted database can outlast DB_TIMEOUT_MS on a loaded machine: 4 attempts (≈ 10 s).
   const open = () => openDatabase(config);
   const openHosted = async (): Promise<Database> => {
     for (let attempt = 1; ; attempt++) {
@@ -72,11 +67,11 @@ export async function openRuntime(
     onOpen: () => log.info('database reachable again: opened and migrated'),
   });
   if (deferred) log.warn('database unreachable at start: serving without it, retrying in the background');
-  else {
+  else
     await importLegacyMetadata({ db, store }, log).catch((err: unknown) =>
-      log.warn({ err: err instanceof Error ? err.message : String(err) }, 'metadata import failed'),
+      log.warn({ err: errText(err) }, 'metadata import failed'),
     );
-  }
+
   const queue = await createTaskQueue(config, { log });
   const cache = await createPredictionCache(config, log);
   const registry = createRegistry({ db, store }, config);

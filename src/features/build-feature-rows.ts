@@ -1,4 +1,4 @@
-import type { Match, OddsObservation, OddsRecord, Outcome } from '../domain/index.js';
+import type { Match, OddsObservation, OddsRecord } from '../domain/index.js';
 import {
   ODDS_MARKETS,
   OddsTimeline,
@@ -106,29 +106,15 @@ function sameRecord(a: OddsRecord | undefined, b: OddsRecord | undefined): boole
   return keys.length === Object.keys(b).length && keys.every((k) => sameField(a[k], b[k]));
 }
 
-function sameObservations(a: readonly OddsObservation[], b: readonly OddsObservation[]): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i];
-    const y = b[i];
-    if (x === y) continue;
-    if (
-      x.observed_at.getTime() !== y.observed_at.getTime() ||
-      x.kind !== y.kind ||
-      x.source !== y.source ||
-      x.prices.length !== y.prices.length ||
-      x.prices.some((p, k) => p !== y.prices[k])
-    )
-      return false;
-  }
-  return true;
-}
+const sameObservation = (x: OddsObservation, y: OddsObservation): boolean =>
+  x === y ||
+  (x.observed_at.getTime() === y.observed_at.getTime() &&
+    x.kind === y.kind &&
+    x.source === y.source &&
+    x.prices.length === y.prices.length &&
+    x.prices.every((p, k) => p === y.prices[k]));
 
-/**
- * What decides promotions up to a region's `n`-th season: its first season, seasons and their rosters but
- * the last one's (which only decides the next season, after the checkpoint).
- */
+/** What decides promotions up to a region's `n`-th season (its last roster only decides the next). */
 function scheduleKey(r: RegionSlot, n: number): string {
   const seasons = r.seasonsSorted.slice(0, n);
   const rosters = seasons.slice(0, -1).map((x) => [...(r.teamsBySeason.get(x) ?? [])].sort());
@@ -138,11 +124,7 @@ function scheduleKey(r: RegionSlot, n: number): string {
 /** A deep copy of group state: much cheaper than `structuredClone` for the many small objects of a team's. */
 function copyState<T>(v: T): T {
   if (v === null || typeof v !== 'object') return v;
-  if (Array.isArray(v)) {
-    const out = new Array(v.length);
-    for (let i = 0; i < v.length; i++) out[i] = copyState(v[i]);
-    return out as T;
-  }
+  if (Array.isArray(v)) return v.map(copyState) as T;
   if (v instanceof Map) return new Map([...v].map(([k, x]) => [k, copyState(x)])) as T;
   if (v instanceof Set) return new Set([...v].map(copyState)) as T;
   if (Object.getPrototypeOf(v) !== Object.prototype) return structuredClone(v);
@@ -223,22 +205,13 @@ export function buildFeatureRows(
   const keyOf = (regionId: number, name: string): string => `${regionId}\u0000${name}`;
 
   /** The league-low prior: mean of the `priorOf` lowest values among the region's rated teams. */
-  const lowPrior = (
-    region: RegionSlot,
-    regionId: number,
-    k: number,
-    pick: (t: unknown) => number,
-  ): number | null => {
-    const vals: number[] = [];
-    for (const name of region.teams) {
-      const t = teams.get(keyOf(regionId, name));
-      if (t) vals.push(pick(t.states[k]));
-    }
-    if (vals.length < priorOf) return null;
-    vals.sort((a, b) => a - b);
-    let s = 0;
-    for (let i = 0; i < priorOf; i++) s += vals[i];
-    return s / priorOf;
+  const lowPrior = (region: RegionSlot, regionId: number, k: number, pick: (t: unknown) => number) => {
+    const rated = [...region.teams]
+      .map((name) => teams.get(keyOf(regionId, name)))
+      .filter((t) => t !== undefined);
+    if (rated.length < priorOf) return null;
+    const lowest = rated.map((t) => pick(t.states[k])).sort((a, b) => a - b);
+    return lowest.slice(0, priorOf).reduce((s, x) => s + x, 0) / priorOf;
   };
 
   /** Team state at a season's first fixture; promoted/new teams start at the league-low prior. */
@@ -257,9 +230,8 @@ export function buildFeatureRows(
       }
       const slot = t;
       GROUPS.forEach((g, k) => {
-        if (isNew && g.promote) {
-          g.promote(slot.states[k], (pick) => lowPrior(region, m.regionId, k, pick), slot.played === 0);
-        }
+        if (isNew)
+          g.promote?.(slot.states[k], (pick) => lowPrior(region, m.regionId, k, pick), slot.played === 0);
         g.newSeason?.(slot.states[k]);
       });
       t.season = m.season;
@@ -360,10 +332,6 @@ export function buildFeatureRows(
       const n = r.seasonsSorted.filter((x) => x <= last).length;
       schedule.set(id, { seasons: n, key: scheduleKey(r, n) });
     }
-    const teamCopies = new Map<string, TeamSlot>();
-    for (const [key, t] of teams) teamCopies.set(key, cloneTeam(t));
-    const regionCopies = new Map<number, { teams: string[]; states: unknown[] }>();
-    for (const [id, r] of regions) regionCopies.set(id, { teams: [...r.teams], states: copyState(r.states) });
     return {
       at,
       settingsKey,
@@ -371,8 +339,10 @@ export function buildFeatureRows(
       records: prefix.map((m) => odds.get(m.id)),
       observations: prefix.map((m) => observationsOf(m.id)),
       schedule,
-      teams: teamCopies,
-      regions: regionCopies,
+      teams: new Map([...teams].map(([key, t]) => [key, cloneTeam(t)])),
+      regions: new Map(
+        [...regions].map(([id, r]) => [id, { teams: [...r.teams], states: copyState(r.states) }]),
+      ),
       pending: pending.slice(head).map(copyPending),
     };
   }
@@ -386,9 +356,13 @@ export function buildFeatureRows(
     for (let k = 0; k < n; k++) {
       const m = sorted[k];
       if (!sameMatch(c.matches[k], m) || !sameRecord(c.records[k], odds.get(m.id))) return false;
-      const obs = c.observations[k];
-      for (let q = 0; q < ODDS_MARKETS.length; q++)
-        if (!sameObservations(obs[q], timeline.of(m.id, ODDS_MARKETS[q]))) return false;
+      const now = observationsOf(m.id);
+      for (const [q, was] of c.observations[k].entries())
+        if (
+          was !== now[q] &&
+          (was.length !== now[q].length || !was.every((x, i) => sameObservation(x, now[q][i])))
+        )
+          return false;
     }
     for (const [id, r] of regions) {
       const was = c.schedule.get(id);
@@ -405,9 +379,6 @@ export function buildFeatureRows(
 
   function featureRow(m: Match, h: TeamSlot, a: TeamSlot, hNew: boolean, aNew: boolean): Ctx {
     const t = m.startTimeUtc.getTime();
-    const label: Outcome | null = played(m)
-      ? outcomeFromScore(m.homeScore as number, m.awayScore as number)
-      : null;
     const row = emptyFeatureRow();
     row.match_id = m.id;
     row.start_time_utc = m.startTimeUtc;
@@ -415,7 +386,8 @@ export function buildFeatureRows(
     row.season = m.season;
     row.home_team_name = m.homeTeamName;
     row.away_team_name = m.awayTeamName;
-    row.label = label;
+    row.label = played(m) ? outcomeFromScore(m.homeScore as number, m.awayScore as number) : null;
+
     row.is_future = t >= asOfMs;
     row.as_of = asOf;
     const ctx: Ctx = {

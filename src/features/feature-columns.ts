@@ -112,43 +112,20 @@ export class FeatureColumns implements ReadonlyMap<number, Record<string, unknow
 }
 
 function put(col: Column, dict: Map<string, number> | undefined, i: number, v: unknown): void {
-  const setNull = () => {
+  const { kind } = col;
+  if (kind === 'str') {
+    const s = String(v ?? '');
+    let code = dict!.get(s);
+    if (code === undefined) {
+      code = col.dict!.push(s) - 1;
+      dict!.set(s, code);
+    }
+    col.values[i] = code;
+  } else if (kind === 'feature' ? typeof v !== 'number' : kind.endsWith('OrNull') && v == null) {
     col.nulls ??= new Uint8Array(col.values.length);
     col.nulls[i] = 1;
-  };
-  switch (col.kind) {
-    case 'num':
-      col.values[i] = Number(v);
-      return;
-    case 'numOrNull':
-      if (v === null || v === undefined) setNull();
-      else col.values[i] = Number(v);
-      return;
-    case 'feature':
-      if (typeof v === 'number') col.values[i] = v;
-      else setNull();
-      return;
-    case 'bool':
-      col.values[i] = v ? 1 : 0;
-      return;
-    case 'date':
-      col.values[i] = timeOf(v);
-      return;
-    case 'dateOrNull':
-      if (v === null || v === undefined) setNull();
-      else col.values[i] = timeOf(v);
-      return;
-    case 'str': {
-      const s = String(v ?? '');
-      let code = dict!.get(s);
-      if (code === undefined) {
-        code = col.dict!.length;
-        col.dict!.push(s);
-        dict!.set(s, code);
-      }
-      col.values[i] = code;
-    }
-  }
+  } else if (kind === 'bool') col.values[i] = v ? 1 : 0;
+  else col.values[i] = kind === 'date' || kind === 'dateOrNull' ? timeOf(v) : Number(v);
 }
 
 function read(col: Column, i: number): unknown {

@@ -32,10 +32,7 @@ export interface FeatureOptions extends Partial<Omit<FeatureSettings, 'elo' | 'p
   observations?: OddsTimeline;
 }
 
-/**
- * The prediction time of each match: `'early'` kick-off − OPENING_LEAD_MS (the opening line; `asOf`
- * for a fixture already inside that window), `'kickoff'` (the closing line), `{ at }` min(at, kick-off).
- */
+/** Prediction time: `'early'` kick-off − 48 h (≥ `asOf`), `'kickoff'`, or `{ at }` min(at, kick-off). */
 export type FeatureHorizon = 'early' | 'kickoff' | { at: Date };
 
 export function resolveFeatureOptions(o: FeatureOptions = {}): FeatureSettings {
@@ -90,20 +87,15 @@ export interface ResultContext<Team, Region> extends MatchContext<Team, Region> 
   result: { home: number; away: number };
 }
 
-/**
- * One group of feature columns and the per-team (and per-region) state behind them; `values` reads only
- * state from before the row's prediction time. Add a group: a file in `groups/`, a line in its index.
- */
+/** One group of feature columns and the team (and region) state behind them. Add one in `groups/`. */
 export interface FeatureGroup<Col extends string = string, Team = unknown, Region = unknown> {
   /** Stable snake_case name (explanations group a model's inputs by it). */
   readonly name: string;
   readonly columns: readonly Col[];
   newTeam(s: FeatureSettings): Team;
   newRegion?(s: FeatureSettings): Region;
-  /**
-   * A promoted or new team enters a season: `prior(pick)` is the mean of the `promotedPriorOf` lowest
-   * `pick` values of the region's rated teams (null when too few); `fresh` = never played.
-   */
+  /** A promoted or new team enters a season: `prior(pick)`: the league-low prior; `fresh`: never played. */
+
   promote?(team: Team, prior: (pick: (t: Team) => number) => number | null, fresh: boolean): void;
   /** Any team's first fixture of a new season. */
   newSeason?(team: Team): void;

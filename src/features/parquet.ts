@@ -1,9 +1,8 @@
-import type { Outcome } from '../domain/index.js';
 import type { ParquetColumn } from '../storage/index.js';
 import { readParquet, writeParquet } from '../storage/index.js';
 import { timeOf } from './feature-columns.js';
 import { FEATURE_NAMES } from './feature-names.js';
-import { emptyFeatureRow, type FeatureRow } from './feature-row.js';
+import { COLUMN_KINDS, type ColumnKind, emptyFeatureRow, type FeatureRow } from './feature-row.js';
 
 /** Column contract of `features/match_features.parquet` (docs/pipeline.md, "Artifact columns"). */
 export const FEATURE_PARQUET_COLUMNS: readonly ParquetColumn[] = [
@@ -34,23 +33,17 @@ export async function featureRowsFromParquet(buf: Buffer | Uint8Array): Promise<
   const raw = await readParquet(buf);
   return raw.map((r) => {
     const row = emptyFeatureRow();
-    row.match_id = Number(r.match_id);
-    row.start_time_utc = asDate(r.start_time_utc);
-    row.region_id = Number(r.region_id);
-    row.season = String(r.season ?? '');
-    row.home_team_name = String(r.home_team_name ?? '');
-    row.away_team_name = String(r.away_team_name ?? '');
-    row.label = r.label === null || r.label === undefined ? null : (Number(r.label) as Outcome);
-    row.is_future = Boolean(r.is_future);
-    row.as_of = asDate(r.as_of);
-    row.prediction_time = r.prediction_time == null ? null : asDate(r.prediction_time);
-    row.odds_observed_at = r.odds_observed_at == null ? null : asDate(r.odds_observed_at);
-    for (const name of FEATURE_NAMES) {
-      const v = r[name];
-      row[name] = typeof v === 'number' ? v : null;
-    }
+    for (const [name, kind] of COLUMN_KINDS) row[name] = cell(kind, r[name]);
     return row as unknown as FeatureRow;
   });
 }
 
-const asDate = (v: unknown): Date => (v instanceof Date ? v : new Date(timeOf(v)));
+/** A file cell as the row value of its column's kind. */
+function cell(kind: ColumnKind, v: unknown): unknown {
+  if (kind === 'feature') return typeof v === 'number' ? v : null;
+  if (v == null && kind.endsWith('OrNull')) return null;
+  if (kind === 'str') return String(v ?? '');
+  if (kind === 'bool') return Boolean(v);
+  if (kind === 'num' || kind === 'numOrNull') return Number(v);
+  return v instanceof Date ? v : new Date(timeOf(v));
+}

@@ -7,10 +7,8 @@ import { createRegistry, type ModelVersion } from '../registry/index.js';
 import { createObjectStore, type ObjectStore } from '../storage/index.js';
 import type { Predictor, WorkerDeps } from './types.js';
 
-/**
- * The real worker dependencies over the database and object store of `config` (`shared` reuses a
- * process's own), with the same `toModelInput` as training and batch predict.
- */
+/** The real worker dependencies (`shared`: a process's own db and store), with training's `toModelInput`. */
+
 export async function createDefaultWorkerDeps(
   config: Config,
   log: Logger,

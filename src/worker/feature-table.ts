@@ -22,27 +22,26 @@ export interface FeatureSnapshot {
   backtest: Map<number, BacktestEntry>;
 }
 
+/** A date cell as a Date (parsed when it is not one already). */
+export const dateOf = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
+
 function parseBacktest(rows: Record<string, unknown>[]): Map<number, BacktestEntry> {
-  const out = new Map<number, BacktestEntry>();
-  for (const r of rows) {
-    const cutoff =
-      r.training_cutoff instanceof Date ? r.training_cutoff : new Date(String(r.training_cutoff));
-    out.set(Number(r.match_id), {
-      proba: [Number(r.proba_home), Number(r.proba_draw), Number(r.proba_away)],
-      model_run_id: String(r.model_run_id),
-      training_cutoff: cutoff,
-    });
-  }
-  return out;
+  return new Map(
+    rows.map((r) => [
+      Number(r.match_id),
+      {
+        proba: [Number(r.proba_home), Number(r.proba_draw), Number(r.proba_away)],
+        model_run_id: String(r.model_run_id),
+        training_cutoff: dateOf(r.training_cutoff),
+      },
+    ]),
+  );
 }
 
 /** How often a miss (an unknown match id) may trigger an immediate check of the published pointer. */
 const MISS_RECHECK_MS = 250;
 
-/**
- * The served run's features and walk-forward backtest by match_id, loaded on first use; the pointer is
- * checked at most every `refreshMs` and a new run swaps the whole snapshot. A failed reload keeps it.
- */
+/** The served run's features and backtest by match_id; a new run swaps them, a failed reload keeps them. */
 export class FeatureTable {
   private table: FeatureSnapshot | null = null;
   private loading: Promise<FeatureSnapshot> | null = null;
@@ -59,10 +58,8 @@ export class FeatureTable {
     private readonly onReload?: (snap: FeatureSnapshot) => void,
   ) {}
 
-  /**
-   * A match's row with its snapshot. A miss checks the pointer now (at most once per
-   * {@link MISS_RECHECK_MS}), so a match of a run just published is not a 404 for up to `refreshMs`.
-   */
+  /** A match's row; a miss re-checks the pointer now, so a just-published match is found at once. */
+
   async lookup(
     matchId: number,
   ): Promise<{ snap: FeatureSnapshot; row: Record<string, unknown> | undefined }> {
@@ -102,22 +99,10 @@ export class FeatureTable {
     const rows = fObj ? await this.parse(fObj.body) : new Map<number, Record<string, unknown>>();
     const backtest = bObj ? parseBacktest(await readParquet(bObj.body)) : new Map<number, BacktestEntry>();
     if (!pointer) return { runId: null, fingerprint: null, published: null, rows, backtest };
-    this.log.info(
-      {
-        run_id: pointer.run_id,
-        rows: rows.size,
-        backtest: backtest.size,
-        fingerprint: pointer.features_fingerprint,
-      },
-      'features loaded (published run)',
-    );
-    return {
-      runId: pointer.run_id,
-      fingerprint: pointer.features_fingerprint,
-      published: pointer,
-      rows,
-      backtest,
-    };
+    const { run_id, features_fingerprint: fingerprint } = pointer;
+    const counts = { rows: rows.size, backtest: backtest.size };
+    this.log.info({ run_id, ...counts, fingerprint }, 'features loaded (published run)');
+    return { runId: run_id, fingerprint, published: pointer, rows, backtest };
   }
 
   /** Reloads when a new run was published; one check at a time (callers share it); never throws. */
@@ -126,8 +111,9 @@ export class FeatureTable {
     this.checkedAt = Date.now();
     this.checking = (async () => {
       const seq = await publishedSeq(this.db);
-      if (seq === (this.table?.published?.seq ?? null)) return;
-      if (seq === null) return; // the pointer vanished: keep the last published set
+      // A vanished pointer keeps the last published set.
+      if (seq === null || seq === this.table?.published?.seq) return;
+
       this.table = await this.load();
       this.onReload?.(this.table);
     })()

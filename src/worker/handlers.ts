@@ -40,9 +40,8 @@ interface WorkerRuntime extends TaskRunner {
 
 function stageOf(payload: Record<string, unknown>): ServableStage {
   const stage = payload.stage ?? 'champion';
-  if (typeof stage !== 'string' || !isServableStage(stage)) {
+  if (typeof stage !== 'string' || !isServableStage(stage))
     throw new MatchcastError('MC_ERR_BAD_STAGE', `Unknown stage ${String(stage)}`);
-  }
   return stage;
 }
 
@@ -71,7 +70,11 @@ function meta(model: LoadedModel, modelName: string): WorkerModelMeta {
   };
 }
 
+const notInFeatures = (matchId: number) =>
+  new MatchcastError('MC_ERR_MATCH_NOT_FOUND', `Match ${matchId} is not in the features file`);
+
 /** The class and the probabilities fields of an answer. */
+
 function scored(proba: Probabilities) {
   return {
     predicted_class: predictedClass(proba),
@@ -91,10 +94,8 @@ function checkFingerprint(model: LoadedModel, label: string, snap: FeatureSnapsh
 }
 
 /**
- * The safety rules before a model scores a row (null: it may): only features of the fingerprint it was
- * trained on (a version or features without one predate the rule), and a match predicted before its
- * training cut-off gets the served run's walk-forward row (champion only: the walk-forward refits the
- * champion's recipe), else MC_ERR_NOT_OUT_OF_SAMPLE.
+ * Null when the model may score the row; a match predicted before its training cut-off gets the served
+ * run's walk-forward row instead (champion only: that refits the champion's recipe), else a 409.
  */
 function scoreOutOfSample(
   model: LoadedModel,
@@ -140,19 +141,14 @@ export function createWorkerRuntime(
   const fallbackModels = slots(deps.fallbackRegistry, deps.loadPredictor, 'MC_ERR_MODEL_UNAVAILABLE');
   const goalsModels = slots(deps.goalsRegistry, deps.loadGoalsModel, 'MC_ERR_GOALS_MODEL_UNAVAILABLE');
   /** The market-free fallback for a row without odds predicted at or after its cut-off; null: none. */
-  async function fallbackFor(
-    row: Record<string, unknown>,
-    snap: FeatureSnapshot,
-  ): Promise<LoadedModel | null> {
+  async function fallbackFor(row: Record<string, unknown>, snap: FeatureSnapshot) {
     if (!hasNoOdds(row)) return null;
-    let fb: LoadedModel;
-    try {
-      fb = await fallbackModels.get('champion');
-    } catch (err) {
-      // No fallback registered yet (e.g. a registry older than the fallback model): not an error of this match.
+    // No fallback registered yet (e.g. a registry older than the fallback model): not an error of this match.
+    const fb = await fallbackModels.get('champion').catch((err: unknown) => {
       if (isMatchcastError(err, 'MC_ERR_MODEL_UNAVAILABLE')) return null;
       throw err;
-    }
+    });
+    if (!fb) return null;
     checkFingerprint(fb, 'market-free fallback', snap);
     const start = predictionTimeOf(row);
     const cutoff = new Date(fb.version.training_cutoff);
@@ -180,8 +176,7 @@ export function createWorkerRuntime(
       const { p, matchId, runId } = matchPayload(payload);
       const stage = stageOf(p);
       const [model, { snap, row }] = await Promise.all([models.get(stage, runId), features.lookup(matchId)]);
-      if (!row)
-        throw new MatchcastError('MC_ERR_MATCH_NOT_FOUND', `Match ${matchId} is not in the features file`);
+      if (!row) throw notInFeatures(matchId);
       const base = {
         match_id: matchId,
         model_version: `${stage}/v${model.version.version}`,
@@ -190,38 +185,30 @@ export function createWorkerRuntime(
         features_run_id: snap.runId,
       };
       const fb = await fallbackFor(row, snap);
-      if (fb) {
-        checkFingerprint(model, stage, snap);
-        const started = performance.now();
-        const proba = checkedProbabilities(
-          fb.predict(row),
-          `${fb.version.model_name} v${fb.version.version}`,
-        );
-        return {
-          ...base,
-          // model_stage stays the requested alias (spec 2.3); the version and run are the fallback's.
-          model_version: `${stage}/v${fb.version.version}`,
-          model: meta(fb, fb.version.model_name),
-          ...scored(proba),
-          model_run_id: fb.version.run_id,
-          inference_ms: performance.now() - started,
-          prediction_source: 'market_free_fallback' as const,
-          training_cutoff: fb.version.training_cutoff,
-          stage_run_id: model.version.run_id,
-        };
+      if (fb) checkFingerprint(model, stage, snap);
+      else {
+        const answer = scoreOutOfSample(model, stage, matchId, row, snap);
+        if (answer) return { ...base, ...answer, inference_ms: 0 };
       }
-      const answer = scoreOutOfSample(model, stage, matchId, row, snap);
-      if (answer) return { ...base, ...answer, inference_ms: 0 };
+      const used = fb ?? model;
       const started = performance.now();
-      const proba = checkedProbabilities(model.predict(row), `${stage} v${model.version.version}`);
-      const inferenceMs = performance.now() - started;
+      const label = fb
+        ? `${fb.version.model_name} v${fb.version.version}`
+        : `${stage} v${model.version.version}`;
+      const proba = checkedProbabilities(used.predict(row), label);
       return {
         ...base,
+        // model_stage stays the requested alias (spec 2.3); the version and run are the fallback's.
+        ...(fb && {
+          model_version: `${stage}/v${fb.version.version}`,
+          model: meta(fb, fb.version.model_name),
+        }),
         ...scored(proba),
-        model_run_id: model.version.run_id,
-        inference_ms: inferenceMs,
-        prediction_source: 'model' as const,
-        training_cutoff: model.version.training_cutoff,
+        model_run_id: used.version.run_id,
+        inference_ms: performance.now() - started,
+        prediction_source: fb ? ('market_free_fallback' as const) : ('model' as const),
+        training_cutoff: used.version.training_cutoff,
+        ...(fb && { stage_run_id: model.version.run_id }),
       };
     },
     async predictMarkets(payload) {
@@ -230,15 +217,13 @@ export function createWorkerRuntime(
         goalsModels.get('champion', runId),
         features.lookup(matchId),
       ]);
-      if (!row)
-        throw new MatchcastError('MC_ERR_MATCH_NOT_FOUND', `Match ${matchId} is not in the features file`);
+      if (!row) throw notInFeatures(matchId);
       const gm = model.predict;
-      if (gm.inputs_version !== GOAL_INPUTS_VERSION) {
+      if (gm.inputs_version !== GOAL_INPUTS_VERSION)
         throw new MatchcastError(
           'MC_ERR_FEATURES_MISMATCH',
           `goals v${model.version.version} was trained on goal inputs v${gm.inputs_version}, this worker builds v${GOAL_INPUTS_VERSION}`,
         );
-      }
       const started = performance.now();
       const table = await goalsTable.get(snap, gm.rating);
       goalsRating = gm.rating;
@@ -250,22 +235,22 @@ export function createWorkerRuntime(
         prediction_time: at.toISOString(),
         features_run_id: snap.runId,
       };
+      const answer = <S>(markets: ReturnType<typeof matchMarkets>, prediction_source: S) => ({
+        ...base,
+        markets,
+        prediction_source,
+        inference_ms: performance.now() - started,
+      });
       // Same rule as predict_match: a match predicted before the cut-off would see results not known
       // then, so the answer is the served run's walk-forward row (what the precomputed route serves), or 409.
       if (!(at >= cutoff)) {
         const b = table.backtest.get(matchId);
-        if (!b || b.training_cutoff > at) {
+        if (!b || b.training_cutoff > at)
           throw new MatchcastError(
             'MC_ERR_NOT_OUT_OF_SAMPLE',
             `Match ${matchId} is predicted before the goals model's training cut-off (${cutoff.toISOString()}) and the served run has no walk-forward goals row for it`,
           );
-        }
-        return {
-          ...base,
-          markets: matchMarkets(b),
-          prediction_source: 'walk_forward_backtest' as const,
-          inference_ms: performance.now() - started,
-        };
+        return answer(matchMarkets(b), 'walk_forward_backtest' as const);
       }
       const input = table.inputs.get(matchId);
       if (!input)
@@ -288,12 +273,7 @@ export function createWorkerRuntime(
         odd_btts_yes: shown(rec?.odd_btts_yes, rec?.close_btts_yes, rec?.open_btts_yes),
         odd_btts_no: shown(rec?.odd_btts_no, rec?.close_btts_no, rec?.open_btts_no),
       });
-      return {
-        ...base,
-        markets,
-        prediction_source: 'model' as const,
-        inference_ms: performance.now() - started,
-      };
+      return answer(markets, 'model' as const);
     },
     async modelInfo(payload) {
       const stage = stageOf(asObject(payload));

@@ -10,20 +10,15 @@ interface Slot<P> {
   previous: Set<string>;
 }
 
-/**
- * The models a worker holds, one per stage, loaded on first use (spec §3.4) and re-resolved at most
- * every `refreshMs`; a failing refresh keeps the loaded model (spec §7: a running worker keeps serving).
- */
+/** A worker's model per stage, loaded on first use and re-resolved at most every `refreshMs` (spec §3.4). */
+// A failing refresh keeps the loaded model (spec §7: a running worker keeps serving).
 export class ModelSlots<P = Predictor> {
   private readonly slots = new Map<ServableStage, Slot<P>>();
   private readonly inflight = new Map<ServableStage, Promise<LoadedModel<P>>>();
   /** Predictors by run id, so champion and challenger on the same run share one. */
   private readonly predictors = new Map<string, { predict: P; loadedAt: number }>();
 
-  /**
-   * `missingCode`: the error when no version has the alias — `MC_ERR_BAD_STAGE` (400) for the 1X2
-   * stages, as the API answers when it reads the registry itself; the goals registry has its own.
-   */
+  /** `missingCode`: the error when no version has the alias (the 1X2 stages answer 400 as the API does). */
   constructor(
     private readonly registry: WorkerRegistry,
     private readonly loadPredictor: (version: ModelVersion) => Promise<P>,
@@ -32,10 +27,7 @@ export class ModelSlots<P = Predictor> {
     private readonly missingCode: ErrorCode,
   ) {}
 
-  /**
-   * The model of `stage`. `wantRunId` (the run id the API resolved) forces a re-resolve when it names
-   * a run this worker has not seen for the stage, so a promotion is served at once.
-   */
+  /** `wantRunId` (the API's resolved run) re-resolves when new to this stage: a promotion serves at once. */
   async get(stage: ServableStage, wantRunId?: string): Promise<LoadedModel<P>> {
     const slot = this.slots.get(stage);
     if (!slot) return this.refresh(stage);
@@ -43,19 +35,14 @@ export class ModelSlots<P = Predictor> {
     if (wantRunId && wantRunId !== current && !slot.previous.has(wantRunId)) {
       return this.refreshFor(stage, wantRunId).catch(() => slot.model);
     }
-    if (Date.now() - slot.checkedAt >= this.refreshMs) {
-      this.refresh(stage).catch(() => undefined);
-    }
+    if (Date.now() - slot.checkedAt >= this.refreshMs) this.refresh(stage).catch(() => undefined);
     return slot.model;
   }
 
   /** Models loaded now, by stage (for presence and model_info). */
   loaded(): Record<string, { version: string; run_id: string }> {
-    const out: Record<string, { version: string; run_id: string }> = {};
-    for (const [stage, slot] of this.slots) {
-      out[stage] = { version: slot.model.version.version, run_id: slot.model.version.run_id };
-    }
-    return out;
+    const pick = ({ model: { version: v } }: Slot<P>) => ({ version: v.version, run_id: v.run_id });
+    return Object.fromEntries([...this.slots].map(([stage, slot]) => [stage, pick(slot)]));
   }
 
   /** A refresh already in flight may have read the registry before the move: read it once more. */
@@ -119,28 +106,17 @@ export class ModelSlots<P = Predictor> {
         );
       }
       this.predictors.set(version.run_id, entry);
-      this.log.info(
-        {
-          stage,
-          version: version.version,
-          run_id: version.run_id,
-          ms: Math.round(performance.now() - started),
-        },
-        'model loaded',
-      );
+      const ms = Math.round(performance.now() - started);
+      this.log.info({ stage, version: version.version, run_id: version.run_id, ms }, 'model loaded');
     }
     const model: LoadedModel<P> = { stage, version, predict: entry.predict, loadedAt: entry.loadedAt };
     const previous = slot?.previous ?? new Set<string>();
     if (slot) previous.add(slot.model.version.run_id);
     previous.delete(version.run_id);
     this.slots.set(stage, { model, checkedAt: Date.now(), previous });
-    this.dropUnused();
-    return model;
-  }
-
-  private dropUnused(): void {
     const used = new Set([...this.slots.values()].map((s) => s.model.version.run_id));
     for (const runId of this.predictors.keys()) if (!used.has(runId)) this.predictors.delete(runId);
+    return model;
   }
 }
 

@@ -16,14 +16,10 @@ export const baselineOddsGroup = featureGroup({
   ],
   newTeam: () => undefined,
   values({ prices: { open, close, pre } }, out) {
-    out.odds_open_home = open ? open[0] : null;
-    out.odds_open_draw = open ? open[1] : null;
-    out.odds_open_away = open ? open[2] : null;
-    out.odds_close_home = close ? close[0] : null;
-    out.odds_close_draw = close ? close[1] : null;
-    out.odds_close_away = close ? close[2] : null;
-    out.odds_pre_home = pre ? pre[0] : null;
-    out.odds_pre_draw = pre ? pre[1] : null;
-    out.odds_pre_away = pre ? pre[2] : null;
+    (['home', 'draw', 'away'] as const).forEach((side, i) => {
+      out[`odds_open_${side}`] = open ? open[i] : null;
+      out[`odds_close_${side}`] = close ? close[i] : null;
+      out[`odds_pre_${side}`] = pre ? pre[i] : null;
+    });
   },
 });
