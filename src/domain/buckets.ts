@@ -23,10 +23,7 @@ export const KEYS = {
   roiByRegionMarkets: { bucket: 'reports', key: 'roi_by_region_markets.csv' },
 } as const satisfies Record<string, { bucket: Bucket; key: string }>;
 
-/**
- * The served log: one parquet per publication, `served/<as_of>_<id>.parquet`. Deliberately
- * NOT in {@link KEYS}: it is a history across runs, never run-scoped, replaced or pruned with a run.
- */
+/** The served log: a history across runs, so deliberately not in {@link KEYS} (never pruned with a run). */
 export const SERVED_LOG = { bucket: 'predictions', prefix: 'served/' } as const satisfies {
   bucket: Bucket;
   prefix: string;

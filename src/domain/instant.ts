@@ -22,10 +22,7 @@ export function utcInstant(y: number, mo: number, d: number, h = 0, mi = 0, s = 
 const INSTANT =
   /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:(Z)|([+-])(\d{2}):?(\d{2}))?)?$/i;
 
-/**
- * An instant in {@link INSTANT_FORMAT} (digits past milliseconds dropped); without a zone it is UTC (the
- * data's convention). Null when the text is not of that form or names no real instant.
- */
+/** An instant in {@link INSTANT_FORMAT}, UTC without a zone; null when not of that form or not real. */
 export function parseInstant(raw: string): Date | null {
   const m = INSTANT.exec(raw.trim());
   if (!m) return null;

@@ -58,11 +58,7 @@ export const ODDS_PRICE_FIELDS = [...ODDS_1X2_FIELDS, ...ODDS_GOALS_FIELDS] as c
 
 export const ODDS_TIME_FIELDS = ['odds_observed_at', 'open_observed_at', 'close_observed_at'] as const;
 
-/**
- * Bookmaker odds for one match (decimal); missing is never invented. `odd_*` are the pre-match odds a
- * user would see (closing when known, else opening); the goals prices and the times of the 1X2
- * observations are additive (absent or null when unknown).
- */
+/** Bookmaker decimal odds of one match, never invented; goals prices and 1X2 times are additive. */
 export type OddsRecord = {
   match_id: number;
   /** Where the odds came from, e.g. `football-csv`, `football-data.co.uk:B365`, `synthetic`. */

@@ -23,10 +23,7 @@ function resolveTsx(): string | null {
   }
 }
 
-/**
- * A worker thread running the module `entry` (`.ts` under tsx, or compiled `.js`) with `data` in its
- * `workerData`; an entry that fails to load posts `{ t: 'init-error', message }` and exits 1.
- */
+/** A worker thread running `entry` (`.ts` under tsx); a failed load posts `{ t: 'init-error' }`, exits 1. */
 export function startModuleThread(
   entry: URL,
   data: Record<string, unknown>,

@@ -26,10 +26,7 @@ export class OddsTimeline {
     return t;
   }
 
-  /**
-   * A timeline from per-match records (no times in them): complete opening 1X2 triples at kick-off −
-   * {@link OPENING_LEAD_MS}, closing ones at kick-off; a match missing from `kickoffById` is left out.
-   */
+  /** A timeline from per-match records: opening 1X2 at kick-off − OPENING_LEAD_MS, closing at kick-off. */
   static fromRecords(records: Iterable<OddsRecord>, kickoffById: ReadonlyMap<number, Date>): OddsTimeline {
     const obs: OddsObservation[] = [];
     for (const r of records) {

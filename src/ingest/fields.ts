@@ -68,10 +68,7 @@ export function score(
     : { status: 'finished', homeScore: home, awayScore: away };
 }
 
-/**
- * One market's prices from `columns` (MARKET_OUTCOMES order) into `out`, true when added: none given = not
- * quoted; some missing, not a number or implausible = a rejection (the row still loads its match).
- */
+/** One market's prices, true when added; some missing or implausible is a rejection, the row still loads. */
 export function marketPrices(
   get: Field,
   market: OddsMarket,
@@ -111,10 +108,7 @@ export function marketPrices(
   return true;
 }
 
-/**
- * Invisible characters that make two identical-looking names two teams: control characters, the
- * soft hyphen, zero-width space and word joiner (ZWJ/ZWNJ are kept: some scripts need them).
- */
+/** Invisible characters that make identical-looking names two teams (ZWJ/ZWNJ kept: scripts need them). */
 const INVISIBLE = /[\p{Cc}\u00ad\u200b\u2060]/gu;
 
 /** Collapses inner whitespace (tabs, non-breaking spaces, runs), drops invisible characters, trims; Unicode NFC. */

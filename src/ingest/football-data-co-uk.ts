@@ -12,10 +12,7 @@ const CLOSING_PREFIXES = ['AvgC', 'PSC', 'B365C'] as const;
 const OU_OPENING_PREFIXES = ['Avg', 'BbAv', 'P', 'B365'] as const;
 const OU_CLOSING_PREFIXES = ['AvgC', 'PC', 'B365C'] as const;
 
-/**
- * football-data.co.uk files (`Div`, `Date` dd/mm/yy[yy], optional `Time` in UK time, `HomeTeam`, `AwayTeam`,
- * `FTHG`, `FTAG`, `FTR`, odds), and its "extra leagues" layout (`Country`, `League`, `Season`, `Home` …).
- */
+/** football-data.co.uk files (`Div`, `Date`, UK `Time` …) and its "extra leagues" layout (`Country` …). */
 export function isFootballDataHeader(header: readonly string[]): boolean {
   const has = (c: string) => header.includes(c);
   return (
@@ -60,10 +57,7 @@ function competition(get: Field): { regionName: string; tournamentName: string }
     : { regionName: div, tournamentName: div };
 }
 
-/**
- * The first bookmaker by preference whose prices of `market` are complete and plausible; every one is
- * checked, so a malformed price never hides behind a preferred one (it goes to `rejected`).
- */
+/** The first complete bookmaker by preference; all are checked, so a bad price never hides behind one. */
 function preferred(
   get: Field,
   market: OddsMarket,

@@ -17,7 +17,7 @@ import {
 } from '../storage/index.js';
 import { grown, SourceCodes } from './odds-columns.js';
 
-/** A market or kind cell that did not hold a known name. */
+/** A market or kind cell without a known name. */
 const NONE = 255;
 
 /** Columns of `raw-data/odds_observations.parquet`: one row per observation; `price_3` is null for two-way markets. */
@@ -32,16 +32,12 @@ export const OBSERVATION_COLUMNS: readonly ParquetColumn[] = [
   { name: 'price_3', type: 'double' },
 ];
 
-/**
- * Odds observations as typed columns, not an object, a `Date` and an array each, so that ingest merges
- * hundreds of thousands in little memory. Markets, kinds and sources are dictionaries; no third price = NaN.
- */
+/** Odds observations as typed columns, so ingest merges hundreds of thousands in little memory. */
 export class ObservationColumns {
-  private capacity: number;
   length = 0;
   matchId: Float64Array;
   at: Float64Array;
-  /** Three prices per row. */
+  /** Three prices per row, NaN for none. */
   prices: Float64Array;
   market: Uint8Array;
   kind: Uint8Array;
@@ -50,13 +46,13 @@ export class ObservationColumns {
   readonly sources: readonly string[] = this.codes.names;
 
   constructor(capacity = 1024) {
-    this.capacity = Math.max(1, capacity);
-    this.matchId = new Float64Array(this.capacity);
-    this.at = new Float64Array(this.capacity);
-    this.prices = new Float64Array(this.capacity * 3);
-    this.market = new Uint8Array(this.capacity);
-    this.kind = new Uint8Array(this.capacity);
-    this.source = new Uint32Array(this.capacity);
+    const c = Math.max(1, capacity);
+    this.matchId = new Float64Array(c);
+    this.at = new Float64Array(c);
+    this.prices = new Float64Array(c * 3);
+    this.market = new Uint8Array(c);
+    this.kind = new Uint8Array(c);
+    this.source = new Uint32Array(c);
   }
 
   static of(list: Iterable<OddsObservation>): ObservationColumns {
@@ -79,7 +75,7 @@ export class ObservationColumns {
     const price = (k: number) => (v: unknown, i: number) => {
       if (typeof v === 'number' && Number.isFinite(v)) c.prices[i * 3 + k] = v;
     };
-    // What each column's cell sets; a cell that is not a valid value leaves the row incomplete.
+    // A cell that is not a valid value leaves the row incomplete.
     const cell: Record<string, (v: unknown, i: number) => void> = {
       match_id: (v, i) => {
         const id = typeof v === 'bigint' ? Number(v) : v;
@@ -127,8 +123,7 @@ export class ObservationColumns {
   }
 
   push(o: OddsObservation): void {
-    if (this.length === this.capacity) this.grow();
-    const i = this.length++;
+    const i = this.slot();
     this.matchId[i] = o.match_id;
     this.at[i] = o.observed_at.getTime();
     for (let k = 0; k < 3; k++) this.prices[i * 3 + k] = o.prices[k] ?? Number.NaN;
@@ -137,11 +132,9 @@ export class ObservationColumns {
     this.source[i] = this.codes.code(o.source);
   }
 
-  /** Appends every row of `other`. */
   append(other: ObservationColumns): void {
     for (let i = 0; i < other.length; i++) {
-      if (this.length === this.capacity) this.grow();
-      const j = this.length++;
+      const j = this.slot();
       this.matchId[j] = other.matchId[i];
       this.at[j] = other.at[i];
       this.prices.set(other.prices.subarray(i * 3, i * 3 + 3), j * 3);
@@ -151,7 +144,6 @@ export class ObservationColumns {
     }
   }
 
-  /** Row `i` as an observation object. */
   observation(i: number): OddsObservation {
     const market = ODDS_MARKETS[this.market[i]];
     const n = MARKET_OUTCOMES[market].length;
@@ -167,7 +159,6 @@ export class ObservationColumns {
     };
   }
 
-  /** The rows grouped by match, for reading one match's observations at a time. */
   byMatch(): MatchObservations {
     return new MatchObservations(this);
   }
@@ -199,19 +190,21 @@ export class ObservationColumns {
     return writeParquetColumns(OBSERVATION_COLUMNS, order.length, (name) => column[name]!);
   }
 
-  private grow(): void {
-    this.capacity *= 2;
-    const c = this.capacity;
+  /** The index of a new row, the columns doubled when full. */
+  private slot(): number {
+    if (this.length < this.matchId.length) return this.length++;
+    const c = this.matchId.length * 2;
     this.matchId = grown(this.matchId, c);
     this.at = grown(this.at, c);
     this.prices = grown(this.prices, c * 3);
     this.market = grown(this.market, c);
     this.kind = grown(this.kind, c);
     this.source = grown(this.source, c);
+    return this.length++;
   }
 }
 
-/** What the live goals markets read of the odds observations: a match's observations of one market. */
+/** What the live goals markets read: a match's observations of one market. */
 export interface ObservationLookup {
   of(matchId: number, market: OddsMarket): readonly OddsObservation[];
 }
@@ -240,7 +233,6 @@ export class MatchObservations implements ObservationLookup {
     return this.order.length;
   }
 
-  /** Every observation of a match, as the file had them. */
   ofMatch(matchId: number): OddsObservation[] {
     const range = this.ranges.get(matchId);
     if (!range) return [];

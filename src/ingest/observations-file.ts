@@ -58,10 +58,7 @@ function groupByMatch(all: readonly OddsObservation[]): Map<number, OddsObservat
   return byMatch;
 }
 
-/**
- * `raw-data/odds_observations.parquet` decoded, from the per-process cache while its etag is
- * unchanged (ingest leaves the set it merged there). Shared and read-only. Null when absent.
- */
+/** `raw-data/odds_observations.parquet` decoded, cached while its etag holds; shared, read-only. */
 export async function readObservationSet(
   src: ObservationSource,
 ): Promise<DecodedEntry<ObservationSet> | null> {
@@ -98,10 +95,7 @@ function ranks(names: readonly string[]): Uint32Array {
   return rank;
 }
 
-/**
- * Merges by identity (match, market, source, observed_at): new ones added, a changed one replaces its
- * predecessor. Written under a new key, named current in the transaction holding the lock: none is lost.
- */
+/** Merges by identity (match, market, source, time); a new key is named current under the lock: none lost. */
 export async function mergeOddsObservations(
   src: { db: Database; store: ObjectStore },
   observations: readonly OddsObservation[] | ObservationColumns,

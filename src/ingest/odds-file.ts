@@ -18,10 +18,7 @@ const SUFFIX: Record<OddsMarket, readonly string[]> = {
   btts: ['btts_yes', 'btts_no'],
 };
 
-/**
- * A match's odds record, a pure function of its observations: per market `open_*` the first opening,
- * `close_*` the last closing, `odd_*` the newest; `source` the newest 1X2's. Unquoted markets stay null.
- */
+/** A match's odds record from its observations: first opening, last closing, newest; source: newest 1X2's. */
 export function summariseOdds(matchId: number, timeline: OddsTimeline): OddsRecord | null {
   const rec = emptyOddsRecord(matchId) as unknown as Record<string, unknown>;
   let source: string | null = null;
@@ -49,10 +46,7 @@ export function summariseOdds(matchId: number, timeline: OddsTimeline): OddsReco
   return rec as unknown as OddsRecord;
 }
 
-/**
- * A match's odds record as it stood at `at` (from observations made by then only); without observations
- * (a store from before them) its run's record `fallback`: there are no times to filter on.
- */
+/** A match's odds record as of `at`; `fallback` for a store from before observations (no times to filter). */
 export function oddsRecordAsOf(
   matchId: number,
   observations: Iterable<OddsObservation> | undefined,
@@ -103,10 +97,7 @@ function oddsSet(columns: OddsColumns): ColumnOddsSet {
   };
 }
 
-/**
- * `raw-data/odds.parquet` decoded, cached per process while its etag holds (ingest leaves what it wrote);
- * shared, read-only. `keepBody` keeps the bytes too (a run's odds snapshot is a copy of them).
- */
+/** `raw-data/odds.parquet` decoded, cached while its etag holds; shared, read-only. */
 export function readOddsSet(
   store: ObjectStore,
   options: { keepBody?: boolean } = {},
@@ -121,10 +112,7 @@ export function readOddsSet(
   );
 }
 
-/**
- * Merges `records` into `raw-data/odds.parquet` by match_id (other matches kept, so a second source does
- * not drop the first) with a plain put: of two merges at once the last wins. No change, no write.
- */
+/** Merges into `raw-data/odds.parquet` by match_id, other matches kept; of two merges at once the last wins. */
 export async function mergeOddsFile(
   store: ObjectStore,
   records: readonly OddsRecord[] | OddsColumns,

@@ -28,10 +28,7 @@ export class Prng {
     return mean + sd * Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
   }
 
-  /**
-   * Poisson-distributed count by inversion: exactly one uniform per draw, so changing a rate never
-   * shifts the rest of the sequence (a scenario that changes some matches leaves the others identical).
-   */
+  /** By inversion: one uniform per draw, so changing a rate never shifts the rest of the sequence. */
   poisson(lambda: number): number {
     const u = this.next();
     let k = 0;

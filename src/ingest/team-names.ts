@@ -41,10 +41,7 @@ function distance(a: string, b: string, cap: number): number {
   return prev[b.length];
 }
 
-/**
- * Each team's first spelling per region (database, then files); case or spacing variants map to it. Closer
- * names are reported ({@link TeamNames.nearDuplicates}), never merged: `Sporting` ≠ `Sporting CP`.
- */
+/** Each team's first spelling per region; near names are reported, never merged (`Sporting` ≠ `Sporting CP`). */
 export class TeamNames {
   /** region → fold key → display name. */
   private readonly byRegion = new Map<string, Map<string, string>>();

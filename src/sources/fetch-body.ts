@@ -95,10 +95,7 @@ async function attempt(url: string, options: FetchBodyOptions): Promise<FetchedB
   };
 }
 
-/**
- * A source's body, conditional on the last good one's validators; what may pass (5xx, 429, network, timeout,
- * a cut body) is retried with backoff, another 4xx fails at once. Failures carry a `MC_ERR_SOURCE_*` code.
- */
+/** A source's body, conditional on the last validators; transient faults are retried with backoff. */
 export async function fetchBody(url: string, options: FetchBodyOptions = {}): Promise<FetchedBody> {
   if (!isRemote(url)) return readLocal(url, options);
   const attempts = Math.max(1, options.attempts ?? 3);

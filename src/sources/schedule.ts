@@ -12,10 +12,7 @@ interface SourceScheduleOptions {
   checkMs?: number;
 }
 
-/**
- * Every `checkMs` the due sources are polled one at a time (a poll holds its lease in the database, so a
- * second process skips the source); a check while the last one still runs is skipped.
- */
+/** Polls the due sources one at a time every `checkMs`; a check while the last one runs is skipped. */
 export function startSourceSchedule(options: SourceScheduleOptions): { stop(): Promise<void> } {
   const { deps, run } = options;
   const now = options.now ?? (() => new Date());

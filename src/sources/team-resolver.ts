@@ -28,10 +28,7 @@ function dice(a: string, b: string): number {
 
 const EXPAND: Record<string, string> = { utd: 'united', man: 'manchester', st: 'saint', ath: 'athletic' };
 
-/**
- * How much `a` looks like `b`, 0..1: the better of their letter-pair overlap and the share of the
- * shorter name's words that begin a word of the other (`Man United` ~ `Manchester United`).
- */
+/** 0..1: the better of letter-pair overlap and shared word prefixes (`Man United` ~ `Manchester United`). */
 function similarity(a: string, b: string): number {
   const la = looseName(a);
   const lb = looseName(b);
@@ -47,11 +44,7 @@ function similarity(a: string, b: string): number {
   return Math.max(dice(la, lb), wordScore);
 }
 
-/**
- * The team names matches are stored under, per region, with the spellings sources use for them
- * (`team_aliases`): a source's name is mapped to a known team by alias, else by the case- and
- * spacing-insensitive key ingest uses; anything else is unknown, and never made a team by a poll.
- */
+/** Stored team names plus `team_aliases`; anything else is unknown, never made a team by a poll. */
 export async function loadTeamResolver(db: Queryable): Promise<TeamNames> {
   const names = await TeamNames.load(db);
   for (const a of await listTeamAliases(db)) names.alias(a.region, a.alias, a.team);
@@ -79,10 +72,7 @@ async function regionsOfTeam(db: Queryable, team: string): Promise<string[]> {
   return rows.map((r) => r.region_name);
 }
 
-/**
- * Maps `alias` to the known team `team` in `region` (default: the one region where `team` plays).
- * `alias === team` accepts a name no match has yet as a new team of `region`.
- */
+/** Maps `alias` to the known `team` (default region: where it plays); `alias === team` accepts a new team. */
 export async function setTeamAlias(
   db: Queryable,
   alias: string,
