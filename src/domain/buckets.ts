@@ -1,4 +1,3 @@
-/** Object-store buckets and well-known keys. */
 export const BUCKETS = ['raw-data', 'features', 'models', 'predictions', 'reports'] as const;
 export type Bucket = (typeof BUCKETS)[number];
 
@@ -35,7 +34,6 @@ export const ODDS_OBSERVATIONS = { bucket: 'raw-data', key: 'odds_observations.p
   key: string;
 };
 
-/** The key of a trained model artifact. */
 export function modelArtifactKey(runId: string): string {
   return `${runId}/model.json`;
 }

@@ -4,8 +4,6 @@ export const FIELD_LIMITS = {
   regionName: 80,
   tournamentName: 80,
   source: 120,
-  /** Any other single CSV field. */
   field: 200,
-  /** A whole CSV line. */
   line: 10_000,
 } as const;

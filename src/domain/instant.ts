@@ -1,10 +1,8 @@
-// The one strict reading of dates and times from outside: `Date` rolls a bad part over (`2022-02-30` is
-// 2 March) and accepts year 0; here a part out of range makes the whole value invalid.
+// Strict dates: `Date` rolls a bad part over (`2022-02-30` is 2 March); here that makes the value invalid.
 
 /** Years an instant from outside may fall in (the data starts in the 1990s; nothing is dated 2101). */
 const INSTANT_YEARS = { min: 1900, max: 2100 } as const;
 
-/** What {@link parseInstant} accepts, for messages. */
 export const INSTANT_FORMAT = `YYYY-MM-DD[ HH:MM[:SS[.fff]][Z|±HH:MM]], year ${INSTANT_YEARS.min}–${INSTANT_YEARS.max}`;
 
 /** The UTC instant of calendar parts, or null when any part is out of its range. */

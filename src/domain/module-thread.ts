@@ -2,8 +2,7 @@ import { type ChildProcess, fork, type StdioOptions } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { type ResourceLimits, Worker } from 'node:worker_threads';
 
-// Runs in the thread as CommonJS: registers tsx when the entry is TypeScript (a checkout run from
-// source), then imports the entry module.
+// Runs in the thread as CommonJS: registers tsx for a TypeScript entry (a checkout run from source).
 const BOOTSTRAP = `
 const { workerData, parentPort } = require('node:worker_threads');
 (async () => {

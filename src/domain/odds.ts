@@ -13,7 +13,6 @@ export const MARKET_OUTCOMES = {
 export const ODDS_KINDS = ['opening', 'intermediate', 'closing'] as const;
 export type OddsKind = (typeof ODDS_KINDS)[number];
 
-/** One market's decimal prices of one match at one instant. */
 export interface OddsObservation {
   match_id: number;
   market: OddsMarket;

@@ -32,14 +32,8 @@ export function decodeText(
   encoding: IngestEncoding = 'utf-8',
 ): { ok: true; text: string } | DecodeFailure {
   const nul = buf.indexOf(0);
-  if (nul >= 0) {
-    return {
-      ok: false,
-      line: lineOf(buf, nul),
-      byte: nul,
-      reason: 'NUL byte: not a text file (UTF-16 or binary?)',
-    };
-  }
+  const reason = 'NUL byte: not a text file (UTF-16 or binary?)';
+  if (nul >= 0) return { ok: false, line: lineOf(buf, nul), byte: nul, reason };
   if (encoding === 'latin1') return { ok: true, text: buf.toString('latin1') };
   if (encoding === 'windows-1252') return { ok: true, text: decodeWindows1252(buf) };
   if (isUtf8(buf)) return { ok: true, text: buf.toString('utf8') };

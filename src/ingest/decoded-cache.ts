@@ -18,19 +18,14 @@ interface Cache {
   sweeper: NodeJS.Timeout | null;
 }
 
-/** Per store (the real store object, not a run's view). */
 const caches = new WeakMap<ObjectStore, Cache>();
 
 function cacheOf(store: ObjectStore): Cache {
-  let cache = caches.get(store);
-  if (!cache) {
-    cache = { slots: new Map(), sweeper: null };
-    caches.set(store, cache);
-  }
+  const cache = caches.get(store) ?? { slots: new Map(), sweeper: null };
+  caches.set(store, cache);
   return cache;
 }
 
-/** Keeps `entry` at `slot`, used now, and makes sure the cache is swept of idle entries. */
 function keep(cache: Cache, slot: string, entry: DecodedEntry<unknown>): void {
   cache.slots.set(slot, { entry, usedAt: Date.now() });
   if (cache.sweeper) return;

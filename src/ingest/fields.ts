@@ -23,7 +23,6 @@ export class RowError extends Error {
   }
 }
 
-/** A date or time that names no real instant. */
 export function dateError(name: string, raw: string, format: string): RowError {
   return new RowError(
     `${name} is not a valid date (${format}): "${raw.slice(0, 40)}"`,
@@ -37,7 +36,6 @@ export function required(get: Field, name: string): string {
   return v;
 }
 
-/** First present, non-empty column among `names`. */
 export function firstOf(get: Field, names: readonly string[]): string | undefined {
   for (const n of names) {
     const v = get(n);

@@ -25,7 +25,6 @@ import type {
   ResultConflict,
 } from './types.js';
 
-/** The CSV files of `source`: the file itself, or the `*.csv` files of a folder sorted by name. */
 export async function listCsvFiles(source: string): Promise<string[]> {
   const info = await stat(source).catch(() => null);
   if (!info) throw new MatchcastError('MC_ERR_NOT_FOUND', `No such file or folder: ${source}`);
@@ -68,7 +67,6 @@ interface IngestRun {
   report: IngestReport;
   /** Every observation the files gave, for the merge at the end. */
   observations: ObservationColumns;
-  /** Matches inserted or updated. */
   changed: Set<number>;
   started: number;
 }
@@ -188,8 +186,7 @@ export async function ingestPath(
   const { report } = run;
   const files = typeof source === 'string' ? await listCsvFiles(source) : [source];
   const names = await TeamNames.load(deps.db);
-  // One file at a time: its rows are parsed, applied and dropped before the next is read; only the
-  // observations (as columns) are kept for the merge.
+  // One file at a time, dropped before the next is read: only its observations (as columns) are kept.
   for (const file of files) {
     const parsed =
       typeof file !== 'string'

@@ -17,7 +17,6 @@ import {
 } from '../storage/index.js';
 import { grown, SourceCodes } from './odds-columns.js';
 
-/** A market or kind cell without a known name. */
 const NONE = 255;
 
 /** Columns of `raw-data/odds_observations.parquet`: one row per observation; `price_3` is null for two-way markets. */
@@ -174,7 +173,6 @@ export class ObservationColumns {
     return true;
   }
 
-  /** The rows at `order`, in that order, as the observations file. */
   encode(order: ArrayLike<number>): Buffer {
     const at = (f: (i: number) => unknown) => (j: number) => f(order[j]);
     const column: Record<string, (j: number) => unknown> = {
@@ -190,7 +188,6 @@ export class ObservationColumns {
     return writeParquetColumns(OBSERVATION_COLUMNS, order.length, (name) => column[name]!);
   }
 
-  /** The index of a new row, the columns doubled when full. */
   private slot(): number {
     if (this.length < this.matchId.length) return this.length++;
     const c = this.matchId.length * 2;
@@ -212,7 +209,6 @@ export interface ObservationLookup {
 /** {@link ObservationColumns} grouped by match (file order kept); a match's objects are made when asked for. */
 export class MatchObservations implements ObservationLookup {
   private readonly order: Uint32Array;
-  /** Match id → [first, end) in `order`. */
   private readonly ranges = new Map<number, [number, number]>();
 
   constructor(private readonly columns: ObservationColumns) {

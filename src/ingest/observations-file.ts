@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { type Database, PendingRepredictions, type Queryable } from '../db/index.js';
-import { ODDS_MARKETS, ODDS_OBSERVATIONS, type OddsObservation } from '../domain/index.js';
+import { getOrSet, ODDS_MARKETS, ODDS_OBSERVATIONS, type OddsObservation } from '../domain/index.js';
 import type { ObjectStore } from '../storage/index.js';
 import { type DecodedEntry, readDecoded } from './decoded-cache.js';
 import { ObservationColumns } from './observation-columns.js';
@@ -50,11 +50,7 @@ const OBSERVATIONS_DECODER = 'observation-set';
 
 function groupByMatch(all: readonly OddsObservation[]): Map<number, OddsObservation[]> {
   const byMatch = new Map<number, OddsObservation[]>();
-  for (const o of all) {
-    const list = byMatch.get(o.match_id);
-    if (list) list.push(o);
-    else byMatch.set(o.match_id, [o]);
-  }
+  for (const o of all) getOrSet(byMatch, o.match_id, () => []).push(o);
   return byMatch;
 }
 

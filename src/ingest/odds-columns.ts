@@ -51,14 +51,12 @@ const cell = (col: Column, i: number): number => (col ? col[i] : Number.NaN);
 export class OddsColumns {
   length = 0;
   ids: Float64Array;
-  /** One column per {@link ODDS_PRICE_FIELDS} entry. */
   prices: Column[] = ODDS_PRICE_FIELDS.map(() => null);
   /** One column per {@link ODDS_TIME_FIELDS} entry, epoch ms. */
   times: Column[] = ODDS_TIME_FIELDS.map(() => null);
   sourceOf: Uint16Array;
   private readonly codes = new SourceCodes();
   readonly sources: readonly string[] = this.codes.names;
-  /** Row of each match id (the last row of a match added twice). */
   private readonly index = new Map<number, number>();
 
   constructor(capacity = 1024) {
@@ -122,7 +120,6 @@ export class OddsColumns {
     return i === undefined ? undefined : this.record(i);
   }
 
-  /** Row `i` as a new record. */
   record(i: number): OddsRecord {
     const rec = emptyOddsRecord(this.ids[i], this.sources[this.sourceOf[i]]);
     const fields = rec as unknown as Record<string, unknown>;
@@ -195,14 +192,12 @@ export class OddsColumns {
     return this;
   }
 
-  /** Whether row `i` here and row `j` of `other` hold the same values (null equals null). */
   sameRow(i: number, other: OddsColumns, j: number): boolean {
     if (this.ids[i] !== other.ids[j]) return false;
     if (this.sources[this.sourceOf[i]] !== other.sources[other.sourceOf[j]]) return false;
     return same(this.prices, i, other.prices, j) && same(this.times, i, other.times, j);
   }
 
-  /** The rows as `raw-data/odds.parquet`, NaN written as null. */
   encode(): Buffer {
     const nullable = (col: Column) => (i: number) => (col && !Number.isNaN(col[i]) ? col[i] : null);
     const column = new Map<string, (i: number) => unknown>([

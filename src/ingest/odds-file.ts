@@ -11,7 +11,6 @@ import type { ObjectStore } from '../storage/index.js';
 import { type DecodedEntry, readDecoded, rememberDecoded } from './decoded-cache.js';
 import { OddsColumns } from './odds-columns.js';
 
-/** Column suffix of each market's outcomes in the odds artifact. */
 const SUFFIX: Record<OddsMarket, readonly string[]> = {
   '1x2': ['home', 'draw', 'away'],
   ou25: ['over25', 'under25'],
@@ -63,12 +62,10 @@ export function oddsRecordAsOf(
   return summariseOdds(matchId, OddsTimeline.from(seen)) ?? undefined;
 }
 
-/** Decodes `raw-data/odds.parquet` rows; rows without a usable match_id are dropped. */
 export async function decodeOdds(buf: Buffer): Promise<OddsRecord[]> {
   return [...(await OddsColumns.fromParquet(buf)).values()];
 }
 
-/** Reads `raw-data/odds.parquet` (empty when absent). */
 export async function readOddsFile(store: ObjectStore): Promise<OddsRecord[]> {
   const obj = await store.get(KEYS.odds.bucket, KEYS.odds.key);
   return obj ? decodeOdds(obj.body) : [];
@@ -102,14 +99,8 @@ export function readOddsSet(
   store: ObjectStore,
   options: { keepBody?: boolean } = {},
 ): Promise<DecodedEntry<ColumnOddsSet> | null> {
-  return readDecoded(
-    store,
-    KEYS.odds.bucket,
-    KEYS.odds.key,
-    ODDS_DECODER,
-    async (body) => oddsSet(await OddsColumns.fromParquet(body)),
-    options,
-  );
+  const decode = async (body: Buffer) => oddsSet(await OddsColumns.fromParquet(body));
+  return readDecoded(store, KEYS.odds.bucket, KEYS.odds.key, ODDS_DECODER, decode, options);
 }
 
 /** Merges into `raw-data/odds.parquet` by match_id, other matches kept; of two merges at once the last wins. */
@@ -126,8 +117,7 @@ export async function mergeOddsFile(
     const body = merged.encode();
     try {
       const info = await store.put(KEYS.odds.bucket, KEYS.odds.key, body);
-      // The next reader of this version (the re-prediction that follows an ingest) decodes nothing;
-      // held as columns, and dropped once idle.
+      // The re-prediction that follows an ingest decodes nothing.
       rememberDecoded(store, KEYS.odds.bucket, KEYS.odds.key, ODDS_DECODER, {
         etag: info.etag,
         value: oddsSet(merged),

@@ -36,7 +36,6 @@ export type MatchKey = Omit<MatchUpsert, 'season' | 'status' | 'homeScore' | 'aw
 /** The match an odds row refers to: its id, or its natural key (resolved against the DB by ingest). */
 type OddsMatchRef = { matchId: number } | MatchKey;
 
-/** One valid odds-only row. */
 export interface ParsedOddsRow {
   line: number;
   ref: OddsMatchRef;

@@ -57,7 +57,6 @@ export function setSourceGauges(list: readonly SourceRecord[]): void {
 /** Matches of an odds row are looked up within this distance of its kick-off (feeds round or shift times). */
 const KICKOFF_TOLERANCE_MS = 3 * 86_400_000;
 
-/** A CSV line's field count, quotes respected. */
 function fieldCount(line: string): number {
   let n = 1;
   let quoted = false;

@@ -6,7 +6,6 @@ interface SourceScheduleOptions {
   deps: SourceDeps;
   /** Runs one poll (the embedded server puts it on its one-at-a-time job lane). */
   run: (name: string, poll: () => Promise<PollOutcome>) => Promise<PollOutcome>;
-  /** The poll's clock. Default the wall clock. */
   now?: () => Date;
   /** Wall-clock interval between checks for due sources, ms. Default `5000`. */
   checkMs?: number;

@@ -10,7 +10,6 @@ const RECORD = `name, url, format, every_ms AS "everyMs", options, created_at AS
   errors_total AS "errorsTotal", rows_added_total AS "rowsAddedTotal", last_rows_added AS "lastRowsAdded",
   next_poll_at AS "nextPollAt", unmatched`;
 
-/** What a good poll leaves on its source. */
 export interface PollSuccess {
   etag: string | null;
   lastModified: string | null;
@@ -23,7 +22,6 @@ export interface PollSuccess {
   warning: { code: string; message: string } | null;
 }
 
-/** The `sources` table. */
 export class SourcesRepository {
   constructor(private readonly db: Queryable) {}
 
@@ -50,7 +48,6 @@ export class SourcesRepository {
     return r ?? null;
   }
 
-  /** Names of the sources due at `now`, soonest first. */
   async due(now: Date): Promise<string[]> {
     const rows = await this.db.query<{ name: string }>(
       `SELECT name FROM sources WHERE next_poll_at <= $1 AND (lease_until IS NULL OR lease_until < $1)

@@ -12,7 +12,6 @@ function bigrams(s: string): Map<string, number> {
   return out;
 }
 
-/** Dice coefficient of the letter pairs of two loose names. */
 function dice(a: string, b: string): number {
   const x = bigrams(a);
   const y = bigrams(b);
@@ -61,7 +60,6 @@ export function closestTeams(names: TeamNames, region: string, name: string, n =
     .map((x) => x.t);
 }
 
-/** Regions where `team` is a stored team name (or an accepted new one). */
 async function regionsOfTeam(db: Queryable, team: string): Promise<string[]> {
   const rows = await db.query<{ region_name: string }>(
     `SELECT DISTINCT region_name FROM matches WHERE home_team_name = $1 OR away_team_name = $1

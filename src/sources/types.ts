@@ -23,7 +23,6 @@ export interface SourceParseContext {
 /** How one kind of source's body is read; what follows (team names, ingest, re-prediction) is shared. */
 export interface SourceKind {
   readonly name: string;
-  /** One line for `sources add --help`. */
   readonly description: string;
   /** `csv`: header checks and the cut-row rule apply; `json`: the body must parse whole. */
   readonly body: 'csv' | 'json';
