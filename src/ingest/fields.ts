@@ -114,25 +114,21 @@ export function cleanName(raw: string): string {
   return raw.normalize('NFC').replace(/\s+/gu, ' ').replace(INVISIBLE, '').replace(/\s+/gu, ' ').trim();
 }
 
-/** A required name column, cleaned, refused over `limit` characters. */
-export function name(get: Field, column: string, limit: number): string {
-  const v = cleanName(required(get, column));
+/** `raw` cleaned; refused when empty or over `limit` characters. */
+function cleanText(raw: string, column: string, limit: number, label = column): string {
+  const v = cleanName(raw);
   if (v === '') throw new RowError(`missing ${column}`);
-  if (v.length > limit) throw new RowError(`${column} is longer than ${limit} characters (${v.length})`);
+  if (v.length > limit) throw new RowError(`${label} is longer than ${limit} characters (${v.length})`);
   return v;
 }
 
+export function name(get: Field, column: string, limit: number): string {
+  return cleanText(required(get, column), column, limit);
+}
+
 export function teams(home: string, away: string): { homeTeamName: string; awayTeamName: string } {
-  const h = cleanName(home);
-  const a = cleanName(away);
-  for (const [col, v] of [
-    ['home team', h],
-    ['away team', a],
-  ] as const) {
-    if (v === '') throw new RowError(`missing ${col}`);
-    if (v.length > FIELD_LIMITS.teamName)
-      throw new RowError(`${col} name is longer than ${FIELD_LIMITS.teamName} characters (${v.length})`);
-  }
+  const h = cleanText(home, 'home team', FIELD_LIMITS.teamName, 'home team name');
+  const a = cleanText(away, 'away team', FIELD_LIMITS.teamName, 'away team name');
   if (h.toLowerCase() === a.toLowerCase()) throw new RowError(`home and away team are both "${h}"`);
   return { homeTeamName: h, awayTeamName: a };
 }

@@ -106,9 +106,7 @@ export class ObservationColumns {
       if (Number.isNaN(c.matchId[i]) || Number.isNaN(c.at[i]) || c.market[i] === NONE || c.kind[i] === NONE)
         continue;
       const outcomes = MARKET_OUTCOMES[ODDS_MARKETS[c.market[i]]].length;
-      let complete = true;
-      for (let k = 0; k < outcomes; k++) if (Number.isNaN(c.prices[i * 3 + k])) complete = false;
-      if (!complete) continue;
+      if (c.prices.subarray(i * 3, i * 3 + outcomes).some(Number.isNaN)) continue;
       c.matchId[kept] = c.matchId[i];
       c.at[kept] = c.at[i];
       for (let k = 0; k < 3; k++) c.prices[kept * 3 + k] = k < outcomes ? c.prices[i * 3 + k] : Number.NaN;
@@ -146,8 +144,7 @@ export class ObservationColumns {
   observation(i: number): OddsObservation {
     const market = ODDS_MARKETS[this.market[i]];
     const n = MARKET_OUTCOMES[market].length;
-    const prices: number[] = [];
-    for (let k = 0; k < n; k++) prices.push(this.prices[i * 3 + k]);
+    const prices = Array.from(this.prices.subarray(i * 3, i * 3 + n));
     return {
       match_id: this.matchId[i],
       market,
@@ -232,9 +229,7 @@ export class MatchObservations implements ObservationLookup {
   ofMatch(matchId: number): OddsObservation[] {
     const range = this.ranges.get(matchId);
     if (!range) return [];
-    const out: OddsObservation[] = [];
-    for (let j = range[0]; j < range[1]; j++) out.push(this.columns.observation(this.order[j]));
-    return out;
+    return Array.from(this.order.subarray(...range), (i) => this.columns.observation(i));
   }
 
   of(matchId: number, market: OddsMarket): readonly OddsObservation[] {
