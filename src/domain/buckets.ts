@@ -1,4 +1,3 @@
-/** Object-store buckets and well-known keys. */
 export const BUCKETS = ['raw-data', 'features', 'models', 'predictions', 'reports'] as const;
 export type Bucket = (typeof BUCKETS)[number];
 
@@ -23,10 +22,7 @@ export const KEYS = {
   roiByRegionMarkets: { bucket: 'reports', key: 'roi_by_region_markets.csv' },
 } as const satisfies Record<string, { bucket: Bucket; key: string }>;
 
-/**
- * The served log: one parquet per publication, `served/<as_of>_<id>.parquet`. Deliberately
- * NOT in {@link KEYS}: it is a history across runs, never run-scoped, replaced or pruned with a run.
- */
+/** The served log: a history across runs, so deliberately not in {@link KEYS} (never pruned with a run). */
 export const SERVED_LOG = { bucket: 'predictions', prefix: 'served/' } as const satisfies {
   bucket: Bucket;
   prefix: string;
@@ -38,7 +34,6 @@ export const ODDS_OBSERVATIONS = { bucket: 'raw-data', key: 'odds_observations.p
   key: string;
 };
 
-/** The key of a trained model artifact. */
 export function modelArtifactKey(runId: string): string {
   return `${runId}/model.json`;
 }

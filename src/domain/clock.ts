@@ -11,7 +11,6 @@ interface ReplayClockOptions {
   start: Date;
   /** Simulated seconds per wall-clock second; `0` freezes the clock at `start`. Default `1`. */
   speed?: number;
-  /** Wall clock in ms (tests). Default `Date.now`. */
   wallNow?: () => number;
 }
 

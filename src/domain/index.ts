@@ -4,6 +4,7 @@ export { BUCKETS, type Bucket, KEYS, modelArtifactKey, ODDS_OBSERVATIONS, SERVED
 export { type Clock, replayClock, systemClock } from './clock.js';
 export { ERROR_CATALOGUE, type ErrorCode, isMatchcastError, MatchcastError } from './errors.js';
 export { FIELD_LIMITS } from './field-limits.js';
+export { getOrSet } from './get-or-set.js';
 export { DAY_MS, INSTANT_FORMAT, parseInstant, utcInstant } from './instant.js';
 export {
   emptyOddsRecord,

@@ -1,10 +1,8 @@
-// The one strict reading of dates and times from outside: `Date` rolls a bad part over (`2022-02-30` is
-// 2 March) and accepts year 0; here a part out of range makes the whole value invalid.
+// Strict dates: `Date` rolls a bad part over (`2022-02-30` is 2 March); here that makes the value invalid.
 
 /** Years an instant from outside may fall in (the data starts in the 1990s; nothing is dated 2101). */
 const INSTANT_YEARS = { min: 1900, max: 2100 } as const;
 
-/** What {@link parseInstant} accepts, for messages. */
 export const INSTANT_FORMAT = `YYYY-MM-DD[ HH:MM[:SS[.fff]][Z|±HH:MM]], year ${INSTANT_YEARS.min}–${INSTANT_YEARS.max}`;
 
 /** The UTC instant of calendar parts, or null when any part is out of its range. */
@@ -22,10 +20,7 @@ export function utcInstant(y: number, mo: number, d: number, h = 0, mi = 0, s = 
 const INSTANT =
   /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:(Z)|([+-])(\d{2}):?(\d{2}))?)?$/i;
 
-/**
- * An instant in {@link INSTANT_FORMAT} (digits past milliseconds dropped); without a zone it is UTC (the
- * data's convention). Null when the text is not of that form or names no real instant.
- */
+/** An instant in {@link INSTANT_FORMAT}, UTC without a zone; null when not of that form or not real. */
 export function parseInstant(raw: string): Date | null {
   const m = INSTANT.exec(raw.trim());
   if (!m) return null;

@@ -6,18 +6,15 @@ export interface Match {
   regionId: number;
   regionName: string;
   tournamentName: string;
-  /** Season label such as `2022-2023`. */
   season: string;
   startTimeUtc: Date;
   homeTeamName: string;
   awayTeamName: string;
   status: MatchStatus;
-  /** Null until the match is finished. */
   homeScore: number | null;
   awayScore: number | null;
 }
 
-/** The natural key that makes ingest idempotent. */
 export interface MatchKey {
   regionName: string;
   tournamentName: string;
@@ -26,43 +23,24 @@ export interface MatchKey {
   awayTeamName: string;
 }
 
-export const ODDS_1X2_FIELDS = [
-  'odd_home',
-  'odd_draw',
-  'odd_away',
-  'open_home',
-  'open_draw',
-  'open_away',
-  'close_home',
-  'close_draw',
-  'close_away',
-] as const;
+/** `<prefix>_<suffix>` for every prefix and suffix, prefix-major: the artifact's column order. */
+const fields = <P extends string, S extends string>(prefixes: readonly P[], suffixes: readonly S[]) =>
+  prefixes.flatMap((p) => suffixes.map((s) => `${p}_${s}` as const));
+
+export const ODDS_1X2_FIELDS = fields(['odd', 'open', 'close'], ['home', 'draw', 'away']);
 
 export const ODDS_GOALS_FIELDS = [
-  'odd_over25',
-  'odd_under25',
-  'odd_btts_yes',
-  'odd_btts_no',
-  'open_over25',
-  'open_under25',
-  'close_over25',
-  'close_under25',
-  'open_btts_yes',
-  'open_btts_no',
-  'close_btts_yes',
-  'close_btts_no',
-] as const;
+  ...fields(['odd'], ['over25', 'under25', 'btts_yes', 'btts_no']),
+  ...fields(['open', 'close'], ['over25', 'under25']),
+  ...fields(['open', 'close'], ['btts_yes', 'btts_no']),
+];
 
 /** Every price field of an {@link OddsRecord}, 1X2 first: what the artifact stores and the gates check. */
 export const ODDS_PRICE_FIELDS = [...ODDS_1X2_FIELDS, ...ODDS_GOALS_FIELDS] as const;
 
 export const ODDS_TIME_FIELDS = ['odds_observed_at', 'open_observed_at', 'close_observed_at'] as const;
 
-/**
- * Bookmaker odds for one match (decimal); missing is never invented. `odd_*` are the pre-match odds a
- * user would see (closing when known, else opening); the goals prices and the times of the 1X2
- * observations are additive (absent or null when unknown).
- */
+/** Bookmaker decimal odds of one match, never invented; goals prices and 1X2 times are additive. */
 export type OddsRecord = {
   match_id: number;
   /** Where the odds came from, e.g. `football-csv`, `football-data.co.uk:B365`, `synthetic`. */

@@ -2,8 +2,7 @@ import { type ChildProcess, fork, type StdioOptions } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { type ResourceLimits, Worker } from 'node:worker_threads';
 
-// Runs in the thread as CommonJS: registers tsx when the entry is TypeScript (a checkout run from
-// source), then imports the entry module.
+// Runs in the thread as CommonJS: registers tsx for a TypeScript entry (a checkout run from source).
 const BOOTSTRAP = `
 const { workerData, parentPort } = require('node:worker_threads');
 (async () => {
@@ -23,10 +22,7 @@ function resolveTsx(): string | null {
   }
 }
 
-/**
- * A worker thread running the module `entry` (`.ts` under tsx, or compiled `.js`) with `data` in its
- * `workerData`; an entry that fails to load posts `{ t: 'init-error', message }` and exits 1.
- */
+/** A worker thread running `entry` (`.ts` under tsx); a failed load posts `{ t: 'init-error' }`, exits 1. */
 export function startModuleThread(
   entry: URL,
   data: Record<string, unknown>,

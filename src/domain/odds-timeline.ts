@@ -1,3 +1,4 @@
+import { getOrSet } from './get-or-set.js';
 import type { OddsRecord } from './match.js';
 import type { OddsKind, OddsMarket, OddsObservation } from './odds.js';
 import { OPENING_LEAD_MS } from './odds.js';
@@ -26,10 +27,7 @@ export class OddsTimeline {
     return t;
   }
 
-  /**
-   * A timeline from per-match records (no times in them): complete opening 1X2 triples at kick-off −
-   * {@link OPENING_LEAD_MS}, closing ones at kick-off; a match missing from `kickoffById` is left out.
-   */
+  /** A timeline from per-match records: opening 1X2 at kick-off − OPENING_LEAD_MS, closing at kick-off. */
   static fromRecords(records: Iterable<OddsRecord>, kickoffById: ReadonlyMap<number, Date>): OddsTimeline {
     const obs: OddsObservation[] = [];
     for (const r of records) {
@@ -53,17 +51,11 @@ export class OddsTimeline {
   }
 
   private add(o: OddsObservation): void {
-    let markets = this.byMatch.get(o.match_id);
-    if (!markets) {
-      markets = new Map();
-      this.byMatch.set(o.match_id, markets);
-    }
-    let list = markets.get(o.market);
-    if (!list) {
-      list = [];
-      markets.set(o.market, list);
-    }
-    list.push(o);
+    getOrSet(
+      getOrSet(this.byMatch, o.match_id, () => new Map()),
+      o.market,
+      () => [],
+    ).push(o);
     this.count++;
   }
 
@@ -71,7 +63,6 @@ export class OddsTimeline {
     return this.count;
   }
 
-  /** Every observation of a match and market, oldest first (empty when none). */
   of(matchId: number, market: OddsMarket): readonly OddsObservation[] {
     return this.byMatch.get(matchId)?.get(market) ?? [];
   }
@@ -92,25 +83,19 @@ export class OddsTimeline {
     return lo === 0 ? null : list[lo - 1];
   }
 
-  /** The first observation of kind `opening` (else none). */
   opening(matchId: number, market: OddsMarket): OddsObservation | null {
     return this.of(matchId, market).find((o) => o.kind === 'opening') ?? null;
   }
 
-  /** The last observation of kind `closing` (else none). */
   closing(matchId: number, market: OddsMarket): OddsObservation | null {
-    const list = this.of(matchId, market);
-    for (let i = list.length - 1; i >= 0; i--) if (list[i].kind === 'closing') return list[i];
-    return null;
+    return this.of(matchId, market).findLast((o) => o.kind === 'closing') ?? null;
   }
 
   /** The newest observation whatever its time (what a user sees last); null when none. */
   last(matchId: number, market: OddsMarket): OddsObservation | null {
-    const list = this.of(matchId, market);
-    return list.length > 0 ? list[list.length - 1] : null;
+    return this.of(matchId, market).at(-1) ?? null;
   }
 
-  /** Ids of the matches with at least one observation. */
   matchIds(): IterableIterator<number> {
     return this.byMatch.keys();
   }

@@ -13,7 +13,6 @@ export const MARKET_OUTCOMES = {
 export const ODDS_KINDS = ['opening', 'intermediate', 'closing'] as const;
 export type OddsKind = (typeof ODDS_KINDS)[number];
 
-/** One market's decimal prices of one match at one instant. */
 export interface OddsObservation {
   match_id: number;
   market: OddsMarket;
@@ -26,10 +25,7 @@ export interface OddsObservation {
   source: string;
 }
 
-/**
- * How long before kick-off the OPENING prices of a results file (which gives no time) are taken as
- * observed; closing prices are stamped at kick-off. Why 48 h: docs/data.md.
- */
+/** How long before kick-off a results file's undated opening prices are taken as observed (docs/data.md). */
 export const OPENING_LEAD_MS = 48 * 3_600_000;
 
 /** When after kick-off a result is known (the replay feed's release); ratings and labels use it from then. */

@@ -1,7 +1,4 @@
-/**
- * `promise`, rejected with `onTimeout()` when it has not settled within `ms`. The rejection waits for the
- * poll phase, so after an event-loop stall an answer that arrived in time wins over the expired bound.
- */
+/** Rejects in the poll phase, so after an event-loop stall an answer that arrived in time still wins. */
 export function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const bound = new Promise<never>((_, reject) => {

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
+import type { MatchUpsert } from '../db/index.js';
 import { FIELD_LIMITS } from '../domain/index.js';
 import { decodeText } from './decode.js';
 import { type Field, RowError } from './fields.js';
@@ -23,16 +24,13 @@ export interface ParsedFile {
   format: CsvFormat | null;
   /** Data rows read, including the malformed ones. */
   rowsRead: number;
-  /** Rows of a results file. */
   matches: ParsedMatch[];
-  /** Rows of an odds-only file. */
   oddsRows: ParsedOddsRow[];
   skipped: SkippedRow[];
   /** Prices rejected per line (the row's match still loads). */
   oddsRejected: OddsRejection[];
 }
 
-/** A file with no row read yet. */
 export function emptyParsedFile(file: string, format: CsvFormat | null = null): ParsedFile {
   return { file, format, rowsRead: 0, matches: [], oddsRows: [], skipped: [], oddsRejected: [] };
 }
@@ -48,23 +46,15 @@ function matchKey(m: MatchKey): string {
   ].join('\u0000');
 }
 
-/** Options of {@link parseCsvFile} / {@link parseCsvText}. */
 interface ParseOptions {
-  /** Default strict `utf-8`. */
   encoding?: IngestEncoding;
   /** Canonical team names (case/spacing variants map to the known spelling). Default: names kept as cleaned. */
   names?: TeamNames;
-  /**
-   * "Now" for the file: a score for a kick-off after it (a wrong date or column: a result is not known
-   * before the match) and an odds row observed after it are refused. Default: the wall clock.
-   */
+  /** A score for a kick-off after it, or odds observed after it, are refused. Default: the wall clock. */
   now?: Date;
 }
 
-/**
- * Parses one CSV file; malformed rows (bad quoting, wrong field count, invalid or over-long values, a
- * second row of a match) go to `skipped`. A file that does not decode is refused whole (line and byte).
- */
+/** Parses one CSV file: malformed rows go to `skipped`; a file that does not decode is refused whole. */
 export async function parseCsvFile(file: string, options: ParseOptions = {}): Promise<ParsedFile> {
   const decoded = decodeText(await readFile(file), options.encoding);
   if (decoded.ok) return parseCsvText(decoded.text, file, options);
@@ -88,13 +78,14 @@ function parseLine(line: string): string[] {
   return rows[0];
 }
 
-function sameMatch(a: ParsedMatch, b: ParsedMatch): boolean {
+type Result = Pick<MatchUpsert, 'status' | 'homeScore' | 'awayScore' | 'season'>;
+
+export function sameResult(a: Result, b: Result): boolean {
   return (
-    a.match.status === b.match.status &&
-    a.match.homeScore === b.match.homeScore &&
-    a.match.awayScore === b.match.awayScore &&
-    a.match.season === b.match.season &&
-    JSON.stringify(a.prices) === JSON.stringify(b.prices)
+    a.status === b.status &&
+    a.homeScore === b.homeScore &&
+    a.awayScore === b.awayScore &&
+    a.season === b.season
   );
 }
 
@@ -109,29 +100,24 @@ export function parseCsvText(text: string, file: string, options: ParseOptions =
   const { oddsRejected } = out;
   const skip = (line: number, reason: string, code: SkippedRow['code'] = 'MC_ERR_INVALID_ROW') => {
     out.skipped.push({ file, code, line, reason });
+    return out;
   };
   const { lines, headerAt } = csvLines(text);
-  if (headerAt < 0) {
-    skip(1, 'empty file: no header');
-    return out;
-  }
+  if (headerAt < 0) return skip(1, 'empty file: no header');
   let header: string[];
   try {
     if (lines[headerAt].length > FIELD_LIMITS.line)
       throw new Error(`longer than ${FIELD_LIMITS.line} characters`);
     header = parseLine(lines[headerAt]).map((h) => h.trim());
   } catch (err) {
-    skip(headerAt + 1, `unparseable header: ${(err as Error).message}`);
-    return out;
+    return skip(headerAt + 1, `unparseable header: ${(err as Error).message}`);
   }
   const layout = LAYOUTS.find((l) => l.is(header));
-  if (!layout) {
-    skip(
+  if (!layout)
+    return skip(
       headerAt + 1,
       'unrecognised header: expected the football CSV, the football-data.co.uk or the odds-only layout',
     );
-    return out;
-  }
   out.format = layout.format;
   const index = new Map<string, number>();
   header.forEach((h, i) => {
@@ -188,16 +174,16 @@ export function parseCsvText(text: string, file: string, options: ParseOptions =
       m.homeTeamName = options.names.canonical(m.regionName, m.homeTeamName);
       m.awayTeamName = options.names.canonical(m.regionName, m.awayTeamName);
     }
-    const parsed: ParsedMatch = { line, match: m, prices, source };
     const key = matchKey(m);
     const dup = seen.get(key);
     if (dup !== undefined)
       throw new RowError(
-        sameMatch(dup, parsed)
+        sameResult(dup.match, m) && JSON.stringify(dup.prices) === JSON.stringify(prices)
           ? `duplicate of line ${dup.line} (same region, tournament, kick-off and teams)`
           : `conflicting duplicate of line ${dup.line} (same match, different result or prices); line ${dup.line} kept`,
       );
     for (const r of rejected) oddsRejected.push({ file, line, ...r });
+    const parsed: ParsedMatch = { line, match: m, prices, source };
     seen.set(key, parsed);
     out.matches.push(parsed);
   };

@@ -9,10 +9,7 @@ interface DecodeFailure {
   reason: string;
 }
 
-/**
- * Offset of the first ill-formed UTF-8 byte (overlongs, surrogates, > U+10FFFF too), or -1: the text before
- * the first U+FFFD the bytes do not spell decodes exactly, so its byte length is that offset.
- */
+/** Offset of the first ill-formed UTF-8 byte, or -1: where the first U+FFFD the bytes do not spell sits. */
 function firstInvalidUtf8(buf: Buffer): number {
   const text = buf.toString('utf8');
   let offset = 0;
@@ -29,23 +26,14 @@ function lineOf(buf: Uint8Array, offset: number): number {
   return buf.subarray(0, offset).filter((b) => b === 0x0a).length + 1;
 }
 
-/**
- * Strict `utf-8`: an invalid sequence or a NUL byte refuses the file with its line and byte (Latin-1 read
- * as UTF-8 would create teams with mangled names). `windows-1252` is latin1 with € and quotes in 0x80–0x9F.
- */
+/** Strict `utf-8` (Latin-1 read as UTF-8 would mangle team names): refused with its line and byte. */
 export function decodeText(
   buf: Buffer,
   encoding: IngestEncoding = 'utf-8',
 ): { ok: true; text: string } | DecodeFailure {
   const nul = buf.indexOf(0);
-  if (nul >= 0) {
-    return {
-      ok: false,
-      line: lineOf(buf, nul),
-      byte: nul,
-      reason: 'NUL byte: not a text file (UTF-16 or binary?)',
-    };
-  }
+  const reason = 'NUL byte: not a text file (UTF-16 or binary?)';
+  if (nul >= 0) return { ok: false, line: lineOf(buf, nul), byte: nul, reason };
   if (encoding === 'latin1') return { ok: true, text: buf.toString('latin1') };
   if (encoding === 'windows-1252') return { ok: true, text: decodeWindows1252(buf) };
   if (isUtf8(buf)) return { ok: true, text: buf.toString('utf8') };

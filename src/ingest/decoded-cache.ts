@@ -9,10 +9,7 @@ export interface DecodedEntry<T> {
   body: Buffer | null;
 }
 
-/**
- * An entry neither read nor written for this long is dropped: worth keeping across one ingest,
- * re-prediction or pipeline run, not for the life of a serving process that ingested once.
- */
+/** Idle entries are dropped: worth keeping across one run, not for a serving process's life. */
 export const DECODED_IDLE_MS = 60_000;
 
 /** One store's entries by `bucket/key#decoder`, with when each was last used, and its idle sweeper. */
@@ -21,19 +18,14 @@ interface Cache {
   sweeper: NodeJS.Timeout | null;
 }
 
-/** Per store (the real store object, not a run's view). */
 const caches = new WeakMap<ObjectStore, Cache>();
 
 function cacheOf(store: ObjectStore): Cache {
-  let cache = caches.get(store);
-  if (!cache) {
-    cache = { slots: new Map(), sweeper: null };
-    caches.set(store, cache);
-  }
+  const cache = caches.get(store) ?? { slots: new Map(), sweeper: null };
+  caches.set(store, cache);
   return cache;
 }
 
-/** Keeps `entry` at `slot`, used now, and makes sure the cache is swept of idle entries. */
 function keep(cache: Cache, slot: string, entry: DecodedEntry<unknown>): void {
   cache.slots.set(slot, { entry, usedAt: Date.now() });
   if (cache.sweeper) return;
@@ -49,10 +41,7 @@ function keep(cache: Cache, slot: string, entry: DecodedEntry<unknown>): void {
   cache.sweeper = timer;
 }
 
-/**
- * Decoded again only when the etag moved (re-predictions read the raw odds files on every call); the
- * `get`'s own etag is kept, so a write after the `head` is never masked. Shared: treat as read-only.
- */
+/** Decoded again only when the etag moved; the `get`'s own etag is kept, so a later write is never masked. */
 export async function readDecoded<T>(
   store: ObjectStore,
   bucket: Bucket,
@@ -79,10 +68,7 @@ export async function readDecoded<T>(
   return entry;
 }
 
-/**
- * Records what a writer just stored (it holds the decoded value already): the next
- * {@link readDecoded} with that etag decodes nothing. Other decoders of the object are dropped.
- */
+/** What a writer just stored, so the next read of that etag decodes nothing; other decoders are dropped. */
 export function rememberDecoded<T>(
   store: ObjectStore,
   bucket: Bucket,

@@ -23,7 +23,6 @@ export class RowError extends Error {
   }
 }
 
-/** A date or time that names no real instant. */
 export function dateError(name: string, raw: string, format: string): RowError {
   return new RowError(
     `${name} is not a valid date (${format}): "${raw.slice(0, 40)}"`,
@@ -37,7 +36,6 @@ export function required(get: Field, name: string): string {
   return v;
 }
 
-/** First present, non-empty column among `names`. */
 export function firstOf(get: Field, names: readonly string[]): string | undefined {
   for (const n of names) {
     const v = get(n);
@@ -68,10 +66,7 @@ export function score(
     : { status: 'finished', homeScore: home, awayScore: away };
 }
 
-/**
- * One market's prices from `columns` (MARKET_OUTCOMES order) into `out`, true when added: none given = not
- * quoted; some missing, not a number or implausible = a rejection (the row still loads its match).
- */
+/** One market's prices, true when added; some missing or implausible is a rejection, the row still loads. */
 export function marketPrices(
   get: Field,
   market: OddsMarket,
@@ -111,10 +106,7 @@ export function marketPrices(
   return true;
 }
 
-/**
- * Invisible characters that make two identical-looking names two teams: control characters, the
- * soft hyphen, zero-width space and word joiner (ZWJ/ZWNJ are kept: some scripts need them).
- */
+/** Invisible characters that make identical-looking names two teams (ZWJ/ZWNJ kept: scripts need them). */
 const INVISIBLE = /[\p{Cc}\u00ad\u200b\u2060]/gu;
 
 /** Collapses inner whitespace (tabs, non-breaking spaces, runs), drops invisible characters, trims; Unicode NFC. */
@@ -122,25 +114,21 @@ export function cleanName(raw: string): string {
   return raw.normalize('NFC').replace(/\s+/gu, ' ').replace(INVISIBLE, '').replace(/\s+/gu, ' ').trim();
 }
 
-/** A required name column, cleaned, refused over `limit` characters. */
-export function name(get: Field, column: string, limit: number): string {
-  const v = cleanName(required(get, column));
+/** `raw` cleaned; refused when empty or over `limit` characters. */
+function cleanText(raw: string, column: string, limit: number, label = column): string {
+  const v = cleanName(raw);
   if (v === '') throw new RowError(`missing ${column}`);
-  if (v.length > limit) throw new RowError(`${column} is longer than ${limit} characters (${v.length})`);
+  if (v.length > limit) throw new RowError(`${label} is longer than ${limit} characters (${v.length})`);
   return v;
 }
 
+export function name(get: Field, column: string, limit: number): string {
+  return cleanText(required(get, column), column, limit);
+}
+
 export function teams(home: string, away: string): { homeTeamName: string; awayTeamName: string } {
-  const h = cleanName(home);
-  const a = cleanName(away);
-  for (const [col, v] of [
-    ['home team', h],
-    ['away team', a],
-  ] as const) {
-    if (v === '') throw new RowError(`missing ${col}`);
-    if (v.length > FIELD_LIMITS.teamName)
-      throw new RowError(`${col} name is longer than ${FIELD_LIMITS.teamName} characters (${v.length})`);
-  }
+  const h = cleanText(home, 'home team', FIELD_LIMITS.teamName, 'home team name');
+  const a = cleanText(away, 'away team', FIELD_LIMITS.teamName, 'away team name');
   if (h.toLowerCase() === a.toLowerCase()) throw new RowError(`home and away team are both "${h}"`);
   return { homeTeamName: h, awayTeamName: a };
 }

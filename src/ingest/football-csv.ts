@@ -16,11 +16,7 @@ const FOOTBALL_CSV_MARKETS = [
   { market: 'btts', kind: 'closing', columns: ['bts_yes_close', 'bts_no_close'] },
 ] as const;
 
-/**
- * The shared football CSV layout (test/fixtures/football/england.csv): `Date` (`YYYY-MM-DD HH:MM:SS`,
- * UTC unless it names a zone), `country`, `league`, optional `Season`, `HomeTeam`, `AwayTeam`, `FTHG`,
- * `FTAG` and optional FOOTBALL_CSV_MARKETS prices.
- */
+/** The shared football CSV layout (test/fixtures/football/england.csv). */
 export function isFootballCsvHeader(header: readonly string[]): boolean {
   const has = (c: string) => header.includes(c);
   return ['Date', 'country', 'league', 'HomeTeam', 'AwayTeam', 'FTHG', 'FTAG'].every(has);

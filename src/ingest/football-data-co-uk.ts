@@ -6,16 +6,12 @@ import type { PriceSet, RowRead, RowRejection } from './types.js';
 
 /** Opening-odds column prefixes in order of preference: market average, Betbrain average, Pinnacle, Bet365. */
 const OPENING_PREFIXES = ['Avg', 'BbAv', 'PS', 'B365'] as const;
-/** Closing-odds column prefixes in order of preference. */
 const CLOSING_PREFIXES = ['AvgC', 'PSC', 'B365C'] as const;
-/** Over/under 2.5 column prefixes (`<p>>2.5`, `<p><2.5`), opening and closing, in order of preference. */
+/** Over/under 2.5 column prefixes (`<p>>2.5`, `<p><2.5`), in order of preference. */
 const OU_OPENING_PREFIXES = ['Avg', 'BbAv', 'P', 'B365'] as const;
 const OU_CLOSING_PREFIXES = ['AvgC', 'PC', 'B365C'] as const;
 
-/**
- * football-data.co.uk files (`Div`, `Date` dd/mm/yy[yy], optional `Time` in UK time, `HomeTeam`, `AwayTeam`,
- * `FTHG`, `FTAG`, `FTR`, odds), and its "extra leagues" layout (`Country`, `League`, `Season`, `Home` …).
- */
+/** football-data.co.uk files (`Div`, `Date`, UK `Time` …) and its "extra leagues" layout (`Country` …). */
 export function isFootballDataHeader(header: readonly string[]): boolean {
   const has = (c: string) => header.includes(c);
   return (
@@ -60,10 +56,7 @@ function competition(get: Field): { regionName: string; tournamentName: string }
     : { regionName: div, tournamentName: div };
 }
 
-/**
- * The first bookmaker by preference whose prices of `market` are complete and plausible; every one is
- * checked, so a malformed price never hides behind a preferred one (it goes to `rejected`).
- */
+/** The first complete bookmaker by preference; all are checked, so a bad price never hides behind one. */
 function preferred(
   get: Field,
   market: OddsMarket,
@@ -94,10 +87,8 @@ export function readFootballDataRow(get: Field): RowRead {
     if (!/^[HDA]$/.test(ftr)) throw new RowError(`FTR is not H, D or A: "${ftr}"`);
     if (result.homeScore === null || result.awayScore === null)
       throw new RowError(`FTR "${ftr}" without goals`);
-    const expected = RESULT_OF(result.homeScore, result.awayScore);
-    if (ftr !== expected) {
+    if (ftr !== RESULT_OF(result.homeScore, result.awayScore))
       throw new RowError(`FTR "${ftr}" contradicts the score ${result.homeScore}-${result.awayScore}`);
-    }
   }
   const rawSeason = get('Season');
   const season = rawSeason ? rawSeason.replace('/', '-') : seasonOf(start);

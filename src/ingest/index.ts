@@ -14,7 +14,6 @@ export {
 } from './observations-file.js';
 export { OddsColumns } from './odds-columns.js';
 export { decodeOdds, type OddsSet, oddsRecordAsOf, readOddsFile, readOddsSet } from './odds-file.js';
-export type { ParsedOddsRow } from './odds-only.js';
 export { foldName, looseName, TeamNames } from './team-names.js';
 export {
   INGEST_ENCODINGS,

@@ -1,6 +1,6 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { DatasetIdentity, MatchesRepository, type MatchUpsert, PendingRepredictions } from '../db/index.js';
+import { DatasetIdentity, MatchesRepository, PendingRepredictions } from '../db/index.js';
 import {
   type Match,
   MatchcastError,
@@ -8,7 +8,7 @@ import {
   OddsTimeline,
   OPENING_LEAD_MS,
 } from '../domain/index.js';
-import { type ParsedFile, parseCsvFile } from './csv-file.js';
+import { type ParsedFile, parseCsvFile, sameResult } from './csv-file.js';
 import { ObservationColumns } from './observation-columns.js';
 import { mergeOddsObservations } from './observations-file.js';
 import { OddsColumns } from './odds-columns.js';
@@ -25,7 +25,6 @@ import type {
   ResultConflict,
 } from './types.js';
 
-/** The CSV files of `source`: the file itself, or the `*.csv` files of a folder sorted by name. */
 export async function listCsvFiles(source: string): Promise<string[]> {
   const info = await stat(source).catch(() => null);
   if (!info) throw new MatchcastError('MC_ERR_NOT_FOUND', `No such file or folder: ${source}`);
@@ -34,10 +33,7 @@ export async function listCsvFiles(source: string): Promise<string[]> {
   return names.map((n) => path.join(source, n));
 }
 
-/**
- * A results-file price set (no time given) as an observation: opening at min(kick-off − OPENING_LEAD_MS,
- * now), closing at kick-off once kicked off by `now`, else a fixture's current price (`intermediate`, now).
- */
+/** An undated price as an observation: opening 48 h before kick-off, closing at it, a fixture's at `now`. */
 export function stampPrices(
   matchId: number,
   kickoff: Date,
@@ -65,15 +61,12 @@ function describe(m: Pick<Match, 'status' | 'homeScore' | 'awayScore' | 'season'
     : `scheduled, no score (${m.season})`;
 }
 
-/** The `file` name under which the synthetic league's matches are applied. */
 export const SYNTHETIC_FILE = 'synthetic';
 
-/** What one ingest has applied so far. */
 interface IngestRun {
   report: IngestReport;
   /** Every observation the files gave, for the merge at the end. */
   observations: ObservationColumns;
-  /** Matches inserted or updated. */
   changed: Set<number>;
   started: number;
 }
@@ -103,10 +96,7 @@ export function startRun(): IngestRun {
   };
 }
 
-/**
- * Upserts parsed matches in one transaction (a file is applied whole or not at all), never changing a
- * finished match's result unless `force` (each disagreement is listed); their observations join the run's.
- */
+/** Upserts a file's matches in one transaction; a finished result changes only with `force` (listed anyway). */
 export async function applyMatches(
   deps: IngestDeps,
   run: IngestRun,
@@ -121,33 +111,21 @@ export async function applyMatches(
     // The data set's identity first: the synthetic league and real data never mix.
     await new DatasetIdentity(tx).claim(file === SYNTHETIC_FILE ? 'synthetic' : 'files', file);
     const repo = new MatchesRepository(tx);
+    const matches = parsed.map((p) => p.match);
     const conflicts: ResultConflict[] = [];
-    const finished = await repo.byKeys(
-      parsed.map((p) => p.match),
-      true,
-    );
-    for (const [i, old] of finished) {
-      const m: MatchUpsert = parsed[i].match;
-      if (
-        m.status === old.status &&
-        m.homeScore === old.homeScore &&
-        m.awayScore === old.awayScore &&
-        m.season === old.season
-      )
-        continue;
-      conflicts.push({
-        file,
-        line: parsed[i].line,
-        match_id: old.id,
-        old: describe(old),
-        new: describe(m),
-        applied: force,
-      });
+    for (const [i, old] of await repo.byKeys(matches, true)) {
+      const m = matches[i];
+      if (!sameResult(m, old))
+        conflicts.push({
+          file,
+          line: parsed[i].line,
+          match_id: old.id,
+          old: describe(old),
+          new: describe(m),
+          applied: force,
+        });
     }
-    const upserted = await repo.upsertMatches(
-      parsed.map((p) => p.match),
-      { force },
-    );
+    const upserted = await repo.upsertMatches(matches, { force });
     // With the data, in the same transaction: what the served predictions must catch up on.
     await new PendingRepredictions(tx).record(upserted.changed);
     return { ...upserted, conflicts };
@@ -164,10 +142,7 @@ export async function applyMatches(
   });
 }
 
-/**
- * Resolves odds-only rows to stored matches (never inventing one); a row for an unknown match, or observed
- * after its kick-off (in-play prices are not pre-match odds), is rejected per line.
- */
+/** Odds-only rows to stored matches (never inventing one); unknown or in-play rows are rejected per line. */
 async function resolveOddsRows(
   deps: IngestDeps,
   rows: readonly ParsedOddsRow[],
@@ -177,27 +152,16 @@ async function resolveOddsRows(
   out: ObservationColumns,
 ): Promise<void> {
   const repo = new MatchesRepository(deps.db);
-  const byId = await repo.byIds(rows.flatMap((r) => ('matchId' in r.ref ? [r.ref.matchId] : [])));
-  const keyed = rows.flatMap((r, i) =>
-    'matchId' in r.ref
-      ? []
-      : [
-          {
-            i,
-            key: {
-              ...r.ref,
-              homeTeamName: names.lookup(r.ref.regionName, r.ref.homeTeamName) ?? r.ref.homeTeamName,
-              awayTeamName: names.lookup(r.ref.regionName, r.ref.awayTeamName) ?? r.ref.awayTeamName,
-            },
-          },
-        ],
+  const byId = await repo.byIds(rows.flatMap(({ ref }) => ('matchId' in ref ? [ref.matchId] : [])));
+  const keyed = rows.flatMap(({ ref }, i) => ('matchId' in ref ? [] : [{ i, ref }]));
+  const byKey = await repo.byKeys(
+    keyed.map(({ ref }) => ({
+      ...ref,
+      homeTeamName: names.lookup(ref.regionName, ref.homeTeamName) ?? ref.homeTeamName,
+      awayTeamName: names.lookup(ref.regionName, ref.awayTeamName) ?? ref.awayTeamName,
+    })),
   );
-  const byKey = await repo.byKeys(keyed.map((k) => k.key));
-  const matchOfRow = new Map<number, Match>();
-  keyed.forEach((k, j) => {
-    const m = byKey.get(j);
-    if (m) matchOfRow.set(k.i, m);
-  });
+  const matchOfRow = new Map(keyed.map((k, j) => [k.i, byKey.get(j)]));
   rows.forEach((r, i) => {
     const m = 'matchId' in r.ref ? byId.get(r.ref.matchId) : matchOfRow.get(i);
     const reason = !m
@@ -212,11 +176,7 @@ async function resolveOddsRows(
   });
 }
 
-/**
- * Imports a CSV file or a folder of them (layout detected per file, each applied in one transaction), or a
- * file already parsed (by {@link parseCsvText}, or built by a source), then merges the observations and
- * odds summaries. Idempotent: a second run over the same files changes nothing.
- */
+/** Imports a CSV file, a folder of them or a parsed file, then merges observations and odds. Idempotent. */
 export async function ingestPath(
   source: string | ParsedFile,
   deps: IngestDeps,
@@ -226,8 +186,7 @@ export async function ingestPath(
   const { report } = run;
   const files = typeof source === 'string' ? await listCsvFiles(source) : [source];
   const names = await TeamNames.load(deps.db);
-  // One file at a time: its rows are parsed, applied and dropped before the next is read; only the
-  // observations (as columns) are kept for the merge.
+  // One file at a time, dropped before the next is read: only its observations (as columns) are kept.
   for (const file of files) {
     const parsed =
       typeof file !== 'string'

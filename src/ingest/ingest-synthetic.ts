@@ -2,10 +2,7 @@ import { applyMatches, SYNTHETIC_FILE, startRun, storeObservations } from './ing
 import { type SyntheticOptions, streamSyntheticLeague } from './synthetic.js';
 import type { IngestDeps, IngestReport } from './types.js';
 
-/**
- * Generates the synthetic league and loads it like source files, one season at a time (each in one
- * transaction), then the odds observations (stamped with the league's own `now`) and the odds file.
- */
+/** Loads the synthetic league like source files, a season per transaction, stamped with its own `now`. */
 export async function ingestSynthetic(options: SyntheticOptions, deps: IngestDeps): Promise<IngestReport> {
   const run = startRun();
   const { report } = run;

@@ -18,10 +18,7 @@ function londonOffsetMs(t: number): number {
   return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - t;
 }
 
-/**
- * The UTC instant of a wall-clock time in London. football-data.co.uk publishes kick-off times in UK
- * time; a time in the skipped hour of the spring change resolves to the instant an hour later.
- */
+/** UTC of a London wall-clock time (football-data.co.uk's kick-offs); a skipped spring hour moves on one. */
 export function londonToUtc(y: number, month: number, d: number, h: number, mi: number): Date {
   const wall = Date.UTC(y, month - 1, d, h, mi);
   let t = wall - londonOffsetMs(wall);

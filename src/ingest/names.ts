@@ -1,7 +1,4 @@
-/**
- * Display names of regions and tournaments. Both sources map to the same names (e.g. `england` and
- * football-data.co.uk's `E0` both become England / Premier League) so they share region ids.
- */
+// Display names of regions and tournaments: both layouts map to the same names so they share region ids.
 
 /** `south-korea` → `South Korea`. */
 export function regionName(slug: string): string {
@@ -13,10 +10,7 @@ export function regionName(slug: string): string {
     .join(' ');
 }
 
-/**
- * League slugs whose display name is not their title case. A `Map`, as every table keyed by a name from a
- * file: a plain object would answer `constructor` or `__proto__` with what it inherits.
- */
+/** A `Map`, as every table keyed by a name from a file: an object would answer `__proto__` itself. */
 const LEAGUE_NAMES: ReadonlyMap<string, string> = new Map([
   ['jupiler-pro-league', 'Jupiler Pro League'],
   ['premier-league', 'Premier League'],

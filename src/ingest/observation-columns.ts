@@ -17,7 +17,6 @@ import {
 } from '../storage/index.js';
 import { grown, SourceCodes } from './odds-columns.js';
 
-/** A market or kind cell that did not hold a known name. */
 const NONE = 255;
 
 /** Columns of `raw-data/odds_observations.parquet`: one row per observation; `price_3` is null for two-way markets. */
@@ -32,16 +31,12 @@ export const OBSERVATION_COLUMNS: readonly ParquetColumn[] = [
   { name: 'price_3', type: 'double' },
 ];
 
-/**
- * Odds observations as typed columns, not an object, a `Date` and an array each, so that ingest merges
- * hundreds of thousands in little memory. Markets, kinds and sources are dictionaries; no third price = NaN.
- */
+/** Odds observations as typed columns, so ingest merges hundreds of thousands in little memory. */
 export class ObservationColumns {
-  private capacity: number;
   length = 0;
   matchId: Float64Array;
   at: Float64Array;
-  /** Three prices per row. */
+  /** Three prices per row, NaN for none. */
   prices: Float64Array;
   market: Uint8Array;
   kind: Uint8Array;
@@ -50,13 +45,13 @@ export class ObservationColumns {
   readonly sources: readonly string[] = this.codes.names;
 
   constructor(capacity = 1024) {
-    this.capacity = Math.max(1, capacity);
-    this.matchId = new Float64Array(this.capacity);
-    this.at = new Float64Array(this.capacity);
-    this.prices = new Float64Array(this.capacity * 3);
-    this.market = new Uint8Array(this.capacity);
-    this.kind = new Uint8Array(this.capacity);
-    this.source = new Uint32Array(this.capacity);
+    const c = Math.max(1, capacity);
+    this.matchId = new Float64Array(c);
+    this.at = new Float64Array(c);
+    this.prices = new Float64Array(c * 3);
+    this.market = new Uint8Array(c);
+    this.kind = new Uint8Array(c);
+    this.source = new Uint32Array(c);
   }
 
   static of(list: Iterable<OddsObservation>): ObservationColumns {
@@ -79,7 +74,7 @@ export class ObservationColumns {
     const price = (k: number) => (v: unknown, i: number) => {
       if (typeof v === 'number' && Number.isFinite(v)) c.prices[i * 3 + k] = v;
     };
-    // What each column's cell sets; a cell that is not a valid value leaves the row incomplete.
+    // A cell that is not a valid value leaves the row incomplete.
     const cell: Record<string, (v: unknown, i: number) => void> = {
       match_id: (v, i) => {
         const id = typeof v === 'bigint' ? Number(v) : v;
@@ -111,9 +106,7 @@ export class ObservationColumns {
       if (Number.isNaN(c.matchId[i]) || Number.isNaN(c.at[i]) || c.market[i] === NONE || c.kind[i] === NONE)
         continue;
       const outcomes = MARKET_OUTCOMES[ODDS_MARKETS[c.market[i]]].length;
-      let complete = true;
-      for (let k = 0; k < outcomes; k++) if (Number.isNaN(c.prices[i * 3 + k])) complete = false;
-      if (!complete) continue;
+      if (c.prices.subarray(i * 3, i * 3 + outcomes).some(Number.isNaN)) continue;
       c.matchId[kept] = c.matchId[i];
       c.at[kept] = c.at[i];
       for (let k = 0; k < 3; k++) c.prices[kept * 3 + k] = k < outcomes ? c.prices[i * 3 + k] : Number.NaN;
@@ -127,8 +120,7 @@ export class ObservationColumns {
   }
 
   push(o: OddsObservation): void {
-    if (this.length === this.capacity) this.grow();
-    const i = this.length++;
+    const i = this.slot();
     this.matchId[i] = o.match_id;
     this.at[i] = o.observed_at.getTime();
     for (let k = 0; k < 3; k++) this.prices[i * 3 + k] = o.prices[k] ?? Number.NaN;
@@ -137,11 +129,9 @@ export class ObservationColumns {
     this.source[i] = this.codes.code(o.source);
   }
 
-  /** Appends every row of `other`. */
   append(other: ObservationColumns): void {
     for (let i = 0; i < other.length; i++) {
-      if (this.length === this.capacity) this.grow();
-      const j = this.length++;
+      const j = this.slot();
       this.matchId[j] = other.matchId[i];
       this.at[j] = other.at[i];
       this.prices.set(other.prices.subarray(i * 3, i * 3 + 3), j * 3);
@@ -151,12 +141,10 @@ export class ObservationColumns {
     }
   }
 
-  /** Row `i` as an observation object. */
   observation(i: number): OddsObservation {
     const market = ODDS_MARKETS[this.market[i]];
     const n = MARKET_OUTCOMES[market].length;
-    const prices: number[] = [];
-    for (let k = 0; k < n; k++) prices.push(this.prices[i * 3 + k]);
+    const prices = Array.from(this.prices.subarray(i * 3, i * 3 + n));
     return {
       match_id: this.matchId[i],
       market,
@@ -167,7 +155,6 @@ export class ObservationColumns {
     };
   }
 
-  /** The rows grouped by match, for reading one match's observations at a time. */
   byMatch(): MatchObservations {
     return new MatchObservations(this);
   }
@@ -183,7 +170,6 @@ export class ObservationColumns {
     return true;
   }
 
-  /** The rows at `order`, in that order, as the observations file. */
   encode(order: ArrayLike<number>): Buffer {
     const at = (f: (i: number) => unknown) => (j: number) => f(order[j]);
     const column: Record<string, (j: number) => unknown> = {
@@ -199,19 +185,20 @@ export class ObservationColumns {
     return writeParquetColumns(OBSERVATION_COLUMNS, order.length, (name) => column[name]!);
   }
 
-  private grow(): void {
-    this.capacity *= 2;
-    const c = this.capacity;
+  private slot(): number {
+    if (this.length < this.matchId.length) return this.length++;
+    const c = this.matchId.length * 2;
     this.matchId = grown(this.matchId, c);
     this.at = grown(this.at, c);
     this.prices = grown(this.prices, c * 3);
     this.market = grown(this.market, c);
     this.kind = grown(this.kind, c);
     this.source = grown(this.source, c);
+    return this.length++;
   }
 }
 
-/** What the live goals markets read of the odds observations: a match's observations of one market. */
+/** What the live goals markets read: a match's observations of one market. */
 export interface ObservationLookup {
   of(matchId: number, market: OddsMarket): readonly OddsObservation[];
 }
@@ -219,7 +206,6 @@ export interface ObservationLookup {
 /** {@link ObservationColumns} grouped by match (file order kept); a match's objects are made when asked for. */
 export class MatchObservations implements ObservationLookup {
   private readonly order: Uint32Array;
-  /** Match id → [first, end) in `order`. */
   private readonly ranges = new Map<number, [number, number]>();
 
   constructor(private readonly columns: ObservationColumns) {
@@ -240,13 +226,10 @@ export class MatchObservations implements ObservationLookup {
     return this.order.length;
   }
 
-  /** Every observation of a match, as the file had them. */
   ofMatch(matchId: number): OddsObservation[] {
     const range = this.ranges.get(matchId);
     if (!range) return [];
-    const out: OddsObservation[] = [];
-    for (let j = range[0]; j < range[1]; j++) out.push(this.columns.observation(this.order[j]));
-    return out;
+    return Array.from(this.order.subarray(...range), (i) => this.columns.observation(i));
   }
 
   of(matchId: number, market: OddsMarket): readonly OddsObservation[] {

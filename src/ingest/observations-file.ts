@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { type Database, PendingRepredictions, type Queryable } from '../db/index.js';
-import { ODDS_MARKETS, ODDS_OBSERVATIONS, type OddsObservation } from '../domain/index.js';
+import { getOrSet, ODDS_MARKETS, ODDS_OBSERVATIONS, type OddsObservation } from '../domain/index.js';
 import type { ObjectStore } from '../storage/index.js';
 import { type DecodedEntry, readDecoded } from './decoded-cache.js';
 import { ObservationColumns } from './observation-columns.js';
@@ -50,18 +50,11 @@ const OBSERVATIONS_DECODER = 'observation-set';
 
 function groupByMatch(all: readonly OddsObservation[]): Map<number, OddsObservation[]> {
   const byMatch = new Map<number, OddsObservation[]>();
-  for (const o of all) {
-    const list = byMatch.get(o.match_id);
-    if (list) list.push(o);
-    else byMatch.set(o.match_id, [o]);
-  }
+  for (const o of all) getOrSet(byMatch, o.match_id, () => []).push(o);
   return byMatch;
 }
 
-/**
- * `raw-data/odds_observations.parquet` decoded, from the per-process cache while its etag is
- * unchanged (ingest leaves the set it merged there). Shared and read-only. Null when absent.
- */
+/** `raw-data/odds_observations.parquet` decoded, cached while its etag holds; shared, read-only. */
 export async function readObservationSet(
   src: ObservationSource,
 ): Promise<DecodedEntry<ObservationSet> | null> {
@@ -98,10 +91,7 @@ function ranks(names: readonly string[]): Uint32Array {
   return rank;
 }
 
-/**
- * Merges by identity (match, market, source, observed_at): new ones added, a changed one replaces its
- * predecessor. Written under a new key, named current in the transaction holding the lock: none is lost.
- */
+/** Merges by identity (match, market, source, time); a new key is named current under the lock: none lost. */
 export async function mergeOddsObservations(
   src: { db: Database; store: ObjectStore },
   observations: readonly OddsObservation[] | ObservationColumns,

@@ -14,7 +14,7 @@ import {
   writeParquetColumns,
 } from '../storage/index.js';
 
-/** Columns of `raw-data/odds.parquet` (docs/pipeline.md, "Artifact columns"; everything after `source` is additive, nullable). */
+/** Columns of `raw-data/odds.parquet` (docs/pipeline.md); everything after `source` is additive, nullable. */
 export const ODDS_COLUMNS: readonly ParquetColumn[] = [
   { name: 'match_id', type: 'int64' },
   ...ODDS_1X2_FIELDS.map((name) => ({ name, type: 'double' as const })),
@@ -47,24 +47,16 @@ type Column = Float64Array | null;
 
 const cell = (col: Column, i: number): number => (col ? col[i] : Number.NaN);
 
-/**
- * Odds records held column by column (a Float64Array per price and time field holding a value, a source
- * dictionary, a match id → row index), a tenth of a record's size. Rows keep their order; filled by
- * {@link OddsColumns.push} and {@link OddsColumns.pushRow}, read-only once {@link OddsColumns.fit}.
- */
+/** Odds records column by column, a tenth of a record's size. Read-only once {@link OddsColumns.fit}. */
 export class OddsColumns {
   length = 0;
-  /** Match id of each row. */
   ids: Float64Array;
-  /** One column per {@link ODDS_PRICE_FIELDS} entry. */
   prices: Column[] = ODDS_PRICE_FIELDS.map(() => null);
   /** One column per {@link ODDS_TIME_FIELDS} entry, epoch ms. */
   times: Column[] = ODDS_TIME_FIELDS.map(() => null);
-  /** Index into `sources` of each row. */
   sourceOf: Uint16Array;
   private readonly codes = new SourceCodes();
   readonly sources: readonly string[] = this.codes.names;
-  /** Row of each match id (the last row of a match added twice). */
   private readonly index = new Map<number, number>();
 
   constructor(capacity = 1024) {
@@ -78,10 +70,7 @@ export class OddsColumns {
     return c.fit();
   }
 
-  /**
-   * `raw-data/odds.parquet` read column by column, no record per match: a row whose match id is not a safe
-   * integer is dropped, a price that is not a finite number or a time that is not a date is null.
-   */
+  /** `raw-data/odds.parquet` column by column: a row without a safe integer match id is dropped. */
   static async fromParquet(buf: Buffer | Uint8Array): Promise<OddsColumns> {
     const file = parquetFile(buf);
     const metadata = parquetMetadata(file);
@@ -92,12 +81,6 @@ export class OddsColumns {
     read.codes.code('');
     const priceAt = new Map<string, number>(ODDS_PRICE_FIELDS.map((f, k) => [f, k]));
     const timeAt = new Map<string, number>(ODDS_TIME_FIELDS.map((f, k) => [f, k]));
-    // A column is allocated at its first value: one that holds none stays null.
-    const put = (cols: Column[], k: number, i: number, v: number) => {
-      if (Number.isNaN(v)) return;
-      cols[k] ??= new Float64Array(n).fill(Number.NaN);
-      cols[k][i] = v;
-    };
     const columns = ['match_id', ...ODDS_PRICE_FIELDS, ...ODDS_TIME_FIELDS, 'source'];
     await readColumnByColumn(file, metadata, columns, ({ columnName, columnData, rowStart }) => {
       const price = priceAt.get(columnName);
@@ -108,8 +91,15 @@ export class OddsColumns {
         if (columnName === 'match_id') read.ids[i] = Number(v);
         else if (columnName === 'source') read.sourceOf[i] = read.codes.code(typeof v === 'string' ? v : '');
         else if (price !== undefined)
-          put(read.prices, price, i, typeof v === 'number' && Number.isFinite(v) ? v : Number.NaN);
-        else if (time !== undefined) put(read.times, time, i, dateMs(v));
+          read.set(read.prices, price, i, typeof v === 'number' && Number.isFinite(v) ? v : Number.NaN);
+        // `decodeOdds`' time rule: a Date, or a string read as a date.
+        else if (time !== undefined)
+          read.set(
+            read.times,
+            time,
+            i,
+            v instanceof Date || typeof v === 'string' ? new Date(v).getTime() : Number.NaN,
+          );
       }
     });
     const out = new OddsColumns(n);
@@ -130,7 +120,6 @@ export class OddsColumns {
     return i === undefined ? undefined : this.record(i);
   }
 
-  /** Row `i` as a record (a new object on every call). */
   record(i: number): OddsRecord {
     const rec = emptyOddsRecord(this.ids[i], this.sources[this.sourceOf[i]]);
     const fields = rec as unknown as Record<string, unknown>;
@@ -159,14 +148,13 @@ export class OddsColumns {
     }
   }
 
-  /** Appends row `j` of `from`. */
   pushRow(f: OddsColumns, j: number): void {
     const i = this.next(f.ids[j], f.sources[f.sourceOf[j]]);
     for (let k = 0; k < this.prices.length; k++) this.set(this.prices, k, i, cell(f.prices[k], j));
     for (let k = 0; k < this.times.length; k++) this.set(this.times, k, i, cell(f.times[k], j));
   }
 
-  /** Row `i` of column `k`; a column is allocated (every row null) at its first value. */
+  /** A column is allocated (every row null) at its first value: one that holds none stays null. */
   private set(cols: Column[], k: number, i: number, v: number): void {
     if (!cols[k]) {
       if (Number.isNaN(v)) return;
@@ -204,14 +192,12 @@ export class OddsColumns {
     return this;
   }
 
-  /** Whether row `i` here and row `j` of `other` hold the same values (null equals null). */
   sameRow(i: number, other: OddsColumns, j: number): boolean {
     if (this.ids[i] !== other.ids[j]) return false;
     if (this.sources[this.sourceOf[i]] !== other.sources[other.sourceOf[j]]) return false;
     return same(this.prices, i, other.prices, j) && same(this.times, i, other.times, j);
   }
 
-  /** The rows as `raw-data/odds.parquet`, in row order: the columns of {@link ODDS_COLUMNS}, NaN written as null. */
   encode(): Buffer {
     const nullable = (col: Column) => (i: number) => (col && !Number.isNaN(col[i]) ? col[i] : null);
     const column = new Map<string, (i: number) => unknown>([
@@ -223,21 +209,14 @@ export class OddsColumns {
     return writeParquetColumns(ODDS_COLUMNS, this.length, (name) => column.get(name) ?? (() => null));
   }
 
-  /**
-   * `incoming` merged into `base` by match id (an incoming row replaces its match's), sorted by match id;
-   * null when every row of `incoming` is already in `base`, value for value.
-   */
+  /** `incoming` merged into `base` by match id, sorted by it; null when `base` holds every row already. */
   static merge(base: OddsColumns | null, incoming: OddsColumns): OddsColumns | null {
     const baseRows = base?.length ?? 0;
-    let changed = false;
-    for (const [id, j] of incoming.index) {
+    const known = (id: number, j: number) => {
       const i = base?.index.get(id);
-      if (i === undefined || !base?.sameRow(i, incoming, j)) {
-        changed = true;
-        break;
-      }
-    }
-    if (!changed) return null;
+      return i !== undefined && base?.sameRow(i, incoming, j);
+    };
+    if ([...incoming.index].every(([id, j]) => known(id, j))) return null;
     // Picks: a base row `i` as `i`, an incoming row `j` as `baseRows + j`.
     const picks: number[] = [];
     if (base) for (const [id, i] of base.index) if (!incoming.index.has(id)) picks.push(i);
@@ -262,7 +241,6 @@ function same(a: readonly Column[], i: number, b: readonly Column[], j: number):
   return true;
 }
 
-/** A copy of `a` in an array of `length`, the rest zero. */
 export function grown<T extends Float64Array | Uint8Array | Uint16Array | Uint32Array>(
   a: T,
   length: number,
@@ -270,11 +248,4 @@ export function grown<T extends Float64Array | Uint8Array | Uint16Array | Uint32
   const b = new (a.constructor as new (n: number) => T)(length);
   b.set(a);
   return b;
-}
-
-/** `decodeOdds`' time rule as epoch ms: a valid Date, or a string read as a date; else NaN (null). */
-function dateMs(v: unknown): number {
-  if (v instanceof Date) return v.getTime();
-  if (typeof v === 'string') return new Date(v).getTime();
-  return Number.NaN;
 }

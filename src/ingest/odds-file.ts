@@ -11,17 +11,13 @@ import type { ObjectStore } from '../storage/index.js';
 import { type DecodedEntry, readDecoded, rememberDecoded } from './decoded-cache.js';
 import { OddsColumns } from './odds-columns.js';
 
-/** Column suffix of each market's outcomes in the odds artifact. */
 const SUFFIX: Record<OddsMarket, readonly string[]> = {
   '1x2': ['home', 'draw', 'away'],
   ou25: ['over25', 'under25'],
   btts: ['btts_yes', 'btts_no'],
 };
 
-/**
- * A match's odds record, a pure function of its observations: per market `open_*` the first opening,
- * `close_*` the last closing, `odd_*` the newest; `source` the newest 1X2's. Unquoted markets stay null.
- */
+/** A match's odds record from its observations: first opening, last closing, newest; source: newest 1X2's. */
 export function summariseOdds(matchId: number, timeline: OddsTimeline): OddsRecord | null {
   const rec = emptyOddsRecord(matchId) as unknown as Record<string, unknown>;
   let source: string | null = null;
@@ -49,10 +45,7 @@ export function summariseOdds(matchId: number, timeline: OddsTimeline): OddsReco
   return rec as unknown as OddsRecord;
 }
 
-/**
- * A match's odds record as it stood at `at` (from observations made by then only); without observations
- * (a store from before them) its run's record `fallback`: there are no times to filter on.
- */
+/** A match's odds record as of `at`; `fallback` for a store from before observations (no times to filter). */
 export function oddsRecordAsOf(
   matchId: number,
   observations: Iterable<OddsObservation> | undefined,
@@ -69,12 +62,10 @@ export function oddsRecordAsOf(
   return summariseOdds(matchId, OddsTimeline.from(seen)) ?? undefined;
 }
 
-/** Decodes `raw-data/odds.parquet` rows; rows without a usable match_id are dropped. */
 export async function decodeOdds(buf: Buffer): Promise<OddsRecord[]> {
   return [...(await OddsColumns.fromParquet(buf)).values()];
 }
 
-/** Reads `raw-data/odds.parquet` (empty when absent). */
 export async function readOddsFile(store: ObjectStore): Promise<OddsRecord[]> {
   const obj = await store.get(KEYS.odds.bucket, KEYS.odds.key);
   return obj ? decodeOdds(obj.body) : [];
@@ -103,28 +94,16 @@ function oddsSet(columns: OddsColumns): ColumnOddsSet {
   };
 }
 
-/**
- * `raw-data/odds.parquet` decoded, cached per process while its etag holds (ingest leaves what it wrote);
- * shared, read-only. `keepBody` keeps the bytes too (a run's odds snapshot is a copy of them).
- */
+/** `raw-data/odds.parquet` decoded, cached while its etag holds; shared, read-only. */
 export function readOddsSet(
   store: ObjectStore,
   options: { keepBody?: boolean } = {},
 ): Promise<DecodedEntry<ColumnOddsSet> | null> {
-  return readDecoded(
-    store,
-    KEYS.odds.bucket,
-    KEYS.odds.key,
-    ODDS_DECODER,
-    async (body) => oddsSet(await OddsColumns.fromParquet(body)),
-    options,
-  );
+  const decode = async (body: Buffer) => oddsSet(await OddsColumns.fromParquet(body));
+  return readDecoded(store, KEYS.odds.bucket, KEYS.odds.key, ODDS_DECODER, decode, options);
 }
 
-/**
- * Merges `records` into `raw-data/odds.parquet` by match_id (other matches kept, so a second source does
- * not drop the first) with a plain put: of two merges at once the last wins. No change, no write.
- */
+/** Merges into `raw-data/odds.parquet` by match_id, other matches kept; of two merges at once the last wins. */
 export async function mergeOddsFile(
   store: ObjectStore,
   records: readonly OddsRecord[] | OddsColumns,
@@ -138,8 +117,7 @@ export async function mergeOddsFile(
     const body = merged.encode();
     try {
       const info = await store.put(KEYS.odds.bucket, KEYS.odds.key, body);
-      // The next reader of this version (the re-prediction that follows an ingest) decodes nothing;
-      // held as columns, and dropped once idle.
+      // The re-prediction that follows an ingest decodes nothing.
       rememberDecoded(store, KEYS.odds.bucket, KEYS.odds.key, ODDS_DECODER, {
         etag: info.etag,
         value: oddsSet(merged),

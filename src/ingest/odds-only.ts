@@ -22,10 +22,7 @@ const KEY_COLUMNS = {
   away: ['away_team', 'AwayTeam'],
 } as const;
 
-/**
- * Odds-only files, a match's prices at one `observed_at` (ISO 8601, UTC without offset) a row: the match by
- * `match_id` or KEY_COLUMNS, ODDS_ONLY_MARKETS prices, optional `kind` and `source`; `FTHG` = results file.
- */
+/** Odds-only files: prices at one `observed_at` a row, the match by `match_id` or KEY_COLUMNS. */
 export function isOddsOnlyHeader(header: readonly string[]): boolean {
   const has = (c: string) => header.includes(c);
   if (!has('observed_at') || has('FTHG') || has('HG')) return false;
@@ -39,7 +36,6 @@ export type MatchKey = Omit<MatchUpsert, 'season' | 'status' | 'homeScore' | 'aw
 /** The match an odds row refers to: its id, or its natural key (resolved against the DB by ingest). */
 type OddsMatchRef = { matchId: number } | MatchKey;
 
-/** One valid odds-only row. */
 export interface ParsedOddsRow {
   line: number;
   ref: OddsMatchRef;

@@ -7,7 +7,6 @@ export class Prng {
     this.state = Math.floor(seed * 2654435761) >>> 0 || 0x9e3779b9;
   }
 
-  /** Uniform in [0, 1). */
   next(): number {
     this.state = (this.state + 0x6d2b79f5) >>> 0;
     let t = this.state;
@@ -16,7 +15,6 @@ export class Prng {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   }
 
-  /** Integer in [min, max]. */
   int(min: number, max: number): number {
     return min + Math.floor(this.next() * (max - min + 1));
   }
@@ -28,10 +26,7 @@ export class Prng {
     return mean + sd * Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
   }
 
-  /**
-   * Poisson-distributed count by inversion: exactly one uniform per draw, so changing a rate never
-   * shifts the rest of the sequence (a scenario that changes some matches leaves the others identical).
-   */
+  /** By inversion: one uniform per draw, so changing a rate never shifts the rest of the sequence. */
   poisson(lambda: number): number {
     const u = this.next();
     let k = 0;
@@ -45,7 +40,6 @@ export class Prng {
     return k;
   }
 
-  /** A shuffled copy (Fisher–Yates). */
   shuffle<T>(items: readonly T[]): T[] {
     const out = [...items];
     for (let i = out.length - 1; i > 0; i--) {

@@ -4,14 +4,11 @@ import type { ParsedMatch } from './types.js';
 export interface SyntheticOptions {
   /** PRNG seed: the same seed and `now` give the same data. Default `42`. */
   seed?: number;
-  /**
-   * Splits played matches from fixtures: ~60 % of the current season's rounds are before it, the calendar
-   * anchored to its UTC week. Default: the current time.
-   */
+  /** Splits played matches from fixtures: ~60 % of the current season's rounds are before it. */
   now?: Date;
-  /** Number of regions, each with one tournament. Default `4`. */
+  /** Regions, each with one tournament. Default `4`. */
   regions?: number;
-  /** Teams per region: a number, or `[min, max]` drawn per region (odd counts are rounded up to even). Default `[12, 16]`. */
+  /** Teams per region, or `[min, max]` drawn per region (odd counts rounded up). Default `[12, 16]`. */
   teamsPerRegion?: number | readonly [number, number];
   /** Seasons per region, the last one current; seasons start 52 weeks apart. Default `4`. */
   seasons?: number;
@@ -23,12 +20,8 @@ export interface SyntheticOptions {
   margin?: readonly [number, number];
 }
 
-/**
- * One generated match as a source row, with the probabilities it was really drawn from. Opening 1X2 prices
- * always; closing ones only for matches already played (a fixture has no closing price yet).
- */
+/** A generated source row with the true [home, draw, away] probabilities it was drawn from. */
 interface SyntheticMatch extends Omit<ParsedMatch, 'line'> {
-  /** The true [home, draw, away] probabilities of the goal model. */
   trueProbabilities: [number, number, number];
 }
 
@@ -73,19 +66,11 @@ function poissonPmf(lambda: number): number[] {
 function outcomeProbabilities(lambdaHome: number, lambdaAway: number): [number, number, number] {
   const h = poissonPmf(lambdaHome);
   const a = poissonPmf(lambdaAway);
-  let home = 0;
-  let draw = 0;
-  let away = 0;
-  for (let i = 0; i <= MAX_GOALS; i++) {
-    for (let j = 0; j <= MAX_GOALS; j++) {
-      const p = h[i] * a[j];
-      if (i > j) home += p;
-      else if (i === j) draw += p;
-      else away += p;
-    }
-  }
-  const s = home + draw + away;
-  return [home / s, draw / s, away / s];
+  const p = [0, 0, 0];
+  for (let i = 0; i <= MAX_GOALS; i++)
+    for (let j = 0; j <= MAX_GOALS; j++) p[i > j ? 0 : i === j ? 1 : 2] += h[i] * a[j];
+  const s = p[0] + p[1] + p[2];
+  return [p[0] / s, p[1] / s, p[2] / s];
 }
 
 /** Decimal odds with a proportional margin: Σ 1/odd = 1 + margin (before rounding to cents). */
@@ -118,8 +103,8 @@ interface Team {
 }
 
 function recentre(teams: Team[]): void {
-  const ma = teams.reduce((s, t) => s + t.attack, 0) / teams.length;
-  const md = teams.reduce((s, t) => s + t.defence, 0) / teams.length;
+  const mean = (f: (t: Team) => number) => teams.reduce((s, t) => s + f(t), 0) / teams.length;
+  const [ma, md] = [mean((t) => t.attack), mean((t) => t.defence)];
   for (const t of teams) {
     t.attack -= ma;
     t.defence -= md;
@@ -133,10 +118,7 @@ function weekStart(t: Date): number {
   return day - dow * 86_400_000;
 }
 
-/**
- * A deterministic league: weekly double round robins, drifting strengths, Poisson goals and 1X2 odds from the
- * true probabilities. Generated a season at a time as iterated (by kick-off, region, home team), never whole.
- */
+/** A deterministic league, generated a season at a time as iterated (by kick-off, region, home team). */
 export function streamSyntheticLeague(options: SyntheticOptions = {}): {
   regions: { name: string; tournament: string; teams: string[] }[];
   seasons: Iterable<SyntheticMatch[]>;
@@ -209,17 +191,13 @@ export function streamSyntheticLeague(options: SyntheticOptions = {}): {
             const lambdaAway = Math.exp(BASE_LOG_RATE + away.attack - home.defence);
             const truth = outcomeProbabilities(lambdaHome, lambdaAway);
             // Bookmakers see the rates with error; closer to kick-off the error shrinks.
-            const opening = outcomeProbabilities(
-              lambdaHome * Math.exp(rng.normal(0, 0.12)),
-              lambdaAway * Math.exp(rng.normal(0, 0.12)),
-            );
-            const closing = outcomeProbabilities(
-              lambdaHome * Math.exp(rng.normal(0, 0.04)),
-              lambdaAway * Math.exp(rng.normal(0, 0.04)),
-            );
+            const seen = (sd: number) =>
+              outcomeProbabilities(
+                lambdaHome * Math.exp(rng.normal(0, sd)),
+                lambdaAway * Math.exp(rng.normal(0, sd)),
+              );
+            const [opening, closing] = [seen(0.12), seen(0.04)];
             const margin = marginLo + (marginHi - marginLo) * rng.next();
-            const open = price(opening, margin);
-            const close = price(closing, margin);
             const hg = rng.poisson(lambdaHome);
             const ag = rng.poisson(lambdaAway);
             const played = start.getTime() < now.getTime();
@@ -236,8 +214,10 @@ export function streamSyntheticLeague(options: SyntheticOptions = {}): {
                 awayScore: played ? ag : null,
               },
               prices: [
-                { market: '1x2', kind: 'opening', prices: open },
-                ...(played ? [{ market: '1x2' as const, kind: 'closing' as const, prices: close }] : []),
+                { market: '1x2', kind: 'opening', prices: price(opening, margin) },
+                ...(played
+                  ? [{ market: '1x2' as const, kind: 'closing' as const, prices: price(closing, margin) }]
+                  : []),
               ],
               source: SYNTHETIC_SOURCE,
               trueProbabilities: truth,

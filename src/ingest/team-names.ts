@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/index.js';
+import { getOrSet } from '../domain/index.js';
 import type { NearDuplicateTeams } from './types.js';
 
 /** Case- and spacing-insensitive key of a team name: `Manchester  CITY` and `manchester city` are one team. */
@@ -23,7 +24,6 @@ export function looseName(name: string): string {
     .replace(/[^\p{L}\p{N} ]/gu, '');
 }
 
-/** Levenshtein distance capped at `cap + 1` (only "≤ cap" matters). */
 function distance(a: string, b: string, cap: number): number {
   if (Math.abs(a.length - b.length) > cap) return cap + 1;
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
@@ -41,17 +41,13 @@ function distance(a: string, b: string, cap: number): number {
   return prev[b.length];
 }
 
-/**
- * Each team's first spelling per region (database, then files); case or spacing variants map to it. Closer
- * names are reported ({@link TeamNames.nearDuplicates}), never merged: `Sporting` ≠ `Sporting CP`.
- */
+/** Each team's first spelling per region; near names are reported, never merged (`Sporting` ≠ `Sporting CP`). */
 export class TeamNames {
   /** region → fold key → display name. */
   private readonly byRegion = new Map<string, Map<string, string>>();
   /** Names first seen in this ingest, per region. */
   private readonly added = new Map<string, Set<string>>();
 
-  /** Loads the names the database already holds. */
   static async load(db: Queryable): Promise<TeamNames> {
     const t = new TeamNames();
     for (const r of await storedTeamNames(db)) t.register(r.region_name, r.name, false);
@@ -59,23 +55,12 @@ export class TeamNames {
   }
 
   private register(region: string, name: string, isNew: boolean): string {
-    let names = this.byRegion.get(region);
-    if (!names) {
-      names = new Map();
-      this.byRegion.set(region, names);
-    }
+    const names = getOrSet(this.byRegion, region, () => new Map());
     const key = foldName(name);
     const known = names.get(key);
     if (known !== undefined) return known;
     names.set(key, name);
-    if (isNew) {
-      let set = this.added.get(region);
-      if (!set) {
-        set = new Set();
-        this.added.set(region, set);
-      }
-      set.add(name);
-    }
+    if (isNew) getOrSet(this.added, region, () => new Set()).add(name);
     return name;
   }
 
@@ -90,7 +75,6 @@ export class TeamNames {
     return new Set(this.byRegion.get(region)?.values());
   }
 
-  /** The canonical spelling of `name` in `region` (registering it when new). */
   canonical(region: string, name: string): string {
     return this.register(region, name, true);
   }

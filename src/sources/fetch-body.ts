@@ -14,7 +14,6 @@ export interface FetchBodyOptions {
   backoffMs?: number;
 }
 
-/** A larger body is refused. */
 const MAX_BYTES = 256 * 2 ** 20;
 
 export type FetchedBody =
@@ -61,12 +60,9 @@ async function attempt(url: string, options: FetchBodyOptions): Promise<FetchedB
     const cause = (e.cause as Error | undefined)?.message;
     throw new Attempt('MC_ERR_SOURCE_UNREACHABLE', `${e.message}${cause ? `: ${cause}` : ''}`, true);
   }
-  if (res.status === 304) {
-    await res.body?.cancel().catch(() => undefined);
-    return { status: 'not-modified' };
-  }
+  if (!res.ok) await res.body?.cancel().catch(() => undefined);
+  if (res.status === 304) return { status: 'not-modified' };
   if (!res.ok) {
-    await res.body?.cancel().catch(() => undefined);
     const retry = res.status >= 500 || res.status === 429 || res.status === 408;
     throw new Attempt('MC_ERR_SOURCE_UNREACHABLE', `HTTP ${res.status} ${res.statusText}`.trim(), retry);
   }
@@ -87,18 +83,11 @@ async function attempt(url: string, options: FetchBodyOptions): Promise<FetchedB
     throw new Attempt('MC_ERR_SOURCE_TRUNCATED', `got ${body.length} of ${declared} bytes`, true);
   if (body.length > MAX_BYTES)
     throw new Attempt('MC_ERR_SOURCE_UNREACHABLE', `body over ${MAX_BYTES} bytes`, false);
-  return {
-    status: 'ok',
-    body,
-    etag: res.headers.get('etag'),
-    lastModified: res.headers.get('last-modified'),
-  };
+  const etag = res.headers.get('etag');
+  return { status: 'ok', body, etag, lastModified: res.headers.get('last-modified') };
 }
 
-/**
- * A source's body, conditional on the last good one's validators; what may pass (5xx, 429, network, timeout,
- * a cut body) is retried with backoff, another 4xx fails at once. Failures carry a `MC_ERR_SOURCE_*` code.
- */
+/** A source's body, conditional on the last validators; transient faults are retried with backoff. */
 export async function fetchBody(url: string, options: FetchBodyOptions = {}): Promise<FetchedBody> {
   if (!isRemote(url)) return readLocal(url, options);
   const attempts = Math.max(1, options.attempts ?? 3);

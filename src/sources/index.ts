@@ -6,13 +6,5 @@ export { guessKind, SOURCE_KINDS, sourceKind } from './kinds/index.js';
 export { type PollOutcome, pollSource, setSourceGauges } from './poll.js';
 export { startSourceSchedule } from './schedule.js';
 export { SourcesRepository } from './sources-repository.js';
-export {
-  listTeamAliases,
-  removeTeamAlias,
-  setTeamAlias,
-} from './team-resolver.js';
-export type {
-  SourceDeps,
-  SourceOptions,
-  SourceRecord,
-} from './types.js';
+export { listTeamAliases, removeTeamAlias, setTeamAlias } from './team-resolver.js';
+export type { SourceDeps, SourceOptions, SourceRecord } from './types.js';

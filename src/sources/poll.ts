@@ -22,11 +22,10 @@ import { closestTeams, loadTeamResolver } from './team-resolver.js';
 import type { SourceDeps, SourceKind, SourceRecord, UnmatchedTeam } from './types.js';
 
 export interface PollOptions {
-  /** The poll's "now" (fetch time, observation time of undated prices). Default the wall clock. */
+  /** The fetch time and observation time of undated prices. Default the wall clock. */
   now?: Date;
-  /** Take a changed header or a shrunk results file instead of refusing it. Default `false`. */
+  /** Take a changed header or a shrunk results file instead of refusing it. */
   accept?: boolean;
-  /** Timeout, retries and backoff of the fetch. */
   fetch?: Omit<FetchBodyOptions, 'etag' | 'lastModified'>;
   /** Where the body comes from. Default {@link fetchBody} of the source's URL (the replay hands its releases in). */
   fetcher?: (
@@ -35,7 +34,6 @@ export interface PollOptions {
   ) => Promise<FetchedBody>;
 }
 
-/** What one poll did. */
 export interface PollOutcome {
   name: string;
   status: 'ok' | 'not-modified' | 'failed' | 'busy';
@@ -45,7 +43,6 @@ export interface PollOutcome {
   rowsAdded: number;
   report: IngestReport | null;
   unmatched: UnmatchedTeam[];
-  /** What the re-prediction after the poll said. */
   repredict: string | null;
 }
 
@@ -60,7 +57,6 @@ export function setSourceGauges(list: readonly SourceRecord[]): void {
 /** Matches of an odds row are looked up within this distance of its kick-off (feeds round or shift times). */
 const KICKOFF_TOLERANCE_MS = 3 * 86_400_000;
 
-/** A CSV line's field count, quotes respected. */
 function fieldCount(line: string): number {
   let n = 1;
   let quoted = false;
@@ -73,10 +69,7 @@ function fieldCount(line: string): number {
 
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
-/**
- * The checks every CSV body passes before a row of it is read: not empty, its header the one of the
- * last good body, its last row not cut in the middle, not shorter than a results file was.
- */
+/** Refuses an empty body, a changed header, a cut last row, or a results file shorter than last time. */
 function checkCsv(
   text: string,
   source: SourceRecord,
@@ -108,10 +101,7 @@ function checkCsv(
   return header;
 }
 
-/**
- * The part of a growing file still to read: when the body extends the last good one byte for byte,
- * its header and the appended lines (blank lines keep the line numbers of the whole file); else all.
- */
+/** When a growing body extends the last good one byte for byte: header and appended lines only, else all. */
 function unreadPart(
   body: Buffer,
   text: string,
@@ -123,16 +113,14 @@ function unreadPart(
   if (!kind.grows || source.fullReadNext || prev === null || source.bodySha256 === null) return text;
   if (body.length < prev || sha256(body.subarray(0, prev)) !== source.bodySha256) return text;
   if (body[prev - 1] !== 0x0a) return text;
-  const before = body.subarray(0, prev).toString('latin1').split('\n').length - 1;
   const tail = decodeText(body.subarray(prev), source.options.encoding);
   if (!tail.ok) return text;
+  // Blank lines keep the line numbers of the whole file.
+  const before = body.subarray(0, prev).toString('latin1').split('\n').length - 1;
   return `${header}${'\n'.repeat(Math.max(before, 1))}${tail.text}`;
 }
 
-/**
- * Maps the rows' team names to known teams. A row naming an unknown team in a region that has teams is
- * held back (listed with the closest names); in a region without teams the names start the league.
- */
+/** Maps team names to known teams; a row naming an unknown one in a region with teams is held back. */
 function resolveTeams(parsed: ParsedFile, names: TeamNames, acceptNew: boolean): UnmatchedTeam[] {
   const unmatched = new Map<string, UnmatchedTeam>();
   const miss = (region: string, name: string) => {
@@ -142,14 +130,12 @@ function resolveTeams(parsed: ParsedFile, names: TeamNames, acceptNew: boolean):
     unmatched.set(key, u);
     return u;
   };
-  /** Maps a row's two team names to known ones; false (the row is held) when one is unknown and not accepted. */
   const settle = (
     line: number,
     ref: { regionName: string; homeTeamName: string; awayTeamName: string },
     accept: boolean,
   ) => {
-    // A region no match has yet: nothing to map against (an odds row there names no match either:
-    // ingest rejects it per line).
+    // A region without teams: the names start the league (an odds row there is rejected by ingest).
     if (names.teams(ref.regionName).size === 0) return true;
     const home = names.lookup(ref.regionName, ref.homeTeamName);
     const away = names.lookup(ref.regionName, ref.awayTeamName);
@@ -174,7 +160,7 @@ function resolveTeams(parsed: ParsedFile, names: TeamNames, acceptNew: boolean):
   return [...unmatched.values()];
 }
 
-/** Odds rows by natural key → the stored match of those teams nearest the kick-off (within a tolerance). */
+/** Odds rows by natural key → the stored match of those teams nearest the kick-off. */
 async function resolveKickoffs(deps: SourceDeps, parsed: ParsedFile): Promise<void> {
   for (const r of parsed.oddsRows) {
     if ('matchId' in r.ref) continue;
@@ -216,10 +202,7 @@ function warningOf(report: IngestReport, unmatched: UnmatchedTeam[]): PollSucces
   };
 }
 
-/**
- * Polls one source: fetch, checks, its kind's parser, team names, ingest, then `deps.afterIngest`. A fault
- * changes no data and records a coded error; the next poll compares with the last good body, not this one.
- */
+/** Polls one source; a fault changes no data and records a coded error; the last good body stays the base. */
 export async function pollSource(
   deps: SourceDeps,
   name: string,
@@ -250,18 +233,12 @@ export async function pollSource(
     const kind = sourceKind(source.format);
     if (!kind) throw new MatchcastError('MC_ERR_CONFIG', `unknown source format "${source.format}"`);
     const conditional = !source.fullReadNext && !options.accept;
-    const validators = {
-      etag: conditional ? source.etag : null,
-      lastModified: conditional ? source.lastModified : null,
-    };
+    const { etag, lastModified } = conditional ? source : { etag: null, lastModified: null };
     const fetched = options.fetcher
-      ? await options.fetcher(source, validators)
-      : await fetchBody(source.url, { ...options.fetch, ...validators });
+      ? await options.fetcher(source, { etag, lastModified })
+      : await fetchBody(source.url, { ...options.fetch, etag, lastModified });
     const digest = fetched.status === 'ok' ? sha256(fetched.body) : null;
-    if (
-      fetched.status === 'not-modified' ||
-      (digest === source.bodySha256 && !source.fullReadNext && !options.accept)
-    ) {
+    if (fetched.status === 'not-modified' || (conditional && digest === source.bodySha256)) {
       await repo.unchanged(name, now, next);
       sourceLastSuccess.labels(name).set(now.getTime() / 1000);
       sourcePollsTotal.labels(name, 'not_modified').inc();
@@ -290,6 +267,7 @@ export async function pollSource(
     const report = await ingestPath(parsed, { db: deps.db, store: deps.store, log }, { now });
     const rowsAdded = report.inserted + report.updated + report.observationsAdded;
     const warning = warningOf(report, unmatched);
+    const { code = null, message = null } = warning ?? {};
     await repo.succeeded(name, now, next, {
       etag: fetched.etag,
       lastModified: fetched.lastModified,
@@ -303,19 +281,12 @@ export async function pollSource(
     sourceLastSuccess.labels(name).set(now.getTime() / 1000);
     sourcePollsTotal.labels(name, 'ok').inc();
     sourceRowsTotal.labels(name).inc(rowsAdded);
-    if (warning) {
-      sourceErrorsTotal.labels(name, warning.code).inc();
-      log?.warn({ code: warning.code, unmatched }, `source: ${warning.message}`);
+    if (code) {
+      sourceErrorsTotal.labels(name, code).inc();
+      log?.warn({ code, unmatched }, `source: ${message}`);
     }
-    log?.info(
-      {
-        inserted: report.inserted,
-        updated: report.updated,
-        observations: report.observationsAdded,
-        rows: report.rowsRead,
-      },
-      'source: polled',
-    );
+    const { inserted, updated, observationsAdded: observations, rowsRead: rows } = report;
+    log?.info({ inserted, updated, observations, rows }, 'source: polled');
     let repredict: string | null = null;
     if (deps.afterIngest && report.changedMatchIds.length > 0) {
       try {
@@ -326,16 +297,7 @@ export async function pollSource(
         log?.error({ err: (err as Error).message }, 'source: re-prediction failed (the data is stored)');
       }
     }
-    return {
-      ...outcome,
-      status: 'ok',
-      code: warning?.code ?? null,
-      message: warning?.message ?? null,
-      rowsAdded,
-      report,
-      unmatched,
-      repredict,
-    };
+    return { ...outcome, status: 'ok', code, message, rowsAdded, report, unmatched, repredict };
   } catch (err) {
     const code = isMatchcastError(err) ? err.code : 'MC_ERR_INTERNAL';
     const message = (err as Error).message;

@@ -6,16 +6,12 @@ interface SourceScheduleOptions {
   deps: SourceDeps;
   /** Runs one poll (the embedded server puts it on its one-at-a-time job lane). */
   run: (name: string, poll: () => Promise<PollOutcome>) => Promise<PollOutcome>;
-  /** The poll's clock. Default the wall clock. */
   now?: () => Date;
   /** Wall-clock interval between checks for due sources, ms. Default `5000`. */
   checkMs?: number;
 }
 
-/**
- * Every `checkMs` the due sources are polled one at a time (a poll holds its lease in the database, so a
- * second process skips the source); a check while the last one still runs is skipped.
- */
+/** Polls the due sources one at a time every `checkMs`; a check while the last one runs is skipped. */
 export function startSourceSchedule(options: SourceScheduleOptions): { stop(): Promise<void> } {
   const { deps, run } = options;
   const now = options.now ?? (() => new Date());

@@ -2,10 +2,7 @@ import type { Queryable } from '../db/index.js';
 import { MatchcastError } from '../domain/index.js';
 import type { SourceRecord, UnmatchedTeam } from './types.js';
 
-/**
- * The columns of a {@link SourceRecord} under its names: both database adapters return bigints as
- * numbers, timestamps as Dates and jsonb parsed.
- */
+/** The columns of a {@link SourceRecord}: both database adapters return numbers, Dates and parsed jsonb. */
 const RECORD = `name, url, format, every_ms AS "everyMs", options, created_at AS "createdAt", etag,
   last_modified AS "lastModified", body_bytes AS "bodyBytes", body_sha256 AS "bodySha256", header,
   full_read_next AS "fullReadNext", last_polled_at AS "lastPolledAt", last_success_at AS "lastSuccessAt",
@@ -13,7 +10,6 @@ const RECORD = `name, url, format, every_ms AS "everyMs", options, created_at AS
   errors_total AS "errorsTotal", rows_added_total AS "rowsAddedTotal", last_rows_added AS "lastRowsAdded",
   next_poll_at AS "nextPollAt", unmatched`;
 
-/** What a good poll leaves on its source. */
 export interface PollSuccess {
   etag: string | null;
   lastModified: string | null;
@@ -26,7 +22,6 @@ export interface PollSuccess {
   warning: { code: string; message: string } | null;
 }
 
-/** The `sources` table. */
 export class SourcesRepository {
   constructor(private readonly db: Queryable) {}
 
@@ -53,7 +48,6 @@ export class SourcesRepository {
     return r ?? null;
   }
 
-  /** Names of the sources due at `now`, soonest first. */
   async due(now: Date): Promise<string[]> {
     const rows = await this.db.query<{ name: string }>(
       `SELECT name FROM sources WHERE next_poll_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
@@ -63,10 +57,7 @@ export class SourcesRepository {
     return rows.map((r) => r.name);
   }
 
-  /**
-   * Takes the source's poll lease until `until` (one poll of a source at a time, whichever process
-   * polls it); null when another poll holds it.
-   */
+  /** Takes the poll lease until `until` (one poll of a source at a time); null when another poll holds it. */
   async lease(name: string, now: Date, until: Date): Promise<SourceRecord | null> {
     const [r] = await this.db.query<SourceRecord>(
       `UPDATE sources SET lease_until = $3 WHERE name = $1 AND (lease_until IS NULL OR lease_until < $2)

@@ -12,7 +12,6 @@ function bigrams(s: string): Map<string, number> {
   return out;
 }
 
-/** Dice coefficient of the letter pairs of two loose names. */
 function dice(a: string, b: string): number {
   const x = bigrams(a);
   const y = bigrams(b);
@@ -28,10 +27,7 @@ function dice(a: string, b: string): number {
 
 const EXPAND: Record<string, string> = { utd: 'united', man: 'manchester', st: 'saint', ath: 'athletic' };
 
-/**
- * How much `a` looks like `b`, 0..1: the better of their letter-pair overlap and the share of the
- * shorter name's words that begin a word of the other (`Man United` ~ `Manchester United`).
- */
+/** 0..1: the better of letter-pair overlap and shared word prefixes (`Man United` ~ `Manchester United`). */
 function similarity(a: string, b: string): number {
   const la = looseName(a);
   const lb = looseName(b);
@@ -47,11 +43,7 @@ function similarity(a: string, b: string): number {
   return Math.max(dice(la, lb), wordScore);
 }
 
-/**
- * The team names matches are stored under, per region, with the spellings sources use for them
- * (`team_aliases`): a source's name is mapped to a known team by alias, else by the case- and
- * spacing-insensitive key ingest uses; anything else is unknown, and never made a team by a poll.
- */
+/** Stored team names plus `team_aliases`; anything else is unknown, never made a team by a poll. */
 export async function loadTeamResolver(db: Queryable): Promise<TeamNames> {
   const names = await TeamNames.load(db);
   for (const a of await listTeamAliases(db)) names.alias(a.region, a.alias, a.team);
@@ -68,7 +60,6 @@ export function closestTeams(names: TeamNames, region: string, name: string, n =
     .map((x) => x.t);
 }
 
-/** Regions where `team` is a stored team name (or an accepted new one). */
 async function regionsOfTeam(db: Queryable, team: string): Promise<string[]> {
   const rows = await db.query<{ region_name: string }>(
     `SELECT DISTINCT region_name FROM matches WHERE home_team_name = $1 OR away_team_name = $1
@@ -79,10 +70,7 @@ async function regionsOfTeam(db: Queryable, team: string): Promise<string[]> {
   return rows.map((r) => r.region_name);
 }
 
-/**
- * Maps `alias` to the known team `team` in `region` (default: the one region where `team` plays).
- * `alias === team` accepts a name no match has yet as a new team of `region`.
- */
+/** Maps `alias` to the known `team` (default region: where it plays); `alias === team` accepts a new team. */
 export async function setTeamAlias(
   db: Queryable,
   alias: string,

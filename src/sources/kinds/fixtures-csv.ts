@@ -1,10 +1,7 @@
 import type { SourceKind } from '../types.js';
 import { parseCsvAs } from './csv-checks.js';
 
-/**
- * Upcoming matches with current odds: each price is an `intermediate` observation at the fetch. A row whose
- * kick-off has passed says nothing new (its result comes from a results file) and is dropped.
- */
+/** Fixtures with current odds, observed at the fetch; a kick-off already passed says nothing new. */
 export const fixturesCsv: SourceKind = {
   name: 'fixtures-csv',
   description: 'fixtures file with current odds (football-data.co.uk fixtures.csv), observed at each fetch',

@@ -1,5 +1,5 @@
 import { FIELD_LIMITS, MatchcastError, type OddsMarket, oddsImplausibility } from '../../domain/index.js';
-import { emptyParsedFile, type ParsedFile, type ParsedOddsRow, type PriceSet } from '../../ingest/index.js';
+import { emptyParsedFile, type ParsedFile, type PriceSet } from '../../ingest/index.js';
 import type { SourceKind, SourceOptions } from '../types.js';
 
 /** `sport_key`s of the common odds APIs → region and tournament as the results files name them. */
@@ -41,23 +41,20 @@ function pricesOf(market: Json, home: string, away: string): { market: OddsMarke
     return o && typeof o.price === 'number' ? o.price : null;
   };
   const named = (n: string) => (o: Json) => typeof o.name === 'string' && same(o.name, n);
-  let out: { market: OddsMarket; prices: (number | null)[] };
-  if (market.key === 'h2h')
-    out = { market: '1x2', prices: [price(named(home)), price(named('Draw')), price(named(away))] };
-  else if (market.key === 'totals') {
-    // Only the 2.5 line is a market the service knows.
-    const at25 = (n: string) => (o: Json) => named(n)(o) && Number(o.point) === 2.5;
-    out = { market: 'ou25', prices: [price(at25('Over')), price(at25('Under'))] };
-  } else if (market.key === 'btts')
-    out = { market: 'btts', prices: [price(named('Yes')), price(named('No'))] };
-  else return null;
-  return out.prices.every((p) => p !== null) ? { market: out.market, prices: out.prices as number[] } : null;
+  // Only the 2.5 line of the totals is a market the service knows.
+  const at25 = (n: string) => (o: Json) => named(n)(o) && Number(o.point) === 2.5;
+  const out =
+    market.key === 'h2h'
+      ? { market: '1x2' as const, prices: [price(named(home)), price(named('Draw')), price(named(away))] }
+      : market.key === 'totals'
+        ? { market: 'ou25' as const, prices: [price(at25('Over')), price(at25('Under'))] }
+        : market.key === 'btts'
+          ? { market: 'btts' as const, prices: [price(named('Yes')), price(named('No'))] }
+          : null;
+  return out?.prices.every((p) => p !== null) ? { market: out.market, prices: out.prices as number[] } : null;
 }
 
-/**
- * One event as an odds row: per market the average over the complete bookmakers (or `options.bookmaker`),
- * observed at their newest `last_update` but never after the fetch (a clock ahead of ours cannot date it).
- */
+/** An event as an odds row: bookmaker averages per market, never observed after the fetch (clock skew). */
 function eventRow(
   e: Json,
   line: number,
@@ -65,7 +62,7 @@ function eventRow(
   fetchedAt: Date,
   options: SourceOptions,
   out: ParsedFile,
-): void {
+) {
   const home = text(e.home_team);
   const away = text(e.away_team);
   const kickoff = time(e.commence_time);
@@ -74,21 +71,14 @@ function eventRow(
     options.region && options.tournament
       ? { region: options.region, tournament: options.tournament }
       : SPORT_KEYS[sport];
-  const skip = (reason: string): void => {
+  const skip = (reason: string) => {
     out.skipped.push({ file: out.file, code: 'MC_ERR_INVALID_ROW', line, reason });
   };
-  if (!home || !away || !kickoff) {
-    skip('event without home_team, away_team or commence_time');
-    return;
-  }
-  if (home.length > FIELD_LIMITS.teamName || away.length > FIELD_LIMITS.teamName) {
-    skip(`a team name is longer than ${FIELD_LIMITS.teamName} characters`);
-    return;
-  }
-  if (!league) {
-    skip(`unknown sport_key "${sport.slice(0, 60)}" (give the source --region and --tournament)`);
-    return;
-  }
+  if (!home || !away || !kickoff) return skip('event without home_team, away_team or commence_time');
+  if (home.length > FIELD_LIMITS.teamName || away.length > FIELD_LIMITS.teamName)
+    return skip(`a team name is longer than ${FIELD_LIMITS.teamName} characters`);
+  if (!league)
+    return skip(`unknown sport_key "${sport.slice(0, 60)}" (give the source --region and --tournament)`);
   const books = (Array.isArray(e.bookmakers) ? (e.bookmakers as Json[]) : []).filter(
     (b) => !options.bookmaker || b.key === options.bookmaker,
   );
@@ -106,32 +96,24 @@ function eventRow(
         (time(m.last_update) ?? time(b.last_update) ?? fetchedAt).getTime(),
         fetchedAt.getTime(),
       );
-      const acc = byMarket.get(p.market) ?? { sums: p.prices.map(() => 0), n: 0, at: 0 };
-      p.prices.forEach((x, i) => {
-        acc.sums[i] += x;
+      const { sums, n, at: newest } = byMarket.get(p.market) ?? { sums: p.prices.map(() => 0), n: 0, at: 0 };
+      byMarket.set(p.market, {
+        sums: sums.map((s, i) => s + p.prices[i]),
+        n: n + 1,
+        at: Math.max(newest, at),
       });
-      acc.n++;
-      acc.at = Math.max(acc.at, at);
-      byMarket.set(p.market, acc);
     }
   }
-  if (byMarket.size === 0) {
-    skip('no complete h2h, totals 2.5 or btts prices');
-    return;
-  }
-  const prices: PriceSet[] = [];
-  let observed = 0;
-  for (const [market, acc] of byMarket) {
-    const observedAt = new Date(acc.at);
-    prices.push({
+  if (byMarket.size === 0) return skip('no complete h2h, totals 2.5 or btts prices');
+  const prices = [...byMarket].map(
+    ([market, acc]): PriceSet => ({
       market,
       kind: 'intermediate',
       prices: acc.sums.map((s) => Math.round((s / acc.n) * 1000) / 1000),
-      observedAt,
-    });
-    observed = Math.max(observed, acc.at);
-  }
-  const row: ParsedOddsRow = {
+      observedAt: new Date(acc.at),
+    }),
+  );
+  out.oddsRows.push({
     line,
     ref: {
       regionName: league.region,
@@ -140,18 +122,14 @@ function eventRow(
       homeTeamName: home,
       awayTeamName: away,
     },
-    observedAt: new Date(observed),
+    observedAt: new Date(Math.max(...prices.map((p) => p.observedAt?.getTime() ?? 0))),
     kind: 'intermediate',
-    source: options.bookmaker ? `${source}:${options.bookmaker}` : `${source}:avg`,
+    source: `${source}:${options.bookmaker || 'avg'}`,
     prices,
-  };
-  out.oddsRows.push(row);
+  });
 }
 
-/**
- * A JSON odds feed as most odds APIs shape it: events (an array or `{ data }`) with `bookmakers[]` of
- * `markets[]` (`h2h`, `totals`, `btts`) of `outcomes[]`. Events name matches, they never create them.
- */
+/** A JSON odds feed as most odds APIs shape it; events name matches, they never create them. */
 export const oddsApiJson: SourceKind = {
   name: 'odds-api-json',
   description: 'JSON odds feed (events with commence_time, home/away team, bookmakers → h2h, totals, btts)',

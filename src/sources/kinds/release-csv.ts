@@ -1,10 +1,7 @@
 import type { SourceKind } from '../types.js';
 import { parseCsvAs } from './csv-checks.js';
 
-/**
- * Rows released as a clock passes them (the replay of `start --as-of`): each body the rows whose stage
- * changed (fixture, opening prices, closing prices, result), what is not known yet left blank.
- */
+/** Rows released as a clock passes them (the replay of `start --as-of`). */
 export const releaseCsv: SourceKind = {
   name: 'release-csv',
   description: 'rows released by a clock (each body the rows that changed; shared football layout)',

@@ -1,10 +1,7 @@
 import type { SourceKind } from '../types.js';
 import { parseCsvAs } from './csv-checks.js';
 
-/**
- * A results file (shared football CSV, or football-data.co.uk's `mmz4281/<season>/<league>.csv`): it
- * grows each week; rows without a score are fixtures; prices are stamped by ingest's rule at the fetch.
- */
+/** A results file: grows each week, rows without a score are fixtures. */
 export const resultsCsv: SourceKind = {
   name: 'results-csv',
   description: 'results file: shared football CSV or football-data.co.uk season file (grows each week)',
