@@ -23,7 +23,6 @@ export interface PipelineDeps {
   loaded?: { matches: readonly Match[]; featureRows: readonly FeatureRow[] };
 }
 
-/** The progress reporter of `deps`, defaulting to {@link autoProgress}. */
 export function progressOf(deps: { log: Logger; progress?: Progress }): Progress {
   return deps.progress ?? autoProgress(deps.log);
 }

@@ -114,11 +114,9 @@ export async function evaluateGates(
   const predictions = await rowsOf(run, 'predictions', inputs.predictionRows);
   const backtest = await rowsOf(run, 'backtest', inputs.backtestRows);
   const gates: GateResult[] = [];
-  // A gate passes when it has no problem to report.
   const gate = (name: string, problem: string | false, ok: string, figures: GateResult['figures']) =>
     gates.push({ name, passed: !problem, message: problem || ok, figures });
 
-  // rows
   const prevRows = prevRecord?.gates.find((g) => g.name === 'rows')?.figures ?? {};
   const prevFeatures = num(prevRows.features_rows);
   const prevPredictions = num(prevRows.predictions_rows);
@@ -203,7 +201,6 @@ export async function evaluateGates(
     { checked, lost, after_as_of: afterAsOf, examples: examples.join(',') || null },
   );
 
-  // probabilities
   let bad = 0;
   let n = 0;
   let firstBad: string | null = null;

@@ -75,7 +75,6 @@ async function loadRegionMatches(
 const CHECKPOINT_LAG_MS = 3 * DAY_MS;
 
 interface RepredictOptions {
-  /** "Now": the features' as-of and the run's. */
   asOf: Date;
   /** Reused between calls. Default: a fresh one (everything is read). */
   cache?: RepredictCache;
@@ -85,7 +84,6 @@ interface RepredictOptions {
   analytics?: AnalyticsStages;
 }
 
-/** What {@link repredictMatches} did. */
 export interface RepredictResult {
   /** Matches whose probabilities were recomputed by the champion. */
   repredicted: number;

@@ -58,7 +58,6 @@ export interface RunOptions {
   refitDays?: number;
   /** Runs before `features` (ingest when `--source` is given). */
   ingest?: () => Promise<unknown>;
-  /** Default {@link defaultAnalyticsStages}. */
   analytics?: AnalyticsStages;
   /** Runs between promote and predict; `bootstrapFirstRun` signs off the first champion here. */
   afterPromote?: (promote: PromoteResult, featureRows: FeatureRow[], runDeps?: PipelineDeps) => Promise<void>;

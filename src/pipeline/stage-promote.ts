@@ -28,7 +28,6 @@ import { readFeatureRows } from './artifacts.js';
 import { type PipelineDeps, progressOf } from './deps.js';
 import { recipeOf } from './stage-train.js';
 
-/** Who the automated stage acts as in the alias history. */
 const PROMOTION_ACTOR = 'pipeline-promote';
 
 /** How the champion's log loss on the new version's window was obtained. */
@@ -148,13 +147,8 @@ export async function runPromoteStage(
   }
   const opening = lineCheckOf(newest.metrics, 'open');
   const closing = lineCheckOf(newest.metrics, 'close');
-  const decision = decidePromotion(
-    newLogLoss,
-    championLogLoss,
-    deps.config.promotionTolerance,
-    opening,
-    deps.config.promotionOpeningMargin,
-  );
+  const { promotionTolerance: tolerance, promotionOpeningMargin: margin } = deps.config;
+  const decision = decidePromotion(newLogLoss, championLogLoss, tolerance, opening, margin);
   const reason = champion
     ? `version ${newest.version} vs champion ${champion.version} (${method}): ${decision.reason}`
     : `version ${newest.version}: ${decision.reason}`;
@@ -206,7 +200,6 @@ interface GoalsPromoteInput {
   model: GoalsModel;
   /** Inputs built with `model.rating` as of `asOf`. */
   inputs: readonly GoalInput[];
-  /** The walk-forward that produced the new version's figures. */
   backtest: GoalsBacktestResult;
   window: { from: Date; to: Date; refitDays: number };
   /** Builds inputs with another rating (for a champion fitted with other rating parameters). */
@@ -324,13 +317,8 @@ export async function promoteGoalsVersion(
     }
   }
   const { open: opening, close: closing } = newFigures;
-  const decision = decidePromotion(
-    newLogLoss,
-    championLogLoss,
-    deps.config.promotionTolerance,
-    opening,
-    deps.config.promotionOpeningMargin,
-  );
+  const { promotionTolerance: tolerance, promotionOpeningMargin: margin } = deps.config;
+  const decision = decidePromotion(newLogLoss, championLogLoss, tolerance, opening, margin);
   // No walk-forward match and nothing serving: signed off without validation, so coming matches get markets.
   const unvalidated = newFigures.n === 0 && !champion;
   const promote = unvalidated || (decision.promote && !(champion && championLogLoss === null));

@@ -64,7 +64,6 @@ export function newRunId(): string {
 
 const isRunId = (value: string): boolean => /^[0-9a-f]{32}$/.test(value);
 
-/** Appends one alias move to the model's history. */
 export async function appendAliasEvent(db: Queryable, modelName: string, e: AliasEvent): Promise<void> {
   await db.query(
     `INSERT INTO model_alias_history (model_name, seq, at, actor, alias, from_version, to_version, reason)
@@ -167,7 +166,6 @@ export class ModelRegistry {
     return (await this.selectVersions('version = $2', [Number(version)]))[0] ?? null;
   }
 
-  /** The newest version that is not failed, or null when none is registered. */
   async latestVersion(): Promise<ModelVersion | null> {
     return (await this.selectVersions(`status = 'ready' ORDER BY version DESC LIMIT 1`))[0] ?? null;
   }
@@ -234,7 +232,6 @@ export class ModelRegistry {
     );
   }
 
-  /** The stored comparison of a version, or null when the guard never looked at it. */
   async readComparison(version: string): Promise<PromotionComparison | null> {
     return VERSION_NUMBER.test(version)
       ? this.readDoc('model_comparisons', 'version', Number(version))
@@ -359,7 +356,6 @@ export class ModelRegistry {
     return result;
   }
 
-  /** Every alias event, oldest first. */
   async history(): Promise<AliasEvent[]> {
     const rows = await this.db.query<Omit<AliasEvent, 'reason'> & { reason: string | null }>(
       `SELECT seq, at, actor, alias, from_version, to_version, reason FROM model_alias_history

@@ -7,7 +7,6 @@ type OpeningVerdict = 'beats' | 'worse' | 'no-line' | 'not-checked';
 
 /** The outcome of the automated promotion rule (spec §3.1). */
 export interface PromotionDecision {
-  /** True when the new version should get the `candidate` alias. */
   promote: boolean;
   /** One sentence a human can read in the stage output. */
   reason: string;
