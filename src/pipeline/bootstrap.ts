@@ -7,13 +7,11 @@ import type { PipelineDeps } from './deps.js';
 import { type RunOptions, type RunResult, runPipeline } from './run.js';
 import { runTrainStage, type TrainResult } from './stage-train.js';
 
-/** The actor written to the alias history by the first start. */
 export const FIRST_START_ACTOR = 'matchcast-start';
 
 /** `<DATA_DIR>/first-start.json`: written once the whole first-start bootstrap has finished. */
 const FIRST_START_MARKER = 'first-start.json';
 
-/** True once a first start has run to its end in `dataDir` (the marker exists). */
 export function firstStartDone(dataDir: string): boolean {
   return existsSync(path.join(dataDir, FIRST_START_MARKER));
 }
@@ -67,7 +65,6 @@ export async function bootstrapFirstRun(
     return { ran: false, run: null, champion: null, challenger: null };
   }
   const family: ModelFamilyName = options.family ?? DEFAULT_FAMILY;
-  // The challenger: the first other registered family.
   const other = MODEL_FAMILY_NAMES.find((f) => f !== family) ?? family;
   const markDone = () =>
     writeFileSync(

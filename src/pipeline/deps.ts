@@ -23,10 +23,13 @@ export interface PipelineDeps {
   loaded?: { matches: readonly Match[]; featureRows: readonly FeatureRow[] };
 }
 
-/** The progress reporter of `deps`, defaulting to {@link autoProgress}. */
 export function progressOf(deps: { log: Logger; progress?: Progress }): Progress {
   return deps.progress ?? autoProgress(deps.log);
 }
+
+/** A `.catch` handler for a step whose failure must not fail the run: logs a warning, resolves undefined. */
+export const warnOnFailure = (log: Logger, msg: string) => (err: unknown) =>
+  log.warn({ err: err instanceof Error ? err.message : String(err) }, msg);
 
 /** Stage names, in the order `pipeline run` executes them. */
 export const STAGE_NAMES = [

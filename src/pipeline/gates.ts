@@ -59,13 +59,16 @@ interface GateOptions {
 }
 
 /** A column of market origin: wholly missing when the data has no odds at all, which is not a fault. */
-function isMarketColumn(name: string): boolean {
-  return name.startsWith('mkt_') || name.startsWith('mr_') || name.startsWith('odds_');
-}
+const isMarketColumn = (name: string) => /^(mkt|mr|odds)_/.test(name);
 
 type Row = Record<string, unknown>;
 
-async function rowsOf(run: RunWriter, name: 'predictions' | 'backtest' | 'features'): Promise<Row[] | null> {
+async function rowsOf(
+  run: RunWriter,
+  name: 'predictions' | 'backtest' | 'features',
+  given: readonly object[] | null | undefined,
+): Promise<Row[] | null> {
+  if (given !== undefined) return given as Row[] | null;
   const obj = await run.get(name);
   if (!obj) return null;
   if (name === 'features') return (await featureRowsFromParquet(obj.body)) as unknown as Row[];
@@ -83,26 +86,14 @@ interface ResultsFile {
   starts: number[];
 }
 
-function time(v: unknown): number {
-  return v instanceof Date ? v.getTime() : new Date(String(v)).getTime();
-}
-
-function num(v: unknown): number | null {
-  if (typeof v === 'bigint') return Number(v);
-  return typeof v === 'number' ? v : null;
-}
+const time = (v: unknown) => (v instanceof Date ? v : new Date(String(v))).getTime();
+const num = (v: unknown) => (typeof v === 'bigint' ? Number(v) : typeof v === 'number' ? v : null);
 
 /**
- * The validation gates of a run, each a named check with its figures (recorded in the run):
- * - `rows`: features and predictions are not empty and did not drop by more than `maxRowDrop`
- *   against the published run;
- * - `results_kept`: no match that was finished in the published run lost or changed its result —
- *   also not by a run whose as-of is before its kick-off (a run going back in time);
- * - `probabilities`: every predicted and backtest probability is finite, in [0, 1], and each
- *   triple sums to 1 (±1e-6);
- * - `odds_plausible`: every price of the run's odds snapshot (1X2 and goals markets) is within `ODDS_BOUNDS`;
- * - `feature_columns`: no model feature column is wholly missing (market columns only count when
- *   the published run had them, so a data set without any odds can still start).
+ * The validation gates of a run: `rows` (not empty, no drop beyond `maxRowDrop`), `results_kept` (no
+ * published result lost or changed, also not by a run going back in time), `probabilities` (finite, in
+ * [0, 1], triples summing to 1 ±1e-6), `odds_plausible` (every price within `ODDS_BOUNDS`) and
+ * `feature_columns` (no model column wholly missing; market ones only if the published run had them).
  */
 export async function evaluateGates(
   run: RunWriter,
@@ -119,20 +110,13 @@ export async function evaluateGates(
     !inputs.featureRows &&
     previous?.artifacts.features?.key !== undefined &&
     run.ref('features')?.key === previous.artifacts.features.key;
-  const features: Row[] = inherited
-    ? []
-    : ((inputs.featureRows as unknown as Row[] | undefined) ?? (await rowsOf(run, 'features')) ?? []);
-  const predictions: Row[] | null =
-    inputs.predictionRows !== undefined
-      ? (inputs.predictionRows as unknown as Row[] | null)
-      : await rowsOf(run, 'predictions');
-  const backtest: Row[] | null =
-    inputs.backtestRows !== undefined
-      ? (inputs.backtestRows as unknown as Row[] | null)
-      : await rowsOf(run, 'backtest');
+  const features = inherited ? [] : ((await rowsOf(run, 'features', inputs.featureRows)) ?? []);
+  const predictions = await rowsOf(run, 'predictions', inputs.predictionRows);
+  const backtest = await rowsOf(run, 'backtest', inputs.backtestRows);
   const gates: GateResult[] = [];
+  const gate = (name: string, problem: string | false, ok: string, figures: GateResult['figures']) =>
+    gates.push({ name, passed: !problem, message: problem || ok, figures });
 
-  // rows
   const prevRows = prevRecord?.gates.find((g) => g.name === 'rows')?.figures ?? {};
   const prevFeatures = num(prevRows.features_rows);
   const prevPredictions = num(prevRows.predictions_rows);
@@ -142,25 +126,19 @@ export async function evaluateGates(
   if (predictions !== null && predictions.length === 0) problems.push('the predictions artifact has no rows');
   const drop = (now: number, before: number | null) => (before && before > 0 ? (before - now) / before : 0);
   // Inherited features count as the published run's rows (they are those rows), not as none.
-  if (prevFeatures !== null && drop(nFeatures, prevFeatures) > maxDrop) {
+  if (drop(nFeatures, prevFeatures) > maxDrop) {
     problems.push(`features rows fell from ${prevFeatures} to ${nFeatures} (more than ${maxDrop * 100} %)`);
   }
-  if (
-    predictions !== null &&
-    prevPredictions !== null &&
-    drop(predictions.length, prevPredictions) > maxDrop
-  ) {
+  if (predictions !== null && drop(predictions.length, prevPredictions) > maxDrop) {
     problems.push(
       `predictions rows fell from ${prevPredictions} to ${predictions.length} (more than ${maxDrop * 100} %)`,
     );
   }
-  gates.push({
-    name: 'rows',
-    passed: problems.length === 0,
-    message: problems.length
-      ? problems.join('; ')
-      : `${nFeatures} feature rows${inherited ? ' (inherited)' : ''}, ${predictions?.length ?? 'no'} prediction rows`,
-    figures: {
+  gate(
+    'rows',
+    problems.join('; '),
+    `${nFeatures} feature rows${inherited ? ' (inherited)' : ''}, ${predictions?.length ?? 'no'} prediction rows`,
+    {
       features_rows: nFeatures,
       predictions_rows: predictions?.length ?? null,
       previous_run: previous?.run_id ?? null,
@@ -168,7 +146,7 @@ export async function evaluateGates(
       previous_predictions_rows: prevPredictions,
       max_drop: maxDrop,
     },
-  });
+  );
 
   // results_kept: against the results summary written with the published run's features.
   let lost = 0;
@@ -181,10 +159,9 @@ export async function evaluateGates(
     !inherited && prevWriter
       ? await readJson<ResultsFile>(run.base, KEYS.features.bucket, runFileKey(prevWriter, RESULTS_FILE))
       : null;
+  const finished = features.filter((r) => r.label !== null && r.label !== undefined);
   if (prevResults) {
-    const labelled = new Map<number, number>();
-    for (const r of features)
-      if (r.label !== null && r.label !== undefined) labelled.set(Number(r.match_id), Number(r.label));
+    const labelled = new Map(finished.map((r) => [Number(r.match_id), Number(r.label)]));
     for (let i = 0; i < prevResults.ids.length; i++) {
       checked++;
       const rewound = prevResults.starts[i]! >= asOfMs;
@@ -197,49 +174,37 @@ export async function evaluateGates(
     }
   }
   if (!inherited && features.length > 0 && run.wrote('features')) {
-    const out: ResultsFile = { as_of: asOfIso, ids: [], labels: [], starts: [] };
-    for (const r of features) {
-      if (r.label === null || r.label === undefined) continue;
-      out.ids.push(Number(r.match_id));
-      out.labels.push(Number(r.label));
-      out.starts.push(time(r.start_time_utc));
-    }
+    const out: ResultsFile = {
+      as_of: asOfIso,
+      ids: finished.map((r) => Number(r.match_id)),
+      labels: finished.map((r) => Number(r.label)),
+      starts: finished.map((r) => time(r.start_time_utc)),
+    };
     await run.putFile(KEYS.features.bucket, RESULTS_FILE, JSON.stringify(out), {
       contentType: 'application/json',
     });
   }
-  gates.push({
-    name: 'results_kept',
-    passed: lost === 0,
-    message:
-      lost === 0
-        ? inherited
-          ? 'features inherited unchanged from the published run'
-          : prevResults
-            ? `${checked} finished matches of the published run keep their results`
-            : 'no published results to compare with'
-        : [
-            afterAsOf > 0
-              ? `this run's as-of ${asOfIso} is before the kick-off of ${afterAsOf} finished match(es) of the published run (as-of ${prevResults?.as_of ?? 'unknown'}): it would serve them as fixtures without their results (run with a later --as-of, or serve an earlier run with \`matchcast runs rollback\`)`
-              : null,
-            lost > afterAsOf
-              ? `${lost - afterAsOf} finished match(es) of the published run lost or changed their result`
-              : null,
-          ]
-            .filter(Boolean)
-            .join('; ')
-            .concat(` (e.g. ${examples.join(', ')})`),
-    figures: { checked, lost, after_as_of: afterAsOf, examples: examples.join(',') || null },
-  });
+  const lostWhy = [
+    afterAsOf > 0 &&
+      `this run's as-of ${asOfIso} is before the kick-off of ${afterAsOf} finished match(es) of the published run (as-of ${prevResults?.as_of ?? 'unknown'}): it would serve them as fixtures without their results (run with a later --as-of, or serve an earlier run with \`matchcast runs rollback\`)`,
+    lost > afterAsOf &&
+      `${lost - afterAsOf} finished match(es) of the published run lost or changed their result`,
+  ];
+  gate(
+    'results_kept',
+    lost > 0 && `${lostWhy.filter(Boolean).join('; ')} (e.g. ${examples.join(', ')})`,
+    inherited
+      ? 'features inherited unchanged from the published run'
+      : prevResults
+        ? `${checked} finished matches of the published run keep their results`
+        : 'no published results to compare with',
+    { checked, lost, after_as_of: afterAsOf, examples: examples.join(',') || null },
+  );
 
-  // probabilities
   let bad = 0;
   let n = 0;
   let firstBad: string | null = null;
-  for (const [what, rows] of [
-    ['predictions', predictions],
-    ['backtest', backtest],
-  ] as const) {
+  for (const [what, rows] of Object.entries({ predictions, backtest })) {
     for (const r of rows ?? []) {
       n++;
       const p = [r.proba_home, r.proba_draw, r.proba_away].map((x) => num(x) ?? Number.NaN);
@@ -251,22 +216,16 @@ export async function evaluateGates(
       }
     }
   }
-  gates.push({
-    name: 'probabilities',
-    passed: bad === 0,
-    message:
-      bad === 0
-        ? `${n} probability triples in [0, 1] summing to 1`
-        : `${bad} of ${n} probability triples invalid (first: ${firstBad})`,
-    figures: { checked: n, invalid: bad },
-  });
+  gate(
+    'probabilities',
+    bad > 0 && `${bad} of ${n} probability triples invalid (first: ${firstBad})`,
+    `${n} probability triples in [0, 1] summing to 1`,
+    { checked: n, invalid: bad },
+  );
 
   // odds_plausible: the run's snapshot, decoded again rather than held in memory through every stage.
-  let odds = inputs.odds ?? null;
-  if (!odds) {
-    const obj = await run.get('odds');
-    odds = obj ? await decodeOdds(obj.body) : [];
-  }
+  const oddsObj = inputs.odds ? null : await run.get('odds');
+  const odds = inputs.odds ?? (oddsObj ? await decodeOdds(oddsObj.body) : []);
   let implausible = 0;
   let values = 0;
   let firstOdd: string | null = null;
@@ -281,25 +240,18 @@ export async function evaluateGates(
       }
     }
   }
-  gates.push({
-    name: 'odds_plausible',
-    passed: implausible === 0,
-    message:
-      implausible === 0
-        ? `${values} odds within [${ODDS_BOUNDS.min}, ${ODDS_BOUNDS.max}]`
-        : `${implausible} odds outside [${ODDS_BOUNDS.min}, ${ODDS_BOUNDS.max}] (first: ${firstOdd})`,
-    figures: { checked: values, implausible, min: ODDS_BOUNDS.min, max: ODDS_BOUNDS.max },
-  });
+  gate(
+    'odds_plausible',
+    implausible > 0 &&
+      `${implausible} odds outside [${ODDS_BOUNDS.min}, ${ODDS_BOUNDS.max}] (first: ${firstOdd})`,
+    `${values} odds within [${ODDS_BOUNDS.min}, ${ODDS_BOUNDS.max}]`,
+    { checked: values, implausible, min: ODDS_BOUNDS.min, max: ODDS_BOUNDS.max },
+  );
 
   // feature_columns: the previous run's present columns come from its record (no re-read).
   const prevColumns = prevRecord?.gates.find((g) => g.name === 'feature_columns')?.figures;
-  const prevPresent = new Set(
-    String(prevColumns?.present ?? '')
-      .split(',')
-      .filter(Boolean),
-  );
-  const present = new Set<string>();
-  if (inherited) for (const n of prevPresent) present.add(n);
+  const prevPresent = new Set(`${prevColumns?.present ?? ''}`.split(',').filter(Boolean));
+  const present = new Set(inherited ? prevPresent : []);
   for (const r of features) {
     for (const name of MODEL_FEATURE_NAMES) {
       if (!present.has(name) && r[name] !== null && r[name] !== undefined) present.add(name);
@@ -312,19 +264,16 @@ export async function evaluateGates(
         (name) =>
           !present.has(name) && features.length > 0 && (!isMarketColumn(name) || prevPresent.has(name)),
       );
-  gates.push({
-    name: 'feature_columns',
-    passed: missing.length === 0,
-    message:
-      missing.length === 0
-        ? `${present.size} of ${MODEL_FEATURE_NAMES.length} model columns have values`
-        : `column(s) wholly missing: ${missing.join(', ')}`,
-    figures: {
+  gate(
+    'feature_columns',
+    missing.length > 0 && `column(s) wholly missing: ${missing.join(', ')}`,
+    `${present.size} of ${MODEL_FEATURE_NAMES.length} model columns have values`,
+    {
       columns: MODEL_FEATURE_NAMES.length,
       with_values: present.size,
       missing: missing.join(',') || null,
       present: [...present].join(','),
     },
-  });
+  );
   return gates;
 }

@@ -54,7 +54,6 @@ export function horizonReport(
   metrics: WalkForwardResult['metrics'],
   line: 'opening' | 'closing',
 ): HorizonReport {
-  const by_region: Record<string, HorizonQuality> = {};
-  for (const [region, m] of Object.entries(metrics.by_region)) by_region[region] = quality(m, line);
-  return { overall: quality(metrics.overall, line), by_region };
+  const regions = Object.entries(metrics.by_region).map(([region, m]) => [region, quality(m, line)]);
+  return { overall: quality(metrics.overall, line), by_region: Object.fromEntries(regions) };
 }

@@ -6,7 +6,6 @@ import { appendRunEvent, type RunEvent, type RunRecord } from '../runs/index.js'
 import type { ObjectStore } from '../storage/index.js';
 import { readJson } from './artifacts.js';
 
-/** What an import brought over. */
 interface LegacyImportReport {
   models: number;
   versions: number;

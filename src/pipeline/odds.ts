@@ -67,8 +67,6 @@ function legacyObservations(
   legacy: readonly OddsRecord[],
   kickoffs: ReadonlyMap<number, Date>,
 ): OddsObservation[] {
-  const extra: OddsObservation[] = [];
   const fromRecords = OddsTimeline.fromRecords(legacy, kickoffs);
-  for (const id of fromRecords.matchIds()) for (const o of fromRecords.of(id, '1x2')) extra.push(o);
-  return extra;
+  return [...fromRecords.matchIds()].flatMap((id) => fromRecords.of(id, '1x2'));
 }

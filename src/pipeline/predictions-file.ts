@@ -27,7 +27,6 @@ export const PREDICTION_COLUMNS: readonly ParquetColumn[] = [
   { name: 'odds_observed_at', type: 'timestamp' },
 ];
 
-/** One row of the predictions file. */
 export interface PredictionRow {
   match_id: number;
   home_team_name: string;

@@ -3,13 +3,11 @@ import type { Logger } from '../logger.js';
 
 /** One unit of work inside a stage (a bar on a terminal, one log line otherwise). */
 interface ProgressStep {
-  /** Advances by `n` units (default 1). */
   tick(n?: number): void;
   /** Ends the step; `fields` go into its log line. */
   done(fields?: Record<string, unknown>): void;
 }
 
-/** How stages report progress. */
 export interface Progress {
   /** Starts a step of `total` units of the stage `stage`. */
   step(stage: string, name: string, total: number): ProgressStep;
@@ -25,7 +23,6 @@ export class TerminalOutput {
 
   constructor(private readonly stream: NodeJS.WriteStream = process.stderr) {}
 
-  /** Writes one line (without its newline). */
   line(text: string): void {
     if (this.bars) this.bars.log(`${text}\n`);
     else this.stream.write(`${text}\n`);
@@ -121,9 +118,7 @@ export function logProgress(log: Logger): Progress {
 }
 
 /** Reports nothing (tests, library callers). */
-export const silentProgress: Progress = {
-  step: () => ({ tick() {}, done() {} }),
-};
+export const silentProgress: Progress = { step: () => ({ tick() {}, done() {} }) };
 
 /** Bars when stderr is a terminal, JSON log lines otherwise. */
 export function autoProgress(log: Logger): Progress {

@@ -13,7 +13,7 @@ import { type OddsSet, readObservationSet, readOddsSet } from '../ingest/index.j
 import { deserializeModel, type Model, predictProba } from '../model/index.js';
 import { type PublishedRun, type RunEvent, RunWriter, readArtifact, readPublished } from '../runs/index.js';
 import { readParquet, writeParquet } from '../storage/index.js';
-import type { PipelineDeps } from './deps.js';
+import { type PipelineDeps, warnOnFailure } from './deps.js';
 import { evaluateGates } from './gates.js';
 import { timelineOfMatches } from './odds.js';
 import { PREDICTION_COLUMNS, type PredictionRow, predictionRowOf, resultOf } from './predictions-file.js';
@@ -75,7 +75,6 @@ async function loadRegionMatches(
 const CHECKPOINT_LAG_MS = 3 * DAY_MS;
 
 interface RepredictOptions {
-  /** "Now": the features' as-of and the run's. */
   asOf: Date;
   /** Reused between calls. Default: a fresh one (everything is read). */
   cache?: RepredictCache;
@@ -85,7 +84,6 @@ interface RepredictOptions {
   analytics?: AnalyticsStages;
 }
 
-/** What {@link repredictMatches} did. */
 export interface RepredictResult {
   /** Matches whose probabilities were recomputed by the champion. */
   repredicted: number;
@@ -213,8 +211,7 @@ async function repredictOnce(
   const odds: OddsSet = oddsEntry?.value ?? { records: [], byId: new Map() };
   lap('load');
 
-  const affected = new Map<number, Match>();
-  for (const m of inRegions) if (wanted.has(m.id)) affected.set(m.id, m);
+  const affected = new Map(inRegions.filter((m) => wanted.has(m.id)).map((m) => [m.id, m]));
   const regions = new Set([...affected.values()].map((m) => m.regionId));
   const regionMatches = inRegions.filter((m) => regions.has(m.regionId));
   const timeline = timelineOfMatches(observed?.value ?? null, odds.byId, regionMatches);
@@ -249,7 +246,6 @@ async function repredictOnce(
   const index = new Map(served.map((r, i) => [r.match_id, i]));
   const rows = served.slice();
   const fresh: PredictionRow[] = [];
-  let repredicted = 0;
   let updated = 0;
   let unchanged = wanted.size - affected.size;
   for (const [id, m] of affected) {
@@ -273,24 +269,17 @@ async function repredictOnce(
       if (at === undefined) rows.push(row);
       else rows[at] = row;
       fresh.push(row);
-      repredicted++;
-    } else if (at !== undefined) {
-      const old = rows[at]!;
-      if (
-        old.home_score === scores.home_score &&
-        old.away_score === scores.away_score &&
-        old.is_future === scores.is_future
-      ) {
-        unchanged++;
-        continue;
-      }
-      rows[at] = { ...old, ...scores };
+    } else if (
+      at !== undefined &&
+      (Object.keys(scores) as (keyof typeof scores)[]).some((k) => rows[at]![k] !== scores[k])
+    ) {
+      rows[at] = { ...rows[at]!, ...scores };
       updated++;
     } else unchanged++;
   }
-  const counts = { repredicted, updated, unchanged };
+  const counts = { repredicted: fresh.length, updated, unchanged };
   lap('predict');
-  if (repredicted + updated === 0) return done('nothing changed', counts);
+  if (fresh.length + updated === 0) return done('nothing changed', counts);
 
   const run = await RunWriter.begin(deps, {
     kind: 'incremental',
@@ -324,17 +313,10 @@ async function repredictOnce(
     cache.predictions = { key: run.ref('predictions')!.key, rows };
     // Published: the re-predicted rows are now what the API serves before their kick-offs.
     const analytics = options.analytics ?? (await defaultAnalyticsStages());
+    const predict = { predictionRows: fresh, champion_run_id: champion.run_id } as PredictResult;
     await analytics
-      .served?.(
-        deps,
-        asOf,
-        { predictionRows: fresh, champion_run_id: champion.run_id } as PredictResult,
-        [...features.values()],
-        run.runId,
-      )
-      .catch((err: unknown) =>
-        deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'served log not written'),
-      );
+      .served?.(deps, asOf, predict, [...features.values()], run.runId)
+      .catch(warnOnFailure(deps.log, 'served log not written'));
     lap('served_log');
     return done(null, counts, run, event);
   } catch (err) {

@@ -3,7 +3,7 @@ import { isMatchcastError } from '../domain/index.js';
 import type { FeatureRow } from '../features/index.js';
 import type { ModelFamilyName } from '../model/index.js';
 import { pruneRuns, RunWriter, readPublished } from '../runs/index.js';
-import type { PipelineDeps, StageName } from './deps.js';
+import { type PipelineDeps, type StageName, warnOnFailure } from './deps.js';
 import { evaluateGates, evaluateInputGate } from './gates.js';
 import { kickoffFeatureRows } from './horizons.js';
 import { runBacktestStage } from './stage-backtest.js';
@@ -58,7 +58,6 @@ export interface RunOptions {
   refitDays?: number;
   /** Runs before `features` (ingest when `--source` is given). */
   ingest?: () => Promise<unknown>;
-  /** Default {@link defaultAnalyticsStages}. */
   analytics?: AnalyticsStages;
   /** Runs between promote and predict; `bootstrapFirstRun` signs off the first champion here. */
   afterPromote?: (promote: PromoteResult, featureRows: FeatureRow[], runDeps?: PipelineDeps) => Promise<void>;
@@ -240,16 +239,9 @@ export async function runPipeline(deps: PipelineDeps, asOf: Date, options: RunOp
     // The run re-predicted every match from the data as it stood when it began.
     await new PendingRepredictions(deps.db)
       .clearBefore(new Date(run.record.created_at))
-      .catch((err: unknown) =>
-        deps.log.warn(
-          { err: err instanceof Error ? err.message : String(err) },
-          'pending re-predictions not cleared',
-        ),
-      );
-    const pruned = await pruneRuns(base, deps.config.runsKeep, deps.log).catch((err: unknown) => {
-      deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'run retention failed');
-      return [];
-    });
+      .catch(warnOnFailure(deps.log, 'pending re-predictions not cleared'));
+    const retention = pruneRuns(base, deps.config.runsKeep, deps.log);
+    const pruned = (await retention.catch(warnOnFailure(deps.log, 'run retention failed'))) ?? [];
     // After publication: these predictions are now the served ones.
     if (predict && analytics.served) await analytics.served(base, asOf, predict, featureRows, run.runId);
     return {

@@ -15,7 +15,6 @@ import { recipeOf } from './stage-train.js';
 import { resultsEnd, type WalkForwardOptions, walkForwardWindow } from './windows.js';
 
 interface BacktestOptions extends WalkForwardOptions {
-  /** Classifier family. Default `multinomial_logit`. */
   family?: ModelFamilyName;
   featureRows?: FeatureRow[];
   /** The rows at kick-off: walked forward too, for `horizons.kickoff` (against the closing line). */
@@ -62,12 +61,9 @@ export async function runBacktestStage(
     deps.run?.runId ?? null,
   );
   // The kick-off horizon: the same recipe refit walk-forward on rows whose odds are the latest at kick-off.
-  const kickoff = options.kickoffFeatureRows
-    ? walkForwardBacktest(options.kickoffFeatureRows, walkOptions)
-    : null;
-  if (kickoff && options.kickoffFeatureRows) {
-    attachKickoff(backtestRows, kickoff, options.kickoffFeatureRows);
-  }
+  const kickoffRows = options.kickoffFeatureRows;
+  const kickoff = kickoffRows ? walkForwardBacktest(kickoffRows, walkOptions) : null;
+  if (kickoff && kickoffRows) attachKickoff(backtestRows, kickoff, kickoffRows);
   const horizons: { early: HorizonReport; kickoff?: HorizonReport } = {
     early: horizonReport(result.metrics, 'opening'),
     ...(kickoff ? { kickoff: horizonReport(kickoff.metrics, 'closing') } : {}),

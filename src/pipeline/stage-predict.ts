@@ -14,7 +14,6 @@ import {
 } from './predictions-file.js';
 import { fallbackChampion } from './stage-fallback.js';
 
-/** What the predict stage produced. */
 export interface PredictResult {
   rows: number;
   champion_rows: number;
@@ -40,7 +39,6 @@ interface PredictInputs {
   fallback?: PredictFallback | null;
 }
 
-/** The market-free model and its walk-forward rows. */
 interface PredictFallback {
   version: ModelVersion;
   model: Model;
@@ -95,8 +93,8 @@ export async function runPredictStage(
   load.tick();
   const featureRows = inputs.featureRows ?? (await readFeatureRows(deps));
   load.tick();
-  const matches = new Map<number, Match>();
-  for (const m of inputs.matches ?? (await new MatchesRepository(deps.db).allMatches())) matches.set(m.id, m);
+  const allMatches = inputs.matches ?? (await new MatchesRepository(deps.db).allMatches());
+  const matches = new Map(allMatches.map((m) => [m.id, m]));
   load.tick();
   const backtest = new Map((await readBacktestRows(deps))?.map((r) => [r.match_id, r]) ?? []);
   const fallback = inputs.fallback !== undefined ? inputs.fallback : await loadFallback(deps);
@@ -121,10 +119,7 @@ export async function runPredictStage(
   const asOfMs = asOf.getTime();
   const step = progressOf(deps).step('predict', 'score', featureRows.length);
   const out: PredictionRow[] = [];
-  let championRows = 0;
-  let backtestRows = 0;
-  let fallbackRows = 0;
-  let omitted = 0;
+  const counts = { champion_rows: 0, backtest_rows: 0, fallback_rows: 0, omitted: 0 };
   for (let i = 0; i < featureRows.length; i++) {
     if (i > 0 && i % 2000 === 0) step.tick(2000);
     const f = featureRows[i];
@@ -142,38 +137,33 @@ export async function runPredictStage(
       proba = predictProba(fallback.model, toModelInput(f, fallback.version.feature_names));
       stage = 'fallback';
       runId = fallback.version.run_id;
-      fallbackRows++;
+      counts.fallback_rows++;
     } else if (walked && walked.training_cutoff.getTime() <= predictedAt) {
       proba = [walked.proba_home, walked.proba_draw, walked.proba_away];
       stage = 'backtest';
       runId = walked.model_run_id;
-      fallbackRows++;
-      backtestRows++;
+      counts.fallback_rows++;
+      counts.backtest_rows++;
     } else if (predictedAt >= cutoff) {
       proba = predictProba(model, toModelInput(f, champion.feature_names));
       stage = 'champion';
       runId = champion.run_id;
-      championRows++;
+      counts.champion_rows++;
     } else {
       const b = backtest.get(f.match_id);
       // A fold's cut-off is at or before the prediction times it predicts; anything else is not out of sample.
       if (!b || b.training_cutoff.getTime() > predictedAt) {
-        omitted++;
+        counts.omitted++;
         continue;
       }
       proba = [b.proba_home, b.proba_draw, b.proba_away];
       stage = 'backtest';
       runId = b.model_run_id;
-      backtestRows++;
+      counts.backtest_rows++;
     }
     out.push(predictionRowOf(m, proba, { asOfMs, stage, runId, computedAt, featureRow: f }));
   }
-  step.done({
-    champion_rows: championRows,
-    backtest_rows: backtestRows,
-    fallback_rows: fallbackRows,
-    omitted,
-  });
+  step.done({ ...counts });
 
   const write = progressOf(deps).step('predict', 'write', 1);
   const body = writeParquet(PREDICTION_COLUMNS, out as unknown as Record<string, unknown>[]);
@@ -181,10 +171,7 @@ export async function runPredictStage(
   write.done({ key, rows: out.length, bytes: body.length });
   return {
     rows: out.length,
-    champion_rows: championRows,
-    backtest_rows: backtestRows,
-    fallback_rows: fallbackRows,
-    omitted,
+    ...counts,
     champion_version: champion.version,
     champion_run_id: champion.run_id,
     key,

@@ -1,4 +1,4 @@
-import { DAY_MS, isMatchcastError, type Probabilities } from '../domain/index.js';
+import { DAY_MS, isMatchcastError } from '../domain/index.js';
 import { type FeatureRow, labelKnownBy, predictionTimeOf, toModelInput } from '../features/index.js';
 import {
   deserializeGoalsModel,
@@ -18,20 +18,16 @@ import {
   trainAndValidate,
 } from '../model/index.js';
 import {
-  type ChampionVerdict,
   decidePromotion,
-  type LineCheck,
   lineCheckOf,
   type ModelRegistry,
   type ModelVersion,
-  type OpeningVerdict,
   type PromotionComparison,
 } from '../registry/index.js';
 import { readFeatureRows } from './artifacts.js';
 import { type PipelineDeps, progressOf } from './deps.js';
 import { recipeOf } from './stage-train.js';
 
-/** Who the automated stage acts as in the alias history. */
 const PROMOTION_ACTOR = 'pipeline-promote';
 
 /** How the champion's log loss on the new version's window was obtained. */
@@ -42,21 +38,16 @@ type ComparisonMethod =
   | 'refit-champion-recipe'
   | 'not-comparable';
 
-export interface PromoteResult {
-  version: string | null;
-  promoted: boolean;
-  reason: string;
-  new_log_loss: number | null;
-  champion_version: string | null;
-  champion_log_loss: number | null;
-  method: ComparisonMethod | 'nothing-to-do';
-  /** The new version against the de-margined opening line on the validation matches with opening odds. */
-  opening?: LineCheck | null;
-  /** Likewise for the closing line (shown, not required). */
-  closing?: LineCheck | null;
-  champion_verdict?: ChampionVerdict;
-  opening_verdict?: OpeningVerdict;
-}
+/** The guard's view of the newest version; the line checks and verdicts are absent when it never decided. */
+export type PromoteResult = Pick<
+  PromotionComparison,
+  'reason' | 'new_log_loss' | 'champion_version' | 'champion_log_loss'
+> &
+  Partial<Pick<PromotionComparison, 'opening' | 'closing' | 'champion_verdict' | 'opening_verdict'>> & {
+    version: string | null;
+    promoted: boolean;
+    method: ComparisonMethod | 'nothing-to-do';
+  };
 
 /** Records what a guard saw, for `registry promote` and the UI (before any alias moves). */
 function recordComparison(
@@ -86,9 +77,10 @@ function windowOf(v: ModelVersion): { from: Date; to: Date } | null {
 async function championOnWindow(
   deps: Pick<PipelineDeps, 'db' | 'store' | 'registry'>,
   champion: ModelVersion,
-  window: { from: Date; to: Date },
+  window: { from: Date; to: Date } | null,
   rowsIn: FeatureRow[] | undefined,
 ): Promise<{ logLoss: number | null; method: ComparisonMethod }> {
+  if (!window) return { logLoss: null, method: 'not-comparable' };
   const cw = windowOf(champion);
   if (cw && cw.from.getTime() === window.from.getTime() && cw.to.getTime() === window.to.getTime()) {
     return { logLoss: champion.metrics.log_loss ?? null, method: 'same-window' };
@@ -104,16 +96,9 @@ async function championOnWindow(
   if (inWindow.length === 0) return { logLoss: null, method: 'not-comparable' };
   if (new Date(champion.training_cutoff) <= window.from) {
     const model = deserializeModel((await deps.registry.loadArtifact(champion)).toString('utf8'));
-    const probs: Probabilities[] = inWindow.map((r) =>
-      predictProba(model, toModelInput(r, champion.feature_names)),
-    );
-    return {
-      logLoss: logLoss(
-        probs,
-        inWindow.map((r) => r.label as number),
-      ),
-      method: 'rescored-artifact',
-    };
+    const probs = inWindow.map((r) => predictProba(model, toModelInput(r, champion.feature_names)));
+    const labels = inWindow.map((r) => r.label as number);
+    return { logLoss: logLoss(probs, labels), method: 'rescored-artifact' };
   }
   const days = (window.to.getTime() - window.from.getTime()) / DAY_MS;
   const refit = trainAndValidate(rows, { asOf: window.to, validationDays: days, ...recipeOf(champion) });
@@ -153,29 +138,17 @@ export async function runPromoteStage(
     return refused(`version ${newest.version} is already the champion`, newLogLoss, 'nothing-to-do');
   }
   const champion = championVersion === null ? null : await deps.registry.getVersion(championVersion);
-  let championLogLoss: number | null = null;
-  let method: ComparisonMethod = 'no-champion';
-  if (champion) {
-    const window = windowOf(newest);
-    const cmp = window
-      ? await championOnWindow(deps, champion, window, options.featureRows)
-      : { logLoss: null, method: 'not-comparable' as const };
-    championLogLoss = cmp.logLoss;
-    method = cmp.method;
-  }
+  const { logLoss: championLogLoss, method } = champion
+    ? await championOnWindow(deps, champion, windowOf(newest), options.featureRows)
+    : { logLoss: null, method: 'no-champion' as const };
   if (champion && championLogLoss === null) {
     const why = `cannot measure champion ${champion.version} on the validation window of version ${newest.version}`;
     return refused(why, null, method);
   }
   const opening = lineCheckOf(newest.metrics, 'open');
   const closing = lineCheckOf(newest.metrics, 'close');
-  const decision = decidePromotion(
-    newLogLoss,
-    championLogLoss,
-    deps.config.promotionTolerance,
-    opening,
-    deps.config.promotionOpeningMargin,
-  );
+  const { promotionTolerance: tolerance, promotionOpeningMargin: margin } = deps.config;
+  const decision = decidePromotion(newLogLoss, championLogLoss, tolerance, opening, margin);
   const reason = champion
     ? `version ${newest.version} vs champion ${champion.version} (${method}): ${decision.reason}`
     : `version ${newest.version}: ${decision.reason}`;
@@ -227,7 +200,6 @@ interface GoalsPromoteInput {
   model: GoalsModel;
   /** Inputs built with `model.rating` as of `asOf`. */
   inputs: readonly GoalInput[];
-  /** The walk-forward that produced the new version's figures. */
   backtest: GoalsBacktestResult;
   window: { from: Date; to: Date; refitDays: number };
   /** Builds inputs with another rating (for a champion fitted with other rating parameters). */
@@ -268,10 +240,7 @@ export function goalsGuardMetrics(figures: Ou25Figures): Record<string, number> 
     out.ou25_validation_log_loss = figures.log_loss;
     out.ou25_validation_n = figures.n;
   }
-  for (const [line, f] of [
-    ['open', figures.open],
-    ['close', figures.close],
-  ] as const) {
+  for (const [line, f] of Object.entries({ open: figures.open, close: figures.close })) {
     if (!f) continue;
     out[`model_on_${line}_log_loss`] = f.model_log_loss;
     out[`market_${line}_log_loss`] = f.line_log_loss;
@@ -333,9 +302,7 @@ export async function promoteGoalsVersion(
       } else {
         method = 'refit-champion-recipe';
         rows = goalsWalkForward(champInputs, {
-          from: window.from,
-          to: window.to,
-          refitDays: window.refitDays,
+          ...window,
           family: cm.family,
           l2: cm.params.l2,
           rating: cm.rating,
@@ -344,21 +311,14 @@ export async function promoteGoalsVersion(
       // Both on the matches both predicted (the same ones unless a fold had too little history).
       const ids = new Set(rows.map((r) => r.match_id));
       championLogLoss = ou25Figures(champInputs, rows).log_loss;
-      newLogLoss = ou25Figures(
-        inputs,
-        backtest.rows.filter((r) => ids.has(r.match_id)),
-      ).log_loss;
+      const both = backtest.rows.filter((r) => ids.has(r.match_id));
+      newLogLoss = ou25Figures(inputs, both).log_loss;
       if (!Number.isFinite(championLogLoss)) championLogLoss = null;
     }
   }
   const { open: opening, close: closing } = newFigures;
-  const decision = decidePromotion(
-    newLogLoss,
-    championLogLoss,
-    deps.config.promotionTolerance,
-    opening,
-    deps.config.promotionOpeningMargin,
-  );
+  const { promotionTolerance: tolerance, promotionOpeningMargin: margin } = deps.config;
+  const decision = decidePromotion(newLogLoss, championLogLoss, tolerance, opening, margin);
   // No walk-forward match and nothing serving: signed off without validation, so coming matches get markets.
   const unvalidated = newFigures.n === 0 && !champion;
   const promote = unvalidated || (decision.promote && !(champion && championLogLoss === null));

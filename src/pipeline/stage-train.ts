@@ -23,7 +23,6 @@ function featuresArtifactOf(deps: Pick<PipelineDeps, 'run'>): FeaturesArtifactRe
 }
 
 interface TrainOptions {
-  /** Classifier family. Default `multinomial_logit`. */
   family?: ModelFamilyName;
   /** Days of the validation window ending at as-of. Default `365`. */
   validationDays?: number;

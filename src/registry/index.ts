@@ -1,4 +1,4 @@
-// The model registry: versions and aliases (champion, challenger) in the object store, and the
+// The model registry (versions and aliases in the database, model files in the object store) and the
 // promotion rule. Storage keys stay internal (tests import keys.ts).
 export {
   appendAliasEvent,
@@ -8,12 +8,5 @@ export {
   newRunId,
   type Registry,
 } from './model-registry.js';
-export {
-  type ChampionVerdict,
-  decidePromotion,
-  type LineCheck,
-  lineCheckOf,
-  type OpeningVerdict,
-  type PromotionComparison,
-} from './promotion.js';
+export { decidePromotion, type LineCheck, lineCheckOf, type PromotionComparison } from './promotion.js';
 export type { AliasEvent, FeaturesArtifactRef, ModelVersion } from './types.js';

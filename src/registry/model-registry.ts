@@ -22,7 +22,6 @@ export type NewVersion = Pick<
   pipeline_run_id?: string;
 };
 
-/** The database holds the registry's rows, the object store its model files. */
 type RegistryBackends = { db: Database; store: ObjectStore };
 
 /** An alias change requested in one atomic write; `to: null` removes the alias. */
@@ -65,7 +64,6 @@ export function newRunId(): string {
 
 const isRunId = (value: string): boolean => /^[0-9a-f]{32}$/.test(value);
 
-/** Appends one alias move to the model's history. */
 export async function appendAliasEvent(db: Queryable, modelName: string, e: AliasEvent): Promise<void> {
   await db.query(
     `INSERT INTO model_alias_history (model_name, seq, at, actor, alias, from_version, to_version, reason)
@@ -104,15 +102,12 @@ export class ModelRegistry {
   async registerVersion(input: NewVersion): Promise<ModelVersion> {
     const runId = input.run_id ?? newRunId();
     if (!isRunId(runId)) throw new MatchcastError('MC_ERR_VALIDATION', `run_id must be 32 hex characters`);
-    const cutoff =
-      input.training_cutoff instanceof Date ? input.training_cutoff : new Date(input.training_cutoff);
+    const cutoff = new Date(input.training_cutoff);
     if (Number.isNaN(cutoff.getTime()))
       throw new MatchcastError('MC_ERR_VALIDATION', 'training_cutoff is not a date');
-    for (const [name, value] of Object.entries(input.metrics)) {
-      if (typeof value !== 'number')
-        throw new MatchcastError('MC_ERR_VALIDATION', `metric ${name} is not a number`);
-    }
-    const body = typeof input.artifact === 'string' ? Buffer.from(input.artifact, 'utf8') : input.artifact;
+    const notNumber = Object.keys(input.metrics).find((k) => typeof input.metrics[k] !== 'number');
+    if (notNumber) throw new MatchcastError('MC_ERR_VALIDATION', `metric ${notNumber} is not a number`);
+    const body = Buffer.from(input.artifact);
     const artifactKey = modelArtifactKey(runId);
     // A registered run's file is never rewritten (its recorded SHA-256 would no longer match).
     const taken = await this.db.query('SELECT 1 FROM model_versions WHERE model_name = $1 AND run_id = $2', [
@@ -171,7 +166,6 @@ export class ModelRegistry {
     return (await this.selectVersions('version = $2', [Number(version)]))[0] ?? null;
   }
 
-  /** The newest version that is not failed, or null when none is registered. */
   async latestVersion(): Promise<ModelVersion | null> {
     return (await this.selectVersions(`status = 'ready' ORDER BY version DESC LIMIT 1`))[0] ?? null;
   }
@@ -194,12 +188,12 @@ export class ModelRegistry {
   }
 
   async getRun(runId: string): Promise<RegistryRun | null> {
-    if (!isRunId(runId)) return null;
-    const rows = await this.db.query<{ doc: RegistryRun }>(
-      'SELECT doc FROM model_runs WHERE model_name = $1 AND run_id = $2',
-      [this.modelName, runId],
-    );
-    return rows[0]?.doc ?? null;
+    return isRunId(runId) ? this.readDoc('model_runs', 'run_id', runId) : null;
+  }
+
+  private async readDoc<T>(table: string, column: string, value: unknown): Promise<T | null> {
+    const sql = `SELECT doc FROM ${table} WHERE model_name = $1 AND ${column} = $2`;
+    return (await this.db.query<{ doc: T }>(sql, [this.modelName, value]))[0]?.doc ?? null;
   }
 
   /** The serialised model of a version, refused when its size or SHA-256 differ from the registration's. */
@@ -238,14 +232,10 @@ export class ModelRegistry {
     );
   }
 
-  /** The stored comparison of a version, or null when the guard never looked at it. */
   async readComparison(version: string): Promise<PromotionComparison | null> {
-    if (!VERSION_NUMBER.test(version)) return null;
-    const rows = await this.db.query<{ doc: PromotionComparison }>(
-      'SELECT doc FROM model_comparisons WHERE model_name = $1 AND version = $2',
-      [this.modelName, Number(version)],
-    );
-    return rows[0]?.doc ?? null;
+    return VERSION_NUMBER.test(version)
+      ? this.readDoc('model_comparisons', 'version', Number(version))
+      : null;
   }
 
   async aliases(): Promise<Partial<Record<Stage, string>>> {
@@ -253,12 +243,8 @@ export class ModelRegistry {
       'SELECT alias, version FROM model_aliases WHERE model_name = $1',
       [this.modelName],
     );
-    const out: Partial<Record<Stage, string>> = {};
-    for (const stage of STAGES) {
-      const row = rows.find((r) => r.alias === stage);
-      if (row) out[stage] = String(row.version);
-    }
-    return out;
+    const byAlias = new Map(rows.map((r) => [r.alias, String(r.version)]));
+    return Object.fromEntries(STAGES.filter((s) => byAlias.has(s)).map((s) => [s, byAlias.get(s)]));
   }
 
   async resolve(stage: Stage): Promise<ModelVersion | null> {
@@ -314,7 +300,7 @@ export class ModelRegistry {
           to_version: change.to,
         };
         if (reason) event.reason = reason;
-        await appendAliasEvent(tx, this.modelName, { ...event, reason });
+        await appendAliasEvent(tx, this.modelName, event);
         events.push(event);
       }
       return events;
@@ -341,15 +327,13 @@ export class ModelRegistry {
         `model version ${version} was registered by a run that failed; it cannot take an alias`,
       );
     }
-    const events = await this.moveAliases(actor, reason, () => [{ alias: stage, to: v.version }]);
-    return events[0] ?? null;
+    return (await this.moveAliases(actor, reason, () => [{ alias: stage, to: v.version }]))[0] ?? null;
   }
 
   /** Removes `stage`; returns the event, or null when the alias was not assigned. */
   async deleteAlias(stage: Stage, actor: string, reason?: string): Promise<AliasEvent | null> {
     this.assertStage(stage);
-    const events = await this.moveAliases(actor, reason, () => [{ alias: stage, to: null }]);
-    return events[0] ?? null;
+    return (await this.moveAliases(actor, reason, () => [{ alias: stage, to: null }]))[0] ?? null;
   }
 
   /**
@@ -372,7 +356,6 @@ export class ModelRegistry {
     return result;
   }
 
-  /** Every alias event, oldest first. */
   async history(): Promise<AliasEvent[]> {
     const rows = await this.db.query<Omit<AliasEvent, 'reason'> & { reason: string | null }>(
       `SELECT seq, at, actor, alias, from_version, to_version, reason FROM model_alias_history

@@ -1,13 +1,12 @@
 import type { PromotionStatus } from '../schemas/index.js';
 
 /** How the new version compares with the champion on the same validation matches. */
-export type ChampionVerdict = 'no-champion' | 'beats' | 'ties' | 'worse' | 'not-finite';
+type ChampionVerdict = 'no-champion' | 'beats' | 'ties' | 'worse' | 'not-finite';
 /** How the new version compares with the de-margined opening line on the same validation matches. */
-export type OpeningVerdict = 'beats' | 'worse' | 'no-line' | 'not-checked';
+type OpeningVerdict = 'beats' | 'worse' | 'no-line' | 'not-checked';
 
 /** The outcome of the automated promotion rule (spec §3.1). */
 export interface PromotionDecision {
-  /** True when the new version should get the `candidate` alias. */
   promote: boolean;
   /** One sentence a human can read in the stage output. */
   reason: string;

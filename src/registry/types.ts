@@ -16,7 +16,6 @@ export interface ModelVersion extends Omit<ModelInfo, 'stage'> {
   features_artifact?: FeaturesArtifactRef;
   /** SHA-256 (hex) of the model file, recorded at registration; every load checks it. */
   artifact_sha256?: string;
-  /** Size of the model file in bytes, recorded at registration. */
   artifact_size?: number;
   /** Set when the pipeline run that registered the version died: hidden from listings, never aliased. */
   status?: 'failed';
@@ -50,7 +49,6 @@ export type RegistryRun = Pick<
   kind: 'backtest-fold';
   /** The version whose recipe (family, params, feature names) the fold refit, null when none. */
   recipe_version: string | null;
-  /** The pipeline run that computed it. */
   pipeline_run_id: string | null;
   /** The fold's serialised model (`serializeModel`), so its served rows can be explained; absent on older runs. */
   model?: string;

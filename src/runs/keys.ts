@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { type Bucket, KEYS } from '../domain/index.js';
 
-/** The name of a run-scoped artifact: a key of `KEYS`. */
 export type ArtifactName = keyof typeof KEYS;
 
-/** Prefix of everything a run owns, in every bucket. */
 export const RUNS_PREFIX = 'runs/';
 
 /** Pipeline run ids sort by creation time: `20261123T145800Z-1a2b3c4d`. */

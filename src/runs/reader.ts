@@ -16,7 +16,6 @@ export function servedRef(
   return ref ? { bucket: ref.bucket, key: ref.key } : null;
 }
 
-/** Where artifacts are read from: the database names the run, the object store holds its files. */
 export interface ArtifactSource {
   db: Queryable;
   store: ObjectStore;

@@ -21,7 +21,6 @@ function toRecord(row: { run_id: string; record: unknown }): RunRecord {
   return r;
 }
 
-/** The published run, or null when no run was ever published. */
 export async function readPublished(db: Queryable): Promise<PublishedRun | null> {
   const rows = await db.query<{ run_id: string; seq: number; published_at: string; record: unknown }>(
     `SELECT p.run_id, p.seq, p.published_at, r.record FROM published_run p
@@ -88,7 +87,6 @@ export async function listRuns(db: Queryable): Promise<RunRecord[]> {
   return out;
 }
 
-/** Every move of the pointer, oldest first. */
 export async function readRunHistory(db: Queryable): Promise<RunEvent[]> {
   const rows = await db.query<Omit<RunEvent, 'reason'> & { reason: string | null }>(
     'SELECT seq, at, actor, action, from_run, to_run, reason, forced FROM published_run_history ORDER BY seq',
@@ -100,7 +98,6 @@ export async function readRunHistory(db: Queryable): Promise<RunEvent[]> {
   }));
 }
 
-/** Appends one move of the pointer to the publications' history. */
 export async function appendRunEvent(db: Queryable, e: RunEvent): Promise<void> {
   await db.query(
     `INSERT INTO published_run_history (seq, at, actor, action, from_run, to_run, reason, forced)
@@ -158,11 +155,7 @@ export async function movePointer(
       forced: options.forced,
     };
     if (options.reason) event.reason = options.reason;
-    const next: RunRecord = {
-      ...record,
-      published_at: [...record.published_at, at],
-      updated_at: at,
-    };
+    const next: RunRecord = { ...record, published_at: [...record.published_at, at], updated_at: at };
     await writeRunRecord(tx, next);
     const moved = current
       ? await tx.query(

@@ -9,7 +9,6 @@ import { listRuns, movePointer, readPublished, readRunRecord, writeRunRecord } f
 import type { ArtifactRef, GateResult, PublishedRun, RunEvent, RunRecord, RunStatus } from './types.js';
 import { readVerified } from './verify.js';
 
-/** Where runs live: their records in the database, their files in the object store. */
 export interface RunBackends {
   db: Database;
   store: ObjectStore;
@@ -47,7 +46,6 @@ function defaultActor(): string {
   }
 }
 
-/** The message of a failed-gates error: every failed gate with its message. */
 export function describeFailedGates(gates: readonly GateResult[]): string {
   return gates
     .filter((g) => !g.passed)
@@ -85,7 +83,6 @@ export class RunWriter {
     return this.rec.run_id;
   }
 
-  /** A copy of the run record as it stands. */
   get record(): RunRecord {
     return structuredClone(this.rec);
   }
@@ -158,7 +155,6 @@ export class RunWriter {
     return new RunWriter(backends, structuredClone(record), null, undefined);
   }
 
-  /** The reference of `name` in this run (own or inherited), or undefined. */
   ref(name: ArtifactName): ArtifactRef | undefined {
     return this.rec.artifacts[name];
   }
@@ -204,18 +200,15 @@ export class RunWriter {
     return key;
   }
 
-  /** This run's copy of `name` (own or inherited), or null. */
   async get(name: ArtifactName): Promise<StoredObject | null> {
     const ref = this.rec.artifacts[name];
     return ref ? readVerified(this.base, ref) : null;
   }
 
-  /** Records the fingerprint of the feature definition that built this run's features. */
   setFeaturesFingerprint(fingerprint: string): void {
     this.rec.features_fingerprint = fingerprint;
   }
 
-  /** Records a finished stage (seconds and figures) and saves the record. */
   async recordStage(
     name: string,
     seconds: number | null,
@@ -369,9 +362,9 @@ function scopedStore(run: RunWriter): ObjectStore {
     },
     async head(bucket, key) {
       const name = artifactNameOf(bucket, key);
-      const ref = name ? run.ref(name) : undefined;
-      if (name) return ref ? base.head(ref.bucket, ref.key) : null;
-      return base.head(bucket, key);
+      if (!name) return base.head(bucket, key);
+      const ref = run.ref(name);
+      return ref ? base.head(ref.bucket, ref.key) : null;
     },
     list: (bucket, prefix) => base.list(bucket, prefix),
     delete: (bucket, key) => base.delete(bucket, key),

@@ -8,13 +8,11 @@ export interface ArtifactRef {
   /** The store's change tag when written (informative only). */
   etag: string;
   size: number;
-  /** sha256 of the bytes (hex). */
   sha256: string;
   /** The run that wrote the object (this run, or an earlier one it inherited it from). */
   run_id: string;
 }
 
-/** One named validation check of a run and its figures. */
 export interface GateResult {
   name: string;
   passed: boolean;
@@ -23,12 +21,9 @@ export interface GateResult {
 }
 
 /**
- * - `running`: being written by a `pipeline run` (a record still `running` whose process is gone is
- *   marked `failed` by the next run);
- * - `draft`: written by stand-alone stages; published only by `matchcast runs publish`;
- * - `failed`: a stage threw or the process died; never published;
- * - `rejected`: complete, but a gate failed (and no `--force`); publishable with `runs publish --force`;
- * - `complete`: passed its gates (and was published then, or later by rollback).
+ * `running` (one whose process is gone is marked `failed` by the next run), `draft` (stand-alone stages,
+ * published only by `runs publish`), `failed` (never published), `rejected` (a gate failed; `runs publish
+ * --force` can publish it) or `complete` (passed its gates).
  */
 export type RunStatus = 'running' | 'draft' | 'failed' | 'rejected' | 'complete';
 
@@ -47,7 +42,6 @@ export interface RunRecord {
   updated_at: string;
   finished_at: string | null;
   as_of: string | null;
-  /** Per stage: seconds and the stage's own figures. */
   stages: Record<string, { seconds: number | null; figures: Record<string, unknown> }>;
   /** Every artifact of the run (own and inherited) by `KEYS` name. */
   artifacts: Partial<Record<ArtifactName, ArtifactRef>>;
@@ -56,7 +50,6 @@ export interface RunRecord {
   /** Fingerprint of the feature definition that built `features` (null when unknown). */
   features_fingerprint: string | null;
   gates: GateResult[];
-  /** True when published although a gate failed (`--force`). */
   forced: boolean;
   error: { code: string; message: string } | null;
   /** Every instant the pointer moved to this run (publish or rollback), ISO 8601 UTC. */
