@@ -41,6 +41,9 @@ interface NumCell {
 /** A table cell: any text or component (a `<td>`), or a {@link NumCell} (a right-aligned `<td class="num">`). */
 type Cell = ComponentChildren | NumCell;
 
+/** A table column: its header and the cell it shows for a row. */
+export type Column<T> = readonly [header: string, cell: (row: T) => Cell];
+
 function isNum(c: Cell): c is NumCell {
   return typeof c === 'object' && c !== null && !Array.isArray(c) && 'num' in c;
 }
@@ -82,6 +85,11 @@ export function Table({
       </tbody>
     </table>
   );
+}
+
+/** A {@link Table} of `rows` with one cell per column. */
+export function ColumnTable<T>({ columns, rows }: { columns: readonly Column<T>[]; rows: readonly T[] }) {
+  return <Table header={columns.map((c) => c[0])} rows={rows.map((r) => columns.map((c) => c[1](r)))} />;
 }
 
 type BadgeKind = 'ok' | 'warn' | 'fail' | 'drift' | 'skip';
