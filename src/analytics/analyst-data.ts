@@ -34,10 +34,7 @@ export interface AnalystData {
 /** The bets last simulated for each data set, while anything still holds them. */
 const simulated = new WeakMap<AnalystData, WeakRef<Bet[]>>();
 
-/**
- * The simulated bets of the backtest, shared by the readers that hold them at once (streamed exports)
- * and simulated again once collected, so that they never stay in the server's memory at rest.
- */
+/** The backtest's simulated bets, shared while held and re-simulated once collected (never kept at rest). */
 export function analystBets(data: AnalystData): Bet[] {
   const known = simulated.get(data)?.deref();
   if (known) return known;
@@ -65,10 +62,7 @@ export interface ExportFilter {
   region?: string;
 }
 
-/**
- * The rows of `dataset` that pass `filter`, in kick-off order. An unknown region is refused
- * (MC_ERR_VALIDATION) rather than answered with an empty file, as is `from` not before `to`.
- */
+/** Rows passing `filter` by kick-off; an unknown region or `from` ≥ `to` is MC_ERR_VALIDATION, not empty. */
 export function exportRows(
   data: AnalystData,
   dataset: ExportDataset,

@@ -65,10 +65,7 @@ function pricesAt(src: AnalystSources, id: number, at: Date | null): readonly nu
   return o && o.observed_at.getTime() === at.getTime() ? o.prices : null;
 }
 
-/**
- * The `backtest` dataset: per walk-forward match, every model's out-of-sample prediction with its fold,
- * beside the raw and de-margined lines of 1X2, O/U 2.5 and BTTS. Sorted by kick-off then match id.
- */
+/** `backtest`: each walk-forward match's out-of-sample predictions beside its 1X2, O/U and BTTS lines. */
 export function backtestExportRows(src: AnalystSources): AnalystRow[] {
   const fallback = new Map(src.fallbackBacktest.map((r) => [Number(r.match_id), r]));
   const goals = new Map<number, ParquetRow>();
@@ -146,10 +143,7 @@ function sortByKickoff(rows: AnalystRow[]): AnalystRow[] {
   return rows.sort((a, b) => t(a) - t(b) || Number(a.match_id) - Number(b.match_id));
 }
 
-/**
- * The `predictions` dataset: each served prediction with the 1X2 prices it used (null when no
- * observation has exactly its `odds_observed_at`), their de-margined view and edge, and the lines.
- */
+/** `predictions`: each served prediction, the 1X2 prices it used (seen at `odds_observed_at`), the lines. */
 export function predictionExportRows(src: AnalystSources): AnalystRow[] {
   const out: AnalystRow[] = [];
   for (const p of src.predictions) {

@@ -99,10 +99,7 @@ function groupsOf<T>(xs: readonly T[], rowOf: (x: T) => Readonly<Record<string, 
   );
 }
 
-/**
- * `GET /monitoring/backtest`: every figure is computed from the rows of the `backtest` and `bets`
- * exports only, so that each one can be recomputed from those files.
- */
+/** `GET /monitoring/backtest`, from the `backtest` and `bets` export rows only (so it can be recomputed). */
 export function backtestSummary(data: AnalystData): BacktestSummary {
   const rows = data.backtest.filter((r) => r.outcome !== null);
   const comparisons: LineComparisonRow[] = [];

@@ -101,10 +101,7 @@ function betOf(
 }
 export type Bet = ReturnType<typeof betOf>;
 
-/**
- * Every simulated bet on the finished walk-forward rows, per market, strategy and staking plan, at the
- * latest price observed by the prediction time (never a later one). Kick-off order.
- */
+/** Every bet per market, strategy and staking plan, at the latest price seen by the prediction time. */
 export function simulateAnalystBets(rows: readonly AnalystRow[], edgeThreshold: number): Bet[] {
   const out: Bet[] = [];
   for (const market of BET_MARKETS) {

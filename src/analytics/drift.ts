@@ -166,10 +166,7 @@ function featureDrift(
   return verdict('wasserstein_ks', wn, p, d, wn > thresholds.wassersteinNorm && p < thresholds.pValue, null);
 }
 
-/**
- * Per-feature drift between reference and current rows (pure); `drift_score` is the share of tested
- * features that drifted.
- */
+/** Per-feature drift (pure); `drift_score` is the share of tested features that drifted. */
 export function computeDrift(
   reference: readonly ValueRow[],
   current: readonly ValueRow[],

@@ -15,10 +15,7 @@ export interface ServedModel {
   training_cutoff: string;
 }
 
-/**
- * The model behind a served row's `model_stage` and `model_run_id`: null when no registry knows the run;
- * throws `MC_ERR_NO_EXPLANATION` when it is known but its model was not kept.
- */
+/** A served row's model: null when no registry knows the run; MC_ERR_NO_EXPLANATION if it was not kept. */
 type ServedModelLookup = (stage: string, runId: string) => Promise<ServedModel | null>;
 
 /** Agreement required between the recomputed and the served probabilities. */
@@ -49,11 +46,7 @@ export interface ExplainInputs {
   features(matchId: number): Promise<FeatureRow | undefined>;
 }
 
-/**
- * The served prediction of `matchId` (published run) explained by the model that produced it: the
- * champion, the market-free fallback or a walk-forward fold. Unknown match: `MC_ERR_MATCH_NOT_FOUND`;
- * a known match without an explainable served row: `MC_ERR_NO_EXPLANATION`.
- */
+/** `matchId`'s served prediction explained by its own model (champion, fallback or walk-forward fold). */
 export async function explainServed(
   data: AnalystData,
   inputs: ExplainInputs,

@@ -40,10 +40,7 @@ interface GoalsSimulationResult {
   sim: SimulationResult;
 }
 
-/**
- * `roi_by_region_markets.csv`: per market, the model (edge rule) and the baselines `favourite` (lowest
- * price) and `home` (= always over / always yes), in total (region `ALL`) and per region.
- */
+/** `roi_by_region_markets.csv`: per market, model and baselines (`home` = always over/yes), per region. */
 export function roiMarketsCsv(results: readonly GoalsSimulationResult[]): string {
   return toCsv(
     ['market', ...STRATEGY_COLUMNS],
@@ -53,10 +50,7 @@ export function roiMarketsCsv(results: readonly GoalsSimulationResult[]): string
   );
 }
 
-/**
- * Flat-stake simulation of O/U 2.5 and BTTS on the goals model's out-of-sample rows, with the 1X2
- * simulation's threshold and odds (closing). Null when there is no markets file.
- */
+/** Flat stakes on O/U 2.5 and BTTS of the goals model's out-of-sample rows; null without a markets file. */
 export async function runGoalsSimulateStage(
   deps: AnalyticsDeps,
   opts: { asOf?: Date } = {},

@@ -4,12 +4,7 @@ import { type ObjectStore, type ParquetColumn, readParquet, writeParquet } from 
 import { asDate, numOrNull } from './io.js';
 import { compactTimestamp } from './report-names.js';
 
-/**
- * The served log, append-only so that the realised figures of a match never change when later runs (or
- * a rollback) replace the predictions file: each published row, the run (or re-prediction) that
- * published it, its "now" (`served_at`: served from then on), when it was appended, and the de-margined
- * opening odds the features held when it was predicted.
- */
+/** The append-only served log: later runs or rollbacks never change a match's realised figures. */
 const SERVED_COLUMNS: readonly ParquetColumn[] = [
   { name: 'match_id', type: 'int64' },
   { name: 'region_id', type: 'int32' },
@@ -44,11 +39,7 @@ function servedLogKey(servedAt: Date, publicationId: string | undefined, now: Da
   return `${SERVED_LOG.prefix}${compactTimestamp(servedAt)}_${tag}.parquet`;
 }
 
-/**
- * Appends the published rows kicking off after `servedAt` that a model produced live (never `backtest`).
- * Idempotent per (servedAt, publicationId): the same publication writes the same key. Returns the rows
- * appended and the key in the `predictions` bucket (0 and null when nothing was written).
- */
+/** Logs the live (not backtest) rows kicking off after `servedAt`; idempotent per publication. */
 export async function recordServedPredictions(
   store: ObjectStore,
   // A `PredictionRow` has these fields; `odds_observed_at` only when the publisher knows it.
@@ -142,10 +133,7 @@ export async function readServedLog(store: ObjectStore): Promise<ServedRow[]> {
   return out;
 }
 
-/**
- * Per match, the row with the latest `served_at` strictly before the kick-off (ties: the later file).
- * `kickoffOf`: the kick-off to judge by (the database's, for rescheduled matches); default the row's own.
- */
+/** Per match, the last row served strictly before kick-off (`kickoffOf`, else the row's own; ties: later). */
 export function servedBeforeKickoff<T extends Pick<ServedRow, 'match_id' | 'start_time_utc' | 'served_at'>>(
   rows: readonly T[],
   kickoffOf: (matchId: number) => Date | undefined = () => undefined,
@@ -160,10 +148,7 @@ export function servedBeforeKickoff<T extends Pick<ServedRow, 'match_id' | 'star
   return out;
 }
 
-/**
- * Appends the published run's predictions to the served log, for a publication not made by `pipeline
- * run` (`runs publish`, `runs rollback`). `servedAt`: the publication instant (wall or replay clock).
- */
+/** Logs the published run's predictions for `runs publish` / `runs rollback` (not made by `pipeline run`). */
 export async function recordServedFromPublished(
   src: ArtifactSource,
   options: { servedAt: Date; publicationId?: string },

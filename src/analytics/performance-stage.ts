@@ -56,10 +56,7 @@ async function backtestRows(
   return joinServedResults(pseudoServed, matches, odds, asOf).joined;
 }
 
-/**
- * `pipeline performance`: the predictions served before kick-off joined to the results known at `asOf`
- * and to the opening and closing lines; writes the HTML report and, last, `performance_latest.json`.
- */
+/** `pipeline performance`: served predictions against results and lines; the summary JSON is written last. */
 export async function runPerformanceStage(
   deps: Pick<AnalyticsDeps, 'config' | 'db' | 'store' | 'log'>,
   opts: PerformanceStageOptions = {},

@@ -32,10 +32,7 @@ export interface PerformanceWindow {
   days: number;
 }
 
-/**
- * Every match finished before `asOf` that was served a prediction before kick-off, joined to it and to
- * both lines (de-margined as the features do), by kick-off; counts the finished matches never served.
- */
+/** Finished matches served before kick-off, joined to their prediction and lines; counts the unserved. */
 export function joinServedResults(
   served: readonly Pick<
     ServedRow,
@@ -199,10 +196,7 @@ function weeklySeries(rows: readonly JoinedMatch[]): PeriodPoint[] {
     });
 }
 
-/**
- * The all-regions group first, then one group per region (by name): each with its figures over the
- * window (applied per group: a region's last N matches) and its weekly series over all of `rows`.
- */
+/** All regions, then each region by name: figures over the window (per group), weekly series over all. */
 export function performanceGroups(
   rows: readonly JoinedMatch[],
   window: PerformanceWindow,

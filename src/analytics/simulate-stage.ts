@@ -29,10 +29,7 @@ interface SimulateStageOptions {
   asOf?: Date;
 }
 
-/**
- * `pipeline simulate`: flat bets on the backtest's out-of-sample predictions; writes `roi_by_region.csv`
- * (spec §2.6) and its companions. Throws MC_ERR_PREDICTIONS_UNAVAILABLE when there is no backtest yet.
- */
+/** `pipeline simulate`: flat bets on the backtest, `roi_by_region.csv` and companions (spec §2.6). */
 export async function runSimulateStage(deps: AnalyticsDeps, opts: SimulateStageOptions = {}) {
   const { store, log } = deps;
   const threshold = opts.edgeThreshold ?? deps.config.edgeThreshold;

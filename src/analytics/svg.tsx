@@ -39,10 +39,7 @@ export function EmptyChart({ width, height, title, message }: Frame & { message:
   );
 }
 
-/**
- * A reference-vs-current histogram as inline SVG (no script, no font, no network): bars side by side
- * per bin, heights as shares of each sample, so samples of different sizes compare.
- */
+/** Reference vs current, bars as shares of each sample so that samples of any size compare. */
 export function HistogramChart({ h, title }: { h: Histogram; title: string }) {
   const width = 520;
   const height = 200;
