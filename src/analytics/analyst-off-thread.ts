@@ -81,12 +81,7 @@ function rowCompactor(): (row: object) => object {
   return (row) => {
     const keys = Object.keys(row);
     const signature = keys.join('\u0000');
-    let newRow = shapes.get(signature);
-    if (!newRow) {
-      newRow = rowShape(keys);
-      shapes.set(signature, newRow);
-    }
-    const out = newRow();
+    const out = (shapes.get(signature) ?? intern(shapes, signature, rowShape(keys)))();
     for (const k of keys) {
       const v = (row as Record<string, unknown>)[k];
       out[k] =

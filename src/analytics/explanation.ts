@@ -24,12 +24,8 @@ const EXPLANATION_TOLERANCE = 1e-9;
 const indexes = new WeakMap<AnalystData, Map<number, AnalystRow>>();
 
 function servedRow(data: AnalystData, matchId: number): AnalystRow | undefined {
-  let byId = indexes.get(data);
-  if (!byId) {
-    byId = new Map(data.predictions.map((r) => [Number(r.match_id), r]));
-    indexes.set(data, byId);
-  }
-  return byId.get(matchId);
+  if (!indexes.has(data)) indexes.set(data, new Map(data.predictions.map((r) => [Number(r.match_id), r])));
+  return indexes.get(data)!.get(matchId);
 }
 
 const outcomes = (v: readonly (number | null)[] | null) =>
@@ -79,15 +75,12 @@ export async function explainServed(
   }
   const probabilities = outcomes(ex.probabilities)!;
   const maxAbsError = Math.max(
-    Math.abs(probabilities.home - served.home),
-    Math.abs(probabilities.draw - served.draw),
-    Math.abs(probabilities.away - served.away),
+    ...(['home', 'draw', 'away'] as const).map((k) => Math.abs(probabilities[k] - served[k])),
   );
   const fair =
     features.mkt_missing === 0
       ? outcomes([features.mkt_home, features.mkt_draw, features.mkt_away])
       : triple(row, 'used_fair');
-  const observed = asDate(row.odds_observed_at);
   return {
     match_id: matchId,
     run_id: data.runId,
@@ -114,7 +107,7 @@ export async function explainServed(
     max_abs_error: maxAbsError,
     reproduces_served: maxAbsError <= EXPLANATION_TOLERANCE,
     market: {
-      odds_observed_at: observed ? observed.toISOString() : null,
+      odds_observed_at: asDate(row.odds_observed_at)?.toISOString() ?? null,
       prices: triple(row, 'used_price'),
       fair,
     },

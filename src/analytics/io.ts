@@ -58,6 +58,11 @@ export async function readParquetObject(
   return obj ? readParquet(obj.body) : null;
 }
 
+/** Region id → name of `matches`. */
+export function regionsOf(matches: Iterable<Match>): Map<number, string> {
+  return new Map(Array.from(matches, (m) => [m.regionId, m.regionName]));
+}
+
 /** Items grouped by `key`, each group in input order. */
 export function groupBy<T, K>(xs: readonly T[], key: (x: T) => K): Map<K, T[]> {
   const groups = new Map<K, T[]>();

@@ -52,11 +52,11 @@ export function joinServedResults(
     const label = outcomeOf(m);
     if (label === null || m.startTimeUtc.getTime() >= asOfMs) continue;
     const s = before.get(m.id);
+    const o = oddsById.get(m.id);
     if (!s) {
       unserved++;
       continue;
     }
-    const o = oddsById.get(m.id);
     joined.push({
       match_id: m.id,
       region_id: m.regionId,
@@ -80,16 +80,12 @@ function applyWindow(rows: readonly JoinedMatch[], window: PerformanceWindow, as
 }
 
 function compareLine(rows: readonly JoinedMatch[], which: 'opening' | 'closing'): LineComparison {
-  const model: Probabilities[] = [];
-  const line: Probabilities[] = [];
-  const y: number[] = [];
-  for (const r of rows) {
-    const l = r[which];
-    if (!l) continue;
-    model.push(r.proba);
-    line.push(l);
-    y.push(r.label);
-  }
+  const withLine = rows.filter((r) => r[which]);
+  const [model, line, y] = [
+    withLine.map((r) => r.proba),
+    withLine.map((r) => r[which]!),
+    withLine.map((r) => r.label),
+  ];
   const n = y.length;
   const m = n ? logLoss(model, y) : null;
   const l = n ? logLoss(line, y) : null;
@@ -142,20 +138,14 @@ export function reliabilityTable(rows: ReadonlyArray<{ proba: readonly number[];
 
 /** Realised figures of a set of joined matches. */
 function performanceFigures(rows: readonly JoinedMatch[]): PerformanceFigures {
-  const probs = rows.map((r) => r.proba);
-  const y = rows.map((r) => r.label);
+  const [probs, y, n] = [rows.map((r) => r.proba), rows.map((r) => r.label), rows.length];
   const rel = reliabilityTable(rows);
-  let correct = 0;
-  for (const r of rows) {
-    if (predictedClass(r.proba) === r.label) correct++;
-  }
-  const n = rows.length;
   return {
     n,
     log_loss: n ? logLoss(probs, y) : null,
     rps: n ? rps(probs, y) : null,
     brier: n ? brier(probs, y) : null,
-    accuracy: n ? correct / n : null,
+    accuracy: n ? rows.filter((r) => predictedClass(r.proba) === r.label).length / n : null,
     opening: compareLine(rows, 'opening'),
     closing: compareLine(rows, 'closing'),
     calibration_error: rel.calibration_error,
@@ -177,13 +167,16 @@ function weeklySeries(rows: readonly JoinedMatch[]): PeriodPoint[] {
   return [...groupBy(rows, (r) => weekStart(r.start_time_utc)).entries()]
     .sort((a, b) => a[0] - b[0])
     .map(([w, g]) => {
-      const open = compareLine(g, 'opening');
-      const close = compareLine(g, 'closing');
+      const [open, close, probs] = [
+        compareLine(g, 'opening'),
+        compareLine(g, 'closing'),
+        g.map((r) => r.proba),
+      ];
       return {
         period_start: new Date(w).toISOString(),
         n: g.length,
         log_loss: logLoss(
-          g.map((r) => r.proba),
+          probs,
           g.map((r) => r.label),
         ),
         n_opening: open.n,
