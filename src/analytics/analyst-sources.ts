@@ -31,7 +31,6 @@ async function rowsOf(
   return obj ? readParquet(obj.body) : [];
 }
 
-/** Reads the sources of the published run (see {@link AnalystSources}). */
 export async function loadAnalystSources(store: ObjectStore, db: Database): Promise<AnalystSources> {
   const src = { db, store };
   const published = await readPublished(db);

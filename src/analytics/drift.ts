@@ -95,7 +95,6 @@ export function formatNumber(x: number): string {
   return String(Number(x.toFixed(3)));
 }
 
-/** Drift of one column between a reference and a current sample (pure). */
 function featureDrift(
   name: string,
   reference: readonly ValueRow[],

@@ -18,7 +18,6 @@ export interface ServedModel {
 /** A served row's model: null when no registry knows the run; MC_ERR_NO_EXPLANATION if it was not kept. */
 type ServedModelLookup = (stage: string, runId: string) => Promise<ServedModel | null>;
 
-/** Agreement required between the recomputed and the served probabilities. */
 const EXPLANATION_TOLERANCE = 1e-9;
 
 const indexes = new WeakMap<AnalystData, Map<number, AnalystRow>>();

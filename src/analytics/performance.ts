@@ -136,7 +136,6 @@ export function reliabilityTable(rows: ReadonlyArray<{ proba: readonly number[];
   return { bins, calibration_error: total ? gap / total : null };
 }
 
-/** Realised figures of a set of joined matches. */
 function performanceFigures(rows: readonly JoinedMatch[]): PerformanceFigures {
   const [probs, y, n] = [rows.map((r) => r.proba), rows.map((r) => r.label), rows.length];
   const rel = reliabilityTable(rows);

@@ -44,9 +44,8 @@ type Cell = ComponentChildren | NumCell;
 /** A table column: its header and the cell it shows for a row. */
 export type Column<T> = readonly [header: string, cell: (row: T) => Cell];
 
-function isNum(c: Cell): c is NumCell {
-  return typeof c === 'object' && c !== null && !Array.isArray(c) && 'num' in c;
-}
+const isNum = (c: Cell): c is NumCell =>
+  typeof c === 'object' && c !== null && !Array.isArray(c) && 'num' in c;
 
 /** A numeric cell rounded to `digits` decimals ("–" for null / non-finite); `suffix` e.g. `' %'`. */
 export function num(x: number | null | undefined, digits = 3, suffix = ''): NumCell {
@@ -58,9 +57,7 @@ export function num(x: number | null | undefined, digits = 3, suffix = ''): NumC
 export const fixed = (x: number | null, digits: number) => (x === null ? '–' : x.toFixed(digits));
 
 /** A numeric cell holding text as is (e.g. "12 / 30"). */
-export function numText(text: string): NumCell {
-  return { num: text };
-}
+export const numText = (text: string): NumCell => ({ num: text });
 
 export function Table({
   header,

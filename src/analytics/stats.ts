@@ -12,7 +12,7 @@ export function std(xs: readonly number[]): number {
   return Math.sqrt(xs.reduce((s, x) => s + (x - m) * (x - m), 0) / (xs.length - 1));
 }
 
-/** Numeric ascending sort (typed-array sort is numeric, unlike Array#sort's default). */
+/** Ascending (a typed array sorts numerically, unlike Array#sort's default). */
 export function sorted(xs: readonly number[]): Float64Array {
   return Float64Array.from(xs).sort();
 }

@@ -7,7 +7,6 @@ const CURRENT_COLOUR = '#f58518';
 /** One decimal, for SVG coordinates. */
 export const f1 = (x: number) => x.toFixed(1);
 
-/** A chart's size and accessible title. */
 type Frame = { width: number; height: number; title: string };
 
 /** The frame of every report chart: an accessible inline SVG (no script, no font, no network). */
