@@ -9,6 +9,7 @@ import {
 import { backtestExportRows, predictionExportRows } from './analyst-rows.js';
 import type { AnalystSources } from './analyst-sources.js';
 import { type Bet, simulateAnalystBets } from './bets.js';
+import { regionsOf } from './io.js';
 
 /** The datasets an analyst can take away. */
 export const EXPORT_DATASETS = ['predictions', 'backtest', 'bets'] as const;
@@ -34,10 +35,7 @@ export interface AnalystData {
 /** The bets last simulated for each data set, while anything still holds them. */
 const simulated = new WeakMap<AnalystData, WeakRef<Bet[]>>();
 
-/**
- * The simulated bets of the backtest, shared by the readers that hold them at once (streamed exports)
- * and simulated again once collected, so that they never stay in the server's memory at rest.
- */
+/** The backtest's simulated bets, shared while held and re-simulated once collected (never kept at rest). */
 export function analystBets(data: AnalystData): Bet[] {
   const known = simulated.get(data)?.deref();
   if (known) return known;
@@ -47,11 +45,9 @@ export function analystBets(data: AnalystData): Bet[] {
 }
 
 export function computeAnalystData(sources: AnalystSources, edgeThreshold: number): AnalystData {
-  const regions = new Map<number, string>();
-  for (const m of sources.matches.values()) regions.set(m.regionId, m.regionName);
   return {
     runId: sources.runId,
-    regions,
+    regions: regionsOf(sources.matches.values()),
     predictions: predictionExportRows(sources),
     backtest: backtestExportRows(sources),
     edgeThreshold,
@@ -65,10 +61,7 @@ export interface ExportFilter {
   region?: string;
 }
 
-/**
- * The rows of `dataset` that pass `filter`, in kick-off order. An unknown region is refused
- * (MC_ERR_VALIDATION) rather than answered with an empty file, as is `from` not before `to`.
- */
+/** Rows passing `filter` by kick-off; an unknown region or `from` ≥ `to` is MC_ERR_VALIDATION, not empty. */
 export function exportRows(
   data: AnalystData,
   dataset: ExportDataset,
@@ -78,16 +71,15 @@ export function exportRows(
     throw new MatchcastError('MC_ERR_VALIDATION', '`from` must be before `to`');
   }
   let regionId: number | null = null;
-  if (filter.region !== undefined && filter.region !== '') {
+  if (filter.region) {
     const want = filter.region.trim().toLowerCase();
     const found = [...data.regions].find(([id, name]) => String(id) === want || name.toLowerCase() === want);
-    regionId = found ? found[0] : null;
-    if (regionId === null) {
+    if (!found)
       throw new MatchcastError(
         'MC_ERR_VALIDATION',
         `unknown region "${filter.region}" (a region id or name)`,
       );
-    }
+    regionId = found[0];
   }
   const rows = (dataset === 'bets' ? analystBets(data) : data[dataset]) as unknown as AnalystRow[];
   const fromMs = filter.from?.getTime() ?? Number.NEGATIVE_INFINITY;

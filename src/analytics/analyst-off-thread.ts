@@ -5,10 +5,7 @@ import type { AnalystData } from './analyst-data.js';
 
 const CHILD = siblingModule(import.meta.url, './analyst-child');
 
-/**
- * The analyst rows of the published run `runId`, computed in a child process so the sources' heap never
- * counts in the server's memory. Rejects when the child fails or reads another run than `runId`.
- */
+/** The analyst rows of published run `runId`, from a child process: the sources' heap is never ours. */
 export async function computeAnalystDataOffThread(
   config: Config,
   runId: string | null,
@@ -76,10 +73,7 @@ export type AnalystMessage =
   | { t: 'summary'; summary: BacktestSummary }
   | { t: 'error'; message: string };
 
-/**
- * Structured-clone rows hold a copy of every string and Date: rebuilt with one shape per key list and
- * shared strings and Dates (no reader mutates one), they take a fraction of the memory.
- */
+/** Structured-clone rows copy every string and Date: shared ones and one shape per key list save most. */
 function rowCompactor(): (row: object) => object {
   const strings = new Map<string, string>();
   const dates = new Map<number, Date>();
@@ -87,12 +81,7 @@ function rowCompactor(): (row: object) => object {
   return (row) => {
     const keys = Object.keys(row);
     const signature = keys.join('\u0000');
-    let newRow = shapes.get(signature);
-    if (!newRow) {
-      newRow = rowShape(keys);
-      shapes.set(signature, newRow);
-    }
-    const out = newRow();
+    const out = (shapes.get(signature) ?? intern(shapes, signature, rowShape(keys)))();
     for (const k of keys) {
       const v = (row as Record<string, unknown>)[k];
       out[k] =

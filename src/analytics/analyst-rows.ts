@@ -65,17 +65,12 @@ function pricesAt(src: AnalystSources, id: number, at: Date | null): readonly nu
   return o && o.observed_at.getTime() === at.getTime() ? o.prices : null;
 }
 
-/**
- * The `backtest` dataset: per walk-forward match, every model's out-of-sample prediction with its fold,
- * beside the raw and de-margined lines of 1X2, O/U 2.5 and BTTS. Sorted by kick-off then match id.
- */
+/** `backtest`: each walk-forward match's out-of-sample predictions beside its 1X2, O/U and BTTS lines. */
 export function backtestExportRows(src: AnalystSources): AnalystRow[] {
   const fallback = new Map(src.fallbackBacktest.map((r) => [Number(r.match_id), r]));
-  const goals = new Map<number, ParquetRow>();
-  for (const r of src.markets) {
-    if (r.model_stage !== 'backtest') continue;
-    goals.set(Number(r.match_id), r);
-  }
+  const goals = new Map(
+    src.markets.filter((r) => r.model_stage === 'backtest').map((r) => [Number(r.match_id), r]),
+  );
   const out: AnalystRow[] = [];
   const seen = new Set<number>();
   for (const b of src.backtest) {
@@ -90,10 +85,9 @@ export function backtestExportRows(src: AnalystSources): AnalystRow[] {
     row.early_model_run_id = (b.model_run_id as string | null) ?? null;
     row.early_training_cutoff = asDate(b.training_cutoff);
     const earlyAt = f?.prediction_time ?? null;
-    const earlyObs = f?.odds_observed_at ?? null;
     row.early_prediction_time = earlyAt;
-    row.early_odds_observed_at = earlyObs;
-    put3(row, 'early_price', pricesAt(src, id, earlyObs));
+    row.early_odds_observed_at = f?.odds_observed_at ?? null;
+    put3(row, 'early_price', pricesAt(src, id, row.early_odds_observed_at));
     put3(row, 'early_fair', f && f.mkt_missing === 0 ? [f.mkt_home, f.mkt_draw, f.mkt_away] : null);
     put3(row, 'kickoff_proba', threeWay(b, 'kickoff_proba'));
     row.kickoff_model_run_id = (b.kickoff_model_run_id as string | null | undefined) ?? null;
@@ -108,13 +102,9 @@ export function backtestExportRows(src: AnalystSources): AnalystRow[] {
     lineColumns(row, o);
     const g = goals.get(id);
     const cutoff = asDate(g?.training_cutoff);
-    const start = m?.startTimeUtc;
     // Only out-of-sample goals rows: the fold's cut-off is at or before the kick-off.
-    const gOk = g && cutoff && start && start >= cutoff;
-    if (gOk) {
-      const lh = Number(g.expected_home_goals);
-      const la = Number(g.expected_away_goals);
-      const rho = Number(g.rho);
+    if (g && cutoff && m && m.startTimeUtc >= cutoff) {
+      const [lh, la, rho] = [g.expected_home_goals, g.expected_away_goals, g.rho].map(Number);
       const mk = marketsFromMatrix(scoreMatrix(lh, la, rho), 1);
       row.goals_expected_home = lh;
       row.goals_expected_away = la;
@@ -146,16 +136,12 @@ function sortByKickoff(rows: AnalystRow[]): AnalystRow[] {
   return rows.sort((a, b) => t(a) - t(b) || Number(a.match_id) - Number(b.match_id));
 }
 
-/**
- * The `predictions` dataset: each served prediction with the 1X2 prices it used (null when no
- * observation has exactly its `odds_observed_at`), their de-margined view and edge, and the lines.
- */
+/** `predictions`: each served prediction, the 1X2 prices it used (seen at `odds_observed_at`), the lines. */
 export function predictionExportRows(src: AnalystSources): AnalystRow[] {
   const out: AnalystRow[] = [];
   for (const p of src.predictions) {
     const id = Number(p.match_id);
     const m = src.matches.get(id);
-    const f = src.features.get(id);
     const row = matchColumns(id, m, p);
     // The row's own score (only set for a match finished before the run's as-of) wins over the DB's.
     row.tournament_name = (p.tournament_name as string | undefined) ?? m?.tournamentName ?? null;
@@ -165,10 +151,9 @@ export function predictionExportRows(src: AnalystSources): AnalystRow[] {
     row.model_stage = (p.model_stage as string | undefined) ?? null;
     row.model_run_id = (p.model_run_id as string | undefined) ?? null;
     row.predictions_computed_at = asDate(p.predictions_computed_at);
-    row.prediction_time = f?.prediction_time ?? null;
-    const obs = asDate(p.odds_observed_at);
-    row.odds_observed_at = obs;
-    const used = pricesAt(src, id, obs);
+    row.prediction_time = src.features.get(id)?.prediction_time ?? null;
+    row.odds_observed_at = asDate(p.odds_observed_at);
+    const used = pricesAt(src, id, row.odds_observed_at);
     put3(row, 'used_price', used);
     put3(row, 'used_fair', used ? demargin(used[0], used[1], used[2], 'power') : null);
     put3(row, 'used_edge', used && proba ? proba.map((q, i) => q * used[i] - 1) : null);

@@ -6,10 +6,7 @@ import { readOddsFile, readOddsObservations } from '../ingest/index.js';
 import { type ArtifactName, publishedSeq, readArtifact, readPublished } from '../runs/index.js';
 import { type ObjectStore, type ParquetRow, readParquet } from '../storage/index.js';
 
-/**
- * Everything the analyst views are computed from: ONE published run's artifacts (so every figure, export
- * and explanation describes the same run), the results and the odds observations (not run-scoped).
- */
+/** What analyst views read: ONE published run's artifacts (all describe one run), the results and odds. */
 export interface AnalystSources {
   /** The published run the artifacts come from; null for a store that never published one. */
   runId: string | null;
@@ -34,7 +31,6 @@ async function rowsOf(
   return obj ? readParquet(obj.body) : [];
 }
 
-/** Reads the sources of the published run (see {@link AnalystSources}). */
 export async function loadAnalystSources(store: ObjectStore, db: Database): Promise<AnalystSources> {
   const src = { db, store };
   const published = await readPublished(db);
@@ -78,10 +74,7 @@ export async function loadAnalystSources(store: ObjectStore, db: Database): Prom
   };
 }
 
-/**
- * A value derived from the published run, recomputed when its sequence number moves; loads are shared.
- * With `idleMs`, a value nobody asked for that long is let go (recomputed on the next `get`).
- */
+/** A value of the published run, recomputed when its sequence moves; with `idleMs`, dropped when unused. */
 export class PublishedCache<T> {
   private current: { etag: number | null; value: Promise<T> } | null = null;
   private idle: NodeJS.Timeout | undefined;

@@ -75,12 +75,8 @@ function groupsOf<T>(xs: readonly T[], rowOf: (x: T) => Readonly<Record<string, 
   const map = new Map<string, Group<T>>();
   const add = (season: string, id: number | null, name: string, x: T) => {
     const k = `${season}\u0000${id}`;
-    let g = map.get(k);
-    if (!g) {
-      g = { season, region: { id, name }, items: [] };
-      map.set(k, g);
-    }
-    g.items.push(x);
+    if (!map.has(k)) map.set(k, { season, region: { id, name }, items: [] });
+    map.get(k)!.items.push(x);
   };
   for (const x of xs) {
     const r = rowOf(x);
@@ -99,28 +95,19 @@ function groupsOf<T>(xs: readonly T[], rowOf: (x: T) => Readonly<Record<string, 
   );
 }
 
-/**
- * `GET /monitoring/backtest`: every figure is computed from the rows of the `backtest` and `bets`
- * exports only, so that each one can be recomputed from those files.
- */
+/** `GET /monitoring/backtest`, from the `backtest` and `bets` export rows only (so it can be recomputed). */
 export function backtestSummary(data: AnalystData): BacktestSummary {
   const rows = data.backtest.filter((r) => r.outcome !== null);
   const comparisons: LineComparisonRow[] = [];
   for (const { horizon, line } of HORIZON_LINES) {
-    const scored: Scored[] = [];
-    for (const r of rows) {
+    const scored = rows.flatMap((r): Scored[] => {
       const p = threeWay(r, `${horizon}_proba`) as Probabilities | null;
       const q = threeWay(r, line === 'opening' ? 'open_fair' : 'close_fair') as Probabilities | null;
-      if (!p || !q) continue;
       const y = [r.outcome as number];
-      scored.push({
-        row: r,
-        mLog: logLoss([p], y),
-        lLog: logLoss([q], y),
-        mRps: rps([p], y),
-        lRps: rps([q], y),
-      });
-    }
+      return p && q
+        ? [{ row: r, mLog: logLoss([p], y), lLog: logLoss([q], y), mRps: rps([p], y), lRps: rps([q], y) }]
+        : [];
+    });
     for (const g of groupsOf(scored, (s) => s.row))
       comparisons.push(compare(horizon, line, g.season, g.region, g.items));
   }
@@ -147,15 +134,12 @@ export function backtestSummary(data: AnalystData): BacktestSummary {
       });
     // Cumulative profit after the last bet of each week (Monday, UTC).
     const points: ProfitSeries['points'] = [];
-    let cum = 0;
+    let cumulative_profit = 0;
     list.forEach((b, i) => {
-      cum += b.profit;
+      cumulative_profit += b.profit;
       const week = b.start_time_utc ? new Date(weekStart(b.start_time_utc)).toISOString().slice(0, 10) : '';
-      const last = points[points.length - 1];
-      if (last && last.week === week) {
-        last.cumulative_profit = cum;
-        last.n_bets = i + 1;
-      } else points.push({ week, n_bets: i + 1, cumulative_profit: cum });
+      if (points.at(-1)?.week === week) points.pop();
+      points.push({ week, n_bets: i + 1, cumulative_profit });
     });
     profit.push({ strategy, staking, market, points });
   }

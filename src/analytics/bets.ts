@@ -3,7 +3,6 @@ import type { AnalystRow } from './analyst-columns.js';
 import { numOrNull } from './io.js';
 import { type BetStrategy, placeBet, type StakingPlan, summarise } from './simulation.js';
 
-/** Markets the bets are simulated on. */
 const BET_MARKETS = ['1x2', 'ou25', 'btts'] as const;
 type BetMarket = (typeof BET_MARKETS)[number];
 const BET_STRATEGIES: readonly BetStrategy[] = ['model', 'favourite', 'always_first'];
@@ -101,10 +100,7 @@ function betOf(
 }
 export type Bet = ReturnType<typeof betOf>;
 
-/**
- * Every simulated bet on the finished walk-forward rows, per market, strategy and staking plan, at the
- * latest price observed by the prediction time (never a later one). Kick-off order.
- */
+/** Every bet per market, strategy and staking plan, at the latest price seen by the prediction time. */
 export function simulateAnalystBets(rows: readonly AnalystRow[], edgeThreshold: number): Bet[] {
   const out: Bet[] = [];
   for (const market of BET_MARKETS) {
@@ -140,11 +136,11 @@ export function summariseBets(bets: readonly Bet[]): BetGroupSummary {
   }
   const n = clv.length;
   const mean = n > 0 ? clv.reduce((a, b) => a + b, 0) / n : null;
-  let half: number | null = null;
-  if (mean !== null && n > 1) {
-    const v = clv.reduce((a, x) => a + (x - mean) ** 2, 0) / (n - 1);
-    half = 1.96 * Math.sqrt(v / n);
-  }
+  // Normal 95 % interval of the mean CLV (sample variance).
+  const half =
+    mean !== null && n > 1
+      ? 1.96 * Math.sqrt(clv.reduce((a, x) => a + (x - mean) ** 2, 0) / (n - 1) / n)
+      : null;
   return {
     ...summarise(bets),
     max_drawdown: dd,

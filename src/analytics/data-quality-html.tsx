@@ -1,6 +1,21 @@
 import type { DataQualityReport } from './data-quality.js';
-import { Badge, num, numText, renderReport, Table } from './report-html.js';
+import { Badge, type Column, ColumnTable, num, numText, renderReport, Table } from './report-html.js';
 import { ShareBars } from './svg.js';
+
+const CHECK_COLUMNS: readonly Column<DataQualityReport['checks'][number]>[] = [
+  ['check', (c) => <a href={`#${c.id}`}>{c.title}</a>],
+  ['status', (c) => <Badge kind={c.status}>{c.status}</Badge>],
+  ['problems', (c) => numText(String(c.count))],
+  ['examined', (c) => numText(String(c.total))],
+];
+
+const MISSING_COLUMNS: readonly Column<DataQualityReport['missing'][number]>[] = [
+  ['source', (m) => m.source],
+  ['column', (m) => m.column],
+  ['missing', (m) => numText(String(m.missing))],
+  ['total', (m) => numText(String(m.total))],
+  ['share', (m) => num(m.share * 100, 1, ' %')],
+];
 
 /** The self-contained data-quality report: overall status and one section per check. */
 export function renderDataQualityReport(r: DataQualityReport): string {
@@ -12,15 +27,7 @@ export function renderDataQualityReport(r: DataQualityReport): string {
       Generated {r.generated_at} · as-of {r.as_of}
     </div>,
     <h2>Summary</h2>,
-    <Table
-      header={['check', 'status', 'problems', 'examined']}
-      rows={r.checks.map((c) => [
-        <a href={`#${c.id}`}>{c.title}</a>,
-        <Badge kind={c.status}>{c.status}</Badge>,
-        numText(String(c.count)),
-        numText(String(c.total)),
-      ])}
-    />,
+    <ColumnTable columns={CHECK_COLUMNS} rows={r.checks} />,
     ...r.checks.flatMap((c) => [
       <h2 id={c.id}>
         {c.title} <Badge kind={c.status}>{c.status}</Badge>
@@ -34,15 +41,6 @@ export function renderDataQualityReport(r: DataQualityReport): string {
       items={r.missing.map((m) => ({ label: `${m.source}: ${m.column}`, share: m.share }))}
       title="Share of missing values per column"
     />,
-    <Table
-      header={['source', 'column', 'missing', 'total', 'share']}
-      rows={r.missing.map((m) => [
-        m.source,
-        m.column,
-        numText(String(m.missing)),
-        numText(String(m.total)),
-        num(m.share * 100, 1, ' %'),
-      ])}
-    />,
+    <ColumnTable columns={MISSING_COLUMNS} rows={r.missing} />,
   ]);
 }

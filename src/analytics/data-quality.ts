@@ -35,12 +35,11 @@ export function assessDataQuality(input: DataQualityInput) {
   const missing = missingColumns(input);
   const ctx = { ...input, limits, missing };
   const checks = QUALITY_CHECKS.map((c) => ({ id: c.id, title: c.title, ...c.run(ctx) }));
-  const worst = (['fail', 'warn'] as const).find((s) => checks.some((c) => c.status === s));
-  const status: CheckStatus = worst ?? 'ok';
   return {
     generated_at: iso(input.now ?? new Date()),
     as_of: iso(input.asOf),
-    status,
+    status:
+      (['fail', 'warn'] as const).find((s) => checks.some((c) => c.status === s)) ?? ('ok' as CheckStatus),
     checks,
     missing,
     limits,

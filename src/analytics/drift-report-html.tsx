@@ -1,53 +1,48 @@
 import type { DriftSummary, FeatureDrift } from './drift.js';
 import type { DriftReport } from './drift-report.js';
-import { Badge, fixed, Kpi, num, numText, renderReport, Table } from './report-html.js';
+import {
+  Badge,
+  type Column,
+  ColumnTable,
+  fixed,
+  Kpi,
+  num,
+  numText,
+  renderReport,
+  Table,
+} from './report-html.js';
 import { HistogramChart } from './svg.js';
 
-function pct(x: number | null): string {
-  return x === null ? '–' : `${(x * 100).toFixed(1)} %`;
-}
+const pct = (x: number | null) => (x === null ? '–' : `${(x * 100).toFixed(1)} %`);
 
 function Status({ f }: { f: FeatureDrift }) {
   if (f.test === 'none') return <Badge kind="skip">not tested</Badge>;
   return f.drifted ? <Badge kind="drift">drift</Badge> : <Badge kind="ok">no drift</Badge>;
 }
 
+const TESTS = { wasserstein_ks: 'Wasserstein/σ + KS', jensen_shannon_chi2: 'Jensen–Shannon + χ²', none: '–' };
+
+const FEATURE_COLUMNS: readonly Column<FeatureDrift>[] = [
+  ['feature', (f) => <a href={`#f-${f.feature}`}>{f.feature}</a>],
+  ['status', (f) => <Status f={f} />],
+  ['kind', (f) => f.kind],
+  ['test', (f) => TESTS[f.test]],
+  ['score', (f) => num(f.score)],
+  ['threshold', (f) => num(f.threshold)],
+  ['p-value', (f) => num(f.p_value, 4)],
+  ['KS D', (f) => num(f.ks_statistic)],
+  ['mean ref', (f) => num(f.mean_reference)],
+  ['mean cur', (f) => num(f.mean_current)],
+  ['n ref / cur', (f) => numText(`${f.n_reference} / ${f.n_current}`)],
+  ['missing ref / cur', (f) => numText(`${pct(f.missing_reference)} / ${pct(f.missing_current)}`)],
+];
+
+/** Drifted features first, then by score. */
 function FeatureTable({ s }: { s: DriftSummary }) {
-  const rows = [...s.features]
-    .sort((a, b) => Number(b.drifted) - Number(a.drifted) || (b.score ?? -1) - (a.score ?? -1))
-    .map((f) => [
-      <a href={`#f-${f.feature}`}>{f.feature}</a>,
-      <Status f={f} />,
-      f.kind,
-      f.test === 'wasserstein_ks' ? 'Wasserstein/σ + KS' : f.test === 'none' ? '–' : 'Jensen–Shannon + χ²',
-      num(f.score),
-      num(f.threshold),
-      num(f.p_value, 4),
-      num(f.ks_statistic),
-      num(f.mean_reference),
-      num(f.mean_current),
-      numText(`${f.n_reference} / ${f.n_current}`),
-      numText(`${pct(f.missing_reference)} / ${pct(f.missing_current)}`),
-    ]);
-  return (
-    <Table
-      header={[
-        'feature',
-        'status',
-        'kind',
-        'test',
-        'score',
-        'threshold',
-        'p-value',
-        'KS D',
-        'mean ref',
-        'mean cur',
-        'n ref / cur',
-        'missing ref / cur',
-      ]}
-      rows={rows}
-    />
+  const rows = [...s.features].sort(
+    (a, b) => Number(b.drifted) - Number(a.drifted) || (b.score ?? -1) - (a.score ?? -1),
   );
+  return <ColumnTable columns={FEATURE_COLUMNS} rows={rows} />;
 }
 
 function Charts({ s, prefix }: { s: DriftSummary; prefix: string }) {
@@ -72,9 +67,7 @@ function Charts({ s, prefix }: { s: DriftSummary; prefix: string }) {
 
 /** The self-contained drift report: summary first, then per-feature histograms as inline SVG. */
 export function renderDriftReport(r: DriftReport): string {
-  const f = r.features;
-  const perf = r.performance;
-  const t = r.thresholds;
+  const { features: f, performance: perf, thresholds: t } = r;
   return renderReport(`Drift report ${r.generated_at}`, [
     <h1>Drift report</h1>,
     <div class="muted">

@@ -70,10 +70,7 @@ const count = (o: unknown, k: string): number | null => {
   return typeof v === 'number' ? v : null;
 };
 
-/**
- * The reason (and a sentence for people) behind a null `drift_score`, from `drift_latest.json` as
- * published (null: no drift run yet); null when there is a score.
- */
+/** Why published `drift_latest.json` (null: no run yet) has no `drift_score`; null when it has one. */
 export function driftNoScore(
   latest: Record<string, unknown> | null,
 ): { reason: DriftNoScoreReason; detail: string } | null {

@@ -1,6 +1,7 @@
-import { KEYS, MatchcastError } from '../domain/index.js';
+import { KEYS, MatchcastError, type Probabilities, predictedClass } from '../domain/index.js';
 import { MODEL_FEATURE_NAMES } from '../features/index.js';
 import { readOddsFile } from '../ingest/index.js';
+import { logLoss } from '../model/index.js';
 import type { ModelVersion } from '../registry/index.js';
 import type { ParquetRow } from '../storage/index.js';
 import { assessDataQuality } from './data-quality.js';
@@ -8,7 +9,15 @@ import { renderDataQualityReport } from './data-quality-html.js';
 import { computeDrift, DEFAULT_DRIFT_THRESHOLDS } from './drift.js';
 import { type DriftReport, driftLatest } from './drift-report.js';
 import { renderDriftReport } from './drift-report-html.js';
-import { type AnalyticsDeps, asDate, matchesOf, numOrNull, putReport, readParquetObject } from './io.js';
+import {
+  type AnalyticsDeps,
+  asDate,
+  matchesOf,
+  numOrNull,
+  putReport,
+  readParquetObject,
+  threeWay,
+} from './io.js';
 import { pruneReports, reportFilename } from './report-names.js';
 
 interface DriftStageOptions {
@@ -16,10 +25,7 @@ interface DriftStageOptions {
   asOf?: Date;
   /** Days of finished matches before as-of in the current window (plus every future match). Default `30`. */
   windowDays?: number;
-  /**
-   * Reference rows kick off at or after this instant: skips the ratings' cold start (the first season
-   * of a history, where every Elo/pi rating is still at its prior). Default: no lower bound.
-   */
+  /** Earliest reference kick-off: skips the ratings' cold start (every rating still at its prior). */
   referenceFrom?: Date;
   /** HTML reports of each kind kept in the bucket; older ones are deleted after a run. Default `60`. */
   keepReports?: number;
@@ -29,24 +35,18 @@ interface DriftStageOptions {
 
 const PROBA_COLUMNS = ['proba_home', 'proba_draw', 'proba_away'] as const;
 
-function logLossOf(p: readonly number[], label: number): number {
-  return -Math.log(Math.min(1, Math.max(1e-15, p[label])));
-}
-
 /** The model whose training rows are the reference: the champion, else the newest version. */
 async function referenceVersion(deps: AnalyticsDeps): Promise<ModelVersion | null> {
-  const v = await deps.registry.resolve('champion');
-  if (v) return v;
+  const champion = await deps.registry.resolve('champion');
+  if (champion) return champion;
   const all = await deps.registry.listVersions();
-  if (all.length) {
-    const newest = all.reduce((a, b) => (Number(b.version) > Number(a.version) ? b : a));
-    deps.log.warn(
-      { stage: 'champion', version: newest.version },
-      'drift: alias not assigned, using the newest model version',
-    );
-    return newest;
-  }
-  return null;
+  if (!all.length) return null;
+  const newest = all.reduce((a, b) => (Number(b.version) > Number(a.version) ? b : a));
+  deps.log.warn(
+    { stage: 'champion', version: newest.version },
+    'drift: alias not assigned, using the newest model version',
+  );
+  return newest;
 }
 
 function byMatchId(rows: readonly ParquetRow[]): Map<number, ParquetRow> {
@@ -58,10 +58,7 @@ function byMatchId(rows: readonly ParquetRow[]): Map<number, ParquetRow> {
   return map;
 }
 
-/**
- * `pipeline drift`: feature and prediction drift against the model's training rows, the window's log
- * loss, and the data-quality checks. Throws MC_ERR_NOT_FOUND when there is no features file.
- */
+/** `pipeline drift`: drift against the training rows, window log loss, data quality; MC_ERR_NOT_FOUND. */
 export async function runDriftStage(deps: AnalyticsDeps, opts: DriftStageOptions = {}) {
   const { store, log } = deps;
   const now = opts.now ?? new Date();
@@ -81,11 +78,10 @@ export async function runDriftStage(deps: AnalyticsDeps, opts: DriftStageOptions
   const version = await referenceVersion(deps);
   const featureNames = version?.feature_names?.length ? version.feature_names : [...MODEL_FEATURE_NAMES];
 
-  let fileAsOf: Date | null = null;
-  for (const r of features) {
+  const fileAsOf = features.reduce<Date | null>((a, r) => {
     const d = asDate(r.as_of);
-    if (d && (!fileAsOf || d > fileAsOf)) fileAsOf = d;
-  }
+    return d && (!a || d > a) ? d : a;
+  }, null);
   const asOf = opts.asOf ?? fileAsOf ?? now;
   const windowStart = new Date(asOf.getTime() - windowDays * 86_400_000);
   const cutoff = version ? asDate(version.training_cutoff) : null;
@@ -119,21 +115,12 @@ export async function runDriftStage(deps: AnalyticsDeps, opts: DriftStageOptions
     refPreds.length || curPreds.length ? computeDrift(refPreds, curPreds, PROBA_COLUMNS, thresholds) : null;
 
   // The model on finished matches of the window (labels are set only for matches finished before as-of).
-  let n = 0;
-  let ll = 0;
-  let correct = 0;
-  for (const r of current) {
+  const scored = current.flatMap((r) => {
     const label = numOrNull(r.label);
-    const p = predictions.get(numOrNull(r.match_id)!);
-    if (label === null || !p) continue;
-    const probs = PROBA_COLUMNS.map((c) => numOrNull(p[c]));
-    if (probs.some((x) => x === null)) continue;
-    const ps = probs as number[];
-    n++;
-    ll += logLossOf(ps, label);
-    const argmax = ps.indexOf(Math.max(...ps));
-    if (argmax === label) correct++;
-  }
+    const p = threeWay(predictions.get(numOrNull(r.match_id)!), 'proba') as Probabilities | null;
+    return label === null || !p ? [] : [{ p, label }];
+  });
+  const [n, probs, labels] = [scored.length, scored.map((s) => s.p), scored.map((s) => s.label)];
 
   const report: DriftReport = {
     generated_at: now.toISOString(),
@@ -159,19 +146,17 @@ export async function runDriftStage(deps: AnalyticsDeps, opts: DriftStageOptions
     predictions: predictionDrift,
     performance: {
       n_matches: n,
-      log_loss: n ? ll / n : null,
-      accuracy: n ? correct / n : null,
+      log_loss: n ? logLoss(probs, labels) : null,
+      accuracy: n ? scored.filter((s) => predictedClass(s.p) === s.label).length / n : null,
       validation_log_loss: typeof version?.metrics?.log_loss === 'number' ? version.metrics.log_loss : null,
     },
   };
 
-  const matches = await matchesOf(deps);
-  const odds = await readOddsFile(store);
   const dataQuality = assessDataQuality({
     asOf,
     now,
-    matches,
-    odds,
+    matches: await matchesOf(deps),
+    odds: await readOddsFile(store),
     featureRows: features,
     featureNames,
     referenceRows: reference,

@@ -38,16 +38,13 @@ export interface Histogram {
   current: number[];
 }
 
+/** A column's finite values (booleans as 0/1) and how many rows miss one. */
 function values(rows: readonly ValueRow[], name: string): { xs: number[]; missing: number } {
-  const xs: number[] = [];
-  let missing = 0;
-  for (const r of rows) {
+  const xs = rows.flatMap((r) => {
     const v = r[name];
-    if (typeof v === 'number' && Number.isFinite(v)) xs.push(v);
-    else if (typeof v === 'boolean') xs.push(v ? 1 : 0);
-    else missing++;
-  }
-  return { xs, missing };
+    return typeof v === 'number' && Number.isFinite(v) ? [v] : typeof v === 'boolean' ? [v ? 1 : 0] : [];
+  });
+  return { xs, missing: rows.length - xs.length };
 }
 
 function isCategorical(ref: readonly number[], cur: readonly number[], maxLevels: number): number[] | null {
@@ -98,7 +95,6 @@ export function formatNumber(x: number): string {
   return String(Number(x.toFixed(3)));
 }
 
-/** Drift of one column between a reference and a current sample (pure). */
 function featureDrift(
   name: string,
   reference: readonly ValueRow[],
@@ -121,21 +117,18 @@ function featureDrift(
     threshold: levels ? thresholds.jensenShannon : thresholds.wassersteinNorm,
   } as const;
 
-  let histogram: Histogram;
-  let counts: { ref: number[]; cur: number[] } | null = null;
-  if (levels) {
-    const idx = new Map(levels.map((l, i) => [l, i]));
-    const ref = new Array<number>(levels.length).fill(0);
-    const cur = new Array<number>(levels.length).fill(0);
-    for (const x of r.xs) ref[idx.get(x)!]++;
-    for (const x of c.xs) cur[idx.get(x)!]++;
-    counts = { ref, cur };
-    histogram = { labels: levels.map(String), edges: [], reference: shares(ref), current: shares(cur) };
-  } else if (r.xs.length && c.xs.length) {
-    histogram = numericHistogram(sorted(r.xs), sorted(c.xs), 20);
-  } else {
-    histogram = { labels: [], edges: [], reference: [], current: [] };
-  }
+  const idx = new Map(levels?.map((l, i) => [l, i]));
+  const tally = (xs: readonly number[]) => {
+    const n = new Array<number>(idx.size).fill(0);
+    for (const x of xs) n[idx.get(x)!]++;
+    return n;
+  };
+  const counts = levels && { ref: tally(r.xs), cur: tally(c.xs) };
+  const histogram: Histogram = counts
+    ? { labels: levels.map(String), edges: [], reference: shares(counts.ref), current: shares(counts.cur) }
+    : r.xs.length && c.xs.length
+      ? numericHistogram(sorted(r.xs), sorted(c.xs), 20)
+      : { labels: [], edges: [], reference: [], current: [] };
 
   // Key order is the order of drift_latest.json's per-feature entries. `score`: normalised Wasserstein
   // (numeric) or Jensen–Shannon distance (categorical); `p_value`: KS or chi-squared.
@@ -166,10 +159,7 @@ function featureDrift(
   return verdict('wasserstein_ks', wn, p, d, wn > thresholds.wassersteinNorm && p < thresholds.pValue, null);
 }
 
-/**
- * Per-feature drift between reference and current rows (pure); `drift_score` is the share of tested
- * features that drifted.
- */
+/** Per-feature drift (pure); `drift_score` is the share of tested features that drifted. */
 export function computeDrift(
   reference: readonly ValueRow[],
   current: readonly ValueRow[],
@@ -181,7 +171,6 @@ export function computeDrift(
   const tested = features.filter((f) => f.test !== 'none');
   const nDrifted = tested.filter((f) => f.drifted).length;
   return {
-    // Share of tested features that drifted; null when no feature could be tested.
     drift_score: tested.length ? nDrifted / tested.length : null,
     n_features: tested.length,
     n_drifted: nDrifted,

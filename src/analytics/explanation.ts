@@ -15,24 +15,16 @@ export interface ServedModel {
   training_cutoff: string;
 }
 
-/**
- * The model behind a served row's `model_stage` and `model_run_id`: null when no registry knows the run;
- * throws `MC_ERR_NO_EXPLANATION` when it is known but its model was not kept.
- */
+/** A served row's model: null when no registry knows the run; MC_ERR_NO_EXPLANATION if it was not kept. */
 type ServedModelLookup = (stage: string, runId: string) => Promise<ServedModel | null>;
 
-/** Agreement required between the recomputed and the served probabilities. */
 const EXPLANATION_TOLERANCE = 1e-9;
 
 const indexes = new WeakMap<AnalystData, Map<number, AnalystRow>>();
 
 function servedRow(data: AnalystData, matchId: number): AnalystRow | undefined {
-  let byId = indexes.get(data);
-  if (!byId) {
-    byId = new Map(data.predictions.map((r) => [Number(r.match_id), r]));
-    indexes.set(data, byId);
-  }
-  return byId.get(matchId);
+  if (!indexes.has(data)) indexes.set(data, new Map(data.predictions.map((r) => [Number(r.match_id), r])));
+  return indexes.get(data)!.get(matchId);
 }
 
 const outcomes = (v: readonly (number | null)[] | null) =>
@@ -49,11 +41,7 @@ export interface ExplainInputs {
   features(matchId: number): Promise<FeatureRow | undefined>;
 }
 
-/**
- * The served prediction of `matchId` (published run) explained by the model that produced it: the
- * champion, the market-free fallback or a walk-forward fold. Unknown match: `MC_ERR_MATCH_NOT_FOUND`;
- * a known match without an explainable served row: `MC_ERR_NO_EXPLANATION`.
- */
+/** `matchId`'s served prediction explained by its own model (champion, fallback or walk-forward fold). */
 export async function explainServed(
   data: AnalystData,
   inputs: ExplainInputs,
@@ -86,15 +74,12 @@ export async function explainServed(
   }
   const probabilities = outcomes(ex.probabilities)!;
   const maxAbsError = Math.max(
-    Math.abs(probabilities.home - served.home),
-    Math.abs(probabilities.draw - served.draw),
-    Math.abs(probabilities.away - served.away),
+    ...(['home', 'draw', 'away'] as const).map((k) => Math.abs(probabilities[k] - served[k])),
   );
   const fair =
     features.mkt_missing === 0
       ? outcomes([features.mkt_home, features.mkt_draw, features.mkt_away])
       : triple(row, 'used_fair');
-  const observed = asDate(row.odds_observed_at);
   return {
     match_id: matchId,
     run_id: data.runId,
@@ -121,7 +106,7 @@ export async function explainServed(
     max_abs_error: maxAbsError,
     reproduces_served: maxAbsError <= EXPLANATION_TOLERANCE,
     market: {
-      odds_observed_at: observed ? observed.toISOString() : null,
+      odds_observed_at: asDate(row.odds_observed_at)?.toISOString() ?? null,
       prices: triple(row, 'used_price'),
       fair,
     },

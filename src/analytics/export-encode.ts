@@ -69,10 +69,7 @@ class DrainingWriter extends ByteWriter {
   }
 }
 
-/**
- * The Parquet file of `rows`, one row group of {@link EXPORT_CHUNK_ROWS} rows at a time, each yielded as
- * soon as it is encoded, then the footer. Same columns and values as {@link csvChunks}.
- */
+/** The Parquet file of `rows`: each row group yielded once encoded, then the footer. */
 export async function* parquetChunks(
   columns: readonly AnalystColumn[],
   rows: Iterable<AnalystRow>,

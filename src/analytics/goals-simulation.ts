@@ -1,7 +1,15 @@
 import { KEYS, type OddsRecord } from '../domain/index.js';
 import { readOddsFile } from '../ingest/index.js';
 import { marketsFromMatrix, scoreMatrix } from '../model/index.js';
-import { type AnalyticsDeps, asDate, matchesOf, numOrNull, putReport, readParquetObject } from './io.js';
+import {
+  type AnalyticsDeps,
+  asDate,
+  matchesOf,
+  numOrNull,
+  putReport,
+  readParquetObject,
+  regionsOf,
+} from './io.js';
 import { STRATEGY_COLUMNS, strategyRows, toCsv } from './roi-csv.js';
 import {
   type BetCandidate,
@@ -40,10 +48,7 @@ interface GoalsSimulationResult {
   sim: SimulationResult;
 }
 
-/**
- * `roi_by_region_markets.csv`: per market, the model (edge rule) and the baselines `favourite` (lowest
- * price) and `home` (= always over / always yes), in total (region `ALL`) and per region.
- */
+/** `roi_by_region_markets.csv`: per market, model and baselines (`home` = always over/yes), per region. */
 export function roiMarketsCsv(results: readonly GoalsSimulationResult[]): string {
   return toCsv(
     ['market', ...STRATEGY_COLUMNS],
@@ -53,10 +58,7 @@ export function roiMarketsCsv(results: readonly GoalsSimulationResult[]): string
   );
 }
 
-/**
- * Flat-stake simulation of O/U 2.5 and BTTS on the goals model's out-of-sample rows, with the 1X2
- * simulation's threshold and odds (closing). Null when there is no markets file.
- */
+/** Flat stakes on O/U 2.5 and BTTS of the goals model's out-of-sample rows; null without a markets file. */
 export async function runGoalsSimulateStage(
   deps: AnalyticsDeps,
   opts: { asOf?: Date } = {},
@@ -66,8 +68,7 @@ export async function runGoalsSimulateStage(
   if (!rows) return null;
   const matches = new Map((await matchesOf(deps)).map((m) => [m.id, m]));
   const odds = new Map((await readOddsFile(deps.store)).map((o) => [o.match_id, o]));
-  const regions = new Map<number, string>();
-  for (const m of matches.values()) regions.set(m.regionId, m.regionName);
+  const regions = regionsOf(matches.values());
   const results: GoalsSimulationResult[] = [];
   for (const market of GOALS_MARKETS) {
     const candidates: BetCandidate[] = [];
@@ -87,20 +88,13 @@ export async function runGoalsSimulateStage(
       );
       const p = market === 'ou25' ? mk.over['2.5'] : mk.btts_yes;
       const won = market === 'ou25' ? m.homeScore + m.awayScore > 2.5 : m.homeScore > 0 && m.awayScore > 0;
-      candidates.push(
-        twoWayCandidate(
-          { match_id: m.id, region_id: m.regionId, region_name: m.regionName, season: m.season },
-          p,
-          price,
-          won,
-        ),
-      );
+      const base = { match_id: m.id, region_id: m.regionId, region_name: m.regionName, season: m.season };
+      candidates.push(twoWayCandidate(base, p, price, won));
     }
-    const sim = simulateBets(candidates, {
-      edgeThreshold: deps.config.edgeThreshold,
-      regions,
+    results.push({
+      market,
+      sim: simulateBets(candidates, { edgeThreshold: deps.config.edgeThreshold, regions }),
     });
-    results.push({ market, sim });
   }
   await putReport(deps.store, KEYS.roiByRegionMarkets.key, roiMarketsCsv(results));
   deps.log.info(

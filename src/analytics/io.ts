@@ -18,12 +18,10 @@ export interface AnalyticsDeps {
   loaded?: { matches: readonly Match[]; featureRows: readonly FeatureRow[] };
 }
 
-/** Every match: the run's own copy when it passed one, else from the database. */
 export async function matchesOf(deps: Pick<AnalyticsDeps, 'db' | 'loaded'>): Promise<readonly Match[]> {
   return deps.loaded?.matches ?? (await new MatchesRepository(deps.db).allMatches());
 }
 
-/** The outcome of a finished match, or null when it is not finished (or has no score). */
 export function outcomeOf(m: Match | undefined): Outcome | null {
   if (m?.status !== 'finished' || m.homeScore === null || m.awayScore === null) return null;
   return outcomeFromScore(m.homeScore, m.awayScore);
@@ -58,6 +56,10 @@ export async function readParquetObject(
   return obj ? readParquet(obj.body) : null;
 }
 
+export function regionsOf(matches: Iterable<Match>): Map<number, string> {
+  return new Map(Array.from(matches, (m) => [m.regionId, m.regionName]));
+}
+
 /** Items grouped by `key`, each group in input order. */
 export function groupBy<T, K>(xs: readonly T[], key: (x: T) => K): Map<K, T[]> {
   const groups = new Map<K, T[]>();
@@ -70,7 +72,6 @@ export function groupBy<T, K>(xs: readonly T[], key: (x: T) => K): Map<K, T[]> {
   return groups;
 }
 
-/** Puts a text file in the `reports` bucket, its content type from its extension. */
 export async function putReport(store: ObjectStore, key: string, body: string): Promise<void> {
   await store.put('reports', key, Buffer.from(body, 'utf8'), { contentType: contentTypeForKey(key) });
 }

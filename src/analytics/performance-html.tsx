@@ -1,6 +1,6 @@
 import type { PerformanceSummary } from '../schemas/index.js';
 import type { PerformanceGroup, PeriodPoint, ReliabilityBin } from './performance.js';
-import { Badge, fixed, num, numText, renderReport, Table } from './report-html.js';
+import { Badge, type Column, ColumnTable, fixed, num, numText, renderReport } from './report-html.js';
 import { Chart, EmptyChart, f1 } from './svg.js';
 
 const MODEL = '#4c78a8';
@@ -9,47 +9,23 @@ const CLOSING = '#54a24b';
 
 function EdgeBadge({ edge }: { edge: number | null }) {
   if (edge === null) return <Badge kind="skip">no line</Badge>;
-  return edge > 0 ? (
-    <Badge kind="ok">+{edge.toFixed(4)}</Badge>
-  ) : (
-    <Badge kind="fail">{edge.toFixed(4)}</Badge>
-  );
+  return <Badge kind={edge > 0 ? 'ok' : 'fail'}>{`${edge > 0 ? '+' : ''}${edge.toFixed(4)}`}</Badge>;
 }
 
-function GroupsTable({ groups }: { groups: readonly PerformanceGroup[] }) {
-  return (
-    <Table
-      header={[
-        'region',
-        'n',
-        'log loss',
-        'RPS',
-        'Brier',
-        'accuracy',
-        'opening line (n)',
-        'edge vs opening',
-        'closing line (n)',
-        'edge vs closing',
-        'calibration error',
-        'last kick-off',
-      ]}
-      rows={groups.map((g) => [
-        g.region_name,
-        numText(String(g.n)),
-        num(g.log_loss, 4),
-        num(g.rps, 4),
-        num(g.brier, 4),
-        num(g.accuracy, 3),
-        numText(`${fixed(g.opening.line_log_loss, 4)} (${g.opening.n})`),
-        <EdgeBadge edge={g.opening.edge_log_loss} />,
-        numText(`${fixed(g.closing.line_log_loss, 4)} (${g.closing.n})`),
-        <EdgeBadge edge={g.closing.edge_log_loss} />,
-        num(g.calibration_error, 4),
-        g.last_kickoff?.slice(0, 10) ?? '–',
-      ])}
-    />
-  );
-}
+const GROUP_COLUMNS: readonly Column<PerformanceGroup>[] = [
+  ['region', (g) => g.region_name],
+  ['n', (g) => numText(String(g.n))],
+  ['log loss', (g) => num(g.log_loss, 4)],
+  ['RPS', (g) => num(g.rps, 4)],
+  ['Brier', (g) => num(g.brier, 4)],
+  ['accuracy', (g) => num(g.accuracy, 3)],
+  ['opening line (n)', (g) => numText(`${fixed(g.opening.line_log_loss, 4)} (${g.opening.n})`)],
+  ['edge vs opening', (g) => <EdgeBadge edge={g.opening.edge_log_loss} />],
+  ['closing line (n)', (g) => numText(`${fixed(g.closing.line_log_loss, 4)} (${g.closing.n})`)],
+  ['edge vs closing', (g) => <EdgeBadge edge={g.closing.edge_log_loss} />],
+  ['calibration error', (g) => num(g.calibration_error, 4)],
+  ['last kick-off', (g) => g.last_kickoff?.slice(0, 10) ?? '–'],
+];
 
 /** Predicted probability against observed frequency per decile; the diagonal is perfect calibration. */
 function ReliabilityChart({ bins, title }: { bins: readonly ReliabilityBin[]; title: string }) {
@@ -58,14 +34,13 @@ function ReliabilityChart({ bins, title }: { bins: readonly ReliabilityBin[]; ti
   const plot = size - 2 * pad;
   const x = (v: number) => pad + v * plot;
   const y = (v: number) => pad + plot - v * plot;
-  const pts = bins.filter((b) => b.n > 0 && b.mean_predicted !== null && b.observed_frequency !== null);
+  const pts = bins.flatMap((b) =>
+    b.n > 0 && b.mean_predicted !== null && b.observed_frequency !== null
+      ? [{ ...b, p: b.mean_predicted, o: b.observed_frequency }]
+      : [],
+  );
   const maxN = Math.max(1, ...pts.map((b) => b.n));
-  const path = pts
-    .map(
-      (b, i) =>
-        `${i ? 'L' : 'M'}${f1(x(b.mean_predicted as number))},${f1(y(b.observed_frequency as number))}`,
-    )
-    .join('');
+  const path = pts.map((b, i) => `${i ? 'L' : 'M'}${f1(x(b.p))},${f1(y(b.o))}`).join('');
   return (
     <Chart width={size} height={size} title={title}>
       <rect x={pad} y={pad} width={plot} height={plot} fill="none" stroke="#999" />
@@ -73,14 +48,14 @@ function ReliabilityChart({ bins, title }: { bins: readonly ReliabilityBin[]; ti
       {path ? <path d={path} fill="none" stroke={MODEL} /> : null}
       {pts.map((b) => (
         <circle
-          cx={f1(x(b.mean_predicted as number))}
-          cy={f1(y(b.observed_frequency as number))}
+          cx={f1(x(b.p))}
+          cy={f1(y(b.o))}
           r={f1(2 + 5 * Math.sqrt(b.n / maxN))}
           fill={MODEL}
           fill-opacity="0.8"
         >
           <title>
-            {`${b.lower.toFixed(1)}–${b.upper.toFixed(1)}: predicted ${(b.mean_predicted as number).toFixed(3)}, observed ${(b.observed_frequency as number).toFixed(3)}, n ${b.n}`}
+            {`${b.lower.toFixed(1)}–${b.upper.toFixed(1)}: predicted ${b.p.toFixed(3)}, observed ${b.o.toFixed(3)}, n ${b.n}`}
           </title>
         </circle>
       ))}
@@ -118,17 +93,12 @@ function SeriesChart({ series, title }: { series: readonly PeriodPoint[]; title:
   const plotH = height - pad.top - pad.bottom;
   const x = (i: number) => pad.left + (series.length === 1 ? plotW / 2 : (i / (series.length - 1)) * plotW);
   const y = (v: number) => pad.top + plotH - ((v - lo) / span) * plotH;
+  // A missing week lifts the pen: the next point starts a new segment.
   const line = (get: (p: PeriodPoint) => number | null, colour: string) => {
     let d = '';
-    let pen = false;
     series.forEach((p, i) => {
       const v = get(p);
-      if (v === null) {
-        pen = false;
-        return;
-      }
-      d += `${pen ? 'L' : 'M'}${f1(x(i))},${f1(y(v))}`;
-      pen = true;
+      if (v !== null) d += `${i > 0 && get(series[i - 1]) !== null ? 'L' : 'M'}${f1(x(i))},${f1(y(v))}`;
     });
     return d ? <path d={d} fill="none" stroke={colour} stroke-width="1.5" /> : null;
   };
@@ -165,19 +135,12 @@ function SeriesChart({ series, title }: { series: readonly PeriodPoint[]; title:
   );
 }
 
-function ReliabilityTable({ bins }: { bins: readonly ReliabilityBin[] }) {
-  return (
-    <Table
-      header={['predicted', 'n', 'mean predicted', 'observed']}
-      rows={bins.map((b) => [
-        `${b.lower.toFixed(1)}–${b.upper.toFixed(1)}`,
-        numText(String(b.n)),
-        num(b.mean_predicted, 3),
-        num(b.observed_frequency, 3),
-      ])}
-    />
-  );
-}
+const RELIABILITY_COLUMNS: readonly Column<ReliabilityBin>[] = [
+  ['predicted', (b) => `${b.lower.toFixed(1)}–${b.upper.toFixed(1)}`],
+  ['n', (b) => numText(String(b.n))],
+  ['mean predicted', (b) => num(b.mean_predicted, 3)],
+  ['observed', (b) => num(b.observed_frequency, 3)],
+];
 
 /** The self-contained HTML performance report (inline CSS and SVG; no script, no external resource). */
 export function renderPerformanceReport(s: Omit<PerformanceSummary, 'available'>): string {
@@ -207,7 +170,7 @@ export function renderPerformanceReport(s: Omit<PerformanceSummary, 'available'>
       positive means the served probabilities beat the line.
     </p>,
     <h2>By region (window)</h2>,
-    <GroupsTable groups={s.groups} />,
+    <ColumnTable columns={GROUP_COLUMNS} rows={s.groups} />,
     <h2>Over time (weekly log loss, all history)</h2>,
     <div class="grid">
       {s.groups.map((g) => (
@@ -223,7 +186,7 @@ export function renderPerformanceReport(s: Omit<PerformanceSummary, 'available'>
         <ReliabilityChart bins={all.reliability} title="reliability, all regions" />
       </div>
       <div class="card">
-        <ReliabilityTable bins={all.reliability} />
+        <ColumnTable columns={RELIABILITY_COLUMNS} rows={all.reliability} />
       </div>
     </div>,
     ...(s.backtest
@@ -235,7 +198,7 @@ export function renderPerformanceReport(s: Omit<PerformanceSummary, 'available'>
             Out-of-sample predictions of walk-forward folds over the past; shown apart and never mixed into
             the served figures above.
           </p>,
-          <GroupsTable groups={s.backtest.groups} />,
+          <ColumnTable columns={GROUP_COLUMNS} rows={s.backtest.groups} />,
         ]
       : []),
   ]);

@@ -1,33 +1,23 @@
 import { SERVED_LOG } from '../domain/index.js';
 import { type ArtifactSource, readArtifact } from '../runs/index.js';
 import { type ObjectStore, type ParquetColumn, readParquet, writeParquet } from '../storage/index.js';
-import { asDate, numOrNull } from './io.js';
+import { asDate, numOrNull, threeWay } from './io.js';
 import { compactTimestamp } from './report-names.js';
 
-/**
- * The served log, append-only so that the realised figures of a match never change when later runs (or
- * a rollback) replace the predictions file: each published row, the run (or re-prediction) that
- * published it, its "now" (`served_at`: served from then on), when it was appended, and the de-margined
- * opening odds the features held when it was predicted.
- */
-const SERVED_COLUMNS: readonly ParquetColumn[] = [
-  { name: 'match_id', type: 'int64' },
-  { name: 'region_id', type: 'int32' },
-  { name: 'region_name', type: 'string' },
-  { name: 'start_time_utc', type: 'timestamp' },
-  { name: 'proba_home', type: 'double' },
-  { name: 'proba_draw', type: 'double' },
-  { name: 'proba_away', type: 'double' },
-  { name: 'model_stage', type: 'string' },
-  { name: 'model_run_id', type: 'string' },
-  { name: 'publication_id', type: 'string' },
-  { name: 'served_at', type: 'timestamp' },
-  { name: 'recorded_at', type: 'timestamp' },
-  { name: 'used_open_home', type: 'double' },
-  { name: 'used_open_draw', type: 'double' },
-  { name: 'used_open_away', type: 'double' },
-  { name: 'odds_observed_at', type: 'timestamp' },
-];
+/** The append-only served log: later runs or rollbacks never change a match's realised figures. */
+const SERVED_COLUMNS: readonly ParquetColumn[] = (
+  [
+    ['int64', 'match_id'],
+    ['int32', 'region_id'],
+    ['string', 'region_name'],
+    ['timestamp', 'start_time_utc'],
+    ['double', 'proba_home', 'proba_draw', 'proba_away'],
+    ['string', 'model_stage', 'model_run_id', 'publication_id'],
+    ['timestamp', 'served_at', 'recorded_at'],
+    ['double', 'used_open_home', 'used_open_draw', 'used_open_away'],
+    ['timestamp', 'odds_observed_at'],
+  ] as const
+).flatMap(([type, ...names]) => names.map((name) => ({ name, type })));
 
 interface RecordServedOptions {
   /** The publication's "now" (run as-of / replay clock). Only rows kicking off after it are logged. */
@@ -44,11 +34,7 @@ function servedLogKey(servedAt: Date, publicationId: string | undefined, now: Da
   return `${SERVED_LOG.prefix}${compactTimestamp(servedAt)}_${tag}.parquet`;
 }
 
-/**
- * Appends the published rows kicking off after `servedAt` that a model produced live (never `backtest`).
- * Idempotent per (servedAt, publicationId): the same publication writes the same key. Returns the rows
- * appended and the key in the `predictions` bucket (0 and null when nothing was written).
- */
+/** Logs the live (not backtest) rows kicking off after `servedAt`; idempotent per publication. */
 export async function recordServedPredictions(
   store: ObjectStore,
   // A `PredictionRow` has these fields; `odds_observed_at` only when the publisher knows it.
@@ -57,8 +43,7 @@ export async function recordServedPredictions(
 ): Promise<{ rows: number; key: string | null }> {
   const servedMs = options.servedAt.getTime();
   const now = new Date();
-  const odds = new Map<number, Record<string, unknown>>();
-  for (const f of options.featureRows ?? []) odds.set(f.match_id, f as unknown as Record<string, unknown>);
+  const odds = new Map((options.featureRows ?? []).map((f) => [f.match_id, f as Record<string, unknown>]));
   const out: ServedRow[] = [];
   for (const r of rows) {
     if (r.model_stage === 'backtest' || r.start_time_utc.getTime() <= servedMs) continue;
@@ -89,16 +74,16 @@ export async function recordServedPredictions(
 export function toPublishedPrediction(r: Record<string, unknown>) {
   const id = numOrNull(r.match_id);
   const start = asDate(r.start_time_utc);
-  const p = [numOrNull(r.proba_home), numOrNull(r.proba_draw), numOrNull(r.proba_away)];
-  if (id === null || !start || p.some((x) => x === null)) return null;
+  const p = threeWay(r, 'proba');
+  if (id === null || !start || !p) return null;
   return {
     match_id: id,
     region_id: numOrNull(r.region_id) ?? 0,
     region_name: typeof r.region_name === 'string' ? r.region_name : '',
     start_time_utc: start,
-    proba_home: p[0] as number,
-    proba_draw: p[1] as number,
-    proba_away: p[2] as number,
+    proba_home: p[0],
+    proba_draw: p[1],
+    proba_away: p[2],
     model_stage: typeof r.model_stage === 'string' ? r.model_stage : 'champion',
     model_run_id: typeof r.model_run_id === 'string' ? r.model_run_id : '',
     odds_observed_at: asDate(r.odds_observed_at),
@@ -142,10 +127,7 @@ export async function readServedLog(store: ObjectStore): Promise<ServedRow[]> {
   return out;
 }
 
-/**
- * Per match, the row with the latest `served_at` strictly before the kick-off (ties: the later file).
- * `kickoffOf`: the kick-off to judge by (the database's, for rescheduled matches); default the row's own.
- */
+/** Per match, the last row served strictly before kick-off (`kickoffOf`, else the row's own; ties: later). */
 export function servedBeforeKickoff<T extends Pick<ServedRow, 'match_id' | 'start_time_utc' | 'served_at'>>(
   rows: readonly T[],
   kickoffOf: (matchId: number) => Date | undefined = () => undefined,
@@ -160,17 +142,16 @@ export function servedBeforeKickoff<T extends Pick<ServedRow, 'match_id' | 'star
   return out;
 }
 
-/**
- * Appends the published run's predictions to the served log, for a publication not made by `pipeline
- * run` (`runs publish`, `runs rollback`). `servedAt`: the publication instant (wall or replay clock).
- */
+/** Logs the published run's predictions for `runs publish` / `runs rollback` (not made by `pipeline run`). */
 export async function recordServedFromPublished(
   src: ArtifactSource,
   options: { servedAt: Date; publicationId?: string },
 ): Promise<{ rows: number; key: string | null }> {
-  const { store } = src;
   const obj = await readArtifact(src, 'predictions');
   if (!obj) return { rows: 0, key: null };
-  const rows = (await readParquet(obj.body)).flatMap((r) => toPublishedPrediction(r) ?? []);
-  return recordServedPredictions(store, rows, options);
+  return recordServedPredictions(
+    src.store,
+    (await readParquet(obj.body)).flatMap((r) => toPublishedPrediction(r) ?? []),
+    options,
+  );
 }

@@ -31,9 +31,8 @@ export type PerformanceSummary = Omit<Served, 'available' | 'generated_at' | 'as
 
 async function previousSummary(store: ObjectStore): Promise<PerformanceSummary | null> {
   const obj = await store.get(KEYS.performanceLatest.bucket, KEYS.performanceLatest.key);
-  if (!obj) return null;
   try {
-    const parsed: unknown = JSON.parse(obj.body.toString('utf8'));
+    const parsed: unknown = obj && JSON.parse(obj.body.toString('utf8'));
     return parsed && typeof parsed === 'object' ? (parsed as PerformanceSummary) : null;
   } catch {
     return null;
@@ -56,10 +55,7 @@ async function backtestRows(
   return joinServedResults(pseudoServed, matches, odds, asOf).joined;
 }
 
-/**
- * `pipeline performance`: the predictions served before kick-off joined to the results known at `asOf`
- * and to the opening and closing lines; writes the HTML report and, last, `performance_latest.json`.
- */
+/** `pipeline performance`: served predictions against results and lines; the summary JSON is written last. */
 export async function runPerformanceStage(
   deps: Pick<AnalyticsDeps, 'config' | 'db' | 'store' | 'log'>,
   opts: PerformanceStageOptions = {},
@@ -81,16 +77,14 @@ export async function runPerformanceStage(
   const { joined, unserved } = joinServedResults(served, matches, odds, asOf);
   const bt = await backtestRows(deps, matches, asOf, odds);
 
-  let nFinished = 0;
-  let lastKickoff: Date | null = null;
-  for (const m of matches) {
-    if (outcomeOf(m) === null || m.startTimeUtc >= asOf) continue;
-    nFinished++;
-    if (!lastKickoff || m.startTimeUtc > lastKickoff) lastKickoff = m.startTimeUtc;
-  }
-  const prevN = prev?.results?.n_finished;
-  const grew = typeof prevN !== 'number' || nFinished !== prevN;
-  const kept = grew ? null : prev?.results?.last_new_result_at;
+  const finished = matches.filter((m) => outcomeOf(m) !== null && m.startTimeUtc < asOf);
+  const nFinished = finished.length;
+  const lastKickoff = finished.reduce<Date | null>(
+    (a, m) => (!a || m.startTimeUtc > a ? m.startTimeUtc : a),
+    null,
+  );
+  // Unchanged since the previous summary: the last new result is still the one it recorded.
+  const kept = prev?.results?.n_finished === nFinished ? prev.results.last_new_result_at : null;
   const lastNewResultAt = nFinished === 0 ? null : (kept ?? now.toISOString());
 
   const reportName = reportFilename('performance_report', now);
@@ -110,7 +104,7 @@ export async function runPerformanceStage(
       : null,
     results: {
       n_finished: nFinished,
-      last_result_kickoff: lastKickoff ? lastKickoff.toISOString() : null,
+      last_result_kickoff: lastKickoff?.toISOString() ?? null,
       last_new_result_at: lastNewResultAt,
     },
     report_filename: reportName,

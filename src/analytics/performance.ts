@@ -32,10 +32,7 @@ export interface PerformanceWindow {
   days: number;
 }
 
-/**
- * Every match finished before `asOf` that was served a prediction before kick-off, joined to it and to
- * both lines (de-margined as the features do), by kick-off; counts the finished matches never served.
- */
+/** Finished matches served before kick-off, joined to their prediction and lines; counts the unserved. */
 export function joinServedResults(
   served: readonly Pick<
     ServedRow,
@@ -55,11 +52,11 @@ export function joinServedResults(
     const label = outcomeOf(m);
     if (label === null || m.startTimeUtc.getTime() >= asOfMs) continue;
     const s = before.get(m.id);
+    const o = oddsById.get(m.id);
     if (!s) {
       unserved++;
       continue;
     }
-    const o = oddsById.get(m.id);
     joined.push({
       match_id: m.id,
       region_id: m.regionId,
@@ -83,16 +80,12 @@ function applyWindow(rows: readonly JoinedMatch[], window: PerformanceWindow, as
 }
 
 function compareLine(rows: readonly JoinedMatch[], which: 'opening' | 'closing'): LineComparison {
-  const model: Probabilities[] = [];
-  const line: Probabilities[] = [];
-  const y: number[] = [];
-  for (const r of rows) {
-    const l = r[which];
-    if (!l) continue;
-    model.push(r.proba);
-    line.push(l);
-    y.push(r.label);
-  }
+  const withLine = rows.filter((r) => r[which]);
+  const [model, line, y] = [
+    withLine.map((r) => r.proba),
+    withLine.map((r) => r[which]!),
+    withLine.map((r) => r.label),
+  ];
   const n = y.length;
   const m = n ? logLoss(model, y) : null;
   const l = n ? logLoss(line, y) : null;
@@ -143,22 +136,15 @@ export function reliabilityTable(rows: ReadonlyArray<{ proba: readonly number[];
   return { bins, calibration_error: total ? gap / total : null };
 }
 
-/** Realised figures of a set of joined matches. */
 function performanceFigures(rows: readonly JoinedMatch[]): PerformanceFigures {
-  const probs = rows.map((r) => r.proba);
-  const y = rows.map((r) => r.label);
+  const [probs, y, n] = [rows.map((r) => r.proba), rows.map((r) => r.label), rows.length];
   const rel = reliabilityTable(rows);
-  let correct = 0;
-  for (const r of rows) {
-    if (predictedClass(r.proba) === r.label) correct++;
-  }
-  const n = rows.length;
   return {
     n,
     log_loss: n ? logLoss(probs, y) : null,
     rps: n ? rps(probs, y) : null,
     brier: n ? brier(probs, y) : null,
-    accuracy: n ? correct / n : null,
+    accuracy: n ? rows.filter((r) => predictedClass(r.proba) === r.label).length / n : null,
     opening: compareLine(rows, 'opening'),
     closing: compareLine(rows, 'closing'),
     calibration_error: rel.calibration_error,
@@ -180,13 +166,16 @@ function weeklySeries(rows: readonly JoinedMatch[]): PeriodPoint[] {
   return [...groupBy(rows, (r) => weekStart(r.start_time_utc)).entries()]
     .sort((a, b) => a[0] - b[0])
     .map(([w, g]) => {
-      const open = compareLine(g, 'opening');
-      const close = compareLine(g, 'closing');
+      const [open, close, probs] = [
+        compareLine(g, 'opening'),
+        compareLine(g, 'closing'),
+        g.map((r) => r.proba),
+      ];
       return {
         period_start: new Date(w).toISOString(),
         n: g.length,
         log_loss: logLoss(
-          g.map((r) => r.proba),
+          probs,
           g.map((r) => r.label),
         ),
         n_opening: open.n,
@@ -199,10 +188,7 @@ function weeklySeries(rows: readonly JoinedMatch[]): PeriodPoint[] {
     });
 }
 
-/**
- * The all-regions group first, then one group per region (by name): each with its figures over the
- * window (applied per group: a region's last N matches) and its weekly series over all of `rows`.
- */
+/** All regions, then each region by name: figures over the window (per group), weekly series over all. */
 export function performanceGroups(
   rows: readonly JoinedMatch[],
   window: PerformanceWindow,

@@ -41,9 +41,11 @@ interface NumCell {
 /** A table cell: any text or component (a `<td>`), or a {@link NumCell} (a right-aligned `<td class="num">`). */
 type Cell = ComponentChildren | NumCell;
 
-function isNum(c: Cell): c is NumCell {
-  return typeof c === 'object' && c !== null && !Array.isArray(c) && 'num' in c;
-}
+/** A table column: its header and the cell it shows for a row. */
+export type Column<T> = readonly [header: string, cell: (row: T) => Cell];
+
+const isNum = (c: Cell): c is NumCell =>
+  typeof c === 'object' && c !== null && !Array.isArray(c) && 'num' in c;
 
 /** A numeric cell rounded to `digits` decimals ("–" for null / non-finite); `suffix` e.g. `' %'`. */
 export function num(x: number | null | undefined, digits = 3, suffix = ''): NumCell {
@@ -55,9 +57,7 @@ export function num(x: number | null | undefined, digits = 3, suffix = ''): NumC
 export const fixed = (x: number | null, digits: number) => (x === null ? '–' : x.toFixed(digits));
 
 /** A numeric cell holding text as is (e.g. "12 / 30"). */
-export function numText(text: string): NumCell {
-  return { num: text };
-}
+export const numText = (text: string): NumCell => ({ num: text });
 
 export function Table({
   header,
@@ -82,6 +82,11 @@ export function Table({
       </tbody>
     </table>
   );
+}
+
+/** A {@link Table} of `rows` with one cell per column. */
+export function ColumnTable<T>({ columns, rows }: { columns: readonly Column<T>[]; rows: readonly T[] }) {
+  return <Table header={columns.map((c) => c[0])} rows={rows.map((r) => columns.map((c) => c[1](r)))} />;
 }
 
 type BadgeKind = 'ok' | 'warn' | 'fail' | 'drift' | 'skip';

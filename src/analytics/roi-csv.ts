@@ -26,20 +26,14 @@ export function roiByRegionSeasonCsv(rows: StrategyResult['by_region_season']): 
 /** Header of the strategies' rows (see {@link strategyRows}). */
 export const STRATEGY_COLUMNS = ['strategy', 'region_name', ...FIGURE_COLUMNS];
 
-/**
- * The model, then the favourite and home baselines: `lead`'s fields, then the strategy's figures in
- * total (region `ALL`, empty region_id) and per region.
- */
+/** Model, favourite and home: `lead`'s fields, then figures in total (region `ALL`) and per region. */
 export function strategyRows(sim: SimulationResult, lead: (s: StrategyResult) => CsvRow): CsvRow[] {
   return [sim.model, sim.baselines.favourite, sim.baselines.home].flatMap((s) =>
     [{ ...s.total, region_name: 'ALL', region_id: null }, ...s.by_region].map((r) => ({ ...lead(s), ...r })),
   );
 }
 
-/**
- * `roi_baselines.csv`: model, favourite and home strategies side by side, per region and in total
- * (region_name `ALL`, empty region_id), all on the same candidate matches.
- */
+/** `roi_baselines.csv`: the three strategies side by side on the same candidates, total and per region. */
 export function roiBaselinesCsv(sim: SimulationResult): string {
   return toCsv(
     STRATEGY_COLUMNS,

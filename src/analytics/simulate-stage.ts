@@ -8,6 +8,7 @@ import {
   outcomeOf,
   putReport,
   readParquetObject,
+  regionsOf,
 } from './io.js';
 import { roiBaselinesCsv, roiByRegionCsv, roiByRegionSeasonCsv } from './roi-csv.js';
 import { type OddsSource, type ResultInput, selectCandidates, simulateBets } from './simulation.js';
@@ -29,10 +30,7 @@ interface SimulateStageOptions {
   asOf?: Date;
 }
 
-/**
- * `pipeline simulate`: flat bets on the backtest's out-of-sample predictions; writes `roi_by_region.csv`
- * (spec §2.6) and its companions. Throws MC_ERR_PREDICTIONS_UNAVAILABLE when there is no backtest yet.
- */
+/** `pipeline simulate`: flat bets on the backtest, `roi_by_region.csv` and companions (spec §2.6). */
 export async function runSimulateStage(deps: AnalyticsDeps, opts: SimulateStageOptions = {}) {
   const { store, log } = deps;
   const threshold = opts.edgeThreshold ?? deps.config.edgeThreshold;
@@ -50,20 +48,19 @@ export async function runSimulateStage(deps: AnalyticsDeps, opts: SimulateStageO
   const matches = await matchesOf(deps);
   const odds = new Map((await readOddsFile(store)).map((o) => [o.match_id, o]));
 
-  const kickoff = new Map<number, Date>();
-  const results = new Map<number, ResultInput>();
-  const regions = new Map<number, string>();
-  for (const m of matches) {
-    regions.set(m.regionId, m.regionName);
-    kickoff.set(m.id, m.startTimeUtc);
-    results.set(m.id, {
-      match_id: m.id,
-      region_id: m.regionId,
-      region_name: m.regionName,
-      season: m.season,
-      outcome: m.startTimeUtc < asOf ? outcomeOf(m) : null,
-    });
-  }
+  const kickoff = new Map(matches.map((m) => [m.id, m.startTimeUtc]));
+  const results = new Map<number, ResultInput>(
+    matches.map((m) => [
+      m.id,
+      {
+        match_id: m.id,
+        region_id: m.regionId,
+        region_name: m.regionName,
+        season: m.season,
+        outcome: m.startTimeUtc < asOf ? outcomeOf(m) : null,
+      },
+    ]),
+  );
 
   // Out of sample only: a backtest row whose match kicked off before its fold's training cutoff was
   // (or could have been) in that fold's training data, so it is dropped.
@@ -84,10 +81,7 @@ export async function runSimulateStage(deps: AnalyticsDeps, opts: SimulateStageO
   });
 
   const selection = selectCandidates(predictions, results, odds, oddsSource);
-  const sim = simulateBets(selection.candidates, {
-    edgeThreshold: threshold,
-    regions,
-  });
+  const sim = simulateBets(selection.candidates, { edgeThreshold: threshold, regions: regionsOf(matches) });
 
   const starts = selection.candidates
     .map((c) => kickoff.get(c.match_id)!)
@@ -103,8 +97,8 @@ export async function runSimulateStage(deps: AnalyticsDeps, opts: SimulateStageO
     n_candidates: sim.n_candidates,
     excluded: { in_sample: inSample, ...selection.excluded },
     period: {
-      first_match: starts.length ? starts[0].toISOString() : null,
-      last_match: starts.length ? starts[starts.length - 1].toISOString() : null,
+      first_match: starts[0]?.toISOString() ?? null,
+      last_match: starts.at(-1)?.toISOString() ?? null,
     },
     model: sim.model.total,
     baselines: { favourite: sim.baselines.favourite.total, home: sim.baselines.home.total },

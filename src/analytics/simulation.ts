@@ -20,10 +20,7 @@ export type ResultInput = Omit<BetCandidate, 'outcome' | 'proba' | 'odds'> & { o
 
 type PriceSide = 'home' | 'draw' | 'away' | 'over25' | 'under25' | 'btts_yes' | 'btts_no';
 
-/**
- * The prices taken: `close_*`, else `odd_*` (ingest's closing-or-opening odd); opening: `open_*` only.
- * Null unless all are usable (> 1), so that every strategy bets on the same matches.
- */
+/** Closing takes `close_*`, else ingest's `odd_*`; opening takes `open_*`. Null unless all are > 1. */
 export function pickPrices(
   rec: OddsRecord,
   sides: readonly PriceSide[],
@@ -42,12 +39,8 @@ export function pickOdds(rec: OddsRecord, source: OddsSource): [number, number, 
   return pickPrices(rec, ['home', 'draw', 'away'], source) as [number, number, number] | null;
 }
 
-/**
- * Joins out-of-sample predictions with results and odds; keeps finished matches with full odds only,
- * and counts the predictions dropped by reason (for the JSON summary).
- */
+/** Joins out-of-sample predictions to results and odds; counts the dropped ones by reason. */
 export function selectCandidates(
-  // Out-of-sample predictions (walk-forward backtest rows).
   predictions: readonly { match_id: number; proba_home: number; proba_draw: number; proba_away: number }[],
   results: ReadonlyMap<number, ResultInput>,
   odds: ReadonlyMap<number, OddsRecord>,
@@ -61,26 +54,14 @@ export function selectCandidates(
     if (seen.has(p.match_id)) continue;
     seen.add(p.match_id);
     const r = results.get(p.match_id);
-    if (!r) {
-      excluded.no_match++;
-      continue;
-    }
-    if (r.outcome === null) {
-      excluded.not_finished++;
-      continue;
-    }
     const proba = [p.proba_home, p.proba_draw, p.proba_away] as const;
-    if (!proba.every((x) => Number.isFinite(x) && x >= 0 && x <= 1)) {
-      excluded.bad_probabilities++;
-      continue;
-    }
     const rec = odds.get(p.match_id);
     const o = rec ? pickOdds(rec, source) : null;
-    if (!o) {
-      excluded.no_odds++;
-      continue;
-    }
-    candidates.push({ ...r, outcome: r.outcome, proba, odds: o });
+    if (!r) excluded.no_match++;
+    else if (r.outcome === null) excluded.not_finished++;
+    else if (!proba.every((x) => Number.isFinite(x) && x >= 0 && x <= 1)) excluded.bad_probabilities++;
+    else if (!o) excluded.no_odds++;
+    else candidates.push({ ...r, outcome: r.outcome, proba, odds: o });
   }
   return { candidates, excluded };
 }
@@ -89,16 +70,10 @@ export function selectCandidates(
 export type BetStrategy = 'model' | 'favourite' | 'always_first';
 export type StakingPlan = 'flat' | 'kelly';
 
-/**
- * Fractional Kelly: stake = min(cap, fraction × (p·o − 1)/(o − 1)) × bankroll, on a fixed notional
- * bankroll (no compounding, so every stake depends on its own bet only and can be recomputed row by row).
- */
+/** Fractional Kelly on a fixed notional bankroll: no compounding, so each stake is recomputable alone. */
 const KELLY = { fraction: 0.25, cap: 0.05, bankroll: 100 } as const;
 
-/**
- * The selection `strategy` backs, or null to pass. `model`: the largest edge `p × price − 1`, if it
- * exceeds the threshold (strictly); `favourite`: the lowest price (ties go to the first).
- */
+/** The pick or null: `model` the largest edge above threshold, `favourite` the first lowest price. */
 export function pickFor(
   strategy: BetStrategy,
   proba: readonly number[],
@@ -106,20 +81,10 @@ export function pickFor(
   threshold: number,
 ): number | null {
   if (strategy === 'always_first') return 0;
-  let best = 0;
-  if (strategy === 'favourite') {
-    for (let k = 1; k < prices.length; k++) if (prices[k] < prices[best]) best = k;
-    return best;
-  }
-  let bestEdge = Number.NEGATIVE_INFINITY;
-  for (let k = 0; k < prices.length; k++) {
-    const e = proba[k] * prices[k] - 1;
-    if (e > bestEdge) {
-      bestEdge = e;
-      best = k;
-    }
-  }
-  return bestEdge > threshold ? best : null;
+  if (strategy === 'favourite') return prices.indexOf(Math.min(...prices));
+  const edges = prices.map((o, k) => proba[k] * o - 1);
+  const best = edges.indexOf(Math.max(...edges));
+  return edges[best] > threshold ? best : null;
 }
 
 /** The bet `strategy` places under `staking`, settled against `winner`; null = no bet (Kelly with no edge). */
@@ -143,14 +108,9 @@ export function placeBet(
 
 /** Aggregate of a group of bets. `roi_pct` and `hit_rate` are null when no bet was placed. */
 export function summarise(bets: readonly { stake: number; won: boolean; profit: number }[]) {
-  let staked = 0;
-  let profit = 0;
-  let won = 0;
-  for (const b of bets) {
-    staked += b.stake;
-    profit += b.profit;
-    if (b.won) won++;
-  }
+  const staked = bets.reduce((s, b) => s + b.stake, 0);
+  const profit = bets.reduce((s, b) => s + b.profit, 0);
+  const won = bets.filter((b) => b.won).length;
   return {
     n_bets: bets.length,
     n_won: won,
@@ -164,10 +124,7 @@ export function summarise(bets: readonly { stake: number; won: boolean; profit: 
 interface SimulateOptions {
   /** Minimum edge `p × odd − 1` to bet; strictly greater than. Default `0.05` (EDGE_THRESHOLD). */
   edgeThreshold?: number;
-  /**
-   * Every region present in the data, so that regions without a bet still get a row (n_bets 0).
-   * Default: the regions of the candidates only.
-   */
+  /** Every region in the data, so that one without a bet still gets a row. Default: the candidates'. */
   regions?: ReadonlyMap<number, string>;
 }
 
@@ -217,19 +174,13 @@ function runStrategy(
 }
 export type StrategyResult = ReturnType<typeof runStrategy>;
 
-/**
- * The flat-stake betting simulation over already-selected candidates (pure); the two baselines bet
- * every candidate, so all three strategies are measured on the same matches.
- */
+/** Flat-stake simulation (pure); the baselines bet every candidate, so all three see the same matches. */
 export function simulateBets(candidates: readonly BetCandidate[], options: SimulateOptions = {}) {
-  const threshold = options.edgeThreshold ?? 0.05;
-  const regions = options.regions ?? new Map<number, string>();
+  const run = (name: 'model' | 'favourite' | 'home') =>
+    runStrategy(name, candidates, options.regions ?? new Map(), options.edgeThreshold ?? 0.05);
   return {
-    model: runStrategy('model', candidates, regions, threshold),
-    baselines: {
-      favourite: runStrategy('favourite', candidates, regions, threshold),
-      home: runStrategy('home', candidates, regions, threshold),
-    },
+    model: run('model'),
+    baselines: { favourite: run('favourite'), home: run('home') },
     n_candidates: candidates.length,
   };
 }

@@ -1,23 +1,18 @@
-/** Statistics for drift detection. Inputs are arrays of finite numbers: callers drop nulls first. */
+// Statistics for drift detection. Inputs are arrays of finite numbers: callers drop nulls first.
 
 /** Arithmetic mean; null for no values. */
 export function mean(xs: readonly number[]): number | null {
-  if (xs.length === 0) return null;
-  let s = 0;
-  for (const x of xs) s += x;
-  return s / xs.length;
+  return xs.length === 0 ? null : xs.reduce((s, x) => s + x, 0) / xs.length;
 }
 
 /** Sample standard deviation (n − 1); 0 for fewer than two values. */
 export function std(xs: readonly number[]): number {
   if (xs.length < 2) return 0;
   const m = mean(xs) as number;
-  let s = 0;
-  for (const x of xs) s += (x - m) * (x - m);
-  return Math.sqrt(s / (xs.length - 1));
+  return Math.sqrt(xs.reduce((s, x) => s + (x - m) * (x - m), 0) / (xs.length - 1));
 }
 
-/** Numeric ascending sort (typed-array sort is numeric, unlike Array#sort's default). */
+/** Ascending (a typed array sorts numerically, unlike Array#sort's default). */
 export function sorted(xs: readonly number[]): Float64Array {
   return Float64Array.from(xs).sort();
 }

@@ -7,7 +7,6 @@ const CURRENT_COLOUR = '#f58518';
 /** One decimal, for SVG coordinates. */
 export const f1 = (x: number) => x.toFixed(1);
 
-/** A chart's size and accessible title. */
 type Frame = { width: number; height: number; title: string };
 
 /** The frame of every report chart: an accessible inline SVG (no script, no font, no network). */
@@ -39,10 +38,7 @@ export function EmptyChart({ width, height, title, message }: Frame & { message:
   );
 }
 
-/**
- * A reference-vs-current histogram as inline SVG (no script, no font, no network): bars side by side
- * per bin, heights as shares of each sample, so samples of different sizes compare.
- */
+/** Reference vs current, bars as shares of each sample so that samples of any size compare. */
 export function HistogramChart({ h, title }: { h: Histogram; title: string }) {
   const width = 520;
   const height = 200;
@@ -50,9 +46,7 @@ export function HistogramChart({ h, title }: { h: Histogram; title: string }) {
   const plotW = width - pad.left - pad.right;
   const plotH = height - pad.top - pad.bottom;
   const n = h.labels.length;
-  if (n === 0) {
-    return <EmptyChart width={width} height={height} title={title} message="no data" />;
-  }
+  if (n === 0) return <EmptyChart width={width} height={height} title={title} message="no data" />;
   const ymax = Math.max(1e-9, ...h.reference, ...h.current);
   const slot = plotW / n;
   const barW = Math.max(1, (slot - 2) / 2);
@@ -80,31 +74,22 @@ export function HistogramChart({ h, title }: { h: Histogram; title: string }) {
       <text x={pad.left + 104} y={13} class="tick">
         current
       </text>
-      {h.labels.map((label, i) => {
-        const x0 = pad.left + i * slot + 1;
-        return (
-          [
-            [0, h.reference[i], REFERENCE_COLOUR],
-            [1, h.current[i], CURRENT_COLOUR],
-          ] as const
-        ).map(([k, v, colour]) => {
-          const top = y(v);
-          return (
-            <rect
-              class={`bar ${k === 0 ? 'ref' : 'cur'}`}
-              x={f1(x0 + k * barW)}
-              y={f1(top)}
-              width={f1(barW)}
-              height={f1(pad.top + plotH - top)}
-              fill={colour}
-            >
-              <title>
-                {label}: {(v * 100).toFixed(1)}%
-              </title>
-            </rect>
-          );
-        });
-      })}
+      {h.labels.map((label, i) =>
+        [h.reference[i], h.current[i]].map((v, k) => (
+          <rect
+            class={`bar ${k === 0 ? 'ref' : 'cur'}`}
+            x={f1(pad.left + i * slot + 1 + k * barW)}
+            y={f1(y(v))}
+            width={f1(barW)}
+            height={f1(pad.top + plotH - y(v))}
+            fill={k === 0 ? REFERENCE_COLOUR : CURRENT_COLOUR}
+          >
+            <title>
+              {label}: {(v * 100).toFixed(1)}%
+            </title>
+          </rect>
+        )),
+      )}
       {ticks.map(([x, label]) => (
         <text x={f1(x)} y={pad.top + plotH + 14} text-anchor="middle" class="tick">
           {label}

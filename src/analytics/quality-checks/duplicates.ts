@@ -4,23 +4,17 @@ import { type CheckResult, listed, type QualityCheckDef, type QualityContext } f
 export const duplicatesCheck: QualityCheckDef = {
   id: 'duplicates',
   title: 'Duplicate matches',
-  run({ matches, odds, featureRows, predictionRows, limits: L }: QualityContext): CheckResult {
+  run({ matches, odds, featureRows, predictionRows }: QualityContext): CheckResult {
     const dupes: string[][] = [];
     const seenKey = new Map<string, number>();
     const seenTeamDay = new Map<string, number>();
     for (const m of matches) {
-      const key = [
-        m.regionName,
-        m.tournamentName,
-        m.startTimeUtc.toISOString(),
-        m.homeTeamName,
-        m.awayTeamName,
-      ].join('|');
+      const day = m.startTimeUtc.toISOString().slice(0, 10);
+      const key = `${m.regionName}|${m.tournamentName}|${m.startTimeUtc.toISOString()}|${m.homeTeamName}|${m.awayTeamName}`;
       const prev = seenKey.get(key);
       if (prev !== undefined)
         dupes.push(['matches (natural key)', `${prev}, ${m.id}`, `${m.homeTeamName} – ${m.awayTeamName}`]);
       else seenKey.set(key, m.id);
-      const day = m.startTimeUtc.toISOString().slice(0, 10);
       for (const team of [m.homeTeamName, m.awayTeamName]) {
         const tk = `${m.regionName}|${team}|${day}`;
         const p = seenTeamDay.get(tk);
@@ -46,7 +40,6 @@ export const duplicatesCheck: QualityCheckDef = {
       'The same natural key (region, tournament, kick-off, home, away) twice, a team with two matches on one day, or a match_id twice in an artifact.',
       ['where', 'match ids', 'what'],
       dupes,
-      L.maxExamples,
     );
   },
 };

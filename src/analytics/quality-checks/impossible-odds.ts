@@ -8,6 +8,7 @@ export const impossibleOddsCheck: QualityCheckDef = {
     const oddIssues: string[][] = [];
     const badOddsMatches = new Set<number>();
     let badInWindow = false;
+    const [lo, hi] = L.overround;
     const startById = new Map(matches.map((m) => [m.id, m.startTimeUtc]));
     for (const o of odds) {
       const before = oddIssues.length;
@@ -17,27 +18,13 @@ export const impossibleOddsCheck: QualityCheckDef = {
         ['closing', [o.close_home, o.close_draw, o.close_away]],
       ] as const) {
         const present = triple.filter((x): x is number => x !== null);
-        const low = present.filter((x) => !Number.isFinite(x) || x < L.minOdd);
-        if (low.length) {
-          oddIssues.push([
-            String(o.match_id),
-            label,
-            triple.map(String).join(' / '),
-            `odd below ${L.minOdd}`,
-          ]);
-          continue;
-        }
-        if (present.length === 3) {
-          const over = present.reduce((s, x) => s + 1 / x, 0) - 1;
-          if (over < L.overround[0] || over > L.overround[1]) {
-            oddIssues.push([
-              String(o.match_id),
-              label,
-              triple.map(String).join(' / '),
-              `overround ${(over * 100).toFixed(1)} % outside [${L.overround[0] * 100}, ${L.overround[1] * 100}] %`,
-            ]);
-          }
-        }
+        const over = present.reduce((s, x) => s + 1 / x, 0) - 1;
+        const problem = present.some((x) => !Number.isFinite(x) || x < L.minOdd)
+          ? `odd below ${L.minOdd}`
+          : present.length === 3 && (over < lo || over > hi)
+            ? `overround ${(over * 100).toFixed(1)} % outside [${lo * 100}, ${hi * 100}] %`
+            : null;
+        if (problem) oddIssues.push([String(o.match_id), label, triple.map(String).join(' / '), problem]);
       }
       if (oddIssues.length > before) {
         badOddsMatches.add(o.match_id);
@@ -48,10 +35,9 @@ export const impossibleOddsCheck: QualityCheckDef = {
     return listed(
       badOddsMatches.size,
       odds.length,
-      `Decimal odds below ${L.minOdd}, or a full 1X2 set whose overround Σ 1/odd − 1 is outside [${L.overround[0] * 100}, ${L.overround[1] * 100}] % (negative = a sure profit; large = not a real market). Counted per match; a match in the current window fails the check, older ones warn.`,
+      `Decimal odds below ${L.minOdd}, or a full 1X2 set whose overround Σ 1/odd − 1 is outside [${lo * 100}, ${hi * 100}] % (negative = a sure profit; large = not a real market). Counted per match; a match in the current window fails the check, older ones warn.`,
       ['match_id', 'odds', 'home / draw / away', 'problem'],
       oddIssues,
-      L.maxExamples,
       badInWindow ? 'fail' : 'warn',
     );
   },

@@ -22,7 +22,6 @@ export const missingValuesCheck: QualityCheckDef = {
         ...heavy.map((m) => [m.source, m.column, `${(m.share * 100).toFixed(1)} % of ${m.total}`]),
         ...finishedNoScore.map((m) => ['matches', `${m.id} ${m.homeTeamName} – ${m.awayTeamName}`, 'score']),
       ],
-      L.maxExamples,
       'warn',
     );
   },

@@ -14,9 +14,9 @@ export const outOfRangeCheck: QualityCheckDef = {
     limits: L,
   }: QualityContext): CheckResult {
     const rangeIssues: string[][] = [];
-    let rangeTotal = 0;
+    // Every match and prediction row is examined; features count per non-missing current value.
+    let rangeTotal = matches.length + (predictionRows?.length ?? 0);
     for (const m of matches) {
-      rangeTotal++;
       for (const [k, v] of [
         ['home_score', m.homeScore],
         ['away_score', m.awayScore],
@@ -27,7 +27,6 @@ export const outOfRangeCheck: QualityCheckDef = {
       }
     }
     for (const r of predictionRows ?? []) {
-      rangeTotal++;
       const ps = [r.proba_home, r.proba_draw, r.proba_away];
       const bad = ps.some((p) => !isNum(p) || p < 0 || p > 1);
       const sum = ps.reduce<number>((s, p) => s + (isNum(p) ? p : 0), 0);
@@ -41,19 +40,11 @@ export const outOfRangeCheck: QualityCheckDef = {
         ]);
       }
     }
-    const refRows = referenceRows ?? featureRows;
-    const curRows = currentRows ?? featureRows;
     for (const f of featureNames) {
-      let lo = Number.POSITIVE_INFINITY;
-      let hi = Number.NEGATIVE_INFINITY;
-      for (const r of refRows) {
-        const v = r[f];
-        if (isNum(v)) {
-          lo = Math.min(lo, v);
-          hi = Math.max(hi, v);
-        }
-      }
-      for (const r of curRows) {
+      const ref = (referenceRows ?? featureRows).map((r) => r[f]).filter(isNum);
+      const lo = ref.reduce((a, v) => Math.min(a, v), Number.POSITIVE_INFINITY);
+      const hi = ref.reduce((a, v) => Math.max(a, v), Number.NEGATIVE_INFINITY);
+      for (const r of currentRows ?? featureRows) {
         const v = r[f];
         if (v === null || v === undefined) continue;
         rangeTotal++;
@@ -75,7 +66,6 @@ export const outOfRangeCheck: QualityCheckDef = {
       'Scores outside a plausible range, probabilities outside [0, 1] or not summing to 1, non-finite features, and current-window feature values outside the range seen in the reference data.',
       ['source', 'match_id', 'column', 'value', 'expected'],
       rangeIssues,
-      L.maxExamples,
       rangeIssues.some((r) => r[0] !== 'features') ? 'fail' : 'warn',
     );
   },

@@ -38,10 +38,7 @@ export interface DataQualityInput {
   referenceRows?: readonly ValueRow[];
   /** Current-window rows checked against that interval; default featureRows. */
   currentRows?: readonly ValueRow[];
-  /**
-   * Start of the current window: impossible odds of matches from here on fail the check, older ones
-   * (history that has already been trained on) only warn. Default: every match counts as current.
-   */
+  /** Impossible odds of matches from here on fail; older ones (already trained on) only warn. Default: all fail. */
   windowStart?: Date;
   /** Rows of predictions.parquet, when present. */
   predictionRows?: readonly ValueRow[];
@@ -83,16 +80,16 @@ export function iso(d: Date): string {
   return d.toISOString().replace('.000Z', 'Z');
 }
 
-/** A check that lists offending items: `failStatus` when any, examples cut to `max`. */
+/** A check that lists offending items: `failStatus` when any, examples cut to `maxExamples`. */
 export function listed(
   count: number,
   total: number,
   detail: string,
   header: string[],
   examples: string[][],
-  max: number,
   failStatus: CheckStatus = 'fail',
 ): CheckResult {
+  const max = DEFAULT_QUALITY_LIMITS.maxExamples;
   return {
     status: count > 0 ? failStatus : 'ok',
     count,
