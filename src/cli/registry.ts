@@ -1,4 +1,4 @@
-import { type Config, loadEnv, parseConfig } from '../config.js';
+import type { Config } from '../config.js';
 import type { Database } from '../db/index.js';
 import { isStage, MatchcastError, STAGES, type Stage } from '../domain/index.js';
 import { goalsFingerprintCurrent } from '../pipeline/index.js';
@@ -303,8 +303,7 @@ async function assertServedFeatures(db: Database, v: ModelVersion, force: boolea
 export async function registryCommand(argv: string[], io: StoreCommandIo = {}): Promise<number> {
   const flags = parseStoreArgs(argv, io, USAGE);
   if (typeof flags === 'number') return flags;
-  const config = io.config ?? parseConfig(loadEnv());
-  return runOnStore(io, config, 'matchcast registry', ({ db, store }) =>
+  return runOnStore(io, 'matchcast registry', ({ db, store }, config) =>
     run(createRegistry({ db, store }, config), flags, { db, config }),
   );
 }
