@@ -15,19 +15,22 @@ import { createObjectStore } from '../storage/index.js';
 import { lowerPriority, spawnBatch, stopChild } from './batch-process.js';
 import { repredictAfterPoll } from './source-repredict.js';
 
-/** One poll asked of the child, as of `now` (ISO; default its clock); `body`: a replay release to ingest. */
+/** One poll asked of the child. */
 export interface ChildPoll {
   name: string;
+  /** The poll's "now" (ISO); default the child's wall clock. */
   now?: string;
+  /** A replay release to ingest instead of fetching the URL: its matches are all re-predicted. */
   body?: string;
 }
 
 /** A first load asked of the child: a folder ingested as of `asOf`, then the first-start pipeline. */
-interface ChildBootstrap {
+export interface ChildBootstrap {
   folder?: string;
   asOf: string;
 }
 
+/** What the child answers: the poll's outcome and, when it re-predicted, what that did. */
 export interface ChildPollResult {
   outcome: PollOutcome;
   repredict: Omit<RepredictResult, 'published'> | null;
@@ -37,8 +40,11 @@ export interface ChildPollResult {
 type Request = { poll: ChildPoll } | { bootstrap: ChildBootstrap };
 type Reply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string };
 
-// Source polls and replay releases run in one long-lived child so they never block the serving event
-// loop; one that dies is restarted by the next poll, what it left half done is in `pending_repredictions`.
+/**
+ * Source polls and replay releases run in one long-lived child process, started on first use, so their
+ * work never blocks the serving event loop. One that dies is started again by the next poll; what it
+ * left half done is finished from `pending_repredictions`.
+ */
 export function createWorkChild(
   config: Config,
   log: Logger,
@@ -56,7 +62,8 @@ export function createWorkChild(
 
   function ensure(): ChildProcess {
     if (child && child.exitCode === null && child.signalCode === null) return child;
-    // The settings come over the channel, not the environment: a replay or a test has its own.
+    // `_work-child`: the internal command of the child side. The server's own settings come over the
+    // channel, not the environment (a replay or a test runs with settings of its own).
     const c = spawnBatch(['_work-child'], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       serialization: 'advanced',
@@ -95,9 +102,11 @@ export function createWorkChild(
 
   return {
     poll: (request: ChildPoll) => ask<ChildPollResult>({ poll: request }),
+    /** Ingests a folder (when given) and runs the first-start pipeline; resolves with the rows inserted. */
     bootstrap: (request: ChildBootstrap) => ask<{ inserted: number }>({ bootstrap: request }),
+    /** The child's process id while it runs. */
     pid: () => (child?.exitCode === null ? child.pid : undefined),
-    /** SIGTERM, SIGKILL after the grace; a poll in flight is rejected. */
+    /** Stops the child (SIGTERM, SIGKILL after the grace); a poll in flight is rejected. */
     async close() {
       closed = true;
       if (child) await stopChild(child, options.stopGraceMs ?? 8000);
@@ -105,8 +114,10 @@ export function createWorkChild(
   };
 }
 
-// The child side: answers polls one at a time until its channel closes. SIGTERM keeps the default
-// disposition: a poll stops at once and its open transaction rolls back.
+/**
+ * The child side: answers polls one at a time until its IPC channel closes. SIGTERM keeps the default
+ * disposition: a poll stops at once and its open transaction rolls back.
+ */
 export async function workChildCommand(): Promise<number> {
   if (!process.send) {
     process.stderr.write('matchcast: this command is run by `matchcast start`, not by hand\n');
@@ -114,34 +125,37 @@ export async function workChildCommand(): Promise<number> {
   }
   // One listener from the first moment: a poll sent right behind the settings waits for them.
   let lane: Promise<unknown> = Promise.resolve();
-  let opened: ReturnType<typeof openWorker> | null = null;
+  let opened: Promise<Worker> | null = null;
   process.on('message', (m: { config: Config } | { id: number; request: Request }) => {
     if ('config' in m) {
       opened ??= openWorker(m.config);
       return;
     }
     lane = lane.then(async () => {
+      let reply: Reply;
       try {
         if (!opened) throw new Error('the work child got a poll before its settings');
         const worker = await opened;
         const r = m.request;
-        const result = 'poll' in r ? await worker.run(r.poll) : await worker.bootstrap(r.bootstrap);
-        process.send?.({ id: m.id, ok: true, result } satisfies Reply);
-      } catch (err) {
-        process.send?.({
+        reply = {
           id: m.id,
-          ok: false,
-          error: err instanceof Error ? err.message : String(err),
-        } satisfies Reply);
+          ok: true,
+          result: 'poll' in r ? await worker.run(r.poll) : await worker.bootstrap(r.bootstrap),
+        };
+      } catch (err) {
+        reply = { id: m.id, ok: false, error: err instanceof Error ? err.message : String(err) };
       }
+      process.send?.(reply);
     });
   });
   await new Promise<void>((resolve) => process.once('disconnect', resolve));
   await lane;
-  const worker = opened as ReturnType<typeof openWorker> | null;
+  const worker = opened as Promise<Worker> | null;
   await (await worker?.catch(() => null))?.close();
   return 0;
 }
+
+type Worker = Awaited<ReturnType<typeof openWorker>>;
 
 async function openWorker(config: Config) {
   const log = createLogger(config.logLevel, 'matchcast-work');
@@ -158,7 +172,7 @@ async function openWorker(config: Config) {
     const refreshed = async () => {
       published = true;
     };
-    const { body } = request;
+    const body = request.body;
     // A fetched poll re-predicts as `sources poll` does; a replay release re-predicts all it changed.
     const afterIngest =
       body === undefined
@@ -172,8 +186,9 @@ async function openWorker(config: Config) {
         ? undefined
         : async () => ({ status: 'ok' as const, body: Buffer.from(body), etag: null, lastModified: null });
     const outcome = await pollSource({ db, store, log, afterIngest }, request.name, { now, fetcher });
-    if (!re) return { outcome, repredict: null, published };
-    const { published: event, ...summary } = re as RepredictResult;
+    const done = re as RepredictResult | null;
+    if (!done) return { outcome, repredict: null, published };
+    const { published: event, ...summary } = done;
     return { outcome, repredict: summary, published: event !== null };
   }
 
