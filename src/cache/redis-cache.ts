@@ -2,10 +2,7 @@ import { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import type { PredictionCache } from './prediction-cache.js';
 
-/**
- * Redis-backed prediction cache, an optimisation (spec §3.3): no offline queue and a timeout on every
- * call, so a down Redis fails at once and is swallowed (get → miss, set → no-op).
- */
+// No offline queue and a timeout on every call: a down Redis fails at once and is swallowed (spec §3.3).
 export function createRedisCache(
   url: string,
   log?: Logger,
@@ -22,41 +19,42 @@ export function createRedisCache(
     // Keep trying in the background so the cache comes back by itself, but not in a tight loop.
     retryStrategy: (times) => Math.min(times * 200, 2000),
   });
+  // One line per outage, not one per request.
   let warned = false;
   const warn = (err: unknown) => {
-    // One line per outage, not one per request.
-    if (warned) return;
+    if (!warned)
+      log?.warn(
+        { err: err instanceof Error ? err.message : String(err) },
+        'prediction cache unavailable; bypassing',
+      );
     warned = true;
-    log?.warn(
-      { err: err instanceof Error ? err.message : String(err) },
-      'prediction cache unavailable; bypassing',
-    );
   };
   redis.on('error', warn);
   redis.on('ready', () => {
     if (warned) log?.info('prediction cache reachable again');
     warned = false;
   });
+  // Not ready or failing: a miss, a no-op.
+  const attempt = async <T>(fn: () => Promise<T>, fallback: T): Promise<T> => {
+    if (redis.status !== 'ready') return fallback;
+    try {
+      return await fn();
+    } catch (err) {
+      warn(err);
+      return fallback;
+    }
+  };
   return {
     kind: 'redis',
-    async get<T>(key: string): Promise<T | undefined> {
-      if (redis.status !== 'ready') return undefined;
-      try {
+    get: <T>(key: string) =>
+      attempt(async () => {
         const raw = await redis.get(key);
         return raw === null ? undefined : (JSON.parse(raw) as T);
-      } catch (err) {
-        warn(err);
-        return undefined;
-      }
-    },
-    async set(key: string, value: unknown, ttlSeconds: number): Promise<void> {
-      if (redis.status !== 'ready') return;
-      try {
+      }, undefined),
+    set: (key: string, value: unknown, ttlSeconds: number) =>
+      attempt(async () => {
         await redis.set(key, JSON.stringify(value), 'EX', Math.max(1, Math.round(ttlSeconds)));
-      } catch (err) {
-        warn(err);
-      }
-    },
+      }, undefined),
     async close(): Promise<void> {
       redis.disconnect();
     },

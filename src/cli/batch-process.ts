@@ -22,10 +22,7 @@ export function useLeanHeap(): void {
 const MALLOC_TUNABLES =
   'glibc.malloc.trim_threshold=131072:glibc.malloc.mmap_threshold=131072:glibc.malloc.arena_max=2';
 
-/**
- * `matchcast <argv>` as a batch child: {@link BATCH_NODE_FLAGS}, and the shipped allocator settings
- * unless the environment sets its own; `env` is added to this process's environment.
- */
+/** `matchcast <argv>` as a batch child: lean heap, the shipped allocator settings unless set, plus `env`. */
 export function spawnBatch(argv: readonly string[], options: SpawnOptions, env: NodeJS.ProcessEnv = {}) {
   return spawn(process.execPath, [...BATCH_NODE_FLAGS, CLI, ...argv], {
     ...options,

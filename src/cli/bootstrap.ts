@@ -28,15 +28,15 @@ export async function bootstrapCommand(argv: string[]): Promise<number> {
     process.stderr.write(`matchcast bootstrap: --data and --synthetic exclude each other\n\n${USAGE}\n`);
     return 2;
   }
-  const asOf = values['as-of'] !== undefined ? dateOption('as-of', values['as-of']) : new Date();
+  const asOf = dateOption('as-of', values['as-of']) ?? new Date();
   const config = parseConfig(loadEnv());
   const deps = await openPipelineDeps(config);
   try {
     const matches = await new MatchesRepository(deps.db).count();
     if (matches === 0) {
       const report = values.data
-        ? await ingestPath(values.data, { db: deps.db, store: deps.store, log: deps.log })
-        : await ingestSynthetic({ now: asOf }, { db: deps.db, store: deps.store, log: deps.log });
+        ? await ingestPath(values.data, deps)
+        : await ingestSynthetic({ now: asOf }, deps);
       process.stdout.write(
         `ingested ${report.inserted} matches from ${values.data ?? 'the synthetic league'}\n`,
       );

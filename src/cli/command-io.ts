@@ -6,17 +6,14 @@ import { importLegacyMetadata } from '../pipeline/index.js';
 import { createObjectStore, type ObjectStore } from '../storage/index.js';
 import { parseCliArgs, parseOrUsage } from './usage-error.js';
 
-/**
- * What a command writes to and its settings (default stdout, stderr, the environment); tests replace
- * them. A database or store handed to a command is left open; one it opens itself is closed.
- */
+// What a command writes to and its settings (default stdout, stderr, the environment); tests replace
+// them. A database or store handed to a command is left open; one it opens itself is closed.
 export interface CommandIo {
   out?: (text: string) => void;
   err?: (text: string) => void;
   config?: Config;
 }
 
-/** The command's writers: `io`'s, else stdout and stderr. */
 export function writersOf(io: CommandIo): { out: (text: string) => void; err: (text: string) => void } {
   return {
     out: io.out ?? ((t) => void process.stdout.write(t)),
@@ -39,23 +36,20 @@ export function failureText(e: unknown): string {
   return isMatchcastError(e) ? `${e.code}: ${e.message}` : ((e as Error).stack ?? String(e));
 }
 
-/** The IO of a command over the registry and runs: a database or store handed over is left open. */
 export interface StoreCommandIo extends CommandIo {
   store?: ObjectStore;
   db?: Database;
 }
 
-/**
- * Runs `fn` on the store and database of `io` (else of `config`), the metadata of an older layout
- * imported first. A coded error is one line on `err`: exit 3 for a failed gate, 2 invalid, else 1.
- */
+// Runs `fn` on the store and database of `io` (else of the settings), an older layout's metadata
+// imported first. A coded error is one line on `err`: exit 3 for a failed gate, 2 invalid, else 1.
 export async function runOnStore(
   io: StoreCommandIo,
-  config: Config,
   label: string,
-  fn: (deps: { db: Database; store: ObjectStore }) => Promise<number>,
+  fn: (deps: { db: Database; store: ObjectStore }, config: Config) => Promise<number>,
 ): Promise<number> {
   const err = writersOf(io).err;
+  const config = io.config ?? parseConfig(loadEnv());
   // No logger: stdout carries the table or the JSON document and nothing else.
   const store = io.store ?? createObjectStore(config);
   let db: Database;
@@ -68,7 +62,7 @@ export async function runOnStore(
   }
   try {
     await importLegacyMetadata({ db, store }).catch(() => undefined);
-    return await fn({ db, store });
+    return await fn({ db, store }, config);
   } catch (e) {
     if (!isMatchcastError(e)) throw e;
     err(`${label}: ${e.message} [${e.code}]\n`);
@@ -89,10 +83,7 @@ function defaultActor(): string {
   }
 }
 
-/**
- * The command line of `registry` and `runs` (`<command> [args] [--json] [--force] [--actor A]
- * [--reason R]`), or the exit code after writing `usage`: 0 for --help, 2 when bad or empty.
- */
+/** The command line of `registry` and `runs`, or the exit code after writing `usage` (0 for --help, else 2). */
 export function parseStoreArgs(argv: string[], io: CommandIo, usage: string) {
   const { out, err } = writersOf(io);
   const parsed = parseOrUsage(

@@ -7,9 +7,8 @@ import { readJsonFile, readLiveServer } from './server-file.js';
 /** `<DATA_DIR>/dataset.json`: which data `matchcast start` loaded into this folder on its first start. */
 const DATASET_FILE = 'dataset.json';
 
-/** What the first start loaded. */
-export interface DatasetRecord {
-  /** Absolute path of the CSV file or folder, or `synthetic`. */
+/** What the first start loaded: the absolute path of the CSV file or folder, or `synthetic`. */
+interface DatasetRecord {
   source: string;
   loaded_at: string;
 }
@@ -49,10 +48,8 @@ export function checkDataset(config: Config, data: string | undefined, matchCoun
   );
 }
 
-/**
- * `start --reset`: deletes the embedded state of DATA_DIR but the API key and URL-signing secret.
- * Refused with PostgreSQL or S3 (not this folder's data) and while a server runs on the folder.
- */
+// `start --reset`: deletes DATA_DIR's embedded state but the API key and URL-signing secret. Refused
+// with PostgreSQL or S3 (not this folder's data) and while a process has the folder open.
 export function resetEmbeddedState(config: Config): string[] {
   if (config.databaseUrl !== undefined || config.s3Endpoint !== undefined) {
     throw new MatchcastError(
@@ -75,14 +72,9 @@ export function resetEmbeddedState(config: Config): string[] {
       `process ${holder} has the embedded database of ${config.dataDir} open; stop it before --reset`,
     );
   }
-  const removed: string[] = [];
   // first-start.json: the marker of a finished first start (src/pipeline/bootstrap.ts).
-  for (const name of ['db', 'db.lock', 'objects', 'cache', DATASET_FILE, 'replay', 'first-start.json']) {
-    const p = path.join(config.dataDir, name);
-    if (existsSync(p)) {
-      rmSync(p, { recursive: true, force: true });
-      removed.push(p);
-    }
-  }
+  const names = ['db', 'db.lock', 'objects', 'cache', DATASET_FILE, 'replay', 'first-start.json'];
+  const removed = names.map((name) => path.join(config.dataDir, name)).filter((p) => existsSync(p));
+  for (const p of removed) rmSync(p, { recursive: true, force: true });
   return removed;
 }

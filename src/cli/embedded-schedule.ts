@@ -13,7 +13,7 @@ export function startEmbeddedSchedule(
   clock: Clock,
   source: string | undefined,
   log: Logger,
-): { stop(): void } {
+): () => void {
   let next = nextRun(schedule, clock.now());
   let pending = false;
   log.info({ next: next.toISOString() }, 'pipeline schedule armed');
@@ -35,5 +35,5 @@ export function startEmbeddedSchedule(
       });
   }, 1000);
   timer.unref();
-  return { stop: () => clearInterval(timer) };
+  return () => clearInterval(timer);
 }

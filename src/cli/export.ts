@@ -64,17 +64,16 @@ export async function exportCommand(argv: string[]): Promise<number> {
   const server = readLiveServer(config.dataDir);
   if (server) {
     const q = new URLSearchParams({ format });
-    if (values.from) q.set('from', values.from);
-    if (values.to) q.set('to', values.to);
-    if (values.region) q.set('region', values.region);
+    for (const k of ['from', 'to', 'region'] as const) if (values[k]) q.set(k, values[k]);
     const key = await storedApiKey(config);
     const res = await fetch(`${server.url}/predict/export/${dataset}?${q}`, {
       headers: key ? { 'x-api-key': key } : {},
     });
-    if (!res.ok || !res.body) {
-      const body = await res.text();
-      throw new MatchcastError('MC_ERR_INTERNAL', `the running server answered ${res.status}: ${body}`);
-    }
+    if (!res.ok || !res.body)
+      throw new MatchcastError(
+        'MC_ERR_INTERNAL',
+        `the running server answered ${res.status}: ${await res.text()}`,
+      );
     await pipeline(Readable.fromWeb(res.body as never), sink);
     return 0;
   }

@@ -8,10 +8,8 @@ export function isFirstStartChild(): boolean {
   return process.env[FIRST_START_CHILD_ENV] === '1';
 }
 
-/**
- * Runs `matchcast start <argv>` as a child that ingests and bootstraps, then exits: the memory that
- * work allocates dies with it instead of staying in the serving process. Signals are passed on.
- */
+// `matchcast start <argv>` as a child that ingests and bootstraps, then exits: the memory that work
+// allocates dies with it instead of staying in the serving process. Signals are passed on.
 export async function runFirstStartChild(argv: string[]): Promise<number> {
   const child = spawnBatch(
     ['start', ...argv],

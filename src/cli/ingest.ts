@@ -1,4 +1,4 @@
-import { openDatabase, PendingRepredictions } from '../db/index.js';
+import { type Database, openDatabase, PendingRepredictions } from '../db/index.js';
 import {
   INGEST_ENCODINGS,
   type IngestEncoding,
@@ -10,7 +10,7 @@ import {
 } from '../ingest/index.js';
 import { repredictMatches } from '../pipeline/index.js';
 import { createRegistry, type ModelRegistry } from '../registry/index.js';
-import { createObjectStore } from '../storage/index.js';
+import { createObjectStore, type ObjectStore } from '../storage/index.js';
 import { useLeanHeap } from './batch-process.js';
 import { type CommandIo, configOf, failureText, writersOf } from './command-io.js';
 import { commandOutput } from './terminal.js';
@@ -49,34 +49,31 @@ Both:
 Log lines go to stderr: human lines on a terminal, JSON lines otherwise or with --json.
 Exit code 0 on success, 1 when nothing could be read or the database/store failed, 2 on bad usage.`;
 
-export interface IngestCommandIo extends CommandIo {
-  /** Database and store to ingest into (the running server's, when a command is handed to it). */
-  deps?: {
-    db: Awaited<ReturnType<typeof openDatabase>>;
-    store: ReturnType<typeof createObjectStore>;
-    /** Default: the registry of `config.modelName` on `store`. */
-    registry?: ModelRegistry;
-  };
+interface IngestCommandIo extends CommandIo {
+  /** Database, store and registry to ingest into (the running server's, when a command is handed to it). */
+  deps?: { db: Database; store: ObjectStore; registry?: ModelRegistry };
 }
 
-/**
- * Above this many changed matches an ingest does not re-predict them one by one (a whole season or
- * data set arrived): `pipeline run` rebuilds everything and is the right tool.
- */
+// Above this many changed matches (a whole season arrived) an ingest does not re-predict them one by
+// one: `pipeline run` rebuilds everything and is the right tool.
 export const INGEST_REPREDICT_MAX = 2000;
 
-/** The human-readable report. */
-export function formatReport(report: IngestReport, maxSkipped = 200): string {
+/** `--encoding` as one of the ingest encodings, or a {@link UsageError}; undefined when not given. */
+export function encodingOption(raw: string | undefined): IngestEncoding | undefined {
+  if (raw !== undefined && !(INGEST_ENCODINGS as readonly string[]).includes(raw))
+    throw new UsageError(`--encoding expects one of ${INGEST_ENCODINGS.join(', ')}, got "${raw}"`);
+  return raw as IngestEncoding | undefined;
+}
+
+function formatReport(report: IngestReport, maxSkipped: number): string {
   const lines = [
     `ingest: ${report.files} file(s), ${report.rowsRead} row(s) read → ${report.inserted} inserted, ` +
       `${report.updated} updated, ${report.unchanged} unchanged, ${report.skipped.length} skipped; ` +
       `odds.parquet: ${report.oddsRows} row(s); ${(report.ms / 1000).toFixed(1)} s`,
-  ];
-  lines.push(
     `odds observations: ${report.observationsRead} read, ${report.observations} stored; ` +
       `${report.oddsRejected.length} price set(s) rejected; ${report.conflicts.length} result conflict(s); ` +
       `${report.nearDuplicateTeams.length} near-duplicate team name(s)`,
-  );
+  ];
   const list = <T>(title: string, items: readonly T[], fmt: (x: T) => string) => {
     if (items.length === 0) return;
     lines.push(title);
@@ -107,7 +104,7 @@ export function formatReport(report: IngestReport, maxSkipped = 200): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** What to ingest and how to report it, or null for --help; throws on a bad command line. */
+/** What to ingest and how to report it, or null for --help. */
 function parseIngestArgs(argv: string[]) {
   const { values } = parseCliArgs(argv, {
     strings: ['source', 'seed', 'now', 'regions', 'teams', 'seasons', 'encoding', 'max-skipped'],
@@ -132,14 +129,8 @@ function parseIngestArgs(argv: string[]) {
   } else if ([values.seed, values.regions, values.teams, values.seasons].some((v) => v !== undefined)) {
     throw new UsageError('--seed, --regions, --teams and --seasons go with --synthetic');
   } else {
-    const { encoding } = values;
-    if (encoding !== undefined && !(INGEST_ENCODINGS as readonly string[]).includes(encoding))
-      throw new UsageError(`--encoding expects one of ${INGEST_ENCODINGS.join(', ')}, got "${encoding}"`);
-    sourceOptions = {
-      force: values.force === true,
-      encoding: encoding as IngestEncoding | undefined,
-      now: dateOption('now', values.now),
-    };
+    const encoding = encodingOption(values.encoding);
+    sourceOptions = { force: values.force === true, encoding, now: dateOption('now', values.now) };
   }
   if (values.synthetic && (values.force || values.encoding !== undefined))
     throw new UsageError('--force and --encoding go with --source');
@@ -157,18 +148,13 @@ export async function ingestCommand(argv: string[], io: IngestCommandIo = {}): P
 
   const config = configOf(io, err);
   if (!config) return 1;
-  // Log lines go to stderr so that stdout carries only the report (e.g. with --json): human lines on
-  // a terminal, JSON lines otherwise (and always in a server's job, which has no terminal of its own).
-  const log = commandOutput({
-    name: 'matchcast-ingest',
-    level: config.logLevel,
-    json: io.deps !== undefined || values.json === true,
-    jsonTo: 'stderr',
-  }).log;
+  // Log lines go to stderr, stdout carrying only the report; JSON lines in a server's job (no terminal).
+  const json = io.deps !== undefined || values.json === true;
+  const { log } = commandOutput({ name: 'matchcast-ingest', level: config.logLevel, json, jsonTo: 'stderr' });
   // In a process of its own: 131k matches peak at ~260 MB instead of ~310 (docs/benchmarks.md).
   if (!io.deps) useLeanHeap();
   const store = io.deps?.store ?? createObjectStore(config, log);
-  let db: Awaited<ReturnType<typeof openDatabase>> | undefined;
+  let db: Database | undefined;
   try {
     // A wrong path is reported before the database is opened (creating an embedded one takes seconds).
     if (!synthetic) await listCsvFiles(values.source!);
@@ -187,12 +173,9 @@ export async function ingestCommand(argv: string[], io: IngestCommandIo = {}): P
       err('ingest: nothing could be read\n');
       return 1;
     }
-    // What this ingest changed, plus what an earlier one changed and never got to re-predict (killed
-    // mid-way): every match whose data moved since the served predictions were built.
+    // What this ingest changed, plus what an earlier one killed mid-way never got to re-predict.
     const waiting = values['no-repredict'] ? [] : await new PendingRepredictions(db).ids();
     if (waiting.length > 0) {
-      // New odds (or results) refresh the served predictions of those matches now,
-      // not at the next full run. With --json the line goes to stderr: stdout carries only the report.
       const say = values.json ? err : out;
       const asOf = (synthetic ? synthetic.now : sourceOptions.now) ?? new Date();
       if (waiting.length > INGEST_REPREDICT_MAX) {

@@ -6,11 +6,8 @@ import { childExit, signalExitCode, spawnBatch } from './batch-process.js';
 /** Set in the child's environment: there `pipeline run` runs the pipeline itself. */
 export const PIPELINE_CHILD_ENV = 'MATCHCAST_PIPELINE_CHILD';
 
-/**
- * Runs `matchcast <argv>` (a `pipeline run`) in a child that a signal stops at once: training blocks
- * the event loop for seconds, so this process could not see the signal in time. The child dies with
- * its transaction rolled back; its run and versions are then marked failed here.
- */
+// A `pipeline run` in a child that a signal stops at once (training blocks the event loop for seconds,
+// this process would not see it in time); its run and versions are then marked failed here.
 export async function superviseRun(
   argv: string[],
   config: Config,
@@ -56,7 +53,6 @@ async function markStopped(config: Config, err: (text: string) => void): Promise
       await db.close();
     }
   } catch (e) {
-    // The next run, `matchcast runs` or `start` marks it (its process is gone): say so, do not fail.
     err(
       `matchcast pipeline run: the stopped run could not be marked failed now (${e instanceof Error ? e.message : String(e)}); the next run marks it\n`,
     );

@@ -184,10 +184,8 @@ export async function pipelineCommand(argv: string[], io: PipelineCommandIo = {}
       promote: () => runPromoteStage(deps),
       backtest: () => runBacktestStage(deps, asOf, { ...window, family }),
       fallback: async () => {
-        const r = await runFallbackStage(deps, asOf, await readFeatureRows(deps), {
-          ...window,
-          validationDays,
-        });
+        const rows = await readFeatureRows(deps);
+        const r = await runFallbackStage(deps, asOf, rows, { ...window, validationDays });
         return {
           version: r.version.version,
           log_loss: r.log_loss,

@@ -1,4 +1,4 @@
-import { type Config, loadEnv, parseConfig } from '../config.js';
+import type { Config } from '../config.js';
 import type { Database } from '../db/index.js';
 import { isStage, MatchcastError, STAGES, type Stage } from '../domain/index.js';
 import { goalsFingerprintCurrent } from '../pipeline/index.js';
@@ -61,8 +61,8 @@ function num(x: number | undefined): string {
   return x === undefined ? '' : x.toFixed(4);
 }
 
-function versionsTable(versions: ModelVersion[], aliases: Partial<Record<Stage, string>>): string {
-  return tableOf(versions, {
+const versionsTable = (versions: ModelVersion[], aliases: Partial<Record<Stage, string>>) =>
+  tableOf(versions, {
     version: (v) => v.version,
     aliases: (v) => aliasesOf(v.version, aliases).join(','),
     created_at: (v) => v.created_at,
@@ -73,9 +73,9 @@ function versionsTable(versions: ModelVersion[], aliases: Partial<Record<Stage, 
     rps: (v) => num(v.metrics.rps),
     run_id: (v) => v.run_id,
   });
-}
 
 function versionDetail(v: ModelVersion, aliases: Partial<Record<Stage, string>>): string {
+  const fields = (o: object) => Object.entries(o).map(([k, x]) => `  ${k.padEnd(24)} ${x}`);
   const lines = [
     `model_name       ${v.model_name}`,
     `version          ${v.version}`,
@@ -86,10 +86,10 @@ function versionDetail(v: ModelVersion, aliases: Partial<Record<Stage, string>>)
     `artifact_uri     ${v.artifact_uri}`,
     '',
     'metrics',
-    ...Object.entries(v.metrics).map(([k, x]) => `  ${k.padEnd(24)} ${x}`),
+    ...fields(v.metrics),
     '',
     'params',
-    ...Object.entries(v.params).map(([k, x]) => `  ${k.padEnd(24)} ${x}`),
+    ...fields(v.params),
     '',
     `feature_names (${v.feature_names.length})`,
     `  ${v.feature_names.join(', ')}`,
@@ -97,8 +97,8 @@ function versionDetail(v: ModelVersion, aliases: Partial<Record<Stage, string>>)
   return `${lines.join('\n')}\n`;
 }
 
-function historyTable(events: AliasEvent[]): string {
-  return tableOf(events, {
+const historyTable = (events: AliasEvent[]) =>
+  tableOf(events, {
     seq: (e) => String(e.seq),
     at: (e) => e.at,
     actor: (e) => e.actor,
@@ -107,7 +107,6 @@ function historyTable(events: AliasEvent[]): string {
     to: (e) => e.to_version ?? '-',
     reason: (e) => e.reason ?? '',
   });
-}
 
 function parseStage(value: string | undefined): Stage {
   if (value === undefined || !isStage(value)) {
@@ -118,50 +117,44 @@ function parseStage(value: string | undefined): Stage {
 
 /** The promotion guard applied to the current candidate against the current champion. */
 async function compareCandidate(reg: ModelRegistry, config: Config, candidate: ModelVersion) {
-  const championVersion = (await reg.aliases()).champion ?? null;
+  const championVersion = (await reg.aliases()).champion;
   const champion = championVersion ? await reg.getVersion(championVersion) : null;
   const stored = await reg.readComparison(candidate.version);
   // How the champion's figure was obtained: the promote stage's stored comparison, or the stored metric.
   let source: 'promote-stage' | 'same-window-metric' | 'not-comparable' | 'no-champion' = 'no-champion';
   let championLogLoss: number | null = null;
-  if (champion) {
-    const sameWindow =
-      champion.params.validation_from === candidate.params.validation_from &&
-      champion.params.validation_to === candidate.params.validation_to;
-    if (stored && stored.champion_version === champion.version && stored.champion_log_loss !== null) {
-      source = 'promote-stage';
-      championLogLoss = stored.champion_log_loss;
-    } else if (sameWindow && Number.isFinite(champion.metrics.log_loss)) {
-      source = 'same-window-metric';
-      championLogLoss = champion.metrics.log_loss;
-    } else {
-      source = 'not-comparable';
-    }
-  }
+  if (champion && stored?.champion_version === champion.version && stored.champion_log_loss !== null) {
+    source = 'promote-stage';
+    championLogLoss = stored.champion_log_loss;
+  } else if (
+    champion &&
+    champion.params.validation_from === candidate.params.validation_from &&
+    champion.params.validation_to === candidate.params.validation_to &&
+    Number.isFinite(champion.metrics.log_loss)
+  ) {
+    source = 'same-window-metric';
+    championLogLoss = champion.metrics.log_loss!;
+  } else if (champion) source = 'not-comparable';
   const opening = lineCheckOf(candidate.metrics, 'open');
   const newLogLoss = candidate.metrics.log_loss ?? Number.NaN;
-  let decision = decidePromotion(
-    newLogLoss,
-    championLogLoss,
-    config.promotionTolerance,
-    opening,
-    config.promotionOpeningMargin,
-  );
-  if (source === 'not-comparable') {
-    decision = {
-      ...decision,
-      promote: false,
-      reason: `champion ${champion?.version} was not measured on the candidate's validation window; ${decision.reason}`,
-    };
-  }
+  const { promotionTolerance: tolerance, promotionOpeningMargin: margin } = config;
+  const guard = decidePromotion(newLogLoss, championLogLoss, tolerance, opening, margin);
+  const decision =
+    source === 'not-comparable'
+      ? {
+          ...guard,
+          promote: false,
+          reason: `champion ${champion?.version} was not measured on the candidate's validation window; ${guard.reason}`,
+        }
+      : guard;
   return {
     candidate: candidate.version,
     champion: champion?.version ?? null,
     source,
     candidate_log_loss: Number.isFinite(newLogLoss) ? newLogLoss : null,
     champion_log_loss: championLogLoss,
-    tolerance: config.promotionTolerance,
-    opening_margin: config.promotionOpeningMargin,
+    tolerance,
+    opening_margin: margin,
     opening,
     closing: lineCheckOf(candidate.metrics, 'close'),
     decision,
@@ -219,35 +212,27 @@ async function run(
     }
     case 'alias': {
       const [sub, alias, version] = args;
-      if (sub === 'set') {
-        const stage = parseStage(alias);
-        if (!version) throw new MatchcastError('MC_ERR_VALIDATION', 'alias set needs <alias> <version>');
-        if (stage !== 'candidate') {
-          const v = await reg.getVersion(version);
-          if (v) await assertServedFeatures(env.db, v, flags.force === true);
-        }
-        const event = await reg.setAlias(stage, version, flags.actor, flags.reason);
-        emit(
-          { changed: event !== null, event, aliases: await reg.aliases() },
-          event
-            ? `${stage}: ${event.from_version ?? '-'} → ${event.to_version}\n`
-            : `${stage} already points at version ${version}\n`,
+      if (sub !== 'set' && sub !== 'rm')
+        throw new MatchcastError(
+          'MC_ERR_VALIDATION',
+          'expected `alias set <alias> <version>` or `alias rm <alias>`',
         );
-        return 0;
-      }
-      if (sub === 'rm') {
-        const stage = parseStage(alias);
-        const event = await reg.deleteAlias(stage, flags.actor, flags.reason);
-        emit(
-          { changed: event !== null, event, aliases: await reg.aliases() },
-          event ? `${stage}: ${event.from_version} → -\n` : `${stage} was not assigned\n`,
-        );
-        return 0;
-      }
-      throw new MatchcastError(
-        'MC_ERR_VALIDATION',
-        'expected `alias set <alias> <version>` or `alias rm <alias>`',
+      const stage = parseStage(alias);
+      if (sub === 'set' && !version)
+        throw new MatchcastError('MC_ERR_VALIDATION', 'alias set needs <alias> <version>');
+      const v = sub === 'set' && stage !== 'candidate' ? await reg.getVersion(version!) : null;
+      if (v) await assertServedFeatures(env.db, v, flags.force === true);
+      const event =
+        sub === 'set'
+          ? await reg.setAlias(stage, version!, flags.actor, flags.reason)
+          : await reg.deleteAlias(stage, flags.actor, flags.reason);
+      const unchanged =
+        sub === 'set' ? `${stage} already points at version ${version}` : `${stage} was not assigned`;
+      emit(
+        { changed: event !== null, event, aliases: await reg.aliases() },
+        `${event ? `${stage}: ${event.from_version ?? '-'} → ${event.to_version ?? '-'}` : unchanged}\n`,
       );
+      return 0;
     }
     case 'promote': {
       const candidate = await reg.resolve('candidate');
@@ -295,13 +280,9 @@ async function run(
   }
 }
 
-/**
- * A version is served only with features of the definition it was trained on: refuses one whose
- * fingerprint differs from the published run's, unless `force` (its live answers are then 503).
- */
+/** Refuses a version trained on other features than the published run's, unless `force` (live answers 503). */
 async function assertServedFeatures(db: Database, v: ModelVersion, force: boolean): Promise<void> {
-  // A goals version's fingerprint names its goal-input definition, not a features file: it is checked
-  // against the inputs this build computes, never against the published run's 1X2 features.
+  // A goals version's fingerprint names its goal-input definition: checked against this build's inputs.
   const goalsCurrent = v.feature_fingerprint ? goalsFingerprintCurrent(v.feature_fingerprint) : null;
   if (goalsCurrent !== null) {
     if (goalsCurrent || force) return;
@@ -322,8 +303,7 @@ async function assertServedFeatures(db: Database, v: ModelVersion, force: boolea
 export async function registryCommand(argv: string[], io: StoreCommandIo = {}): Promise<number> {
   const flags = parseStoreArgs(argv, io, USAGE);
   if (typeof flags === 'number') return flags;
-  const config = io.config ?? parseConfig(loadEnv());
-  return runOnStore(io, config, 'matchcast registry', ({ db, store }) =>
+  return runOnStore(io, 'matchcast registry', ({ db, store }, config) =>
     run(createRegistry({ db, store }, config), flags, { db, config }),
   );
 }

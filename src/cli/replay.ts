@@ -18,25 +18,23 @@ const REPLAY_DEFAULT_SCHEDULE = '30 4 * * *';
 /** The replay's feed as a source of its own database. */
 export const REPLAY_SOURCE = 'replay';
 
-/** Options of {@link replayCommand}: those of `start`, as {@link replayOptions} checked them. */
-export interface ReplayArgs {
+/** `start`'s replay options, as {@link replayOptions} checked them; the rest is for tests. */
+interface ReplayArgs {
   data: string;
   asOf: Date;
   speed: number;
   /** Wall-clock interval between feed ticks, ms. Default `1000`. */
   tickMs?: number;
-  /** Resolves when the server should stop (tests). Default SIGTERM/SIGINT. */
+  /** Resolves when the server should stop. Default SIGTERM/SIGINT. */
   until?: Promise<unknown>;
-  /** Called once serving, with the replay's state (tests). */
   onServing?: (state: ReplayState) => void;
 }
 
-/** What a running replay exposes to tests. */
+/** What a running replay exposes to tests; `ticks`: feed ticks applied after the first load. */
 export interface ReplayState {
   ctx: RuntimeContext;
   jobs: ServerJobs;
   feed: ReplayFeed;
-  /** Feed ticks applied so far (after the first load). */
   ticks: () => number;
 }
 
@@ -66,13 +64,11 @@ export function replayOptions(args: {
   return { data: args.data, asOf, speed };
 }
 
-/**
- * `matchcast start --data <csv folder> --as-of <date> [--speed N]`: the service as if "now" were `date`,
- * its state in `<DATA_DIR>/replay` (recreated at each start), the data released as the clock passes it.
- */
+// `start --data <csv folder> --as-of <date> [--speed N]`: the service as if "now" were `date`, its state
+// in `<DATA_DIR>/replay` (recreated at each start), the data released as the clock passes it.
 export async function replayCommand(config: Config, log: Logger, args: ReplayArgs): Promise<number> {
   let files: string[];
-  const { data, asOf, speed } = args;
+  const { data, asOf, speed, tickMs = 1000 } = args;
   try {
     if (config.databaseUrl !== undefined || config.s3Endpoint !== undefined)
       throw new MatchcastError(
@@ -124,9 +120,9 @@ export async function replayCommand(config: Config, log: Logger, args: ReplayArg
   // with the release as its body.
   await new SourcesRepository(ctx.db).add({
     name: REPLAY_SOURCE,
-    url: `replay:${args.data}`,
+    url: `replay:${data}`,
     format: 'release-csv',
-    everyMs: args.tickMs ?? 1000,
+    everyMs: tickMs,
     options: { acceptNewTeams: true },
   });
   const background = (jobs: ServerJobs) => {
@@ -143,7 +139,7 @@ export async function replayCommand(config: Config, log: Logger, args: ReplayArg
           now: now.toISOString(),
           body: delta.csv,
         });
-        const report = polled.report;
+        const { report } = polled;
         ticks++;
         if (polled.status === 'failed') {
           log.error(
@@ -173,7 +169,7 @@ export async function replayCommand(config: Config, log: Logger, args: ReplayArg
         .finally(() => {
           pending = false;
         });
-    }, args.tickMs ?? 1000);
+    }, tickMs);
     timer.unref();
     args.onServing?.({ ctx, jobs, feed, ticks: () => ticks });
     return () => clearInterval(timer);

@@ -1,5 +1,4 @@
 import { recordServedFromPublished } from '../analytics/index.js';
-import { loadEnv, parseConfig } from '../config.js';
 import { MatchcastError } from '../domain/index.js';
 import { evaluateGates } from '../pipeline/index.js';
 import { createRegistry } from '../registry/index.js';
@@ -79,8 +78,7 @@ export async function runsCommand(argv: string[], io: StoreCommandIo = {}): Prom
     err(`matchcast runs: bad command line "${v.positionals.join(' ')}"\n\n${USAGE}\n`);
     return 2;
   }
-  const config = io.config ?? parseConfig(loadEnv());
-  return runOnStore(io, config, `matchcast runs ${cmd}`, async (deps) => {
+  return runOnStore(io, `matchcast runs ${cmd}`, async (deps, config) => {
     const { db } = deps;
     // A run killed outright (SIGKILL, OOM) is shown as failed, not as running forever.
     await markAbandonedRuns(db);

@@ -3,12 +3,12 @@ import { parseSchedule } from '../pipeline/index.js';
 import type { RuntimeContext } from '../runtime.js';
 import { startSourceSchedule } from '../sources/index.js';
 import { startEmbeddedSchedule } from './embedded-schedule.js';
-import { runServer } from './server.js';
+import { type RunServerOptions, runServer } from './server.js';
 import { removeServerFile, type ServerRecord, writeServerFile } from './server-file.js';
 import { createServerJobs, type ServerJobs } from './server-jobs.js';
 
-// Resolves once every embedded worker thread answers (at most `timeoutMs`): their start-up lines then
-// come before the banner rather than scroll it away.
+// Waits (at most `timeoutMs`) for every worker thread to answer: their start-up lines then come before
+// the banner rather than scroll it away.
 async function workerThreadsReady(ctx: RuntimeContext, timeoutMs = 20_000): Promise<void> {
   if (ctx.queue.kind !== 'in-process') return;
   const deadline = Date.now() + timeoutMs;
@@ -21,19 +21,13 @@ async function workerThreadsReady(ctx: RuntimeContext, timeoutMs = 20_000): Prom
   await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
-/** Options of {@link serveEmbedded}. */
-export interface ServeEmbeddedOptions {
-  banner?: (url: string) => string;
-  /** The service clock. Default the wall clock. */
+interface ServeEmbeddedOptions extends Pick<RunServerOptions, 'banner' | 'until'> {
   clock?: Clock;
-  /** Folder of `server.json` (the record of the running server). Default `config.dataDir`. */
+  /** Folder of `server.json`. Default `config.dataDir`. */
   recordDir?: string;
-  /** Added to `server.json` during a replay. */
   replay?: ServerRecord['replay'];
   /** Starts more background work on the job lane (the replay feed); returns its stop function. */
   background?: (jobs: ServerJobs) => () => void;
-  /** Resolves when the server should shut down. Default: SIGTERM or SIGINT. */
-  until?: Promise<unknown>;
 }
 
 /**
@@ -49,13 +43,12 @@ export async function serveEmbedded(
   const jobs = createServerJobs(ctx, clock);
   ctx.clock = clock;
   const stops: Array<() => void> = [];
-  if (config.pipelineSchedule) {
-    const schedule = parseSchedule(config.pipelineSchedule);
-    stops.push(startEmbeddedSchedule(jobs, schedule, clock, config.pipelineSource, log).stop);
-  }
+  if (config.pipelineSchedule)
+    stops.push(
+      startEmbeddedSchedule(jobs, parseSchedule(config.pipelineSchedule), clock, config.pipelineSource, log),
+    );
   if (config.sourcePolling !== false) {
-    // Each source polled on its period in the work child, on the job lane (never beside an ingest or
-    // a pipeline run); the matches a poll changed are re-predicted and the published run served.
+    // On the job lane, so never beside an ingest or a pipeline run.
     const sources = startSourceSchedule({
       deps: { db: ctx.db, store: ctx.store, log },
       run: async (name) => (await jobs.poll({ name, now: new Date().toISOString() })).outcome,

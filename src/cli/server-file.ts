@@ -4,25 +4,20 @@ import path from 'node:path';
 import type { Config } from '../config.js';
 import { processAlive } from '../domain/index.js';
 
-/**
- * `<DATA_DIR>/server.json`: written by `matchcast start` once it listens, removed when it stops;
- * `export` fetches from the server it names, `start --reset` refuses to delete what it serves.
- */
+// `<DATA_DIR>/server.json`: written by `matchcast start` once it listens, removed when it stops;
+// `export` fetches from the server it names, `start --reset` refuses to delete what it serves.
 export const SERVER_FILE = 'server.json';
 
-/** What the running server records about itself. */
+/** What the running server records: its loopback URL, its state folder (the replay's during a replay). */
 export interface ServerRecord {
   pid: number;
-  /** Base URL on the loopback interface, e.g. `http://127.0.0.1:8000`. */
   url: string;
   started_at: string;
-  /** The folder of its embedded state (the replay folder during a replay). */
   state_dir: string;
-  /** Set during a replay: the clock's start and speed. */
   replay?: { as_of: string; speed: number };
 }
 
-/** Writes the record atomically (a reader never sees half a file). */
+/** Atomically: a reader never sees half a file. */
 export function writeServerFile(dataDir: string, record: ServerRecord): void {
   const file = path.join(dataDir, SERVER_FILE);
   const tmp = `${file}.${process.pid}.tmp`;

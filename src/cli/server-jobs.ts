@@ -7,13 +7,9 @@ import { type ChildPoll, type ChildPollResult, createWorkChild } from './work-ch
 /** Grace of a child at shutdown before it is killed, ms. */
 const STOP_GRACE_MS = 8000;
 
-/** The serving process's one-at-a-time lane for background work. */
 export type ServerJobs = ReturnType<typeof createServerJobs>;
 
-/**
- * The background work of `matchcast start`: its lane, and pipeline runs as child processes. A
- * scheduled run is as of `clock` ("now" of the service).
- */
+/** The background work of `matchcast start`, one job at a time; a pipeline run is as of `clock`. */
 export function createServerJobs(ctx: RuntimeContext, clock: Clock) {
   let lane: Promise<unknown> = Promise.resolve();
   let closed = false;
@@ -45,24 +41,23 @@ export function createServerJobs(ctx: RuntimeContext, clock: Clock) {
     });
     const code = (await childExit(c)).code ?? 1;
     child = null;
-    await ctx.views.refresh().catch(() => undefined);
+    await refreshViews();
     const fields = { exit_code: code, seconds: Math.round((performance.now() - started) / 100) / 10 };
     if (code === 0) ctx.log.info(fields, 'pipeline run finished');
     else ctx.log.warn({ ...fields, stderr: tail.split('\n').slice(-4).join('\n') }, 'pipeline run failed');
     return code;
   }
+  const refreshViews = () => ctx.views.refresh().catch(() => undefined);
 
   return {
-    /** `pipeline run [--source]` in a child; resolves with its code once the views show what it published. */
+    // Each resolves once the views show what the job published.
     runPipeline: (source?: string) => enqueue(() => pipelineChild(source)),
-    /** A source poll or replay release in the work child; resolves once the views show what it published. */
     poll: (request: ChildPoll) =>
       enqueue(async (): Promise<ChildPollResult> => {
         const result = await work.poll(request);
-        if (result.published) await ctx.views.refresh().catch(() => undefined);
+        if (result.published) await refreshViews();
         return result;
       }),
-    /** Resolves once everything queued has finished. */
     idle: async () => {
       await lane;
     },

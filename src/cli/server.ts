@@ -18,10 +18,7 @@ function portError(port: number, host: string, err: NodeJS.ErrnoException): Matc
   );
 }
 
-/**
- * Binds `port` on `host` and releases it: a port in use is reported before a command does minutes
- * of work (first-start ingest and pipeline) only to fail at listen. Port 0 (any free port) passes.
- */
+// Binds `port` and releases it: a port in use is reported before minutes of first-start work, not at listen.
 export async function assertPortFree(port: number, host: string): Promise<void> {
   if (port === 0) return;
   const probe = net.createServer();
@@ -32,19 +29,16 @@ export async function assertPortFree(port: number, host: string): Promise<void> 
 }
 
 export interface RunServerOptions {
-  /** Printed once the server listens, e.g. the API key banner of `matchcast start`. */
+  /** Printed once the server listens, after `beforeBanner`, e.g. the API key banner of `matchcast start`. */
   banner?: (url: string) => string;
-  /** Awaited before the banner, e.g. until the worker threads have written their start-up lines. */
   beforeBanner?: () => Promise<void>;
   /** Resolves when the server should shut down. Default: the first SIGTERM or SIGINT. */
   until?: Promise<unknown>;
-  /** Called once the server listens (e.g. `start` records itself for the CLI handoff). Default none. */
   onListening?: (info: { url: string; port: number }) => void | Promise<void>;
-  /** Called after the HTTP server closed, before the adapters close (stop schedules). Default none. */
+  /** Called after the HTTP server closed, before the adapters close (stop schedules). */
   beforeClose?: () => Promise<void>;
 }
 
-/** Resolves on the first SIGTERM or SIGINT. */
 function shutdownSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
     const on = (signal: NodeJS.Signals) => {
@@ -57,10 +51,8 @@ function shutdownSignal(): Promise<NodeJS.Signals> {
   });
 }
 
-/**
- * Serves the API until a signal, then shuts down gracefully: stop accepting connections, let in-flight
- * requests finish (bounded by SHUTDOWN_TIMEOUT_MS), then close queue, cache, store and database.
- */
+// Serves until a signal, then stops accepting, lets in-flight requests finish (at most
+// SHUTDOWN_TIMEOUT_MS) and closes queue, cache, store and database.
 export async function runServer(ctx: RuntimeContext, options: RunServerOptions = {}): Promise<number> {
   const { config, log } = ctx;
   useLeanHeap();
@@ -88,8 +80,7 @@ export async function runServer(ctx: RuntimeContext, options: RunServerOptions =
   const url = `http://localhost:${port}`;
   log.info({ url, pid: process.pid }, 'listening');
   await options.onListening?.({ url, port });
-  // The banner (it names the API key) goes to stderr, apart from the JSON log lines on stdout, and
-  // comes last: the log lines written so far are flushed first.
+  // The banner (it names the API key) goes to stderr, apart from the JSON log lines, and comes last.
   if (options.banner) {
     await options.beforeBanner?.().catch(() => undefined);
     log.flush();

@@ -1,6 +1,6 @@
 import { type Database, openDatabase } from '../db/index.js';
 import { MatchcastError } from '../domain/index.js';
-import { INGEST_ENCODINGS, type IngestEncoding } from '../ingest/index.js';
+import { INGEST_ENCODINGS } from '../ingest/index.js';
 import {
   formatEvery,
   guessKind,
@@ -16,6 +16,7 @@ import {
 } from '../sources/index.js';
 import { createObjectStore, type ObjectStore } from '../storage/index.js';
 import { type CommandIo, configOf, failureText, writersOf } from './command-io.js';
+import { encodingOption } from './ingest.js';
 import { repredictAfterPoll } from './source-repredict.js';
 import { commandOutput } from './terminal.js';
 import { dateOption, parseCliArgs, showHelp, UsageError } from './usage-error.js';
@@ -53,7 +54,7 @@ function when(d: Date | null): string {
 }
 
 /** The `sources list` text: one block per source. */
-export function formatSources(list: readonly SourceRecord[]): string {
+function formatSources(list: readonly SourceRecord[]): string {
   if (list.length === 0) return 'no sources (add one with `matchcast sources add NAME URL`)\n';
   const lines: string[] = [];
   for (const s of list) {
@@ -122,10 +123,7 @@ export async function sourcesCommand(argv: string[], io: SourcesCommandIo = {}):
       throw new UsageError(
         `--format expects one of ${SOURCE_KINDS.map((k) => k.name).join(', ')}, got "${values.format}"`,
       );
-    if (values.encoding !== undefined && !(INGEST_ENCODINGS as readonly string[]).includes(values.encoding))
-      throw new UsageError(
-        `--encoding expects one of ${INGEST_ENCODINGS.join(', ')}, got "${values.encoding}"`,
-      );
+    const encoding = encodingOption(values.encoding);
     if ((values.region === undefined) !== (values.tournament === undefined))
       throw new UsageError('--region and --tournament go together');
     let everyMs: number;
@@ -135,7 +133,7 @@ export async function sourcesCommand(argv: string[], io: SourcesCommandIo = {}):
       throw new UsageError((e as Error).message);
     }
     const options: SourceOptions = {};
-    if (values.encoding) options.encoding = values.encoding as IngestEncoding;
+    if (encoding) options.encoding = encoding;
     if (values.region) options.region = values.region;
     if (values.tournament) options.tournament = values.tournament;
     if (values.bookmaker) options.bookmaker = values.bookmaker;

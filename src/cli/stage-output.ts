@@ -32,12 +32,18 @@ function prefixed(metrics: unknown, prefix: string): Record<string, Figure> {
   return out;
 }
 
+/** Stages whose figures are scalar fields of their result (others not listed here: all of them). */
+const SCALAR_STAGES: Record<string, readonly string[]> = {
+  features: ['rows', 'labelled', 'future'],
+  promote: ['version', 'promoted', 'new_log_loss', 'champion_log_loss', 'reason'],
+  fallback: ['version', 'log_loss', 'folds', 'rows'],
+  predict: ['rows', 'champion_rows', 'backtest_rows', 'fallback_rows', 'omitted', 'champion_version'],
+};
+
 /** The figures of one stage's result, grouped; metrics included. */
 function stageFigures(stage: string, result: unknown): FigureGroup[] {
   const r = obj(result);
   switch (stage) {
-    case 'features':
-      return [['', scalars(r, ['rows', 'labelled', 'future'])]];
     case 'train': {
       const version = obj(r.version);
       return [
@@ -50,24 +56,16 @@ function stageFigures(stage: string, result: unknown): FigureGroup[] {
         ['closing line', prefixed(version.metrics, 'market_')],
       ];
     }
-    case 'promote':
-      return [['', scalars(r, ['version', 'promoted', 'new_log_loss', 'champion_log_loss', 'reason'])]];
-    case 'backtest':
+    case 'backtest': {
+      const gap = (h: string) => (obj(obj(obj(r.horizons)[h]).overall).log_loss_gap as Figure) ?? null;
       return [
         ['', scalars(r, ['rows', 'folds', 'from', 'to', 'refit_days'])],
         ['model', prefixed(r.metrics, 'model_')],
         ['opening line', prefixed(r.metrics, 'open_')],
         ['closing line', prefixed(r.metrics, 'close_')],
-        [
-          'log-loss gap to the line',
-          {
-            early: (obj(obj(obj(r.horizons).early).overall).log_loss_gap as Figure) ?? null,
-            kickoff: (obj(obj(obj(r.horizons).kickoff).overall).log_loss_gap as Figure) ?? null,
-          },
-        ],
+        ['log-loss gap to the line', { early: gap('early'), kickoff: gap('kickoff') }],
       ];
-    case 'fallback':
-      return [['', scalars(r, ['version', 'log_loss', 'folds', 'rows'])]];
+    }
     case 'goals': {
       const metrics = obj(r.metrics);
       return [
@@ -76,20 +74,6 @@ function stageFigures(stage: string, result: unknown): FigureGroup[] {
         ['promotion', scalars(r.promotion, ['promoted', 'reason'])],
       ];
     }
-    case 'predict':
-      return [
-        [
-          '',
-          scalars(r, [
-            'rows',
-            'champion_rows',
-            'backtest_rows',
-            'fallback_rows',
-            'omitted',
-            'champion_version',
-          ]),
-        ],
-      ];
     case 'simulate': {
       const s = obj(r.summary);
       const bets = ['n_bets', 'roi_pct', 'hit_rate', 'profit'];
@@ -144,7 +128,7 @@ function stageFigures(stage: string, result: unknown): FigureGroup[] {
       return groups;
     }
     default:
-      return [['', scalars(r)]];
+      return [['', scalars(r, SCALAR_STAGES[stage])]];
   }
 }
 
@@ -161,13 +145,11 @@ function show(v: Figure): string {
 
 /** The human form: a head line, then one line per labelled group of figures. */
 export function formatStageResult(stage: string, result: unknown, seconds: number): string {
-  const groups = stageFigures(stage, result).filter(([, f]) => Object.keys(f).length > 0);
-  const line = (f: Record<string, Figure>) =>
-    Object.entries(f)
-      .map(([k, v]) => `${k}=${show(v)}`)
-      .join(' ');
   const lines = [`pipeline ${stage} done in ${seconds.toFixed(1)} s`];
-  for (const [label, figures] of groups) lines.push(`  ${label ? `${label}: ` : ''}${line(figures)}`);
+  for (const [label, figures] of stageFigures(stage, result)) {
+    const shown = Object.entries(figures).map(([k, v]) => `${k}=${show(v)}`);
+    if (shown.length > 0) lines.push(`  ${label ? `${label}: ` : ''}${shown.join(' ')}`);
+  }
   return `${lines.join('\n')}\n`;
 }
 
@@ -176,10 +158,7 @@ const MAX_FIGURE = 160;
 /** Bytes of figures in one log record, so that the line stays well under 2 KB with pino's own fields. */
 const MAX_RECORD = 1500;
 
-/**
- * The figures as one flat, bounded record for a log line (`backtest.model_log_loss` style keys): a
- * run's whole result is ~100 KB, which belongs in the run record and `--json`, not in a log line.
- */
+/** The figures as one flat, bounded log record: a run's whole result (~100 KB) belongs in the run record. */
 export function stageLogFigures(stage: string, result: unknown): Record<string, Figure> {
   const out: Record<string, Figure> = {};
   let bytes = 2;
@@ -201,10 +180,8 @@ export function stageLogFigures(stage: string, result: unknown): Record<string, 
   return out;
 }
 
-/**
- * Why a stand-alone stage's result is empty (it then fails, as the rows gate of `pipeline run` does),
- * or null. `promote` and `performance` have no empty result: "nothing to do" is their answer.
- */
+// Why a stand-alone stage's result is empty (it then fails, as the rows gate of `pipeline run` does),
+// or null. `promote` and `performance` have no empty result: "nothing to do" is their answer.
 export function nothingProduced(stage: string, result: unknown): string | null {
   const r = obj(result);
   switch (stage) {

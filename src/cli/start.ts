@@ -60,32 +60,24 @@ async function embeddedApiKey(config: Config): Promise<string> {
   return key;
 }
 
-/**
- * Re-predicts the matches whose data moved while no re-prediction finished (an ingest killed
- * mid-way): what serves catches up before the server answers. A failure is logged, not fatal.
- */
+// Re-predicts the matches an ingest killed mid-way left waiting, before the server answers; a failure
+// is logged, not fatal.
 async function catchUpPending(ctx: RuntimeContext): Promise<void> {
-  const { log } = ctx;
   try {
     const waiting = await new PendingRepredictions(ctx.db).ids();
     if (waiting.length === 0 || waiting.length > INGEST_REPREDICT_MAX) return;
-    const re = await repredictMatches(ctx, waiting, { asOf: new Date(), actor: 'start' });
-    log.info(
-      { matches: waiting.length, published: re.published, run_id: re.run_id },
-      'pending re-predictions caught up',
-    );
+    const { published, run_id } = await repredictMatches(ctx, waiting, { asOf: new Date(), actor: 'start' });
+    ctx.log.info({ matches: waiting.length, published, run_id }, 'pending re-predictions caught up');
   } catch (err) {
-    log.warn(
+    ctx.log.warn(
       { err: err instanceof Error ? err.message : String(err) },
       'pending re-predictions: not caught up',
     );
   }
 }
 
-/**
- * The first start's work: ingest when the database is empty (or that ingest was interrupted), then the
- * bootstrap run when unfinished. Returns 2 when DATA_DIR holds another data set (said on stderr), else 0.
- */
+// The first start's work: ingest when the database is empty (or that ingest was interrupted), then the
+// bootstrap run when unfinished. Returns 2 when DATA_DIR holds another data set (said on stderr), else 0.
 async function prepareData(
   ctx: RuntimeContext,
   data: string | undefined,
@@ -112,11 +104,11 @@ async function prepareData(
   if (count === 0 || ingestInterrupted) {
     if (ingestInterrupted) log.info('first start was interrupted during ingest: ingesting again');
     if (data) {
-      const report = await ingestPath(data, { db: ctx.db, store: ctx.store, log });
-      log.info({ inserted: report.inserted, skipped: report.skipped.length }, 'first start: ingested data');
+      const { inserted, skipped } = await ingestPath(data, ctx);
+      log.info({ inserted, skipped: skipped.length }, 'first start: ingested data');
     } else {
-      const report = await ingestSynthetic({}, { db: ctx.db, store: ctx.store, log });
-      log.info({ inserted: report.inserted }, 'first start: generated synthetic league');
+      const { inserted } = await ingestSynthetic({}, ctx);
+      log.info({ inserted }, 'first start: generated synthetic league');
     }
     writeDatasetRecord(config.dataDir, datasetSource(data));
   }
@@ -154,15 +146,11 @@ export async function startCommand(argv: string[]): Promise<number> {
   const firstStartChild = isFirstStartChild();
   if (firstStartChild) followParent();
   else await assertPortFree(base.port, base.host);
-  const config: Config = {
-    ...base,
-    apiKey: await embeddedApiKey(base),
-  };
+  const config: Config = { ...base, apiKey: await embeddedApiKey(base) };
   const output = commandOutput({ name: 'matchcast', level: config.logLevel, json: values.json === true });
   const { log } = output;
-  if (values.reset && !firstStartChild) {
+  if (values.reset && !firstStartChild)
     for (const removed of resetEmbeddedState(config)) log.info({ removed }, '--reset: removed');
-  }
   if (replay) return replayCommand(config, log, replay);
   if (!firstStartChild && !firstStartDone(config.dataDir)) {
     const code = await runFirstStartChild(argv);

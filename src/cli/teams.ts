@@ -18,6 +18,9 @@ export interface TeamsCommandIo extends CommandIo {
   deps?: { db: Database };
 }
 
+const aliasText = (a: { region: string; alias: string; team: string }, accepted: string) =>
+  a.alias === a.team ? `${a.region}: "${a.team}" ${accepted}` : `${a.region}: "${a.alias}" → "${a.team}"`;
+
 /** `matchcast teams …`: the team-name mapping used by sources. */
 export async function teamsCommand(argv: string[], io: TeamsCommandIo = {}): Promise<number> {
   const { out, err } = writersOf(io);
@@ -39,17 +42,8 @@ export async function teamsCommand(argv: string[], io: TeamsCommandIo = {}): Pro
     db = io.deps?.db ?? (await openDatabase(config));
     if (sub === 'aliases') {
       const list = await listTeamAliases(db);
-      out(
-        list.length === 0
-          ? 'no aliases\n'
-          : list
-              .map((a) =>
-                a.alias === a.team
-                  ? `${a.region}: "${a.team}" (accepted as a new team)`
-                  : `${a.region}: "${a.alias}" → "${a.team}"`,
-              )
-              .join('\n') + '\n',
-      );
+      const lines = list.map((a) => `${aliasText(a, '(accepted as a new team)')}\n`);
+      out(list.length === 0 ? 'no aliases\n' : lines.join(''));
       return 0;
     }
     if (sub === 'unalias') {
@@ -61,11 +55,7 @@ export async function teamsCommand(argv: string[], io: TeamsCommandIo = {}): Pro
     const [alias, team] = sub === 'add' ? [positionals[0], positionals[0]] : positionals;
     const set = await setTeamAlias(db, alias as string, team as string, values.region);
     await new SourcesRepository(db).rereadHeld();
-    out(
-      set.alias === set.team
-        ? `${set.region}: "${set.team}" accepted as a new team\n`
-        : `${set.region}: "${set.alias}" → "${set.team}"\n`,
-    );
+    out(`${aliasText(set, 'accepted as a new team')}\n`);
     return 0;
   } catch (e) {
     err(`teams ${sub}: ${failureText(e)}\n`);

@@ -33,28 +33,16 @@ export function humanLogLine(json: string): string {
   return line.length > MAX_LINE ? `${line.slice(0, MAX_LINE - 1)}…` : line;
 }
 
-/** How a command reports: to a person at a terminal, or as JSON lines for a machine. */
-export interface CommandOutput {
-  /** True when lines are human-readable and progress is drawn as bars (stderr is a terminal, no --json). */
-  human: boolean;
-  log: Logger;
-  progress: Progress;
-}
-
-export interface CommandOutputOptions {
+/**
+ * On a terminal (stderr) without `json`: human lines and progress bars on stderr, never interleaved.
+ * Otherwise JSON log lines (on stderr with `jsonTo`, when stdout carries a document) and progress steps.
+ */
+export function commandOutput(options: {
   name: string;
   level: string;
-  /** `--json`: JSON lines even on a terminal. */
   json?: boolean;
-  /** Where JSON log lines go: stdout (default) or stderr (when stdout carries a document). */
   jsonTo?: 'stdout' | 'stderr';
-}
-
-/**
- * On a terminal (stderr) without `--json`: human lines and progress bars on stderr, never
- * interleaved. Otherwise: JSON log lines and one JSON line per finished progress step.
- */
-export function commandOutput(options: CommandOutputOptions): CommandOutput {
+}): { human: boolean; log: Logger; progress: Progress } {
   const redact = { paths: REDACT_PATHS, censor: '[redacted]' };
   if (process.stderr.isTTY && !options.json) {
     const terminal = stderrTerminal();

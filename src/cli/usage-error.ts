@@ -6,19 +6,16 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-/** A command's options: its string and boolean options (`--help`/`-h` is added), and short names. */
-export interface OptionTable<S extends string, B extends string> {
+/** A command's string and boolean options (`--help`/`-h` is added) and short names. */
+interface OptionTable<S extends string, B extends string> {
   strings?: readonly S[];
   booleans?: readonly B[];
   short?: Partial<Record<NoInfer<S | B>, string>>;
   positionals?: boolean;
 }
 
-/**
- * `parseArgs` over an {@link OptionTable}, taking a negative number as a string option's value
- * (`--concurrency -3`), which Node finds "ambiguous", so that the option's range check names the
- * accepted values.
- */
+// `parseArgs` taking a negative number as a string option's value (`--concurrency -3`, "ambiguous" to
+// Node), so that the option's range check names the accepted values.
 export function parseCliArgs<const S extends string = never, const B extends string = never>(
   argv: readonly string[],
   table: OptionTable<S, B>,
@@ -86,10 +83,8 @@ export function dateOption(option: string, raw: string | undefined): Date | unde
   return d;
 }
 
-/**
- * `parse()`, or undefined when it throws: the message and `usage` go to `err`, and the command returns
- * exit code 2 itself (its callers, tests included, read the code).
- */
+// `parse()`, or undefined when it throws: the message and `usage` go to `err`, and the command returns
+// exit code 2 itself (its callers, tests included, read the code).
 export function parseOrUsage<T>(parse: () => T, err: (text: string) => void, usage: string): T | undefined {
   try {
     return parse();

@@ -1,6 +1,6 @@
-import { parseConfig } from '../config.js';
+import { type Config, parseConfig } from '../config.js';
 import { MatchcastError } from '../domain/index.js';
-import { createLogger } from '../logger.js';
+import { createLogger, type Logger } from '../logger.js';
 import type { PipelineSchedule } from '../pipeline/index.js';
 import { type SchedulerRepeat, startPipelineScheduler, startSourceScheduler } from '../queue/index.js';
 import { createDefaultWorkerDeps, startWorker } from '../worker/index.js';
@@ -26,7 +26,6 @@ export async function workerCommand(argv: string[]): Promise<number> {
   if (values.help) return showHelp(HELP);
   const option = intOption('concurrency', values.concurrency, 1, 256);
   const config = parseConfig();
-  const concurrency = option ?? config.workerConcurrency;
   if (!config.redisUrl) {
     throw new MatchcastError(
       'MC_ERR_CONFIG',
@@ -37,7 +36,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
   const deps = await createDefaultWorkerDeps(config, log);
   let worker: Awaited<ReturnType<typeof startWorker>>;
   try {
-    worker = await startWorker(config, deps, { concurrency });
+    worker = await startWorker(config, deps, { concurrency: option ?? config.workerConcurrency });
   } catch (err) {
     await deps.close?.().catch(() => undefined);
     const reason = err instanceof Error ? err.message : String(err);
@@ -81,10 +80,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
 }
 
 /** The source schedulers of a worker; the database is opened only when this worker polls sources. */
-async function startWorkerSources(
-  config: ReturnType<typeof parseConfig>,
-  log: ReturnType<typeof createLogger>,
-): Promise<{ close(): Promise<void> }> {
+async function startWorkerSources(config: Config, log: Logger): Promise<{ close(): Promise<void> }> {
   const { openDatabase } = await import('../db/index.js');
   const { SourcesRepository } = await import('../sources/index.js');
   const db = await openDatabase(config);

@@ -2,9 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
 import { MatchcastError, OPENING_LEAD_MS, parseInstant, RESULT_LAG_MS } from '../domain/index.js';
 
-/** What one {@link ReplayFeed.advance} released. */
+/** What one {@link ReplayFeed.advance} released: the changed rows as one CSV, and as ingest's files. */
 export interface FeedDelta {
-  /** The changed rows as one CSV text in the shared football layout, and split into ingest's files. */
   csv: string;
   files: string[];
   rows: number;
@@ -22,12 +21,11 @@ const FIXTURE_LEAD_MS = 7 * 86_400_000;
 /** Rows per feed file: ingest applies a file in one transaction, so a first release of a whole data set is split. */
 const FEED_FILE_ROWS = 2000;
 
-const HIDDEN = 0;
 const FIXTURE = 1;
 const OPENING = 2;
 const CLOSING = 3;
 const RESULT = 4;
-/** Offset from kick-off at which each stage (the index) is released. */
+/** Offset from kick-off at which each stage (the index; 0 = hidden) is released. */
 const STAGE_OFFSETS = [Number.NEGATIVE_INFINITY, -FIXTURE_LEAD_MS, -OPENING_LEAD_MS, 0, RESULT_LAG_MS];
 
 const REQUIRED = ['Date', 'country', 'league', 'HomeTeam', 'AwayTeam', 'FTHG', 'FTAG'];
@@ -35,19 +33,26 @@ const REQUIRED = ['Date', 'country', 'league', 'HomeTeam', 'AwayTeam', 'FTHG', '
 /** Columns a fixture carries from the start (who plays where and when). */
 const FIXTURE_COLUMNS = new Set(['Date', 'country', 'league', 'Season', 'HomeTeam', 'AwayTeam']);
 
+/** The stage from which a column is shown. */
+function columnStage(column: string): number {
+  if (FIXTURE_COLUMNS.has(column)) return FIXTURE;
+  if (column.endsWith('_open')) return OPENING;
+  return column.endsWith('_close') ? CLOSING : RESULT;
+}
+
 function csvCell(v: string): string {
   return /[",\n\r]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v;
 }
 
 /**
- * The real data as a season that unfolds: each CSV row is released in stages as a clock passes it
- * (fixture, opening prices, closing prices, result); {@link advance} hands back the changed rows as a
- * CSV in the same layout, which the ordinary ingest reads (blank = not observed or played yet).
+ * The real data as a season that unfolds: each row is released in stages (fixture, opening prices,
+ * closing prices, result) as a clock passes it, as CSV for the ordinary ingest (blank = not yet).
  */
 export class ReplayFeed {
   private readonly level: Uint8Array;
   /** Per stage, how many rows (in kick-off order) have reached it. */
   private readonly reached = [0, 0, 0, 0, 0];
+  private readonly columnStages: number[];
 
   private constructor(
     private readonly header: string[],
@@ -56,6 +61,7 @@ export class ReplayFeed {
     private readonly kickoff: Float64Array,
   ) {
     this.level = new Uint8Array(rows.length);
+    this.columnStages = header.map(columnStage);
   }
 
   /** Reads the CSV files (shared football layout); rows are ordered by kick-off. */
@@ -131,15 +137,6 @@ export class ReplayFeed {
   /** One row as released so far: later columns blank. */
   private render(i: number, cells: readonly string[]): string {
     const level = this.level[i]!;
-    return this.header
-      .map((column, c) => {
-        const v = cells[c] ?? '';
-        if (level === HIDDEN) return '';
-        if (FIXTURE_COLUMNS.has(column)) return csvCell(v);
-        if (column.endsWith('_open')) return level >= OPENING ? csvCell(v) : '';
-        if (column.endsWith('_close')) return level >= CLOSING ? csvCell(v) : '';
-        return level >= RESULT ? csvCell(v) : '';
-      })
-      .join(',');
+    return this.columnStages.map((stage, c) => (level >= stage ? csvCell(cells[c] ?? '') : '')).join(',');
   }
 }
