@@ -1,17 +1,15 @@
 import { Type } from 'typebox';
 import { ERROR_CATALOGUE, type ErrorCode } from '../domain/index.js';
+import { Strict } from './common.js';
 
 /** One invalid field of a 422 body (FastAPI-compatible `{loc, msg, type}`). */
-const FieldError = Type.Object(
-  {
-    loc: Type.Array(Type.Union([Type.String(), Type.Integer()]), {
-      description: 'where: `query`, `path`, `body` or `header`, then the field name (and index)',
-    }),
-    msg: Type.String({ description: 'what is wrong, e.g. `field required`, `unknown field`' }),
-    type: Type.String({ description: 'the failed rule (JSON Schema keyword), e.g. `type`, `minimum`' }),
-  },
-  { additionalProperties: false },
-);
+const FieldError = Strict({
+  loc: Type.Array(Type.Union([Type.String(), Type.Integer()]), {
+    description: 'where: `query`, `path`, `body` or `header`, then the field name (and index)',
+  }),
+  msg: Type.String({ description: 'what is wrong, e.g. `field required`, `unknown field`' }),
+  type: Type.String({ description: 'the failed rule (JSON Schema keyword), e.g. `type`, `minimum`' }),
+});
 
 /**
  * The one error body of every error response (src/api/plugins/errors.ts): a catalogue code, a detail
