@@ -6,10 +6,7 @@ interface ModelInfoSamplerOptions {
   everyMs?: number;
 }
 
-/**
- * Samples `model_info` at start and every `everyMs`, so it has a series before the first live call
- * (spec §4.2); an unreadable registry leaves the gauge as it is. Returns the stop function.
- */
+/** Samples `model_info` every `everyMs`, so it has a series before the first live call (spec §4.2). */
 export function startModelInfoSampler(ctx: AppContext, options: ModelInfoSamplerOptions = {}): () => void {
   let stopped = false;
   let running = false;

@@ -11,10 +11,7 @@ const FieldError = Strict({
   type: Type.String({ description: 'the failed rule (JSON Schema keyword), e.g. `type`, `minimum`' }),
 });
 
-/**
- * The one error body of every error response (src/api/plugins/errors.ts): a catalogue code, a detail
- * safe to show, and on 5xx the request id, so a report can be traced to its log line.
- */
+/** The body of every error answer: a catalogue code, a detail safe to show, the request id on 5xx. */
 export const ErrorBody = Type.Object(
   {
     detail: Type.Union([Type.String(), Type.Array(FieldError)], {
@@ -47,10 +44,7 @@ function exampleError(code: ErrorCode): { detail: unknown; code: ErrorCode; requ
   return entry.status >= SERVER_SIDE ? { ...body, request_id: EXAMPLE_REQUEST_ID } : body;
 }
 
-/**
- * Response entries for a route's own error codes, by catalogue status (`{401: …, 404: …}`), each with
- * its codes described and exemplified. buildApp adds 401 (protected routes), 422 and 500 to every route.
- */
+/** Response entries of a route's own codes by status; buildApp adds 401, 422 and 500. */
 export function errorResponses(...codes: ErrorCode[]): Record<number, ReturnType<typeof errorResponse>> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {

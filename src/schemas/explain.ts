@@ -21,10 +21,7 @@ const GroupContribution = Strict({
   ),
 });
 
-/**
- * `GET /predict/explain/{match_id}`: the served 1X2 prediction by feature group, with the market's view
- * beside it; the parts add up to the probabilities (docs/api.md "Explanations").
- */
+/** `GET /predict/explain/{match_id}`: the parts add up to the probabilities (docs/api.md). */
 export const Explanation = Strict({
   match_id: Type.Integer(),
   run_id: Nullable(Type.String(), 'the published run whose predictions file served the row'),

@@ -24,10 +24,7 @@ const TopScore = Strict({
   proba: Proba('this exact score'),
 });
 
-/**
- * `GET /predict/markets/{match_id}`: the goals model's expected goals and every market of one
- * match, all from one Dixon–Coles score matrix (0–10 goals each side), so they add up by construction.
- */
+/** `GET /predict/markets/{match_id}`: every market from one Dixon–Coles score matrix, so they add up. */
 export const MatchMarkets = Strict({
   match_id: Type.Integer({ description: 'match identifier' }),
   expected_home_goals: Type.Number({ minimum: 0, description: 'Poisson mean of home goals' }),

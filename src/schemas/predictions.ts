@@ -78,10 +78,7 @@ export const PrecomputedPrediction = Strict({
 });
 export type PrecomputedPrediction = Static<typeof PrecomputedPrediction>;
 
-/**
- * The match card of `GET /predict/cards/` (spec §2.4). Built from a validated predictions row (team
- * names, stage, run id and computed-at are required there, so never null) joined with its odds.
- */
+/** A card of `GET /predict/cards/` (spec §2.4): a validated predictions row (no nulls) with its odds. */
 export const MatchCard = Strict({
   match_id: Type.Integer(),
   start_time_utc: KickOff,

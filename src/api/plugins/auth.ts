@@ -14,10 +14,7 @@ interface AuthOptions {
 /** SHA-256 of a key: both sides of the comparison have 32 bytes whatever the keys' lengths. */
 const digest = (key: string) => crypto.hash('sha256', key, 'buffer');
 
-/**
- * A constant-time check against `expected` (timingSafeEqual over the digests: neither content nor
- * length of a supplied key shows in the time taken). An empty or missing expected key matches nothing.
- */
+/** Constant-time over the digests: neither content nor length of a key shows in the time taken. */
 export function keyMatcher(expected: string | undefined): (supplied: unknown) => boolean {
   if (!expected) return () => false;
   const want = digest(expected);
@@ -47,10 +44,7 @@ export function hasValidKey(request: FastifyRequest, expected: string | undefine
   return keyMatcher(expected)(request.headers['x-api-key']);
 }
 
-/**
- * The key check is an `onRequest` hook of each protected route only (decided at registration, before
- * parsing: a 401 costs no work, open routes pay nothing); its OpenAPI entry gets `ApiKeyAuth` and 401.
- */
+/** A per-route `onRequest` hook, decided at registration: a 401 costs no parsing, open routes pay nothing. */
 export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
   const protectMonitoring = options.protectMonitoring ?? false;
   const matches = keyMatcher(options.apiKey);

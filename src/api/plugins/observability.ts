@@ -34,10 +34,7 @@ interface ObservabilityOptions {
   shutdown?: { draining: boolean };
 }
 
-/**
- * X-Request-Id and the security headers are set on arrival, so 401s and errors carry them too. One
- * `onResponse` hook, which every answer passes with its final status, counts it and writes its access line.
- */
+/** Headers set on arrival, so 401s carry them too; `onResponse` sees every answer's final status. */
 export function registerObservability(app: FastifyInstance, options: ObservabilityOptions = {}): void {
   const staticHeaders = options.staticHeaders ?? {};
   const documentHeaders = options.documentHeaders ?? staticHeaders;

@@ -48,10 +48,7 @@ export const TASK_ERRORS = [
   'MC_ERR_TASK_EXPIRED',
 ] as const;
 
-/**
- * Alias → version, cached for `refreshMs` (versions are immutable: cached for good). With no answer yet
- * from the registry, `version` is null: a worker serves its loaded model (spec §7), nothing is cached.
- */
+/** Alias → version; with no registry answer yet, `version` is null and a worker serves its own model. */
 export class AliasCache {
   private aliases: Partial<Record<string, string>> | null = null;
   private fetchedAt = 0;

@@ -79,10 +79,7 @@ export function setPerformanceGauges(s: PerformanceSummary): void {
   resultsLastNewAt.set(ts(s.results?.last_new_result_at));
 }
 
-/**
- * `GET /monitoring/performance`: realised performance of the served predictions beside the lines; the
- * matchcast_realised_* gauges are refreshed from the same file on every call and on scrape.
- */
+/** `GET /monitoring/performance`; the matchcast_realised_* gauges follow the same file. */
 export async function monitoringPerformanceRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   let cached: { at: number; summary: PerformanceSummary } | null = null;
   let inflight: Promise<PerformanceSummary> | null = null;

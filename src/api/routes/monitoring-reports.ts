@@ -44,10 +44,7 @@ function driftAnswer(latest: Record<string, unknown> | null) {
   return { ...summary, drift_score: score, ...why };
 }
 
-/**
- * Drift and reports (spec §2.10, §2.11, §4.11). Only names matching the report pattern AND present in the
- * store are ever signed: no traversal, other bucket or file type can be reached.
- */
+/** Drift and reports (spec §2.10, §2.11, §4.11): only listed report names present in the store are signed. */
 export async function monitoringReportsRoutes(root: FastifyInstance, ctx: AppContext): Promise<void> {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   // The route and the gauge read the same file the same way: null summary ⇔ NaN gauge (never a made-up 0).

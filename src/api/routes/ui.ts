@@ -44,10 +44,7 @@ export function parseBaselinesCsv(text: string): RoiBaseline[] {
   return out;
 }
 
-/**
- * Serves the browser UI under `/ui/` and the two JSON documents the page reads: `/ui/config.json` and
- * `/ui/data/roi-baselines.json` (needs the API key like `/predict/*`). Hidden from the OpenAPI description.
- */
+/** The browser UI under `/ui/` and the JSON documents it reads, hidden from the OpenAPI description. */
 export async function uiRoutes(
   app: FastifyInstance,
   ctx: AppContext,
