@@ -3,14 +3,6 @@ import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fast
 import { MatchcastError } from '../../domain/index.js';
 import { errorResponses } from '../../schemas/index.js';
 
-/** Options of the API-key check (spec §5). */
-interface AuthOptions {
-  /** The configured key. Undefined makes every protected route answer 401. */
-  apiKey: string | undefined;
-  /** Also protect `/monitoring/*` (spec §5 rule 5, planned). Default `false`. */
-  protectMonitoring?: boolean;
-}
-
 /** SHA-256 of a key: both sides of the comparison have 32 bytes whatever the keys' lengths. */
 const digest = (key: string) => crypto.hash('sha256', key, 'buffer');
 
@@ -45,9 +37,12 @@ export function hasValidKey(request: FastifyRequest, expected: string | undefine
 }
 
 /** A per-route `onRequest` hook, decided at registration: a 401 costs no parsing, open routes pay nothing. */
-export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
-  const protectMonitoring = options.protectMonitoring ?? false;
-  const matches = keyMatcher(options.apiKey);
+export function registerAuth(
+  app: FastifyInstance,
+  // Without a key every protected route answers 401; `/monitoring/*` is protected on request (spec §5).
+  { apiKey, protectMonitoring = false }: { apiKey: string | undefined; protectMonitoring?: boolean },
+): void {
+  const matches = keyMatcher(apiKey);
   const checkKey: onRequestHookHandler = (request, _reply, done) => {
     if (matches(request.headers['x-api-key'])) return done();
     done(new MatchcastError('MC_ERR_UNAUTHORIZED'));

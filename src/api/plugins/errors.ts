@@ -64,9 +64,8 @@ export function toFieldErrors(errors: readonly AjvError[], context: string | und
   const root = CONTEXT_LOC[context ?? ''] ?? context ?? 'request';
   return foldEnums(errors).map((e) => {
     const loc: (string | number)[] = [root];
-    for (const seg of (e.instancePath ?? '').split('/').slice(1)) {
+    for (const seg of (e.instancePath ?? '').split('/').slice(1))
       loc.push(/^\d+$/.test(seg) ? Number(seg) : seg.replace(/~1/g, '/').replace(/~0/g, '~'));
-    }
     let msg = e.message ?? 'is invalid';
     if (e.keyword === 'additionalProperties' && typeof e.params?.additionalProperty === 'string') {
       loc.push(e.params.additionalProperty);
@@ -144,7 +143,11 @@ function toErrorAnswer(err: FastifyError | Error, requestId: string): ErrorAnswe
 }
 
 /** The one error handler: stack traces and internal messages never reach the caller; 5xx are logged. */
-export function registerErrorHandling(app: FastifyInstance, options: NotFoundOptions = {}): void {
+export function registerErrorHandling(
+  app: FastifyInstance,
+  // True when an unmatched request lacks a valid key for a protected prefix (answered 401).
+  options: { needsKey?: (request: FastifyRequest) => boolean } = {},
+): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const answer = toErrorAnswer(err, request.id);
     if (isMatchcastError(err) && err.retryAfterSeconds !== undefined)
@@ -164,11 +167,6 @@ export function registerErrorHandling(app: FastifyInstance, options: NotFoundOpt
   });
 }
 
-interface NotFoundOptions {
-  /** True when an unmatched request lacks a valid key for a protected prefix (answered 401). */
-  needsKey?: (request: FastifyRequest) => boolean;
-}
-
 /** Serialized here: `detail` may be any value, which a per-status response serializer could reshape. */
 function sendError(reply: FastifyReply, answer: ErrorAnswer): FastifyReply {
   return reply.code(answer.status).type('application/json; charset=utf-8').send(JSON.stringify(answer.body));
@@ -176,8 +174,7 @@ function sendError(reply: FastifyReply, answer: ErrorAnswer): FastifyReply {
 
 /** Fastify's `frameworkErrors` (undecodable URL, long path parameter): the same body as every error. */
 export function frameworkErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const answer = toErrorAnswer(err, request.id);
-  sendError(reply.header('x-request-id', request.id), answer);
+  sendError(reply.header('x-request-id', request.id), toErrorAnswer(err, request.id));
 }
 
 const CLIENT_ERRORS: Record<string, { text: string; code: ErrorCode }> = {

@@ -11,7 +11,6 @@ import {
   registerScrapeRefresher,
   resultsLastNewAt,
 } from '../../metrics.js';
-import { readArtifact } from '../../runs/index.js';
 import {
   EXAMPLE_PERFORMANCE,
   EXAMPLE_PROMOTION,
@@ -21,6 +20,7 @@ import {
   route,
 } from '../../schemas/index.js';
 import type { AppContext } from '../context.js';
+import { readJsonArtifact } from './monitoring-reports.js';
 
 function empty(ctx: AppContext): PerformanceSummary {
   return {
@@ -84,18 +84,10 @@ export async function monitoringPerformanceRoutes(app: FastifyInstance, ctx: App
   let cached: { at: number; summary: PerformanceSummary } | null = null;
   let inflight: Promise<PerformanceSummary> | null = null;
   const load = async (): Promise<PerformanceSummary> => {
-    const obj = await readArtifact(ctx, 'performanceLatest'); // the published run's
-    let summary = empty(ctx);
-    if (obj) {
-      try {
-        const parsed = JSON.parse(obj.body.toString('utf8')) as Omit<PerformanceSummary, 'available'>;
-        if (parsed && typeof parsed === 'object' && Array.isArray(parsed.groups)) {
-          summary = { ...parsed, available: true };
-        }
-      } catch (err) {
-        ctx.log.warn({ err: (err as Error).message }, 'performance_latest.json is not valid JSON');
-      }
-    }
+    const parsed = await readJsonArtifact(ctx, 'performanceLatest', 'performance_latest.json');
+    const summary: PerformanceSummary = Array.isArray(parsed?.groups)
+      ? { ...(parsed as Omit<PerformanceSummary, 'available'>), available: true }
+      : empty(ctx);
     setPerformanceGauges(summary);
     cached = { at: Date.now(), summary };
     return summary;
