@@ -18,10 +18,7 @@ export interface BuildAppOptions {
   shutdown?: { draining: boolean };
 }
 
-/**
- * Builds the Fastify app with the contract every route shares (spec §1, §5, §7, §9): API key, strict
- * validation, `{detail}` errors, request ids, metrics, CORS, security headers and the OpenAPI description.
- */
+/** The Fastify app with the contract every route shares (spec §1, §5, §7, §9). */
 export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   // pino's Logger is wider than FastifyBaseLogger; the cast keeps route modules on the plain instance type.
   const log = options.logRequests === false ? ctx.log.child({}, { level: 'warn' }) : ctx.log;

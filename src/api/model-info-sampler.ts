@@ -1,16 +1,8 @@
 import type { AppContext } from './context.js';
 import { forgetRegisteredModel, sampleRegisteredModel } from './routes/live.js';
 
-interface ModelInfoSamplerOptions {
-  /** Period between samples, ms. Default `15000`. */
-  everyMs?: number;
-}
-
-/**
- * Samples `model_info` at start and every `everyMs`, so it has a series before the first live call
- * (spec §4.2); an unreadable registry leaves the gauge as it is. Returns the stop function.
- */
-export function startModelInfoSampler(ctx: AppContext, options: ModelInfoSamplerOptions = {}): () => void {
+/** Samples `model_info` every `everyMs`, so it has a series before the first live call (spec §4.2). */
+export function startModelInfoSampler(ctx: AppContext, options: { everyMs?: number } = {}): () => void {
   let stopped = false;
   let running = false;
   const sample = async (): Promise<void> => {

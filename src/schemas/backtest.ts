@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Nullable } from './common.js';
+import { Literals, Nullable, Strict } from './common.js';
 
 const N = (description: string) => Type.Number({ description });
 const NN = (description: string) => Nullable(Type.Number(), description);
@@ -9,103 +9,79 @@ const Group = {
   region_name: Type.String({ description: 'a region, or `all`' }),
 };
 
-const Comparison = Type.Object(
-  {
-    horizon: Type.Union([Type.Literal('early'), Type.Literal('kickoff')]),
-    line: Type.Union([Type.Literal('opening'), Type.Literal('closing')]),
-    ...Group,
-    n: Type.Integer({ description: 'finished matches with this horizon’s prediction and this line' }),
-    first_kickoff: Nullable(Type.String()),
-    last_kickoff: Nullable(Type.String()),
-    model_log_loss: N('mean −ln p(outcome) of the model'),
-    line_log_loss: N('the same for the de-margined line'),
-    diff_log_loss: N('model − line (negative: the model beats the line)'),
-    diff_log_loss_low: N('paired bootstrap interval, low end'),
-    diff_log_loss_high: N('paired bootstrap interval, high end'),
-    model_rps: N('ranked probability score of the model'),
-    line_rps: N('ranked probability score of the line'),
-    diff_rps: N('model − line'),
-    diff_rps_low: N('paired bootstrap interval, low end'),
-    diff_rps_high: N('paired bootstrap interval, high end'),
-  },
-  { additionalProperties: false },
-);
+const Comparison = Strict({
+  horizon: Literals(['early', 'kickoff']),
+  line: Literals(['opening', 'closing']),
+  ...Group,
+  n: Type.Integer({ description: 'finished matches with this horizon’s prediction and this line' }),
+  first_kickoff: Nullable(Type.String()),
+  last_kickoff: Nullable(Type.String()),
+  model_log_loss: N('mean −ln p(outcome) of the model'),
+  line_log_loss: N('the same for the de-margined line'),
+  diff_log_loss: N('model − line (negative: the model beats the line)'),
+  diff_log_loss_low: N('paired bootstrap interval, low end'),
+  diff_log_loss_high: N('paired bootstrap interval, high end'),
+  model_rps: N('ranked probability score of the model'),
+  line_rps: N('ranked probability score of the line'),
+  diff_rps: N('model − line'),
+  diff_rps_low: N('paired bootstrap interval, low end'),
+  diff_rps_high: N('paired bootstrap interval, high end'),
+});
 
-const BetRow = Type.Object(
-  {
-    strategy: Type.String({ description: 'model | favourite | always_first' }),
-    staking: Type.String({ description: 'flat | kelly' }),
-    market: Type.String({ description: '1x2 | ou25 | btts' }),
-    ...Group,
-    n_bets: Type.Integer(),
-    n_won: Type.Integer(),
-    staked: N('units staked'),
-    profit: N('units won minus units lost'),
-    roi_pct: NN('profit / staked × 100'),
-    hit_rate: NN('share of bets won'),
-    max_drawdown: N('largest fall of cumulative profit from a previous peak, in units'),
-    n_clv: Type.Integer({ description: 'bets with a closing line' }),
-    clv_mean: NN('mean closing-line value: price taken × de-margined closing probability − 1'),
-    clv_ci_low: NN('95 % interval of the CLV mean, low end'),
-    clv_ci_high: NN('95 % interval of the CLV mean, high end'),
-  },
-  { additionalProperties: false },
-);
+const BetRow = Strict({
+  strategy: Type.String({ description: 'model | favourite | always_first' }),
+  staking: Type.String({ description: 'flat | kelly' }),
+  market: Type.String({ description: '1x2 | ou25 | btts' }),
+  ...Group,
+  n_bets: Type.Integer(),
+  n_won: Type.Integer(),
+  staked: N('units staked'),
+  profit: N('units won minus units lost'),
+  roi_pct: NN('profit / staked × 100'),
+  hit_rate: NN('share of bets won'),
+  max_drawdown: N('largest fall of cumulative profit from a previous peak, in units'),
+  n_clv: Type.Integer({ description: 'bets with a closing line' }),
+  clv_mean: NN('mean closing-line value: price taken × de-margined closing probability − 1'),
+  clv_ci_low: NN('95 % interval of the CLV mean, low end'),
+  clv_ci_high: NN('95 % interval of the CLV mean, high end'),
+});
 
 /** `GET /monitoring/backtest`: the walk-forward figures, each recomputable from the exports. */
-export const BacktestSummary = Type.Object(
-  {
-    available: Type.Boolean({ description: 'false while the published run has no backtest rows' }),
-    run_id: Nullable(Type.String(), 'the published run the rows come from'),
-    n_matches: Type.Integer({ description: 'rows of the backtest export' }),
-    first_kickoff: Nullable(Type.String()),
-    last_kickoff: Nullable(Type.String()),
-    demargin: Type.Literal('power'),
-    edge_threshold: N('the model strategy bets when p × price − 1 exceeds it'),
-    bootstrap: Type.Object(
-      { resamples: Type.Integer(), level: Type.Number(), seed: Type.Integer() },
-      { additionalProperties: false },
+export const BacktestSummary = Strict({
+  available: Type.Boolean({ description: 'false while the published run has no backtest rows' }),
+  run_id: Nullable(Type.String(), 'the published run the rows come from'),
+  n_matches: Type.Integer({ description: 'rows of the backtest export' }),
+  first_kickoff: Nullable(Type.String()),
+  last_kickoff: Nullable(Type.String()),
+  demargin: Type.Literal('power'),
+  edge_threshold: N('the model strategy bets when p × price − 1 exceeds it'),
+  bootstrap: Strict({ resamples: Type.Integer(), level: Type.Number(), seed: Type.Integer() }),
+  comparisons: Type.Array(Comparison),
+  reliability: Strict({
+    horizon: Type.Literal('early'),
+    n: Type.Integer({ description: 'finished matches (three probabilities each)' }),
+    bins: Type.Array(
+      Strict({
+        lower: Type.Number(),
+        upper: Type.Number(),
+        n: Type.Integer(),
+        mean_predicted: NN('mean predicted probability'),
+        observed_frequency: NN('share that happened'),
+      }),
     ),
-    comparisons: Type.Array(Comparison),
-    reliability: Type.Object(
-      {
-        horizon: Type.Literal('early'),
-        n: Type.Integer({ description: 'finished matches (three probabilities each)' }),
-        bins: Type.Array(
-          Type.Object(
-            {
-              lower: Type.Number(),
-              upper: Type.Number(),
-              n: Type.Integer(),
-              mean_predicted: NN('mean predicted probability'),
-              observed_frequency: NN('share that happened'),
-            },
-            { additionalProperties: false },
-          ),
-        ),
-      },
-      { additionalProperties: false },
-    ),
-    bets: Type.Array(BetRow),
-    profit: Type.Array(
-      Type.Object(
-        {
-          strategy: Type.String(),
-          staking: Type.String(),
-          market: Type.String(),
-          points: Type.Array(
-            Type.Object(
-              { week: Type.String(), n_bets: Type.Integer(), cumulative_profit: Type.Number() },
-              { additionalProperties: false },
-            ),
-          ),
-        },
-        { additionalProperties: false },
+  }),
+  bets: Type.Array(BetRow),
+  profit: Type.Array(
+    Strict({
+      strategy: Type.String(),
+      staking: Type.String(),
+      market: Type.String(),
+      points: Type.Array(
+        Strict({ week: Type.String(), n_bets: Type.Integer(), cumulative_profit: Type.Number() }),
       ),
-    ),
-  },
-  { additionalProperties: false },
-);
+    }),
+  ),
+});
 export type BacktestSummary = Static<typeof BacktestSummary>;
 
 export const EXAMPLE_BACKTEST: BacktestSummary = {

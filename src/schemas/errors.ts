@@ -1,22 +1,17 @@
 import { Type } from 'typebox';
 import { ERROR_CATALOGUE, type ErrorCode } from '../domain/index.js';
+import { Strict } from './common.js';
 
 /** One invalid field of a 422 body (FastAPI-compatible `{loc, msg, type}`). */
-const FieldError = Type.Object(
-  {
-    loc: Type.Array(Type.Union([Type.String(), Type.Integer()]), {
-      description: 'where: `query`, `path`, `body` or `header`, then the field name (and index)',
-    }),
-    msg: Type.String({ description: 'what is wrong, e.g. `field required`, `unknown field`' }),
-    type: Type.String({ description: 'the failed rule (JSON Schema keyword), e.g. `type`, `minimum`' }),
-  },
-  { additionalProperties: false },
-);
+const FieldError = Strict({
+  loc: Type.Array(Type.Union([Type.String(), Type.Integer()]), {
+    description: 'where: `query`, `path`, `body` or `header`, then the field name (and index)',
+  }),
+  msg: Type.String({ description: 'what is wrong, e.g. `field required`, `unknown field`' }),
+  type: Type.String({ description: 'the failed rule (JSON Schema keyword), e.g. `type`, `minimum`' }),
+});
 
-/**
- * The one error body of every error response (src/api/plugins/errors.ts): a catalogue code, a detail
- * safe to show, and on 5xx the request id, so a report can be traced to its log line.
- */
+/** The body of every error answer: a catalogue code, a detail safe to show, the request id on 5xx. */
 export const ErrorBody = Type.Object(
   {
     detail: Type.Union([Type.String(), Type.Array(FieldError)], {
@@ -39,29 +34,19 @@ const EXAMPLE_DETAIL: Partial<Record<ErrorCode, unknown>> = {
   MC_ERR_BAD_STAGE: 'Stage "candidate" is not one of champion, challenger',
 };
 
-const SERVER_SIDE = 500;
-const EXAMPLE_REQUEST_ID = '6f1c2a3e-8d4b-4c1e-9a7f-2b5d0e8c1a43';
-
 /** The error body a code answers with (for examples and docs). */
 function exampleError(code: ErrorCode): { detail: unknown; code: ErrorCode; request_id?: string } {
-  const entry = ERROR_CATALOGUE[code];
-  const body = { detail: EXAMPLE_DETAIL[code] ?? entry.message, code };
-  return entry.status >= SERVER_SIDE ? { ...body, request_id: EXAMPLE_REQUEST_ID } : body;
+  const { message, status } = ERROR_CATALOGUE[code];
+  const body = { detail: EXAMPLE_DETAIL[code] ?? message, code };
+  return status >= 500 ? { ...body, request_id: '6f1c2a3e-8d4b-4c1e-9a7f-2b5d0e8c1a43' } : body;
 }
 
-/**
- * Response entries for a route's own error codes, by catalogue status (`{401: …, 404: …}`), each with
- * its codes described and exemplified. buildApp adds 401 (protected routes), 422 and 500 to every route.
- */
+/** Response entries of a route's own codes by status; buildApp adds 401, 422 and 500. */
 export function errorResponses(...codes: ErrorCode[]): Record<number, ReturnType<typeof errorResponse>> {
-  const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of codes) {
-    const status = ERROR_CATALOGUE[code].status;
-    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
-  }
-  const out: Record<number, ReturnType<typeof errorResponse>> = {};
-  for (const [status, list] of byStatus) out[status] = errorResponse(list);
-  return out;
+  const statusOf = (c: ErrorCode) => ERROR_CATALOGUE[c].status;
+  return Object.fromEntries(
+    [...new Set(codes.map(statusOf))].map((s) => [s, errorResponse(codes.filter((c) => statusOf(c) === s))]),
+  );
 }
 
 function errorResponse(codes: readonly ErrorCode[]) {

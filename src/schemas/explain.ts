@@ -1,88 +1,76 @@
 import { type Static, Type } from 'typebox';
-import { DateTime, Nullable } from './common.js';
+import { DateTime, Literals, Nullable, Strict } from './common.js';
 
 const Outcomes = (description: string) =>
-  Type.Object(
-    { home: Type.Number(), draw: Type.Number(), away: Type.Number() },
-    { additionalProperties: false, description },
-  );
+  Strict({ home: Type.Number(), draw: Type.Number(), away: Type.Number() }, { description });
 
-const GroupContribution = Type.Object(
-  {
-    group: Type.String({
-      description: 'feature group (src/features/groups), `other` for an input no group writes now',
-    }),
-    columns: Type.Array(Type.String(), {
-      description: 'the model inputs of the group; `<name>_missing` is the 0/1 missing indicator of `<name>`',
-    }),
-    scores: Nullable(
-      Outcomes('softmax: Σ coefficient × standardised value of the group in each outcome’s score'),
-      'null for the ordered logit',
-    ),
-    latent: Nullable(
-      Type.Number(),
-      'ordered logit: Σ β × standardised value of the group in the latent score η; null for softmax',
-    ),
-  },
-  { additionalProperties: false },
-);
+const GroupContribution = Strict({
+  group: Type.String({
+    description: 'feature group (src/features/groups), `other` for an input no group writes now',
+  }),
+  columns: Type.Array(Type.String(), {
+    description: 'the model inputs of the group; `<name>_missing` is the 0/1 missing indicator of `<name>`',
+  }),
+  scores: Nullable(
+    Outcomes('softmax: Σ coefficient × standardised value of the group in each outcome’s score'),
+    'null for the ordered logit',
+  ),
+  latent: Nullable(
+    Type.Number(),
+    'ordered logit: Σ β × standardised value of the group in the latent score η; null for softmax',
+  ),
+});
 
-/**
- * `GET /predict/explain/{match_id}`: the served 1X2 prediction by feature group, with the market's view
- * beside it; the parts add up to the probabilities (docs/api.md "Explanations").
- */
-export const Explanation = Type.Object(
-  {
-    match_id: Type.Integer(),
-    run_id: Nullable(Type.String(), 'the published run whose predictions file served the row'),
-    model_stage: Type.Union([Type.Literal('champion'), Type.Literal('backtest'), Type.Literal('fallback')], {
-      description:
-        'the served row’s model: the champion, a walk-forward fold (match predicted before the champion’s cut-off) or the market-free fallback',
-    }),
-    model_run_id: Type.String({ description: 'the served row’s `model_run_id`' }),
-    model_name: Type.String({ description: 'registry model name (the fallback’s ends in `-market-free`)' }),
-    model_version: Nullable(Type.String(), 'registry version; null for a walk-forward fold'),
-    training_cutoff: DateTime('the model saw only results known before this instant'),
-    family: Type.String({ description: 'model family, e.g. `multinomial_logit`, `ordered_logit`' }),
-    link: Type.Union([Type.Literal('softmax'), Type.Literal('ordered_logit')], {
-      description:
-        'softmax: score_k = baseline_k + offset_k + Σ groups.scores_k, p = softmax(score). ordered_logit: η = Σ groups.latent, P(away) = σ(c₁ − η), P(draw) = σ(c₂ − η) − σ(c₁ − η), P(home) = 1 − σ(c₂ − η)',
-    }),
-    baseline: Nullable(Outcomes('softmax: the intercepts'), 'null for the ordered logit'),
-    offset: Nullable(
-      Outcomes('the market log-odds added as a fixed offset (log p_home/p_away, log p_draw/p_away, 0)'),
-      'null unless the model was fitted with the market offset',
-    ),
-    cut_points: Nullable(
-      Type.Object({ c1: Type.Number(), c2: Type.Number() }, { additionalProperties: false }),
-      'ordered logit: the cut points (away | draw at c₁, draw | home at c₂); null for softmax',
-    ),
-    groups: Type.Array(GroupContribution, {
-      description: 'one entry per feature group with an input, in group order',
-    }),
-    scores: Nullable(Outcomes('softmax: each outcome’s total score'), 'null for the ordered logit'),
-    latent: Nullable(Type.Number(), 'ordered logit: the total latent score η; null for softmax'),
-    probabilities: Outcomes('recomputed from the parts above'),
-    served: Outcomes('the probabilities the predictions file serves'),
-    max_abs_error: Type.Number({ description: 'largest |probabilities − served|' }),
-    reproduces_served: Type.Boolean({
-      description:
-        'max_abs_error ≤ 1e-9; false when the row was re-predicted from features newer than the run’s features file',
-    }),
-    market: Type.Object(
-      {
-        odds_observed_at: Nullable(DateTime(), 'the 1X2 observation behind the market features; null: none'),
-        prices: Nullable(Outcomes('the decimal prices of that observation'), 'null when not on record'),
-        fair: Nullable(
-          Outcomes('the same de-margined (power method), as the features use it'),
-          'null when no prices',
-        ),
-      },
-      { additionalProperties: false, description: 'the market’s view the prediction used' },
-    ),
-  },
-  { additionalProperties: false },
-);
+/** `GET /predict/explain/{match_id}`: the parts add up to the probabilities (docs/api.md). */
+export const Explanation = Strict({
+  match_id: Type.Integer(),
+  run_id: Nullable(Type.String(), 'the published run whose predictions file served the row'),
+  model_stage: Literals(['champion', 'backtest', 'fallback'], {
+    description:
+      'the served row’s model: the champion, a walk-forward fold (match predicted before the champion’s cut-off) or the market-free fallback',
+  }),
+  model_run_id: Type.String({ description: 'the served row’s `model_run_id`' }),
+  model_name: Type.String({ description: 'registry model name (the fallback’s ends in `-market-free`)' }),
+  model_version: Nullable(Type.String(), 'registry version; null for a walk-forward fold'),
+  training_cutoff: DateTime('the model saw only results known before this instant'),
+  family: Type.String({ description: 'model family, e.g. `multinomial_logit`, `ordered_logit`' }),
+  link: Literals(['softmax', 'ordered_logit'], {
+    description:
+      'softmax: score_k = baseline_k + offset_k + Σ groups.scores_k, p = softmax(score). ordered_logit: η = Σ groups.latent, P(away) = σ(c₁ − η), P(draw) = σ(c₂ − η) − σ(c₁ − η), P(home) = 1 − σ(c₂ − η)',
+  }),
+  baseline: Nullable(Outcomes('softmax: the intercepts'), 'null for the ordered logit'),
+  offset: Nullable(
+    Outcomes('the market log-odds added as a fixed offset (log p_home/p_away, log p_draw/p_away, 0)'),
+    'null unless the model was fitted with the market offset',
+  ),
+  cut_points: Nullable(
+    Strict({ c1: Type.Number(), c2: Type.Number() }),
+    'ordered logit: the cut points (away | draw at c₁, draw | home at c₂); null for softmax',
+  ),
+  groups: Type.Array(GroupContribution, {
+    description: 'one entry per feature group with an input, in group order',
+  }),
+  scores: Nullable(Outcomes('softmax: each outcome’s total score'), 'null for the ordered logit'),
+  latent: Nullable(Type.Number(), 'ordered logit: the total latent score η; null for softmax'),
+  probabilities: Outcomes('recomputed from the parts above'),
+  served: Outcomes('the probabilities the predictions file serves'),
+  max_abs_error: Type.Number({ description: 'largest |probabilities − served|' }),
+  reproduces_served: Type.Boolean({
+    description:
+      'max_abs_error ≤ 1e-9; false when the row was re-predicted from features newer than the run’s features file',
+  }),
+  market: Strict(
+    {
+      odds_observed_at: Nullable(DateTime(), 'the 1X2 observation behind the market features; null: none'),
+      prices: Nullable(Outcomes('the decimal prices of that observation'), 'null when not on record'),
+      fair: Nullable(
+        Outcomes('the same de-margined (power method), as the features use it'),
+        'null when no prices',
+      ),
+    },
+    { description: 'the market’s view the prediction used' },
+  ),
+});
 export type Explanation = Static<typeof Explanation>;
 
 export const EXAMPLE_EXPLANATION: Explanation = {

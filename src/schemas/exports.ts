@@ -1,15 +1,13 @@
 import { Type } from 'typebox';
+import { Literals, Strict } from './common.js';
 
 /** Path of `GET /predict/export/{dataset}`. */
-export const ExportParams = Type.Object(
-  {
-    dataset: Type.Union([Type.Literal('predictions'), Type.Literal('backtest'), Type.Literal('bets')], {
-      description:
-        '`predictions` (served rows and the prices they used), `backtest` (every out-of-sample view per match) or `bets` (every simulated bet); columns in docs/analytics.md',
-    }),
-  },
-  { additionalProperties: false },
-);
+export const ExportParams = Strict({
+  dataset: Literals(['predictions', 'backtest', 'bets'], {
+    description:
+      '`predictions` (served rows and the prices they used), `backtest` (every out-of-sample view per match) or `bets` (every simulated bet); columns in docs/analytics.md',
+  }),
+});
 
 const Day = (description: string) =>
   Type.String({
@@ -18,19 +16,16 @@ const Day = (description: string) =>
   });
 
 /** Query of `GET /predict/export/{dataset}`. */
-export const ExportQuery = Type.Object(
-  {
-    format: Type.Optional(
-      Type.Union([Type.Literal('csv'), Type.Literal('parquet')], {
-        description: 'file format (default `csv`); both hold the same columns and values',
-      }),
-    ),
-    from: Type.Optional(Day('first kick-off included (YYYY-MM-DD = 00:00 UTC, or ISO 8601)')),
-    to: Type.Optional(Day('kick-offs before this instant (exclusive)')),
-    region: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'region id or name' })),
-  },
-  { additionalProperties: false },
-);
+export const ExportQuery = Strict({
+  format: Type.Optional(
+    Literals(['csv', 'parquet'], {
+      description: 'file format (default `csv`); both hold the same columns and values',
+    }),
+  ),
+  from: Type.Optional(Day('first kick-off included (YYYY-MM-DD = 00:00 UTC, or ISO 8601)')),
+  to: Type.Optional(Day('kick-offs before this instant (exclusive)')),
+  region: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'region id or name' })),
+});
 
 /** The 200 of an export: a CSV or Parquet file, streamed (documented as a string). */
 export const ExportFile = Type.String({

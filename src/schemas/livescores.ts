@@ -1,42 +1,39 @@
 import { type Static, Type } from 'typebox';
-import { DateTime, Nullable } from './common.js';
+import { DateTime, Literals, Nullable, Strict } from './common.js';
 
 /** Query of `GET /livescores/` (spec §4.10). */
-export const LivescoresQuery = Type.Object(
-  {
-    year: Type.Optional(
-      Type.Integer({
-        minimum: 1900,
-        maximum: 2100,
-        description: 'UTC calendar year. Default: the current UTC year.',
-      }),
-    ),
-    month: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: 12,
-        description: 'Month 1–12 of `year`. Default: the whole year.',
-      }),
-    ),
-    limit: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: 10_000,
-        description: 'Rows to return, 1–10000. Default `LIVESCORES_DEFAULT_LIMIT` (100).',
-      }),
-    ),
-    offset: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'Rows to skip. Default 0.' }),
-    ),
-  },
-  { additionalProperties: false },
-);
+export const LivescoresQuery = Strict({
+  year: Type.Optional(
+    Type.Integer({
+      minimum: 1900,
+      maximum: 2100,
+      description: 'UTC calendar year. Default: the current UTC year.',
+    }),
+  ),
+  month: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 12,
+      description: 'Month 1–12 of `year`. Default: the whole year.',
+    }),
+  ),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 10_000,
+      description: 'Rows to return, 1–10000. Default `LIVESCORES_DEFAULT_LIMIT` (100).',
+    }),
+  ),
+  offset: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'Rows to skip. Default 0.' }),
+  ),
+});
 
 /** Spec §2.12: a match row from the relational database. */
 export const Livescore = Type.Object({
   id: Type.Integer({ description: 'match_id' }),
   startTimeUtc: DateTime('kick-off, ISO 8601 UTC'),
-  status: Type.Union([Type.Literal('scheduled'), Type.Literal('finished')]),
+  status: Literals(['scheduled', 'finished']),
   homeTeamName: Type.String(),
   awayTeamName: Type.String(),
   homeScore: Nullable(Type.Integer(), 'null until finished'),

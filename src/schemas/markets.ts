@@ -1,7 +1,6 @@
 import { type Static, Type } from 'typebox';
-import { DateTime, Nullable, NullableNumber } from './common.js';
+import { DateTime, Literals, Nullable, NullableNumber, Proba, Strict } from './common.js';
 
-const Proba = (what: string) => Type.Number({ minimum: 0, maximum: 1, description: `${what} probability` });
 /** Total-goals lines as object keys: `"0.5"` … `"4.5"`. */
 const ByLine = (what: string) =>
   Type.Record(Type.String({ pattern: '^[0-9]+\\.5$' }), Type.Number({ minimum: 0, maximum: 1 }), {
@@ -9,110 +8,95 @@ const ByLine = (what: string) =>
   });
 
 /** One Asian handicap line from the home side's view (quarter lines = half stake on each neighbour). */
-const AsianLine = Type.Object(
-  {
-    line: Type.Number({ description: "home side's handicap, e.g. -0.5" }),
-    home_win: Proba('home covers'),
-    push: Proba('stake refunded'),
-    home_lose: Proba('home fails to cover'),
-    home_fair_odds: NullableNumber(
-      'fair decimal odds of the home side, push refunded; null when it cannot win',
-    ),
-  },
-  { additionalProperties: false },
-);
+const AsianLine = Strict({
+  line: Type.Number({ description: "home side's handicap, e.g. -0.5" }),
+  home_win: Proba('home covers'),
+  push: Proba('stake refunded'),
+  home_lose: Proba('home fails to cover'),
+  home_fair_odds: NullableNumber(
+    'fair decimal odds of the home side, push refunded; null when it cannot win',
+  ),
+});
 
-const TopScore = Type.Object(
-  {
-    home: Type.Integer({ minimum: 0, description: 'home goals' }),
-    away: Type.Integer({ minimum: 0, description: 'away goals' }),
-    proba: Proba('this exact score'),
-  },
-  { additionalProperties: false },
-);
+const TopScore = Strict({
+  home: Type.Integer({ minimum: 0, description: 'home goals' }),
+  away: Type.Integer({ minimum: 0, description: 'away goals' }),
+  proba: Proba('this exact score'),
+});
 
-/**
- * `GET /predict/markets/{match_id}`: the goals model's expected goals and every market of one
- * match, all from one Dixon–Coles score matrix (0–10 goals each side), so they add up by construction.
- */
-export const MatchMarkets = Type.Object(
-  {
-    match_id: Type.Integer({ description: 'match identifier' }),
-    expected_home_goals: Type.Number({ minimum: 0, description: 'Poisson mean of home goals' }),
-    expected_away_goals: Type.Number({ minimum: 0, description: 'Poisson mean of away goals' }),
-    rho: Type.Number({ description: 'Dixon–Coles low-score dependence of the matrix' }),
-    proba_home: Proba('home win (from the score matrix)'),
-    proba_draw: Proba('draw'),
-    proba_away: Proba('away win'),
-    over: ByLine('P(total goals > line)'),
-    under: ByLine('P(total goals < line) = 1 − over'),
-    btts_yes: Proba('both teams score'),
-    btts_no: Proba('at least one team does not score'),
-    dnb_home: Proba('draw-no-bet home (home win given no draw)'),
-    dnb_away: Proba('draw-no-bet away'),
-    asian: Type.Array(AsianLine, { description: 'Asian handicap lines −2.5 … +2.5 (home view)' }),
-    top_scores: Type.Array(TopScore, { description: 'most likely exact scores, most likely first' }),
-    score_matrix: Type.Optional(
-      Type.Array(Type.Array(Type.Number({ minimum: 0, maximum: 1 })), {
-        description: 'only with `?matrix=true`: P(home = row, away = column), 11 × 11, sums to 1',
-      }),
-    ),
-    model_stage: Type.String({
-      description: '`champion` (the goals version) or `backtest` (walk-forward fold)',
+/** `GET /predict/markets/{match_id}`: every market from one Dixon–Coles score matrix, so they add up. */
+export const MatchMarkets = Strict({
+  match_id: Type.Integer({ description: 'match identifier' }),
+  expected_home_goals: Type.Number({ minimum: 0, description: 'Poisson mean of home goals' }),
+  expected_away_goals: Type.Number({ minimum: 0, description: 'Poisson mean of away goals' }),
+  rho: Type.Number({ description: 'Dixon–Coles low-score dependence of the matrix' }),
+  proba_home: Proba('home win (from the score matrix)'),
+  proba_draw: Proba('draw'),
+  proba_away: Proba('away win'),
+  over: ByLine('P(total goals > line)'),
+  under: ByLine('P(total goals < line) = 1 − over'),
+  btts_yes: Proba('both teams score'),
+  btts_no: Proba('at least one team does not score'),
+  dnb_home: Proba('draw-no-bet home (home win given no draw)'),
+  dnb_away: Proba('draw-no-bet away'),
+  asian: Type.Array(AsianLine, { description: 'Asian handicap lines −2.5 … +2.5 (home view)' }),
+  top_scores: Type.Array(TopScore, { description: 'most likely exact scores, most likely first' }),
+  score_matrix: Type.Optional(
+    Type.Array(Type.Array(Type.Number({ minimum: 0, maximum: 1 })), {
+      description: 'only with `?matrix=true`: P(home = row, away = column), 11 × 11, sums to 1',
     }),
-    model_run_id: Type.String({ description: 'registry run id, for lineage' }),
-    training_cutoff: DateTime('the model saw only matches that kicked off before this instant'),
-    cached: Type.Optional(
-      Type.Boolean({ description: 'only with `?live=true`: true when answered from the prediction cache' }),
+  ),
+  model_stage: Type.String({
+    description: '`champion` (the goals version) or `backtest` (walk-forward fold)',
+  }),
+  model_run_id: Type.String({ description: 'registry run id, for lineage' }),
+  training_cutoff: DateTime('the model saw only matches that kicked off before this instant'),
+  cached: Type.Optional(
+    Type.Boolean({ description: 'only with `?live=true`: true when answered from the prediction cache' }),
+  ),
+  prediction_source: Type.Optional(
+    Literals(['model', 'walk_forward_backtest'], {
+      description:
+        "only with `?live=true`: `model` (the goals champion scored the match) or `walk_forward_backtest` (the match kicked off before the champion's training cut-off: the served run's out-of-sample row)",
+    }),
+  ),
+  model_version: Type.Optional(
+    Type.String({
+      description: 'only with `?live=true`: the goals champion behind the answer, `goals/v<version>`',
+    }),
+  ),
+  prediction_time: Type.Optional(
+    Nullable(
+      Type.String({ format: 'date-time' }),
+      'only with `?live=true`: the instant the match is predicted at; its own prices are those observed by then',
     ),
-    prediction_source: Type.Optional(
-      Type.Union([Type.Literal('model'), Type.Literal('walk_forward_backtest')], {
-        description:
-          "only with `?live=true`: `model` (the goals champion scored the match) or `walk_forward_backtest` (the match kicked off before the champion's training cut-off: the served run's out-of-sample row)",
-      }),
-    ),
-    model_version: Type.Optional(
-      Type.String({
-        description: 'only with `?live=true`: the goals champion behind the answer, `goals/v<version>`',
-      }),
-    ),
-    prediction_time: Type.Optional(
-      Nullable(
-        Type.String({ format: 'date-time' }),
-        'only with `?live=true`: the instant the match is predicted at; its own prices are those observed by then',
-      ),
-    ),
-    odds: Type.Object(
-      {
-        over25: NullableNumber('decimal price of over 2.5'),
-        under25: NullableNumber('decimal price of under 2.5'),
-        btts_yes: NullableNumber('decimal price of both teams to score'),
-        btts_no: NullableNumber('decimal price of not both teams to score'),
-      },
-      {
-        additionalProperties: false,
-        description:
-          'bookmaker prices a user sees (closing when known, else opening); null when unknown. Edge = probability × price − 1',
-      },
-    ),
-  },
-  { additionalProperties: false },
-);
+  ),
+  odds: Type.Object(
+    {
+      over25: NullableNumber('decimal price of over 2.5'),
+      under25: NullableNumber('decimal price of under 2.5'),
+      btts_yes: NullableNumber('decimal price of both teams to score'),
+      btts_no: NullableNumber('decimal price of not both teams to score'),
+    },
+    {
+      additionalProperties: false,
+      description:
+        'bookmaker prices a user sees (closing when known, else opening); null when unknown. Edge = probability × price − 1',
+    },
+  ),
+});
 export type MatchMarkets = Static<typeof MatchMarkets>;
 
 /** Query of the markets route. */
-export const MarketsQuery = Type.Object(
-  {
-    matrix: Type.Optional(Type.Boolean({ description: 'include the 11 × 11 score matrix. Default false' })),
-    live: Type.Optional(
-      Type.Boolean({
-        description:
-          'compute the markets now through the `ml` queue with the goals champion (cached per goals run and features run) instead of reading the precomputed file. Default false',
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
+export const MarketsQuery = Strict({
+  matrix: Type.Optional(Type.Boolean({ description: 'include the 11 × 11 score matrix. Default false' })),
+  live: Type.Optional(
+    Type.Boolean({
+      description:
+        'compute the markets now through the `ml` queue with the goals champion (cached per goals run and features run) instead of reading the precomputed file. Default false',
+    }),
+  ),
+});
 
 export const EXAMPLE_MATCH_MARKETS: MatchMarkets = {
   match_id: 35001,
@@ -149,37 +133,31 @@ export const EXAMPLE_LIVE_MARKETS: MatchMarkets = {
 };
 
 /** Query of `GET /predict/region-roi/markets/`. */
-export const MarketRoiQuery = Type.Object(
-  {
-    market: Type.Optional(
-      Type.Union([Type.Literal('ou25'), Type.Literal('btts')], {
-        description: '`ou25` (over/under 2.5, default) or `btts` (both teams to score)',
-      }),
-    ),
-    strategy: Type.Optional(
-      Type.Union([Type.Literal('model'), Type.Literal('favourite'), Type.Literal('always_first')], {
-        description:
-          '`model` (edge rule, default), baselines `favourite` (lower price) or `always_first` (always over / yes)',
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
+export const MarketRoiQuery = Strict({
+  market: Type.Optional(
+    Literals(['ou25', 'btts'], {
+      description: '`ou25` (over/under 2.5, default) or `btts` (both teams to score)',
+    }),
+  ),
+  strategy: Type.Optional(
+    Literals(['model', 'favourite', 'always_first'], {
+      description:
+        '`model` (edge rule, default), baselines `favourite` (lower price) or `always_first` (always over / yes)',
+    }),
+  ),
+});
 
 /** One region's flat-stake ROI in a goals market (the spec's §2.6 row plus `market`, `strategy`, `profit`). */
-export const MarketRoiRow = Type.Object(
-  {
-    market: Type.String({ description: '`ou25` or `btts`' }),
-    strategy: Type.String({ description: '`model`, `favourite` or `always_first`' }),
-    region_name: Type.String({ description: 'region, or `ALL` for the total' }),
-    roi_pct: NullableNumber('profit / staked × 100; null without a bet'),
-    n_bets: Type.Integer({ minimum: 0 }),
-    hit_rate: NullableNumber('share of bets won; null without a bet'),
-    profit: NullableNumber('net units'),
-    region_id: Nullable(Type.Integer(), 'region id; null for ALL'),
-  },
-  { additionalProperties: false },
-);
+export const MarketRoiRow = Strict({
+  market: Type.String({ description: '`ou25` or `btts`' }),
+  strategy: Type.String({ description: '`model`, `favourite` or `always_first`' }),
+  region_name: Type.String({ description: 'region, or `ALL` for the total' }),
+  roi_pct: NullableNumber('profit / staked × 100; null without a bet'),
+  n_bets: Type.Integer({ minimum: 0 }),
+  hit_rate: NullableNumber('share of bets won; null without a bet'),
+  profit: NullableNumber('net units'),
+  region_id: Nullable(Type.Integer(), 'region id; null for ALL'),
+});
 export type MarketRoiRow = Static<typeof MarketRoiRow>;
 
 export const EXAMPLE_MARKET_ROI: MarketRoiRow[] = [

@@ -1,37 +1,26 @@
 import { type Static, Type } from 'typebox';
-import { Nullable } from './common.js';
+import { Literals, Nullable, Strict } from './common.js';
 import { EXAMPLE_LIVE } from './predictions.js';
 
 /** Path parameter of `GET /monitoring/task_status/{task_id}`. */
-export const TaskIdParams = Type.Object(
-  { task_id: Type.String({ minLength: 1, maxLength: 200, description: 'a task id (any string)' }) },
-  { additionalProperties: false },
-);
+export const TaskIdParams = Strict({
+  task_id: Type.String({ minLength: 1, maxLength: 200, description: 'a task id (any string)' }),
+});
 
 /** Spec §2.8. */
 export const TaskStatus = Type.Object({
   task_id: Type.String(),
-  status: Type.Union(
-    [Type.Literal('pending'), Type.Literal('STARTED'), Type.Literal('SUCCESS'), Type.Literal('FAILURE')],
-    { description: '`pending` (queued, or unknown id), `STARTED`, `SUCCESS`, `FAILURE`' },
-  ),
+  status: Literals(['pending', 'STARTED', 'SUCCESS', 'FAILURE'], {
+    description: '`pending` (queued, or unknown id), `STARTED`, `SUCCESS`, `FAILURE`',
+  }),
   result: Type.Unknown({
     description: 'null while pending or started; the task result on SUCCESS; `{error, code}` on FAILURE',
   }),
-  state: Type.Union(
-    [
-      Type.Literal('waiting'),
-      Type.Literal('active'),
-      Type.Literal('completed'),
-      Type.Literal('failed'),
-      Type.Literal('unknown'),
-    ],
-    {
-      description:
-        'Additive to `status`: `waiting` (queued; status `pending`), `active`, `completed`, `failed`, or `unknown` ' +
-        '(status `pending` too, but no such task: never submitted, or its result expired after RESULT_TTL — stop polling)',
-    },
-  ),
+  state: Literals(['waiting', 'active', 'completed', 'failed', 'unknown'], {
+    description:
+      'Additive to `status`: `waiting` (queued; status `pending`), `active`, `completed`, `failed`, or `unknown` ' +
+      '(status `pending` too, but no such task: never submitted, or its result expired after RESULT_TTL — stop polling)',
+  }),
 });
 export type TaskStatus = Static<typeof TaskStatus>;
 
@@ -105,7 +94,7 @@ export const DriftSummary = Type.Object(
     report_filename: Type.Optional(Type.String()),
     data_quality_filename: Type.Optional(Type.String()),
     no_score_reason: Type.Optional(
-      Type.Union([Type.Literal('no_run'), Type.Literal('empty_window'), Type.Literal('too_few_values')], {
+      Literals(['no_run', 'empty_window', 'too_few_values'], {
         description:
           'additive, only when drift_score is null: no drift report published yet, no matches in the window, or too few values to test any feature',
       }),
@@ -128,10 +117,9 @@ export const ReportEntry = Type.Object({
 export type ReportEntry = Static<typeof ReportEntry>;
 
 /** Path parameter of `GET /monitoring/reports/{filename}`. */
-export const FilenameParams = Type.Object(
-  { filename: Type.String({ description: 'a filename that GET /monitoring/reports lists' }) },
-  { additionalProperties: false },
-);
+export const FilenameParams = Strict({
+  filename: Type.String({ description: 'a filename that GET /monitoring/reports lists' }),
+});
 
 // A finished live prediction is the live answer without `cached`.
 const { cached: _cached, ...LIVE_RESULT } = EXAMPLE_LIVE;

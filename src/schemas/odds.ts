@@ -1,41 +1,38 @@
 import { type Static, Type } from 'typebox';
-import { DateTime, Nullable, NullableNumber, NullableString } from './common.js';
+import { DateTime, Nullable, NullableNumber, NullableString, Strict } from './common.js';
 
 /** Spec §2.5 plus the opening/closing prices and the source of `raw-data/odds.parquet`. */
-export const OddsRecord = Type.Object(
-  {
-    match_id: Type.Integer(),
-    odd_home: NullableNumber('pre-match decimal odd a user sees: closing when known, else opening'),
-    odd_draw: NullableNumber('pre-match decimal odd for a draw'),
-    odd_away: NullableNumber('pre-match decimal odd for an away win'),
-    open_home: NullableNumber('opening odd, home win'),
-    open_draw: NullableNumber('opening odd, draw'),
-    open_away: NullableNumber('opening odd, away win'),
-    close_home: NullableNumber('closing odd, home win'),
-    close_draw: NullableNumber('closing odd, draw'),
-    close_away: NullableNumber('closing odd, away win'),
-    source: NullableString('where the odds came from, e.g. `football-data.co.uk:B365` or `synthetic`'),
-    odd_over25: NullableNumber('latest decimal odd, over 2.5 goals'),
-    odd_under25: NullableNumber('latest decimal odd, under 2.5 goals'),
-    odd_btts_yes: NullableNumber('latest decimal odd, both teams score'),
-    odd_btts_no: NullableNumber('latest decimal odd, not both teams score'),
-    open_over25: NullableNumber('opening odd, over 2.5 goals'),
-    open_under25: NullableNumber('opening odd, under 2.5 goals'),
-    close_over25: NullableNumber('closing odd, over 2.5 goals'),
-    close_under25: NullableNumber('closing odd, under 2.5 goals'),
-    open_btts_yes: NullableNumber('opening odd, both teams score (shared data: from 2012-13)'),
-    open_btts_no: NullableNumber('opening odd, not both teams score'),
-    close_btts_yes: NullableNumber('closing odd, both teams score'),
-    close_btts_no: NullableNumber('closing odd, not both teams score'),
-    odds_observed_at: Nullable(DateTime(), 'when the 1X2 prices of `odd_*` were observed'),
-    open_observed_at: Nullable(
-      DateTime(),
-      'when the opening 1X2 prices were observed (shared CSVs: kick-off − 48 h)',
-    ),
-    close_observed_at: Nullable(DateTime(), 'when the closing 1X2 prices were observed (kick-off)'),
-  },
-  { additionalProperties: false },
-);
+export const OddsRecord = Strict({
+  match_id: Type.Integer(),
+  odd_home: NullableNumber('pre-match decimal odd a user sees: closing when known, else opening'),
+  odd_draw: NullableNumber('pre-match decimal odd for a draw'),
+  odd_away: NullableNumber('pre-match decimal odd for an away win'),
+  open_home: NullableNumber('opening odd, home win'),
+  open_draw: NullableNumber('opening odd, draw'),
+  open_away: NullableNumber('opening odd, away win'),
+  close_home: NullableNumber('closing odd, home win'),
+  close_draw: NullableNumber('closing odd, draw'),
+  close_away: NullableNumber('closing odd, away win'),
+  source: NullableString('where the odds came from, e.g. `football-data.co.uk:B365` or `synthetic`'),
+  odd_over25: NullableNumber('latest decimal odd, over 2.5 goals'),
+  odd_under25: NullableNumber('latest decimal odd, under 2.5 goals'),
+  odd_btts_yes: NullableNumber('latest decimal odd, both teams score'),
+  odd_btts_no: NullableNumber('latest decimal odd, not both teams score'),
+  open_over25: NullableNumber('opening odd, over 2.5 goals'),
+  open_under25: NullableNumber('opening odd, under 2.5 goals'),
+  close_over25: NullableNumber('closing odd, over 2.5 goals'),
+  close_under25: NullableNumber('closing odd, under 2.5 goals'),
+  open_btts_yes: NullableNumber('opening odd, both teams score (shared data: from 2012-13)'),
+  open_btts_no: NullableNumber('opening odd, not both teams score'),
+  close_btts_yes: NullableNumber('closing odd, both teams score'),
+  close_btts_no: NullableNumber('closing odd, not both teams score'),
+  odds_observed_at: Nullable(DateTime(), 'when the 1X2 prices of `odd_*` were observed'),
+  open_observed_at: Nullable(
+    DateTime(),
+    'when the opening 1X2 prices were observed (shared CSVs: kick-off − 48 h)',
+  ),
+  close_observed_at: Nullable(DateTime(), 'when the closing 1X2 prices were observed (kick-off)'),
+});
 export type OddsRecord = Static<typeof OddsRecord>;
 
 export const EXAMPLE_ODDS: OddsRecord = {

@@ -1,115 +1,91 @@
 import { type Static, Type } from 'typebox';
-import { Nullable } from './common.js';
+import { Nullable, Strict } from './common.js';
 
 const N = (description: string) => Nullable(Type.Number(), description);
 
 /** A market line on the matches that have it, beside the served probabilities on those matches. */
-const LineComparison = Type.Object(
-  {
-    n: Type.Integer({ description: 'matches of the group that have this line' }),
-    model_log_loss: N('served probabilities on those matches'),
-    line_log_loss: N('the de-margined line on those matches'),
-    line_rps: N('ranked probability score of the line'),
-    line_brier: N('multi-class Brier score of the line (0..2)'),
-    edge_log_loss: N('line − served log loss: positive = the served probabilities beat the line'),
-  },
-  { additionalProperties: false },
-);
+const LineComparison = Strict({
+  n: Type.Integer({ description: 'matches of the group that have this line' }),
+  model_log_loss: N('served probabilities on those matches'),
+  line_log_loss: N('the de-margined line on those matches'),
+  line_rps: N('ranked probability score of the line'),
+  line_brier: N('multi-class Brier score of the line (0..2)'),
+  edge_log_loss: N('line − served log loss: positive = the served probabilities beat the line'),
+});
 
 /** One decile of predicted probability (the three outcomes of each match pooled). */
-const ReliabilityBin = Type.Object(
-  {
-    lower: Type.Number(),
-    upper: Type.Number(),
-    n: Type.Integer({ description: 'predicted probabilities in the bin (3 per match)' }),
-    mean_predicted: N('mean predicted probability in the bin'),
-    observed_frequency: N('share of those outcomes that happened'),
-  },
-  { additionalProperties: false },
-);
+const ReliabilityBin = Strict({
+  lower: Type.Number(),
+  upper: Type.Number(),
+  n: Type.Integer({ description: 'predicted probabilities in the bin (3 per match)' }),
+  mean_predicted: N('mean predicted probability in the bin'),
+  observed_frequency: N('share of those outcomes that happened'),
+});
 
 /** The served probabilities and both lines over one calendar week (UTC, Monday first). */
-const PeriodPoint = Type.Object(
-  {
-    period_start: Type.String({ description: 'Monday 00:00 UTC, ISO 8601' }),
-    n: Type.Integer(),
-    log_loss: Type.Number(),
-    n_opening: Type.Integer(),
-    opening_log_loss: N('opening line'),
-    model_on_opening_log_loss: N('served probabilities on the matches with an opening line'),
-    n_closing: Type.Integer(),
-    closing_log_loss: N('closing line'),
-    model_on_closing_log_loss: N('served probabilities on the matches with a closing line'),
-  },
-  { additionalProperties: false },
-);
+const PeriodPoint = Strict({
+  period_start: Type.String({ description: 'Monday 00:00 UTC, ISO 8601' }),
+  n: Type.Integer(),
+  log_loss: Type.Number(),
+  n_opening: Type.Integer(),
+  opening_log_loss: N('opening line'),
+  model_on_opening_log_loss: N('served probabilities on the matches with an opening line'),
+  n_closing: Type.Integer(),
+  closing_log_loss: N('closing line'),
+  model_on_closing_log_loss: N('served probabilities on the matches with a closing line'),
+});
 
 /** Realised figures of one region (or of all regions, `region_id` null, `region_name` `all`). */
-const PerformanceGroup = Type.Object(
-  {
-    region_id: Nullable(Type.Integer(), 'null for all regions together'),
-    region_name: Type.String(),
-    n: Type.Integer({ description: 'finished served matches in the window' }),
-    log_loss: N('realised log loss over the window'),
-    rps: N('ranked probability score'),
-    brier: N('multi-class Brier score (0..2)'),
-    accuracy: N('share of matches whose most probable outcome happened'),
-    opening: LineComparison,
-    closing: LineComparison,
-    calibration_error: N('Σ n_b |mean predicted − observed| / Σ n_b over the deciles'),
-    reliability: Type.Array(ReliabilityBin),
-    first_kickoff: Nullable(Type.String()),
-    last_kickoff: Nullable(Type.String()),
-    series: Type.Array(PeriodPoint, { description: 'weekly figures over all history (for charts)' }),
-  },
-  { additionalProperties: false },
-);
+const PerformanceGroup = Strict({
+  region_id: Nullable(Type.Integer(), 'null for all regions together'),
+  region_name: Type.String(),
+  n: Type.Integer({ description: 'finished served matches in the window' }),
+  log_loss: N('realised log loss over the window'),
+  rps: N('ranked probability score'),
+  brier: N('multi-class Brier score (0..2)'),
+  accuracy: N('share of matches whose most probable outcome happened'),
+  opening: LineComparison,
+  closing: LineComparison,
+  calibration_error: N('Σ n_b |mean predicted − observed| / Σ n_b over the deciles'),
+  reliability: Type.Array(ReliabilityBin),
+  first_kickoff: Nullable(Type.String()),
+  last_kickoff: Nullable(Type.String()),
+  series: Type.Array(PeriodPoint, { description: 'weekly figures over all history (for charts)' }),
+});
 
 /** `GET /monitoring/performance`: the figures of `reports/performance_latest.json` (docs/monitoring.md). */
-export const PerformanceSummary = Type.Object(
-  {
-    available: Type.Boolean({ description: 'false until the performance stage has run once' }),
-    kind: Type.Literal('served', { description: 'predictions as served before kick-off' }),
-    generated_at: Nullable(Type.String(), 'ISO 8601 UTC'),
-    as_of: Nullable(Type.String(), '"now" of the computation (replay clock): results before it count'),
-    window: Type.Object(
-      {
-        matches: Type.Integer({ description: 'last N finished served matches per group; 0 = all' }),
-        days: Type.Integer({ description: 'kick-offs within this many days of as_of; 0 = no limit' }),
-      },
-      { additionalProperties: false },
-    ),
-    demargin: Type.String({ description: 'how the bookmaker margin is removed from the lines' }),
-    n_served_finished: Type.Integer({ description: 'finished matches that were served a prediction' }),
-    n_unserved_finished: Type.Integer({
-      description: 'finished matches with no prediction served before kick-off',
+export const PerformanceSummary = Strict({
+  available: Type.Boolean({ description: 'false until the performance stage has run once' }),
+  kind: Type.Literal('served', { description: 'predictions as served before kick-off' }),
+  generated_at: Nullable(Type.String(), 'ISO 8601 UTC'),
+  as_of: Nullable(Type.String(), '"now" of the computation (replay clock): results before it count'),
+  window: Strict({
+    matches: Type.Integer({ description: 'last N finished served matches per group; 0 = all' }),
+    days: Type.Integer({ description: 'kick-offs within this many days of as_of; 0 = no limit' }),
+  }),
+  demargin: Type.String({ description: 'how the bookmaker margin is removed from the lines' }),
+  n_served_finished: Type.Integer({ description: 'finished matches that were served a prediction' }),
+  n_unserved_finished: Type.Integer({
+    description: 'finished matches with no prediction served before kick-off',
+  }),
+  groups: Type.Array(PerformanceGroup, { description: 'all regions first, then each region' }),
+  backtest: Nullable(
+    Strict({
+      kind: Type.Literal('backtest'),
+      n: Type.Integer(),
+      groups: Type.Array(PerformanceGroup),
     }),
-    groups: Type.Array(PerformanceGroup, { description: 'all regions first, then each region' }),
-    backtest: Nullable(
-      Type.Object(
-        {
-          kind: Type.Literal('backtest'),
-          n: Type.Integer(),
-          groups: Type.Array(PerformanceGroup),
-        },
-        { additionalProperties: false },
-      ),
-      'walk-forward backtest rows: marked and never mixed with the served figures',
-    ),
-    results: Nullable(
-      Type.Object(
-        {
-          n_finished: Type.Integer(),
-          last_result_kickoff: Nullable(Type.String()),
-          last_new_result_at: Nullable(Type.String(), 'wall-clock time a new result was last seen'),
-        },
-        { additionalProperties: false },
-      ),
-    ),
-    report_filename: Nullable(Type.String(), 'the HTML report of this computation'),
-  },
-  { additionalProperties: false },
-);
+    'walk-forward backtest rows: marked and never mixed with the served figures',
+  ),
+  results: Nullable(
+    Strict({
+      n_finished: Type.Integer(),
+      last_result_kickoff: Nullable(Type.String()),
+      last_new_result_at: Nullable(Type.String(), 'wall-clock time a new result was last seen'),
+    }),
+  ),
+  report_filename: Nullable(Type.String(), 'the HTML report of this computation'),
+});
 export type PerformanceSummary = Static<typeof PerformanceSummary>;
 
 const EXAMPLE_LINE = {
@@ -170,47 +146,38 @@ export const EXAMPLE_PERFORMANCE: PerformanceSummary = {
 };
 
 const LineCheck = Nullable(
-  Type.Object(
-    {
-      n: Type.Integer({ description: 'validation matches with this line' }),
-      model_log_loss: Type.Number({ description: 'the version on those matches' }),
-      line_log_loss: Type.Number({ description: 'the de-margined line on those matches' }),
-    },
-    { additionalProperties: false },
-  ),
+  Strict({
+    n: Type.Integer({ description: 'validation matches with this line' }),
+    model_log_loss: Type.Number({ description: 'the version on those matches' }),
+    line_log_loss: Type.Number({ description: 'the de-margined line on those matches' }),
+  }),
 );
 
 /** `GET /monitoring/promotion`: what the promotion guard decided for the newest version (docs/registry.md). */
-export const PromotionStatus = Type.Object(
-  {
-    available: Type.Boolean({ description: 'false until the promote stage has judged a version' }),
-    aliases: Type.Record(Type.String(), Type.String(), { description: 'alias → version' }),
-    comparison: Nullable(
-      Type.Object(
-        {
-          version: Type.String(),
-          champion_version: Nullable(Type.String()),
-          method: Type.String({ description: "how the champion's log loss on the window was obtained" }),
-          validation_from: Nullable(Type.String()),
-          validation_to: Nullable(Type.String()),
-          new_log_loss: Nullable(Type.Number()),
-          champion_log_loss: Nullable(Type.Number()),
-          tolerance: Type.Number(),
-          opening_margin: Type.Number(),
-          opening: LineCheck,
-          closing: LineCheck,
-          champion_verdict: Type.String({ description: 'no-champion | beats | ties | worse | not-finite' }),
-          opening_verdict: Type.String({ description: 'beats | worse | no-line | not-checked' }),
-          promote: Type.Boolean(),
-          reason: Type.String(),
-          decided_at: Type.String(),
-        },
-        { additionalProperties: false },
-      ),
-    ),
-  },
-  { additionalProperties: false },
-);
+export const PromotionStatus = Strict({
+  available: Type.Boolean({ description: 'false until the promote stage has judged a version' }),
+  aliases: Type.Record(Type.String(), Type.String(), { description: 'alias → version' }),
+  comparison: Nullable(
+    Strict({
+      version: Type.String(),
+      champion_version: Nullable(Type.String()),
+      method: Type.String({ description: "how the champion's log loss on the window was obtained" }),
+      validation_from: Nullable(Type.String()),
+      validation_to: Nullable(Type.String()),
+      new_log_loss: Nullable(Type.Number()),
+      champion_log_loss: Nullable(Type.Number()),
+      tolerance: Type.Number(),
+      opening_margin: Type.Number(),
+      opening: LineCheck,
+      closing: LineCheck,
+      champion_verdict: Type.String({ description: 'no-champion | beats | ties | worse | not-finite' }),
+      opening_verdict: Type.String({ description: 'beats | worse | no-line | not-checked' }),
+      promote: Type.Boolean(),
+      reason: Type.String(),
+      decided_at: Type.String(),
+    }),
+  ),
+});
 export type PromotionStatus = Static<typeof PromotionStatus>;
 
 export const EXAMPLE_PROMOTION: PromotionStatus = {

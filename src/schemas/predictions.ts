@@ -1,7 +1,15 @@
 import { type Static, Type } from 'typebox';
-import { DateTime, Nullable, NullableInteger, NullableNumber, NullableString } from './common.js';
+import {
+  DateTime,
+  Literals,
+  Nullable,
+  NullableInteger,
+  NullableNumber,
+  NullableString,
+  Proba,
+  Strict,
+} from './common.js';
 
-const Proba = (what: string) => Type.Number({ minimum: 0, maximum: 1, description: `${what} probability` });
 const OutcomeClass = Type.Enum([0, 1, 2], {
   description: '0 = home win, 1 = draw, 2 = away win',
 });
@@ -30,165 +38,138 @@ const PROBABILITIES = {
 };
 
 /** Path parameter `{match_id}`. */
-export const MatchIdParams = Type.Object(
-  { match_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'match id' }) },
-  { additionalProperties: false },
-);
+export const MatchIdParams = Strict({
+  match_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'match id' }),
+});
 
 /** Query `?stage=` of the live routes (spec §4.8, §4.9). */
-export const StageQuery = Type.Object(
-  {
-    stage: Type.Optional(
-      Type.String({ description: 'registry alias: `champion` (default) or `challenger`', maxLength: 64 }),
-    ),
-  },
-  { additionalProperties: false },
-);
+export const StageQuery = Strict({
+  stage: Type.Optional(
+    Type.String({ description: 'registry alias: `champion` (default) or `challenger`', maxLength: 64 }),
+  ),
+});
 
 /** Spec §2.1: a row of the bulk read, camelCase display columns; nullability as the spec states it. */
-export const PredictionRow = Type.Object(
-  {
-    match_id: Type.Integer({ description: 'match identifier' }),
-    homeTeamName: NullableString('home team'),
-    awayTeamName: NullableString('away team'),
-    startTimeUtc: KickOff,
-    ...PROBABILITIES,
-    is_future: Nullable(Type.Boolean(), 'true if the match has not started'),
-    model_stage: Nullable(ModelStage, 'registry alias used'),
-    model_run_id: Nullable(ModelRunId, 'registry run id, for lineage'),
-    odds_observed_at: OddsObservedAt,
-  },
-  { additionalProperties: false },
-);
+export const PredictionRow = Strict({
+  match_id: Type.Integer({ description: 'match identifier' }),
+  homeTeamName: NullableString('home team'),
+  awayTeamName: NullableString('away team'),
+  startTimeUtc: KickOff,
+  ...PROBABILITIES,
+  is_future: Nullable(Type.Boolean(), 'true if the match has not started'),
+  model_stage: Nullable(ModelStage, 'registry alias used'),
+  model_run_id: Nullable(ModelRunId, 'registry run id, for lineage'),
+  odds_observed_at: OddsObservedAt,
+});
 export type PredictionRow = Static<typeof PredictionRow>;
 
 /** Spec §2.2 (snake_case). */
-export const PrecomputedPrediction = Type.Object(
-  {
-    match_id: Type.Integer(),
-    ...PROBABILITIES,
-    is_future: IsFuture,
-    start_time_utc: KickOff,
-    home_team_name: Type.String(),
-    away_team_name: Type.String(),
-    model_run_id: ModelRunId,
-    model_stage: ModelStage,
-    predictions_computed_at: ComputedAt,
-    odds_observed_at: OddsObservedAt,
-  },
-  { additionalProperties: false },
-);
+export const PrecomputedPrediction = Strict({
+  match_id: Type.Integer(),
+  ...PROBABILITIES,
+  is_future: IsFuture,
+  start_time_utc: KickOff,
+  home_team_name: Type.String(),
+  away_team_name: Type.String(),
+  model_run_id: ModelRunId,
+  model_stage: ModelStage,
+  predictions_computed_at: ComputedAt,
+  odds_observed_at: OddsObservedAt,
+});
 export type PrecomputedPrediction = Static<typeof PrecomputedPrediction>;
 
-/**
- * The match card of `GET /predict/cards/` (spec §2.4). Built from a validated predictions row (team
- * names, stage, run id and computed-at are required there, so never null) joined with its odds.
- */
-export const MatchCard = Type.Object(
-  {
-    match_id: Type.Integer(),
-    start_time_utc: KickOff,
-    home_team_name: Type.String(),
-    away_team_name: Type.String(),
-    region_id: NullableInteger('region (country/competition area) id'),
-    region_name: NullableString('region label'),
-    tournament_name: NullableString('competition'),
-    season: NullableString('season label, e.g. `2023-2024`'),
-    status: Type.Union([Type.Literal('scheduled'), Type.Literal('finished')], {
-      description: '`finished` when the final score is known; outcome fields are filled only then',
-    }),
-    is_future: IsFuture,
-    ...PROBABILITIES,
-    odd_home: NullableNumber(
-      'decimal bookmaker odd for a home win (closing when known, else opening); null when unknown',
-    ),
-    odd_draw: NullableNumber('decimal bookmaker odd for a draw; null when unknown'),
-    odd_away: NullableNumber('decimal bookmaker odd for an away win; null when unknown'),
-    home_score: NullableInteger('final home goals; null unless finished'),
-    away_score: NullableInteger('final away goals; null unless finished'),
-    outcome: Nullable(OutcomeClass, 'actual outcome (0 home win, 1 draw, 2 away win); null unless finished'),
-    outcome_label: NullableString('`home_win`, `draw` or `away_win`; null unless finished'),
-    prediction_correct: Nullable(Type.Boolean(), 'predicted_class equals outcome; null unless finished'),
-    bookmaker_url: Type.String({
-      description:
-        'link built from BOOKMAKER_URL_TEMPLATE ({match_id}, {home}, {away} substituted, URL-encoded)',
-    }),
-    model_stage: ModelStage,
-    model_run_id: ModelRunId,
-    predictions_computed_at: ComputedAt,
-    odds_observed_at: Nullable(
-      DateTime(),
-      'when the prices the prediction used (`used_odd_*`) were observed; null when the match had none',
-    ),
-    // Goals markets, from the published run's markets file; null when it has no row for the match.
-    expected_home_goals: NullableNumber('goals model: expected home goals; null without a markets row'),
-    expected_away_goals: NullableNumber('goals model: expected away goals; null without a markets row'),
-    proba_over_2_5: NullableNumber('goals model: probability of 3 or more goals; null without a markets row'),
-    proba_btts_yes: NullableNumber('goals model: probability both teams score; null without a markets row'),
-    odd_over_2_5: NullableNumber('decimal odd for over 2.5 goals behind the markets row; null when unknown'),
-    odd_under_2_5: NullableNumber('decimal odd for under 2.5 goals; null when unknown'),
-    odd_btts_yes: NullableNumber('decimal odd for both teams to score; null when unknown'),
-    odd_btts_no: NullableNumber('decimal odd against both teams scoring; null when unknown'),
-    edge_over_2_5: NullableNumber(
-      'model edge `p × used_odd_over_2_5 − 1` (the price at the prediction time); null when unknown',
-    ),
-    edge_under_2_5: NullableNumber('model edge `(1 − p) × used_odd_under_2_5 − 1`; null when unknown'),
-    edge_btts_yes: NullableNumber('model edge on both teams to score (yes); null when unknown'),
-    edge_btts_no: NullableNumber('model edge on both teams to score (no); null when unknown'),
-    top_score: NullableString(
-      'most likely score `home-away` of the score matrix; null without a markets row',
-    ),
-    used_odd_home: NullableNumber(
-      'the home-win price the served prediction used (observed at `odds_observed_at`); null when unknown',
-    ),
-    used_odd_draw: NullableNumber('the draw price the served prediction used; null when unknown'),
-    used_odd_away: NullableNumber('the away-win price the served prediction used; null when unknown'),
-    edge_home: NullableNumber(
-      '`proba_home × used_odd_home − 1`: value only against a price that existed at the prediction time',
-    ),
-    edge_draw: NullableNumber('`proba_draw × used_odd_draw − 1`; null without a used price'),
-    edge_away: NullableNumber('`proba_away × used_odd_away − 1`; null without a used price'),
-    close_odd_home: NullableNumber('closing home-win price (after the prediction; never used for value)'),
-    close_odd_draw: NullableNumber('closing draw price'),
-    close_odd_away: NullableNumber('closing away-win price'),
-    close_observed_at: Nullable(DateTime(), 'when the closing prices were observed'),
-    used_odd_over_2_5: NullableNumber('over 2.5 price observed with the used 1X2 prices; null when unknown'),
-    used_odd_under_2_5: NullableNumber('under 2.5 price observed with the used 1X2 prices'),
-    used_odd_btts_yes: NullableNumber('BTTS yes price observed with the used 1X2 prices'),
-    used_odd_btts_no: NullableNumber('BTTS no price observed with the used 1X2 prices'),
-  },
-  { additionalProperties: false },
-);
+/** A card of `GET /predict/cards/` (spec §2.4): a validated predictions row (no nulls) with its odds. */
+export const MatchCard = Strict({
+  match_id: Type.Integer(),
+  start_time_utc: KickOff,
+  home_team_name: Type.String(),
+  away_team_name: Type.String(),
+  region_id: NullableInteger('region (country/competition area) id'),
+  region_name: NullableString('region label'),
+  tournament_name: NullableString('competition'),
+  season: NullableString('season label, e.g. `2023-2024`'),
+  status: Literals(['scheduled', 'finished'], {
+    description: '`finished` when the final score is known; outcome fields are filled only then',
+  }),
+  is_future: IsFuture,
+  ...PROBABILITIES,
+  odd_home: NullableNumber(
+    'decimal bookmaker odd for a home win (closing when known, else opening); null when unknown',
+  ),
+  odd_draw: NullableNumber('decimal bookmaker odd for a draw; null when unknown'),
+  odd_away: NullableNumber('decimal bookmaker odd for an away win; null when unknown'),
+  home_score: NullableInteger('final home goals; null unless finished'),
+  away_score: NullableInteger('final away goals; null unless finished'),
+  outcome: Nullable(OutcomeClass, 'actual outcome (0 home win, 1 draw, 2 away win); null unless finished'),
+  outcome_label: NullableString('`home_win`, `draw` or `away_win`; null unless finished'),
+  prediction_correct: Nullable(Type.Boolean(), 'predicted_class equals outcome; null unless finished'),
+  bookmaker_url: Type.String({
+    description:
+      'link built from BOOKMAKER_URL_TEMPLATE ({match_id}, {home}, {away} substituted, URL-encoded)',
+  }),
+  model_stage: ModelStage,
+  model_run_id: ModelRunId,
+  predictions_computed_at: ComputedAt,
+  odds_observed_at: Nullable(
+    DateTime(),
+    'when the prices the prediction used (`used_odd_*`) were observed; null when the match had none',
+  ),
+  // Goals markets, from the published run's markets file; null when it has no row for the match.
+  expected_home_goals: NullableNumber('goals model: expected home goals; null without a markets row'),
+  expected_away_goals: NullableNumber('goals model: expected away goals; null without a markets row'),
+  proba_over_2_5: NullableNumber('goals model: probability of 3 or more goals; null without a markets row'),
+  proba_btts_yes: NullableNumber('goals model: probability both teams score; null without a markets row'),
+  odd_over_2_5: NullableNumber('decimal odd for over 2.5 goals behind the markets row; null when unknown'),
+  odd_under_2_5: NullableNumber('decimal odd for under 2.5 goals; null when unknown'),
+  odd_btts_yes: NullableNumber('decimal odd for both teams to score; null when unknown'),
+  odd_btts_no: NullableNumber('decimal odd against both teams scoring; null when unknown'),
+  edge_over_2_5: NullableNumber(
+    'model edge `p × used_odd_over_2_5 − 1` (the price at the prediction time); null when unknown',
+  ),
+  edge_under_2_5: NullableNumber('model edge `(1 − p) × used_odd_under_2_5 − 1`; null when unknown'),
+  edge_btts_yes: NullableNumber('model edge on both teams to score (yes); null when unknown'),
+  edge_btts_no: NullableNumber('model edge on both teams to score (no); null when unknown'),
+  top_score: NullableString('most likely score `home-away` of the score matrix; null without a markets row'),
+  used_odd_home: NullableNumber(
+    'the home-win price the served prediction used (observed at `odds_observed_at`); null when unknown',
+  ),
+  used_odd_draw: NullableNumber('the draw price the served prediction used; null when unknown'),
+  used_odd_away: NullableNumber('the away-win price the served prediction used; null when unknown'),
+  edge_home: NullableNumber(
+    '`proba_home × used_odd_home − 1`: value only against a price that existed at the prediction time',
+  ),
+  edge_draw: NullableNumber('`proba_draw × used_odd_draw − 1`; null without a used price'),
+  edge_away: NullableNumber('`proba_away × used_odd_away − 1`; null without a used price'),
+  close_odd_home: NullableNumber('closing home-win price (after the prediction; never used for value)'),
+  close_odd_draw: NullableNumber('closing draw price'),
+  close_odd_away: NullableNumber('closing away-win price'),
+  close_observed_at: Nullable(DateTime(), 'when the closing prices were observed'),
+  used_odd_over_2_5: NullableNumber('over 2.5 price observed with the used 1X2 prices; null when unknown'),
+  used_odd_under_2_5: NullableNumber('under 2.5 price observed with the used 1X2 prices'),
+  used_odd_btts_yes: NullableNumber('BTTS yes price observed with the used 1X2 prices'),
+  used_odd_btts_no: NullableNumber('BTTS no price observed with the used 1X2 prices'),
+});
 export type MatchCard = Static<typeof MatchCard>;
 
 /** Spec §2.3 plus `model_stage` (spec §2.3 traceability rule). */
-export const LivePrediction = Type.Object(
-  {
-    match_id: Type.Integer(),
-    predicted_class: OutcomeClass,
-    probabilities: Type.Object(
-      { home_win: Proba('home win'), draw: Proba('draw'), away_win: Proba('away win') },
-      { additionalProperties: false },
-    ),
-    model_version: Type.String({ description: '`<stage>/v<version>`, e.g. `champion/v3`' }),
-    model_stage: Type.String({ description: 'registry alias that served the request' }),
-    model_run_id: Type.String({ description: 'run id of the model that computed the probabilities' }),
-    cached: Type.Boolean({ description: 'true when served from the prediction cache' }),
-    prediction_source: Type.Optional(
-      Type.Union(
-        [Type.Literal('model'), Type.Literal('walk_forward_backtest'), Type.Literal('market_free_fallback')],
-        {
-          description:
-            "`walk_forward_backtest`: the match is predicted before the model training cut-off, so this is the out-of-sample walk-forward row (model_run_id = its fold). `market_free_fallback`: the match has no odds, so the market-free fallback model scored it (model_version and model_run_id are the fallback's)",
-        },
-      ),
-    ),
-    training_cutoff: Type.Optional(
-      Type.String({ description: 'training cut-off of the model behind the answer' }),
-    ),
-  },
-  { additionalProperties: false },
-);
+export const LivePrediction = Strict({
+  match_id: Type.Integer(),
+  predicted_class: OutcomeClass,
+  probabilities: Strict({ home_win: Proba('home win'), draw: Proba('draw'), away_win: Proba('away win') }),
+  model_version: Type.String({ description: '`<stage>/v<version>`, e.g. `champion/v3`' }),
+  model_stage: Type.String({ description: 'registry alias that served the request' }),
+  model_run_id: Type.String({ description: 'run id of the model that computed the probabilities' }),
+  cached: Type.Boolean({ description: 'true when served from the prediction cache' }),
+  prediction_source: Type.Optional(
+    Literals(['model', 'walk_forward_backtest', 'market_free_fallback'], {
+      description:
+        "`walk_forward_backtest`: the match is predicted before the model training cut-off, so this is the out-of-sample walk-forward row (model_run_id = its fold). `market_free_fallback`: the match has no odds, so the market-free fallback model scored it (model_version and model_run_id are the fallback's)",
+    }),
+  ),
+  training_cutoff: Type.Optional(
+    Type.String({ description: 'training cut-off of the model behind the answer' }),
+  ),
+});
 export type LivePrediction = Static<typeof LivePrediction>;
 
 /** Spec §2.7. */
@@ -205,10 +186,7 @@ export const ModelInfo = Type.Object({
 export type ModelInfo = Static<typeof ModelInfo>;
 
 /** Body of `POST /predict/async/`. */
-export const AsyncRequest = Type.Object(
-  { ...MatchIdParams.properties, ...StageQuery.properties },
-  { additionalProperties: false },
-);
+export const AsyncRequest = Strict({ ...MatchIdParams.properties, ...StageQuery.properties });
 
 /** `202` of `POST /predict/async/`. */
 export const AsyncAccepted = Type.Object({

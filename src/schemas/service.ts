@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { Literals } from './common.js';
 
 /** Spec §2.9 plus `predictions` (additive). */
 export const Health = Type.Object({
@@ -40,7 +41,7 @@ export type Health = Static<typeof Health>;
 
 /** `GET /readyz`: readiness for an ingress, apart from the spec's liveness probe. */
 export const Readiness = Type.Object({
-  status: Type.Union([Type.Literal('ready'), Type.Literal('not_ready')]),
+  status: Literals(['ready', 'not_ready']),
   detail: Type.Optional(Type.String()),
   code: Type.Optional(Type.String({ description: 'MC_ERR_PREDICTIONS_UNAVAILABLE when not ready' })),
   checks: Type.Object({
@@ -73,7 +74,7 @@ export type Landing = Static<typeof Landing>;
 export const UiConfig = Type.Object({
   edge_threshold: Type.Number({ description: 'minimum edge (model probability × odd − 1) to flag a bet' }),
   edge_threshold_source: Type.Optional(
-    Type.Union([Type.Literal('server'), Type.Literal('default')], {
+    Literals(['server', 'default'], {
       description: 'where the threshold came from: the server setting, or the UI default',
     }),
   ),

@@ -3,21 +3,10 @@ import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fast
 import { MatchcastError } from '../../domain/index.js';
 import { errorResponses } from '../../schemas/index.js';
 
-/** Options of the API-key check (spec §5). */
-interface AuthOptions {
-  /** The configured key. Undefined makes every protected route answer 401. */
-  apiKey: string | undefined;
-  /** Also protect `/monitoring/*` (spec §5 rule 5, planned). Default `false`. */
-  protectMonitoring?: boolean;
-}
-
 /** SHA-256 of a key: both sides of the comparison have 32 bytes whatever the keys' lengths. */
 const digest = (key: string) => crypto.hash('sha256', key, 'buffer');
 
-/**
- * A constant-time check against `expected` (timingSafeEqual over the digests: neither content nor
- * length of a supplied key shows in the time taken). An empty or missing expected key matches nothing.
- */
+/** Constant-time over the digests: neither content nor length of a key shows in the time taken. */
 export function keyMatcher(expected: string | undefined): (supplied: unknown) => boolean {
   if (!expected) return () => false;
   const want = digest(expected);
@@ -47,13 +36,13 @@ export function hasValidKey(request: FastifyRequest, expected: string | undefine
   return keyMatcher(expected)(request.headers['x-api-key']);
 }
 
-/**
- * The key check is an `onRequest` hook of each protected route only (decided at registration, before
- * parsing: a 401 costs no work, open routes pay nothing); its OpenAPI entry gets `ApiKeyAuth` and 401.
- */
-export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
-  const protectMonitoring = options.protectMonitoring ?? false;
-  const matches = keyMatcher(options.apiKey);
+/** A per-route `onRequest` hook, decided at registration: a 401 costs no parsing, open routes pay nothing. */
+export function registerAuth(
+  app: FastifyInstance,
+  // Without a key every protected route answers 401; `/monitoring/*` is protected on request (spec §5).
+  { apiKey, protectMonitoring = false }: { apiKey: string | undefined; protectMonitoring?: boolean },
+): void {
+  const matches = keyMatcher(apiKey);
   const checkKey: onRequestHookHandler = (request, _reply, done) => {
     if (matches(request.headers['x-api-key'])) return done();
     done(new MatchcastError('MC_ERR_UNAUTHORIZED'));

@@ -30,10 +30,7 @@ function oneOf(values: readonly unknown[]): string {
   return `must be one of: ${values.map((v) => (typeof v === 'string' ? `'${v}'` : String(v))).join(', ')}`;
 }
 
-/**
- * Folds each union of literals (an `anyOf` whose branches failed their `const`) into one `enum` error
- * listing the allowed values, instead of one error per branch and a bare "must match a schema in anyOf".
- */
+/** Folds each union of literals into one `enum` error, not one per branch and a bare anyOf message. */
 function foldEnums(errors: readonly AjvError[]): AjvError[] {
   const folded = new Set<AjvError>();
   const out: AjvError[] = [];
@@ -67,9 +64,8 @@ export function toFieldErrors(errors: readonly AjvError[], context: string | und
   const root = CONTEXT_LOC[context ?? ''] ?? context ?? 'request';
   return foldEnums(errors).map((e) => {
     const loc: (string | number)[] = [root];
-    for (const seg of (e.instancePath ?? '').split('/').slice(1)) {
+    for (const seg of (e.instancePath ?? '').split('/').slice(1))
       loc.push(/^\d+$/.test(seg) ? Number(seg) : seg.replace(/~1/g, '/').replace(/~0/g, '~'));
-    }
     let msg = e.message ?? 'is invalid';
     if (e.keyword === 'additionalProperties' && typeof e.params?.additionalProperty === 'string') {
       loc.push(e.params.additionalProperty);
@@ -147,7 +143,11 @@ function toErrorAnswer(err: FastifyError | Error, requestId: string): ErrorAnswe
 }
 
 /** The one error handler: stack traces and internal messages never reach the caller; 5xx are logged. */
-export function registerErrorHandling(app: FastifyInstance, options: NotFoundOptions = {}): void {
+export function registerErrorHandling(
+  app: FastifyInstance,
+  // True when an unmatched request lacks a valid key for a protected prefix (answered 401).
+  options: { needsKey?: (request: FastifyRequest) => boolean } = {},
+): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const answer = toErrorAnswer(err, request.id);
     if (isMatchcastError(err) && err.retryAfterSeconds !== undefined)
@@ -167,26 +167,14 @@ export function registerErrorHandling(app: FastifyInstance, options: NotFoundOpt
   });
 }
 
-interface NotFoundOptions {
-  /** True when an unmatched request lacks a valid key for a protected prefix (answered 401). */
-  needsKey?: (request: FastifyRequest) => boolean;
-}
-
-/**
- * Sends an error body serialized here, not by a route's response schema: `detail` may be a list
- * or any value a MatchcastError carries, which a per-status serializer could reshape or drop.
- */
+/** Serialized here: `detail` may be any value, which a per-status response serializer could reshape. */
 function sendError(reply: FastifyReply, answer: ErrorAnswer): FastifyReply {
   return reply.code(answer.status).type('application/json; charset=utf-8').send(JSON.stringify(answer.body));
 }
 
-/**
- * Fastify's `frameworkErrors`: a URL the router cannot decode (e.g. `%ZZ`) or a path parameter over
- * maxParamLength gets the same `{detail, code}` body and X-Request-Id as every other error.
- */
+/** Fastify's `frameworkErrors` (undecodable URL, long path parameter): the same body as every error. */
 export function frameworkErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const answer = toErrorAnswer(err, request.id);
-  sendError(reply.header('x-request-id', request.id), answer);
+  sendError(reply.header('x-request-id', request.id), toErrorAnswer(err, request.id));
 }
 
 const CLIENT_ERRORS: Record<string, { text: string; code: ErrorCode }> = {
@@ -194,10 +182,7 @@ const CLIENT_ERRORS: Record<string, { text: string; code: ErrorCode }> = {
   HPE_HEADER_OVERFLOW: { text: 'Request Header Fields Too Large', code: 'MC_ERR_HEADERS_TOO_LARGE' },
 };
 
-/**
- * Fastify's `clientErrorHandler`: requests Node's HTTP parser rejects before Fastify sees them
- * (malformed request line, headers too large) still get a JSON `{detail, code}` and an X-Request-Id.
- */
+/** Requests Node's HTTP parser rejects before Fastify sees them still get a `{detail, code}` body. */
 export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const known = CLIENT_ERRORS[err.code ?? ''] ?? { text: 'Bad Request', code: 'MC_ERR_BAD_REQUEST' };

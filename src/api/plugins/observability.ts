@@ -5,12 +5,9 @@ import { httpRequestDuration, httpRequestsTotal } from '../../metrics.js';
 /** Fastify's `/predict/:match_id` → the spec's `/predict/{match_id}`; unmatched URLs share one label. */
 function routeTemplate(url: string | undefined): string {
   if (!url) return 'unmatched';
-  let template = templates.get(url);
-  if (template === undefined) {
-    template = url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\*$/, '{path}');
-    templates.set(url, template);
-  }
-  return template;
+  if (!templates.has(url))
+    templates.set(url, url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\*$/, '{path}'));
+  return templates.get(url)!;
 }
 
 const templates = new Map<string, string>();
@@ -34,10 +31,7 @@ interface ObservabilityOptions {
   shutdown?: { draining: boolean };
 }
 
-/**
- * X-Request-Id and the security headers are set on arrival, so 401s and errors carry them too. One
- * `onResponse` hook, which every answer passes with its final status, counts it and writes its access line.
- */
+/** Headers set on arrival, so 401s carry them too; `onResponse` sees every answer's final status. */
 export function registerObservability(app: FastifyInstance, options: ObservabilityOptions = {}): void {
   const staticHeaders = options.staticHeaders ?? {};
   const documentHeaders = options.documentHeaders ?? staticHeaders;
@@ -51,8 +45,7 @@ export function registerObservability(app: FastifyInstance, options: Observabili
   });
   app.addHook('onResponse', (request, reply, done) => {
     const route = routeTemplate(request.routeOptions.url);
-    const status = reply.statusCode;
-    const ms = reply.elapsedTime;
+    const { statusCode: status, elapsedTime: ms } = reply;
     httpRequestsTotal.inc({ method: request.method, path: route, status_code: String(status) });
     httpRequestDuration.observe(ms / 1000);
     log?.info({ request_id: request.id, method: request.method, route, status, ms }, 'request');

@@ -1,10 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import helmet from 'helmet';
 
-/**
- * Strict CSP for every route, /docs included: no inline or foreign script, so swagger-ui (external
- * scripts, inline styles) and /ui/ (bundled, no inline script or style) both work under it.
- */
+/** No inline or foreign script anywhere: swagger-ui and the bundled /ui/ both work under it. */
 const CSP_DIRECTIVES = {
   defaultSrc: ["'self'"],
   scriptSrc: ["'self'"],
@@ -17,10 +14,7 @@ const CSP_DIRECTIVES = {
   upgradeInsecureRequests: null,
 };
 
-/**
- * helmet's headers for our options, computed once: they never vary per request, and running helmet
- * per request costs most of a precomputed lookup. A route may still override one (/files' CSP).
- */
+/** helmet's headers, computed once: running helmet per request costs most of a precomputed lookup. */
 export function securityHeaders(): Record<string, string> {
   const headers: Record<string, string> = {};
   const res = {
@@ -38,10 +32,7 @@ export function securityHeaders(): Record<string, string> {
   return headers;
 }
 
-/**
- * The headers of a JSON response: the OWASP REST Security Cheat Sheet's set. helmet's document
- * headers only govern how a browser renders a page; HTML routes get {@link securityHeaders}.
- */
+/** The OWASP REST set: helmet's document headers only govern how a browser renders a page. */
 export function apiSecurityHeaders(full: Record<string, string> = securityHeaders()): Record<string, string> {
   return {
     'content-security-policy': "default-src 'none';frame-ancestors 'none'",

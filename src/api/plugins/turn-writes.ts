@@ -9,9 +9,8 @@ function release(): void {
 }
 
 /**
- * An `onSend` hook holding a response to the end of the event-loop turn, so one turn's answers leave
- * together: each write wakes its client, which on a small host takes the server's CPU. Not for the
- * live path, whose queue replies share the turn (docs/benchmarks.md).
+ * Holds a response to the end of the event-loop turn: each write wakes its client, which on a small host
+ * takes the server's CPU. Not for the live path, whose queue replies share the turn (docs/benchmarks.md).
  */
 export const holdUntilTurnEnd: onSendHookHandler = (_request, _reply, payload, done) => {
   if (held.length === 0) setImmediate(release);

@@ -16,10 +16,7 @@ const COMMON: Options = {
   strict: false,
 };
 
-/**
- * JSON bodies are validated as sent (`{"match_id": "1"}` is a 422); path and query strings are coerced
- * (`'array'`: `?x=1` is `[1]` for an array field), and their numeric fields must be finite.
- */
+/** Bodies validated as sent (`{"match_id": "1"}` is a 422); path and query strings coerced. */
 function validatorCompiler(): FastifySchemaCompiler<unknown> {
   const strict = addFormats(new Ajv({ ...COMMON, coerceTypes: false }));
   const coercing = addFormats(new Ajv({ ...COMMON, coerceTypes: 'array' }));
@@ -60,9 +57,8 @@ function notFinite(x: unknown): boolean {
 }
 
 /**
- * Ajv coerces "Infinity" and "1e400" to numbers that pass `integer`, `minimum` and `maximum`, so a
- * numeric path/query field is also refused when not finite. Inside the validator: no extra hook per
- * request. The schemas must stay synchronous: an `$async` one's promise is not awaited here.
+ * Ajv coerces "Infinity" and "1e400" to numbers that pass `integer` and `maximum`. Checked inside the
+ * validator (no extra hook), so the schemas must stay synchronous: an `$async` one is not awaited here.
  */
 function withFiniteCheck(validate: ValidateFunction, fields: readonly string[]): ValidateFunction {
   const check = ((data: Record<string, unknown>, ctx?: Parameters<ValidateFunction>[1]) => {
@@ -94,10 +90,7 @@ function withFiniteCheck(validate: ValidateFunction, fields: readonly string[]):
   return check;
 }
 
-/**
- * Strict validation for every route: a documented route without query parameters still rejects
- * unknown ones. Its OpenAPI entry gets 422 and 500 (a route's own entry wins; 401 is registerAuth's).
- */
+/** Unknown query fields are refused on every route; every OpenAPI entry gets 422 and 500. */
 export function registerStrictValidation(app: FastifyInstance): void {
   app.setValidatorCompiler(validatorCompiler());
   const standard = errorResponses('MC_ERR_VALIDATION', 'MC_ERR_INTERNAL');

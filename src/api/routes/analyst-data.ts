@@ -26,10 +26,7 @@ async function childReaches(ctx: AppContext): Promise<boolean> {
   return ctx.config.databaseUrl === undefined && embeddedServerAnswers(embeddedDbDir(ctx.config));
 }
 
-/**
- * `compute` in a child process where one can reach the database (the published run's sources are
- * hundreds of MB the serving heap would keep), else `here` in this thread.
- */
+/** In a child process when one reaches the database: the sources are hundreds of MB of serving heap. */
 async function offThread<T>(
   ctx: AppContext,
   what: string,

@@ -22,10 +22,7 @@ function instant(name: string, v: string | undefined): Date | undefined {
   return d;
 }
 
-/**
- * `GET /predict/export/{dataset}`: the published run's rows as CSV or Parquet, streamed in chunks (a
- * Parquet row group each), so a large export never sits whole in memory.
- */
+/** `GET /predict/export/{dataset}`, streamed in chunks so a large export never sits whole in memory. */
 export async function exportsRoutes(root: FastifyInstance, ctx: AppContext): Promise<void> {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   app.get(

@@ -15,10 +15,7 @@ const forbidden = () => new MatchcastError('MC_ERR_FORBIDDEN');
 const HTML_CSP =
   "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; font-src data:; sandbox allow-scripts";
 
-/**
- * `GET /files/:bucket/*`: a folder-store object through an HMAC-signed link (`signObjectUrl`). Every
- * refusal is the same 403, so a caller learns nothing about which part failed; an absent object is 404.
- */
+/** `GET /files/:bucket/*` through a signed link; every refusal is the same 403, which tells nothing. */
 export async function filesRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   app.get(
     '/files/:bucket/*',

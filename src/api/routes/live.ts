@@ -39,12 +39,16 @@ import type { AppContext } from '../context.js';
 
 type CachedPrediction = Omit<PredictMatchResult, 'inference_ms' | 'model'>;
 type TaskPayload = Parameters<TaskQueue['submit']>[1];
+/** What a {@link runTask} can fail with, in the order the OpenAPI entries list them. */
+export const TASK_ERRORS = [
+  'MC_ERR_TASK_FAILED',
+  'MC_ERR_BROKER_UNAVAILABLE',
+  'MC_ERR_QUEUE_FULL',
+  'MC_ERR_TASK_TIMEOUT',
+  'MC_ERR_TASK_EXPIRED',
+] as const;
 
-/**
- * Alias → version, cached for `refreshMs`; versions are immutable, so cached by number for good. A
- * failing registry keeps the last answer; with none yet, `version` is null: the task goes without a run
- * id, a running worker serves its loaded model (spec §7), and nothing is cached.
- */
+/** Alias → version; with no registry answer yet, `version` is null and a worker serves its own model. */
 export class AliasCache {
   private aliases: Partial<Record<string, string>> | null = null;
   private fetchedAt = 0;
@@ -87,11 +91,10 @@ export class AliasCache {
     this.inflight ??= (async () => {
       try {
         this.aliases = await this.registry.aliases();
-        this.fetchedAt = Date.now();
       } catch {
         // Keep the last known aliases (none yet: resolve defers to the workers); try again after a period.
-        this.fetchedAt = Date.now();
       }
+      this.fetchedAt = Date.now();
     })().finally(() => {
       this.inflight = null;
     });
@@ -109,10 +112,7 @@ const unaliased = new Map<string, ModelLabels>();
 const sameModel = (a: ModelLabels, b: { model_name: string; version: string }) =>
   a.model_name === b.model_name && a.version === b.version;
 
-/**
- * Feeds the worker-side metrics (spec §4.2) from what a worker returned. A result for a stage whose
- * alias was removed meanwhile does not bring its sample back: the API no longer serves that stage.
- */
+/** Worker-side metrics (spec §4.2) from a worker's answer; a stage whose alias was removed stays gone. */
 export function recordWorkerModel(meta: WorkerModelMeta | undefined): void {
   if (!meta) return;
   modelRegisteredAt.labels(meta.model_name).set(meta.loaded_at);
@@ -122,8 +122,7 @@ export function recordWorkerModel(meta: WorkerModelMeta | undefined): void {
   const previous = loadedModels.get(meta.stage);
   const labels = { model_name: meta.model_name, version: meta.version, stage: meta.stage };
   if (previous && !sameModel(previous, meta)) modelInfo.labels(previous).set(0);
-  // Set even when the sampler already holds this version at 0 (no worker had it loaded yet): the
-  // answer proves a worker has it now, and the next sample may be 15 s away.
+  // Even over the sampler's 0: the answer proves a worker has it now; the next sample may be 15 s away.
   modelInfo.labels(labels).set(1);
   loadedModels.set(meta.stage, labels);
   seenLoadedAt.set(meta.stage, Date.now());
@@ -143,10 +142,7 @@ export function sampleRegisteredModel(labels: ModelLabels, loaded: boolean): voi
   loadedModels.set(labels.stage, labels);
 }
 
-/**
- * The stage's alias no longer resolves: its `model_info` sample is removed, so the gauge no longer
- * claims a live model for a stage the API refuses (400 MC_ERR_BAD_STAGE).
- */
+/** The stage's alias no longer resolves: no `model_info` sample claims a model the API refuses. */
 export function forgetRegisteredModel(stage: string): void {
   const previous = loadedModels.get(stage);
   if (!previous) return;
@@ -156,10 +152,7 @@ export function forgetRegisteredModel(stage: string): void {
   unaliased.set(stage, previous);
 }
 
-/**
- * Feeds inference_duration_seconds, prediction_confidence and model_info from every result of this
- * process's tasks, sync and async alike (spec §4.2): the queue reports each outcome once.
- */
+/** Inference time, confidence and model_info from every task result of this process (spec §4.2). */
 function recordTaskOutcome(name: TaskName, outcome: TaskOutcome): void {
   if (!outcome.ok || typeof outcome.value !== 'object' || outcome.value === null) return;
   if (name === 'predict_match') recordPrediction(outcome.value as PredictMatchResult);
@@ -174,17 +167,12 @@ function recordTaskOutcome(name: TaskName, outcome: TaskOutcome): void {
 function recordPrediction(result: PredictMatchResult): void {
   if (!result.probabilities) return;
   if (typeof result.inference_ms === 'number') inferenceDuration.observe(result.inference_ms / 1000);
-  const p = result.probabilities;
-  predictionConfidence.labels('home_win').observe(p.home_win);
-  predictionConfidence.labels('draw').observe(p.draw);
-  predictionConfidence.labels('away_win').observe(p.away_win);
+  for (const k of ['home_win', 'draw', 'away_win'] as const)
+    predictionConfidence.labels(k).observe(result.probabilities[k]);
   recordWorkerModel(result.model);
 }
 
-/**
- * Runs a sync task with the caller's deadline (a worker that picks it up later skips it,
- * MC_ERR_TASK_EXPIRED); a timeout counts in `prediction_timeouts_total` (spec §4.2).
- */
+/** Runs a sync task with the caller's deadline (a worker that picks it up later skips it). */
 export async function runTask<T>(ctx: AppContext, name: TaskName, payload: TaskPayload): Promise<T> {
   const taskId = await ctx.queue.submit(name, payload, {
     expiresAt: Date.now() + ctx.config.predictTimeoutMs,
@@ -198,10 +186,7 @@ export async function runTask<T>(ctx: AppContext, name: TaskName, payload: TaskP
   }
 }
 
-/**
- * A live answer: the first cache hit among `keys` dispatches nothing; otherwise `compute` runs the
- * task and names the key its answer may be cached under. Timed from `started` (spec §4.2).
- */
+/** A live answer: a cache hit among `keys`, else `compute`'s answer and the key it may be cached under. */
 export async function cachedAnswer<T extends object>(
   ctx: AppContext,
   started: number,
@@ -220,10 +205,7 @@ export async function cachedAnswer<T extends object>(
   return answer;
 }
 
-/**
- * The live path (spec §4.8, §4.9, §4.12): `GET /predict/{match_id}`, `GET /predict/model/info`,
- * `POST /predict/async/`. Dispatches to the `ml` queue; a cache hit dispatches nothing.
- */
+/** The live path (spec §4.8, §4.9, §4.12): dispatches to the `ml` queue; a cache hit dispatches nothing. */
 export async function liveRoutes(root: FastifyInstance, ctx: AppContext): Promise<void> {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const aliases = new AliasCache(ctx.registry, ctx.config.aliasRefreshMs);
@@ -241,14 +223,7 @@ export async function liveRoutes(root: FastifyInstance, ctx: AppContext): Promis
       querystring: StageQuery,
       response: {
         200: respond(ModelInfo, 'Metadata of the model the stage points at', [EXAMPLE_MODEL_INFO]),
-        ...errorResponses(
-          'MC_ERR_BAD_STAGE',
-          'MC_ERR_BROKER_UNAVAILABLE',
-          'MC_ERR_QUEUE_FULL',
-          'MC_ERR_TASK_TIMEOUT',
-          'MC_ERR_TASK_EXPIRED',
-          'MC_ERR_TASK_FAILED',
-        ),
+        ...errorResponses('MC_ERR_BAD_STAGE', ...TASK_ERRORS),
       },
     }),
     async (request) => {
@@ -269,12 +244,8 @@ export async function liveRoutes(root: FastifyInstance, ctx: AppContext): Promis
           'MC_ERR_BAD_STAGE',
           'MC_ERR_MATCH_NOT_FOUND',
           'MC_ERR_NOT_OUT_OF_SAMPLE',
-          'MC_ERR_TASK_FAILED',
-          'MC_ERR_BROKER_UNAVAILABLE',
-          'MC_ERR_QUEUE_FULL',
+          ...TASK_ERRORS,
           'MC_ERR_FEATURES_MISMATCH',
-          'MC_ERR_TASK_TIMEOUT',
-          'MC_ERR_TASK_EXPIRED',
         ),
       },
     }),

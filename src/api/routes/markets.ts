@@ -22,7 +22,7 @@ import {
   route,
 } from '../../schemas/index.js';
 import type { AppContext } from '../context.js';
-import { AliasCache, cachedAnswer, runTask } from './live.js';
+import { AliasCache, cachedAnswer, runTask, TASK_ERRORS } from './live.js';
 import { sendBytes } from './precomputed.js';
 
 const FILE = `${KEYS.markets.bucket}/${KEYS.markets.key}`;
@@ -30,7 +30,7 @@ const FILE = `${KEYS.markets.bucket}/${KEYS.markets.key}`;
 /** `GET /predict/markets/{match_id}`: every goals market of the match, precomputed and served from memory. */
 export async function marketsRoutes(root: FastifyInstance, ctx: AppContext): Promise<void> {
   // The markets are loaded by the serving views with the rest of the published run (one read per run).
-  const views = ctx.views;
+  const { views } = ctx;
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const live = liveMarkets(ctx);
 
@@ -54,13 +54,9 @@ export async function marketsRoutes(root: FastifyInstance, ctx: AppContext): Pro
           'MC_ERR_PREDICTIONS_UNAVAILABLE',
           'MC_ERR_GOALS_MODEL_UNAVAILABLE',
           'MC_ERR_NOT_OUT_OF_SAMPLE',
-          'MC_ERR_TASK_FAILED',
-          'MC_ERR_BROKER_UNAVAILABLE',
-          'MC_ERR_QUEUE_FULL',
+          ...TASK_ERRORS,
           'MC_ERR_FEATURES_MISMATCH',
           'MC_ERR_STORE_UNAVAILABLE',
-          'MC_ERR_TASK_TIMEOUT',
-          'MC_ERR_TASK_EXPIRED',
         ),
       },
     }),
@@ -83,13 +79,10 @@ export async function marketsRoutes(root: FastifyInstance, ctx: AppContext): Pro
       const json = views.marketsJson(id);
       if (json === undefined)
         throw new MatchcastError('MC_ERR_MATCH_NOT_FOUND', `Match ${id} is not in the current markets file`);
-      if (request.query.matrix === true) {
-        // The matrix is rare: parse the stored body rather than keep 45k market objects in memory.
-        const markets = JSON.parse(json.toString('utf8')) as MatchMarkets;
-        reply.send({ ...markets, score_matrix: scoreMatrixRows(markets) });
-        return;
-      }
-      sendBytes(reply, json);
+      if (request.query.matrix !== true) return void sendBytes(reply, json);
+      // The matrix is rare: parse the stored body rather than keep 45k market objects in memory.
+      const markets = JSON.parse(json.toString('utf8')) as MatchMarkets;
+      reply.send({ ...markets, score_matrix: scoreMatrixRows(markets) });
     },
   );
 
@@ -119,10 +112,7 @@ export async function marketsRoutes(root: FastifyInstance, ctx: AppContext): Pro
   );
 }
 
-/**
- * The live goals markets, like the live 1X2 route. The goals alias is resolved here so that an absent
- * goals model is answered at once (MC_ERR_GOALS_MODEL_UNAVAILABLE) and the cache key carries its run.
- */
+/** The live goals markets; the goals alias is resolved here, so its run is in the cache key. */
 function liveMarkets(ctx: AppContext): (matchId: number) => Promise<MatchMarkets> {
   // Built on first use: the precomputed route alone needs no registry, queue or cache.
   let aliases: AliasCache | null = null;

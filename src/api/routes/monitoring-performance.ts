@@ -11,7 +11,6 @@ import {
   registerScrapeRefresher,
   resultsLastNewAt,
 } from '../../metrics.js';
-import { readArtifact } from '../../runs/index.js';
 import {
   EXAMPLE_PERFORMANCE,
   EXAMPLE_PROMOTION,
@@ -21,6 +20,7 @@ import {
   route,
 } from '../../schemas/index.js';
 import type { AppContext } from '../context.js';
+import { readJsonArtifact } from './monitoring-reports.js';
 
 function empty(ctx: AppContext): PerformanceSummary {
   return {
@@ -79,26 +79,15 @@ export function setPerformanceGauges(s: PerformanceSummary): void {
   resultsLastNewAt.set(ts(s.results?.last_new_result_at));
 }
 
-/**
- * `GET /monitoring/performance`: realised performance of the served predictions beside the lines; the
- * matchcast_realised_* gauges are refreshed from the same file on every call and on scrape.
- */
+/** `GET /monitoring/performance`; the matchcast_realised_* gauges follow the same file. */
 export async function monitoringPerformanceRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   let cached: { at: number; summary: PerformanceSummary } | null = null;
   let inflight: Promise<PerformanceSummary> | null = null;
   const load = async (): Promise<PerformanceSummary> => {
-    const obj = await readArtifact(ctx, 'performanceLatest'); // the published run's
-    let summary = empty(ctx);
-    if (obj) {
-      try {
-        const parsed = JSON.parse(obj.body.toString('utf8')) as Omit<PerformanceSummary, 'available'>;
-        if (parsed && typeof parsed === 'object' && Array.isArray(parsed.groups)) {
-          summary = { ...parsed, available: true };
-        }
-      } catch (err) {
-        ctx.log.warn({ err: (err as Error).message }, 'performance_latest.json is not valid JSON');
-      }
-    }
+    const parsed = await readJsonArtifact(ctx, 'performanceLatest', 'performance_latest.json');
+    const summary: PerformanceSummary = Array.isArray(parsed?.groups)
+      ? { ...(parsed as Omit<PerformanceSummary, 'available'>), available: true }
+      : empty(ctx);
     setPerformanceGauges(summary);
     cached = { at: Date.now(), summary };
     return summary;

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { driftNoScore, isReportFilename } from '../../analytics/index.js';
 import { MatchcastError } from '../../domain/index.js';
 import { modelFeatureDriftScore, registerScrapeRefresher } from '../../metrics.js';
-import { readArtifact } from '../../runs/index.js';
+import { type ArtifactName, readArtifact } from '../../runs/index.js';
 import {
   DriftSummary,
   EXAMPLE_DRIFT,
@@ -19,6 +19,19 @@ import {
 import type { AppContext } from '../context.js';
 
 const REPORTS_BUCKET = 'reports' as const;
+
+/** The published run's JSON object `name`, or null when absent or not an object. */
+export async function readJsonArtifact(ctx: AppContext, name: ArtifactName, file: string) {
+  const obj = await readArtifact(ctx, name);
+  try {
+    const parsed: unknown = obj && JSON.parse(obj.body.toString('utf8'));
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
+  } catch (err) {
+    ctx.log.warn({ err: (err as Error).message }, `${file} is not valid JSON`);
+  }
+  return null;
+}
 
 /** The HTML reports in the reports bucket, newest first (the names carry a sortable UTC timestamp). */
 async function listReports(ctx: AppContext): Promise<string[]> {
@@ -44,26 +57,13 @@ function driftAnswer(latest: Record<string, unknown> | null) {
   return { ...summary, drift_score: score, ...why };
 }
 
-/**
- * Drift and reports (spec §2.10, §2.11, §4.11). Only names matching the report pattern AND present in the
- * store are ever signed: no traversal, other bucket or file type can be reached.
- */
+/** Drift and reports (spec §2.10, §2.11, §4.11): only listed report names present in the store are signed. */
 export async function monitoringReportsRoutes(root: FastifyInstance, ctx: AppContext): Promise<void> {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   // The route and the gauge read the same file the same way: null summary ⇔ NaN gauge (never a made-up 0).
   let lastLoad = 0;
   const loadDrift = async (): Promise<Record<string, unknown> | null> => {
-    const obj = await readArtifact(ctx, 'driftLatest'); // the published run's
-    let latest: Record<string, unknown> | null = null;
-    if (obj) {
-      try {
-        const parsed: unknown = JSON.parse(obj.body.toString('utf8'));
-        if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
-          latest = parsed as Record<string, unknown>;
-      } catch (err) {
-        ctx.log.warn({ err: (err as Error).message }, 'drift_latest.json is not valid JSON');
-      }
-    }
+    const latest = await readJsonArtifact(ctx, 'driftLatest', 'drift_latest.json');
     const score = latest && typeof latest.drift_score === 'number' ? latest.drift_score : null;
     modelFeatureDriftScore.set(score ?? Number.NaN);
     lastLoad = Date.now();

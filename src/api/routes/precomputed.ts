@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type TSchema, Type } from 'typebox';
@@ -17,6 +18,7 @@ import {
   PredictionRow,
   RegionRoi,
   respond,
+  route,
 } from '../../schemas/index.js';
 import { type EncodedBody, identityStream, negotiateEncoding, notModified } from '../../serving/index.js';
 import type { AppContext } from '../context.js';
@@ -32,31 +34,20 @@ const RAW_NOTE =
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Sends JSON bytes serialised ahead of time (the route's schema describes them, no serializer runs). */
-export function sendBytes(reply: FastifyReply, json: Buffer): void {
+export const sendBytes = (reply: FastifyReply, json: Buffer | Readable) =>
   reply.header('content-type', JSON_TYPE).send(json);
-}
 
 /** Writes one representation of a pre-serialised body, or 304 when the client holds the current one. */
 function sendEncoded(request: FastifyRequest, reply: FastifyReply, body: EncodedBody): void {
   const coding = negotiateEncoding(request.headers['accept-encoding']);
-  reply.header('vary', 'Accept-Encoding');
-  reply.header('etag', body.etags[coding]);
   // Caches may keep the body but must revalidate: a new file can land at any poll.
-  reply.header('cache-control', 'no-cache');
-  const inm = request.headers['if-none-match'];
-  if (notModified(inm, body)) {
-    reply.code(304).send();
-    return;
-  }
-  reply.header('content-type', JSON_TYPE);
-  if (coding !== 'identity') reply.header('content-encoding', coding).send(body[coding]);
-  else reply.send(body.identity ?? identityStream(body));
+  reply.headers({ vary: 'Accept-Encoding', etag: body.etags[coding], 'cache-control': 'no-cache' });
+  if (notModified(request.headers['if-none-match'], body)) reply.code(304).send();
+  else if (coding === 'identity') sendBytes(reply, body.identity ?? identityStream(body));
+  else reply.header('content-type', JSON_TYPE).header('content-encoding', coding).send(body[coding]);
 }
 
-/**
- * The precomputed read paths (spec §4.3–4.7): memory reads over `ctx.views`, no queue, no model and no
- * object-store call at request time (but the ROI re-check, at most once per `ROI_RECHECK_MS`).
- */
+/** The precomputed read paths (spec §4.3–4.7): memory reads over `ctx.views`, no queue, no model. */
 export async function precomputedRoutes(root: FastifyInstance, ctx: AppContext): Promise<void> {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const { views } = ctx;
@@ -73,16 +64,13 @@ export async function precomputedRoutes(root: FastifyInstance, ctx: AppContext):
       url,
       {
         onSend: holdUntilTurnEnd,
-        schema: {
-          tags: ['predict'],
+        ...route('predict', {
           summary,
           description: RAW_NOTE,
           response: { 200: respond(Type.Array(row), what, [[example]]), ...NOT_MODIFIED, ...errors },
-        },
+        }),
       },
-      (request, reply) => {
-        sendEncoded(request, reply, body());
-      },
+      (request, reply) => sendEncoded(request, reply, body()),
     );
 
   bulk(
@@ -97,8 +85,7 @@ export async function precomputedRoutes(root: FastifyInstance, ctx: AppContext):
     '/predict/precomputed/:match_id',
     {
       onSend: holdUntilTurnEnd,
-      schema: {
-        tags: ['predict'],
+      ...route('predict', {
         summary: 'One precomputed prediction (spec §2.2, snake_case)',
         description: 'A map lookup in the loaded predictions file; no task queue, no registry call.',
         params: MatchIdParams,
@@ -108,17 +95,16 @@ export async function precomputedRoutes(root: FastifyInstance, ctx: AppContext):
           ]),
           ...errorResponses('MC_ERR_MATCH_NOT_FOUND', 'MC_ERR_PREDICTIONS_UNAVAILABLE'),
         },
-      },
+      }),
     },
     (request, reply) => {
       const id = request.params.match_id;
       const json = views.precomputedJson(id);
-      if (json === undefined) {
+      if (json === undefined)
         throw new MatchcastError(
           'MC_ERR_MATCH_NOT_FOUND',
           `Match ${id} is not in the current predictions file`,
         );
-      }
       sendBytes(reply, json);
     },
   );
@@ -143,8 +129,7 @@ export async function precomputedRoutes(root: FastifyInstance, ctx: AppContext):
     '/predict/region-roi/',
     {
       onSend: holdUntilTurnEnd,
-      schema: {
-        tags: ['predict'],
+      ...route('predict', {
         summary: 'Flat-stake ROI per region (spec §2.6); [] when roi_by_region.csv has not been produced',
         description:
           'Cached in memory; re-checked against the object store at most every ROI_RECHECK_MS (60 s).',
@@ -154,7 +139,7 @@ export async function precomputedRoutes(root: FastifyInstance, ctx: AppContext):
           ]),
           ...STORE_UNAVAILABLE,
         },
-      },
+      }),
     },
     async () => [...(await views.regionRoi())],
   );

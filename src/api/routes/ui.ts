@@ -12,11 +12,6 @@ import { hasValidKey } from '../plugins/auth.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
-interface UiRoutesOptions {
-  /** The UI bundled by `npm run build`. Default `<repo>/web/dist`; without its index.html, `/ui/` is 503. */
-  distDir?: string;
-}
-
 function num(v: string | undefined): number | null {
   if (v === undefined || v.trim() === '') return null;
   const n = Number(v);
@@ -25,33 +20,29 @@ function num(v: string | undefined): number | null {
 
 /** Rows of `reports/roi_baselines.csv` for the baselines only: the model's come from `/predict/region-roi/`. */
 export function parseBaselinesCsv(text: string): RoiBaseline[] {
-  const records = parseCsv(text, { columns: true, skip_empty_lines: true, trim: true }) as Record<
-    string,
-    string
-  >[];
-  const out: RoiBaseline[] = [];
-  for (const r of records) {
-    if (!r.strategy || r.strategy === 'model' || r.region_name === 'ALL') continue;
-    out.push({
-      strategy: r.strategy,
+  const records: Record<string, string>[] = parseCsv(text, {
+    columns: true,
+    skip_empty_lines: true,
+    trim: true,
+  });
+  return records
+    .filter((r) => r.strategy && r.strategy !== 'model' && r.region_name !== 'ALL')
+    .map((r) => ({
+      strategy: r.strategy!,
       region_name: r.region_name || null,
       region_id: num(r.region_id),
       roi_pct: num(r.roi_pct),
       n_bets: num(r.n_bets) ?? 0,
       hit_rate: num(r.hit_rate),
-    });
-  }
-  return out;
+    }));
 }
 
-/**
- * Serves the browser UI under `/ui/` and the two JSON documents the page reads: `/ui/config.json` and
- * `/ui/data/roi-baselines.json` (needs the API key like `/predict/*`). Hidden from the OpenAPI description.
- */
+/** The browser UI under `/ui/` and the JSON documents it reads, hidden from the OpenAPI description. */
 export async function uiRoutes(
   app: FastifyInstance,
   ctx: AppContext,
-  options: UiRoutesOptions = {},
+  // The UI bundled by `npm run build`; without its index.html, `/ui/` is 503.
+  options: { distDir?: string } = {},
 ): Promise<void> {
   const distDir = path.resolve(options.distDir ?? path.join(REPO_ROOT, 'web', 'dist'));
   const indexFile = path.join(distDir, 'index.html');
