@@ -3,8 +3,7 @@ import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { createBrotliCompress, createGzip, constants as zlibConstants } from 'node:zlib';
-import { BROTLI_QUALITY, etagsFromDigest, IDENTITY_MAX_BYTES } from './encoded-body.js';
-import type { EncodedBody } from './types.js';
+import { BROTLI_QUALITY, type EncodedBody, etagsFromDigest, IDENTITY_MAX_BYTES } from './encoded-body.js';
 
 function drained(stream: Writable): Promise<unknown> {
   return stream.writableNeedDrain ? once(stream, 'drain') : Promise.resolve();

@@ -1,7 +1,17 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { brotliCompressSync, createGunzip, gunzipSync, gzipSync } from 'node:zlib';
-import type { EncodedBody } from './types.js';
+
+/** A JSON body serialised once per load, with its compressed variants and validators. */
+export interface EncodedBody {
+  /** UTF-8 JSON, or null above `identityMaxBytes`: identity responses then stream from `gzip`. */
+  identity: Buffer | null;
+  size: number;
+  gzip: Buffer;
+  br: Buffer;
+  /** Strong ETags differing only by a suffix: one content, three codings. */
+  etags: { identity: string; gzip: string; br: string };
+}
 
 /** Reload-time brotli quality: the default 11 takes seconds on large bodies, 5 is close in size. */
 export const BROTLI_QUALITY = 5;
@@ -22,7 +32,6 @@ export function identityStream(body: EncodedBody): Readable {
   return gunzip;
 }
 
-/** ETags from the SHA-256 of the identity body. */
 export function etagsFromDigest(digest: Buffer): EncodedBody['etags'] {
   const hash = digest.toString('base64url').slice(0, 32);
   return { identity: `"${hash}"`, gzip: `"${hash}-gz"`, br: `"${hash}-br"` };

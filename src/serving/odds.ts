@@ -94,7 +94,6 @@ export class OddsTable {
     return i === undefined ? undefined : this.rowAt(i);
   }
 
-  /** The rows in match-id order, made as visited. */
   *rows(): Generator<OddsRecord> {
     for (let k = 0; k < this.order.length; k++) yield this.rowAt(this.order[k]);
   }

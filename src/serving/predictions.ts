@@ -1,7 +1,7 @@
 import type { Outcome } from '../domain/index.js';
 import { BodyEncoder } from './body-encoder.js';
+import type { EncodedBody } from './encoded-body.js';
 import { type JsonIndex, JsonIndexBuilder } from './json-index.js';
-import type { EncodedBody } from './types.js';
 import { ArtifactInvalidError, cell, requireColumns } from './validate.js';
 
 /** Columns without which a predictions file is rejected; the others read as null when absent. */
@@ -127,7 +127,7 @@ export interface PredictionsView {
   bulk: EncodedBody;
 }
 
-/** @param sorted validated rows in kick-off order (see {@link byKickOff}) */
+/** @param sorted validated rows in {@link byKickOff} order */
 export async function buildPredictionsView(
   sorted: readonly PredictionRow[],
   identityMaxBytes?: number,

@@ -1,14 +1,13 @@
 import { readParquet } from '../storage/index.js';
 import { BodyEncoder } from './body-encoder.js';
 import { buildCard } from './cards.js';
+import type { EncodedBody } from './encoded-body.js';
 import type { JsonIndex } from './json-index.js';
 import { readMarketsFile } from './markets-view.js';
 import { OddsTable } from './odds.js';
 import { buildPredictionsView, byKickOff, type PredictionsView, parsePredictionRows } from './predictions.js';
-import type { EncodedBody } from './types.js';
 import { describe } from './validate.js';
 
-/** The artifacts built on the view-builder thread. */
 export type BuiltArtifact = 'predictions' | 'odds' | 'markets';
 
 /** One artifact of a build: the bytes serving now (null: none) and the published run's change to them. */

@@ -56,7 +56,6 @@ export class ViewBuilder {
     });
   }
 
-  /** Stops the thread; a running build fails. */
   async close(): Promise<void> {
     this.closed = true;
     if (this.idleTimer) clearTimeout(this.idleTimer);

@@ -1,6 +1,6 @@
 import type { MessagePort } from 'node:worker_threads';
+import type { EncodedBody } from './encoded-body.js';
 import { JsonIndex } from './json-index.js';
-import type { EncodedBody } from './types.js';
 import { describe } from './validate.js';
 import { type BuildJob, type BuiltViews, buildViews } from './view-build.js';
 
@@ -43,7 +43,6 @@ const indexParts = (x: JsonIndex) => [x.ids, x.starts, x.ends, x.slab];
 const bodyParts = (b: EncodedBody) => [b.identity ?? NONE, b.gzip, b.br];
 const meta = (b: EncodedBody): BodyMeta => ({ size: b.size, etags: b.etags, kept: b.identity !== null });
 
-/** Lays parts out one after another, each 8-byte aligned. */
 function group(parts: ArrayBufferView[], place: Place): Group {
   const spans: number[] = [];
   let total = 0;
@@ -86,7 +85,6 @@ export function layoutViews(v: BuiltViews, place: Place): WireViews {
   };
 }
 
-/** Lays the built views out for `postMessage`; returns the message and its transfer list. */
 export function packViews(v: BuiltViews): { views: WireViews; transfer: ArrayBuffer[] } {
   const transfer: ArrayBuffer[] = [];
   return { views: layoutViews(v, copyInto(transfer)), transfer };

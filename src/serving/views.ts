@@ -14,17 +14,15 @@ import {
 } from '../runs/index.js';
 import type { RegionRoi } from '../schemas/index.js';
 import type { ObjectStore } from '../storage/index.js';
-import { encodeBodySync } from './encoded-body.js';
+import { type EncodedBody, encodeBodySync } from './encoded-body.js';
 import type { JsonIndex } from './json-index.js';
 import type { PredictionsView } from './predictions.js';
 import { parseRegionRoiCsv } from './region-roi.js';
-import type { EncodedBody, ServedRun, ViewStatus } from './types.js';
 import { describe } from './validate.js';
 import type { ArtifactInput, BuildJob, BuiltArtifact, BuiltViews, Verdict } from './view-build.js';
 import { ViewBuilder } from './view-builder.js';
 import { ViewsCache } from './views-cache.js';
 
-/** Options of {@link createServingViews}. */
 export interface ServingViewsOptions {
   /** Largest body kept uncompressed in memory (larger ones only as gzip and br); default 8 MiB. */
   identityMaxBytes?: number;
@@ -47,6 +45,19 @@ const ROI_REQUEST_WAIT_MS = 1000;
 
 const PREDICTIONS_REF = `${KEYS.predictions.bucket}/${KEYS.predictions.key}`;
 
+/** The published run the views serve. */
+export type ServedRun = Pick<PublishedRun, 'run_id' | 'features_fingerprint' | 'published_at'>;
+
+/** Where a view stands, for diagnostics. */
+export interface ViewStatus {
+  state: 'loaded' | 'missing' | 'pending';
+  etag: string | null;
+  rows: number;
+  loadedAt: Date | null;
+  /** Last load or poll failure (kept while the previous copy serves). */
+  lastError: string | null;
+}
+
 const BUILT: readonly BuiltArtifact[] = ['predictions', 'odds', 'markets'];
 
 const EMPTY_LIST = encodeBodySync('[]');
@@ -58,7 +69,6 @@ interface Loaded<T> {
   loadedAt: Date;
 }
 
-/** What the store holds for one artifact compared with what serves. */
 type NewFile = { kind: 'new'; body: Buffer; identity: string; where: string; size: number };
 type Fetched = { kind: 'same' } | { kind: 'removed'; where: string } | NewFile;
 
