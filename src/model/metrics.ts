@@ -61,8 +61,7 @@ export function rocAucOvr(probs: readonly Probabilities[], labels: readonly numb
 
 function binaryAuc(scores: number[], positive: boolean[]): number {
   const idx = scores.map((_, i) => i).sort((a, b) => scores[a] - scores[b]);
-  let nPos = 0;
-  for (const p of positive) if (p) nPos++;
+  const nPos = positive.filter(Boolean).length;
   const nNeg = positive.length - nPos;
   if (nPos === 0 || nNeg === 0) return Number.NaN;
   let rankSum = 0;
