@@ -75,12 +75,11 @@ export function trainModel(
 
 /** Probabilities (home, draw, away) for one `toModelInput(row, model.feature_names)` vector. */
 export function predictProba(model: Model, input: ArrayLike<number>): [number, number, number] {
-  if (input.length !== model.feature_names.length) {
+  if (input.length !== model.feature_names.length)
     throw new MatchcastError(
       'MC_ERR_VALIDATION',
       `expected ${model.feature_names.length} inputs, got ${input.length}`,
     );
-  }
   return modelFamily(model.family).predict(model.state, transform(model.preprocessor, input), input);
 }
 

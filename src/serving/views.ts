@@ -152,12 +152,11 @@ class Slot<T> {
         this.reject({ identity: identity!, where }, describe(err), 'does not match its published hash');
         return { kind: 'same' };
       }
-      if (!this.storeDown) {
+      if (!this.storeDown)
         this.log.warn(
           { artifact: this.artifact, key: where, err: describe(err) },
           'serving: object store unavailable; keeping the loaded views',
         );
-      }
       this.storeDown = true;
       if (!this.current) this.lastError = `object store unavailable (${describe(err)})`;
       return { kind: 'same' };
@@ -280,9 +279,8 @@ export class Views {
 
   /** Spec §2.6 records, re-checked at most every `config.roiRecheckMs`; `[]` when absent. */
   async regionRoi(): Promise<readonly RegionRoi[]> {
-    if (!this.closed && Date.now() - this.roiCheckedAt >= this.config.roiRecheckMs) {
+    if (!this.closed && Date.now() - this.roiCheckedAt >= this.config.roiRecheckMs)
       await Promise.race([this.checkRoi(), delay(ROI_REQUEST_WAIT_MS, undefined, { ref: false })]);
-    }
     if (!this.roiReady && this.roi.rejectedEtag === null) throw this.storeUnavailable('ROI', this.roi);
     return this.roiRows;
   }
@@ -293,12 +291,11 @@ export class Views {
   }
 
   status(): { predictions: ViewStatus; odds: ViewStatus; regionRoi: ViewStatus; markets: ViewStatus } {
-    const { predictions, odds, markets } = this.built;
     return {
-      predictions: predictions.status(),
-      odds: odds.status(),
+      predictions: this.built.predictions.status(),
+      odds: this.built.odds.status(),
       regionRoi: this.roi.status(),
-      markets: markets.status(),
+      markets: this.built.markets.status(),
     };
   }
 
