@@ -4,7 +4,7 @@ import type { ModelFamilyName } from './families/index.js';
 import { computeMetrics, type MetricSet } from './metrics.js';
 import { type Model, recencyWeights, resolveParams, type TrainParams, trainModel } from './model.js';
 
-/** What the time-based validation and the walk-forward fit: family, parameters and inputs. */
+/** What the time-based validation and the walk-forward fit. */
 export interface FitOptions {
   /** Classifier family. Default `multinomial_logit`. */
   family?: ModelFamilyName;
@@ -14,7 +14,7 @@ export interface FitOptions {
   featureNames?: readonly string[];
 }
 
-/** The model inputs and the training parameters (with the family) of {@link FitOptions}. */
+/** The model inputs and the training parameters (with the family). */
 export function fitSetup(o: FitOptions): { featureNames: string[]; params: TrainParams } {
   return {
     featureNames: [...(o.featureNames ?? MODEL_FEATURE_NAMES)],
@@ -52,7 +52,7 @@ export function putMetrics(out: Record<string, number>, prefix: string, m: Metri
   for (const [k, v] of Object.entries(m)) if (Number.isFinite(v)) out[`${prefix}${k}`] = v;
 }
 
-/** Metrics of model probabilities and of a baseline's odds on the labelled rows where that baseline exists. */
+/** Metrics of the model and of a baseline's odds on the labelled rows where that baseline exists. */
 export function baselineMetrics(
   rows: readonly FeatureRow[],
   probs: readonly Probabilities[],

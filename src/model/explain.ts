@@ -8,21 +8,19 @@ import { transform } from './preprocess.js';
 
 type Triple = [number, number, number];
 
-/** One feature group's share of a prediction: its Σ coefficient × standardised value per score. */
+/** One feature group's Σ coefficient × standardised value, per outcome score (softmax) or in η. */
 interface GroupContribution {
   group: string;
   columns: string[];
-  /** Softmax: in each outcome's score (home, draw, away); ordered logit: in the latent score η. */
   scores: Triple | null;
   latent: number | null;
 }
 
-/** A 1X2 prediction decomposed by feature group, adding up to its probabilities (see `ScoreTerms`). */
+/** A 1X2 prediction decomposed by feature group, adding up to its probabilities. */
 interface ModelExplanation {
   link: 'softmax' | 'ordered_logit';
-  /** Softmax: the intercepts (the ordered logit's cut points play their part). */
+  /** Softmax: the intercepts, and the market's log-odds added to each score (with the market offset). */
   baseline: Triple | null;
-  /** Softmax with the market offset: the market's log-odds added to each score. */
   offset: Triple | null;
   cut_points: [number, number] | null;
   groups: GroupContribution[];
@@ -34,12 +32,11 @@ interface ModelExplanation {
 /** Explains `predictProba(model, input)` by feature group; MC_ERR_MODEL_UNAVAILABLE without `explain`. */
 export function explainModel(model: Model, input: ArrayLike<number>): ModelExplanation {
   const family = modelFamily(model.family);
-  if (!family.explain) {
+  if (!family.explain)
     throw new MatchcastError(
       'MC_ERR_MODEL_UNAVAILABLE',
       `family ${model.family} has no additive explanation`,
     );
-  }
   const z = transform(model.preprocessor, input);
   const t = family.explain(model.state, z, input);
   // The preprocessed columns: the inputs, then one `<name>_missing` per indicator.

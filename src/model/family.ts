@@ -7,25 +7,21 @@ export interface Design {
   d: number;
 }
 
-/** The resolved training parameters a family may read (`TrainParams` sets them, all optional). */
+/** The resolved training parameters a family may read. */
 export interface FitParams {
   /** L2 penalty on standardised coefficients (objective = mean NLL + l2/2·‖w‖²). Default `0.01`. */
   l2: number;
-  /**
-   * Multinomial only: the market's log-odds (`mkt_logit_home_away`, `mkt_log_draw_away`) as a fixed
-   * offset, so the L2 penalty shrinks towards the market rather than equal odds. Default `false`.
-   */
+  /** Multinomial: market log-odds as a fixed offset, so L2 shrinks towards the market. Default `false`. */
   marketOffset: boolean;
   /** L-BFGS iteration cap. Default `300`. */
   maxIter: number;
-  /** L-BFGS gradient tolerance (max abs component). Default `1e-5`: tighter changes log loss only in the 7th decimal. */
+  /** L-BFGS max abs gradient. Default `1e-5`: tighter changes log loss only in the 7th decimal. */
   gradTol: number;
 }
 
 /** What a family's `fit` sees: the preprocessed design plus the raw inputs it was made from. */
 export interface FitData {
   design: Design;
-  /** Raw inputs, NaN = missing. */
   inputs: readonly Float64Array[];
   featureNames: readonly string[];
   /** Outcome labels: 0 home, 1 draw, 2 away. */
@@ -34,10 +30,7 @@ export interface FitData {
   params: FitParams;
 }
 
-/**
- * The seam every model family implements: `State` is plain JSON, `parse` the validating way back. Add a
- * family: one file in `families/`, one line in `FAMILIES`.
- */
+/** The seam every model family implements: `State` is plain JSON, `parse` the validating way back. */
 interface Family<
   Kind extends string,
   Data,
@@ -69,11 +62,7 @@ export type ModelFamily<State extends object = object, Name extends string = str
   explain?(state: State, z: Float64Array, input: ArrayLike<number>): ScoreTerms;
 };
 
-/**
- * One 1X2 prediction as one term per preprocessed column (coefficient × value). `softmax`: score_k =
- * intercept_k + offset_k + Σ_j terms[k][j], p = softmax(score); `ordered_logit`: η = Σ_j terms[j],
- * P(away) = σ(cuts[0] − η), P(away or draw) = σ(cuts[1] − η).
- */
+/** One term per preprocessed column (coefficient × value), summed into softmax scores or ordered-logit η. */
 export type ScoreTerms =
   | {
       link: 'softmax';
@@ -110,7 +99,7 @@ export type GoalsFamily<State extends object = object, Name extends string = str
   Name
 >;
 
-/** Per-row weights normalised to mean 1 (so `l2` means the same with or without weights); all 1 when absent. */
+/** Per-row weights normalised to mean 1 (so `l2` means the same with or without them); all 1 when absent. */
 export function sampleWeights(n: number, weights?: ArrayLike<number>): Float64Array {
   const w = new Float64Array(n).fill(1);
   if (!weights) return w;

@@ -4,10 +4,7 @@ type Objective = (x: Float64Array, grad: Float64Array) => number;
 const REL_TOL = 1e-10;
 const MEMORY = 10;
 
-/**
- * Deterministic L-BFGS with an Armijo backtracking line search; minimises `f` from `x0` (not modified)
- * for at most `maxIter` iterations or until the largest gradient component is below `gradTol`.
- */
+/** Deterministic L-BFGS with Armijo backtracking, from `x0` (kept) until max |gradient| < `gradTol`. */
 export function minimizeLbfgs(
   f: Objective,
   x0: Float64Array,

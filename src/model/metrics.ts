@@ -44,25 +44,15 @@ export function accuracy(probs: readonly Probabilities[], labels: readonly numbe
 
 /** Macro-average one-vs-rest ROC AUC (Mann–Whitney, ties count ½); a class without both signs is skipped. */
 export function rocAucOvr(probs: readonly Probabilities[], labels: readonly number[]): number {
-  let sum = 0;
-  let classes = 0;
-  for (let k = 0; k < 3; k++) {
-    const auc = binaryAuc(
-      probs.map((p) => p[k]),
-      labels.map((y) => y === k),
-    );
-    if (!Number.isNaN(auc)) {
-      sum += auc;
-      classes++;
-    }
-  }
-  return classes ? sum / classes : Number.NaN;
+  const aucs = [0, 1, 2].map((k) => binaryAuc(probs, labels, k)).filter((auc) => !Number.isNaN(auc));
+  return aucs.length ? aucs.reduce((s, auc) => s + auc, 0) / aucs.length : Number.NaN;
 }
 
-function binaryAuc(scores: number[], positive: boolean[]): number {
+function binaryAuc(probs: readonly Probabilities[], labels: readonly number[], k: number): number {
+  const scores = probs.map((p) => p[k]);
+  const positive = labels.map((y) => y === k);
   const idx = scores.map((_, i) => i).sort((a, b) => scores[a] - scores[b]);
-  let nPos = 0;
-  for (const p of positive) if (p) nPos++;
+  const nPos = positive.filter(Boolean).length;
   const nNeg = positive.length - nPos;
   if (nPos === 0 || nNeg === 0) return Number.NaN;
   let rankSum = 0;

@@ -3,12 +3,12 @@ import { DEFAULT_FAMILY, type ModelFamilyName, modelFamily } from './families/in
 import type { Design, FitParams } from './family.js';
 import { fitPreprocessor, type Preprocessor, preprocessedWidth, transform } from './preprocess.js';
 
-/** Version of the serialised artifact layout; bump on any incompatible change. */
+/** Bump on any incompatible change of the artifact layout. */
 export const MODEL_FORMAT_VERSION = 1;
 
 /** Resolved parameters as stored in the artifact and registry. */
 export interface ResolvedParams extends FitParams {
-  /** Model family (see `families/index.ts`). Default `multinomial_logit`. */
+  /** Default `multinomial_logit`. */
   family: ModelFamilyName;
   /** Add 0/1 missing indicators for features missing in training. Default `true`. */
   missingIndicators: boolean;
@@ -16,7 +16,6 @@ export interface ResolvedParams extends FitParams {
   halfLifeDays: number;
 }
 
-/** Training parameters; all optional. */
 export type TrainParams = Partial<ResolvedParams>;
 
 export function resolveParams(p: TrainParams = {}): ResolvedParams {
@@ -74,14 +73,13 @@ export function trainModel(
   };
 }
 
-/** Probabilities (home, draw, away) for one input vector built by `toModelInput(row, model.feature_names)`. */
+/** Probabilities (home, draw, away) for one `toModelInput(row, model.feature_names)` vector. */
 export function predictProba(model: Model, input: ArrayLike<number>): [number, number, number] {
-  if (input.length !== model.feature_names.length) {
+  if (input.length !== model.feature_names.length)
     throw new MatchcastError(
       'MC_ERR_VALIDATION',
       `expected ${model.feature_names.length} inputs, got ${input.length}`,
     );
-  }
   return modelFamily(model.family).predict(model.state, transform(model.preprocessor, input), input);
 }
 
@@ -91,7 +89,7 @@ export function serializeModel(model: Model): string {
   return JSON.stringify({ ...common, ...state });
 }
 
-/** Parses an artifact written by {@link serializeModel}; throws MC_ERR_MODEL_UNAVAILABLE on an unknown format or family. */
+/** Throws MC_ERR_MODEL_UNAVAILABLE on an unknown format or family. */
 export function deserializeModel(json: string): Model {
   const raw = parseArtifact(json, MODEL_FORMAT_VERSION, 'model');
   const { format_version, feature_names, params, preprocessor, n_train, family, ...fields } = raw;
@@ -117,18 +115,18 @@ export function parseArtifact(text: string, version: number, what: string): Reco
       cause: err,
     });
   }
-  if (raw?.format_version !== version) {
-    const found = String(raw?.format_version);
-    throw new MatchcastError('MC_ERR_MODEL_UNAVAILABLE', `unsupported ${what} format_version ${found}`);
-  }
+  if (raw?.format_version !== version)
+    throw new MatchcastError(
+      'MC_ERR_MODEL_UNAVAILABLE',
+      `unsupported ${what} format_version ${raw?.format_version}`,
+    );
   return raw;
 }
 
-/** Weights 0.5^(age / halfLifeDays) by kick-off time relative to the newest row; undefined when halfLifeDays ≤ 0. */
+/** Weights 0.5^(age / halfLifeDays), age from the newest kick-off; undefined when halfLifeDays ≤ 0. */
 export function recencyWeights(startTimesMs: readonly number[], halfLifeDays: number): number[] | undefined {
   if (!(halfLifeDays > 0) || startTimesMs.length === 0) return undefined;
-  let newest = Number.NEGATIVE_INFINITY;
-  for (const t of startTimesMs) newest = Math.max(newest, t);
+  const newest = startTimesMs.reduce((a, t) => Math.max(a, t), Number.NEGATIVE_INFINITY);
   const scale = 1 / (halfLifeDays * DAY_MS);
   return startTimesMs.map((t) => 0.5 ** ((newest - t) * scale));
 }

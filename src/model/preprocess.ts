@@ -35,7 +35,7 @@ export function fitPreprocessor(X: readonly Float64Array[], missingIndicators: b
     const missing = n - cnt;
     if (missingIndicators && missing > 0 && missing < n) {
       // Features missing together (all form columns of a team's first match) share one indicator.
-      if (!masks.some((m) => sameMask(m, mask))) {
+      if (!masks.some((m) => m.every((v, i) => v === mask[i]))) {
         masks.push(mask);
         indicators.push(j);
       }
@@ -60,11 +60,6 @@ export function fitPreprocessor(X: readonly Float64Array[], missingIndicators: b
     p.scales.push(v > 1e-12 ? Math.sqrt(v) : 1);
   }
   return p;
-}
-
-function sameMask(a: Uint8Array, b: Uint8Array): boolean {
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 function rawTransform(p: Preprocessor, x: ArrayLike<number>, out: Float64Array): void {

@@ -14,10 +14,7 @@ interface TrainAndValidateOptions extends FitOptions {
 export interface TrainAndValidateResult {
   /** Refit on every result known at `asOf`. */
   model: Model;
-  /**
-   * Out-of-sample metrics on the validation window, and `market_*` (pre-match), `market_open_*` and
-   * `market_close_*` odds beside `model_on_{market,open,close}_*` on the matches that have them.
-   */
+  /** Out-of-sample metrics, and `market[_open|_close]_*` beside `model_on_*` on the matches with odds. */
   metrics: Record<string, number>;
   params: Record<string, string>;
   featureNames: string[];
@@ -38,7 +35,6 @@ export function trainAndValidate(
   const validRows = rows.filter(
     (r) => labelKnownBy(r, asOfMs) && predictionTimeOf(r) >= from.getTime() && predictionTimeOf(r) < asOfMs,
   );
-
   const metrics: Record<string, number> = {};
   if (trainRows.length > 0 && validRows.length > 0) {
     const m = fitRows(trainRows, featureNames, params);
@@ -58,8 +54,11 @@ export function trainAndValidate(
       putMetrics(metrics, which === 'pre' ? 'model_on_market_' : `model_on_${which}_`, b.model);
     }
   }
-  const all = rows.filter((r) => labelKnownBy(r, asOfMs));
-  const model = fitRows(all, featureNames, params);
+  const model = fitRows(
+    rows.filter((r) => labelKnownBy(r, asOfMs)),
+    featureNames,
+    params,
+  );
   return {
     model,
     metrics,

@@ -5,7 +5,7 @@ import { computeMetrics } from './metrics.js';
 import { type Model, predictProba } from './model.js';
 
 interface WalkForwardOptions extends FitOptions {
-  /** First refit date; matches predicted from here on (by prediction time) are predicted. */
+  /** First refit date: matches predicted (by prediction time) from here on are predicted. */
   from: Date;
   /** Matches predicted at or after this are not predicted. Default: after the last row. */
   to?: Date;
@@ -42,10 +42,7 @@ export interface WalkForwardResult {
   featureNames: string[];
 }
 
-/**
- * Walk-forward backtest: at each refit date a model trained on the results known then predicts the rows
- * whose prediction time lies before the next one (features are point-in-time already).
- */
+/** Walk-forward: at each refit date a model of the results known then predicts the rows until the next. */
 export function walkForwardBacktest(
   rows: readonly FeatureRow[],
   options: WalkForwardOptions,
@@ -56,7 +53,6 @@ export function walkForwardBacktest(
   let lastMs = Number.NEGATIVE_INFINITY;
   for (const r of rows) lastMs = Math.max(lastMs, predictionTimeOf(r));
   const toMs = options.to ? options.to.getTime() : lastMs + 1;
-
   const sorted = [...rows].sort(
     (a, b) => predictionTimeOf(a) - predictionTimeOf(b) || a.match_id - b.match_id,
   );
@@ -98,7 +94,6 @@ export function walkForwardBacktest(
       model,
     });
   }
-
   const byRegion = new Map<number, number[]>();
   predictedRows.forEach((r, i) => {
     const list = byRegion.get(r.region_id) ?? [];
@@ -107,16 +102,15 @@ export function walkForwardBacktest(
   });
   const summarise = (idx: number[]): Record<string, number> => {
     const out: Record<string, number> = {};
-    const lab = idx.filter((i) => predictedRows[i].label !== null);
-    const labels = lab.map((i) => predictedRows[i].label as number);
-    const labelled = lab.map((i) => probs[i]);
-    putMetrics(out, 'model_', computeMetrics(labelled, labels));
+    const pick = (keep: (r: FeatureRow) => boolean) => {
+      const kept = idx.filter((i) => keep(predictedRows[i]));
+      return [kept.map((i) => predictedRows[i]), kept.map((i) => probs[i])] as const;
+    };
+    const [labelled, labelledProbs] = pick((r) => r.label !== null);
+    const labels = labelled.map((r) => r.label as number);
+    putMetrics(out, 'model_', computeMetrics(labelledProbs, labels));
     // Opening vs closing vs model on exactly the matches that have both.
-    const both = idx.filter(
-      (i) => predictedRows[i].odds_open_home !== null && predictedRows[i].odds_close_home !== null,
-    );
-    const bothRows = both.map((i) => predictedRows[i]);
-    const bothProbs = both.map((i) => probs[i]);
+    const [bothRows, bothProbs] = pick((r) => r.odds_open_home !== null && r.odds_close_home !== null);
     const bOpen = baselineMetrics(bothRows, bothProbs, 'open');
     putMetrics(out, 'both_model_', bOpen.model);
     putMetrics(out, 'open_', bOpen.market);

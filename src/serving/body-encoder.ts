@@ -3,20 +3,15 @@ import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { createBrotliCompress, createGzip, constants as zlibConstants } from 'node:zlib';
-import { BROTLI_QUALITY, etagsFromDigest, IDENTITY_MAX_BYTES } from './encoded-body.js';
-import type { EncodedBody } from './types.js';
+import { BROTLI_QUALITY, type EncodedBody, etagsFromDigest, IDENTITY_MAX_BYTES } from './encoded-body.js';
 
 function drained(stream: Writable): Promise<unknown> {
   return stream.writableNeedDrain ? once(stream, 'drain') : Promise.resolve();
 }
 
-/** Text is handed to the compressors in chunks of about this many characters. */
 const CHUNK_CHARS = 256 * 1024;
 
-/**
- * Builds an {@link EncodedBody} from appended JSON text, chunk by chunk into the hash and the awaited
- * compressors, so the whole identity body is held only when it is small enough to keep.
- */
+/** Streams JSON text into the hash and compressors, so the identity body is held only when small. */
 export class BodyEncoder {
   private readonly hash = createHash('sha256');
   private readonly gz = createGzip({ level: 6 });
@@ -33,13 +28,11 @@ export class BodyEncoder {
   private pendingChars = 0;
   private size = 0;
 
-  /** @param identityMaxBytes keep the identity copy when the body is at most this big; default 8 MiB */
   constructor(private readonly identityMaxBytes = IDENTITY_MAX_BYTES) {
     this.gz.on('data', (c: Buffer) => this.gzOut.push(c));
     this.br.on('data', (c: Buffer) => this.brOut.push(c));
   }
 
-  /** Appends text; resolves at once unless a chunk had to wait for the compressors. */
   async push(text: string): Promise<void> {
     this.pending.push(text);
     this.pendingChars += text.length;
@@ -71,14 +64,12 @@ export class BodyEncoder {
     identityMaxBytes?: number,
   ): Promise<EncodedBody> {
     const out = new BodyEncoder(identityMaxBytes);
-    await out.push('[');
-    let first = true;
+    let sep = '[';
     for (const item of items) {
-      const json = JSON.stringify(record(item));
-      await out.push(first ? json : `,${json}`);
-      first = false;
+      await out.push(sep + JSON.stringify(record(item)));
+      sep = ',';
     }
-    await out.push(']');
+    await out.push(sep === '[' ? '[]' : ']');
     return out.finish();
   }
 

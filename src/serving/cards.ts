@@ -3,10 +3,7 @@ import type { MatchCard, OddsRecord } from '../schemas/index.js';
 import type { CardMarketsSummary } from './markets-view.js';
 import type { PredictionRow } from './predictions.js';
 
-/**
- * Fills `{match_id}`, `{home}` and `{away}` of the configured template, each URL-encoded so that a
- * team name can never break out of its URL component.
- */
+/** Fills `{match_id}`, `{home}`, `{away}`, URL-encoded so a team name cannot break out of its component. */
 export function bookmakerUrl(
   template: string,
   p: Pick<PredictionRow, 'match_id' | 'home_team_name' | 'away_team_name'>,
@@ -22,18 +19,13 @@ function edge(p: number | undefined, odd: number | null | undefined): number | n
   return p === undefined || odd === null || odd === undefined ? null : p * odd - 1;
 }
 
-/** The price sets of an odds record with the observation time of each: opening, closing, latest. */
 const PRICE_SETS = [
   ['open', 'open_observed_at'],
   ['close', 'close_observed_at'],
   ['odd', 'odds_observed_at'],
 ] as const;
 
-/**
- * The prices the prediction used: the odds record's opening, closing or latest set whose observation
- * time is the prediction's `odds_observed_at` (1X2, and O/U 2.5 and BTTS observed with them). Null
- * when none matches: a price observed at another time was never seen by the model.
- */
+/** The price set (opening, closing, latest) observed at the prediction's `odds_observed_at`, or null. */
 function usedPrices(p: Pick<PredictionRow, 'odds_observed_at'>, o: OddsRecord | undefined) {
   const at = p.odds_observed_at?.getTime();
   if (!o || at === undefined) return null;
@@ -49,10 +41,7 @@ function usedPrices(p: Pick<PredictionRow, 'odds_observed_at'>, o: OddsRecord | 
   return null;
 }
 
-/**
- * One card: a match is `finished` when both scores are known and it is not in the future; only
- * then are score, outcome and prediction_correct filled (a card never leaks a partial result).
- */
+/** One card; score, outcome and prediction_correct only once finished (never a partial result). */
 export function buildCard(
   p: PredictionRow,
   odds: OddsRecord | undefined,

@@ -1,7 +1,17 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { brotliCompressSync, createGunzip, gunzipSync, gzipSync } from 'node:zlib';
-import type { EncodedBody } from './types.js';
+
+/** A JSON body serialised once per load, with its compressed variants and validators. */
+export interface EncodedBody {
+  /** UTF-8 JSON, or null above `identityMaxBytes`: identity responses then stream from `gzip`. */
+  identity: Buffer | null;
+  size: number;
+  gzip: Buffer;
+  br: Buffer;
+  /** Strong ETags differing only by a suffix: one content, three codings. */
+  etags: { identity: string; gzip: string; br: string };
+}
 
 /** Reload-time brotli quality: the default 11 takes seconds on large bodies, 5 is close in size. */
 export const BROTLI_QUALITY = 5;
@@ -22,7 +32,6 @@ export function identityStream(body: EncodedBody): Readable {
   return gunzip;
 }
 
-/** ETags from the SHA-256 of the identity body (shared with the streaming encoder). */
 export function etagsFromDigest(digest: Buffer): EncodedBody['etags'] {
   const hash = digest.toString('base64url').slice(0, 32);
   return { identity: `"${hash}"`, gzip: `"${hash}-gz"`, br: `"${hash}-br"` };
@@ -42,49 +51,33 @@ export function encodeBodySync(json: string): EncodedBody {
 
 export type ContentCoding = 'br' | 'gzip' | 'identity';
 
-/**
- * Picks the coding from an Accept-Encoding header (RFC 9110 §12.5.3): br, then gzip, when the
- * client accepts them with q > 0 (explicitly or through `*`); identity otherwise.
- */
+/** Accept-Encoding (RFC 9110 §12.5.3): br, then gzip, when accepted with q > 0 (by name or `*`). */
 export function negotiateEncoding(header: string | undefined): ContentCoding {
-  if (!header) return 'identity';
-  let br: number | undefined;
-  let gz: number | undefined;
-  let star: number | undefined;
-  for (const part of header.split(',')) {
-    const [rawName, ...params] = part.split(';');
-    const name = rawName.trim().toLowerCase();
-    let q = 1;
-    for (const p of params) {
-      const [k, v] = p.split('=');
-      if (k.trim().toLowerCase() === 'q') {
-        const n = Number(v);
-        q = Number.isFinite(n) ? n : 0;
-      }
-    }
-    if (name === 'br') br = q;
-    else if (name === 'gzip' || name === 'x-gzip') gz = q;
-    else if (name === '*') star = q;
+  const qs = new Map<string, number>();
+  for (const part of header?.split(',') ?? []) {
+    const [name, ...params] = part.split(';');
+    const q = params.findLast((p) => p.split('=')[0].trim().toLowerCase() === 'q')?.split('=')[1];
+    const n = q === undefined ? 1 : Number(q);
+    qs.set(
+      name
+        .trim()
+        .toLowerCase()
+        .replace(/^x-gzip$/, 'gzip'),
+      Number.isFinite(n) ? n : 0,
+    );
   }
-  if ((br ?? star ?? 0) > 0) return 'br';
-  if ((gz ?? star ?? 0) > 0) return 'gzip';
-  return 'identity';
+  const star = qs.get('*');
+  if ((qs.get('br') ?? star ?? 0) > 0) return 'br';
+  return (qs.get('gzip') ?? star ?? 0) > 0 ? 'gzip' : 'identity';
 }
 
 /**
- * True when If-None-Match names this content (any of its three codings: they carry the same
- * data, so the client's copy is current whichever it holds) or is `*`. Weak tags compare by their
- * opaque part, as RFC 9110 §13.1.2 asks for If-None-Match.
+ * If-None-Match names this content in any of its codings (one content, so the client's copy is current)
+ * or is `*`; weak tags compare by their opaque part (RFC 9110 §13.1.2).
  */
 export function notModified(ifNoneMatch: string | undefined, body: EncodedBody): boolean {
-  if (!ifNoneMatch) return false;
-  const trimmed = ifNoneMatch.trim();
-  if (trimmed === '*') return true;
-  const { identity, gzip: gz, br } = body.etags;
-  for (const raw of trimmed.split(',')) {
-    let tag = raw.trim();
-    if (tag.startsWith('W/')) tag = tag.slice(2);
-    if (tag === identity || tag === gz || tag === br) return true;
-  }
-  return false;
+  const trimmed = ifNoneMatch?.trim();
+  if (!trimmed) return false;
+  const tags = Object.values(body.etags);
+  return trimmed === '*' || trimmed.split(',').some((raw) => tags.includes(raw.trim().replace(/^W\//, '')));
 }

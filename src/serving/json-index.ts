@@ -1,7 +1,4 @@
-/**
- * Pre-serialised JSON bodies by match id, kept off the JS heap: one `slab` and typed arrays (ids
- * ascending, start and end of each body) searched by bisection, moved between threads without a Map.
- */
+/** JSON bodies by match id off the JS heap: one slab and typed arrays, movable between threads. */
 export class JsonIndex {
   constructor(
     readonly ids: Float64Array,
@@ -14,7 +11,7 @@ export class JsonIndex {
     return this.ids.length;
   }
 
-  /** The body of one id (a view into the slab, no copy), or undefined. */
+  /** A view into the slab (no copy), or undefined. */
   get(id: number): Buffer | undefined {
     const ids = this.ids;
     let lo = 0;
@@ -30,10 +27,7 @@ export class JsonIndex {
   }
 }
 
-/**
- * Collects bodies in any order (a later body for an id replaces the earlier), written as UTF-8 into
- * one growing Buffer so the row strings, their join and the final Buffer never coexist.
- */
+/** Collects bodies (a later one for an id wins) into one growing Buffer, so the row strings never pile up. */
 export class JsonIndexBuilder {
   private slab: Buffer;
   private ids: number[] = [];
@@ -62,11 +56,7 @@ export class JsonIndexBuilder {
     const order = Array.from({ length: n }, (_, i) => i);
     // Stable by insertion order, so the last of duplicate ids is the one kept.
     order.sort((a, b) => this.ids[a] - this.ids[b] || a - b);
-    const keep: number[] = [];
-    for (let k = 0; k < n; k++) {
-      if (k + 1 < n && this.ids[order[k + 1]] === this.ids[order[k]]) continue;
-      keep.push(order[k]);
-    }
+    const keep = order.filter((i, k) => k + 1 === n || this.ids[order[k + 1]] !== this.ids[i]);
     const ids = new Float64Array(keep.length);
     const starts = new Uint32Array(keep.length);
     const ends = new Uint32Array(keep.length);
@@ -75,8 +65,7 @@ export class JsonIndexBuilder {
       starts[k] = this.offsets[i];
       ends[k] = this.offsets[i + 1];
     });
-    // A nearly full slab is kept as is (a view), avoiding a second full-size copy at load time;
-    // otherwise an exact-size copy frees the slack.
+    // A nearly full slab is kept as a view (no second full-size copy); otherwise a copy frees the slack.
     const len = this.offsets[n];
     let slab = this.slab.subarray(0, len);
     if (len < this.slab.length * 0.85) {

@@ -21,10 +21,7 @@ function summaryOf(markets: MatchMarkets) {
 
 export type CardMarketsSummary = ReturnType<typeof summaryOf>;
 
-/**
- * The markets of a markets file, computed once per load: each match's pre-serialised route body
- * (`GET /predict/markets/{id}`, matrix left out) and its card summary. Throws on an invalid file.
- */
+/** Each match's `GET /predict/markets/{id}` body (no matrix) and card summary; throws on an invalid file. */
 export async function readMarketsFile(body: Buffer | Uint8Array) {
   const json = new JsonIndexBuilder();
   const summaries = new Map<number, CardMarketsSummary>();

@@ -34,10 +34,7 @@ function oddsRow(get: (column: string) => unknown, i: number): OddsRecord {
   return row as unknown as OddsRecord;
 }
 
-/**
- * `raw-data/odds.parquet` (docs/pipeline.md, "Artifact columns"; opening/closing columns and source
- * optional) validated and held as typed columns (NaN for null), rows made one at a time by match id.
- */
+/** `raw-data/odds.parquet` (docs/pipeline.md) validated and held as typed columns (NaN for null). */
 export class OddsTable {
   private constructor(
     private readonly ids: Float64Array,
@@ -64,9 +61,8 @@ export class OddsTable {
     const prices = ODDS_PRICE_FIELDS.map(() => new Float64Array(n));
     const times = ODDS_TIME_FIELDS.map(() => new Float64Array(n));
     const sourceOf = new Int32Array(n);
-    const sources: string[] = [];
-    const sourceIndex = new Map<string, number>();
-    // Every row is validated now (and dropped), so that a bad file is refused before anything is built.
+    const sources = new Map<string, number>();
+    // Every row is validated now, so that a bad file is refused before anything is built.
     const index = new Map<number, number>();
     for (let i = 0; i < n; i++) {
       const row = oddsRow((c) => columns.get(c)?.[i], i) as unknown as Record<string, unknown>;
@@ -77,43 +73,32 @@ export class OddsTable {
       ODDS_PRICE_FIELDS.forEach((c, k) => {
         prices[k][i] = (row[c] as number | null) ?? Number.NaN;
       });
-      // Validated above: a cell is a valid Date or null.
       ODDS_TIME_FIELDS.forEach((c, k) => {
         const t = columns.get(c)?.[i];
         times[k][i] = t instanceof Date ? t.getTime() : Number.NaN;
       });
       const source = row.source as string | null;
-      if (source === null) sourceOf[i] = -1;
-      else {
-        let k = sourceIndex.get(source);
-        if (k === undefined) {
-          k = sources.length;
-          sources.push(source);
-          sourceIndex.set(source, k);
-        }
-        sourceOf[i] = k;
-      }
+      if (source !== null && !sources.has(source)) sources.set(source, sources.size);
+      sourceOf[i] = source === null ? -1 : (sources.get(source) as number);
     }
     const order = Uint32Array.from(index.values()).sort((a, b) => ids[a] - ids[b]);
-    return new OddsTable(ids, prices, times, sourceOf, sources, order, index);
+    return new OddsTable(ids, prices, times, sourceOf, [...sources.keys()], order, index);
   }
 
   get length(): number {
     return this.order.length;
   }
 
-  /** The row of a match, or undefined. */
   get(matchId: number): OddsRecord | undefined {
     const i = this.index.get(matchId);
     return i === undefined ? undefined : this.rowAt(i);
   }
 
-  /** The rows in match-id order, made as they are visited. */
   *rows(): Generator<OddsRecord> {
     for (let k = 0; k < this.order.length; k++) yield this.rowAt(this.order[k]);
   }
 
-  /** Row `i` as {@link oddsRow} made it from the file's cells: the same fields in the same order. */
+  /** Row `i` with the fields in the order {@link oddsRow} gives them. */
   private rowAt(i: number): OddsRecord {
     const row: Record<string, number | string | null> = { match_id: this.ids[i] };
     ODDS_PRICE_FIELDS.forEach((c, k) => {

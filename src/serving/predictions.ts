@@ -1,10 +1,10 @@
 import type { Outcome } from '../domain/index.js';
 import { BodyEncoder } from './body-encoder.js';
+import type { EncodedBody } from './encoded-body.js';
 import { type JsonIndex, JsonIndexBuilder } from './json-index.js';
-import type { EncodedBody } from './types.js';
 import { ArtifactInvalidError, cell, requireColumns } from './validate.js';
 
-/** Columns without which a predictions file is rejected; the others (card extras) read as null when absent. */
+/** Columns without which a predictions file is rejected; the others read as null when absent. */
 const PREDICTION_REQUIRED_COLUMNS = [
   'match_id',
   'home_team_name',
@@ -43,13 +43,11 @@ export function parsePredictionRows(raw: Record<string, unknown>[]) {
     const ph = probability(r, i, 'proba_home');
     const pd = probability(r, i, 'proba_draw');
     const pa = probability(r, i, 'proba_away');
-    if (Math.abs(ph + pd + pa - 1) > PROBA_SUM_TOLERANCE) {
+    if (Math.abs(ph + pd + pa - 1) > PROBA_SUM_TOLERANCE)
       throw new ArtifactInvalidError(`row ${i}: probabilities sum to ${ph + pd + pa}, expected 1`);
-    }
     const cls = cell.int(r, i, 'predicted_class', false) as number;
-    if (cls !== 0 && cls !== 1 && cls !== 2) {
+    if (cls !== 0 && cls !== 1 && cls !== 2)
       throw new ArtifactInvalidError(`row ${i}: predicted_class must be 0, 1 or 2, got ${cls}`);
-    }
     return {
       match_id: matchId,
       home_team_name: cell.str(r, i, 'home_team_name', false) as string,
@@ -71,10 +69,7 @@ export function parsePredictionRows(raw: Record<string, unknown>[]) {
       home_score: r.home_score === undefined ? null : cell.int(r, i, 'home_score', true),
       away_score: r.away_score === undefined ? null : cell.int(r, i, 'away_score', true),
       // When the odds behind the market features were observed; null when none (or an older file).
-      odds_observed_at:
-        r.odds_observed_at === undefined || r.odds_observed_at === null
-          ? null
-          : cell.date(r, i, 'odds_observed_at'),
+      odds_observed_at: r.odds_observed_at == null ? null : cell.date(r, i, 'odds_observed_at'),
     };
   });
 }
@@ -126,16 +121,13 @@ function bulkRecord(p: PredictionRow) {
   };
 }
 
-/**
- * The loaded predictions, kept off the JS heap (a small heap keeps V8's collection thresholds and so
- * the resident size low): every §2.2 record by match id and the §2.1 bulk body.
- */
+/** §2.2 records by match id and the §2.1 bulk body, off the JS heap (a small heap keeps the RSS low). */
 export interface PredictionsView {
   records: JsonIndex;
   bulk: EncodedBody;
 }
 
-/** @param sorted validated rows in kick-off order (see {@link byKickOff}) */
+/** @param sorted validated rows in {@link byKickOff} order */
 export async function buildPredictionsView(
   sorted: readonly PredictionRow[],
   identityMaxBytes?: number,

@@ -25,10 +25,7 @@ function integer(v: string, line: number, column: string, nullable: boolean): nu
   return n;
 }
 
-/**
- * Parses `reports/roi_by_region.csv` strictly: a header holding all five spec §2.6 columns (extra
- * columns are ignored), the same field count on every line, numbers that parse completely.
- */
+/** `reports/roi_by_region.csv`, strictly: all five spec §2.6 columns (extras ignored), numbers that parse. */
 export function parseRegionRoiCsv(body: Buffer | string): RegionRoi[] {
   let records: string[][];
   try {
@@ -38,28 +35,20 @@ export function parseRegionRoiCsv(body: Buffer | string): RegionRoi[] {
   }
   if (records.length === 0) throw new ArtifactInvalidError('roi_by_region.csv: no header line');
   const header = records[0].map((h) => h.trim());
-  const index = new Map<string, number>();
-  for (const c of ROI_COLUMNS) {
-    const at = header.indexOf(c);
-    if (at < 0) throw new ArtifactInvalidError(`roi_by_region.csv: missing column ${c}`);
-    index.set(c, at);
-  }
-  const col = (rec: string[], c: (typeof ROI_COLUMNS)[number]) => rec[index.get(c) as number];
-  const rows: RegionRoi[] = [];
-  for (let i = 1; i < records.length; i++) {
-    const rec = records[i];
-    const line = i + 1;
-    const name = col(rec, 'region_name');
-    const nBets = integer(col(rec, 'n_bets'), line, 'n_bets', false) as number;
+  const missing = ROI_COLUMNS.find((c) => !header.includes(c));
+  if (missing) throw new ArtifactInvalidError(`roi_by_region.csv: missing column ${missing}`);
+  return records.slice(1).map((rec, k) => {
+    const line = k + 2;
+    const col = (c: (typeof ROI_COLUMNS)[number]) => rec[header.indexOf(c)];
+    const nBets = integer(col('n_bets'), line, 'n_bets', false) as number;
     if (nBets < 0) throw new ArtifactInvalidError(`line ${line}: n_bets must be >= 0, got ${nBets}`);
-    const hitRate = float(col(rec, 'hit_rate'), line, 'hit_rate');
-    rows.push({
-      region_name: name === '' ? null : name,
-      roi_pct: float(col(rec, 'roi_pct'), line, 'roi_pct'),
+    const hitRate = float(col('hit_rate'), line, 'hit_rate');
+    return {
+      region_name: col('region_name') || null,
+      roi_pct: float(col('roi_pct'), line, 'roi_pct'),
       n_bets: nBets,
       hit_rate: hitRate,
-      region_id: integer(col(rec, 'region_id'), line, 'region_id', true),
-    });
-  }
-  return rows;
+      region_id: integer(col('region_id'), line, 'region_id', true),
+    };
+  });
 }

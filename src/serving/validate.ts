@@ -44,10 +44,7 @@ export const cell = {
   },
 };
 
-/**
- * A columnar file gives every row the same keys, so checking the first row tells whether a column
- * exists. An absent optional column reads as null in every row.
- */
+/** A columnar file gives every row the same keys, so the first row tells which columns exist. */
 export function requireColumns(
   rows: Record<string, unknown>[],
   required: readonly string[],
@@ -56,7 +53,6 @@ export function requireColumns(
   if (rows.length === 0) return;
   const first = rows[0];
   const missing = required.filter((c) => !(c in first) || first[c] === undefined);
-  if (missing.length > 0) {
+  if (missing.length > 0)
     throw new ArtifactInvalidError(`${artifact}: missing required column(s) ${missing.join(', ')}`);
-  }
 }

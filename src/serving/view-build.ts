@@ -1,26 +1,16 @@
 import { readParquet } from '../storage/index.js';
 import { BodyEncoder } from './body-encoder.js';
 import { buildCard } from './cards.js';
+import type { EncodedBody } from './encoded-body.js';
 import type { JsonIndex } from './json-index.js';
 import { readMarketsFile } from './markets-view.js';
 import { OddsTable } from './odds.js';
-import {
-  buildPredictionsView,
-  byKickOff,
-  type PredictionRow,
-  type PredictionsView,
-  parsePredictionRows,
-} from './predictions.js';
-import type { EncodedBody } from './types.js';
+import { buildPredictionsView, byKickOff, type PredictionsView, parsePredictionRows } from './predictions.js';
 import { describe } from './validate.js';
 
-/** The artifacts built on the view-builder thread. */
 export type BuiltArtifact = 'predictions' | 'odds' | 'markets';
 
-/**
- * One artifact of a build: the bytes of the copy that serves now (null: none) and what the published
- * run names instead: `same`, a `new` candidate to validate (`next`), or nothing (`removed`).
- */
+/** One artifact of a build: the bytes serving now (null: none) and the published run's change to them. */
 export interface ArtifactInput {
   current: Uint8Array | null;
   change: 'same' | 'new' | 'removed';
@@ -38,20 +28,13 @@ export interface BuildJob {
 /** How a `new` candidate fared: valid (with its row count) or rejected (why); null without a candidate. */
 export type Verdict = { ok: true; rows: number } | { ok: false; error: string } | null;
 
-/**
- * What a build produced. A view left `undefined` did not change (what serves keeps serving); null
- * means "none" (no predictions file: 503; no odds file: the empty list; no markets file).
- */
+/** What a build produced: `undefined` = unchanged (keeps serving); null = no file (503, `[]`, no markets). */
 export interface BuiltViews {
   verdicts: Record<BuiltArtifact, Verdict>;
   predictions?: PredictionsView | null;
   cards?: EncodedBody | null;
   odds?: EncodedBody | null;
   markets?: JsonIndex | null;
-}
-
-async function parsePredictions(bytes: Uint8Array): Promise<PredictionRow[]> {
-  return parsePredictionRows(await readParquet(bytes)).sort(byKickOff);
 }
 
 interface Resolved<T> {
@@ -77,29 +60,20 @@ async function resolve<T>(
     }
   }
   if (input.change === 'removed') return { changed: true, verdict, get: async () => null };
-  const current = input.current;
+  const { current } = input;
   let parsed: Promise<T | null> | undefined;
   return {
     changed: false,
     verdict,
-    get: () => {
-      parsed ??= current ? parse(current) : Promise.resolve(null);
-      return parsed;
-    },
+    get: () => (parsed ??= current ? parse(current) : Promise.resolve(null)),
   };
 }
 
-/**
- * Validates the candidates and rebuilds each view whose file changed, and the cards (their join) when
- * any did. Runs on the view-builder thread.
- */
+/** Validates the candidates, rebuilds each changed view and the cards (their join); on the builder thread. */
 export async function buildViews(job: BuildJob): Promise<BuiltViews> {
+  const parsePredictions = async (b: Uint8Array) => parsePredictionRows(await readParquet(b)).sort(byKickOff);
   const pred = await resolve(job.predictions, parsePredictions, (r) => r.length);
-  const odds = await resolve(
-    job.odds,
-    (b) => OddsTable.fromParquet(b),
-    (t) => t.length,
-  );
+  const odds = await resolve(job.odds, OddsTable.fromParquet, (t) => t.length);
   const markets = await resolve(job.markets, readMarketsFile, (t) => t.json.count);
   const out: BuiltViews = {
     verdicts: { predictions: pred.verdict, odds: odds.verdict, markets: markets.verdict },
@@ -110,7 +84,6 @@ export async function buildViews(job: BuildJob): Promise<BuiltViews> {
   const table = predRows || markets.changed ? await markets.get() : null;
   if (pred.changed)
     out.predictions = predRows ? await buildPredictionsView(predRows, job.identityMaxBytes) : null;
-  // Streamed to the compressors row by row (no whole-body string).
   if (odds.changed)
     out.odds = oddsRows ? await BodyEncoder.array(oddsRows.rows(), (r) => r, job.identityMaxBytes) : null;
   if (markets.changed) out.markets = table?.json ?? null;

@@ -3,7 +3,6 @@ import { siblingModule, startModuleThread } from '../domain/index.js';
 import type { BuildJob, BuiltViews } from './view-build.js';
 import { type FromBuilder, type ToBuilder, unpackViews } from './view-wire.js';
 
-/** The thread module run by default: the compiled or source sibling of this file. */
 const VIEW_BUILDER_ENTRY = siblingModule(import.meta.url, './view-builder-thread');
 
 interface Pending {
@@ -13,19 +12,13 @@ interface Pending {
   reject(err: Error): void;
 }
 
-/**
- * How long the builder thread stays up without a build: an idle isolate never collects a build's
- * garbage, ending the thread returns it; a burst of runs keeps one thread.
- */
+/** An idle isolate never collects a build's garbage, so an idle thread is ended; a burst keeps one thread. */
 const BUILDER_IDLE_MS = 3_000;
 
 /** A build makes mostly short-lived strings and rows: a small young generation keeps its heap small. */
 const BUILDER_LIMITS = { maxYoungGenerationSizeMb: 6 };
 
-/**
- * The serving side of the view-builder thread: a thread that stops fails its builds and restarts on
- * the next one; one idle for `idleMs` is ended, and without a build it keeps no process alive.
- */
+/** The serving side of the builder thread: a stopped thread fails its builds and restarts on the next. */
 export class ViewBuilder {
   private thread: Worker | null = null;
   private readonly pending = new Map<number, Pending>();
@@ -38,7 +31,7 @@ export class ViewBuilder {
     private readonly idleMs = BUILDER_IDLE_MS,
   ) {}
 
-  /** Whether a builder thread is up (started by a build, ended when idle, stopped or closed). */
+  /** Whether a builder thread is up (started by a build, ended when idle or closed). */
   get running(): boolean {
     return this.thread !== null;
   }
@@ -63,7 +56,6 @@ export class ViewBuilder {
     });
   }
 
-  /** Stops the thread; a running build fails. */
   async close(): Promise<void> {
     this.closed = true;
     if (this.idleTimer) clearTimeout(this.idleTimer);
@@ -99,7 +91,6 @@ export class ViewBuilder {
     });
     thread.on('exit', (code) => {
       if (this.thread === thread) this.thread = null;
-      // The builder thread stopped (crashed, killed, or failed to load) while a build was running.
       const err = new Error(
         `the view-builder thread stopped (exit code ${code})${reason ? `: ${reason}` : ''}`,
       );

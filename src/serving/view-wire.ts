@@ -1,13 +1,10 @@
 import type { MessagePort } from 'node:worker_threads';
+import type { EncodedBody } from './encoded-body.js';
 import { JsonIndex } from './json-index.js';
-import type { EncodedBody } from './types.js';
 import { describe } from './validate.js';
 import { type BuildJob, type BuiltViews, buildViews } from './view-build.js';
 
-/**
- * Views cross from the builder thread as one transferable ArrayBuffer per view (parts 8-byte aligned)
- * plus a small description: no copy, no per-match objects, and no view keeps a replaced one alive.
- */
+/** One transferable ArrayBuffer per view: no copy, no per-match objects, no link to a replaced view. */
 export interface Group {
   buffer: ArrayBuffer;
   /** Offset and length of each part, in the order they were added. */
@@ -17,7 +14,7 @@ export interface Group {
 /** What a body keeps beside its three parts (identity, empty when not kept; gzip; br). */
 type BodyMeta = Pick<EncodedBody, 'size' | 'etags'> & { kept: boolean };
 
-/** Each view's parts: an index is ids, starts, ends and slab; the predictions' bulk body follows it. */
+/** An index's parts are ids, starts, ends and slab; the predictions' bulk body follows them. */
 export interface WireViews {
   verdicts: BuiltViews['verdicts'];
   predictions?: { group: Group; bulk: BodyMeta } | null;
@@ -32,7 +29,6 @@ export type FromBuilder =
   | { t: 'failed'; id: number; error: string }
   | { t: 'init-error'; message: string };
 
-/** Where one view's parts lie in its buffer: offset and length of each, 8-byte aligned. */
 interface Layout {
   parts: ArrayBufferView[];
   spans: number[];
@@ -47,7 +43,6 @@ const indexParts = (x: JsonIndex) => [x.ids, x.starts, x.ends, x.slab];
 const bodyParts = (b: EncodedBody) => [b.identity ?? NONE, b.gzip, b.br];
 const meta = (b: EncodedBody): BodyMeta => ({ size: b.size, etags: b.etags, kept: b.identity !== null });
 
-/** Lays parts out one after another, each 8-byte aligned, and places them. */
 function group(parts: ArrayBufferView[], place: Place): Group {
   const spans: number[] = [];
   let total = 0;
@@ -59,7 +54,7 @@ function group(parts: ArrayBufferView[], place: Place): Group {
   return place({ parts, spans, total });
 }
 
-/** A placement that copies the parts into one new buffer, added to `transfer`. */
+/** Copies the parts into one new buffer, added to `transfer`. */
 function copyInto(transfer: ArrayBuffer[]): Place {
   return ({ parts, spans, total }) => {
     const buffer = new ArrayBuffer(total);
@@ -90,7 +85,6 @@ export function layoutViews(v: BuiltViews, place: Place): WireViews {
   };
 }
 
-/** Lays the built views out for `postMessage`; returns the message and its transfer list. */
 export function packViews(v: BuiltViews): { views: WireViews; transfer: ArrayBuffer[] } {
   const transfer: ArrayBuffer[] = [];
   return { views: layoutViews(v, copyInto(transfer)), transfer };
@@ -100,7 +94,6 @@ function bytes(g: Group, part: number): Buffer {
   return Buffer.from(g.buffer, g.spans[2 * part], g.spans[2 * part + 1]);
 }
 
-/** The body whose three parts start at part `first`. */
 function body(g: Group, m: BodyMeta, first = 0): EncodedBody {
   return {
     identity: m.kept ? bytes(g, first) : null,
@@ -111,7 +104,6 @@ function body(g: Group, m: BodyMeta, first = 0): EncodedBody {
   };
 }
 
-/** The index in parts 0 to 3. */
 function index(g: Group): JsonIndex {
   const n = g.spans[1] / 8;
   return new JsonIndex(
@@ -134,10 +126,7 @@ export function unpackViews(w: WireViews): BuiltViews {
   };
 }
 
-/**
- * The builder thread's loop, answered with transferred buffers (nothing of a build is kept once
- * posted); `build` is replaceable for tests of a failing builder.
- */
+/** The builder thread's loop (nothing of a build is kept once posted); tests replace `build`. */
 export function serveBuilds(
   port: MessagePort,
   build: (job: BuildJob) => Promise<BuiltViews> = buildViews,

@@ -8,10 +8,7 @@ import { describe } from './validate.js';
 import type { BuiltViews } from './view-build.js';
 import { type Group, layoutViews, unpackViews, type WireViews } from './view-wire.js';
 
-/**
- * Built views kept on disk, so a restart serves the published run without building again. An entry is
- * named by its files' identities and the build settings; one that fails its checksums is ignored.
- */
+// Built views kept on disk, so a restart serves without building; an entry failing a checksum is ignored.
 const MAGIC = Buffer.from('MCVIEWS1');
 const PREFIX = 'views-';
 
@@ -111,10 +108,9 @@ export class ViewsCache {
           throw new Error('checksum mismatch');
         buffers.push(buffer);
       }
-      const groups = [header.views.predictions, header.views.cards, header.views.odds, header.views.markets];
-      for (const g of groups) {
+      const { predictions, cards, odds, markets } = header.views;
+      for (const g of [predictions, cards, odds, markets])
         if (g) g.group.buffer = buffers[g.group.buffer as unknown as number];
-      }
       return unpackViews(header.views);
     } catch (err) {
       this.log.warn({ key, err: describe(err) }, 'serving: views cache entry unusable; building the views');
@@ -124,13 +120,10 @@ export class ViewsCache {
     }
   }
 
-  /**
-   * Stores `views` under `key` (written to a temporary file, then renamed) and removes the other
-   * entries. The parts are written where they lie: nothing of the views is copied in memory.
-   */
+  /** Stores `views` under `key` (temporary file, then rename; no copy in memory); drops other entries. */
   async write(key: string, views: BuiltViews): Promise<void> {
     const regions: Region[] = [];
-    // The data as it lies in the file: each part after the zero padding that aligns it.
+    // Each part after the zero padding that aligns it.
     const chunks: Uint8Array[] = [];
     let end = 0;
     const wire = layoutViews(views, ({ parts, spans, total }): Group => {

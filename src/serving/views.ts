@@ -14,38 +14,49 @@ import {
 } from '../runs/index.js';
 import type { RegionRoi } from '../schemas/index.js';
 import type { ObjectStore } from '../storage/index.js';
-import { encodeBodySync } from './encoded-body.js';
+import { type EncodedBody, encodeBodySync } from './encoded-body.js';
 import type { JsonIndex } from './json-index.js';
 import type { PredictionsView } from './predictions.js';
 import { parseRegionRoiCsv } from './region-roi.js';
-import type { EncodedBody, ServedRun, ViewStatus } from './types.js';
 import { describe } from './validate.js';
 import type { ArtifactInput, BuildJob, BuiltArtifact, BuiltViews, Verdict } from './view-build.js';
 import { ViewBuilder } from './view-builder.js';
 import { ViewsCache } from './views-cache.js';
 
-/** Options of {@link createServingViews}. */
 export interface ServingViewsOptions {
   /** Largest body kept uncompressed in memory (larger ones only as gzip and br); default 8 MiB. */
   identityMaxBytes?: number;
-  /** Module run by the view-builder thread (tests of a failing builder); default the real one. */
+  /** Module run by the view-builder thread (tests of a failing builder). */
   builderEntry?: URL;
-  /** Folder of the built-views cache (views-cache.ts); default none. */
+  /** Folder of the built-views cache; default none. */
   cacheDir?: string;
-  /** How long builds must have been quiet before the cache is written, ms. Default 10 s. */
+  /** How long builds must have been quiet before the cache is written, ms. */
   cacheWriteDelayMs?: number;
 }
 
-/** Built views are written to the cache once builds have been quiet this long (a replay builds often). */
+/** A replay builds often: the cache is written once builds have been quiet this long. */
 const CACHE_WRITE_DELAY_MS = 10_000;
 
 /** Artifact label of `matchcast_artifact_load_failures_total`. */
 type ServedArtifact = 'predictions' | 'odds' | 'region_roi' | 'markets';
 
-/** How long a `/predict/region-roi/` request waits for a due re-check before answering with its copy. */
+/** How long a region-ROI request waits for a due re-check before answering with its copy. */
 const ROI_REQUEST_WAIT_MS = 1000;
 
 const PREDICTIONS_REF = `${KEYS.predictions.bucket}/${KEYS.predictions.key}`;
+
+/** The published run the views serve. */
+export type ServedRun = Pick<PublishedRun, 'run_id' | 'features_fingerprint' | 'published_at'>;
+
+/** Where a view stands, for diagnostics. */
+export interface ViewStatus {
+  state: 'loaded' | 'missing' | 'pending';
+  etag: string | null;
+  rows: number;
+  loadedAt: Date | null;
+  /** Last load or poll failure (kept while the previous copy serves). */
+  lastError: string | null;
+}
 
 const BUILT: readonly BuiltArtifact[] = ['predictions', 'odds', 'markets'];
 
@@ -58,7 +69,6 @@ interface Loaded<T> {
   loadedAt: Date;
 }
 
-/** What the store holds for one artifact compared with what serves. */
 type NewFile = { kind: 'new'; body: Buffer; identity: string; where: string; size: number };
 type Fetched = { kind: 'same' } | { kind: 'removed'; where: string } | NewFile;
 
@@ -67,17 +77,16 @@ class Slot<T> {
   current: Loaded<T> | null = null;
   /** True once the store said the object does not exist (and nothing is being served). */
   missing = false;
-  /** The etag of a copy that failed validation: not retried until the object changes again. */
+  /** A copy that failed validation: not retried until the object changes again. */
   rejectedEtag: string | null = null;
   lastError: string | null = null;
   /** Set while the store is failing, so that an outage logs once, not once per poll. */
   storeDown = false;
-  /** The etag of a copy whose build stopped the builder thread once: a second stop rejects it. */
+  /** A copy whose build stopped the builder thread once: a second stop rejects it. */
   crashedEtag: string | null = null;
 
   constructor(
     readonly artifact: ServedArtifact,
-    /** The published run's name of the file. */
     private readonly name: ArtifactName,
     private readonly log: Logger,
   ) {}
@@ -95,19 +104,19 @@ class Slot<T> {
   removed(where: string): true {
     if (this.current)
       this.log.warn({ artifact: this.artifact, key: where }, 'serving: artifact removed from the store');
-    this.current = null;
-    this.missing = true;
-    this.rejectedEtag = null;
-    this.lastError = null;
-    return true;
+    return this.settle(null);
   }
 
   loaded(data: T, rows: number, f: NewFile, ms?: number): true {
-    this.current = { data, rows, etag: f.identity, loadedAt: new Date() };
-    this.missing = false;
+    this.log.info({ artifact: this.artifact, key: f.where, bytes: f.size, ms }, 'serving: artifact loaded');
+    return this.settle({ data, rows, etag: f.identity, loadedAt: new Date() });
+  }
+
+  private settle(current: Loaded<T> | null): true {
+    this.current = current;
+    this.missing = current === null;
     this.rejectedEtag = null;
     this.lastError = null;
-    this.log.info({ artifact: this.artifact, key: f.where, bytes: f.size, ms }, 'serving: artifact loaded');
     return true;
   }
 
@@ -126,11 +135,7 @@ class Slot<T> {
     this.storeDown = false;
   }
 
-  /**
-   * Reads the file the published run names if it changed, verified against its published hash. A store
-   * or hash failure leaves the slot as it is (`same`); a hash failure is not retried until the pointer
-   * names another file.
-   */
+  /** The file the published run names, if it changed and matches its published hash; else `same`. */
   async fetch(store: ObjectStore, pointer: PublishedRun | null): Promise<Fetched> {
     const ref: ArtifactRef | null = pointer?.artifacts[this.name] ?? null;
     const where = ref ? `${ref.bucket}/${ref.key}` : `(no ${this.artifact} in the published run)`;
@@ -147,12 +152,11 @@ class Slot<T> {
         this.reject({ identity: identity!, where }, describe(err), 'does not match its published hash');
         return { kind: 'same' };
       }
-      if (!this.storeDown) {
+      if (!this.storeDown)
         this.log.warn(
           { artifact: this.artifact, key: where, err: describe(err) },
           'serving: object store unavailable; keeping the loaded views',
         );
-      }
       this.storeDown = true;
       if (!this.current) this.lastError = `object store unavailable (${describe(err)})`;
       return { kind: 'same' };
@@ -172,35 +176,29 @@ interface Snapshot {
   markets: JsonIndex | null;
 }
 
-/**
- * The precomputed views the routes read. Every accessor is a memory read: no object-store call
- * happens at request time, except the bounded ROI re-check.
- */
+/** The views the routes read: memory reads, no store call at request time but the bounded ROI re-check. */
 export class Views {
   private snapshot: Snapshot;
-  /** The built files' bytes (the cards are built again from them when another of their files changes). */
+  /** The built files' bytes (the cards are rebuilt from them when one of their files changes). */
   private readonly built: Record<BuiltArtifact, Slot<Buffer>>;
   private readonly roi: Slot<readonly RegionRoi[]>;
-  /** Decodes, validates and serialises the predictions, odds and markets off this event loop. */
   private readonly builder: ViewBuilder;
   private readonly cache: ViewsCache | null;
   private cacheTimer: NodeJS.Timeout | null = null;
-  /** Key of the views last written to (or read from) the cache. */
   private cachedKey: string | null = null;
   /** Set when a build failed for a reason other than its files: the next poll builds again. */
   private rebuild = false;
   /** The ROI file of a run whose build has not swapped yet: its rows swap with that build. */
   private roiPending = false;
   private roiRows: readonly RegionRoi[] = [];
-  /** Whether the odds body / ROI rows were ever built from the store's answer: until then 503, not `[]`. */
+  /** Whether odds / ROI were ever built from the store's answer: until then 503, not `[]`. */
   private oddsReady = false;
   private roiReady = false;
   private roiCheckedAt = Number.NEGATIVE_INFINITY;
   private roiInflight: Promise<void> | null = null;
-  /** Pointer sequence number last acted on (`undefined`: never polled; null: no run published). */
+  /** Pointer sequence last acted on (`undefined`: never polled; null: no run published). */
   private pointerSeq: number | null | undefined = undefined;
   private pointer: PublishedRun | null = null;
-  /** The run the current snapshot was built from (null: none published). */
   private served: ServedRun | null = null;
   private chain: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | null = null;
@@ -225,7 +223,6 @@ export class Views {
     this.cache = options.cacheDir ? new ViewsCache(options.cacheDir, log) : null;
   }
 
-  /** Loads every view once, then polls the store for changes. */
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
@@ -244,7 +241,7 @@ export class Views {
     await Promise.allSettled([this.chain, this.roiInflight]);
   }
 
-  /** Polls the store now and waits for any reload; for tests and admin tooling. */
+  /** Polls the store now and waits for any reload (tests, admin tooling). */
   refresh(): Promise<void> {
     this.chain = this.chain.then(() => this.pollOnce());
     return this.chain;
@@ -282,9 +279,8 @@ export class Views {
 
   /** Spec §2.6 records, re-checked at most every `config.roiRecheckMs`; `[]` when absent. */
   async regionRoi(): Promise<readonly RegionRoi[]> {
-    if (!this.closed && Date.now() - this.roiCheckedAt >= this.config.roiRecheckMs) {
+    if (!this.closed && Date.now() - this.roiCheckedAt >= this.config.roiRecheckMs)
       await Promise.race([this.checkRoi(), delay(ROI_REQUEST_WAIT_MS, undefined, { ref: false })]);
-    }
     if (!this.roiReady && this.roi.rejectedEtag === null) throw this.storeUnavailable('ROI', this.roi);
     return this.roiRows;
   }
@@ -295,12 +291,11 @@ export class Views {
   }
 
   status(): { predictions: ViewStatus; odds: ViewStatus; regionRoi: ViewStatus; markets: ViewStatus } {
-    const { predictions, odds, markets } = this.built;
     return {
-      predictions: predictions.status(),
-      odds: odds.status(),
+      predictions: this.built.predictions.status(),
+      odds: this.built.odds.status(),
       regionRoi: this.roi.status(),
-      markets: markets.status(),
+      markets: this.built.markets.status(),
     };
   }
 
@@ -332,16 +327,15 @@ export class Views {
 
   private unavailable(): MatchcastError {
     const s = this.built.predictions;
-    let detail: string;
-    if (s.missing) {
-      // `pipeline run` works while `matchcast start` serves: the CLI hands the job to the server.
-      detail = `The predictions file ${PREDICTIONS_REF} does not exist yet; run \`npx matchcast pipeline run\` to produce it (beside a running \`matchcast start\` too: the job runs inside the server), then \`npx matchcast registry promote\` if no champion is signed off yet.`;
-    } else if (s.lastError) {
-      detail = `The predictions file ${PREDICTIONS_REF} could not be loaded: ${s.lastError}`;
-    } else {
-      detail = `The predictions file ${PREDICTIONS_REF} is not loaded yet; retry shortly.`;
-    }
-    return new MatchcastError('MC_ERR_PREDICTIONS_UNAVAILABLE', detail);
+    const file = `The predictions file ${PREDICTIONS_REF}`;
+    return new MatchcastError(
+      'MC_ERR_PREDICTIONS_UNAVAILABLE',
+      s.missing
+        ? `${file} does not exist yet; run \`npx matchcast pipeline run\` to produce it (beside a running \`matchcast start\` too: the job runs inside the server), then \`npx matchcast registry promote\` if no champion is signed off yet.`
+        : s.lastError
+          ? `${file} could not be loaded: ${s.lastError}`
+          : `${file} is not loaded yet; retry shortly.`,
+    );
   }
 
   private schedule(): void {
@@ -353,10 +347,7 @@ export class Views {
     this.timer.unref();
   }
 
-  /**
-   * Reads the published-run pointer; false when nothing can have changed (a published run's files are
-   * immutable). A database that cannot be read keeps what serves.
-   */
+  /** Reads the published-run pointer; false when nothing can have changed (published files are immutable). */
   private async followPointer(): Promise<boolean> {
     let seq: number | null;
     try {
@@ -368,26 +359,17 @@ export class Views {
     // An unmoved pointer changes nothing, unless a file of it could not be read (store down): retry.
     if (seq === this.pointerSeq)
       return this.rebuild || [...Object.values(this.built), this.roi].some((s) => s.storeDown);
-    if (seq === null) {
-      this.pointerSeq = null;
-      this.pointer = null;
-    } else {
-      try {
-        const pointer = await readPublished(this.db);
-        this.pointer = pointer;
-        this.pointerSeq = pointer?.seq ?? null;
-      } catch (err) {
-        this.log.warn({ err: describe(err) }, 'serving: published-run pointer unreadable; keeping the views');
-        return false;
-      }
+    try {
+      this.pointer = seq === null ? null : await readPublished(this.db);
+    } catch (err) {
+      this.log.warn({ err: describe(err) }, 'serving: published-run pointer unreadable; keeping the views');
+      return false;
     }
+    this.pointerSeq = this.pointer?.seq ?? null;
     return true;
   }
 
-  /**
-   * One poll: read what changed, have the builder thread validate and rebuild, then one synchronous
-   * swap so a run's predictions, cards, odds, markets and ROI become visible together.
-   */
+  /** One poll: read what changed, build on the builder thread, then one synchronous swap of the whole run. */
   private async pollOnce(): Promise<void> {
     if (this.closed) return;
     if (!(await this.followPointer())) return;
@@ -454,7 +436,7 @@ export class Views {
     this.served = servedNow;
   }
 
-  /** The cache key of views built from these identities (null: none) with this process's settings. */
+  /** The cache key of views built from these file identities with this process's settings. */
   private cacheKey(ids: Record<BuiltArtifact, string | null>): string {
     return ViewsCache.key({
       ...ids,
@@ -463,7 +445,7 @@ export class Views {
     });
   }
 
-  /** The cached build of a first load (nothing built yet); the files were read and verified all the same. */
+  /** The cached build of a first load; the files were read and verified all the same. */
   private async fromCache(fetched: Record<BuiltArtifact, Fetched>): Promise<BuiltViews | null> {
     if (!this.cache || BUILT.some((name) => this.built[name].current)) return null;
     const ids = {} as Record<BuiltArtifact, string | null>;
@@ -481,7 +463,6 @@ export class Views {
     return views;
   }
 
-  /** Writes the served views to the cache once builds have been quiet for a while. */
   private scheduleCacheWrite(): void {
     if (!this.cache || this.closed) return;
     if (this.cacheTimer) clearTimeout(this.cacheTimer);
@@ -518,10 +499,7 @@ export class Views {
     }
   }
 
-  /**
-   * A build that did not finish: nothing swaps, each file it carried counts as a failed load and is
-   * built again at the next poll; a file whose build stops the thread twice is rejected.
-   */
+  /** A build that did not finish: its files count as failed loads; one that crashes it twice is rejected. */
   private buildFailed(fetched: Record<BuiltArtifact, Fetched>, reason: string): void {
     this.rebuild = true;
     for (const name of BUILT) {
@@ -560,7 +538,7 @@ export class Views {
     return s.loaded(f.body, verdict.rows, f, ms);
   }
 
-  /** Brings the ROI rows in line with the store (a small CSV, parsed here); true when they changed. */
+  /** Brings the ROI rows (a small CSV, parsed here) in line with the store; true when they changed. */
   private async syncRoi(): Promise<boolean> {
     const f = await this.roi.fetch(this.store, this.pointer);
     if (f.kind === 'same') return false;
@@ -574,13 +552,12 @@ export class Views {
     }
   }
 
-  /** Re-checks the ROI CSV (single flight); `roiCheckedAt` is set first so checks are at most one per interval. */
+  /** Re-checks the ROI CSV (single flight, at most one per interval: `roiCheckedAt` is set first). */
   private checkRoi(): Promise<void> {
     if (this.roiInflight) return this.roiInflight;
     this.roiCheckedAt = Date.now();
     this.roiInflight = (async () => {
-      // The ROI moves with the pointer (pollOnce): this re-check confirms the run's immutable copy,
-      // or retries a read the store failed. Without a published run there is no ROI file.
+      // The ROI moves with the pointer (pollOnce): this confirms the run's copy or retries a failed read.
       if (await this.syncRoi()) this.setRoiRows();
     })().finally(() => {
       this.roiInflight = null;
@@ -589,10 +566,7 @@ export class Views {
   }
 }
 
-/**
- * The precomputed views over the object store. `start()` loads every artifact (never throws: a missing
- * or unreadable file leaves that view empty or unavailable), then polls every `config.viewRefreshMs`.
- */
+/** The views over the object store; `start()` never throws (a bad file leaves its view empty or 503). */
 export function createServingViews(
   backends: { db: Queryable; store: ObjectStore },
   config: Config,

@@ -11,7 +11,7 @@ export interface DixonColesMarketState {
   away: PoissonGlm;
   /** Global ρ, fitted on the training scores; the ρ of regions absent from `rho_by_region`. */
   rho: number;
-  /** ρ per region id from recent closing BTTS prices (`regionRhos`); absent in artifacts written before it. */
+  /** ρ per region id from recent closing BTTS prices; absent in artifacts written before it. */
   rho_by_region: Record<string, number>;
 }
 
@@ -123,9 +123,8 @@ export const dixonColesMarket: GoalsFamily<DixonColesMarketState, 'dixon_coles_m
     const rho = fields.rho;
     const byRegion = fields.rho_by_region ?? {};
     if (!Number.isFinite(rho)) throw bad('rho');
-    if (typeof byRegion !== 'object' || byRegion === null || Array.isArray(byRegion))
-      throw bad('rho_by_region');
-    if (!Object.values(byRegion).every(Number.isFinite)) throw bad('rho_by_region');
+    const regionsOk = typeof byRegion === 'object' && byRegion !== null && !Array.isArray(byRegion);
+    if (!regionsOk || !Object.values(byRegion).every(Number.isFinite)) throw bad('rho_by_region');
     return {
       home: glm('home'),
       away: glm('away'),

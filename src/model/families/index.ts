@@ -32,16 +32,15 @@ export function isModelFamilyName(name: unknown): name is ModelFamilyName {
 function lookup(kind: AnyFamily['kind'], name: unknown): AnyFamily {
   const f = FAMILIES.find((x) => x.name === name);
   if (!f) throw new MatchcastError('MC_ERR_MODEL_UNAVAILABLE', `unknown model family ${String(name)}`);
-  if (f.kind !== kind) {
+  if (f.kind !== kind)
     throw new MatchcastError(
       'MC_ERR_MODEL_UNAVAILABLE',
       `model family ${f.name} is a ${f.kind} family, not a ${kind} one`,
     );
-  }
   return f;
 }
 
-/** Throws `MC_ERR_MODEL_UNAVAILABLE` for an unknown family (an artifact from a newer build) or a goals one. */
+/** Throws `MC_ERR_MODEL_UNAVAILABLE` for an unknown family (an artifact of a newer build) or a goals one. */
 export function modelFamily(name: unknown): ModelFamily {
   return lookup('1x2', name) as unknown as ModelFamily;
 }

@@ -59,9 +59,8 @@ export const multinomialLogit: ModelFamily<MultinomialState, 'multinomial_logit'
       !Array.isArray(coef) ||
       coef.length !== 3 ||
       !(offset_inputs === null || Array.isArray(offset_inputs))
-    ) {
+    )
       throw new MatchcastError('MC_ERR_MODEL_UNAVAILABLE', 'malformed multinomial_logit artifact');
-    }
     return { coef: coef as number[][], offset_inputs: offset_inputs as [number, number] | null };
   },
 };

@@ -109,9 +109,8 @@ export const orderedLogit: ModelFamily<{ ordered: OrderedCoef }, 'ordered_logit'
   },
   parse(fields: Record<string, unknown>): { ordered: OrderedCoef } {
     const o = fields.ordered as Partial<OrderedCoef> | undefined;
-    if (!o || !Array.isArray(o.beta) || typeof o.theta1 !== 'number' || typeof o.theta2 !== 'number') {
+    if (!o || !Array.isArray(o.beta) || typeof o.theta1 !== 'number' || typeof o.theta2 !== 'number')
       throw new MatchcastError('MC_ERR_MODEL_UNAVAILABLE', 'malformed ordered_logit artifact');
-    }
     return { ordered: o as OrderedCoef };
   },
 };

@@ -59,10 +59,7 @@ function oneXTwo(
   return [p[0] / s, p[2] / s];
 }
 
-/**
- * The means implied by the prices of `o` seen at the early horizon: the opening ones, else `odd_*` only
- * when there is no closing price (so `odd_*` is not the closing line); null when a market is missing.
- */
+/** Means implied by the opening prices, else by `odd_*` when no closing price exists (so not the close). */
 export function openingMeans(o: OddsRecord | undefined): [number, number] | null {
   if (!o) return null;
   const x12 =
@@ -74,10 +71,7 @@ export function openingMeans(o: OddsRecord | undefined): [number, number] | null
   return x12 && over !== null ? impliedMeans(x12[0], x12[1], over) : null;
 }
 
-/**
- * One {@link GoalInput} per match in kick-off order (ties by id); a kick-off's closing lines move the
- * ratings for matches predicted at or after it only (so not for matches of the same kick-off).
- */
+/** One input per match in kick-off order; a kick-off's closing lines move only ratings predicted after it. */
 export function buildGoalInputs(
   matches: readonly Match[],
   odds: Pick<ReadonlyMap<number, OddsRecord>, 'get'>,
@@ -121,7 +115,7 @@ export function buildGoalInputs(
     });
   };
   const out: GoalInput[] = [];
-  // Closing prices exist from kick-off: a kick-off's updates wait for the first prediction time at or after it.
+  // Closing prices exist from kick-off: its updates wait for the first prediction time at or after it.
   const pending: Array<{ at: number; batch: Update[] }> = [];
   let head = 0;
   let i = 0;

@@ -9,7 +9,7 @@ import {
   type GoalRatingParams,
 } from './goal-inputs.js';
 
-/** Version of the goals artifact layout; bump on any incompatible change (additive fields keep it). */
+/** Bump on any incompatible change of the artifact layout (additive fields keep it). */
 const GOALS_FORMAT_VERSION = 1;
 
 /** A trained goals model: plain JSON data (the common fields, the family's fitted state under `state`). */
@@ -30,7 +30,7 @@ export interface GoalsModel {
 export interface TrainGoalsOptions extends Partial<GoalsFitParams> {
   /** Family. Default {@link DEFAULT_GOALS_FAMILY}. */
   family?: GoalsFamilyName;
-  /** Rating parameters the inputs were built with (recorded, not applied). Default {@link DEFAULT_GOAL_RATING}. */
+  /** Rating parameters the inputs were built with (recorded, not applied). */
   rating?: GoalRatingParams;
 }
 
@@ -76,14 +76,12 @@ export function deserializeGoalsModel(text: string | Buffer): GoalsModel {
   const raw = parseArtifact(String(text), GOALS_FORMAT_VERSION, 'goals model');
   const family = goalsFamily(raw.family);
   const rating = raw.rating as GoalRatingParams;
-  if (typeof rating?.eta !== 'number' || typeof rating?.etaRegion !== 'number') {
+  if (typeof rating?.eta !== 'number' || typeof rating?.etaRegion !== 'number')
     throw new MatchcastError('MC_ERR_MODEL_UNAVAILABLE', 'goals model: malformed rating parameters');
-  }
   // Absent in artifacts written before the field existed: those were fitted with the defaults.
   const p = (raw.params ?? {}) as Partial<GoalsFitParams>;
-  if (p.l2 !== undefined && !(typeof p.l2 === 'number' && p.l2 >= 0)) {
+  if (p.l2 !== undefined && !(typeof p.l2 === 'number' && p.l2 >= 0))
     throw new MatchcastError('MC_ERR_MODEL_UNAVAILABLE', 'goals model: malformed params');
-  }
   return {
     format_version: GOALS_FORMAT_VERSION,
     family: family.name as GoalsFamilyName,

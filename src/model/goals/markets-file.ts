@@ -29,7 +29,7 @@ export interface MarketsRow {
   model_stage: 'champion' | 'backtest';
   model_run_id: string;
   training_cutoff: Date;
-  /** The prices a user sees (closing when known, else opening); null when unknown. For edges on cards. */
+  /** The prices a user sees (closing when known, else opening), for edges on cards. */
   odd_over25: number | null;
   odd_under25: number | null;
   odd_btts_yes: number | null;
@@ -39,8 +39,7 @@ export interface MarketsRow {
 /** Every market of one markets-file row (the route's 200 body, matrix left out). */
 export function matchMarkets(row: MarketsRow): MatchMarkets {
   const mk = marketsFromMatrix(scoreMatrix(row.expected_home_goals, row.expected_away_goals, row.rho), 5);
-  const under: Record<string, number> = {};
-  for (const [line, p] of Object.entries(mk.over)) under[line] = 1 - p;
+  const under = Object.fromEntries(Object.entries(mk.over).map(([line, p]) => [line, 1 - p]));
   return {
     match_id: row.match_id,
     expected_home_goals: row.expected_home_goals,
@@ -74,11 +73,9 @@ export function scoreMatrixRows(
   m: Pick<MatchMarkets, 'expected_home_goals' | 'expected_away_goals' | 'rho'>,
 ) {
   const flat = scoreMatrix(m.expected_home_goals, m.expected_away_goals, m.rho);
-  const out: number[][] = [];
-  for (let h = 0; h < MATRIX_SIZE; h++) {
-    out.push(Array.from(flat.subarray(h * MATRIX_SIZE, (h + 1) * MATRIX_SIZE)));
-  }
-  return out;
+  return Array.from({ length: MATRIX_SIZE }, (_, h) =>
+    Array.from(flat.subarray(h * MATRIX_SIZE, (h + 1) * MATRIX_SIZE)),
+  );
 }
 
 function price(v: unknown): number | null {
@@ -97,8 +94,6 @@ export function parseMarketsRows(rows: Record<string, unknown>[]): MarketsRow[] 
     };
     const stage = String(r.model_stage);
     if (stage !== 'champion' && stage !== 'backtest') throw new Error(`markets file: model_stage ${stage}`);
-    const cutoff =
-      r.training_cutoff instanceof Date ? r.training_cutoff : new Date(String(r.training_cutoff));
     return {
       match_id: num('match_id'),
       expected_home_goals: num('expected_home_goals'),
@@ -106,7 +101,8 @@ export function parseMarketsRows(rows: Record<string, unknown>[]): MarketsRow[] 
       rho: num('rho'),
       model_stage: stage,
       model_run_id: String(r.model_run_id),
-      training_cutoff: cutoff,
+      training_cutoff:
+        r.training_cutoff instanceof Date ? r.training_cutoff : new Date(String(r.training_cutoff)),
       odd_over25: price(r.odd_over25),
       odd_under25: price(r.odd_under25),
       odd_btts_yes: price(r.odd_btts_yes),

@@ -6,7 +6,7 @@ export const TOTAL_LINES = [0.5, 1.5, 2.5, 3.5, 4.5] as const;
 /** Asian handicap lines (home side's handicap); quarter lines split the stake over the two neighbours. */
 const ASIAN_LINES = [-2.5, -2, -1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2, 2.5] as const;
 
-/** Every market of one match, all derived from the same score matrix (as the API serves them). */
+/** Every market of one match, all from the same score matrix. */
 type GoalsMarkets = Pick<
   MatchMarkets,
   | 'proba_home'
@@ -20,7 +20,7 @@ type GoalsMarkets = Pick<
   | 'top_scores'
 >;
 
-/** Derives every market from one score matrix (row = home goals, column = away goals). */
+/** Row = home goals, column = away goals. */
 export function marketsFromMatrix(m: Float64Array, topN = 5): GoalsMarkets {
   let home = 0;
   let draw = 0;

@@ -14,10 +14,7 @@ interface RegionRhoRow {
   btts_close: number | null;
 }
 
-/**
- * P(both teams score) of the Dixon–Coles matrix with these means (ρ clamped as `scoreMatrix` does):
- * ρ leaves both sides' P(0 goals) unchanged, so only the 0-0 cell moves.
- */
+/** P(BTTS) of the Dixon–Coles matrix (ρ clamped as `scoreMatrix` does): ρ moves only the 0-0 cell of it. */
 function dixonColesBtts(lh: number, la: number, rho: number): number {
   const [lo, hi] = rhoBounds(lh, la);
   const r = Math.min(hi, Math.max(lo, rho));
@@ -26,14 +23,10 @@ function dixonColesBtts(lh: number, la: number, rho: number): number {
 
 const logit = (p: number) => Math.log(p / (1 - p));
 
-/**
- * One ρ per region, at which its recent training matches' matrices carry their closing BTTS price on
- * average in logit: the line knows a league's low-score habits better than a global ρ fitted on scores.
- */
+/** One ρ per region matching its recent closing BTTS prices on average in logit (the line knows a league). */
 export function regionRhos(rows: readonly RegionRhoRow[]): Record<string, number> {
-  let last = Number.NEGATIVE_INFINITY;
-  for (const r of rows) last = Math.max(last, r.t);
-  const from = last - REGION_RHO_DAYS * DAY_MS;
+  const from =
+    rows.reduce((last, r) => Math.max(last, r.t), Number.NEGATIVE_INFINITY) - REGION_RHO_DAYS * DAY_MS;
   const byRegion = new Map<number, RegionRhoRow[]>();
   for (const r of rows) {
     if (r.t < from || r.btts_close === null || !(r.btts_close > 0 && r.btts_close < 1)) continue;

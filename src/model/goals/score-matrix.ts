@@ -1,9 +1,6 @@
 import { MATRIX_SIZE, poissonPmf } from '../../features/index.js';
 
-/**
- * Dixon–Coles low-score factor τ(h, a) for home mean `lh`, away mean `la`, dependence `rho`: it moves
- * mass between 0-0/1-1 and 1-0/0-1 and leaves the total unchanged (ρ < 0 → more 0-0 and 1-1).
- */
+/** Dixon–Coles low-score factor τ(h, a): moves mass between 0-0/1-1 and 1-0/0-1 (ρ < 0: more 0-0, 1-1). */
 export function dixonColesTau(h: number, a: number, lh: number, la: number, rho: number): number {
   if (h === 0 && a === 0) return 1 - lh * la * rho;
   if (h === 0 && a === 1) return 1 + lh * rho;

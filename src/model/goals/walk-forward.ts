@@ -95,14 +95,10 @@ export function goalsMetrics(inputs: readonly GoalInput[], rows: readonly GoalsB
     const r = byId.get(p.match_id);
     if (!r || r.home_goals === null || r.away_goals === null) continue;
     const mk = marketsFromMatrix(scoreMatrix(p.lh, p.la, p.rho), 1);
-    let reg = regions.get(r.region_id);
-    if (!reg) {
-      reg = acc();
-      regions.set(r.region_id, reg);
-    }
+    if (!regions.has(r.region_id)) regions.set(r.region_id, acc());
     const over = r.home_goals + r.away_goals > 2.5;
     const btts = r.home_goals > 0 && r.away_goals > 0;
-    for (const a of [all, reg]) {
+    for (const a of [all, regions.get(r.region_id)!]) {
       add(a.ou25, mk.over['2.5'], r.line.ou_open, r.line.ou_close, over);
       add(a.btts, mk.btts_yes, r.line.btts_open, r.line.btts_close, btts);
     }
