@@ -67,7 +67,8 @@ test('model_info has a sample at start; async predictions feed inference_duratio
     await waitFor(
       `task ${id}`,
       async () => (await get(api.base, `/monitoring/task_status/${id}`)).json?.status === 'SUCCESS',
-      15_000,
+      // Bounded, with room for a CI machine running this beside the two cluster starts.
+      30_000,
     );
   }
   const m = await waitFor(
